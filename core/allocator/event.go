@@ -1,0 +1,68 @@
+package allocator
+
+import "errors"
+
+// ErrNoSpace is returned when an allocation cannot be satisfied. The
+// allocator is unchanged when it is returned.
+var ErrNoSpace = errors.New("allocator: not enough free memory")
+
+// EventKind names what happened to the memory.
+type EventKind string
+
+// Events recorded in an allocator's log.
+const (
+	Admitted  EventKind = "admitted"  // a request entered the pool
+	Appended  EventKind = "appended"  // tokens were written into slots it already held
+	Allocated EventKind = "allocated" // a block (paged) or a run (contiguous) was handed out
+	Freed     EventKind = "freed"     // a block or a run went back to the pool
+	Rejected  EventKind = "rejected"  // an allocation failed; nothing changed
+)
+
+// Event is one entry of the log a lesson builds its steps from. For the
+// paged pool Block is the physical block; for the contiguous pool Start and
+// Len give the run of slots.
+type Event struct {
+	Kind   EventKind
+	Req    int
+	Block  int
+	Start  int
+	Len    int
+	Tokens int // tokens involved (admitted prompt, appended count)
+}
+
+// Usage is a snapshot of how a pool's slots are used.
+type Usage struct {
+	Resident int // requests holding memory
+	Stored   int // token slots holding a token
+	Reserved int // slots handed to requests (used or not)
+	Pool     int // slots in the pool
+}
+
+// Waste is the reserved-but-unused share of reserved slots, in [0,1]
+// (internal fragmentation).
+func (u Usage) Waste() float64 {
+	if u.Reserved == 0 {
+		return 0
+	}
+	return float64(u.Reserved-u.Stored) / float64(u.Reserved)
+}
+
+// Utilization is the share of the pool that holds tokens, in [0,1].
+func (u Usage) Utilization() float64 {
+	if u.Pool == 0 {
+		return 0
+	}
+	return float64(u.Stored) / float64(u.Pool)
+}
+
+// log is the event log both allocators embed.
+type log struct{ events []Event }
+
+func (l *log) record(e Event) { l.events = append(l.events, e) }
+
+// Events returns the events recorded since the last call and clears the log.
+func (l *log) Events() []Event {
+	e := l.events
+	l.events = nil
+	return e
+}

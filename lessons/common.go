@@ -1,0 +1,75 @@
+package lessons
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// seedParam is the knob every seeded lesson shares; `inferlab run --seed N`
+// sets it.
+var seedParam = Param{Key: "seed", Label: "Random seed", Help: "Same seed, same requests, same steps.",
+	Kind: Int, Default: 42, Min: 0, Max: 1 << 31, Step: 1}
+
+// newRand returns the lesson's deterministic generator. PCG gives the same
+// sequence natively and in WebAssembly.
+func newRand(seed int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), 0x1a9b5eed))
+}
+
+// uniform draws an integer in [lo, hi].
+func uniform(r *rand.Rand, lo, hi int) int {
+	if hi <= lo {
+		return lo
+	}
+	return lo + r.IntN(hi-lo+1)
+}
+
+// reqName is how requests are labelled everywhere: R1, R2, …
+func reqName(id int) string { return "R" + strconv.Itoa(id+1) }
+
+// names lists request labels, eliding the middle of long lists.
+func names(ids []int) string {
+	const show = 6
+	parts := make([]string, 0, show+1)
+	for i, id := range ids {
+		if i == show-1 && len(ids) > show {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(ids)-i))
+			break
+		}
+		parts = append(parts, reqName(id))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// comma formats an integer with thousands separators.
+func comma(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// pct formats a fraction as a percentage with one decimal.
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+// plural picks the singular or plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,172 @@
+package lessons
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func runGarage(t *testing.T, set map[string]string) *Script {
+	t.Helper()
+	s, _, err := garage.Run(set)
+	if err != nil {
+		t.Fatalf("garage %v: %v", set, err)
+	}
+	return s
+}
+
+func metric(t *testing.T, s *Script, key string) float64 {
+	t.Helper()
+	v, ok := s.Metric(key)
+	if !ok {
+		t.Fatalf("no metric %q", key)
+	}
+	return v
+}
+
+// With equal prompts, no output and more requests than fit, the peak counts
+// follow from the pool geometry alone (issue #2's acceptance formula).
+func TestGarageAdmittedFormula(t *testing.T) {
+	for _, tc := range []struct{ pool, mc, b, l int }{
+		{32768, 2048, 16, 1000}, {32768, 2048, 16, 1024}, {32768, 2048, 16, 1025},
+		{10000, 1000, 8, 300}, {65536, 4096, 32, 4000}, {4096, 512, 1, 77}, {50000, 3000, 64, 65},
+	} {
+		set := map[string]string{
+			"pool_tokens": fmt.Sprint(tc.pool), "max_context": fmt.Sprint(tc.mc), "block_size": fmt.Sprint(tc.b),
+			"prompt_min": fmt.Sprint(tc.l), "prompt_max": fmt.Sprint(tc.l), "output_min": "0", "output_max": "0",
+			"requests": "2000",
+		}
+		s := runGarage(t, set)
+		wantC := tc.pool / tc.mc
+		wantP := (tc.pool / tc.b) / ((tc.l + tc.b - 1) / tc.b)
+		if got := metric(t, s, "contiguous_admitted"); int(got) != wantC {
+			t.Errorf("%+v: contiguous_admitted = %v, want %d", tc, got, wantC)
+		}
+		if got := metric(t, s, "paged_admitted"); int(got) != wantP {
+			t.Errorf("%+v: paged_admitted = %v, want %d", tc, got, wantP)
+		}
+	}
+}
+
+func TestGarageDeterministic(t *testing.T) {
+	set := map[string]string{"seed": "7", "reserve": "exact"}
+	a, _ := json.Marshal(runGarage(t, set))
+	b, _ := json.Marshal(runGarage(t, set))
+	if string(a) != string(b) {
+		t.Fatal("same parameters and seed gave different scripts")
+	}
+	c, _ := json.Marshal(runGarage(t, map[string]string{"seed": "8", "reserve": "exact"}))
+	if string(a) == string(c) {
+		t.Fatal("a different seed gave the same script; the seed is not used")
+	}
+}
+
+// Over random setups: paged waste stays under its bound, paged never holds
+// fewer requests than contiguous max-context reservations, and both pools
+// serve every request.
+func TestGarageProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 60; trial++ {
+		b := 1 << r.IntN(7)
+		pmin := 1 + r.IntN(600)
+		pmax := pmin + r.IntN(600)
+		omax := r.IntN(100)
+		mc := pmax + omax + r.IntN(500)
+		pool := max(mc, b) * (1 + r.IntN(12))
+		for pool/b > maxGridBlocks {
+			b *= 2
+		}
+		if (mc+b-1)/b > pool/b {
+			pool = ((mc + b - 1) / b) * b
+		}
+		set := map[string]string{
+			"block_size": fmt.Sprint(b), "max_context": fmt.Sprint(mc), "pool_tokens": fmt.Sprint(pool),
+			"prompt_min": fmt.Sprint(pmin), "prompt_max": fmt.Sprint(pmax), "output_min": "0", "output_max": fmt.Sprint(omax),
+			"requests": fmt.Sprint(1 + r.IntN(120)), "seed": fmt.Sprint(trial),
+		}
+		s := runGarage(t, set)
+		if w, bound := metric(t, s, "paged_waste_pct"), metric(t, s, "paged_waste_bound_pct"); w > bound+0.01 {
+			t.Errorf("%v: paged waste %.2f%% above bound %.2f%%", set, w, bound)
+		}
+		if p, c := metric(t, s, "paged_admitted"), metric(t, s, "contiguous_admitted"); p < c {
+			t.Errorf("%v: paged held %v requests, contiguous %v", set, p, c)
+		}
+		if len(s.Steps) < 3 {
+			t.Errorf("%v: only %d steps", set, len(s.Steps))
+		}
+	}
+}
+
+func TestGarageBadParams(t *testing.T) {
+	for _, tc := range []struct {
+		set  map[string]string
+		key  string
+		want string
+	}{
+		{map[string]string{"block_size": "0"}, "block_size", "1 to 256"},
+		{map[string]string{"block_size": "sixteen"}, "block_size", "integer"},
+		{map[string]string{"block_size": "16.5"}, "block_size", "integer"},
+		{map[string]string{"requests": "1000000000"}, "requests", "1 to 2000"},
+		{map[string]string{"prompt_min": "900", "prompt_max": "800"}, "prompt_min", "prompt_max"},
+		{map[string]string{"output_min": "9", "output_max": "3"}, "output_min", "output_max"},
+		{map[string]string{"max_context": "1024"}, "max_context", "prompt_max + output_max"},
+		{map[string]string{"reserve": "some"}, "reserve", "max, pow2, exact"},
+		{map[string]string{"pool_tokens": "131072", "block_size": "1"}, "pool_tokens", "4096 blocks"},
+	} {
+		_, _, err := garage.Run(tc.set)
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			t.Errorf("%v: err = %v, want a ParamError", tc.set, err)
+			continue
+		}
+		if pe.Key != tc.key || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), pe.Value) {
+			t.Errorf("%v: error %q, want it to name %s, its value and %q", tc.set, err, tc.key, tc.want)
+		}
+	}
+}
+
+func TestGarageShowsArticleBesideModel(t *testing.T) {
+	s := runGarage(t, nil)
+	text, _ := json.Marshal(s.Claims)
+	for _, want := range []string{"14 vs 31", "54.2% vs 98.9%", "1.46%"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("claims do not show the article's %q", want)
+		}
+	}
+	// The model's own figures for the article's setup, computed not typed:
+	// contiguous holds pool/max_context requests, and paged more than twice that.
+	if c := metric(t, s, "contiguous_admitted"); c != 32768/2048 {
+		t.Errorf("contiguous_admitted = %v at the article's setup, want %d", c, 32768/2048)
+	}
+	if p := metric(t, s, "paged_admitted"); p < 2*metric(t, s, "contiguous_admitted") {
+		t.Errorf("paged_admitted = %v, want at least twice the contiguous count", p)
+	}
+	last := s.Steps[len(s.Steps)-1]
+	if !strings.Contains(last.Narration, "paged pool held up to") {
+		t.Errorf("the last step is not the comparison: %q", last.Title)
+	}
+}
+
+// Each mechanism the issue lists appears in some step's narration.
+func TestGarageStepsTeachEachMechanism(t *testing.T) {
+	all := func(s *Script) string {
+		var b strings.Builder
+		for _, st := range s.Steps {
+			b.WriteString(st.Title + " " + st.Narration + "\n")
+		}
+		return b.String()
+	}
+	def := all(runGarage(t, nil))
+	for _, want := range []string{"admitted", "allocated on demand", "leaving a hole", "rejected for now", "internal fragmentation", "first fit"} {
+		if !strings.Contains(def, want) {
+			t.Errorf("default garage never says %q", want)
+		}
+	}
+	exact := all(runGarage(t, map[string]string{"reserve": "exact", "requests": "120"}))
+	if !strings.Contains(exact, "external fragmentation") {
+		t.Errorf("reserve=exact never shows external fragmentation")
+	}
+}

@@ -1,0 +1,136 @@
+// Package lessons holds the lab's lessons and the contract they follow.
+//
+// A lesson is data, not UI: metadata, typed parameters, and a Build function
+// that runs the core simulation and returns a Script of steps. Each step
+// carries a narration and the scenes (package scene) a renderer draws. The
+// browser player and the `inferlab run` command show the same Script, so the
+// same parameters give the same figures everywhere.
+//
+// Adding a lesson means writing one file in this package that declares a
+// *Lesson and calls register from an init function; nothing else changes.
+package lessons
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/inferlab/inferlab/scene"
+)
+
+// Lesson describes one lesson: what it is, its knobs, and how to build it.
+type Lesson struct {
+	Slug    string // URL-safe and stable: embeds and links depend on it
+	Title   string
+	Part    string // the article it mirrors, e.g. "Part 14 §1"
+	Summary string // one line for the index
+	Engine  string // which engine and version the mechanism follows
+	Params  []Param
+	// Check validates relations between parameters after each one passed its
+	// own range check (e.g. prompt_min ≤ prompt_max). It may be nil.
+	Check func(Values) error
+	// Build runs the simulation. It is only called with values that passed
+	// Resolve and Check, and must be deterministic in them.
+	Build func(Values) (*Script, error)
+}
+
+// Script is what a lesson's Build returns: the steps to play and the final
+// figures.
+type Script struct {
+	Steps   []Step
+	Metrics []Metric
+	Claims  []Claim
+}
+
+// Step is one moment of the lesson.
+type Step struct {
+	Title     string        `json:"title"`
+	Narration string        `json:"narration"`
+	Scenes    []scene.Scene `json:"scenes"`
+	// Cursor is the x position charts mark for this step (e.g. the tick).
+	Cursor float64 `json:"cursor"`
+}
+
+// Metric is one named final figure.
+type Metric struct {
+	Key   string  `json:"key"`
+	Label string  `json:"label"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+}
+
+// Claim puts a figure from the articles beside the model's figure for the
+// same setup, with the reason they differ.
+type Claim struct {
+	What    string `json:"what"`
+	Article string `json:"article"`
+	Model   string `json:"model"`
+	Why     string `json:"why"`
+}
+
+// Metric returns the metric with the given key.
+func (s *Script) Metric(key string) (float64, bool) {
+	for _, m := range s.Metrics {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Run resolves raw parameter text, checks it and builds the script. Errors
+// from bad parameters are *ParamError values (possibly joined).
+func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
+	v, errs := l.Resolve(raw)
+	if len(errs) > 0 {
+		return nil, v, joinParamErrors(errs)
+	}
+	if l.Check != nil {
+		if err := l.Check(v); err != nil {
+			return nil, v, err
+		}
+	}
+	s, err := l.Build(v)
+	return s, v, err
+}
+
+var registry = map[string]*Lesson{}
+
+// register adds a lesson; lesson files call it from init.
+func register(l *Lesson) {
+	if _, dup := registry[l.Slug]; dup {
+		panic(fmt.Sprintf("lessons: duplicate slug %q", l.Slug))
+	}
+	registry[l.Slug] = l
+}
+
+// order fixes the index order to the series' order; lessons not listed come
+// last, by slug.
+var order = []string{"garage", "block-table", "cow-fork", "prefix-cache", "chunked-prefill",
+	"cuda-graphs", "roofline", "smart-routing", "disaggregation", "kv-tiers", "measuring", "sandbox"}
+
+// All returns every registered lesson in index order.
+func All() []*Lesson {
+	rank := map[string]int{}
+	for i, s := range order {
+		rank[s] = i
+	}
+	out := make([]*Lesson, 0, len(registry))
+	for _, l := range registry {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, iok := rank[out[i].Slug]
+		rj, jok := rank[out[j].Slug]
+		if iok != jok {
+			return iok
+		}
+		if iok && ri != rj {
+			return ri < rj
+		}
+		return out[i].Slug < out[j].Slug
+	})
+	return out
+}
+
+// Get returns the lesson with the given slug, or nil.
+func Get(slug string) *Lesson { return registry[slug] }

@@ -1,0 +1,242 @@
+package lessons
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ParamKind is the type of a knob's value.
+type ParamKind int
+
+// The kinds of knob.
+const (
+	Int ParamKind = iota
+	Float
+	Choice
+)
+
+// maxRawLen bounds the text of one parameter value taken from a URL or the
+// command line, so hostile input cannot make parsing expensive.
+const maxRawLen = 64
+
+// Param is one typed knob of a lesson.
+type Param struct {
+	Key     string // URL and CLI name, e.g. "block_size"
+	Label   string // shown beside the control
+	Unit    string // e.g. "tokens"
+	Help    string // one sentence: what turning it does
+	Kind    ParamKind
+	Default float64 // for Int and Float
+	Min     float64
+	Max     float64
+	Step    float64
+	Choices []string // for Choice; the first is the default
+}
+
+// DefaultText is the default value as it appears in a URL.
+func (p Param) DefaultText() string {
+	if p.Kind == Choice {
+		return p.Choices[0]
+	}
+	return p.format(p.Default)
+}
+
+func (p Param) format(x float64) string {
+	if p.Kind == Int {
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// Range describes the allowed values in words, for error messages and help.
+func (p Param) Range() string {
+	switch p.Kind {
+	case Choice:
+		return "one of " + strings.Join(p.Choices, ", ")
+	case Int:
+		return fmt.Sprintf("an integer from %s to %s", p.format(p.Min), p.format(p.Max))
+	default:
+		return fmt.Sprintf("a number from %s to %s", p.format(p.Min), p.format(p.Max))
+	}
+}
+
+// ParamError says which knob got which bad value and what is allowed.
+type ParamError struct {
+	Key   string
+	Value string
+	Want  string // the allowed range or relation
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("%s = %q is not allowed: want %s", e.Key, e.Value, e.Want)
+}
+
+func joinParamErrors(errs []*ParamError) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	all := make([]error, len(errs))
+	for i, e := range errs {
+		all[i] = e
+	}
+	return errors.Join(all...)
+}
+
+// parse turns raw text into a value for p, or explains why it cannot.
+func (p Param) parse(raw string) (float64, string, *ParamError) {
+	bad := &ParamError{Key: p.Key, Value: raw, Want: p.Range()}
+	if len(raw) > maxRawLen {
+		bad.Value = raw[:maxRawLen] + "…"
+		return 0, "", bad
+	}
+	raw = strings.TrimSpace(raw)
+	if p.Kind == Choice {
+		for _, c := range p.Choices {
+			if strings.EqualFold(raw, c) {
+				return 0, c, nil
+			}
+		}
+		return 0, "", bad
+	}
+	x, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, "", bad
+	}
+	if p.Kind == Int && x != math.Trunc(x) {
+		return 0, "", bad
+	}
+	if x < p.Min || x > p.Max {
+		return 0, "", bad
+	}
+	return x, "", nil
+}
+
+// Values holds a lesson's resolved parameters.
+type Values struct {
+	params  []Param
+	nums    map[string]float64
+	choices map[string]string
+}
+
+// Int returns an integer knob.
+func (v Values) Int(key string) int { return int(v.num(key)) }
+
+// Float returns a numeric knob.
+func (v Values) Float(key string) float64 { return v.num(key) }
+
+func (v Values) num(key string) float64 {
+	x, ok := v.nums[key]
+	if !ok {
+		panic("lessons: no numeric parameter " + key)
+	}
+	return x
+}
+
+// Choice returns a choice knob.
+func (v Values) Choice(key string) string {
+	c, ok := v.choices[key]
+	if !ok {
+		panic("lessons: no choice parameter " + key)
+	}
+	return c
+}
+
+// Text returns every parameter as canonical text (for URLs and --set).
+func (v Values) Text() map[string]string {
+	out := make(map[string]string, len(v.params))
+	for _, p := range v.params {
+		out[p.Key] = v.TextOf(p.Key)
+	}
+	return out
+}
+
+// TextOf returns one parameter as canonical text.
+func (v Values) TextOf(key string) string {
+	for _, p := range v.params {
+		if p.Key == key {
+			if p.Kind == Choice {
+				return v.choices[key]
+			}
+			return p.format(v.nums[key])
+		}
+	}
+	return ""
+}
+
+// JSON returns the parameters as JSON-ready values: numbers as numbers,
+// choices as strings.
+func (v Values) JSON() map[string]any {
+	out := make(map[string]any, len(v.params))
+	for _, p := range v.params {
+		if p.Kind == Choice {
+			out[p.Key] = v.choices[p.Key]
+		} else if p.Kind == Int {
+			out[p.Key] = int64(v.nums[p.Key])
+		} else {
+			out[p.Key] = v.nums[p.Key]
+		}
+	}
+	return out
+}
+
+// Param returns the knob with the given key.
+func (l *Lesson) Param(key string) (Param, bool) {
+	for _, p := range l.Params {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Defaults returns the lesson's default values.
+func (l *Lesson) Defaults() Values {
+	v, _ := l.Resolve(nil)
+	return v
+}
+
+// Resolve reads the lesson's knobs from raw text (URL query or --set pairs).
+// Missing keys take their defaults; keys the lesson does not know are
+// ignored (a URL carries other state too). A value that does not parse or is
+// out of range is reported and replaced by the default, so the caller always
+// gets usable Values.
+func (l *Lesson) Resolve(raw map[string]string) (Values, []*ParamError) {
+	v := Values{params: l.Params, nums: map[string]float64{}, choices: map[string]string{}}
+	var errs []*ParamError
+	for _, p := range l.Params {
+		if p.Kind == Choice {
+			v.choices[p.Key] = p.Choices[0]
+		} else {
+			v.nums[p.Key] = p.Default
+		}
+		text, ok := raw[p.Key]
+		if !ok {
+			continue
+		}
+		x, c, err := p.parse(text)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if p.Kind == Choice {
+			v.choices[p.Key] = c
+		} else {
+			v.nums[p.Key] = x
+		}
+	}
+	return v, errs
+}
+
+// Relation reports a broken relation between two knobs, e.g. min ≤ max.
+func Relation(key string, value, want string) *ParamError {
+	return &ParamError{Key: key, Value: value, Want: want}
+}
+
+// Defaults returns the default values of the same knobs.
+func (v Values) Defaults() Values {
+	l := Lesson{Params: v.params}
+	return l.Defaults()
+}

@@ -1,0 +1,130 @@
+// Package scene is the small, closed vocabulary of pictures a lesson step can
+// ask a renderer to draw: a block grid, a contiguous memory strip, a chart, a
+// row of metric cards, a formula with live values and a claim table.
+//
+// Scenes are plain data (JSON-friendly structs). Lessons build them from the
+// state of the core simulation; renderers (the go-app components in app/ and
+// the text renderer of cmd/inferlab) only draw them and never simulate. A
+// Scene carries exactly one of its pointer fields, named by Kind.
+package scene
+
+// Kind names which of a Scene's fields is set.
+type Kind string
+
+// The kinds of scene a renderer must know how to draw.
+const (
+	KindBlockGrid   Kind = "block-grid"
+	KindMemoryStrip Kind = "memory-strip"
+	KindChart       Kind = "chart"
+	KindCards       Kind = "cards"
+	KindFormula     Kind = "formula"
+	KindTable       Kind = "table"
+)
+
+// Scene is one picture inside a step. Exactly one of the pointer fields is
+// non-nil; Kind says which.
+type Scene struct {
+	Kind    Kind         `json:"kind"`
+	ID      string       `json:"id"`    // stable across steps, so a renderer can keep DOM and transitions
+	Title   string       `json:"title"` // short caption shown above the picture
+	Grid    *BlockGrid   `json:"grid,omitempty"`
+	Strip   *MemoryStrip `json:"strip,omitempty"`
+	Chart   *Chart       `json:"chart,omitempty"`
+	Cards   []Card       `json:"cards,omitempty"`
+	Formula *Formula     `json:"formula,omitempty"`
+	Table   *Table       `json:"table,omitempty"`
+}
+
+// Free is the Owner of a block or segment that belongs to nobody.
+const Free = -1
+
+// BlockGrid is a pool of fixed-size KV blocks, drawn as a grid of cells.
+type BlockGrid struct {
+	BlockSize int     `json:"block_size"` // tokens per block
+	Blocks    []Block `json:"blocks"`     // index = physical block id
+}
+
+// Block is one physical block of a BlockGrid.
+type Block struct {
+	Owner     int    `json:"owner"`          // request id, or Free
+	Label     string `json:"label"`          // text drawn in the cell (request name), never colour alone
+	Used      int    `json:"used"`           // tokens stored, 0..BlockSize
+	Refs      int    `json:"refs,omitempty"` // reference count when more than one table holds it
+	Highlight bool   `json:"hl,omitempty"`   // changed in this step
+}
+
+// MemoryStrip is a contiguous token pool: reserved runs and the holes between.
+type MemoryStrip struct {
+	Total    int       `json:"total"`    // slots in the pool
+	Segments []Segment `json:"segments"` // sorted by Start, non-overlapping; gaps are free
+}
+
+// Segment is one reserved run of a MemoryStrip.
+type Segment struct {
+	Start     int    `json:"start"`
+	Len       int    `json:"len"`   // slots reserved
+	Used      int    `json:"used"`  // slots holding a token (≤ Len)
+	Owner     int    `json:"owner"` // request id
+	Label     string `json:"label"`
+	Highlight bool   `json:"hl,omitempty"`
+}
+
+// ChartType is an ECharts series type.
+type ChartType string
+
+// Chart types a renderer supports.
+const (
+	Line    ChartType = "line"
+	Bar     ChartType = "bar"
+	Scatter ChartType = "scatter"
+)
+
+// Chart is a data-only chart specification; the browser turns it into
+// ECharts options (built with go-echarts) and the CLI into a small table.
+type Chart struct {
+	Type   ChartType `json:"type"`
+	XLabel string    `json:"x_label"`
+	YLabel string    `json:"y_label"`
+	XUnit  string    `json:"x_unit,omitempty"`
+	YUnit  string    `json:"y_unit,omitempty"`
+	XLog   bool      `json:"x_log,omitempty"`
+	YLog   bool      `json:"y_log,omitempty"`
+	Series []Series  `json:"series"`
+	// Cursor, when set, marks the x position of the current step.
+	Cursor *float64 `json:"cursor,omitempty"`
+}
+
+// Series is one named line or set of bars.
+type Series struct {
+	Name string    `json:"name"`
+	X    []float64 `json:"x"`
+	Y    []float64 `json:"y"`
+}
+
+// Card is one figure in a row of metric cards.
+type Card struct {
+	Label string  `json:"label"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+	Note  string  `json:"note,omitempty"` // e.g. "article: 54.2%"
+}
+
+// Formula is an equation shown with the values the model plugged into it.
+type Formula struct {
+	Expr   string `json:"expr"`   // the symbolic form, plain Unicode
+	Terms  []Term `json:"terms"`  // each symbol with its live value
+	Result string `json:"result"` // the evaluated right-hand side, formatted
+}
+
+// Term is one symbol of a Formula and its value.
+type Term struct {
+	Symbol  string `json:"symbol"`
+	Meaning string `json:"meaning"`
+	Value   string `json:"value"`
+}
+
+// Table is a small grid of text, used for "article claim vs this model".
+type Table struct {
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}

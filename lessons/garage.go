@@ -321,8 +321,12 @@ func simulate(s garageSetup, capture map[int]bool) (*garageResult, error) {
 			}
 		}
 		if capture[t] {
-			o, u := pg.Owners()
-			res.snaps[t] = snapshot{owners: o, used: u, runs: ct.Runs()}
+			snap := snapshot{runs: ct.Runs()}
+			for _, b := range pg.Snapshot() {
+				snap.owners = append(snap.owners, b.Owner)
+				snap.used = append(snap.used, b.Used)
+			}
+			res.snaps[t] = snap
 		}
 	}
 	return res, nil

@@ -16,6 +16,10 @@ const (
 	Allocated EventKind = "allocated" // a block (paged) or a run (contiguous) was handed out
 	Freed     EventKind = "freed"     // a block or a run went back to the pool
 	Rejected  EventKind = "rejected"  // an allocation failed; nothing changed
+	Hit       EventKind = "hit"       // a cached block was reused by a new request (prefix cache)
+	Copied    EventKind = "copied"    // copy-on-write: From's contents were copied into Block
+	Stored    EventKind = "stored"    // a full block was registered in the prefix cache (vLLM BlockStored)
+	Removed   EventKind = "removed"   // a cached block was evicted as its slot was reused (vLLM BlockRemoved)
 )
 
 // Event is one entry of the log a lesson builds its steps from. For the
@@ -28,6 +32,9 @@ type Event struct {
 	Start  int
 	Len    int
 	Tokens int // tokens involved (admitted prompt, appended count)
+	From   int // source block of a copy
+	Hash   uint64
+	Parent uint64 // parent hash of a stored block
 }
 
 // Usage is a snapshot of how a pool's slots are used.

@@ -5,17 +5,60 @@ import (
 	"sort"
 )
 
-// Paged is a pool of fixed-size KV blocks with one block table per request.
+// Paged is a pool of fixed-size KV blocks with one block table per request,
+// reference counts for shared blocks, copy-on-write, and (when enabled) a
+// prefix cache keyed by chain hashes of full blocks.
 type Paged struct {
 	log
 	blockSize int
-	refs      []int         // per physical block: block tables holding it
-	free      *freeQueue    // blocks with refs == 0
-	tables    map[int][]int // request -> physical blocks, in logical order
-	tokens    map[int]int   // request -> tokens stored
+	blocks    []blockMeta
+	free      *freeQueue // blocks with refs == 0, least recently freed at the head
+	seqs      map[int]*seq
+	caching   bool
+	cached    map[uint64][]int // chain hash -> blocks registered under it, oldest first
+	stats     CacheStats
+	copies    int
 }
 
-// NewPaged makes a pool of numBlocks blocks of blockSize token slots.
+// blockMeta is vLLM's KVCacheBlock: the metadata of one physical block.
+type blockMeta struct {
+	refs   int
+	hashed bool
+	hash   uint64
+	parent uint64 // chain hash of the previous block
+	extra  string
+	ids    []int // token ids of a hashed (full) block, to check the map
+}
+
+// seq is one request's view of the pool.
+type seq struct {
+	blocks []int    // the block table: logical block i -> physical block
+	n      int      // tokens stored
+	ids    []int    // token ids, when the caller gave them (prefix caching)
+	extra  string   // extra hash key: tenant or LoRA id
+	hashes []uint64 // chain hashes of the leading full blocks registered so far
+}
+
+// CacheStats counts prefix-cache lookups in tokens (vLLM PrefixCacheStats).
+type CacheStats struct {
+	QueryTokens int // prompt tokens looked up
+	HitTokens   int // of those, found in cached blocks
+}
+
+// HitRate is HitTokens / QueryTokens.
+func (c CacheStats) HitRate() float64 {
+	if c.QueryTokens == 0 {
+		return 0
+	}
+	return float64(c.HitTokens) / float64(c.QueryTokens)
+}
+
+// unknownToken stands for a token whose id the caller did not give; a block
+// holding one is never hashed.
+const unknownToken = -1
+
+// NewPaged makes a pool of numBlocks blocks of blockSize token slots, with
+// prefix caching off.
 func NewPaged(numBlocks, blockSize int) (*Paged, error) {
 	if numBlocks < 1 {
 		return nil, fmt.Errorf("allocator: numBlocks = %d, want ≥ 1", numBlocks)
@@ -25,147 +68,379 @@ func NewPaged(numBlocks, blockSize int) (*Paged, error) {
 	}
 	return &Paged{
 		blockSize: blockSize,
-		refs:      make([]int, numBlocks),
+		blocks:    make([]blockMeta, numBlocks),
 		free:      newFreeQueue(numBlocks),
-		tables:    map[int][]int{},
-		tokens:    map[int]int{},
+		seqs:      map[int]*seq{},
+		cached:    map[uint64][]int{},
 	}, nil
 }
+
+// EnablePrefixCaching turns on the prefix cache (vLLM v1's default). Call it
+// before the first request.
+func (p *Paged) EnablePrefixCaching() { p.caching = true }
 
 // BlockSize is B, the token slots per block.
 func (p *Paged) BlockSize() int { return p.blockSize }
 
 // NumBlocks is N, the physical blocks in the pool.
-func (p *Paged) NumBlocks() int { return len(p.refs) }
+func (p *Paged) NumBlocks() int { return len(p.blocks) }
 
-// FreeBlocks is the number of blocks nobody holds.
+// FreeBlocks is the number of blocks nobody references (cached ones included:
+// they are reusable, as in vLLM's usage figure).
 func (p *Paged) FreeBlocks() int { return p.free.len() }
 
 // BlocksFor is the number of blocks needed to hold n tokens: ⌈n/B⌉.
 func (p *Paged) BlocksFor(n int) int { return (n + p.blockSize - 1) / p.blockSize }
 
-// Admit gives request req a block table holding its prompt of n tokens,
-// taking ⌈n/B⌉ blocks from the head of the free queue.
+// Stats returns the prefix-cache hit counts so far.
+func (p *Paged) Stats() CacheStats { return p.stats }
+
+// Copies is the number of copy-on-write block copies made so far.
+func (p *Paged) Copies() int { return p.copies }
+
+// Admit gives request req a block table for a prompt of n tokens whose ids
+// are not known (no prefix caching for it).
 func (p *Paged) Admit(req, n int) error {
-	if _, ok := p.tables[req]; ok {
-		return fmt.Errorf("allocator: request %d already admitted", req)
-	}
 	if n < 0 {
 		return fmt.Errorf("allocator: prompt of %d tokens", n)
 	}
-	need := p.BlocksFor(n)
-	if need > p.free.len() {
-		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need})
-		return ErrNoSpace
+	_, err := p.admit(req, nil, n, "")
+	return err
+}
+
+// AdmitTokens admits req with the given prompt token ids. With prefix caching
+// on, the longest chain of cached full blocks is reused (never covering the
+// last prompt token, which must be recomputed to produce logits); it returns
+// the number of prompt tokens found in the cache.
+func (p *Paged) AdmitTokens(req int, ids []int, extra string) (int, error) {
+	return p.admit(req, ids, len(ids), extra)
+}
+
+func (p *Paged) admit(req int, ids []int, n int, extra string) (int, error) {
+	if _, ok := p.seqs[req]; ok {
+		return 0, fmt.Errorf("allocator: request %d already admitted", req)
 	}
-	p.tables[req] = make([]int, 0, need)
-	p.tokens[req] = 0
+	var hits []int
+	if p.caching && ids != nil {
+		hits = p.Lookup(ids, extra)
+	}
+	need := p.BlocksFor(n) - len(hits)
+	revive := 0 // cached hits sitting in the free queue also use free capacity
+	for _, b := range hits {
+		if p.blocks[b].refs == 0 {
+			revive++
+		}
+	}
+	if need+revive > p.free.len() {
+		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need + revive})
+		return 0, ErrNoSpace
+	}
+	if p.caching && ids != nil {
+		p.stats.QueryTokens += n
+		p.stats.HitTokens += len(hits) * p.blockSize
+	}
+	s := &seq{extra: extra}
+	p.seqs[req] = s
 	p.record(Event{Kind: Admitted, Req: req, Tokens: n})
-	p.grow(req, n)
-	return nil
+	for _, b := range hits {
+		if p.blocks[b].refs == 0 {
+			p.free.remove(b)
+		}
+		p.blocks[b].refs++
+		s.blocks = append(s.blocks, b)
+		s.hashes = append(s.hashes, p.blocks[b].hash)
+		p.record(Event{Kind: Hit, Req: req, Block: b, Hash: p.blocks[b].hash})
+	}
+	if ids == nil {
+		ids = unknownIDs(n)
+	}
+	s.ids = append(s.ids, ids[:len(hits)*p.blockSize]...)
+	s.n = len(hits) * p.blockSize
+	p.grow(req, s, ids[len(hits)*p.blockSize:])
+	return len(hits) * p.blockSize, nil
 }
 
-// Append writes n more tokens for req, allocating a new block each time the
-// last one fills. It is all-or-nothing.
+func unknownIDs(n int) []int {
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = unknownToken
+	}
+	return ids
+}
+
+// Append writes n more tokens (ids unknown) for req.
 func (p *Paged) Append(req, n int) error {
-	t, ok := p.tables[req]
+	if n < 0 {
+		return fmt.Errorf("allocator: append of %d tokens", n)
+	}
+	return p.AppendTokens(req, unknownIDs(n))
+}
+
+// AppendTokens writes tokens for req, allocating a block each time the last
+// one fills. If the last block is partial and shared with another request
+// (after Fork), it is first copied to a private block: copy-on-write. It is
+// all-or-nothing.
+func (p *Paged) AppendTokens(req int, ids []int) error {
+	s, ok := p.seqs[req]
 	if !ok {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
-	need := p.BlocksFor(p.tokens[req]+n) - len(t)
+	if len(ids) == 0 {
+		return nil
+	}
+	need := p.BlocksFor(s.n+len(ids)) - len(s.blocks)
+	last := len(s.blocks) - 1
+	cow := s.n%p.blockSize != 0 && p.blocks[s.blocks[last]].refs > 1
+	if cow {
+		need++
+	}
 	if need > p.free.len() {
-		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need})
+		p.record(Event{Kind: Rejected, Req: req, Tokens: len(ids), Len: need})
 		return ErrNoSpace
 	}
-	p.grow(req, n)
+	if cow {
+		src := s.blocks[last]
+		dst := p.take(req)
+		p.blocks[src].refs--
+		s.blocks[last] = dst
+		p.copies++
+		p.record(Event{Kind: Copied, Req: req, Block: dst, From: src})
+	}
+	p.grow(req, s, ids)
 	return nil
 }
 
-// grow appends n tokens to req's table; the caller checked there is room.
-func (p *Paged) grow(req, n int) {
-	tokens := p.tokens[req] + n
-	for len(p.tables[req]) < p.BlocksFor(tokens) {
-		b := p.free.popFront()
-		p.refs[b] = 1
-		p.tables[req] = append(p.tables[req], b)
-		p.record(Event{Kind: Allocated, Req: req, Block: b})
+// grow appends ids to s, taking blocks as needed; the caller checked room.
+func (p *Paged) grow(req int, s *seq, ids []int) {
+	for len(s.blocks) < p.BlocksFor(s.n+len(ids)) {
+		s.blocks = append(s.blocks, p.take(req))
 	}
-	p.tokens[req] = tokens
-	if n > 0 {
-		p.record(Event{Kind: Appended, Req: req, Tokens: n})
+	s.n += len(ids)
+	s.ids = append(s.ids, ids...)
+	if len(ids) > 0 {
+		p.record(Event{Kind: Appended, Req: req, Tokens: len(ids)})
+	}
+	if p.caching {
+		p.register(req, s)
 	}
 }
 
-// Free releases req's blocks, tail first (as vLLM does, so that in a later
-// prefix cache the deepest blocks are reused before shared heads).
+// take hands out the block at the head of the free queue. A block that still
+// carries a hash is evicted from the cache first: vLLM evicts lazily, only
+// when the slot is reused.
+func (p *Paged) take(req int) int {
+	b := p.free.popFront()
+	m := &p.blocks[b]
+	if m.hashed {
+		p.uncache(b)
+		p.record(Event{Kind: Removed, Block: b, Hash: m.hash})
+		*m = blockMeta{}
+	}
+	m.refs = 1
+	p.record(Event{Kind: Allocated, Req: req, Block: b})
+	return b
+}
+
+func (p *Paged) uncache(b int) {
+	h := p.blocks[b].hash
+	list := p.cached[h]
+	for i, x := range list {
+		if x == b {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(p.cached, h)
+	} else {
+		p.cached[h] = list
+	}
+}
+
+// register hashes every full block of s not yet registered and publishes it
+// (vLLM cache_full_blocks). Identical blocks of different requests are both
+// registered: vLLM does not de-duplicate, because block tables are
+// append-only. A block holding an unknown token ends the chain.
+func (p *Paged) register(req int, s *seq) {
+	for i := len(s.hashes); i < s.n/p.blockSize; i++ {
+		content := s.ids[i*p.blockSize : (i+1)*p.blockSize]
+		for _, id := range content {
+			if id == unknownToken {
+				return
+			}
+		}
+		parent := rootHash
+		if i > 0 {
+			parent = s.hashes[i-1]
+		}
+		h := chainHash(parent, content, s.extra)
+		s.hashes = append(s.hashes, h)
+		b := s.blocks[i]
+		m := &p.blocks[b]
+		if m.hashed { // shared with the request it was forked from
+			continue
+		}
+		m.hashed, m.hash, m.parent, m.extra = true, h, parent, s.extra
+		m.ids = append([]int(nil), content...)
+		p.cached[h] = append(p.cached[h], b)
+		p.record(Event{Kind: Stored, Req: req, Block: b, Hash: h, Parent: parent, Tokens: p.blockSize})
+	}
+}
+
+// Lookup returns the cached blocks that hold the longest block-aligned prefix
+// of ids: it walks the chain of full-block hashes and stops at the first
+// miss. It never covers the last token, so a prompt of exactly k·B cached
+// tokens hits k−1 blocks and recomputes one whole block. It changes nothing.
+func (p *Paged) Lookup(ids []int, extra string) []int {
+	if !p.caching || len(ids) == 0 {
+		return nil
+	}
+	var hits []int
+	parent := rootHash
+	for i := 0; i < (len(ids)-1)/p.blockSize; i++ {
+		h := chainHash(parent, ids[i*p.blockSize:(i+1)*p.blockSize], extra)
+		list := p.cached[h]
+		if len(list) == 0 {
+			break
+		}
+		hits = append(hits, list[0])
+		parent = h
+	}
+	return hits
+}
+
+// Fork makes child a copy of parent that shares every block, the partial
+// last one included (vLLM v0 parallel sampling and beam search). Shared
+// blocks' reference counts rise; the first append to a shared partial block
+// copies it.
+func (p *Paged) Fork(parent, child int) error {
+	s, ok := p.seqs[parent]
+	if !ok {
+		return fmt.Errorf("allocator: request %d not admitted", parent)
+	}
+	if _, dup := p.seqs[child]; dup {
+		return fmt.Errorf("allocator: request %d already admitted", child)
+	}
+	c := &seq{blocks: append([]int(nil), s.blocks...), n: s.n, ids: append([]int(nil), s.ids...),
+		extra: s.extra, hashes: append([]uint64(nil), s.hashes...)}
+	for _, b := range c.blocks {
+		p.blocks[b].refs++
+	}
+	p.seqs[child] = c
+	p.record(Event{Kind: Admitted, Req: child, Tokens: c.n, From: parent})
+	return nil
+}
+
+// Free releases req's blocks, tail first. A block whose count drops to zero
+// goes to the tail of the free queue; if it carries a hash it stays in the
+// prefix cache until its slot is reused. Freeing tail first means a
+// request's deepest blocks are evicted before the prefix it shares with
+// others. (This is the v0.8–v0.10 order; newest vLLM puts unhashed blocks at
+// the head instead.)
 func (p *Paged) Free(req int) error {
-	t, ok := p.tables[req]
+	s, ok := p.seqs[req]
 	if !ok {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
-	for i := len(t) - 1; i >= 0; i-- {
-		b := t[i]
-		p.refs[b]--
-		if p.refs[b] == 0 {
+	for i := len(s.blocks) - 1; i >= 0; i-- {
+		b := s.blocks[i]
+		p.blocks[b].refs--
+		if p.blocks[b].refs == 0 {
 			p.free.pushBack(b)
 			p.record(Event{Kind: Freed, Req: req, Block: b})
 		}
 	}
-	delete(p.tables, req)
-	delete(p.tokens, req)
+	delete(p.seqs, req)
 	return nil
 }
 
 // Table returns a copy of req's block table (nil if it holds none).
 func (p *Paged) Table(req int) []int {
-	t, ok := p.tables[req]
+	s, ok := p.seqs[req]
 	if !ok {
 		return nil
 	}
-	return append([]int(nil), t...)
+	return append([]int(nil), s.blocks...)
 }
 
 // Tokens returns the tokens req has stored.
-func (p *Paged) Tokens(req int) int { return p.tokens[req] }
+func (p *Paged) Tokens(req int) int {
+	if s, ok := p.seqs[req]; ok {
+		return s.n
+	}
+	return 0
+}
 
 // Requests lists resident requests in ascending id order.
 func (p *Paged) Requests() []int {
-	out := make([]int, 0, len(p.tables))
-	for r := range p.tables {
+	out := make([]int, 0, len(p.seqs))
+	for r := range p.seqs {
 		out = append(out, r)
 	}
 	sort.Ints(out)
 	return out
 }
 
-// Owners returns, for every physical block, the request holding it and how
-// many of its slots hold tokens; free blocks get -1 and 0. With reference
-// counts of at most one, every held block has exactly one owner.
-func (p *Paged) Owners() (owner, used []int) {
-	owner = make([]int, len(p.refs))
-	used = make([]int, len(p.refs))
-	for i := range owner {
-		owner[i] = -1
-	}
-	for req, t := range p.tables {
-		left := p.tokens[req]
-		for _, b := range t {
-			owner[b] = req
-			u := min(left, p.blockSize)
-			used[b] = u
-			left -= u
-		}
-	}
-	return owner, used
+// Refs is block b's reference count.
+func (p *Paged) Refs(b int) int { return p.blocks[b].refs }
+
+// Cached reports whether block b is registered in the prefix cache.
+func (p *Paged) Cached(b int) bool { return p.blocks[b].hashed }
+
+// FreeOrder lists the free queue from head (next to be reused) to tail.
+func (p *Paged) FreeOrder() []int { return p.free.order() }
+
+// BlockState describes one physical block for drawing.
+type BlockState struct {
+	Owner  int  // lowest request id holding it, or -1
+	Used   int  // slots holding tokens
+	Refs   int  // block tables holding it
+	Cached bool // registered in the prefix cache (possibly while free)
 }
 
-// Usage reports the pool's slot usage. Only each request's last block can
-// hold unused slots, so waste per request is below B.
-func (p *Paged) Usage() Usage {
-	u := Usage{Resident: len(p.tables), Pool: len(p.refs) * p.blockSize}
-	for req, t := range p.tables {
-		u.Stored += p.tokens[req]
-		u.Reserved += len(t) * p.blockSize
+// Snapshot returns the state of every physical block.
+func (p *Paged) Snapshot() []BlockState {
+	out := make([]BlockState, len(p.blocks))
+	for i := range out {
+		out[i] = BlockState{Owner: -1, Refs: p.blocks[i].refs, Cached: p.blocks[i].hashed}
+		if p.blocks[i].hashed {
+			out[i].Used = p.blockSize
+		}
 	}
+	for _, req := range p.Requests() {
+		s := p.seqs[req]
+		for i, b := range s.blocks {
+			if out[b].Owner < 0 {
+				out[b].Owner = req
+			}
+			out[b].Used = max(out[b].Used, min(p.blockSize, s.n-i*p.blockSize))
+		}
+	}
+	return out
+}
+
+// Usage reports the pool's slot usage. A shared block counts once. Only each
+// request's last block can hold unused slots, so waste per request is below B.
+func (p *Paged) Usage() Usage {
+	u := Usage{Resident: len(p.seqs), Pool: len(p.blocks) * p.blockSize}
+	used := map[int]int{}
+	for _, s := range p.seqs {
+		for i, b := range s.blocks {
+			used[b] = max(used[b], min(p.blockSize, s.n-i*p.blockSize))
+		}
+	}
+	for _, n := range used {
+		u.Stored += n
+	}
+	u.Reserved = len(used) * p.blockSize
 	return u
+}
+
+// Sharing counts the blocks in use and the blocks the same requests would
+// hold without sharing (each its own ⌈tokens/B⌉).
+func (p *Paged) Sharing() (inUse, unshared int) {
+	for _, s := range p.seqs {
+		unshared += p.BlocksFor(s.n)
+	}
+	return len(p.blocks) - p.free.len(), unshared
 }

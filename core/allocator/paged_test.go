@@ -2,48 +2,17 @@ package allocator
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
-// checkPaged verifies the block-pool invariants of engines.md §7 that hold
-// in this first cut: ref counts equal the tables holding a block, a block is
-// free exactly when nobody references it, nothing is lost or duplicated.
+// checkPaged runs the invariant checker and the waste bound.
 func checkPaged(t *testing.T, p *Paged) {
 	t.Helper()
-	holders := make([]int, p.NumBlocks())
-	for req, tbl := range p.tables {
-		if want := p.BlocksFor(p.tokens[req]); len(tbl) != want {
-			t.Fatalf("request %d holds %d blocks for %d tokens, want %d", req, len(tbl), p.tokens[req], want)
-		}
-		for _, b := range tbl {
-			holders[b]++
-		}
-	}
-	seen := map[int]bool{}
-	for _, b := range p.free.order() {
-		if seen[b] {
-			t.Fatalf("block %d twice in the free queue", b)
-		}
-		seen[b] = true
-	}
-	if len(seen) != p.free.len() {
-		t.Fatalf("free queue walks %d blocks but counts %d", len(seen), p.free.len())
-	}
-	held := 0
-	for b := range holders {
-		if holders[b] != p.refs[b] {
-			t.Fatalf("block %d: ref count %d, held by %d tables", b, p.refs[b], holders[b])
-		}
-		if (p.refs[b] == 0) != seen[b] {
-			t.Fatalf("block %d: refs %d but in free queue = %v", b, p.refs[b], seen[b])
-		}
-		if p.refs[b] > 0 {
-			held++
-		}
-	}
-	if held+p.FreeBlocks() != p.NumBlocks() {
-		t.Fatalf("blocks not conserved: %d held + %d free != %d", held, p.FreeBlocks(), p.NumBlocks())
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
 	}
 	u := p.Usage()
 	if u.Reserved-u.Stored > u.Resident*(p.BlockSize()-1) {
@@ -51,27 +20,55 @@ func checkPaged(t *testing.T, p *Paged) {
 	}
 }
 
-// runPagedOps applies a sequence of operations decoded from ops and checks
-// the invariants after each one. Failed allocations must change nothing.
-func runPagedOps(t *testing.T, numBlocks, blockSize int, ops []byte) {
+// fingerprint captures everything an all-or-nothing failure must leave
+// unchanged.
+func fingerprint(p *Paged) string {
+	var b strings.Builder
+	fmt.Fprint(&b, p.Snapshot(), p.FreeOrder(), p.Stats(), p.Copies())
+	for _, r := range p.Requests() {
+		fmt.Fprint(&b, r, p.Table(r), p.Tokens(r))
+	}
+	return b.String()
+}
+
+// runPagedOps applies operations decoded from ops (admit with token ids from
+// a small alphabet so prefixes repeat, append, fork, free) to a pool with
+// prefix caching and checks the invariants after each one. A failed
+// allocation must change nothing.
+func runPagedOps(t *testing.T, numBlocks, blockSize int, caching bool, ops []byte) {
 	p, err := NewPaged(numBlocks, blockSize)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i+1 < len(ops); i += 2 {
-		op, arg := ops[i]%3, int(ops[i+1])
-		req := arg % 8
-		before := p.Usage()
-		beforeFree := p.FreeBlocks()
+	if caching {
+		p.EnablePrefixCaching()
+	}
+	tokens := func(seed, n int) []int {
+		ids := make([]int, n)
+		for i := range ids {
+			ids[i] = (seed*7 + i/3) % 5 // long shared runs for small seeds
+		}
+		return ids
+	}
+	for i := 0; i+2 < len(ops); i += 3 {
+		op, a, c := ops[i]%6, int(ops[i+1]), int(ops[i+2])
+		req := a % 8
+		before := fingerprint(p)
 		switch op {
 		case 0:
-			err = p.Admit(req, arg)
+			_, err = p.AdmitTokens(req, tokens(c%3, 1+c%70), []string{"", "tenant-a"}[a%2])
 		case 1:
-			err = p.Append(req, arg%40)
+			err = p.AppendTokens(req, tokens(c, c%40))
 		case 2:
 			err = p.Free(req)
+		case 3:
+			err = p.Fork(req, c%8)
+		case 4:
+			err = p.Admit(req, c)
+		case 5:
+			err = p.Append(req, c%20)
 		}
-		if errors.Is(err, ErrNoSpace) && (p.Usage() != before || p.FreeBlocks() != beforeFree) {
+		if errors.Is(err, ErrNoSpace) && fingerprint(p) != before {
 			t.Fatalf("op %d failed with ErrNoSpace but changed the pool", op)
 		}
 		p.Events()
@@ -81,21 +78,21 @@ func runPagedOps(t *testing.T, numBlocks, blockSize int, ops []byte) {
 
 func TestPagedInvariantsRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for trial := 0; trial < 300; trial++ {
-		ops := make([]byte, 400)
+	for trial := 0; trial < 400; trial++ {
+		ops := make([]byte, 600)
 		for i := range ops {
 			ops[i] = byte(r.IntN(256))
 		}
-		runPagedOps(t, 1+r.IntN(64), 1+r.IntN(32), ops)
+		runPagedOps(t, 1+r.IntN(64), 1+r.IntN(32), trial%2 == 0, ops)
 	}
 }
 
 func FuzzPagedOps(f *testing.F) {
-	f.Add(uint8(16), uint8(4), []byte{0, 17, 1, 3, 1, 30, 2, 1, 0, 200, 2, 17})
-	f.Add(uint8(1), uint8(1), []byte{0, 0, 0, 1, 1, 1, 2, 0})
-	f.Add(uint8(64), uint8(16), []byte{0, 255, 0, 254, 1, 39, 1, 39, 2, 255, 0, 9})
-	f.Fuzz(func(t *testing.T, blocks, size uint8, ops []byte) {
-		runPagedOps(t, 1+int(blocks)%128, 1+int(size)%64, ops)
+	f.Add(uint8(16), uint8(4), true, []byte{0, 17, 1, 0, 3, 30, 1, 0, 3, 2, 1, 2, 0, 200, 2, 3, 0, 9})
+	f.Add(uint8(1), uint8(1), false, []byte{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 0, 0})
+	f.Add(uint8(64), uint8(16), true, []byte{0, 255, 0, 0, 254, 0, 1, 39, 39, 3, 0, 5, 5, 5, 5, 2, 255, 0, 0, 9, 3})
+	f.Fuzz(func(t *testing.T, blocks, size uint8, caching bool, ops []byte) {
+		runPagedOps(t, 1+int(blocks)%128, 1+int(size)%64, caching, ops)
 	})
 }
 
@@ -122,7 +119,7 @@ func TestPagedOnDemandAndTailFirstFree(t *testing.T) {
 	_ = p.Free(0)
 	// free queue: 3..7 then the freed blocks tail first: 2, 1, 0
 	want := []int{3, 4, 5, 6, 7, 2, 1, 0}
-	got := p.free.order()
+	got := p.FreeOrder()
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("free queue = %v, want %v", got, want)

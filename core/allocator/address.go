@@ -1,0 +1,31 @@
+package allocator
+
+import "fmt"
+
+// Address is where one token's KV entry lives (Part 14, formulation 1).
+type Address struct {
+	Token    int   // t, the token's index in its sequence
+	Logical  int   // ⌊t/B⌋
+	Offset   int   // t mod B
+	Physical int   // block table[logical]
+	Byte     int64 // physical·B·S_entry + offset·S_entry
+}
+
+// Translate maps token t of req to its physical address, for KV entries of
+// sEntry bytes per token (all layers, K and V; see core/hardware).
+func (p *Paged) Translate(req, t int, sEntry int64) (Address, error) {
+	s, ok := p.seqs[req]
+	if !ok {
+		return Address{}, fmt.Errorf("allocator: request %d holds no blocks", req)
+	}
+	if t < 0 || t >= s.n {
+		return Address{}, fmt.Errorf("allocator: token %d is outside the sequence: want 0 to %d", t, s.n-1)
+	}
+	if sEntry < 1 {
+		return Address{}, fmt.Errorf("allocator: S_entry = %d bytes, want ≥ 1", sEntry)
+	}
+	a := Address{Token: t, Logical: t / p.blockSize, Offset: t % p.blockSize}
+	a.Physical = s.blocks[a.Logical]
+	a.Byte = int64(a.Physical)*int64(p.blockSize)*sEntry + int64(a.Offset)*sEntry
+	return a, nil
+}

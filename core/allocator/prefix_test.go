@@ -1,0 +1,219 @@
+package allocator
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func seqIDs(start, n int) []int {
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = start + i
+	}
+	return ids
+}
+
+func cachingPool(t *testing.T, blocks, b int) *Paged {
+	t.Helper()
+	p, err := NewPaged(blocks, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.EnablePrefixCaching()
+	return p
+}
+
+func TestChainHash(t *testing.T) {
+	a := chainHash(rootHash, []int{1, 2, 3, 4}, "")
+	for _, tc := range []struct {
+		name   string
+		h      uint64
+		differ bool
+	}{
+		{"same parent, tokens and key", chainHash(rootHash, []int{1, 2, 3, 4}, ""), false},
+		{"same tokens after another parent", chainHash(a, []int{1, 2, 3, 4}, ""), true},
+		{"one token differs", chainHash(rootHash, []int{1, 2, 3, 5}, ""), true},
+		{"another tenant or LoRA", chainHash(rootHash, []int{1, 2, 3, 4}, "lora-7"), true},
+	} {
+		if (tc.h != a) != tc.differ {
+			t.Errorf("%s: differ = %v, want %v", tc.name, tc.h != a, tc.differ)
+		}
+	}
+}
+
+func TestPrefixLookup(t *testing.T) {
+	const b = 4
+	p := cachingPool(t, 32, b)
+	prompt := seqIDs(100, 10) // blocks [100..103] [104..107], partial [108 109]
+	if hit, _ := p.AdmitTokens(0, prompt, ""); hit != 0 {
+		t.Fatalf("first request hit %d tokens in an empty cache", hit)
+	}
+	shared := append(seqIDs(100, 8), 7, 7, 7, 7, 7)       // same two full blocks, then different
+	diverged := append(seqIDs(100, 4), seqIDs(900, 8)...) // block 1 differs
+	early := append([]int{0}, seqIDs(101, 11)...)         // differs at token 0
+	for _, tc := range []struct {
+		name  string
+		ids   []int
+		extra string
+		want  int // blocks hit
+	}{
+		{"two shared full blocks", shared, "", 2},
+		{"stops at the first miss", diverged, "", 1},
+		{"an early difference shares nothing", early, "", 0},
+		{"another tenant shares nothing", shared, "tenant-b", 0},
+		{"exactly the cached blocks: the last block is recomputed", seqIDs(100, 8), "", 1},
+		{"one token past the cached blocks hits both", seqIDs(100, 9), "", 2},
+		{"the partial block is never cached", seqIDs(100, 10), "", 2},
+	} {
+		if got := len(p.Lookup(tc.ids, tc.extra)); got != tc.want {
+			t.Errorf("%s: %d blocks hit, want %d", tc.name, got, tc.want)
+		}
+	}
+	hit, err := p.AdmitTokens(1, shared, "")
+	if err != nil || hit != 2*b {
+		t.Fatalf("admit shared: hit %d tokens (err %v), want %d", hit, err, 2*b)
+	}
+	t0, t1 := p.Table(0), p.Table(1)
+	if t0[0] != t1[0] || t0[1] != t1[1] || t0[2] == t1[2] || p.Refs(t0[0]) != 2 {
+		t.Fatalf("tables %v and %v should share exactly two blocks with ref count 2", t0, t1)
+	}
+	if s := p.Stats(); s.QueryTokens != 10+13 || s.HitTokens != 8 {
+		t.Fatalf("stats %+v, want 23 queried, 8 hit", s)
+	}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Freed hashed blocks stay cached in LRU order and are evicted only when
+// their slot is reused; a request's blocks are freed tail first.
+func TestPrefixEvictionOnReuse(t *testing.T) {
+	const b = 4
+	p := cachingPool(t, 4, b)
+	_, _ = p.AdmitTokens(0, seqIDs(0, 13), "") // blocks 0,1,2 full + block 3 partial
+	_ = p.Free(0)
+	if got, want := p.FreeOrder(), []int{3, 2, 1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("free queue %v, want %v (tail first)", got, want)
+	}
+	for blk := 0; blk < 3; blk++ {
+		if !p.Cached(blk) {
+			t.Fatalf("block %d lost its hash when freed", blk)
+		}
+	}
+	p.Events()
+	// A 9-token request that shares nothing needs 3 blocks: it reuses the
+	// unhashed block 3, then evicts 2 and 1 (deepest first); block 0, the
+	// shared head of the chain, survives.
+	if _, err := p.AdmitTokens(1, seqIDs(500, 9), ""); err != nil {
+		t.Fatal(err)
+	}
+	var removed []int
+	for _, e := range p.Events() {
+		if e.Kind == Removed {
+			removed = append(removed, e.Block)
+		}
+	}
+	if !slices.Equal(removed, []int{2, 1}) {
+		t.Fatalf("evicted %v, want [2 1]", removed)
+	}
+	if !p.Cached(0) || len(p.Lookup(seqIDs(0, 13), "")) != 1 {
+		t.Fatalf("the chain head should still hit after deeper blocks were evicted")
+	}
+	// Reviving the cached free block takes it out of the free queue.
+	_ = p.Free(1)
+	hit, err := p.AdmitTokens(2, seqIDs(0, 6), "")
+	if err != nil || hit != 4 || p.Refs(0) != 1 || slices.Contains(p.FreeOrder(), 0) {
+		t.Fatalf("revive: hit %d err %v refs %d free %v", hit, err, p.Refs(0), p.FreeOrder())
+	}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A cached free block counts against free capacity when a hit revives it.
+func TestPrefixHitNeedsFreeCapacity(t *testing.T) {
+	p := cachingPool(t, 3, 4)
+	_, _ = p.AdmitTokens(0, seqIDs(0, 9), "") // 3 blocks, 2 hashed
+	_ = p.Free(0)
+	_ = p.Admit(1, 4) // takes block 2 (unhashed, head of queue after tail-first free)
+	// 9 tokens: 2 hits (both free) + 1 new block = 3 blocks of free capacity, only 2 left.
+	if _, err := p.AdmitTokens(2, seqIDs(0, 9), ""); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("err = %v, want ErrNoSpace", err)
+	}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStoredEventsCarryTheChain(t *testing.T) {
+	p := cachingPool(t, 8, 2)
+	_, _ = p.AdmitTokens(0, seqIDs(0, 5), "")
+	var stored []Event
+	for _, e := range p.Events() {
+		if e.Kind == Stored {
+			stored = append(stored, e)
+		}
+	}
+	if len(stored) != 2 || stored[0].Parent != rootHash || stored[1].Parent != stored[0].Hash {
+		t.Fatalf("stored events %+v: want two, chained from the root", stored)
+	}
+}
+
+func TestCopyOnWrite(t *testing.T) {
+	p, _ := NewPaged(16, 4)
+	_ = p.Admit(0, 6) // blocks 0 (full), 1 (2 of 4)
+	_ = p.Fork(0, 1)
+	if p.Refs(0) != 2 || p.Refs(1) != 2 {
+		t.Fatalf("after fork refs = %d, %d; want 2, 2", p.Refs(0), p.Refs(1))
+	}
+	p.Events()
+	_ = p.Append(1, 1) // the child writes into the shared partial block: copy
+	ev := p.Events()
+	if len(ev) < 2 || ev[1].Kind != Copied || ev[1].From != 1 {
+		t.Fatalf("events %+v: want allocated then copied from block 1", ev)
+	}
+	if tbl := p.Table(1); tbl[0] != 0 || tbl[1] == 1 || p.Refs(1) != 1 || p.Copies() != 1 {
+		t.Fatalf("child table %v refs(1) %d copies %d", tbl, p.Refs(1), p.Copies())
+	}
+	_ = p.Append(0, 1) // the parent now owns block 1 alone: write in place
+	if p.Copies() != 1 || p.Table(0)[1] != 1 {
+		t.Fatalf("the parent copied a block it no longer shares")
+	}
+	inUse, unshared := p.Sharing()
+	if inUse != 3 || unshared != 4 {
+		t.Fatalf("sharing %d in use vs %d unshared, want 3 vs 4", inUse, unshared)
+	}
+	_ = p.Free(0)
+	if p.Refs(0) != 1 || p.FreeBlocks() != 14 {
+		t.Fatalf("freeing the parent: refs(0) %d free %d, want 1 and 14", p.Refs(0), p.FreeBlocks())
+	}
+}
+
+func TestTranslate(t *testing.T) {
+	const sEntry = 131072 // Llama-3.1-8B, BF16
+	p, _ := NewPaged(8, 16)
+	_ = p.Admit(9, 10)  // takes block 0, so request 1's blocks are not at 0
+	_ = p.Admit(1, 40)  // blocks 1, 2, 3
+	_ = p.Free(9)       // block 0 to the tail
+	_ = p.Append(1, 30) // 70 tokens: blocks 1, 2, 3, 4, 5
+	for _, tc := range []struct {
+		t, logical, offset, physical int
+	}{
+		{0, 0, 0, 1}, {15, 0, 15, 1}, {16, 1, 0, 2}, {17, 1, 1, 2}, {47, 2, 15, 3}, {48, 3, 0, 4}, {69, 4, 5, 5},
+	} {
+		a, err := p.Translate(1, tc.t, sEntry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(tc.physical)*16*sEntry + int64(tc.offset)*sEntry
+		if a.Logical != tc.logical || a.Offset != tc.offset || a.Physical != tc.physical || a.Byte != want {
+			t.Errorf("token %d: %+v, want logical %d offset %d physical %d byte %d", tc.t, a, tc.logical, tc.offset, tc.physical, want)
+		}
+	}
+	for _, bad := range []int{-1, 70, 1000} {
+		if _, err := p.Translate(1, bad, sEntry); err == nil {
+			t.Errorf("token %d outside a 70-token sequence gave no error", bad)
+		}
+	}
+}

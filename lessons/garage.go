@@ -846,10 +846,6 @@ func summaryStep(res *garageResult, s *Script, chart *scene.Chart) Step {
 	for _, m := range s.Metrics {
 		cards = append(cards, scene.Card{Label: m.Label, Value: m.Value, Unit: m.Unit})
 	}
-	tbl := &scene.Table{Columns: []string{"Claim", "Article", "This model", "Why they differ"}}
-	for _, c := range s.Claims {
-		tbl.Rows = append(tbl.Rows, []string{c.What, c.Article, c.Model, c.Why})
-	}
 	b := float64(res.setup.b)
 	f := &scene.Formula{
 		Expr: "waste_paged ≤ (B − 1) / L̄",
@@ -871,7 +867,7 @@ func summaryStep(res *garageResult, s *Script, chart *scene.Chart) Step {
 		Scenes: []scene.Scene{
 			{Kind: scene.KindCards, ID: "final", Title: "Final figures", Cards: cards},
 			{Kind: scene.KindFormula, ID: "bound", Title: "Formulation 2: the paged waste bound", Formula: f},
-			{Kind: scene.KindTable, ID: "claims", Title: "Article claim vs this model", Table: tbl},
+			claimsTable(s.Claims),
 			chartScene(chart, float64(last)),
 		},
 		Cursor: float64(last),

@@ -19,6 +19,7 @@ const (
 	KindCards       Kind = "cards"
 	KindFormula     Kind = "formula"
 	KindTable       Kind = "table"
+	KindBlockTables Kind = "block-tables"
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
@@ -33,6 +34,7 @@ type Scene struct {
 	Cards   []Card       `json:"cards,omitempty"`
 	Formula *Formula     `json:"formula,omitempty"`
 	Table   *Table       `json:"table,omitempty"`
+	Tables  *BlockTables `json:"tables,omitempty"`
 }
 
 // Free is the Owner of a block or segment that belongs to nobody.
@@ -46,11 +48,30 @@ type BlockGrid struct {
 
 // Block is one physical block of a BlockGrid.
 type Block struct {
-	Owner     int    `json:"owner"`          // request id, or Free
-	Label     string `json:"label"`          // text drawn in the cell (request name), never colour alone
-	Used      int    `json:"used"`           // tokens stored, 0..BlockSize
-	Refs      int    `json:"refs,omitempty"` // reference count when more than one table holds it
-	Highlight bool   `json:"hl,omitempty"`   // changed in this step
+	Owner     int    `json:"owner"`            // request id, or Free
+	Label     string `json:"label"`            // text drawn in the cell (request name), never colour alone
+	Used      int    `json:"used"`             // tokens stored, 0..BlockSize
+	Refs      int    `json:"refs,omitempty"`   // reference count when more than one table holds it
+	Cached    bool   `json:"cached,omitempty"` // holds a prefix-cache entry (may be free yet reusable)
+	Highlight bool   `json:"hl,omitempty"`     // changed in this step
+}
+
+// BlockTables shows requests' block tables: logical block i → physical block.
+type BlockTables struct {
+	BlockSize int        `json:"block_size"`
+	Rows      []TableRow `json:"rows"`
+}
+
+// TableRow is one request's block table.
+type TableRow struct {
+	Owner  int    `json:"owner"`
+	Label  string `json:"label"`
+	Tokens int    `json:"tokens"`
+	Blocks []int  `json:"blocks"` // physical block of each logical block
+	// Focus is the logical block to highlight, or -1.
+	Focus int `json:"focus"`
+	// Shared marks logical blocks whose physical block other tables hold too.
+	Shared []bool `json:"shared,omitempty"`
 }
 
 // MemoryStrip is a contiguous token pool: reserved runs and the holes between.

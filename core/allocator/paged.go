@@ -444,3 +444,7 @@ func (p *Paged) Sharing() (inUse, unshared int) {
 	}
 	return len(p.blocks) - p.free.len(), unshared
 }
+
+// BlocksNeeded is ⌈tokens/blockSize⌉, the blocks a sequence of that length
+// occupies.
+func BlocksNeeded(tokens, blockSize int) int { return (tokens + blockSize - 1) / blockSize }

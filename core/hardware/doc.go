@@ -1,0 +1,45 @@
+// Package hardware holds the first cut of GPU and model profiles for the
+// serving simulator, and the arithmetic that ties them together: how many
+// bytes one token of KV cache costs, how much the weights weigh, and how many
+// tokens of KV cache fit in what is left of a GPU's memory.
+//
+// # The model
+//
+// A GPU is six numbers: memory capacity, HBM (or GDDR) bandwidth, dense
+// BF16/FP16 peak FLOP/s, dense FP8 peak FLOP/s (zero where the part has no
+// FP8 tensor cores), scale-up link bandwidth to peer GPUs (NVLink; zero where
+// there is none) and host link bandwidth (PCIe). Its ridge point, peak FLOP/s
+// divided by bandwidth, is the arithmetic intensity at which a kernel stops
+// being memory-bound.
+//
+// A model is the transformer shape from its Hugging Face config.json:
+// layers, hidden size, query and KV heads, head_dim, MLP intermediate size,
+// vocabulary, maximum positions, plus published parameter counts. From it:
+//
+//	S_entry      = 2 · layers · kv_heads · head_dim · bytes_per_element   (K and V, every layer)
+//	weight bytes = params · bytes_per_weight
+//	KV tokens    = floor((memory · utilization − weight bytes / tp) / (S_entry / min(tp, kv_heads)))
+//
+// KVCapacity documents the last line, including what it leaves out.
+//
+// # Units
+//
+// GB means 1e9 bytes and TB/s means 1e12 bytes per second; a figure quoted
+// in GiB says so. FLOP/s figures are dense: datasheets often print the 2:4
+// sparsity figure, which is twice the dense one, and this package never uses
+// it. Link bandwidths are per direction; NVLink marketing figures are
+// bidirectional and are halved here.
+//
+// # Provenance
+//
+// Every constant comes from the project's reference note
+// shared/reference/profiles.md (§1 GPUs, §2 links, §4 model configurations,
+// §4.1 parameter counts, §4.2 KV bytes per token). Each profile lists the
+// note's source tags in Sources, and sources.go resolves every tag to the
+// URL or repository path given in the note's §8, so a user interface can
+// show a citation next to any number.
+//
+// This first cut covers dense models with full attention only. Mixture of
+// experts, multi-head latent attention and sliding-window layouts (DeepSeek,
+// gpt-oss, Gemma 2) change the KV and weight arithmetic and are left out.
+package hardware

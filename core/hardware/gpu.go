@@ -1,0 +1,196 @@
+package hardware
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// GPU is one accelerator profile. All rates are theoretical peaks; the cost
+// models apply efficiency factors on top.
+type GPU struct {
+	// ID is a stable slug for URLs and saved scenarios, e.g. "h100-sxm".
+	ID string
+	// Name is the human-readable part name.
+	Name string
+	// MemoryBytes is device memory capacity in bytes (GB = 1e9).
+	MemoryBytes int64
+	// MemBandwidth is peak device-memory bandwidth in bytes per second.
+	MemBandwidth float64
+	// PeakBF16 is dense BF16/FP16 tensor throughput in FLOP/s.
+	PeakBF16 float64
+	// PeakFP8 is dense FP8 tensor throughput in FLOP/s, 0 on parts without
+	// FP8 tensor cores.
+	PeakFP8 float64
+	// ScaleUpBW is GPU-to-GPU link bandwidth (NVLink) per direction in
+	// bytes per second, 0 when the part has none.
+	ScaleUpBW float64
+	// HostLinkBW is theoretical GPU-to-host bandwidth (PCIe) per direction
+	// in bytes per second.
+	HostLinkBW float64
+	// Sources are the profiles.md tags behind the figures; see Sources().
+	Sources []string
+}
+
+// Ridge returns the roofline ridge point in FLOP per byte: dense BF16 peak
+// over memory bandwidth. A BF16 weight GEMM over B tokens does about B FLOP
+// per byte, so the ridge is also roughly the batch at which such a GEMM
+// turns compute-bound.
+func (g GPU) Ridge() float64 {
+	if g.MemBandwidth == 0 {
+		return 0
+	}
+	return g.PeakBF16 / g.MemBandwidth
+}
+
+// Unit multipliers, so profiles read like the datasheets they come from.
+const (
+	gb     = 1e9  // bytes
+	gbps   = 1e9  // bytes per second
+	tbps   = 1e12 // bytes per second
+	tflops = 1e12 // FLOP per second
+)
+
+// Host links, per direction, from profiles.md §2.2. The same figure is used
+// for every GPU on a given PCIe generation so that comparisons between
+// profiles are not skewed by how each datasheet rounds.
+const (
+	// pcieGen4x16 is PCIe Gen4 x16 per direction [FUD-A100]. The L40S sheet's
+	// "64 GB/s bidir" is the raw rate before encoding overhead.
+	pcieGen4x16 = 31.5 * gbps
+	// pcieGen5x16 is four times the 15.76 GB/s of a Gen5 x4 link, rounded as
+	// in §2.2 [HT-PM1743]. The H100 sheet's "128 GB/s bidir" is the raw rate.
+	pcieGen5x16 = 63 * gbps
+)
+
+// Scale-up links, per direction: NVLink figures are quoted bidirectional
+// and halved here (profiles.md §2.1).
+const (
+	nvlink3 = 600 * gbps / 2  // A100 SXM, 12 links [KLK-A100] [FUD-A100]
+	nvlink4 = 900 * gbps / 2  // H100/H200 SXM, 18 links [HPC-H100] [MLP-LENOVO]
+	nvlink5 = 1800 * gbps / 2 // B200, 18 links [KLK-B200]
+)
+
+// GPUs returns every GPU profile in a stable order: by generation, then by
+// variant. Each call returns fresh values, so callers may modify them.
+func GPUs() []GPU {
+	return []GPU{
+		{
+			ID:           "a100-40gb-sxm",
+			Name:         "NVIDIA A100 40GB SXM4",
+			MemoryBytes:  40 * gb,      // HBM2 [KLK-A100] [UPB-A100]
+			MemBandwidth: 1.555 * tbps, // [KLK-A100] [UPB-A100]
+			PeakBF16:     312 * tflops, // dense; 624 is the sparse figure [KLK-A100]
+			PeakFP8:      0,            // Ampere has no FP8 tensor cores [TC-A100]
+			ScaleUpBW:    nvlink3,      // 600 GB/s bidir [KLK-A100] [FUD-A100]
+			HostLinkBW:   pcieGen4x16,  // [FUD-A100]
+			Sources:      []string{"KLK-A100", "UPB-A100", "FUD-A100", "TC-A100"},
+		},
+		{
+			ID:           "a100-80gb-sxm",
+			Name:         "NVIDIA A100 80GB SXM4",
+			MemoryBytes:  80 * gb,      // HBM2e [KLK-A100] [TC-A100]
+			MemBandwidth: 2.039 * tbps, // [KLK-A100] [TC-A100]
+			PeakBF16:     312 * tflops, // dense [KLK-A100]
+			PeakFP8:      0,            // no FP8 [TC-A100]
+			ScaleUpBW:    nvlink3,      // [KLK-A100]
+			HostLinkBW:   pcieGen4x16,  // PCIe Gen4 x16 [FUD-A100]
+			Sources:      []string{"KLK-A100", "TC-A100", "FUD-A100"},
+		},
+		{
+			ID:          "h100-sxm",
+			Name:        "NVIDIA H100 SXM5 80GB",
+			MemoryBytes: 80 * gb, // HBM3 [HPC-H100]
+			// NVIDIA's table says 3,350 GB/s; some aggregators list 3.0 TB/s
+			// (profiles.md §1 notes), which is not used.
+			MemBandwidth: 3.35 * tbps,
+			PeakBF16:     989.4 * tflops, // dense = half the sparse 1,979 [HPC-H100] [KLK-H100]
+			PeakFP8:      1979 * tflops,  // dense [HPC-H100]
+			ScaleUpBW:    nvlink4,        // NVLink4, 900 GB/s bidir [HPC-H100] [KLK-H100]
+			HostLinkBW:   pcieGen5x16,    // PCIe Gen5 x16 [HPC-H100] [HT-PM1743]
+			Sources:      []string{"HPC-H100", "KLK-H100", "HT-PM1743"},
+		},
+		{
+			ID:           "h100-pcie",
+			Name:         "NVIDIA H100 PCIe 80GB",
+			MemoryBytes:  80 * gb,      // HBM2e [HPC-H100]
+			MemBandwidth: 2.0 * tbps,   // [HPC-H100]; product brief: ">2,000 GB/s" [H100PCIE-PB]
+			PeakBF16:     756 * tflops, // dense; 1,513 sparse [HPC-H100]
+			PeakFP8:      1513 * tflops,
+			// "NVLink bridge 600 GB/s" [HPC-H100], taken as bidirectional like
+			// every NVLink marketing figure. It pairs cards; it is not a switch.
+			ScaleUpBW:  600 * gbps / 2,
+			HostLinkBW: pcieGen5x16, // [HPC-H100] [HT-PM1743]
+			Sources:    []string{"HPC-H100", "H100PCIE-PB", "HT-PM1743"},
+		},
+		{
+			ID:           "h200-sxm",
+			Name:         "NVIDIA H200 SXM 141GB",
+			MemoryBytes:  141 * gb,   // HBM3e [LZW-H200] [GEEK-H200]
+			MemBandwidth: 4.8 * tbps, // [LZW-H200]
+			// Same GH100 compute as the H100 SXM; only memory changes.
+			PeakBF16:   989 * tflops,  // dense [LZW-H200]
+			PeakFP8:    1979 * tflops, // dense [LZW-H200]
+			ScaleUpBW:  nvlink4,       // "18x 4th Gen NVLink, 900GB/s" [MLP-LENOVO]
+			HostLinkBW: pcieGen5x16,   // "PCIe Gen5 x16" [MLP-LENOVO] [HT-PM1743]
+			Sources:    []string{"LZW-H200", "GEEK-H200", "MLP-LENOVO", "HT-PM1743"},
+		},
+		{
+			ID:   "b200",
+			Name: "NVIDIA B200 (HGX, 1000 W)",
+			// Marketed at 192 GB, listed at 180 GB, 179 GB per nvidia-smi;
+			// profiles.md suggests 180 GB [VERDA] [VULTR-B200].
+			MemoryBytes: 180 * gb,
+			// 8 TB/s per NVIDIA [KLK-B200] [VULTR-B200]; [VERDA] says 7.7.
+			MemBandwidth: 8 * tbps,
+			PeakBF16:     2250 * tflops, // dense at 1,000 W [KLK-B200] [VERDA]
+			PeakFP8:      4500 * tflops, // dense [KLK-B200]
+			ScaleUpBW:    nvlink5,       // NVLink5, 1.8 TB/s bidir [KLK-B200] [VULTR-B200]
+			// The part supports PCIe Gen6, but HGX hosts are Gen5 in practice
+			// (profiles.md §1), so the host link is modelled as Gen5.
+			HostLinkBW: pcieGen5x16, // [KLK-B200] [HT-PM1743]
+			Sources:    []string{"KLK-B200", "VERDA", "VULTR-B200", "HT-PM1743"},
+		},
+		{
+			ID:           "l4",
+			Name:         "NVIDIA L4",
+			MemoryBytes:  24 * gb,        // GDDR6 [GROK-L4] [SC-L4]
+			MemBandwidth: 0.300 * tbps,   // [GROK-L4] [SC-L4] [FPS-L4]
+			PeakBF16:     121 * tflops,   // dense; the datasheet's 242 is sparse [GROK-L4]
+			PeakFP8:      242.5 * tflops, // dense [GROK-L4]
+			ScaleUpBW:    0,              // no NVLink
+			HostLinkBW:   pcieGen4x16,    // PCIe Gen4 x16 [GROK-L4] [FUD-A100]
+			Sources:      []string{"GROK-L4", "SC-L4", "FPS-L4", "FUD-A100"},
+		},
+		{
+			ID:           "l40s",
+			Name:         "NVIDIA L40S",
+			MemoryBytes:  48 * gb,         // GDDR6 with ECC [MULLET-L40S] [OMEGA-L40S]
+			MemBandwidth: 0.864 * tbps,    // [MULLET-L40S]
+			PeakBF16:     362.05 * tflops, // dense; 733 is sparse [MULLET-L40S]
+			PeakFP8:      733 * tflops,    // dense [MULLET-L40S]
+			ScaleUpBW:    0,               // no NVLink
+			HostLinkBW:   pcieGen4x16,     // PCIe Gen4 x16 [OMEGA-L40S] [FUD-A100]
+			Sources:      []string{"MULLET-L40S", "OMEGA-L40S", "FUD-A100"},
+		},
+	}
+}
+
+// ErrUnknownProfile is wrapped by GPUByID and ModelByID when no profile has
+// the requested id.
+var ErrUnknownProfile = errors.New("hardware: unknown profile id")
+
+// GPUByID returns the GPU profile with the given id. The error for an
+// unknown id lists the valid ones, so a typo in a scenario file is easy to
+// fix.
+func GPUByID(id string) (GPU, error) {
+	all := GPUs()
+	ids := make([]string, len(all))
+	for i, g := range all {
+		if g.ID == id {
+			return g, nil
+		}
+		ids[i] = g.ID
+	}
+	return GPU{}, fmt.Errorf("%w: GPU %q; valid ids: %s", ErrUnknownProfile, id, strings.Join(ids, ", "))
+}

@@ -1,0 +1,113 @@
+package hardware
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func mustGPU(t *testing.T, id string) GPU {
+	t.Helper()
+	g, err := GPUByID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The expected ridge points are the derived table of profiles.md §1,
+// rounded there to whole FLOP per byte.
+func TestRidge(t *testing.T) {
+	tests := []struct {
+		id   string
+		want float64
+	}{
+		{"a100-40gb-sxm", 201},
+		{"a100-80gb-sxm", 153},
+		{"h100-sxm", 295},
+		{"h100-pcie", 378},
+		{"h200-sxm", 206},
+		{"b200", 281},
+		{"l4", 403},
+		{"l40s", 419},
+	}
+	for _, tt := range tests {
+		if got := mustGPU(t, tt.id).Ridge(); math.Abs(got-tt.want) > 1 {
+			t.Errorf("%s Ridge() = %.1f, want %v ± 1", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestRidgeZeroBandwidth(t *testing.T) {
+	if got := (GPU{PeakBF16: 1e12}).Ridge(); got != 0 {
+		t.Errorf("Ridge() with no bandwidth = %v, want 0", got)
+	}
+}
+
+// Spot checks that units were applied: bytes, bytes/s, FLOP/s.
+func TestGPUFigures(t *testing.T) {
+	tests := []struct {
+		id                 string
+		mem                int64
+		bw, bf16, fp8, nvl float64
+	}{
+		{"a100-80gb-sxm", 80e9, 2.039e12, 312e12, 0, 300e9},
+		{"h100-sxm", 80e9, 3.35e12, 989.4e12, 1979e12, 450e9},
+		{"h200-sxm", 141e9, 4.8e12, 989e12, 1979e12, 450e9},
+		{"b200", 180e9, 8e12, 2250e12, 4500e12, 900e9},
+		{"l4", 24e9, 0.3e12, 121e12, 242.5e12, 0},
+	}
+	for _, tt := range tests {
+		g := mustGPU(t, tt.id)
+		if g.MemoryBytes != tt.mem || g.MemBandwidth != tt.bw || g.PeakBF16 != tt.bf16 || g.PeakFP8 != tt.fp8 || g.ScaleUpBW != tt.nvl {
+			t.Errorf("%s = %+v, want mem %d bw %g bf16 %g fp8 %g scale-up %g", tt.id, g, tt.mem, tt.bw, tt.bf16, tt.fp8, tt.nvl)
+		}
+	}
+}
+
+func TestGPUInvariants(t *testing.T) {
+	for _, g := range GPUs() {
+		if g.MemoryBytes <= 0 || g.MemBandwidth <= 0 || g.PeakBF16 <= 0 || g.HostLinkBW <= 0 {
+			t.Errorf("%s: non-positive required figure: %+v", g.ID, g)
+		}
+		// Where FP8 exists it runs at about twice the BF16 rate: a ratio far
+		// from 2 means a sparse figure slipped into one column. (The L40S
+		// sheet's own 733 vs 362.05 gives 2.02.)
+		if g.PeakFP8 != 0 && math.Abs(g.PeakFP8/g.PeakBF16-2) > 0.05 {
+			t.Errorf("%s: FP8/BF16 = %.3f, want 2", g.ID, g.PeakFP8/g.PeakBF16)
+		}
+		// A scale-up link, where present, is faster than the host link.
+		if g.ScaleUpBW != 0 && g.ScaleUpBW <= g.HostLinkBW {
+			t.Errorf("%s: scale-up %g ≤ host link %g", g.ID, g.ScaleUpBW, g.HostLinkBW)
+		}
+	}
+}
+
+func TestGPUIDsUniqueAndStable(t *testing.T) {
+	want := []string{"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l4", "l40s"}
+	got := GPUs()
+	if len(got) != len(want) {
+		t.Fatalf("GPUs() has %d profiles, want %d", len(got), len(want))
+	}
+	for i, g := range got {
+		if g.ID != want[i] {
+			t.Errorf("GPUs()[%d].ID = %q, want %q", i, g.ID, want[i])
+		}
+		if back := mustGPU(t, g.ID); back.Name != g.Name {
+			t.Errorf("GPUByID(%q) returned %q", g.ID, back.Name)
+		}
+	}
+}
+
+func TestGPUByIDUnknown(t *testing.T) {
+	_, err := GPUByID("h100")
+	if !errors.Is(err, ErrUnknownProfile) {
+		t.Fatalf("err = %v, want ErrUnknownProfile", err)
+	}
+	for _, g := range GPUs() {
+		if !strings.Contains(err.Error(), g.ID) {
+			t.Errorf("error %q does not list valid id %q", err, g.ID)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package hardware
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Model is a dense transformer's shape, as its Hugging Face config.json
+// gives it, plus its published parameter counts.
+type Model struct {
+	// ID is a stable slug, e.g. "llama-3.1-8b".
+	ID string
+	// Name is the human-readable model name.
+	Name string
+	// Layers is num_hidden_layers.
+	Layers int
+	// Hidden is hidden_size (d).
+	Hidden int
+	// QHeads is num_attention_heads.
+	QHeads int
+	// KVHeads is num_key_value_heads; equal to QHeads for multi-head
+	// attention, fewer for grouped-query attention.
+	KVHeads int
+	// HeadDim is the per-head dimension.
+	HeadDim int
+	// Intermediate is the MLP intermediate_size (I).
+	Intermediate int
+	// Vocab is vocab_size (V).
+	Vocab int
+	// MaxPositions is max_position_embeddings; 0 when profiles.md does not
+	// record it.
+	MaxPositions int
+	// Params is the total parameter count from profiles.md §4.1.
+	Params int64
+	// NonEmbeddingParams excludes the input embedding and the output
+	// projection (lm_head), from profiles.md §4.1.
+	NonEmbeddingParams int64
+	// TiedEmbeddings is true when the output projection reuses the input
+	// embedding matrix, so it is stored once.
+	TiedEmbeddings bool
+	// Sources are the profiles.md tags behind the figures; see Sources().
+	Sources []string
+}
+
+// KVBytesPerToken is S_entry, the KV-cache bytes one token occupies across
+// all layers: 2 (K and V) · layers · kv_heads · head_dim · bytesPerElement.
+// Use 2 for a BF16/FP16 cache and 1 for FP8.
+func (m Model) KVBytesPerToken(bytesPerElement int) int64 {
+	return int64(m.Layers) * m.KVBytesPerTokenPerLayer(bytesPerElement)
+}
+
+// KVBytesPerTokenPerLayer is the KV-cache bytes one token occupies in one
+// layer: 2 · kv_heads · head_dim · bytesPerElement. Paged engines allocate
+// per layer, so this is the unit a block is made of.
+func (m Model) KVBytesPerTokenPerLayer(bytesPerElement int) int64 {
+	return 2 * int64(m.KVHeads) * int64(m.HeadDim) * int64(bytesPerElement)
+}
+
+// WeightBytes is the memory the weights take at bytesPerWeight bytes each
+// (2 for BF16, 1 for FP8, about 0.5 for 4-bit), rounded to the nearest byte.
+// It counts every parameter, embeddings included, because all of them sit
+// in GPU memory.
+func (m Model) WeightBytes(bytesPerWeight float64) int64 {
+	return int64(math.Round(float64(m.Params) * bytesPerWeight))
+}
+
+// DenseParamCount recomputes the total parameter count from the shape with
+// the formula of profiles.md §4.1, so the stored shape and the stored count
+// can be checked against each other. Biases (Qwen's QKV bias) are left out,
+// as in the note; they are well under 0.1% of any model here.
+func (m Model) DenseParamCount() int64 {
+	embed := int64(m.Vocab) * int64(m.Hidden)
+	if !m.TiedEmbeddings {
+		embed *= 2 // separate lm_head
+	}
+	return m.nonEmbeddingParamCount() + embed
+}
+
+// nonEmbeddingParamCount is DenseParamCount without the embedding tables.
+func (m Model) nonEmbeddingParamCount() int64 {
+	d := int64(m.Hidden)
+	q := int64(m.QHeads) * int64(m.HeadDim)
+	kv := int64(m.KVHeads) * int64(m.HeadDim)
+	perLayer := d*q + // W_q
+		2*d*kv + // W_k and W_v
+		q*d + // W_o
+		3*d*int64(m.Intermediate) + // gate, up and down projections
+		2*d // two RMSNorm weight vectors
+	return int64(m.Layers)*perLayer + d // plus the final norm
+}
+
+// Models returns every model profile in a stable order. Each call returns
+// fresh values, so callers may modify them.
+//
+// Embeddings are untied for every model here. For the two Qwen models the
+// config copies in profiles.md §4 do not say so, but the §4.1 totals only
+// come out with a separate lm_head.
+func Models() []Model {
+	return []Model{
+		{
+			ID: "llama-3.1-8b", Name: "Llama-3.1-8B",
+			// [HF-L31-8B]; 131072 positions via llama3 RoPE scaling ×8 from 8192.
+			Layers: 32, Hidden: 4096, QHeads: 32, KVHeads: 8, HeadDim: 128,
+			Intermediate: 14336, Vocab: 128256, MaxPositions: 131072,
+			Params: 8_030_000_000, NonEmbeddingParams: 6_980_000_000, // §4.1
+			Sources: []string{"HF-L31-8B"},
+		},
+		{
+			ID: "llama-3.1-70b", Name: "Llama-3.1-70B",
+			// [HF-L31-70B]
+			Layers: 80, Hidden: 8192, QHeads: 64, KVHeads: 8, HeadDim: 128,
+			Intermediate: 28672, Vocab: 128256, MaxPositions: 131072,
+			Params: 70_550_000_000, NonEmbeddingParams: 68_450_000_000, // §4.1
+			Sources: []string{"HF-L31-70B"},
+		},
+		{
+			ID: "llama-3.1-405b", Name: "Llama-3.1-405B",
+			// Current configs list 8 KV heads [HF-L31-405B]; an early upload
+			// said 16 [HF-405-OLD], which would double S_entry.
+			Layers: 126, Hidden: 16384, QHeads: 128, KVHeads: 8, HeadDim: 128,
+			Intermediate: 53248, Vocab: 128256, MaxPositions: 131072,
+			Params: 405_850_000_000, NonEmbeddingParams: 401_650_000_000, // §4.1
+			Sources: []string{"HF-L31-405B", "HF-405-OLD"},
+		},
+		{
+			ID: "mistral-7b-v0.1", Name: "Mistral-7B-v0.1",
+			// [HF-MIS7B]. The config sets sliding_window 4096; this first cut
+			// treats every layer as full attention, which is what an engine
+			// without sliding-window support stores.
+			Layers: 32, Hidden: 4096, QHeads: 32, KVHeads: 8, HeadDim: 128,
+			Intermediate: 14336, Vocab: 32000, MaxPositions: 32768,
+			Params: 7_240_000_000, NonEmbeddingParams: 6_980_000_000, // §4.1
+			Sources: []string{"HF-MIS7B"},
+		},
+		{
+			ID: "qwen2.5-7b", Name: "Qwen2.5-7B-Instruct",
+			// [HF-Q25-7B] [HF-Q2-7B]. The Instruct config caps positions at
+			// 32768; the base model's config lists 131072 [HF-Q2-7B].
+			Layers: 28, Hidden: 3584, QHeads: 28, KVHeads: 4, HeadDim: 128,
+			Intermediate: 18944, Vocab: 152064, MaxPositions: 32768,
+			Params: 7_620_000_000, NonEmbeddingParams: 6_530_000_000, // §4.1
+			Sources: []string{"HF-Q25-7B", "HF-Q2-7B"},
+		},
+		{
+			ID: "qwen2.5-72b", Name: "Qwen2.5-72B-Instruct",
+			// [HF-Q25-72B] [HF-Q2-72B]
+			Layers: 80, Hidden: 8192, QHeads: 64, KVHeads: 8, HeadDim: 128,
+			Intermediate: 29568, Vocab: 152064, MaxPositions: 32768,
+			Params: 72_710_000_000, NonEmbeddingParams: 70_220_000_000, // §4.1
+			Sources: []string{"HF-Q25-72B", "HF-Q2-72B"},
+		},
+		{
+			ID: "llama-2-7b", Name: "Llama-2-7B",
+			// profiles.md has no config row for this reference model; the shape
+			// is read back from figures it does give:
+			//   - 32 layers, 32 KV heads (MHA), head_dim 128: §4.2 arithmetic;
+			//   - hidden 4096 = 32 heads × 128, and the fp16 QKV weight of
+			//     100.7 MB = 3·4096²·2 B [VIDUR-MLP];
+			//   - intermediate 11008: gate+up weight 180.4 MB = 2·4096·11008·2 B
+			//     [VIDUR-MLP];
+			//   - vocab 32000: lm_head 0.131e9 params = 32000·4096 (§6.8 VC3,
+			//     [GPTFAST-README]).
+			// The totals below are §4.1's. max_position_embeddings is not in the
+			// note, so MaxPositions is left 0.
+			Layers: 32, Hidden: 4096, QHeads: 32, KVHeads: 32, HeadDim: 128,
+			Intermediate: 11008, Vocab: 32000, MaxPositions: 0,
+			Params: 6_740_000_000, NonEmbeddingParams: 6_480_000_000, // §4.1
+			Sources: []string{"VIDUR-MLP", "GPTFAST-README"},
+		},
+	}
+}
+
+// ModelByID returns the model profile with the given id, or an error
+// wrapping ErrUnknownProfile that lists the valid ids.
+func ModelByID(id string) (Model, error) {
+	all := Models()
+	ids := make([]string, len(all))
+	for i, m := range all {
+		if m.ID == id {
+			return m, nil
+		}
+		ids[i] = m.ID
+	}
+	return Model{}, fmt.Errorf("%w: model %q; valid ids: %s", ErrUnknownProfile, id, strings.Join(ids, ", "))
+}

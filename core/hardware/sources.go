@@ -1,0 +1,87 @@
+package hardware
+
+import (
+	"maps"
+	"slices"
+)
+
+// Source resolves one citation tag of shared/reference/profiles.md §8.
+type Source struct {
+	// Tag is the bracketed name used in profiles.md, without brackets,
+	// e.g. "HPC-H100".
+	Tag string
+	// Ref is where the figure can be checked: a URL, or a repository and
+	// path when the note cites a file rather than a page.
+	Ref string
+	// Note says what the source is, or what it contributes, in a few words.
+	Note string
+}
+
+// sources lists every tag a profile in this package cites. The entries are
+// copied from profiles.md §8; keep the two in step when adding a profile.
+var sources = map[string]Source{
+	// GPU specifications.
+	"HPC-H100":    {Ref: "https://archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html", Note: "NVIDIA H100 SXM/PCIe spec table with the \"shown with sparsity\" footnote"},
+	"KLK-H100":    {Ref: "https://glennklockwood.com/garden/processors/h100", Note: "H100 summary (dense/sparse columns shifted)"},
+	"KLK-A100":    {Ref: "https://glennklockwood.com/garden/processors/A100", Note: "A100 summary citing the NVIDIA datasheet"},
+	"UPB-A100":    {Ref: "https://upb-pc2.atlassian.net/wiki/spaces/PC2DOK/pages/1900609/NVIDIA+A100+40GB+with+NVLINK", Note: "A100 40GB with NVLink, cluster documentation"},
+	"TC-A100":     {Ref: "https://www.thundercompute.com/blog/nvidia-a100-specs-full-guide", Note: "A100 variants: memory, bandwidth, power"},
+	"FUD-A100":    {Ref: "https://fudzilla.com./news/ai/50832-nvidia-unveils-the-a100-tensor-core-gpu", Note: "12 NVLink links, 600 GB/s; PCIe Gen4 31.5 GB/s per direction"},
+	"H100PCIE-PB": {Ref: "https://manuals.plus/m/56b0c3ef7d0a1c470c0af8f05a0bd1f29a778007472ba941201fbbb185c9bccd", Note: "NVIDIA H100 PCIe product brief PB-11133-001"},
+	"LZW-H200":    {Ref: "https://lzwjava.github.io/nvidia-h200-gpu-specs-en", Note: "H200: 141 GB HBM3e, 4.8 TB/s"},
+	"GEEK-H200":   {Ref: "https://geektopia.es/es/technology/2023/11/13/noticias/nvidia-anuncia-la-aceleradora-h200-tiene-141-gb-de-hbm3e.html", Note: "H200 announcement: 141 GB HBM3e"},
+	"MLP-LENOVO":  {Ref: "mlcommons/inference_results_v4.1, closed/Lenovo/results/H200_SXM_141GBx8_TRT/README.md", Note: "MLPerf system description: 18x NVLink4 900 GB/s, PCIe Gen5 x16"},
+	"KLK-B200":    {Ref: "https://glennklockwood.com/garden/processors/B200", Note: "B200 at 1,000 W and GB200 at 1,200 W"},
+	"VERDA":       {Ref: "https://verda.com/blog/gb300-nvl72-architecture", Note: "dense per-GPU table for B200/GB200/B300/GB300"},
+	"VULTR-B200":  {Ref: "https://docs.vultr.com/inference-cookbook/cuda/getting-started/hardware-overview", Note: "HGX B200: 179 GB per nvidia-smi, 8 TB/s, NV18, 1000 W"},
+	"GROK-L4":     {Ref: "https://grokipedia.com/page/NVIDIA_L4_vs_L40S", Note: "L4 vs L40S specifications"},
+	"SC-L4":       {Ref: "https://store.sourcecode.com/en-us/bg-bucket-compare/125/9820", Note: "L4 specifications"},
+	"FPS-L4":      {Ref: "https://fpsbench.com/compare/gpu/nvidia-l4-vs-nvidia-tesla-m40", Note: "L4 specifications"},
+	"MULLET-L40S": {Ref: "https://www.mullet.se/product.html?product_id=355414", Note: "NVIDIA L40/L40S table, \"* With Sparsity\""},
+	"OMEGA-L40S":  {Ref: "https://omegaco.ae/shop/gpu-cards-edge-ai/nvidia-l40s", Note: "L40S specifications"},
+
+	// Links.
+	"HT-PM1743": {Ref: "https://hardwaretimes.com/samsung-teases-pm1743-ssd-w-theoretical-speeds-of-up-to-15-7-gb-s/", Note: "PCIe 5.0 x4 about 15.76 GB/s theoretical, so x16 about 63 GB/s per direction"},
+
+	// Model configurations (faithful public copies of gated HF configs).
+	"HF-L31-8B":   {Ref: "https://huggingface.co/NbAiLab/nb-llama-3.1-8B/blob/main/config.json", Note: "config.json of meta-llama/Llama-3.1-8B (official: https://huggingface.co/meta-llama/Llama-3.1-8B)"},
+	"HF-L31-70B":  {Ref: "https://huggingface.co/NarrativAI/Cakrawala-70B/blob/main/config.json", Note: "config.json from Llama-3.1-70B-Instruct"},
+	"HF-L31-405B": {Ref: "https://huggingface.co/uiuc-convai/CoALM-405B", Note: "snapshot of meta-llama/Llama-3.1-405B-Instruct, kv heads 8, head_dim 128"},
+	"HF-405-OLD":  {Ref: "https://huggingface.co/migtissera/Meta-Llama-3.1-405B/blob/main/config.json", Note: "early upload listing 16 KV heads (superseded)"},
+	"HF-MIS7B":    {Ref: "https://huggingface.co/dmayboroda/42_mistral_0.1/blob/main/config.json", Note: "config.json from mistralai/Mistral-7B-v0.1"},
+	"HF-Q25-7B":   {Ref: "https://huggingface.co/osllmai-community/Qwen2.5-7B-Instruct/blob/main/config.json", Note: "Qwen2.5-7B-Instruct config.json"},
+	"HF-Q2-7B":    {Ref: "https://huggingface.co/Qwen/Qwen2-7B/blob/main/config.json", Note: "same dimensions; base max_position_embeddings 131072"},
+	"HF-Q25-72B":  {Ref: "https://huggingface.co/m8than/banana-2-b-72b/blob/main/config.json", Note: "config.json from Qwen/Qwen2.5-72B-Instruct"},
+	"HF-Q2-72B":   {Ref: "https://huggingface.co/Qwen/Qwen2-72B/blob/c03367ee2f85a5f870d5aa3feb9928c9156e048f/config.json", Note: "Qwen2-72B config.json, same dimensions"},
+
+	// Measurements whose weight sizes pin down the Llama-2-7B shape.
+	"VIDUR-MLP":      {Ref: "microsoft/vidur @ 7d47513, data/profiling/compute/{h100,a100}/meta-llama/{Llama-2-7b-hf,Llama-2-70b-hf,Meta-Llama-3-8B}/mlp.csv", Note: "per-op GEMM profiles with fp16 weight sizes"},
+	"GPTFAST-README": {Ref: "pytorch-labs/gpt-fast, README.md", Note: "Llama-2-7B decode figures; non-embedding and lm_head sizes used in profiles.md §6.8"},
+}
+
+// Sources returns every citation tag this package uses, resolved. The map is
+// a copy; changing it does not change the package.
+func Sources() map[string]Source {
+	out := make(map[string]Source, len(sources))
+	for tag, s := range sources {
+		s.Tag = tag
+		out[tag] = s
+	}
+	return out
+}
+
+// SourceByTag resolves one tag, e.g. "HPC-H100". The second result is false
+// for a tag this package does not cite.
+func SourceByTag(tag string) (Source, bool) {
+	s, ok := sources[tag]
+	s.Tag = tag
+	if !ok {
+		return Source{}, false
+	}
+	return s, true
+}
+
+// SourceTags returns the cited tags in sorted order.
+func SourceTags() []string {
+	return slices.Sorted(maps.Keys(sources))
+}

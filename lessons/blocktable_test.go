@@ -1,0 +1,70 @@
+package lessons
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestBlockTableAddressByFormula(t *testing.T) {
+	for _, tc := range []struct {
+		model, dtype string
+		b, length, t int
+		sEntry       float64
+	}{
+		{"llama-3.1-8b", "bf16", 16, 72, 0, 131072},
+		{"llama-3.1-8b", "bf16", 16, 72, 15, 131072}, // last slot of block 0
+		{"llama-3.1-8b", "bf16", 16, 72, 16, 131072}, // first slot of block 1
+		{"llama-3.1-8b", "bf16", 16, 72, 31, 131072},
+		{"llama-3.1-8b", "bf16", 16, 72, 32, 131072},
+		{"llama-3.1-8b", "bf16", 16, 72, 71, 131072}, // last token
+		{"llama-3.1-70b", "bf16", 32, 200, 100, 327680},
+		{"llama-3.1-8b", "fp8", 8, 40, 39, 65536},
+		{"qwen2.5-7b", "bf16", 1, 10, 9, 57344},
+	} {
+		set := map[string]string{"model": tc.model, "kv_dtype": tc.dtype, "block_size": fmt.Sprint(tc.b),
+			"length": fmt.Sprint(tc.length), "token": fmt.Sprint(tc.t)}
+		s, _, err := blockTable.Run(set)
+		if err != nil {
+			t.Fatalf("%v: %v", set, err)
+		}
+		get := func(k string) float64 { v, _ := s.Metric(k); return v }
+		if get("s_entry_bytes") != tc.sEntry {
+			t.Errorf("%v: S_entry %v, want %v", set, get("s_entry_bytes"), tc.sEntry)
+		}
+		if get("logical_block") != float64(tc.t/tc.b) || get("offset") != float64(tc.t%tc.b) {
+			t.Errorf("%v: logical %v offset %v, want %d and %d", set, get("logical_block"), get("offset"), tc.t/tc.b, tc.t%tc.b)
+		}
+		want := get("physical_block")*float64(tc.b)*tc.sEntry + get("offset")*tc.sEntry
+		if get("physical_address_bytes") != want {
+			t.Errorf("%v: address %v, want %v by the formula", set, get("physical_address_bytes"), want)
+		}
+		if get("table_blocks") != float64((tc.length+tc.b-1)/tc.b) {
+			t.Errorf("%v: %v blocks in the table", set, get("table_blocks"))
+		}
+	}
+}
+
+func TestBlockTableRejectsTokenOutsideRequest(t *testing.T) {
+	for _, tok := range []string{"72", "500", "-1", "x"} {
+		_, _, err := blockTable.Run(map[string]string{"length": "72", "token": tok})
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Key != "token" || !strings.Contains(err.Error(), tok) {
+			t.Errorf("token=%s: err %v, want an error naming token and its value", tok, err)
+		}
+	}
+}
+
+// With neighbours churning, the request's blocks are scattered; alone, they
+// come off the free queue in order.
+func TestBlockTableScatter(t *testing.T) {
+	alone, _, _ := blockTable.Run(map[string]string{"neighbours": "0", "length": "160"})
+	busy, _, _ := blockTable.Run(map[string]string{"neighbours": "4", "length": "160"})
+	if r, _ := alone.Metric("contiguous_runs"); r != 1 {
+		t.Errorf("alone: %v runs, want 1", r)
+	}
+	if r, _ := busy.Metric("contiguous_runs"); r < 3 {
+		t.Errorf("with 4 neighbours: %v runs, want the blocks scattered", r)
+	}
+}

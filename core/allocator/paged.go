@@ -151,21 +151,17 @@ func (p *Paged) admit(req int, ids []int, n int, extra string) (int, error) {
 		s.hashes = append(s.hashes, p.blocks[b].hash)
 		p.record(Event{Kind: Hit, Req: req, Block: b, Hash: p.blocks[b].hash})
 	}
+	hitTokens := len(hits) * p.blockSize
+	s.n = hitTokens
 	if ids == nil {
-		ids = unknownIDs(n)
+		p.grow(req, s, n, nil)
+	} else {
+		if p.caching {
+			s.ids = append(s.ids, ids[:hitTokens]...)
+		}
+		p.grow(req, s, n-hitTokens, ids[hitTokens:])
 	}
-	s.ids = append(s.ids, ids[:len(hits)*p.blockSize]...)
-	s.n = len(hits) * p.blockSize
-	p.grow(req, s, ids[len(hits)*p.blockSize:])
-	return len(hits) * p.blockSize, nil
-}
-
-func unknownIDs(n int) []int {
-	ids := make([]int, n)
-	for i := range ids {
-		ids[i] = unknownToken
-	}
-	return ids
+	return hitTokens, nil
 }
 
 // Append writes n more tokens (ids unknown) for req.
@@ -173,7 +169,7 @@ func (p *Paged) Append(req, n int) error {
 	if n < 0 {
 		return fmt.Errorf("allocator: append of %d tokens", n)
 	}
-	return p.AppendTokens(req, unknownIDs(n))
+	return p.appendN(req, n, nil)
 }
 
 // AppendTokens writes tokens for req, allocating a block each time the last
@@ -181,21 +177,26 @@ func (p *Paged) Append(req, n int) error {
 // (after Fork), it is first copied to a private block: copy-on-write. It is
 // all-or-nothing.
 func (p *Paged) AppendTokens(req int, ids []int) error {
+	return p.appendN(req, len(ids), ids)
+}
+
+// appendN appends n tokens whose ids are given, or unknown when ids is nil.
+func (p *Paged) appendN(req, n int, ids []int) error {
 	s, ok := p.seqs[req]
 	if !ok {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
-	if len(ids) == 0 {
+	if n == 0 {
 		return nil
 	}
-	need := p.BlocksFor(s.n+len(ids)) - len(s.blocks)
+	need := p.BlocksFor(s.n+n) - len(s.blocks)
 	last := len(s.blocks) - 1
 	cow := s.n%p.blockSize != 0 && p.blocks[s.blocks[last]].refs > 1
 	if cow {
 		need++
 	}
 	if need > p.free.len() {
-		p.record(Event{Kind: Rejected, Req: req, Tokens: len(ids), Len: need})
+		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need})
 		return ErrNoSpace
 	}
 	if cow {
@@ -206,23 +207,32 @@ func (p *Paged) AppendTokens(req int, ids []int) error {
 		p.copies++
 		p.record(Event{Kind: Copied, Req: req, Block: dst, From: src})
 	}
-	p.grow(req, s, ids)
+	p.grow(req, s, n, ids)
 	return nil
 }
 
-// grow appends ids to s, taking blocks as needed; the caller checked room.
-func (p *Paged) grow(req int, s *seq, ids []int) {
-	for len(s.blocks) < p.BlocksFor(s.n+len(ids)) {
+// grow appends n tokens to s, taking blocks as needed; the caller checked
+// room. Token ids are kept only while prefix caching is on (it hashes them);
+// unknown ones (ids == nil) are recorded as such and end the hash chain.
+func (p *Paged) grow(req int, s *seq, n int, ids []int) {
+	for len(s.blocks) < p.BlocksFor(s.n+n) {
 		s.blocks = append(s.blocks, p.take(req))
 	}
-	s.n += len(ids)
-	s.ids = append(s.ids, ids...)
-	if len(ids) > 0 {
-		p.record(Event{Kind: Appended, Req: req, Tokens: len(ids)})
+	s.n += n
+	if n > 0 {
+		p.record(Event{Kind: Appended, Req: req, Tokens: n})
 	}
-	if p.caching {
-		p.register(req, s)
+	if !p.caching {
+		return
 	}
+	if ids != nil {
+		s.ids = append(s.ids, ids...)
+	} else {
+		for range n {
+			s.ids = append(s.ids, unknownToken)
+		}
+	}
+	p.register(req, s)
 }
 
 // take hands out the block at the head of the free queue. A block that still

@@ -1,0 +1,21 @@
+// Package scheduler models vLLM v1's continuous-batching scheduler with
+// chunked prefill (vllm/v1/core/sched/scheduler.py, as summarised in
+// shared/reference/engines.md §2).
+//
+// There are no prefill and decode phases: each request has a number of
+// tokens (prompt plus outputs so far) and a number already computed, and
+// every step hands out at most MaxNumBatchedTokens tokens so that computed
+// catches up. Running requests are served first, in admission order; then,
+// only if nothing was preempted in this step, waiting requests are admitted
+// in arrival order while the budget, MaxNumSeqs and free KV blocks allow. A
+// prompt is chunked by whatever budget is left (and LongPrefillTokenThreshold);
+// with chunked prefill off a prompt that does not fit the remaining budget
+// waits. When a running request cannot get a block, the most recently
+// admitted running request is preempted by recompute: its blocks are freed,
+// its computed tokens reset to zero, and it goes to the front of the waiting
+// queue. KV blocks come from core/allocator, prefix hits included.
+//
+// Time comes from a Timer (core/hardware's step-time model); the scheduler
+// itself is synchronous: a step's outputs are known before the next step is
+// scheduled (vLLM's async scheduling, which overlaps them, is not modelled).
+package scheduler

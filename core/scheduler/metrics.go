@@ -1,0 +1,143 @@
+package scheduler
+
+import (
+	"math"
+	"sort"
+)
+
+// RequestMetrics are one finished request's latencies, in seconds.
+type RequestMetrics struct {
+	ID          int
+	Arrival     float64
+	TTFT        float64   // first token time − arrival
+	ITL         []float64 // every gap between consecutive output tokens
+	TPOT        float64   // (last − first token) / (outputs − 1); 0 with one output
+	E2E         float64   // last token time − arrival
+	Preemptions int
+	CachedHit   int // prompt tokens found in the prefix cache at first admission
+	Prompt      int
+	Output      int
+}
+
+// Requests returns the metrics of every finished request, by arrival.
+func (s *Scheduler) Requests() []RequestMetrics {
+	var out []RequestMetrics
+	for _, r := range s.reqs {
+		if r.status != finished {
+			continue
+		}
+		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
+		first, last := r.tokenTimes[0], r.tokenTimes[len(r.tokenTimes)-1]
+		m.TTFT, m.E2E = first-r.Arrival, last-r.Arrival
+		for i := 1; i < len(r.tokenTimes); i++ {
+			m.ITL = append(m.ITL, r.tokenTimes[i]-r.tokenTimes[i-1])
+		}
+		if len(r.tokenTimes) > 1 {
+			m.TPOT = (last - first) / float64(len(r.tokenTimes)-1)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TokenTimes returns the times at which request id's output tokens appeared.
+func (s *Scheduler) TokenTimes(id int) []float64 {
+	if r, ok := s.byID[id]; ok {
+		return append([]float64(nil), r.tokenTimes...)
+	}
+	return nil
+}
+
+// Steps returns the steps run so far.
+func (s *Scheduler) Steps() []Step { return s.steps }
+
+// Percentiles of a sample.
+type Percentiles struct{ Mean, P50, P90, P99, Max float64 }
+
+// Summarise computes the mean and the p50/p90/p99 (nearest rank) of xs.
+func Summarise(xs []float64) Percentiles {
+	if len(xs) == 0 {
+		return Percentiles{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	rank := func(p float64) float64 {
+		i := int(math.Ceil(p/100*float64(len(s)))) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	sum := 0.0
+	for _, x := range s {
+		sum += x
+	}
+	return Percentiles{Mean: sum / float64(len(s)), P50: rank(50), P90: rank(90), P99: rank(99), Max: s[len(s)-1]}
+}
+
+// SLO is a latency objective for goodput (DistServe's definition: a request
+// counts when it meets both).
+type SLO struct{ TTFT, TPOT float64 }
+
+// Summary aggregates a run.
+type Summary struct {
+	Requests          int
+	Makespan          float64 // first arrival to last token, s
+	TTFT, ITL, TPOT   Percentiles
+	E2E               Percentiles
+	OutputTokensPerS  float64 // generated tokens / makespan
+	TotalTokensPerS   float64 // (prompt + generated) / makespan
+	RequestsPerS      float64
+	GoodputReqPerS    float64 // requests meeting the SLO / makespan
+	SLOAttainment     float64 // share of requests meeting the SLO
+	Preemptions       int
+	PrefixHitRate     float64 // cached prompt tokens / prompt tokens looked up
+	Steps             int
+	MeanBatchTokens   float64
+	MeanRunningAtStep float64
+}
+
+// Summary computes aggregates over the finished requests.
+func (s *Scheduler) Summary(slo SLO) Summary {
+	ms := s.Requests()
+	out := Summary{Requests: len(ms), Steps: len(s.steps)}
+	if len(ms) == 0 {
+		return out
+	}
+	var ttft, itl, tpot, e2e []float64
+	start, end := math.Inf(1), 0.0
+	tokens, outputs, good := 0, 0, 0
+	for _, m := range ms {
+		ttft = append(ttft, m.TTFT)
+		itl = append(itl, m.ITL...)
+		if m.Output > 1 {
+			tpot = append(tpot, m.TPOT)
+		}
+		e2e = append(e2e, m.E2E)
+		start = min(start, m.Arrival)
+		end = max(end, m.Arrival+m.E2E)
+		tokens += m.Prompt + m.Output
+		outputs += m.Output
+		out.Preemptions += m.Preemptions
+		if m.TTFT <= slo.TTFT && m.TPOT <= slo.TPOT {
+			good++
+		}
+	}
+	out.TTFT, out.ITL, out.TPOT, out.E2E = Summarise(ttft), Summarise(itl), Summarise(tpot), Summarise(e2e)
+	out.Makespan = end - start
+	if out.Makespan > 0 {
+		out.OutputTokensPerS = float64(outputs) / out.Makespan
+		out.TotalTokensPerS = float64(tokens) / out.Makespan
+		out.RequestsPerS = float64(len(ms)) / out.Makespan
+		out.GoodputReqPerS = float64(good) / out.Makespan
+	}
+	out.SLOAttainment = float64(good) / float64(len(ms))
+	out.PrefixHitRate = s.pool.Stats().HitRate()
+	bt, run := 0, 0
+	for _, st := range s.steps {
+		bt += st.PrefillTokens + st.DecodeTokens
+		run += st.Running
+	}
+	if len(s.steps) > 0 {
+		out.MeanBatchTokens = float64(bt) / float64(len(s.steps))
+		out.MeanRunningAtStep = float64(run) / float64(len(s.steps))
+	}
+	return out
+}

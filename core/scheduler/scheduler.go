@@ -1,0 +1,366 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/inferlab/inferlab/core/allocator"
+)
+
+// Request is one request to serve.
+type Request struct {
+	ID      int
+	Arrival float64 // seconds
+	Prompt  int     // prompt tokens
+	Output  int     // output tokens to generate (at least 1)
+	// PromptIDs and OutputIDs are token ids; they matter only with prefix
+	// caching. Missing ids are made up, unique to the request.
+	PromptIDs []int
+	OutputIDs []int
+	Extra     string // prefix-cache extra key (tenant, LoRA)
+}
+
+// status of a request in the scheduler.
+type status int
+
+const (
+	waiting status = iota
+	running
+	finished
+)
+
+// req is a request's live state.
+type req struct {
+	Request
+	status     status
+	computed   int // tokens whose KV is computed (prompt and outputs)
+	generated  int // output tokens sampled so far
+	tokenTimes []float64
+	preempted  int
+	cachedHit  int // prompt tokens found in the prefix cache at first admission
+	admitted   bool
+	ids        []int // prompt then output ids, when caching
+}
+
+// numTokens is vLLM's num_tokens: prompt plus outputs sampled so far.
+func (r *req) numTokens() int { return r.Prompt + r.generated }
+
+// Scheduler serves requests on one simulated GPU.
+type Scheduler struct {
+	cfg     Config
+	timer   Timer
+	pool    *allocator.Paged
+	reqs    []*req // by arrival order
+	byID    map[int]*req
+	waiting []*req
+	running []*req
+	clock   float64
+	next    int // next request (by arrival) not yet in the waiting queue
+	steps   []Step
+	// CheckInvariants makes Run verify the allocator and step invariants
+	// after every step (tests turn it on).
+	CheckInvariants bool
+}
+
+// Step records one scheduled step.
+type Step struct {
+	Start, Duration float64
+	Work            []Work
+	PrefillTokens   int
+	DecodeTokens    int
+	Running         int // requests holding KV after scheduling
+	Waiting         int
+	Preempted       []int // requests preempted while scheduling this step
+	Admitted        []int
+	KVUsage         float64 // share of blocks referenced after the step
+}
+
+// ErrNeverFits is returned when a request needs more blocks than the pool has.
+var ErrNeverFits = errors.New("scheduler: a request needs more KV blocks than the pool holds")
+
+// New makes a scheduler for the given requests (any order; served by arrival,
+// ties by ID).
+func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	pool, err := allocator.NewPaged(cfg.NumBlocks, cfg.BlockSize)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PrefixCaching {
+		pool.EnablePrefixCaching()
+	}
+	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: map[int]*req{}}
+	for _, r := range requests {
+		if r.Prompt < 1 || r.Output < 1 {
+			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
+		}
+		if _, dup := s.byID[r.ID]; dup {
+			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
+		}
+		if need := allocator.BlocksNeeded(r.Prompt+r.Output, cfg.BlockSize); need > cfg.NumBlocks {
+			return nil, fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, r.ID, need, cfg.NumBlocks)
+		}
+		if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxNumBatchedTokens {
+			return nil, fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
+				cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
+		}
+		q := &req{Request: r}
+		if cfg.PrefixCaching {
+			q.ids = make([]int, 0, r.Prompt+r.Output)
+			for i := 0; i < r.Prompt; i++ {
+				q.ids = append(q.ids, tokenID(r.PromptIDs, i, r.ID, 0))
+			}
+			for i := 0; i < r.Output; i++ {
+				q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
+			}
+		}
+		s.reqs = append(s.reqs, q)
+		s.byID[r.ID] = q
+	}
+	sort.SliceStable(s.reqs, func(i, j int) bool {
+		if s.reqs[i].Arrival != s.reqs[j].Arrival {
+			return s.reqs[i].Arrival < s.reqs[j].Arrival
+		}
+		return s.reqs[i].ID < s.reqs[j].ID
+	})
+	return s, nil
+}
+
+// tokenID returns ids[i] if given, else an id unique to (request, kind, i)
+// and outside any real vocabulary so it never collides with given ids.
+func tokenID(ids []int, i, reqID, kind int) int {
+	if i < len(ids) {
+		return ids[i]
+	}
+	return -(1 + (reqID*2+kind)<<24 + i)
+}
+
+// Pool exposes the KV block pool (for scenes and invariant checks).
+func (s *Scheduler) Pool() *allocator.Paged { return s.pool }
+
+// Clock is the simulated time in seconds.
+func (s *Scheduler) Clock() float64 { return s.clock }
+
+// Done reports whether every request has finished.
+func (s *Scheduler) Done() bool {
+	return s.next == len(s.reqs) && len(s.waiting) == 0 && len(s.running) == 0
+}
+
+// maxSteps guards against a scheduler bug looping forever.
+const maxSteps = 50_000_000
+
+// Run steps until every request has finished.
+func (s *Scheduler) Run() error {
+	for !s.Done() {
+		if len(s.steps) > maxSteps {
+			return errors.New("scheduler: too many steps; this is a bug")
+		}
+		if _, err := s.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Step schedules and runs one step and returns its record. When nothing can
+// run, the clock jumps to the next arrival and the returned step is empty.
+func (s *Scheduler) Step() (Step, error) {
+	s.arrive()
+	if len(s.running) == 0 && len(s.waiting) == 0 {
+		if s.next < len(s.reqs) {
+			s.clock = max(s.clock, s.reqs[s.next].Arrival)
+			s.arrive()
+		}
+	}
+	st := Step{Start: s.clock}
+	budget := s.cfg.MaxNumBatchedTokens
+	scheduled := map[*req]int{}
+	preempted := false
+
+	// 1. Running requests, in admission order.
+	for i := 0; i < len(s.running) && budget > 0; i++ {
+		r := s.running[i]
+		n := r.numTokens() - r.computed
+		if t := s.cfg.LongPrefillTokenThreshold; t > 0 && n > t {
+			n = t
+		}
+		n = min(n, budget)
+		if n <= 0 {
+			continue
+		}
+		ok := true
+		for s.grow(r, n) != nil {
+			victim := s.running[len(s.running)-1]
+			s.running = s.running[:len(s.running)-1]
+			s.preempt(victim)
+			st.Preempted = append(st.Preempted, victim.ID)
+			preempted = true
+			if victim == r {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			break // r was the last running request
+		}
+		scheduled[r] = n
+		budget -= n
+	}
+
+	// 2. Waiting requests, only if nothing was preempted.
+	for !preempted && budget > 0 && len(s.waiting) > 0 && len(s.running) < s.cfg.MaxNumSeqs {
+		r := s.waiting[0]
+		hit := 0
+		if s.cfg.PrefixCaching && r.computed == 0 {
+			hit = len(s.pool.Lookup(r.ids[:r.numTokens()], r.Extra)) * s.cfg.BlockSize
+		}
+		n := r.numTokens() - hit
+		if t := s.cfg.LongPrefillTokenThreshold; t > 0 && n > t {
+			n = t
+		}
+		if !s.cfg.ChunkedPrefill && n > budget {
+			break
+		}
+		n = min(n, budget)
+		if err := s.admit(r, hit, n); err != nil {
+			break // head-of-line blocking: nobody behind it is admitted
+		}
+		s.waiting = s.waiting[1:]
+		s.running = append(s.running, r)
+		r.status = running
+		if !r.admitted {
+			r.admitted = true
+			r.cachedHit = hit
+		}
+		r.computed = hit
+		st.Admitted = append(st.Admitted, r.ID)
+		scheduled[r] = n
+		budget -= n
+	}
+
+	// 3. Run the batch: running order is the batch order.
+	for _, r := range s.running {
+		n, ok := scheduled[r]
+		if !ok {
+			continue
+		}
+		// A decode computes one token on top of a computed prompt; anything
+		// else (a prompt chunk, a recompute after preemption) is prefill.
+		w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
+		st.Work = append(st.Work, w)
+		if w.Prefill {
+			st.PrefillTokens += n
+		} else {
+			st.DecodeTokens += n
+		}
+	}
+	if len(st.Work) > 0 {
+		st.Duration = s.timer.StepSeconds(st.Work)
+		if st.Duration <= 0 {
+			return st, fmt.Errorf("scheduler: timer priced a %d-token step at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
+		}
+	}
+	s.clock += st.Duration
+
+	// 4. Outputs: a request whose known tokens are all computed samples one.
+	kept := s.running[:0]
+	for _, r := range s.running {
+		if n, ok := scheduled[r]; ok {
+			r.computed += n
+			if r.computed == r.numTokens() {
+				r.generated++
+				r.tokenTimes = append(r.tokenTimes, s.clock)
+			}
+		}
+		if r.generated == r.Output {
+			r.status = finished
+			_ = s.pool.Free(r.ID)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	s.running = kept
+	st.Running, st.Waiting = len(s.running), len(s.waiting)
+	inUse, _ := s.pool.Sharing()
+	st.KVUsage = float64(inUse) / float64(s.pool.NumBlocks())
+	s.pool.Events()
+	if s.CheckInvariants {
+		if err := s.check(st); err != nil {
+			return st, err
+		}
+	}
+	if len(st.Work) == 0 && len(s.running) == 0 && len(s.waiting) > 0 {
+		return st, fmt.Errorf("%w: request %d cannot be admitted into an empty pool", ErrNeverFits, s.waiting[0].ID)
+	}
+	s.steps = append(s.steps, st)
+	return st, nil
+}
+
+// arrive moves requests whose arrival time has come into the waiting queue.
+func (s *Scheduler) arrive() {
+	for s.next < len(s.reqs) && s.reqs[s.next].Arrival <= s.clock {
+		s.waiting = append(s.waiting, s.reqs[s.next])
+		s.next++
+	}
+}
+
+// grow gives running request r KV slots for n more tokens.
+func (s *Scheduler) grow(r *req, n int) error {
+	if s.cfg.PrefixCaching {
+		return s.pool.AppendTokens(r.ID, r.ids[r.computed:r.computed+n])
+	}
+	return s.pool.Append(r.ID, n)
+}
+
+// admit gives waiting request r a block table holding its hit prefix and n
+// new tokens; all or nothing.
+func (s *Scheduler) admit(r *req, hit, n int) error {
+	if s.cfg.PrefixCaching {
+		got, err := s.pool.AdmitTokens(r.ID, r.ids[:hit+n], r.Extra)
+		if err == nil && got != hit {
+			return fmt.Errorf("scheduler: prefix hit changed between lookup (%d) and admission (%d)", hit, got)
+		}
+		return err
+	}
+	return s.pool.Admit(r.ID, n)
+}
+
+// preempt frees r's blocks and puts it at the front of the waiting queue; it
+// will recompute everything (its full blocks stay in the prefix cache).
+func (s *Scheduler) preempt(r *req) {
+	_ = s.pool.Free(r.ID)
+	r.computed = 0
+	r.preempted++
+	r.status = waiting
+	s.waiting = append([]*req{r}, s.waiting...)
+}
+
+// check verifies engines.md §7's scheduler invariants for the step just run.
+func (s *Scheduler) check(st Step) error {
+	if err := s.pool.Check(); err != nil {
+		return err
+	}
+	if got := st.PrefillTokens + st.DecodeTokens; got > s.cfg.MaxNumBatchedTokens {
+		return fmt.Errorf("step scheduled %d tokens, budget %d", got, s.cfg.MaxNumBatchedTokens)
+	}
+	if len(s.running) > s.cfg.MaxNumSeqs {
+		return fmt.Errorf("%d running, max %d", len(s.running), s.cfg.MaxNumSeqs)
+	}
+	if len(st.Preempted) > 0 && len(st.Admitted) > 0 {
+		return fmt.Errorf("admitted %v in a step that preempted %v", st.Admitted, st.Preempted)
+	}
+	for _, r := range s.running {
+		if s.pool.Tokens(r.ID) != r.computed {
+			return fmt.Errorf("request %d holds KV for %d tokens, computed %d", r.ID, s.pool.Tokens(r.ID), r.computed)
+		}
+	}
+	for _, r := range s.waiting {
+		if r.computed != 0 || s.pool.Table(r.ID) != nil {
+			return fmt.Errorf("waiting request %d holds KV", r.ID)
+		}
+	}
+	return nil
+}

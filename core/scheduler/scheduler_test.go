@@ -1,0 +1,222 @@
+package scheduler
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// flat prices every step at 10 ms plus 10 µs per token.
+var flat = TimerFunc(func(b []Work) float64 {
+	n := 0
+	for _, w := range b {
+		n += w.NewTokens
+	}
+	return 0.010 + 1e-5*float64(n)
+})
+
+func cfg(budget, seqs, blocks int) Config {
+	return Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: 16, NumBlocks: blocks}
+}
+
+func mustNew(t *testing.T, c Config, reqs []Request) *Scheduler {
+	t.Helper()
+	s, err := New(c, flat, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.CheckInvariants = true
+	return s
+}
+
+func mustStep(t *testing.T, s *Scheduler) Step {
+	t.Helper()
+	st, err := s.Step()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// shape lists each scheduled request as (id, tokens, prefill).
+type shape struct {
+	req, n  int
+	prefill bool
+}
+
+func shapes(st Step) []shape {
+	var out []shape
+	for _, w := range st.Work {
+		out = append(out, shape{w.Req, w.NewTokens, w.Prefill})
+	}
+	return out
+}
+
+func TestChunkingByRemainingBudget(t *testing.T) {
+	s := mustNew(t, cfg(100, 8, 1000), []Request{
+		{ID: 1, Prompt: 30, Output: 5},
+		{ID: 2, Prompt: 40, Output: 5},
+		{ID: 3, Prompt: 250, Output: 5},
+	})
+	for i, want := range [][]shape{
+		{{1, 30, true}, {2, 40, true}, {3, 30, true}}, // C takes what is left of the budget
+		{{1, 1, false}, {2, 1, false}, {3, 98, true}}, // running first, in order; C's chunk continues
+		{{1, 1, false}, {2, 1, false}, {3, 98, true}},
+		{{1, 1, false}, {2, 1, false}, {3, 24, true}}, // the rest of the prompt
+		{{1, 1, false}, {2, 1, false}, {3, 1, false}},
+	} {
+		if got := shapes(mustStep(t, s)); !slices.Equal(got, want) {
+			t.Fatalf("step %d: %v, want %v", i, got, want)
+		}
+	}
+	if got := len(s.TokenTimes(3)); got != 2 {
+		t.Fatalf("request 3 has %d tokens after its prompt completed and one decode, want 2", got)
+	}
+}
+
+func TestLongPrefillThreshold(t *testing.T) {
+	c := cfg(100, 8, 1000)
+	c.LongPrefillTokenThreshold = 40
+	s := mustNew(t, c, []Request{{ID: 1, Prompt: 90, Output: 2}, {ID: 2, Prompt: 90, Output: 2}})
+	if got, want := shapes(mustStep(t, s)), []shape{{1, 40, true}, {2, 40, true}}; !slices.Equal(got, want) {
+		t.Fatalf("%v, want %v: chunks capped at the threshold", got, want)
+	}
+}
+
+func TestNoChunkingWaitsForBudget(t *testing.T) {
+	c := cfg(300, 8, 1000)
+	c.ChunkedPrefill = false
+	s := mustNew(t, c, []Request{{ID: 1, Prompt: 200, Output: 3}, {ID: 2, Prompt: 150, Output: 3}, {ID: 3, Prompt: 20, Output: 3}})
+	// 2's whole prompt does not fit in the 100 tokens left, so it waits, and 3 behind it waits too.
+	if got, want := shapes(mustStep(t, s)), []shape{{1, 200, true}}; !slices.Equal(got, want) {
+		t.Fatalf("step 1: %v, want %v", got, want)
+	}
+	if got, want := shapes(mustStep(t, s)), []shape{{1, 1, false}, {2, 150, true}, {3, 20, true}}; !slices.Equal(got, want) {
+		t.Fatalf("step 2: %v, want %v", got, want)
+	}
+}
+
+func TestMaxNumSeqs(t *testing.T) {
+	s := mustNew(t, cfg(1000, 2, 1000), []Request{{ID: 1, Prompt: 10, Output: 3}, {ID: 2, Prompt: 10, Output: 3}, {ID: 3, Prompt: 10, Output: 3}})
+	if st := mustStep(t, s); len(st.Work) != 2 || st.Waiting != 1 {
+		t.Fatalf("scheduled %d with max_num_seqs 2, %d waiting", len(st.Work), st.Waiting)
+	}
+}
+
+// Head-of-line blocking: the head of the queue does not fit in the free
+// blocks, so a small request behind it is not admitted either.
+func TestHeadOfLineBlocking(t *testing.T) {
+	s := mustNew(t, cfg(2000, 8, 10), []Request{
+		{ID: 1, Prompt: 100, Output: 20},           // 7 blocks
+		{ID: 2, Prompt: 100, Output: 2, Arrival: 0}, // needs 7 blocks: only 3 free
+		{ID: 3, Prompt: 10, Output: 2, Arrival: 0},  // would fit in 1 block
+	})
+	st := mustStep(t, s)
+	if !slices.Equal(st.Admitted, []int{1}) || st.Waiting != 2 {
+		t.Fatalf("admitted %v with %d waiting, want [1] and 2 (3 blocked behind 2)", st.Admitted, st.Waiting)
+	}
+}
+
+// Preemption: when a running request needs a block and none is free, the
+// last running request is preempted by recompute, requeued at the front, and
+// nothing is admitted in that step.
+func TestPreemptionVictimAndRequeue(t *testing.T) {
+	s := mustNew(t, cfg(2000, 8, 4), []Request{
+		{ID: 1, Prompt: 32, Output: 10}, // 2 blocks, needs a 3rd at its first decode
+		{ID: 2, Prompt: 32, Output: 10}, // 2 blocks
+		{ID: 3, Prompt: 5, Output: 1, Arrival: 0.001},
+	})
+	st := mustStep(t, s) // both prompts fill the 4 blocks and sample a token each
+	if !slices.Equal(st.Admitted, []int{1, 2}) {
+		t.Fatalf("admitted %v", st.Admitted)
+	}
+	st = mustStep(t, s) // 1 decodes, needs block 5: 2 (the last running) is preempted
+	if !slices.Equal(st.Preempted, []int{2}) || len(st.Admitted) != 0 {
+		t.Fatalf("preempted %v admitted %v, want [2] and nobody admitted", st.Preempted, st.Admitted)
+	}
+	if got := shapes(st); !slices.Equal(got, []shape{{1, 1, false}}) {
+		t.Fatalf("step ran %v", got)
+	}
+	if s.waiting[0].ID != 2 || s.waiting[0].computed != 0 || s.waiting[1].ID != 3 {
+		t.Fatalf("waiting %d(computed %d), %d: want 2 at the front with nothing computed, then 3", s.waiting[0].ID, s.waiting[0].computed, s.waiting[1].ID)
+	}
+}
+
+func TestRejectsRequestThatNeverFits(t *testing.T) {
+	_, err := New(cfg(100, 8, 4), flat, []Request{{ID: 1, Prompt: 100, Output: 1}})
+	if !errors.Is(err, ErrNeverFits) {
+		t.Fatalf("err = %v, want ErrNeverFits", err)
+	}
+}
+
+// Property: over random workloads every request finishes exactly once with
+// all its output tokens, time moves forward, and the invariants hold at
+// every step (CheckInvariants).
+func TestRandomWorkloads(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 120; trial++ {
+		c := Config{MaxNumBatchedTokens: 16 + r.IntN(600), MaxNumSeqs: 1 + r.IntN(20), ChunkedPrefill: r.IntN(4) > 0,
+			LongPrefillTokenThreshold: r.IntN(3) * r.IntN(100), BlockSize: 1 + r.IntN(32), NumBlocks: 20 + r.IntN(200), PrefixCaching: r.IntN(2) == 0}
+		var reqs []Request
+		at := 0.0
+		for i := 0; i < 1+r.IntN(40); i++ {
+			at += r.ExpFloat64() * 0.02
+			p, o := 1+r.IntN(200), 1+r.IntN(60)
+			if !c.ChunkedPrefill {
+				p = min(p, c.MaxNumBatchedTokens-o)
+				if p < 1 {
+					continue
+				}
+			}
+			if allocator := (p + o + c.BlockSize - 1) / c.BlockSize; allocator > c.NumBlocks {
+				continue
+			}
+			shared := make([]int, p)
+			for k := range shared {
+				shared[k] = k % 7 // shared prefixes, so prefix caching hits
+				if k > p/2 {
+					shared[k] = 1000*i + k
+				}
+			}
+			reqs = append(reqs, Request{ID: i, Arrival: at, Prompt: p, Output: o, PromptIDs: shared})
+		}
+		s := mustNew(t, c, reqs)
+		if err := s.Run(); err != nil {
+			t.Fatalf("trial %d %+v: %v", trial, c, err)
+		}
+		ms := s.Requests()
+		if len(ms) != len(reqs) {
+			t.Fatalf("trial %d: %d of %d requests finished", trial, len(ms), len(reqs))
+		}
+		gen := 0
+		for _, m := range ms {
+			tt := s.TokenTimes(m.ID)
+			if len(tt) != m.Output || m.TTFT <= 0 || !slices.IsSorted(tt) {
+				t.Fatalf("trial %d: request %d: %d token times for %d outputs, TTFT %g", trial, m.ID, len(tt), m.Output, m.TTFT)
+			}
+			gen += len(tt)
+		}
+		want := 0
+		for _, q := range reqs {
+			want += q.Output
+		}
+		if gen != want {
+			t.Fatalf("trial %d: %d tokens generated, want %d", trial, gen, want)
+		}
+		if s.Pool().FreeBlocks() != c.NumBlocks {
+			t.Fatalf("trial %d: %d blocks still held after every request finished", trial, c.NumBlocks-s.Pool().FreeBlocks())
+		}
+	}
+}
+
+func TestSummarisePercentiles(t *testing.T) {
+	xs := []float64{}
+	for i := 1; i <= 100; i++ {
+		xs = append(xs, float64(i))
+	}
+	p := Summarise(xs)
+	if p.P50 != 50 || p.P90 != 90 || p.P99 != 99 || p.Max != 100 || p.Mean != 50.5 {
+		t.Fatalf("%+v", p)
+	}
+}

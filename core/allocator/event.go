@@ -63,9 +63,20 @@ func (u Usage) Utilization() float64 {
 }
 
 // log is the event log both allocators embed.
-type log struct{ events []Event }
+type log struct {
+	events []Event
+	off    bool
+}
 
-func (l *log) record(e Event) { l.events = append(l.events, e) }
+func (l *log) record(e Event) {
+	if !l.off {
+		l.events = append(l.events, e)
+	}
+}
+
+// DisableEvents stops recording events; a simulation that never reads them
+// (the scheduler at benchmark scale) saves the memory and time.
+func (l *log) DisableEvents() { l.off, l.events = true, nil }
 
 // Events returns the events recorded since the last call and clears the log.
 func (l *log) Events() []Event {

@@ -40,6 +40,7 @@ type req struct {
 	preempted  int
 	cachedHit  int // prompt tokens found in the prefix cache at first admission
 	admitted   bool
+	stepN      int // tokens scheduled in the current step (0: not scheduled)
 	ids        []int // prompt then output ids, when caching
 }
 
@@ -92,6 +93,7 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	if cfg.PrefixCaching {
 		pool.EnablePrefixCaching()
 	}
+	pool.DisableEvents()
 	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: map[int]*req{}}
 	for _, r := range requests {
 		if r.Prompt < 1 || r.Output < 1 {
@@ -177,7 +179,6 @@ func (s *Scheduler) Step() (Step, error) {
 	}
 	st := Step{Start: s.clock}
 	budget := s.cfg.MaxNumBatchedTokens
-	scheduled := map[*req]int{}
 	preempted := false
 
 	// 1. Running requests, in admission order.
@@ -206,7 +207,7 @@ func (s *Scheduler) Step() (Step, error) {
 		if !ok {
 			break // r was the last running request
 		}
-		scheduled[r] = n
+		r.stepN = n
 		budget -= n
 	}
 
@@ -237,14 +238,14 @@ func (s *Scheduler) Step() (Step, error) {
 		}
 		r.computed = hit
 		st.Admitted = append(st.Admitted, r.ID)
-		scheduled[r] = n
+		r.stepN = n
 		budget -= n
 	}
 
 	// 3. Run the batch: running order is the batch order.
 	for _, r := range s.running {
-		n, ok := scheduled[r]
-		if !ok {
+		n := r.stepN
+		if n == 0 {
 			continue
 		}
 		// A decode computes one token on top of a computed prompt; anything
@@ -268,7 +269,8 @@ func (s *Scheduler) Step() (Step, error) {
 	// 4. Outputs: a request whose known tokens are all computed samples one.
 	kept := s.running[:0]
 	for _, r := range s.running {
-		if n, ok := scheduled[r]; ok {
+		if n := r.stepN; n > 0 {
+			r.stepN = 0
 			r.computed += n
 			if r.computed == r.numTokens() {
 				r.generated++
@@ -284,9 +286,7 @@ func (s *Scheduler) Step() (Step, error) {
 	}
 	s.running = kept
 	st.Running, st.Waiting = len(s.running), len(s.waiting)
-	inUse, _ := s.pool.Sharing()
-	st.KVUsage = float64(inUse) / float64(s.pool.NumBlocks())
-	s.pool.Events()
+	st.KVUsage = 1 - float64(s.pool.FreeBlocks())/float64(s.pool.NumBlocks())
 	if s.CheckInvariants {
 		if err := s.check(st); err != nil {
 			return st, err
@@ -332,7 +332,7 @@ func (s *Scheduler) admit(r *req, hit, n int) error {
 // will recompute everything (its full blocks stay in the prefix cache).
 func (s *Scheduler) preempt(r *req) {
 	_ = s.pool.Free(r.ID)
-	r.computed = 0
+	r.computed, r.stepN = 0, 0
 	r.preempted++
 	r.status = waiting
 	s.waiting = append([]*req{r}, s.waiting...)

@@ -20,6 +20,7 @@ const (
 	KindFormula     Kind = "formula"
 	KindTable       Kind = "table"
 	KindBlockTables Kind = "block-tables"
+	KindTimeline    Kind = "timeline"
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
@@ -35,6 +36,32 @@ type Scene struct {
 	Formula *Formula     `json:"formula,omitempty"`
 	Table   *Table       `json:"table,omitempty"`
 	Tables  *BlockTables `json:"tables,omitempty"`
+	Gantt   *Timeline    `json:"timeline,omitempty"`
+}
+
+// Timeline is a Gantt chart: lanes of bars on a shared time axis (steps of a
+// scheduler, CPU launches against GPU kernels).
+type Timeline struct {
+	Unit   string   `json:"unit"` // of Start and End, e.g. "ms"
+	Lanes  []Lane   `json:"lanes"`
+	Cursor *float64 `json:"cursor,omitempty"` // a time to mark
+}
+
+// Lane is one row of a Timeline.
+type Lane struct {
+	Label string `json:"label"`
+	Bars  []Span `json:"bars"`
+}
+
+// Span is one interval of a Lane. Class names what it is (prefill, decode,
+// cpu, gpu, idle, wait); renderers style by class and always print Label or
+// a pattern, never colour alone.
+type Span struct {
+	Start     float64 `json:"start"`
+	End       float64 `json:"end"`
+	Label     string  `json:"label,omitempty"`
+	Class     string  `json:"class"`
+	Highlight bool    `json:"hl,omitempty"`
 }
 
 // Free is the Owner of a block or segment that belongs to nobody.

@@ -145,6 +145,7 @@ type Chart struct {
 // Series is one named line or set of bars.
 type Series struct {
 	Name string    `json:"name"`
+	Type ChartType `json:"type,omitempty"` // overrides the chart's type for this series
 	X    []float64 `json:"x"`
 	Y    []float64 `json:"y"`
 }

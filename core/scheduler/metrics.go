@@ -52,9 +52,9 @@ func (s *Scheduler) TokenTimes(id int) []float64 {
 func (s *Scheduler) Steps() []Step { return s.steps }
 
 // Percentiles of a sample.
-type Percentiles struct{ Mean, P50, P90, P99, Max float64 }
+type Percentiles struct{ Mean, P50, P90, P95, P99, Max float64 }
 
-// Summarise computes the mean and the p50/p90/p99 (nearest rank) of xs.
+// Summarise computes the mean and the p50/p90/p95/p99 (nearest rank) of xs.
 func Summarise(xs []float64) Percentiles {
 	if len(xs) == 0 {
 		return Percentiles{}
@@ -69,7 +69,7 @@ func Summarise(xs []float64) Percentiles {
 	for _, x := range s {
 		sum += x
 	}
-	return Percentiles{Mean: sum / float64(len(s)), P50: rank(50), P90: rank(90), P99: rank(99), Max: s[len(s)-1]}
+	return Percentiles{Mean: sum / float64(len(s)), P50: rank(50), P90: rank(90), P95: rank(95), P99: rank(99), Max: s[len(s)-1]}
 }
 
 // SLO is a latency objective for goodput (DistServe's definition: a request

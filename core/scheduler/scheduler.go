@@ -40,7 +40,7 @@ type req struct {
 	preempted  int
 	cachedHit  int // prompt tokens found in the prefix cache at first admission
 	admitted   bool
-	stepN      int // tokens scheduled in the current step (0: not scheduled)
+	stepN      int   // tokens scheduled in the current step (0: not scheduled)
 	ids        []int // prompt then output ids, when caching
 }
 
@@ -96,28 +96,9 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	pool.DisableEvents()
 	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: map[int]*req{}}
 	for _, r := range requests {
-		if r.Prompt < 1 || r.Output < 1 {
-			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
-		}
-		if _, dup := s.byID[r.ID]; dup {
-			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
-		}
-		if need := allocator.BlocksNeeded(r.Prompt+r.Output, cfg.BlockSize); need > cfg.NumBlocks {
-			return nil, fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, r.ID, need, cfg.NumBlocks)
-		}
-		if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxNumBatchedTokens {
-			return nil, fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
-				cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
-		}
-		q := &req{Request: r}
-		if cfg.PrefixCaching {
-			q.ids = make([]int, 0, r.Prompt+r.Output)
-			for i := 0; i < r.Prompt; i++ {
-				q.ids = append(q.ids, tokenID(r.PromptIDs, i, r.ID, 0))
-			}
-			for i := 0; i < r.Output; i++ {
-				q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
-			}
+		q, err := s.prepare(r)
+		if err != nil {
+			return nil, err
 		}
 		s.reqs = append(s.reqs, q)
 		s.byID[r.ID] = q
@@ -129,6 +110,53 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 		return s.reqs[i].ID < s.reqs[j].ID
 	})
 	return s, nil
+}
+
+// prepare validates r and makes its live state.
+func (s *Scheduler) prepare(r Request) (*req, error) {
+	cfg := s.cfg
+	if r.Prompt < 1 || r.Output < 1 {
+		return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
+	}
+	if _, dup := s.byID[r.ID]; dup {
+		return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
+	}
+	if need := allocator.BlocksNeeded(r.Prompt+r.Output, cfg.BlockSize); need > cfg.NumBlocks {
+		return nil, fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, r.ID, need, cfg.NumBlocks)
+	}
+	if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxNumBatchedTokens {
+		return nil, fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
+			cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
+	}
+	q := &req{Request: r}
+	if cfg.PrefixCaching {
+		q.ids = make([]int, 0, r.Prompt+r.Output)
+		for i := 0; i < r.Prompt; i++ {
+			q.ids = append(q.ids, tokenID(r.PromptIDs, i, r.ID, 0))
+		}
+		for i := 0; i < r.Output; i++ {
+			q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
+		}
+	}
+	return q, nil
+}
+
+// Add submits a request while the simulation runs. Its arrival time must not
+// be earlier than any request already submitted and not yet arrived.
+func (s *Scheduler) Add(r Request) error {
+	if r.Arrival < s.clock {
+		r.Arrival = s.clock
+	}
+	if s.next < len(s.reqs) && s.reqs[len(s.reqs)-1].Arrival > r.Arrival {
+		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
+	}
+	q, err := s.prepare(r)
+	if err != nil {
+		return err
+	}
+	s.reqs = append(s.reqs, q)
+	s.byID[r.ID] = q
+	return nil
 }
 
 // tokenID returns ids[i] if given, else an id unique to (request, kind, i)

@@ -108,7 +108,7 @@ func TestMaxNumSeqs(t *testing.T) {
 // blocks, so a small request behind it is not admitted either.
 func TestHeadOfLineBlocking(t *testing.T) {
 	s := mustNew(t, cfg(2000, 8, 10), []Request{
-		{ID: 1, Prompt: 100, Output: 20},           // 7 blocks
+		{ID: 1, Prompt: 100, Output: 20},            // 7 blocks
 		{ID: 2, Prompt: 100, Output: 2, Arrival: 0}, // needs 7 blocks: only 3 free
 		{ID: 3, Prompt: 10, Output: 2, Arrival: 0},  // would fit in 1 block
 	})
@@ -216,7 +216,7 @@ func TestSummarisePercentiles(t *testing.T) {
 		xs = append(xs, float64(i))
 	}
 	p := Summarise(xs)
-	if p.P50 != 50 || p.P90 != 90 || p.P99 != 99 || p.Max != 100 || p.Mean != 50.5 {
+	if p.P50 != 50 || p.P90 != 90 || p.P95 != 95 || p.P99 != 99 || p.Max != 100 || p.Mean != 50.5 {
 		t.Fatalf("%+v", p)
 	}
 }

@@ -1,0 +1,67 @@
+package lessons
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestChunkedPrefillTradeOff(t *testing.T) {
+	for _, set := range []map[string]string{
+		nil,
+		{"gpu": "a100-80gb-sxm", "decodes": "32", "chunk_size": "1024"},
+		{"model": "qwen2.5-7b", "long_prompt": "8000", "chunk_size": "256"},
+	} {
+		s, _, err := chunkedPrefill.Run(set)
+		if err != nil {
+			t.Fatalf("%v: %v", set, err)
+		}
+		get := func(k string) float64 {
+			v, ok := s.Metric(k)
+			if !ok {
+				t.Fatalf("no metric %s", k)
+			}
+			return v
+		}
+		// Without chunking the whole prompt is one step: decodes wait for all of it.
+		if get("max_itl_ms_unchunked") < 3*get("max_itl_ms_chunked") {
+			t.Errorf("%v: worst ITL %v ms whole vs %v ms chunked: chunking should remove the stall", set, get("max_itl_ms_unchunked"), get("max_itl_ms_chunked"))
+		}
+		if get("ttft_long_ms_chunked") <= get("ttft_long_ms_unchunked") {
+			t.Errorf("%v: chunked TTFT %v ms not above whole-prefill TTFT %v ms", set, get("ttft_long_ms_chunked"), get("ttft_long_ms_unchunked"))
+		}
+		if get("stall_step_ms") < get("decode_itl_ms")*5 {
+			t.Errorf("%v: the whole-prefill step (%v ms) is not much longer than a decode step (%v ms)", set, get("stall_step_ms"), get("decode_itl_ms"))
+		}
+	}
+}
+
+// The sweep's two curves move in opposite directions as the budget grows.
+func TestChunkedPrefillSweep(t *testing.T) {
+	s, _, _ := chunkedPrefill.Run(nil)
+	for _, st := range s.Steps {
+		for _, sc := range st.Scenes {
+			if sc.ID != "sweep" {
+				continue
+			}
+			ttft, itl := sc.Chart.Series[0].Y, sc.Chart.Series[1].Y
+			if ttft[0] <= ttft[len(ttft)-1] {
+				t.Errorf("TTFT at the smallest budget %v ms is not above the largest %v ms", ttft[0], ttft[len(ttft)-1])
+			}
+			if itl[0] >= itl[len(itl)-1] {
+				t.Errorf("worst ITL at the smallest budget %v ms is not below the largest %v ms", itl[0], itl[len(itl)-1])
+			}
+			return
+		}
+	}
+	t.Fatal("no sweep chart")
+}
+
+func TestChunkedPrefillDeterministic(t *testing.T) {
+	a, _, _ := chunkedPrefill.Run(map[string]string{"decodes": "8"})
+	b, _, _ := chunkedPrefill.Run(map[string]string{"decodes": "8"})
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatal("same parameters gave different scripts")
+	}
+}

@@ -2,11 +2,11 @@ package lessons
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"sync"
 
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/internal/detmath"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -50,7 +50,7 @@ func pointOf(m hardware.StepModel, b hardware.Batch) stepPoint {
 func logspace(lo, hi float64, n int) []float64 {
 	out := make([]float64, n)
 	for i := range out {
-		out[i] = lo * math.Pow(hi/lo, float64(i)/float64(n-1))
+		out[i] = lo * detmath.Pow(hi/lo, float64(i)/float64(n-1)) // same natively and in the browser
 	}
 	return out
 }

@@ -1,0 +1,301 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/inferlab/inferlab/scene"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Series colours, in order: the articles' palette first.
+var chartColours = opts.Colors{"#00e5ff", "#818cf8", "#10b981", "#ef4444", "#f59e0b", "#f472b6", "#a3e635", "#38bdf8"}
+
+// ChartOptions turns a scene.Chart into ECharts option JSON, built with
+// go-echarts (no JS functions, so JSON.parse in the browser keeps every
+// option). animate=false turns ECharts' animation off (reduced motion). ARIA
+// descriptions and decal patterns are on, so series differ by more than
+// colour. The current step is marked by an element laid over the chart
+// (chartView), so a step change does not make ECharts redo its layout.
+func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
+	if c == nil {
+		return nil, fmt.Errorf("chart: nil chart")
+	}
+	xType, yType := "value", "value"
+	if c.XLog {
+		xType = "log"
+	}
+	if c.YLog {
+		yType = "log"
+	}
+	if c.Type == scene.Bar {
+		xType = "category"
+	}
+	global := []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{AssetsHost: "/web/", BackgroundColor: "transparent"}),
+		charts.WithAnimation(animate),
+		charts.WithColorsOpts(chartColours),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Left: "0", Type: "scroll"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: xType, Name: axisName(c.XLabel, c.XUnit), NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: axisName(c.YLabel, c.YUnit), NameLocation: "end"}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "12", Right: "24", Top: "56", Bottom: "36"}),
+		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "0", Top: "0", Feature: &opts.ToolBoxFeature{
+			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Title: "Save as PNG", Name: "inferlab-chart"},
+		}}),
+	}
+
+	var built interface {
+		Validate()
+		JSON() map[string]interface{}
+	}
+	switch c.Type {
+	case scene.Bar:
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(global...)
+		bar.Assets.ClearPresetJSAssets()
+		var cats []string
+		if len(c.Series) > 0 {
+			for _, x := range c.Series[0].X {
+				cats = append(cats, trimFloat(x))
+			}
+		}
+		bar.SetXAxis(cats)
+		for _, s := range c.Series {
+			data := make([]opts.BarData, len(s.Y))
+			for i, y := range s.Y {
+				data[i] = opts.BarData{Value: finite(y)}
+			}
+			bar.AddSeries(s.Name, data)
+		}
+		built = bar
+	case scene.Scatter:
+		sc := charts.NewScatter()
+		sc.SetGlobalOptions(global...)
+		sc.Assets.ClearPresetJSAssets()
+		for _, s := range c.Series {
+			data := make([]opts.ScatterData, 0, len(s.Y))
+			for i := range s.Y {
+				if i < len(s.X) {
+					data = append(data, opts.ScatterData{Value: []any{finite(s.X[i]), finite(s.Y[i])}})
+				}
+			}
+			sc.AddSeries(s.Name, data)
+		}
+		built = sc
+	default:
+		line := charts.NewLine()
+		line.SetGlobalOptions(global...)
+		line.Assets.ClearPresetJSAssets()
+		for _, s := range c.Series {
+			data := make([]opts.LineData, 0, len(s.Y))
+			for i := range s.Y {
+				if i < len(s.X) {
+					data = append(data, opts.LineData{Value: []any{finite(s.X[i]), finite(s.Y[i])}})
+				}
+			}
+			line.AddSeries(s.Name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) <= 40)}))
+		}
+		built = line
+	}
+	built.Validate()
+
+	// Round-trip through a plain map to add what go-echarts has no option for.
+	raw, err := json.Marshal(built.JSON())
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	m["textStyle"] = map[string]any{"fontFamily": "system-ui, sans-serif"}
+	return json.Marshal(m)
+}
+
+// CursorValue is the x value the step marker of a chart sits at (a string
+// for bar charts, whose x axis is categorical), or nil for none.
+func CursorValue(c *scene.Chart) any {
+	if c == nil || c.Cursor == nil || math.IsNaN(*c.Cursor) || math.IsInf(*c.Cursor, 0) {
+		return nil
+	}
+	if c.Type == scene.Bar {
+		return trimFloat(*c.Cursor)
+	}
+	return *c.Cursor
+}
+
+func axisName(label, unit string) string {
+	if unit == "" {
+		return label
+	}
+	return label + " (" + unit + ")"
+}
+
+func trimFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// finite keeps NaN and ±Inf out of the JSON (encoding/json rejects them).
+func finite(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+// chartView renders a scene.Chart into an ECharts instance. The container
+// (#chart-ID) is created by go-app and never changed by it afterwards; ECharts
+// owns its children.
+type chartView struct {
+	app.Compo
+
+	SceneID string
+	Title   string
+	Motion  bool
+	// Get returns the chart to show; a func so go-app does not deep-compare
+	// series (see gridView.Get).
+	Get func() *scene.Chart
+
+	inst     app.Value
+	shown    *scene.Chart
+	resizeFn app.Func
+	observer app.Value
+}
+
+func (c *chartView) CompoID() string { return "chart:" + c.SceneID }
+
+func (c *chartView) chart() *scene.Chart {
+	if c.Get == nil {
+		return nil
+	}
+	return c.Get()
+}
+
+func (c *chartView) Render() app.UI {
+	ch := c.chart()
+	var desc string
+	if ch != nil {
+		desc = chartDescription(ch)
+	}
+	return app.Figure().Class("scene", "scene-chart").DataSet("kind", string(scene.KindChart)).DataSet("scene-id", c.SceneID).Body(
+		app.FigCaption().Body(
+			app.Span().Class("scene-title").Text(c.Title),
+			app.Span().Class("scene-sub").Text(desc),
+		),
+		app.Div().Class("chart-wrap").Body(
+			app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+desc),
+			// Positioned by web/lab.js (style set from JS only, never here).
+			app.Div().ID("cursor-"+c.SceneID).Class("chart-cursor").Body(app.Span().Text("now")),
+		),
+	)
+}
+
+func chartDescription(ch *scene.Chart) string {
+	s := axisName(ch.YLabel, ch.YUnit) + " against " + axisName(ch.XLabel, ch.XUnit) + ":"
+	for i, se := range ch.Series {
+		if i > 0 {
+			s += ";"
+		}
+		s += " " + se.Name
+		if n := len(se.Y); n > 0 {
+			s += " ends at " + formatNumber(se.Y[n-1])
+		}
+	}
+	return s
+}
+
+func (c *chartView) OnMount(ctx app.Context) {
+	el := app.Window().GetElementByID("chart-" + c.SceneID)
+	ec := app.Window().Get("echarts")
+	if el.IsNull() || !ec.Truthy() {
+		return
+	}
+	c.inst = ec.Call("init", el, "dark", map[string]any{"renderer": "canvas"})
+	c.draw(true)
+	c.resizeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		if c.inst != nil && c.inst.Truthy() {
+			c.inst.Call("resize")
+			c.placeCursor()
+		}
+		return nil
+	})
+	if ro := app.Window().Get("ResizeObserver"); ro.Truthy() {
+		c.observer = ro.New(c.resizeFn)
+		c.observer.Call("observe", el)
+	} else {
+		app.Window().Call("addEventListener", "resize", c.resizeFn)
+	}
+}
+
+func (c *chartView) OnUpdate(ctx app.Context) {
+	ctx.Defer(func(app.Context) { c.draw(false) })
+}
+
+// draw sets the chart's options when its series changed (a rebuild) and
+// moves the step marker otherwise.
+func (c *chartView) draw(full bool) {
+	mark("chart-start")
+	defer mark("chart-end")
+	ch := c.chart()
+	if ch == nil || c.inst == nil || !c.inst.Truthy() {
+		return
+	}
+	if ch == c.shown && !full {
+		return
+	}
+	if full || c.shown == nil || !sameSeries(ch, c.shown) {
+		js, err := ChartOptions(ch, c.Motion)
+		if err != nil {
+			app.Log("chart", c.SceneID, err)
+			return
+		}
+		c.inst.Call("setOption", app.Window().Get("JSON").Call("parse", string(js)), map[string]any{"notMerge": true})
+	}
+	c.shown = ch
+	c.placeCursor()
+	el := app.Window().GetElementByID("chart-" + c.SceneID)
+	if !el.IsNull() {
+		el.Call("setAttribute", "data-ready", "true")
+	}
+}
+
+func (c *chartView) placeCursor() {
+	helper := app.Window().Get("inferlab")
+	marker := app.Window().GetElementByID("cursor-" + c.SceneID)
+	if !helper.Truthy() || marker.IsNull() || c.shown == nil {
+		return
+	}
+	helper.Call("cursor", c.inst, marker, CursorValue(c.shown))
+}
+
+// sameSeries reports whether two charts share their series data (lessons
+// copy a chart per step and only move the cursor).
+func sameSeries(a, b *scene.Chart) bool {
+	if len(a.Series) != len(b.Series) || a.Type != b.Type {
+		return false
+	}
+	if len(a.Series) == 0 {
+		return true
+	}
+	return &a.Series[0] == &b.Series[0]
+}
+
+func (c *chartView) OnDismount() {
+	if c.observer != nil && c.observer.Truthy() {
+		c.observer.Call("disconnect")
+	} else if c.resizeFn != nil {
+		app.Window().Call("removeEventListener", "resize", c.resizeFn)
+	}
+	if c.resizeFn != nil {
+		c.resizeFn.Release()
+		c.resizeFn = nil
+	}
+	if c.inst != nil && c.inst.Truthy() {
+		c.inst.Call("dispose")
+	}
+	c.inst, c.shown, c.observer = nil, nil, nil
+}

@@ -1,0 +1,42 @@
+package app
+
+import (
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Link turns an in-app path ("/", "/lesson/garage?step=2") into an href that
+// works when the site is hosted under a sub-path (stack.md §3).
+//
+// On the server go-app's resource resolver already adds the prefix to
+// absolute hrefs when the page is generated with app.PrefixedLocation, so the
+// path is returned unchanged. In the browser go-app resolves only /web/ URLs,
+// so the prefix that app.js publishes as GOAPP_ROOT_PREFIX is added here.
+// Every in-app href goes through this one helper.
+func Link(path string) string {
+	if app.IsServer {
+		return path
+	}
+	return strings.TrimSuffix(app.Getenv("GOAPP_ROOT_PREFIX"), "/") + path
+}
+
+// LessonPath is the in-app path of a lesson page (without prefix).
+func LessonPath(slug string) string { return "/lesson/" + slug }
+
+// EmbedPath is the in-app path of a lesson's embeddable page.
+func EmbedPath(slug string) string { return "/embed/" + slug }
+
+// slugFromPath extracts the lesson slug from a page path, with or without a
+// hosting prefix and a trailing ".html" or "/" (static hosts).
+func slugFromPath(path string) (slug string, embed bool) {
+	path = strings.TrimSuffix(path, "/")
+	path = strings.TrimSuffix(path, "/index.html")
+	path = strings.TrimSuffix(path, ".html")
+	for _, p := range []string{"/lesson/", "/embed/"} {
+		if i := strings.LastIndex(path, p); i >= 0 {
+			return path[i+len(p):], p == "/embed/"
+		}
+	}
+	return "", false
+}

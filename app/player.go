@@ -1,0 +1,509 @@
+package app
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Player is the lesson page (/lesson/SLUG) and, with Embed set, the
+// embeddable page (/embed/SLUG). It reads the lesson, its parameters and the
+// step from the URL in OnNav (server and browser), builds the Script with
+// lesson.Run, and plays it. The DOM it renders is the contract in docs/DOM.md.
+type Player struct {
+	app.Compo
+	Embed bool
+
+	lesson  *lessons.Lesson
+	values  lessons.Values
+	key     string // canonical params of the script shown
+	script  *lessons.Script
+	step    int // 0-based index into script.Steps
+	notices []string
+	fail    *Failure
+	debug   string
+	text    map[string]string // canonical text of values (shared map: equal across steps)
+
+	live    bool
+	playing bool
+	speed   string
+	playGen int
+	reduced bool
+
+	keyFn    app.Func
+	resizeFn app.Func
+	observer app.Value
+}
+
+// playback speeds offered by #speed, and the base time per step.
+var speeds = []string{"0.5", "1", "2", "4"}
+
+const baseStepDelay = 1600 * time.Millisecond
+
+func (p *Player) OnNav(ctx app.Context) {
+	mark("nav-start")
+	defer mark("nav-end")
+	u := ctx.Page().URL()
+	slug, _ := slugFromPath(u.Path)
+	l := lessons.Get(slug)
+	if l == nil {
+		p.lesson, p.script, p.fail = nil, nil, &Failure{Lesson: slug, Message: "no lesson named " + strconv.Quote(slug)}
+		return
+	}
+	st := ParseQuery(l, u.Query())
+	v, notices := ResolveParams(l, st.Raw)
+	notices = append(st.Notices, notices...)
+	key := paramsKey(l, v)
+	if l != p.lesson || key != p.key || p.fail != nil || st.Debug != p.debug {
+		p.lesson, p.values, p.key, p.debug = l, v, key, st.Debug
+		p.script, p.fail = BuildScript(l, v, st.Debug)
+		p.playing = false
+		p.playGen++
+	}
+	if p.text == nil || !sameText(p.text, v.Text()) {
+		p.text = v.Text()
+	}
+	if p.script != nil {
+		idx, msg := ClampStep(st.Step, len(p.script.Steps))
+		p.step = idx
+		if msg != "" {
+			notices = append(notices, msg)
+		}
+	} else {
+		p.step = 0
+	}
+	p.notices = notices
+	if p.speed == "" {
+		p.speed = "1"
+	}
+	ctx.Page().SetTitle("%s · Inference Lab", l.Title)
+	ctx.Page().SetDescription("%s", l.Summary)
+	p.syncURL(ctx)
+}
+
+// syncURL writes the canonical state (every knob and the 1-based step) into
+// the address bar without a history entry.
+func (p *Player) syncURL(ctx app.Context) {
+	if app.IsServer || p.lesson == nil {
+		return
+	}
+	u := *ctx.Page().URL()
+	q := EncodeQuery(p.lesson, p.values, p.step+1)
+	if p.debug != "" {
+		q += "&debug=" + url.QueryEscape(p.debug)
+	}
+	if u.RawQuery == q {
+		return
+	}
+	u.RawQuery = q
+	ctx.Page().ReplaceURL(&u)
+}
+
+func (p *Player) OnMount(ctx app.Context) {
+	mark("mount")
+	p.live = true
+	win := app.Window()
+	if mq := win.Call("matchMedia", "(prefers-reduced-motion: reduce)"); mq.Truthy() {
+		p.reduced = mq.Get("matches").Bool()
+	}
+	p.keyFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		if len(args) == 0 {
+			return nil
+		}
+		p.onKey(ctx, args[0])
+		return nil
+	})
+	win.Call("addEventListener", "keydown", p.keyFn)
+	if p.Embed {
+		p.reportHeight()
+	}
+}
+
+func (p *Player) OnDismount() {
+	p.playing = false
+	p.playGen++
+	if p.keyFn != nil {
+		app.Window().Call("removeEventListener", "keydown", p.keyFn)
+		p.keyFn.Release()
+		p.keyFn = nil
+	}
+	if p.observer != nil && p.observer.Truthy() {
+		p.observer.Call("disconnect")
+	}
+	if p.resizeFn != nil {
+		p.resizeFn.Release()
+		p.resizeFn = nil
+	}
+}
+
+// onKey handles the player's shortcuts, except while a form field has focus.
+func (p *Player) onKey(ctx app.Context, e app.Value) {
+	if e.Get("altKey").Bool() || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() {
+		return
+	}
+	key := e.Get("key").String()
+	tag := ""
+	if ae := app.Window().Get("document").Get("activeElement"); ae.Truthy() {
+		tag = ae.Get("tagName").String()
+		if ae.Get("isContentEditable").Bool() {
+			return
+		}
+	}
+	switch tag {
+	case "INPUT", "SELECT", "TEXTAREA":
+		return
+	}
+	var act func(app.Context)
+	switch key {
+	case "ArrowLeft":
+		act = func(ctx app.Context) { p.goTo(ctx, p.step-1) }
+	case "ArrowRight":
+		act = func(ctx app.Context) { p.goTo(ctx, p.step+1) }
+	case "Home":
+		act = func(ctx app.Context) { p.goTo(ctx, 0) }
+	case "End":
+		act = func(ctx app.Context) { p.goTo(ctx, p.count()-1) }
+	case " ", "Spacebar":
+		if tag == "BUTTON" || tag == "A" || tag == "SUMMARY" {
+			return // the focused control handles space itself
+		}
+		act = func(ctx app.Context) { p.togglePlay(ctx) }
+	default:
+		return
+	}
+	e.Call("preventDefault")
+	ctx.Dispatch(act)
+}
+
+func (p *Player) count() int {
+	if p.script == nil {
+		return 0
+	}
+	return len(p.script.Steps)
+}
+
+// goTo shows step i (0-based, clamped) and records how long the browser took
+// to apply it (window.inferlabStepMs, read by benchmarks and tests).
+func (p *Player) goTo(ctx app.Context, i int) {
+	n := p.count()
+	if n == 0 {
+		return
+	}
+	if i < 0 {
+		i = 0
+	}
+	if i >= n {
+		i = n - 1
+	}
+	if i == p.step {
+		return
+	}
+	var t0 float64
+	perf := app.Window().Get("performance")
+	if app.IsClient && perf.Truthy() {
+		t0 = perf.Call("now").Float()
+	}
+	mark("goto")
+	p.step = i
+	p.syncURL(ctx)
+	if app.IsClient && perf.Truthy() {
+		ctx.Defer(func(app.Context) {
+			app.Window().Set("inferlabStepMs", perf.Call("now").Float()-t0)
+		})
+	}
+}
+
+func (p *Player) togglePlay(ctx app.Context) {
+	if p.count() == 0 {
+		return
+	}
+	p.playing = !p.playing
+	p.playGen++
+	if !p.playing {
+		return
+	}
+	if p.step >= p.count()-1 {
+		p.goTo(ctx, 0)
+	}
+	p.scheduleTick(ctx, p.playGen)
+}
+
+func (p *Player) delay() time.Duration {
+	f, err := strconv.ParseFloat(p.speed, 64)
+	if err != nil || f <= 0 {
+		f = 1
+	}
+	return time.Duration(float64(baseStepDelay) / f)
+}
+
+// scheduleTick advances one step after the current delay while playing. It is
+// only ever started from a user action in the browser, never from OnNav, so
+// server rendering never waits on it.
+func (p *Player) scheduleTick(ctx app.Context, gen int) {
+	ctx.After(p.delay(), func(ctx app.Context) {
+		if !p.playing || gen != p.playGen {
+			return
+		}
+		if p.step >= p.count()-1 {
+			p.playing = false
+			return
+		}
+		p.goTo(ctx, p.step+1)
+		p.scheduleTick(ctx, gen)
+	})
+}
+
+// reportHeight posts the page height to the parent frame (embeds).
+func (p *Player) reportHeight() {
+	win := app.Window()
+	if win.Get("self").Equal(win.Get("top")) {
+		return
+	}
+	p.resizeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		h := win.Get("document").Get("documentElement").Get("scrollHeight").Int()
+		win.Get("parent").Call("postMessage", map[string]any{"type": "inferlab:height", "height": h}, "*")
+		return nil
+	})
+	if ro := win.Get("ResizeObserver"); ro.Truthy() {
+		p.observer = ro.New(p.resizeFn)
+		p.observer.Call("observe", win.Get("document").Get("body"))
+	}
+}
+
+func (p *Player) Render() app.UI {
+	mark("render-start")
+	defer mark("render-end")
+	slug := ""
+	title := "Lesson"
+	if p.lesson != nil {
+		slug, title = p.lesson.Slug, p.lesson.Title
+	}
+	n := p.count()
+	cls := "page lab"
+	if p.Embed {
+		cls += " embed"
+	}
+	if p.reduced {
+		cls += " reduced-motion"
+	}
+	return app.Div().ID("lab").Class(cls).
+		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.step+1).Body(
+		app.If(!p.Embed, func() app.UI { return siteHeader() }),
+		app.Main().Class("lab-main").Body(
+			p.renderHead(title),
+			// Always present: notices and the error panel live in fixed
+			// wrappers so nothing is inserted before the scenes (go-app diffs
+			// children by position; the charts must survive).
+			app.Div().ID("notice").Class("notice").Aria("live", "assertive").Body(
+				app.Range(p.notices).Slice(func(i int) app.UI {
+					return app.P().Class("notice-msg").Role("alert").Text(p.notices[i])
+				}),
+			),
+			app.Div().Class("error-wrap").Body(
+				app.If(p.fail != nil, func() app.UI { return p.renderError() }),
+			),
+			p.renderControls(n),
+			app.Div().Class("stage").Body(
+				p.renderNarration(n),
+				app.Div().Class("scenes").Body(p.renderSceneList()...),
+			),
+			app.If(!p.Embed, func() app.UI {
+				return app.Div().Class("panels").Body(
+					&paramsPanel{Lesson: p.lesson, Values: p.text},
+					&metricsPanel{Script: p.script},
+				)
+			}),
+			app.If(!p.Embed, func() app.UI { return &claimsPanel{Script: p.script} }),
+			app.If(!p.Embed, func() app.UI { return p.renderEmbedSnippet() }),
+		),
+		app.If(!p.Embed, func() app.UI { return siteFooter() }),
+	)
+}
+
+func (p *Player) renderHead(title string) app.UI {
+	part, summary := "", ""
+	if p.lesson != nil {
+		part, summary = p.lesson.Part, p.lesson.Summary
+	}
+	if p.Embed {
+		return app.Div().Class("lab-head embed-head").Body(
+			app.P().Class("embed-title").Text(title),
+			app.A().Class("open-full").Href(Link(p.fullPath())).Target("_blank").Rel("noopener").Text("Open in the full lab ↗"),
+		)
+	}
+	return app.Div().Class("lab-head").Body(
+		app.P().Class("part").Text(part),
+		app.H1().Text(title),
+		app.P().Class("summary").Text(summary),
+	)
+}
+
+// fullPath is the lesson page of the current state (for embeds and links).
+func (p *Player) fullPath() string {
+	if p.lesson == nil {
+		return "/"
+	}
+	return LessonPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.step+1)
+}
+
+func (p *Player) renderControls(n int) app.UI {
+	none := n == 0
+	playLabel := "▶ Play"
+	if p.playing {
+		playLabel = "⏸ Pause"
+	}
+	stepLabel := "No steps"
+	if n > 0 {
+		stepLabel = "Step " + strconv.Itoa(p.step+1) + " of " + strconv.Itoa(n)
+	}
+	max := n
+	if max < 1 {
+		max = 1
+	}
+	return app.Div().Class("controls").Role("toolbar").Aria("label", "Player").Body(
+		app.Div().Class("buttons").Body(
+			button("btn-first", none || p.step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Text("« First"),
+			button("btn-prev", none || p.step == 0).Title("Previous step (←)").Aria("keyshortcuts", "ArrowLeft").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.step-1) }).Text("◀ Prev"),
+			button("btn-play", none).Class("primary").Title("Play or pause (space)").Aria("keyshortcuts", "Space").
+				Aria("pressed", strconv.FormatBool(p.playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).Text(playLabel),
+			button("btn-next", none || p.step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.step+1) }).Text("Next ▶"),
+			button("btn-last", none || p.step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, n-1) }).Text("Last »"),
+		),
+		app.Label().Class("scrub").For("scrubber").Body(
+			app.Span().Class("sr-only").Text("Step"),
+			disabledInput(app.Input().ID("scrubber").Type("range").Min(1).Max(max).Step(1).Value(p.step+1), none).
+				Aria("valuetext", stepLabel).
+				OnInput(func(ctx app.Context, e app.Event) {
+					if v, err := strconv.Atoi(ctx.JSSrc().Get("value").String()); err == nil {
+						p.goTo(ctx, v-1)
+					}
+				}),
+		),
+		app.Span().ID("step-label").Class("step-label").Text(stepLabel),
+		app.Label().Class("speed").For("speed").Body(
+			app.Span().Text("Speed "),
+			app.Select().ID("speed").OnChange(func(ctx app.Context, e app.Event) {
+				p.speed = ctx.JSSrc().Get("value").String()
+			}).Body(
+				app.Range(speeds).Slice(func(i int) app.UI {
+					return option(speeds[i], speeds[i] == p.speed).Text(speeds[i] + "×")
+				}),
+			),
+		),
+	)
+}
+
+func (p *Player) renderNarration(n int) app.UI {
+	title, text := "", ""
+	if n > 0 {
+		st := p.script.Steps[p.step]
+		title, text = st.Title, st.Narration
+	}
+	return app.Section().Class("narration-panel").Aria("label", "Narration").Body(
+		app.H2().ID("step-title").Text(title),
+		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", true).Body(app.P().Text(text)),
+		app.P().Class("keys-hint").Text("Keys: ← → step · space play/pause · Home/End first/last"),
+	)
+}
+
+func (p *Player) renderSceneList() []app.UI {
+	if p.count() == 0 {
+		return nil
+	}
+	return renderScenes(p.script.Steps[p.step].Scenes, !p.reduced)
+}
+
+func (p *Player) renderError() app.UI {
+	f := p.fail
+	var params map[string]string
+	repro := "/"
+	cli := ""
+	if p.lesson != nil {
+		params = f.Params
+		q := EncodeRaw(p.lesson, params, p.step+1)
+		if p.debug != "" {
+			q += "&debug=" + url.QueryEscape(p.debug)
+		}
+		repro = LessonPath(p.lesson.Slug) + "?" + q
+		cli = cliCommand(p.lesson, params)
+	}
+	kind := "failed"
+	if f.Panic {
+		kind = "crashed (panic)"
+	}
+	var keys []string
+	if p.lesson != nil {
+		for _, pr := range p.lesson.Params {
+			if _, ok := params[pr.Key]; ok {
+				keys = append(keys, pr.Key)
+			}
+		}
+	}
+	return app.Section().ID("error-panel").Class("error-panel").Role("alert").Body(
+		app.H2().Text("Building this lesson "+kind),
+		app.Dl().Body(
+			app.Dt().Text("Lesson"), app.Dd().Body(app.Code().Text(f.Lesson)),
+			app.Dt().Text("Parameters"), app.Dd().Body(
+				app.Ul().Class("error-params").Body(app.Range(keys).Slice(func(i int) app.UI {
+					return app.Li().Body(app.Code().Text(keys[i] + "=" + params[keys[i]]))
+				})),
+			),
+			app.Dt().Text("Message"), app.Dd().Body(app.Pre().Class("error-message").Text(f.Message)),
+		),
+		app.P().Body(
+			app.A().ID("error-repro").Href(Link(repro)).Text("Reproduce this failure"),
+			app.Text(" · or run "),
+			app.Code().Text(cli),
+		),
+	)
+}
+
+func (p *Player) renderEmbedSnippet() app.UI {
+	if p.lesson == nil {
+		return app.Div().Class("embed-snippet")
+	}
+	src := Link(EmbedPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.step+1))
+	if app.IsClient {
+		src = app.Window().Get("location").Get("origin").String() + src
+	}
+	snippet := `<iframe src="` + src + `" title="` + htmlAttr(p.lesson.Title) +
+		`" loading="lazy" style="width:100%;border:0;height:640px" allow="clipboard-write" sandbox="allow-scripts allow-same-origin allow-popups"></iframe>`
+	return app.Details().Class("embed-snippet").Body(
+		app.Summary().Text("Embed this lesson at this step"),
+		app.P().Text("Paste this into a page; the frame reports its height with postMessage({type: \"inferlab:height\"})."),
+		app.Textarea().ID("embed-code").ReadOnly(true).Rows(3).Aria("label", "Embed code").Text(snippet),
+	)
+}
+
+// button, option and disabledInput set boolean attributes only when true:
+// go-app's server renderer writes disabled="false" (which HTML reads as
+// disabled) for a false value.
+func button(id string, disabled bool) app.HTMLButton {
+	b := app.Button().ID(id).Type("button")
+	if disabled {
+		b = b.Disabled(true)
+	}
+	return b
+}
+
+func option(value string, selected bool) app.HTMLOption {
+	o := app.Option().Value(value)
+	if selected {
+		o = o.Selected(true)
+	}
+	return o
+}
+
+func disabledInput(in app.HTMLInput, disabled bool) app.HTMLInput {
+	if disabled {
+		return in.Disabled(true)
+	}
+	return in
+}

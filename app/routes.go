@@ -1,0 +1,32 @@
+// Package app holds the lab's go-app components: the lesson index, the lesson
+// player and the renderers of each scene kind. It compiles natively (the
+// server prerenders every page) and to WebAssembly (the browser runs it), so
+// it never imports syscall/js or net/http: browser calls go through go-app's
+// app.Window(), app.Value and app.FuncOf, which are no-ops natively.
+package app
+
+import (
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Paths lists every page path the app routes: the index, then one lesson page
+// and one embed page per lesson. Static generation renders exactly these.
+func Paths() []string {
+	out := []string{"/"}
+	for _, l := range lessons.All() {
+		out = append(out, LessonPath(l.Slug), EmbedPath(l.Slug))
+	}
+	return out
+}
+
+// Register registers the routes of the lab with go-app. Call it once, before
+// app.RunWhenOnBrowser (browser) or before serving (server). Every lesson path
+// is registered explicitly so static generation renders it.
+func Register() {
+	app.Route("/", func() app.Composer { return &Index{} })
+	for _, l := range lessons.All() {
+		app.Route(LessonPath(l.Slug), func() app.Composer { return &Player{} })
+		app.Route(EmbedPath(l.Slug), func() app.Composer { return &Player{Embed: true} })
+	}
+}

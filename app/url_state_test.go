@@ -1,0 +1,156 @@
+package app
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// testLesson is a throwaway lesson for these tests; it is never registered.
+func testLesson() *lessons.Lesson {
+	return &lessons.Lesson{
+		Slug: "test-lesson", Title: "Test",
+		Params: []lessons.Param{
+			{Key: "block", Label: "Block size", Unit: "tokens", Kind: lessons.Int, Default: 16, Min: 1, Max: 256, Step: 1},
+			{Key: "rate", Label: "Rate", Kind: lessons.Float, Default: 0.5, Min: 0, Max: 1, Step: 0.1},
+			{Key: "mode", Label: "Mode", Kind: lessons.Choice, Choices: []string{"max", "exact"}},
+		},
+		Check: func(v lessons.Values) error {
+			if v.Int("block") == 7 {
+				return lessons.Relation("block", "7", "anything but 7")
+			}
+			return nil
+		},
+		Build: func(v lessons.Values) (*lessons.Script, error) {
+			if v.Int("block") == 13 {
+				panic("unlucky block")
+			}
+			return &lessons.Script{Steps: []lessons.Step{{Title: "one"}, {Title: "two"}}}, nil
+		},
+	}
+}
+
+func TestParseQueryGood(t *testing.T) {
+	l := testLesson()
+	q, _ := url.ParseQuery("step=2&block=32&rate=0.25&mode=EXACT&other=x")
+	st := ParseQuery(l, q)
+	if st.Step != 2 || len(st.Notices) != 0 {
+		t.Fatalf("step %d notices %v", st.Step, st.Notices)
+	}
+	v, notices := ResolveParams(l, st.Raw)
+	if len(notices) != 0 {
+		t.Fatalf("notices %v", notices)
+	}
+	if v.Int("block") != 32 || v.Float("rate") != 0.25 || v.Choice("mode") != "exact" {
+		t.Fatalf("values %v", v.Text())
+	}
+	if got, want := EncodeQuery(l, v, 2), "step=2&block=32&rate=0.25&mode=exact"; got != want {
+		t.Fatalf("EncodeQuery = %q, want %q", got, want)
+	}
+}
+
+func TestParseQueryBadValuesNameTheKey(t *testing.T) {
+	l := testLesson()
+	q, _ := url.ParseQuery("step=abc&block=999&rate=x&mode=nope")
+	st := ParseQuery(l, q)
+	if st.Step != 0 {
+		t.Fatalf("step = %d, want 0 (invalid)", st.Step)
+	}
+	v, notices := ResolveParams(l, st.Raw)
+	all := append(st.Notices, notices...)
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{
+		`step = "abc"`,
+		`(block) = "999"`, "from 1 to 256", "default, 16",
+		`(rate) = "x"`, "from 0 to 1",
+		`(mode) = "nope"`, "one of max, exact",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("notices lack %q:\n%s", want, joined)
+		}
+	}
+	if v.Int("block") != 16 || v.Float("rate") != 0.5 || v.Choice("mode") != "max" {
+		t.Fatalf("bad values must fall back to defaults: %v", v.Text())
+	}
+}
+
+func TestParseQueryLongAndNegative(t *testing.T) {
+	l := testLesson()
+	q := url.Values{"step": {"-3"}, "block": {strings.Repeat("9", 500)}}
+	st := ParseQuery(l, q)
+	if st.Step != 1 || len(st.Notices) != 1 {
+		t.Fatalf("step %d notices %v", st.Step, st.Notices)
+	}
+	_, notices := ResolveParams(l, st.Raw)
+	if len(notices) != 1 || len(notices[0]) > 300 {
+		t.Fatalf("long value notice: %v", notices)
+	}
+}
+
+func TestResolveRelationFallsBack(t *testing.T) {
+	l := testLesson()
+	v, notices := ResolveParams(l, map[string]string{"block": "7", "rate": "0.9"})
+	if len(notices) != 1 || !strings.Contains(notices[0], "block") || !strings.Contains(notices[0], "anything but 7") {
+		t.Fatalf("notices %v", notices)
+	}
+	if v.Int("block") != 16 || v.Float("rate") != 0.5 {
+		t.Fatalf("a failed check must reset every knob: %v", v.Text())
+	}
+}
+
+func TestClampStep(t *testing.T) {
+	cases := []struct {
+		step, n, want int
+		notice        bool
+	}{
+		{0, 5, 0, false}, {1, 5, 0, false}, {5, 5, 4, false}, {9, 5, 4, true},
+	}
+	for _, c := range cases {
+		got, msg := ClampStep(c.step, c.n)
+		if got != c.want || (msg != "") != c.notice {
+			t.Errorf("ClampStep(%d,%d) = %d,%q", c.step, c.n, got, msg)
+		}
+		if c.notice && !strings.Contains(msg, "from 1 to 5") {
+			t.Errorf("notice %q lacks the range", msg)
+		}
+	}
+}
+
+func TestEncodeRawKeepsBadText(t *testing.T) {
+	l := testLesson()
+	got := EncodeRaw(l, map[string]string{"block": "1e9", "mode": "a b"}, 3)
+	if got != "step=3&block=1e9&mode=a+b" {
+		t.Fatalf("EncodeRaw = %q", got)
+	}
+}
+
+func TestBuildScriptRecoversPanic(t *testing.T) {
+	l := testLesson()
+	v, _ := l.Resolve(map[string]string{"block": "13"})
+	s, f := BuildScript(l, v, "")
+	if s != nil || f == nil || !f.Panic || !strings.Contains(f.Message, "unlucky") || f.Params["block"] != "13" {
+		t.Fatalf("script %v failure %+v", s, f)
+	}
+	if s, f := BuildScript(l, l.Defaults(), ""); s == nil || f != nil {
+		t.Fatalf("defaults: %v %+v", s, f)
+	}
+	if _, f := BuildScript(l, l.Defaults(), "panic"); f == nil || !f.Panic {
+		t.Fatalf("debug=panic must fail: %+v", f)
+	}
+	if got := cliCommand(l, map[string]string{"block": "13", "mode": "max"}); got != "inferlab run test-lesson --set block=13 --set mode=max" {
+		t.Fatalf("cliCommand = %q", got)
+	}
+}
+
+func TestSlugFromPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/lesson/garage": "garage", "/repo/lesson/garage": "garage", "/lesson/garage/": "garage",
+		"/lesson/garage.html": "garage", "/lesson/garage/index.html": "garage", "/embed/garage": "garage", "/": "",
+	} {
+		if got, _ := slugFromPath(in); got != want {
+			t.Errorf("slugFromPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+// Command inferlab is the lab's native binary: it serves the site, writes it
+// out as a static site, and runs lessons from the command line.
+//
+//	inferlab serve  [--addr 127.0.0.1:8080]      serve the lab (prerendered, app.wasm compressed)
+//	inferlab static --out DIR [--prefix /repo]   write a static site
+//	inferlab run SLUG [--set k=v ...] [--seed N] [--format text|json]
+//	inferlab list                                list the lessons
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
+	case "static":
+		return staticCmd(args[1:], stdout, stderr)
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "list":
+		return listCmd(stdout)
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "inferlab: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage:
+  inferlab serve  [--addr 127.0.0.1:8080]
+  inferlab static --out DIR [--prefix /repo]
+  inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]
+  inferlab list
+`)
+}

@@ -1,0 +1,436 @@
+//go:build !wasm
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/inferlab/inferlab/server"
+)
+
+// Timeouts. They bound waits; they are never used as sleeps.
+const (
+	browserTimeout = 3 * time.Minute  // whole life of one browser
+	liveTimeout    = 45 * time.Second // navigation until #lab[data-live="true"]
+	changeTimeout  = 10 * time.Second // a UI reaction (step change, URL update, re-simulation)
+	swTimeout      = 30 * time.Second // service worker installed and active
+)
+
+// liveSelector is the readiness signal of docs/DOM.md: set in OnMount once the wasm app runs.
+const liveSelector = `#lab[data-live="true"]`
+
+// startSite serves the site as `inferlab serve` does, on a free loopback port.
+func startSite(t *testing.T) string {
+	t.Helper()
+	log := &testLog{t: t}
+	h, err := server.New(webDir, server.Options{Log: log})
+	if err != nil {
+		t.Fatalf("server.New(%q): %v", webDir, err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		log.close()
+	})
+	return srv.URL
+}
+
+// testLog passes the server's log lines (failed asset requests) to t.Logf while the
+// test runs.
+type testLog struct {
+	mu     sync.Mutex
+	t      *testing.T
+	closed bool
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (l *testLog) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+}
+
+// browser is one headless Chromium with one tab, a fresh profile, and a console watcher
+// that records every console error, uncaught exception and Go panic of the page.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu       sync.Mutex
+	problems []string        // console errors and exceptions, in order
+	marks    map[string]bool // sync markers seen (see syncConsole)
+	seen     *sync.Cond
+	nmark    int
+}
+
+// newBrowser launches Chromium. The console is subscribed before any navigation, and
+// the test fails (at the end, or at checkConsole) on any error or exception.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tctx, cancelTimeout := context.WithTimeout(actx, browserTimeout)
+	ctx, cancelTab := chromedp.NewContext(tctx)
+	b := &browser{t: t, ctx: ctx, marks: map[string]bool{}}
+	b.seen = sync.NewCond(&b.mu)
+
+	if err := chromedp.Do(ctx); err != nil { // start the browser and open the tab
+		cancelTab()
+		cancelTimeout()
+		cancelAlloc()
+		t.Fatalf("starting %s: %v", chromiumPath, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900)); err != nil {
+		t.Fatalf("viewport: %v", err)
+	}
+
+	messages := chromedp.Console(ctx) // subscribed now, before the first navigation
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			b.record(m)
+		}
+	}()
+	t.Cleanup(func() {
+		b.checkConsole()
+		cancelTab()
+		cancelTimeout()
+		cancelAlloc()
+		<-done
+	})
+	return b
+}
+
+const markPrefix = "e2e-console-sync-"
+
+func (b *browser) record(m chromedp.ConsoleMessage) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	text := strings.TrimSpace(m.Text)
+	switch {
+	case strings.HasPrefix(text, markPrefix):
+		b.marks[text] = true
+		b.seen.Broadcast()
+		return
+	case m.IsException(), m.Type == chromedp.ConsoleError:
+		b.problems = append(b.problems, fmt.Sprintf("%s: %s (%s:%d)", m.Type, text, m.URL, m.Line+1))
+	case strings.HasPrefix(text, "panic:") || strings.Contains(text, "fatal error:") ||
+		strings.Contains(text, "Go program has already exited"):
+		// The Go runtime writes stderr through console.log in wasm_exec.js.
+		b.problems = append(b.problems, fmt.Sprintf("go runtime: %s", text))
+	}
+}
+
+// syncConsole makes sure every console message written so far has been recorded: it
+// logs a marker from the page and waits until the watcher sees it (the stream is ordered).
+func (b *browser) syncConsole() {
+	b.mu.Lock()
+	b.nmark++
+	mark := fmt.Sprintf("%s%d", markPrefix, b.nmark)
+	b.mu.Unlock()
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[chromedp.Void](`console.debug(`+jsString(mark)+`)`)); err != nil {
+		return // page gone: nothing more to read
+	}
+	deadline := time.AfterFunc(5*time.Second, func() {
+		b.mu.Lock()
+		b.marks[mark] = true // give up waiting, do not hang
+		b.seen.Broadcast()
+		b.mu.Unlock()
+	})
+	defer deadline.Stop()
+	b.mu.Lock()
+	for !b.marks[mark] {
+		b.seen.Wait()
+	}
+	b.mu.Unlock()
+}
+
+// checkConsole fails the test for every console error, exception or Go panic so far.
+func (b *browser) checkConsole() {
+	b.t.Helper()
+	b.syncConsole()
+	b.mu.Lock()
+	problems := b.problems
+	b.problems = nil
+	b.mu.Unlock()
+	for _, p := range problems {
+		b.t.Errorf("browser console: %s", p)
+	}
+}
+
+// do runs actions with a deadline and fails the test with the page state on error.
+func (b *browser) do(what string, timeout time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.fatal("%s: %v", what, err)
+	}
+}
+
+// fatal stops the test, with a screenshot and the page state to explain the failure.
+func (b *browser) fatal(format string, args ...any) {
+	b.t.Helper()
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(b.t.Name()) + "-failure"
+	b.screenshot(name)
+	st, err := b.state()
+	if err != nil {
+		b.t.Fatalf(format+"\n(page state unavailable: %v)", append(args, err)...)
+	}
+	b.t.Fatalf(format+"\npage state: %s", append(args, st)...)
+}
+
+// navigate loads url and waits until the wasm app is live. It returns the wall time
+// from the start of the navigation to readiness.
+func (b *browser) navigate(url string) time.Duration {
+	b.t.Helper()
+	start := time.Now()
+	b.do("navigate to "+url+" and wait for "+liveSelector, liveTimeout,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(liveSelector)),
+	)
+	return time.Since(start)
+}
+
+// liveAtPageMs is the page time (ms since navigation start) at which #lab became live,
+// recorded by a MutationObserver that installLiveProbe adds to every document.
+func (b *browser) liveAtPageMs() float64 {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`window.__e2eLiveAt ?? -1`))
+	if err != nil {
+		b.t.Errorf("reading the live probe: %v", err)
+		return -1
+	}
+	return v
+}
+
+// loadTimes are page times (ms since navigation start) of one load.
+type loadTimes struct {
+	FCP       float64 `json:"fcp"`       // first contentful paint (the prerendered page is readable)
+	DCL       float64 `json:"dcl"`       // DOMContentLoaded end (app.js, wasm_exec.js, echarts.min.js ran)
+	Wasm      float64 `json:"wasm"`      // app.wasm response end
+	WasmBytes float64 `json:"wasmBytes"` // app.wasm bytes on the wire (0 from the service worker cache)
+}
+
+func (lt loadTimes) String() string {
+	return fmt.Sprintf("fcp_ms=%.0f dcl_ms=%.0f wasm_ms=%.0f wasm_transfer_bytes=%.0f", lt.FCP, lt.DCL, lt.Wasm, lt.WasmBytes)
+}
+
+// loadTimes reads the navigation, paint and resource timings of the current document.
+func (b *browser) loadTimes() loadTimes {
+	b.t.Helper()
+	const js = `(() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+  const wasm = performance.getEntriesByType("resource").find((e) => e.name.includes("app.wasm"));
+  return {
+    fcp: fcp ? fcp.startTime : -1,
+    dcl: nav ? nav.domContentLoadedEventEnd : -1,
+    wasm: wasm ? wasm.responseEnd : -1,
+    wasmBytes: wasm ? wasm.transferSize : -1,
+  };
+})()`
+	lt, err := chromedp.Run(b.ctx, chromedp.Evaluate[loadTimes](js))
+	if err != nil {
+		b.t.Errorf("reading the load timings: %v", err)
+	}
+	return lt
+}
+
+const liveProbe = `(() => {
+  const mark = () => {
+    const lab = document.getElementById("lab");
+    if (window.__e2eLiveAt === undefined && lab && lab.dataset.live === "true") {
+      window.__e2eLiveAt = performance.now();
+    }
+  };
+  new MutationObserver(mark).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-live"]});
+})();`
+
+// installLiveProbe adds the MutationObserver of liveAtPageMs to every new document.
+func (b *browser) installLiveProbe() {
+	b.t.Helper()
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument,
+		page.AddScriptToEvaluateOnNewDocumentParams{Source: liveProbe}); err != nil {
+		b.t.Fatalf("adding the live probe: %v", err)
+	}
+}
+
+// waitServiceWorker waits until the page's service worker is activated (its install
+// step caches the app shell, so the next navigation is a warm one).
+func (b *browser) waitServiceWorker() {
+	b.t.Helper()
+	deadline := time.Now().Add(swTimeout)
+	const js = `navigator.serviceWorker ? navigator.serviceWorker.getRegistration().then(r => !!(r && r.active && r.active.state === "activated")) : false`
+	for {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.fatal("querying the service worker: %v", err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.fatal("the service worker was not active %v after the first load", swTimeout)
+		}
+		if err := chromedp.Do(b.ctx, chromedp.Sleep(100*time.Millisecond)); err != nil { // polling interval
+			b.fatal("waiting for the service worker: %v", err)
+		}
+	}
+}
+
+// waitFor polls a JavaScript predicate in the page until it is truthy.
+func (b *browser) waitFor(what, predicate string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, changeTimeout+5*time.Second)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate,
+		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(changeTimeout)))
+	if err != nil {
+		b.fatal("waiting for %s (%s): %v", what, predicate, err)
+	}
+}
+
+// labState is what the tests read of the player (docs/DOM.md).
+type labState struct {
+	Live       string            `json:"live"`
+	Lesson     string            `json:"lesson"`
+	Step       string            `json:"step"`
+	StepLabel  string            `json:"stepLabel"`
+	Narration  string            `json:"narration"`
+	Blocks     string            `json:"blocks"`  // data-owner of every .block, in order
+	NBlocks    int               `json:"nblocks"` // number of .block elements
+	Notice     string            `json:"notice"`
+	ErrorPanel string            `json:"errorPanel"` // text of a visible #error-panel
+	Search     string            `json:"search"`
+	Metrics    map[string]string `json:"metrics"`
+}
+
+func (s labState) String() string {
+	blocks := s.Blocks
+	if len(blocks) > 120 {
+		blocks = blocks[:120] + "…"
+	}
+	return fmt.Sprintf("{live=%q lesson=%q step=%q label=%q narration=%.100q blocks(%d)=%q notice=%q errorPanel=%.200q search=%q metrics=%v}",
+		s.Live, s.Lesson, s.Step, s.StepLabel, s.Narration, s.NBlocks, blocks, s.Notice, s.ErrorPanel, s.Search, s.Metrics)
+}
+
+const stateJS = `(() => {
+  const q = (s) => document.querySelector(s);
+  const text = (s) => { const e = q(s); return e ? e.textContent.trim().replace(/\s+/g, " ") : ""; };
+  const lab = q("#lab");
+  const blocks = Array.from(document.querySelectorAll(".block-grid .block"));
+  const panel = q("#error-panel");
+  const shown = (e) => !!e && !e.hidden && e.getClientRects().length > 0;
+  return {
+    live: lab ? (lab.dataset.live || "") : "",
+    lesson: lab ? (lab.dataset.lesson || "") : "",
+    step: lab ? (lab.dataset.step || "") : "",
+    stepLabel: text("#step-label"),
+    narration: text("#narration"),
+    blocks: blocks.map((e) => e.dataset.owner ?? "").join(","),
+    nblocks: blocks.length,
+    notice: text("#notice"),
+    errorPanel: shown(panel) ? panel.textContent.trim().replace(/\s+/g, " ") : "",
+    search: location.search,
+    metrics: Object.fromEntries(Array.from(document.querySelectorAll("#metrics [data-metric]"))
+      .map((e) => [e.dataset.metric, e.textContent.trim().replace(/\s+/g, " ")])),
+  };
+})()`
+
+func (b *browser) state() (labState, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[labState](stateJS))
+}
+
+func (b *browser) mustState() labState {
+	b.t.Helper()
+	s, err := b.state()
+	if err != nil {
+		b.t.Fatalf("reading the page state: %v", err)
+	}
+	return s
+}
+
+// screenshot saves a PNG of the viewport under e2e/test-output/NAME.png.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	if outDir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			b.t.Logf("screenshot %s: %v", name, err)
+		}
+		return
+	}
+	path := filepath.Join(outDir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	b.t.Logf("screenshot: %s", path)
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			sb.WriteByte('\\')
+			sb.WriteRune(r)
+		case r < 0x20 || r == 0x2028 || r == 0x2029:
+			fmt.Fprintf(&sb, `\u%04x`, r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}

@@ -1,0 +1,234 @@
+//go:build !wasm
+
+// Package server builds the lab's native HTTP handler and static site. It is
+// the only place that touches go-app's app.Handler and net/http, and it never
+// compiles into app.wasm (that would double the wasm's size; stack.md §2).
+//
+// New returns the live handler: go-app prerenders every page (so the first
+// step is readable before the wasm runs), app.wasm and the other text assets
+// are sent compressed with Content-Encoding negotiation, and every response
+// carries the Content-Security-Policy in CSP. GenerateStatic writes the same
+// site as files for static hosts.
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/inferlab/inferlab/app"
+	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Options tunes New. The zero value is what `inferlab serve` uses.
+type Options struct {
+	// Version overrides the app version (by default a hash of the files in
+	// the web directory that the service worker caches, so a restart of the
+	// same build is not an "update").
+	Version string
+	// Log receives one line per failed request to an asset; nil discards.
+	Log io.Writer
+}
+
+// CSP is the Content-Security-Policy of every response. Scripts come only
+// from the site itself; 'wasm-unsafe-eval' lets Go's WebAssembly compile; no
+// inline scripts are used (go-app's page loads app.js and wasm_exec.js as
+// files). Inline styles are allowed because go-app writes style attributes
+// (segment widths) and ECharts styles its tooltip; they cannot run code.
+// frame-ancestors * lets any page embed a lesson (/embed/SLUG); there is no
+// X-Frame-Options header.
+const CSP = "default-src 'self'; " +
+	"script-src 'self' 'wasm-unsafe-eval'; " +
+	"style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data: blob:; " +
+	"font-src 'self'; " +
+	"connect-src 'self'; " +
+	"worker-src 'self'; " +
+	"manifest-src 'self'; " +
+	"object-src 'none'; " +
+	"base-uri 'self'; " +
+	"form-action 'self'; " +
+	"frame-ancestors *"
+
+var registerOnce sync.Once
+
+// registerRoutes registers the app's routes with go-app once per process.
+func registerRoutes() { registerOnce.Do(app.Register) }
+
+// New returns the lab's HTTP handler serving the files of webDir (app.wasm,
+// echarts.min.js, lab.css, icons) under /web/. webDir may be absolute or
+// relative; a relative directory that does not exist from the working
+// directory is looked up from the module root (so tests running in e2e/ can
+// pass "web").
+func New(webDir string, opts Options) (http.Handler, error) {
+	dir, err := FindWebDir(webDir)
+	if err != nil {
+		return nil, err
+	}
+	registerRoutes()
+	h, err := newAppHandler(dir, opts.Version, nil)
+	if err != nil {
+		return nil, err
+	}
+	files := &assets{dir: dir, log: opts.Log}
+	files.warm("app.wasm")
+
+	mux := http.NewServeMux()
+	mux.Handle("/web/", http.StripPrefix("/web", files))
+	wasm := func(w http.ResponseWriter, r *http.Request) {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/app.wasm"
+		files.ServeHTTP(w, r2)
+	}
+	mux.HandleFunc("/app.wasm", wasm)
+	mux.HandleFunc("/goapp.wasm", wasm)
+	for _, p := range []string{"/robots.txt", "/sitemap.xml", "/ads.txt"} {
+		mux.Handle(p, files) // served from web/ when present, else 404
+	}
+	mux.Handle("/", compress(h))
+	return secure(mux), nil
+}
+
+// secure adds the security headers to every response.
+func secure(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", CSP)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// newAppHandler configures go-app's handler. resources is nil for the live
+// server (paths stay /web/...; package server serves them) and a prefixed
+// resolver for static generation under a sub-path.
+func newAppHandler(dir, version string, resources goapp.ResourceResolver) (*goapp.Handler, error) {
+	if version == "" {
+		v, err := Version(dir)
+		if err != nil {
+			return nil, err
+		}
+		version = v
+	}
+	if resources == nil {
+		resources = webResolver{}
+	}
+	wasmLen := ""
+	if st, err := os.Stat(filepath.Join(dir, "app.wasm")); err == nil {
+		wasmLen = strconv.FormatInt(st.Size(), 10)
+	}
+	var pages []string
+	for _, p := range app.Paths() {
+		if p != "/" && strings.HasPrefix(p, "/lesson/") {
+			pages = append(pages, p)
+		}
+	}
+	return &goapp.Handler{
+		Name:            "Inference Lab",
+		ShortName:       "Inference Lab",
+		Title:           "Inference Lab",
+		Description:     "Interactive lessons on LLM serving: KV-cache paging, scheduling, kernels and routing, computed by one Go model.",
+		Lang:            "en",
+		BackgroundColor: "#0f172a",
+		ThemeColor:      "#0f172a",
+		LoadingLabel:    "Starting the interactive lab… {progress}%",
+		Icon: goapp.Icon{
+			Default:  "/web/icon-192.png",
+			Large:    "/web/icon-512.png",
+			Maskable: "/web/icon-192.png",
+			SVG:      "/web/icon.svg",
+		},
+		// No "defer": echarts and the DOM helpers of lab.js must exist before
+		// the wasm's components mount.
+		Scripts:               []string{"/web/echarts.min.js", "/web/lab.js"},
+		Styles:                []string{"/web/lab.css"},
+		CacheableResources:    pages,
+		Version:               version,
+		WasmContentLength:     wasmLen,
+		ServiceWorkerTemplate: ReloadingWorker,
+		Resources:             resources,
+	}, nil
+}
+
+// webResolver resolves /web/... paths to themselves (the site root is "/"),
+// like go-app's LocalDir(""), but serves nothing: package server serves the
+// files so it can compress them.
+type webResolver struct{}
+
+func (webResolver) Resolve(location string) string {
+	if location == "" || location == "/" {
+		return "/"
+	}
+	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
+		return location
+	}
+	if location == "web" || location == "/web" || strings.HasPrefix(location, "web/") || strings.HasPrefix(location, "/web/") {
+		return "/" + strings.Trim(location, "/")
+	}
+	return location
+}
+
+// cachedFiles are the files of web/ that the service worker caches; the
+// version hashes them, so a change to any of them is an update.
+var cachedFiles = []string{"app.wasm", "echarts.min.js", "lab.js", "lab.css", "icon-192.png", "icon-512.png", "icon.svg"}
+
+// Version is a short hash of the web files the service worker caches (the
+// wasm first). The same build gives the same version across restarts.
+func Version(webDir string) (string, error) {
+	h := sha256.New()
+	for _, name := range cachedFiles {
+		f, err := os.Open(filepath.Join(webDir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			io.WriteString(h, name+":missing\n")
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		io.WriteString(h, name+"\n")
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// FindWebDir returns the web directory to serve: webDir itself if it exists,
+// otherwise (for a relative path) webDir under the nearest parent directory
+// that holds this module's go.mod.
+func FindWebDir(webDir string) (string, error) {
+	if webDir == "" {
+		webDir = "web"
+	}
+	if st, err := os.Stat(webDir); err == nil && st.IsDir() {
+		return filepath.Abs(webDir)
+	}
+	if !filepath.IsAbs(webDir) {
+		if wd, err := os.Getwd(); err == nil {
+			for d := wd; ; d = filepath.Dir(d) {
+				if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/inferlab/inferlab") {
+					cand := filepath.Join(d, webDir)
+					if st, err := os.Stat(cand); err == nil && st.IsDir() {
+						return cand, nil
+					}
+					break
+				}
+				if filepath.Dir(d) == d {
+					break
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("server: web directory %q not found (run from the repository root, or pass an absolute path)", webDir)
+}

@@ -1,0 +1,229 @@
+//go:build !wasm
+
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
+	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// fakeWeb makes a web directory with a stand-in app.wasm (the tests do not
+// need a real build) and the repository's CSS and icons when present.
+func fakeWeb(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	wasm := bytes.Repeat([]byte("\x00asm fake wasm body "), 5000)
+	if err := os.WriteFile(filepath.Join(dir, "app.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"lab.css", "lab.js", "icon.svg", "icon-192.png", "icon-512.png"} {
+		if b, err := os.ReadFile(filepath.Join("..", "web", f)); err == nil {
+			os.WriteFile(filepath.Join(dir, f), b, 0o644)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "echarts.min.js"), []byte("window.echarts={};"), 0o644)
+	return dir
+}
+
+func get(t *testing.T, h http.Handler, path string, hdr ...string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest("GET", path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func body(t *testing.T, r *http.Response) string {
+	t.Helper()
+	var rd io.Reader = r.Body
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = zr
+	}
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestWorkerPatched(t *testing.T) {
+	if !strings.Contains(goapp.DefaultAppWorkerJS, workerInstallFrom) || !strings.Contains(goapp.DefaultAppWorkerJS, workerMatchFrom) {
+		t.Fatal("go-app's worker template changed: update the patches in worker.go")
+	}
+	if !strings.Contains(ReloadingWorker, workerInstallTo) || strings.Contains(ReloadingWorker, workerInstallFrom) {
+		t.Error(`install does not fetch with cache:"reload"`)
+	}
+	if !strings.Contains(ReloadingWorker, workerMatchTo) || strings.Contains(ReloadingWorker, workerMatchFrom) {
+		t.Error("navigations do not ignore the query")
+	}
+	if !strings.Contains(ReloadingWorker, "{{.Version}}") || !strings.Contains(ReloadingWorker, "{{.ResourcesToCache}}") {
+		t.Error("the patched worker lost go-app's versioning")
+	}
+}
+
+func TestServer(t *testing.T) {
+	h, err := New(fakeWeb(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := get(t, h, "/")
+	if r.StatusCode != 200 {
+		t.Fatalf("GET / = %d", r.StatusCode)
+	}
+	csp := r.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"script-src 'self' 'wasm-unsafe-eval'", "frame-ancestors *", "object-src 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-eval'") && !strings.Contains(csp, "wasm-unsafe-eval") {
+		t.Error("CSP allows eval")
+	}
+	if r.Header.Get("X-Frame-Options") != "" {
+		t.Error("X-Frame-Options set: embeds need framing")
+	}
+	page := body(t, r)
+	for _, l := range lessons.All() {
+		if !strings.Contains(page, `href="/lesson/`+l.Slug+`"`) {
+			t.Errorf("index lacks a link to %s", l.Slug)
+		}
+	}
+	for _, want := range []string{`/web/lab.css`, `<script src="/web/echarts.min.js">`, `/web/icon.svg`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("index lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "raw.githubusercontent.com") {
+		t.Error("page references a remote icon")
+	}
+
+	// Compressed wasm with negotiation.
+	r = get(t, h, "/web/app.wasm", "Accept-Encoding", "br;q=0, gzip")
+	if r.StatusCode != 200 || r.Header.Get("Content-Encoding") != "gzip" || !strings.Contains(r.Header.Get("Vary"), "Accept-Encoding") {
+		t.Fatalf("wasm: %d %v", r.StatusCode, r.Header)
+	}
+	if r.Header.Get("Content-Type") != "application/wasm" {
+		t.Errorf("wasm content type %q", r.Header.Get("Content-Type"))
+	}
+	if got := body(t, r); !strings.HasPrefix(got, "\x00asm fake") {
+		t.Errorf("gzip body does not decode to the wasm")
+	}
+	r = get(t, h, "/web/app.wasm")
+	if r.Header.Get("Content-Encoding") != "" || r.ContentLength != 100000 {
+		t.Errorf("identity wasm: %v len %d", r.Header, r.ContentLength)
+	}
+	r = get(t, h, "/app.wasm", "Accept-Encoding", "gzip")
+	if r.StatusCode != 200 || r.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("/app.wasm: %d %v", r.StatusCode, r.Header)
+	}
+	// go-app's own text resources are compressed too; progress uses the raw size.
+	r = get(t, h, "/app.js", "Accept-Encoding", "gzip")
+	js := body(t, r)
+	if r.Header.Get("Content-Encoding") != "gzip" || !strings.Contains(js, `goappWasmContentLength = "100000"`) {
+		t.Errorf("app.js: %v, content length missing", r.Header)
+	}
+	r = get(t, h, "/app-worker.js")
+	if w := body(t, r); !strings.Contains(w, `cache: "reload"`) {
+		t.Error("served worker is not the patched one")
+	}
+	if r := get(t, h, "/web/missing.txt"); r.StatusCode != 404 {
+		t.Errorf("missing file: %d", r.StatusCode)
+	}
+	if r := get(t, h, "/web/../server.go"); r.StatusCode == 200 {
+		t.Error("path escapes the web directory")
+	}
+}
+
+func TestLessonPagePrerendered(t *testing.T) {
+	l := lessons.Get("garage")
+	if l == nil {
+		t.Skip("no garage lesson yet")
+	}
+	s, _, err := l.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(fakeWeb(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := get(t, h, "/lesson/garage", "Accept-Encoding", "gzip")
+	page := body(t, r)
+	if r.StatusCode != 200 {
+		t.Fatalf("GET /lesson/garage = %d", r.StatusCode)
+	}
+	first := s.Steps[0].Narration
+	if len(first) > 60 {
+		first = first[:60]
+	}
+	for _, want := range []string{`id="lab"`, `data-live="false"`, `data-lesson="garage"`, `data-step="1"`, `id="narration"`, `id="notice"`, `id="params"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("lesson page lacks %q", want)
+		}
+	}
+	if !strings.Contains(page, escape(first)) {
+		t.Errorf("lesson page lacks step 1's narration %q", first)
+	}
+	// Query state is prerendered too, and bad values produce a notice.
+	page = body(t, get(t, h, "/lesson/garage?step=2&block_size=banana"))
+	if !strings.Contains(page, `data-step="2"`) || !strings.Contains(page, "block_size") || !strings.Contains(page, `role="alert"`) {
+		t.Error("step 2 with a bad knob: no step or no notice in the prerendered page")
+	}
+}
+
+func escape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	return r.Replace(s)
+}
+
+func TestVersionStable(t *testing.T) {
+	dir := fakeWeb(t)
+	a, _ := Version(dir)
+	b, _ := Version(dir)
+	if a == "" || a != b {
+		t.Fatalf("versions %q %q", a, b)
+	}
+	os.WriteFile(filepath.Join(dir, "app.wasm"), []byte("other"), 0o644)
+	if c, _ := Version(dir); c == a {
+		t.Error("a new wasm kept the version")
+	}
+}
+
+func TestFindWebDir(t *testing.T) {
+	if _, err := FindWebDir(filepath.Join(t.TempDir(), "nope")); err == nil {
+		t.Error("missing dir: no error")
+	}
+	// From this package's directory, "web" resolves to the module's web/.
+	d, err := FindWebDir("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(d) != "web" {
+		t.Errorf("FindWebDir(web) = %s", d)
+	}
+}
+
+func TestAccepts(t *testing.T) {
+	for h, want := range map[string]bool{"gzip": true, "br, gzip;q=0.5": true, "gzip;q=0": false, "identity": false, "GZIP": true, "deflate, gzip ; q=0.0": false} {
+		if accepts(h, "gzip") != want {
+			t.Errorf("accepts(%q) != %v", h, want)
+		}
+	}
+}

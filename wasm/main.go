@@ -1,0 +1,15 @@
+// Command wasm is the browser entry point of Inference Lab
+// (GOOS=js GOARCH=wasm go build -o web/app.wasm ./wasm). It only registers the
+// routes and runs the app; the server code lives in package server, which this
+// build never imports (it would double the size of app.wasm).
+package main
+
+import (
+	"github.com/inferlab/inferlab/app"
+	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+func main() {
+	app.Register()
+	goapp.RunWhenOnBrowser()
+}

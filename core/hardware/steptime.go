@@ -3,6 +3,7 @@ package hardware
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // This file is the step-time model: how long one engine step — one forward
@@ -536,12 +537,12 @@ func (m StepModel) roofline(k *Kernel) {
 // vocabulary-parallel) and final_norm, lm_head (+ logits gather at TP > 1)
 // and sampler. The lm_head runs on the last token of each sequence only.
 func (m StepModel) Kernels(b Batch) []Kernel {
-	return m.kernels(b, b.Tokens())
+	return m.kernels(nil, b, b.Tokens())
 }
 
-// kernels builds the list with nLin tokens through the linear layers, which
-// is more than b.Tokens() when a CUDA graph pads the batch.
-func (m StepModel) kernels(b Batch, nLin int) []Kernel {
+// kernels appends to dst[:0] the list with nLin tokens through the linear
+// layers, which is more than b.Tokens() when a CUDA graph pads the batch.
+func (m StepModel) kernels(dst []Kernel, b Batch, nLin int) []Kernel {
 	md, tp := m.Model, m.tp()
 	N := float64(nLin)
 	S := float64(len(b.Seqs))
@@ -592,15 +593,35 @@ func (m StepModel) kernels(b Batch, nLin int) []Kernel {
 	if tp > 1 {
 		perLayer = 12
 	}
-	ks := make([]Kernel, 0, md.Layers*perLayer+6)
+	ks := dst[:0]
+	if cap(ks) < md.Layers*perLayer+6 {
+		ks = make([]Kernel, 0, md.Layers*perLayer+6)
+	}
+	// price fills in a kernel's time; collectives come priced.
+	price := func(k Kernel) Kernel {
+		if k.Kind != Collective {
+			m.roofline(&k)
+		}
+		return k
+	}
 
 	// Embedding lookup: read N rows, write N activations. Vocabulary-
 	// parallel at TP > 1, so an all-reduce combines the shards.
-	ks = append(ks, Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bw + ba)})
+	ks = append(ks, price(Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bw + ba)}))
 	if tp > 1 {
 		ks = append(ks, allReduce("all_reduce_embedding", -1))
 	}
+	first := len(ks)
 	for l := 0; l < md.Layers; l++ {
+		if l > 0 {
+			// Every layer has the same shapes: reuse layer 0's priced
+			// kernels (this is the simulator's hot path).
+			for _, k := range ks[first : first+perLayer] {
+				k.Layer = l
+				ks = append(ks, k)
+			}
+			continue
+		}
 		ks = append(ks,
 			norm("input_norm", l),
 			gemm("qkv_proj", l, N, d, (qh+2*kvh)*hd),
@@ -628,7 +649,11 @@ func (m StepModel) kernels(b Batch, nLin int) []Kernel {
 		if tp > 1 {
 			ks = append(ks, allReduce("all_reduce_mlp", l))
 		}
+		for i := first; i < len(ks); i++ {
+			ks[i] = price(ks[i])
+		}
 	}
+	tail := len(ks)
 	ks = append(ks, norm("final_norm", -1), gemm("lm_head", -1, S, d, vocab))
 	if tp > 1 {
 		msg := S * float64(md.Vocab) * ba
@@ -640,10 +665,8 @@ func (m StepModel) kernels(b Batch, nLin int) []Kernel {
 	ks = append(ks, Kernel{Name: "sampler", Layer: -1, Kind: Elementwise,
 		FLOPs: 5 * S * float64(md.Vocab), Bytes: 2 * S * float64(md.Vocab) * 4})
 
-	for i := range ks {
-		if ks[i].Kind != Collective {
-			m.roofline(&ks[i])
-		}
+	for i := tail; i < len(ks); i++ {
+		ks[i] = price(ks[i])
 	}
 	return ks
 }
@@ -679,18 +702,33 @@ type StepCost struct {
 // stream; kernel i starts at max(end of kernel i−1, its launch time). The
 // device part of the step ends when both the GPU and the dispatching CPU
 // are done; host overhead then adds serially, or overlaps with OverlapHost.
-func (m StepModel) Step(b Batch) StepCost {
+func (m StepModel) Step(b Batch) StepCost { return m.step(nil, b) }
+
+// scratch holds kernel lists for Seconds, which discards them.
+var scratch = sync.Pool{New: func() any { return new([]Kernel) }}
+
+// Seconds is Step(b).Total without keeping the kernel list: the scheduler
+// prices every step with it. Dispatchers must not retain the kernels slice.
+func (m StepModel) Seconds(b Batch) float64 {
+	buf := scratch.Get().(*[]Kernel)
+	c := m.step(*buf, b)
+	*buf = c.Kernels[:0]
+	scratch.Put(buf)
+	return c.Total
+}
+
+func (m StepModel) step(dst []Kernel, b Batch) StepCost {
 	disp := m.Dispatcher
 	if disp == nil {
 		disp = Eager{PerLaunch: PerLaunchPython}
 	}
 	tokens := b.Tokens()
-	ks := m.kernels(b, tokens)
+	ks := m.kernels(dst, b, tokens)
 	d := disp.Dispatch(b, ks)
 	padded := tokens
 	if d.PaddedTokens > tokens {
 		padded = d.PaddedTokens
-		ks = m.kernels(b, padded)
+		ks = m.kernels(ks, b, padded)
 	}
 	c := StepCost{Kernels: ks, Mode: d.Mode, Tokens: tokens, PaddedTokens: padded, CPU: d.CPUTime}
 	var end, boundCompute, boundMemory float64

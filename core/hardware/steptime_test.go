@@ -386,7 +386,7 @@ func TestPadding(t *testing.T) {
 		t.Fatalf("tokens %d padded %d mode %s", c.Tokens, c.PaddedTokens, c.Mode)
 	}
 	real := s.Kernels(b)
-	pad := s.kernels(b, 16)
+	pad := s.kernels(nil, b, 16)
 	for i, k := range c.Kernels {
 		if k.FLOPs != pad[i].FLOPs {
 			t.Fatalf("kernel %s not priced at 16 tokens", k.Name)

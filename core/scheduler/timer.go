@@ -18,5 +18,5 @@ func Batch(work []Work) hardware.Batch {
 
 // StepSeconds implements Timer.
 func (h HardwareTimer) StepSeconds(work []Work) float64 {
-	return h.Model.Step(Batch(work)).Total
+	return h.Model.Seconds(Batch(work))
 }

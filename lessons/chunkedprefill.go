@@ -74,6 +74,7 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	if err != nil {
 		return nil, Relation("decodes", strconv.Itoa(n), "few enough decodes of this context to fit the GPU's KV cache ("+err.Error()+")")
 	}
+	s.RecordWork = true
 	// Warm up: every decode has its prompt and a few tokens.
 	for len(s.TokenTimes(n-1)) < warm {
 		if _, err := s.Step(); err != nil {

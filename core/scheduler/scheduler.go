@@ -62,6 +62,11 @@ type Scheduler struct {
 	// CheckInvariants makes Run verify the allocator and step invariants
 	// after every step (tests turn it on).
 	CheckInvariants bool
+	// RecordWork keeps each step's per-request Work in Steps() (lessons
+	// that draw batch composition turn it on); otherwise the buffer is
+	// reused, which matters at 10,000 requests.
+	RecordWork bool
+	workBuf    []Work
 }
 
 // Step records one scheduled step.
@@ -271,6 +276,9 @@ func (s *Scheduler) Step() (Step, error) {
 	}
 
 	// 3. Run the batch: running order is the batch order.
+	if !s.RecordWork {
+		st.Work = s.workBuf[:0]
+	}
 	for _, r := range s.running {
 		n := r.stepN
 		if n == 0 {
@@ -286,13 +294,17 @@ func (s *Scheduler) Step() (Step, error) {
 			st.DecodeTokens += n
 		}
 	}
-	if len(st.Work) > 0 {
+	ran := len(st.Work) > 0
+	if ran {
 		st.Duration = s.timer.StepSeconds(st.Work)
 		if st.Duration <= 0 {
 			return st, fmt.Errorf("scheduler: timer priced a %d-token step at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
 		}
 	}
 	s.clock += st.Duration
+	if !s.RecordWork {
+		s.workBuf, st.Work = st.Work, nil
+	}
 
 	// 4. Outputs: a request whose known tokens are all computed samples one.
 	kept := s.running[:0]
@@ -320,7 +332,7 @@ func (s *Scheduler) Step() (Step, error) {
 			return st, err
 		}
 	}
-	if len(st.Work) == 0 && len(s.running) == 0 && len(s.waiting) > 0 {
+	if !ran && len(s.running) == 0 && len(s.waiting) > 0 {
 		return st, fmt.Errorf("%w: request %d cannot be admitted into an empty pool", ErrNeverFits, s.waiting[0].ID)
 	}
 	s.steps = append(s.steps, st)

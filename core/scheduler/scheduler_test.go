@@ -26,7 +26,7 @@ func mustNew(t *testing.T, c Config, reqs []Request) *Scheduler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.CheckInvariants = true
+	s.CheckInvariants, s.RecordWork = true, true
 	return s
 }
 

@@ -188,7 +188,7 @@ func (r *poolRun) step(maxContext int) tickLog {
 		lg.admitted = append(lg.admitted, q.id)
 	}
 
-	r.drain() // admission's events are summarised above
+	r.drain(func(allocator.Event) {}) // admission's events are summarised above
 	for i := 0; i < len(r.running); i++ {
 		q := r.running[i]
 		if q.produced == q.output {
@@ -211,11 +211,11 @@ func (r *poolRun) step(maxContext int) tickLog {
 			q.produced++
 		}
 	}
-	for _, e := range r.drain() {
+	r.drain(func(e allocator.Event) {
 		if e.Kind == allocator.Allocated {
 			lg.decodeBlocks++
 		}
-	}
+	})
 
 	lg.usage = r.pool.usage()
 	lg.waiting = len(r.waiting)
@@ -237,12 +237,13 @@ func (r *poolRun) step(maxContext int) tickLog {
 	return lg
 }
 
-// drain empties the allocator's event log and returns what it held.
-func (r *poolRun) drain() []allocator.Event {
+// drain empties the allocator's event log through fn.
+func (r *poolRun) drain(fn func(allocator.Event)) {
 	if r.paged != nil {
-		return r.paged.Events()
+		r.paged.Drain(fn)
+	} else {
+		r.contig.Drain(fn)
 	}
-	return r.contig.Events()
 }
 
 func (r *poolRun) done() bool { return len(r.waiting) == 0 && len(r.running) == 0 }
@@ -392,6 +393,7 @@ func chooseTicks(res *garageResult) []int {
 		res.paged.peakTick: true, res.contig.peakTick: true}
 	var others []int
 	seen := map[string]bool{}
+	blockedBefore := []map[int]bool{{}, {}} // per pool: requests already seen blocked at the queue head
 	firstTime := func(key string, t int) {
 		if !seen[key] {
 			seen[key] = true
@@ -412,7 +414,8 @@ func chooseTicks(res *garageResult) []int {
 			if len(lg.finished) > 0 {
 				firstTime("finish"+pool, t)
 			}
-			if lg.blocked >= 0 && !run.everBlockedAt(lg.blocked, t) {
+			if lg.blocked >= 0 && !blockedBefore[i][lg.blocked] {
+				blockedBefore[i][lg.blocked] = true
 				firstTime("blocked"+pool, t)
 				busy = true
 			}
@@ -451,17 +454,6 @@ func chooseTicks(res *garageResult) []int {
 	}
 	sortUnique(&out)
 	return out
-}
-
-// everBlockedAt reports whether request id was already at the blocked head
-// of the queue before tick t.
-func (r *poolRun) everBlockedAt(id, t int) bool {
-	for i := 0; i < t && i < len(r.ticks); i++ {
-		if r.ticks[i].blocked == id {
-			return true
-		}
-	}
-	return false
 }
 
 func sortUnique(xs *[]int) {

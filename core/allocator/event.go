@@ -78,9 +78,23 @@ func (l *log) record(e Event) {
 // (the scheduler at benchmark scale) saves the memory and time.
 func (l *log) DisableEvents() { l.off, l.events = true, nil }
 
-// Events returns the events recorded since the last call and clears the log.
+// Events returns the events recorded since the last call and clears the
+// log. The log keeps its buffer, so a simulation draining it every step
+// does not regrow it.
 func (l *log) Events() []Event {
-	e := l.events
-	l.events = nil
+	if len(l.events) == 0 {
+		return nil
+	}
+	e := append([]Event(nil), l.events...)
+	l.events = l.events[:0]
 	return e
+}
+
+// Drain calls fn on each event recorded since the last drain, in order, and
+// clears the log without copying it.
+func (l *log) Drain(fn func(Event)) {
+	for _, e := range l.events {
+		fn(e)
+	}
+	l.events = l.events[:0]
 }

@@ -39,8 +39,11 @@ func (p *Paged) Check() error {
 	if walked != p.free.len() {
 		return fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.free.len())
 	}
-	held := 0
+	held, shared := 0, 0
 	for b, m := range p.blocks {
+		if m.refs > 1 {
+			shared++
+		}
 		if m.refs != holders[b] { // §7.1
 			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, m.refs, holders[b])
 		}
@@ -69,6 +72,9 @@ func (p *Paged) Check() error {
 				return fmt.Errorf("cache map entry %x points at block %d, which does not carry it", h, b)
 			}
 		}
+	}
+	if shared != p.shared {
+		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.shared)
 	}
 	if held+p.free.len() != len(p.blocks) { // §7.3: conservation
 		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.free.len(), len(p.blocks))

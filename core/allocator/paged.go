@@ -18,6 +18,23 @@ type Paged struct {
 	cached    map[uint64][]int // chain hash -> blocks registered under it, oldest first
 	stats     CacheStats
 	copies    int
+	shared    int // blocks with refs > 1; zero allows Usage's fast path
+}
+
+// incRef and decRef change a block's reference count, keeping the count of
+// shared blocks.
+func (p *Paged) incRef(b int) {
+	p.blocks[b].refs++
+	if p.blocks[b].refs == 2 {
+		p.shared++
+	}
+}
+
+func (p *Paged) decRef(b int) {
+	if p.blocks[b].refs == 2 {
+		p.shared--
+	}
+	p.blocks[b].refs--
 }
 
 // blockMeta is vLLM's KVCacheBlock: the metadata of one physical block.
@@ -146,7 +163,7 @@ func (p *Paged) admit(req int, ids []int, n int, extra string) (int, error) {
 		if p.blocks[b].refs == 0 {
 			p.free.remove(b)
 		}
-		p.blocks[b].refs++
+		p.incRef(b)
 		s.blocks = append(s.blocks, b)
 		s.hashes = append(s.hashes, p.blocks[b].hash)
 		p.record(Event{Kind: Hit, Req: req, Block: b, Hash: p.blocks[b].hash})
@@ -202,7 +219,7 @@ func (p *Paged) appendN(req, n int, ids []int) error {
 	if cow {
 		src := s.blocks[last]
 		dst := p.take(req)
-		p.blocks[src].refs--
+		p.decRef(src)
 		s.blocks[last] = dst
 		p.copies++
 		p.record(Event{Kind: Copied, Req: req, Block: dst, From: src})
@@ -334,7 +351,7 @@ func (p *Paged) Fork(parent, child int) error {
 	c := &seq{blocks: append([]int(nil), s.blocks...), n: s.n, ids: append([]int(nil), s.ids...),
 		extra: s.extra, hashes: append([]uint64(nil), s.hashes...)}
 	for _, b := range c.blocks {
-		p.blocks[b].refs++
+		p.incRef(b)
 	}
 	p.seqs[child] = c
 	p.record(Event{Kind: Admitted, Req: child, Tokens: c.n, From: parent})
@@ -354,7 +371,7 @@ func (p *Paged) Free(req int) error {
 	}
 	for i := len(s.blocks) - 1; i >= 0; i-- {
 		b := s.blocks[i]
-		p.blocks[b].refs--
+		p.decRef(b)
 		if p.blocks[b].refs == 0 {
 			p.free.pushBack(b)
 			p.record(Event{Kind: Freed, Req: req, Block: b})
@@ -433,6 +450,13 @@ func (p *Paged) Snapshot() []BlockState {
 // request's last block can hold unused slots, so waste per request is below B.
 func (p *Paged) Usage() Usage {
 	u := Usage{Resident: len(p.seqs), Pool: len(p.blocks) * p.blockSize}
+	if p.shared == 0 { // every held block has one holder: no double counting
+		for _, s := range p.seqs {
+			u.Stored += s.n
+			u.Reserved += len(s.blocks) * p.blockSize
+		}
+		return u
+	}
 	used := map[int]int{}
 	for _, s := range p.seqs {
 		for i, b := range s.blocks {

@@ -1,0 +1,23 @@
+package lessons
+
+import "testing"
+
+// Re-simulation cost of lessons, the work the browser redoes when a knob
+// moves (DESIGN.md budget: a 1,000-request scenario in under 100 ms).
+func benchLesson(b *testing.B, l *Lesson, set map[string]string) {
+	for b.Loop() {
+		if _, _, err := l.Run(set); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGarage1000Requests(b *testing.B) {
+	benchLesson(b, garage, map[string]string{"requests": "1000"})
+}
+func BenchmarkGarageDefault(b *testing.B)         { benchLesson(b, garage, nil) }
+func BenchmarkBlockTableDefault(b *testing.B)     { benchLesson(b, blockTable, nil) }
+func BenchmarkCowForkDefault(b *testing.B)        { benchLesson(b, cowFork, nil) }
+func BenchmarkChunkedPrefillDefault(b *testing.B) { benchLesson(b, chunkedPrefill, nil) }
+func BenchmarkRooflineDefault(b *testing.B)       { benchLesson(b, roofline, nil) }
+func BenchmarkMeasuringDefault(b *testing.B)      { benchLesson(b, measuring, nil) }

@@ -39,10 +39,13 @@ func (p *Paged) Check() error {
 	if walked != p.free.len() {
 		return fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.free.len())
 	}
-	held, shared := 0, 0
+	held, shared, hashed := 0, 0, 0
 	for b, m := range p.blocks {
 		if m.refs > 1 {
 			shared++
+		}
+		if m.hashed {
+			hashed++
 		}
 		if m.refs != holders[b] { // §7.1
 			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, m.refs, holders[b])
@@ -72,6 +75,9 @@ func (p *Paged) Check() error {
 				return fmt.Errorf("cache map entry %x points at block %d, which does not carry it", h, b)
 			}
 		}
+	}
+	if hashed != p.hashed {
+		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.hashed)
 	}
 	if shared != p.shared {
 		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.shared)

@@ -19,7 +19,12 @@ type Paged struct {
 	stats     CacheStats
 	copies    int
 	shared    int // blocks with refs > 1; zero allows Usage's fast path
+	hashed    int // blocks registered in the prefix cache
 }
+
+// CachedBlocks is the number of blocks registered in the prefix cache, held
+// or free (Dynamo's tree size for this worker).
+func (p *Paged) CachedBlocks() int { return p.hashed }
 
 // incRef and decRef change a block's reference count, keeping the count of
 // shared blocks.
@@ -269,6 +274,7 @@ func (p *Paged) take(req int) int {
 }
 
 func (p *Paged) uncache(b int) {
+	p.hashed--
 	h := p.blocks[b].hash
 	list := p.cached[h]
 	for i, x := range list {
@@ -310,6 +316,7 @@ func (p *Paged) register(req int, s *seq) {
 		m.hashed, m.hash, m.parent, m.extra = true, h, parent, s.extra
 		m.ids = append([]int(nil), content...)
 		p.cached[h] = append(p.cached[h], b)
+		p.hashed++
 		p.record(Event{Kind: Stored, Req: req, Block: b, Hash: h, Parent: parent, Tokens: p.blockSize})
 	}
 }

@@ -11,6 +11,7 @@ type Config struct {
 	BlockSize                 int  // tokens per KV block
 	NumBlocks                 int  // KV blocks in the pool
 	PrefixCaching             bool // reuse cached full blocks of identical prefixes
+	KVEvents                  bool // keep the pool's events (stored/removed blocks) for DrainKVEvents
 }
 
 // Validate checks the knobs, naming the one that is wrong.

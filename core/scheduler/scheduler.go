@@ -98,7 +98,9 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	if cfg.PrefixCaching {
 		pool.EnablePrefixCaching()
 	}
-	pool.DisableEvents()
+	if !cfg.KVEvents {
+		pool.DisableEvents()
+	}
 	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: map[int]*req{}}
 	for _, r := range requests {
 		q, err := s.prepare(r)

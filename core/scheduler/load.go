@@ -1,0 +1,50 @@
+package scheduler
+
+import "github.com/inferlab/inferlab/core/allocator"
+
+// Load is what a router can know about a worker between steps.
+type Load struct {
+	Running, Waiting int
+	// PendingPrefillTokens are prompt tokens admitted or queued but not yet
+	// computed (Dynamo's active prefill tokens).
+	PendingPrefillTokens int
+	// ActiveBlocks are KV blocks held by running requests (Dynamo's active
+	// decode blocks); CachedBlocks are blocks registered in the prefix cache.
+	ActiveBlocks, CachedBlocks int
+}
+
+// Load reports the worker's current load.
+func (s *Scheduler) Load() Load {
+	l := Load{Running: len(s.running), Waiting: len(s.waiting) + len(s.reqs) - s.next}
+	for _, r := range s.running {
+		l.PendingPrefillTokens += max(0, r.Prompt-r.computed)
+	}
+	for _, r := range s.waiting {
+		l.PendingPrefillTokens += r.Prompt
+	}
+	for _, r := range s.reqs[s.next:] {
+		l.PendingPrefillTokens += r.Prompt
+	}
+	l.ActiveBlocks = s.pool.NumBlocks() - s.pool.FreeBlocks()
+	l.CachedBlocks = s.pool.CachedBlocks()
+	return l
+}
+
+// DrainKVEvents passes the pool's events since the last drain to fn (only
+// with Config.KVEvents): vLLM publishes the stored and removed ones to
+// Dynamo's router.
+func (s *Scheduler) DrainKVEvents(fn func(allocator.Event)) { s.pool.Drain(fn) }
+
+// Busy reports whether the worker has requests to serve.
+func (s *Scheduler) Busy() bool {
+	return len(s.running) > 0 || len(s.waiting) > 0 || s.next < len(s.reqs)
+}
+
+// NextArrival is the arrival time of the next submitted request that has
+// not arrived yet, or -1.
+func (s *Scheduler) NextArrival() float64 {
+	if s.next < len(s.reqs) {
+		return s.reqs[s.next].Arrival
+	}
+	return -1
+}

@@ -196,6 +196,8 @@ func buildBlockTable(v Values) (*Script, error) {
 		Why:     "Agrees: blocks come from the head of the free queue, which neighbours' frees keep reordering.",
 	}}
 	s.Steps = append(s.Steps, Step{
+		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", target, target, b), float64(a.Physical), 0,
+			fmt.Sprintf("Logical block %d maps to physical block %d in A's table.", a.Logical, a.Physical)),
 		Title: fmt.Sprintf("Where does token %d live?", target),
 		Narration: fmt.Sprintf("Token %d is in logical block ⌊%d/%d⌋ = %d at offset %d mod %d = %d. A's block table maps logical block %d to physical block %d, "+
 			"so its K and V start %s bytes into the KV pool (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",

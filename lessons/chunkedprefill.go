@@ -242,6 +242,9 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 			comma(long), 1000*stall, articleStallMS, 1000*whole.baseITL, 1000*whole.maxITL, 1000*whole.ttftLong),
 		Scenes: []scene.Scene{timeline(whole, "whole prefill"), cards(whole), chartScene(itlChart, "itl", "Gaps between a decode's tokens")},
 	}, {
+		Quiz: choiceQuiz(fmt.Sprintf("Now cut the prompt into chunks with a %d-token budget. Will its first token come sooner or later than in one step?", budget),
+			[]string{"sooner", "later"}, map[bool]string{true: "later", false: "sooner"}[chunk.ttftLong > whole.ttftLong],
+			"Each chunk shares its step with the decodes and pays for reading the weights again, so the prompt finishes later; the decodes stop waiting."),
 		Title: fmt.Sprintf("With a %d-token budget: chunks", budget),
 		Narration: fmt.Sprintf("With chunked prefill, each step first serves the %d running decodes, then gives the rest of the %d-token budget to the prompt: %d chunks of up to %d tokens. "+
 			"No step is much longer than a decode step, so the worst gap is %.1f ms; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",

@@ -119,6 +119,8 @@ func buildCowFork(v Values) (*Script, error) {
 		cachedNote = fmt.Sprintf(" With prefix caching on, its %d full %s are hashed into the cache as they fill.", promptLen/b, plural(promptLen/b, "block is", "blocks are"))
 	}
 	step("S1 computes the prompt", fmt.Sprintf("The first sample prefills the prompt into %d blocks.%s", len(pool.Table(0)), cachedNote))
+	s.Steps[len(s.Steps)-1].Quiz = numberQuiz(fmt.Sprintf("How many %d-token blocks does the %d-token prompt take?", b, promptLen), float64(len(pool.Table(0))), 0,
+		fmt.Sprintf("⌈%d/%d⌉ = %d: the last one only partly full.", promptLen, b, len(pool.Table(0))))
 
 	// The other samples get the prompt.
 	for i := 1; i < n; i++ {
@@ -144,6 +146,8 @@ func buildCowFork(v Values) (*Script, error) {
 			step("Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. The prefix cache finds %d of the prompt's blocks (it stops before the block holding the last prompt token, which must be computed to produce logits), "+
 				"so each sample allocates its own copy of the rest and recomputes %d prompt tokens: %d recomputed in all. %d blocks hold what %d would without sharing.",
 				hitBlocks, promptLen-hitBlocks*b, st.recomputed, st.afterFork, st.unsharedAfterFork))
+			s.Steps[len(s.Steps)-1].Quiz = numberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", promptLen),
+				float64(promptLen-hitBlocks*b), 0, "Only full blocks are cached, and never the block holding the last prompt token: that block is recomputed.")
 		}
 	}
 
@@ -162,6 +166,9 @@ func buildCowFork(v Values) (*Script, error) {
 		case newCopies > 0:
 			step(fmt.Sprintf("Output token %d: copy on write", t+1), fmt.Sprintf("Each sample writes a different token. The shared partial block has reference count > 1, so the first %d writers each copy it into a new block (the KV of its %d prompt tokens moves with it) and write there; "+
 				"the last sample finds itself the only holder and writes in place. %d %s made, no tokens recomputed.", newCopies, promptLen%b, newCopies, plural(newCopies, "copy", "copies")))
+			s.Steps[len(s.Steps)-1].Quiz = &Quiz{Question: fmt.Sprintf("Every sample now writes a token into the partial prompt block, which %d block tables share. What must the block manager do before the first write?", n),
+				Kind: QuizTerm, Answer: "copy-on-write", Accept: []string{"cow", "copy on write"},
+				Explain: "Copy-on-write: the writer gets a private copy of the shared block, so the others still see the prompt alone."}
 		case t == 0:
 			step("Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into a block only it holds; %d new %s.", after-before, plural(after-before, "block was", "blocks were")))
 		case after > before:

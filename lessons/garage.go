@@ -370,7 +370,13 @@ func buildGarage(v Values) (*Script, error) {
 	s.Claims = garageClaims(article, res)
 	chart := utilChart(res)
 	s.Steps = append(s.Steps, introStep(res, chart))
-	s.Steps = append(s.Steps, tickSteps(res, ticks, chart)...)
+	steps := tickSteps(res, ticks, chart)
+	if len(steps) > 0 && ticks[0] == 0 {
+		c0 := res.contig.ticks[0].usage.Resident
+		steps[0].Quiz = numberQuiz(fmt.Sprintf("Tick 0: %d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(setup.reqs), comma(setup.pool)),
+			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(setup), c0))
+	}
+	s.Steps = append(s.Steps, steps...)
 	s.Steps = append(s.Steps, summaryStep(res, s, chart))
 	return s, nil
 }

@@ -48,6 +48,8 @@ type Step struct {
 	Scenes    []scene.Scene `json:"scenes"`
 	// Cursor is the x position charts mark for this step (e.g. the tick).
 	Cursor float64 `json:"cursor"`
+	// Quiz, when set, is asked before this step is revealed.
+	Quiz *Quiz `json:"quiz,omitempty"`
 }
 
 // Metric is one named final figure.

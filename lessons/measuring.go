@@ -149,11 +149,17 @@ func buildMeasuring(v Values) (*Script, error) {
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
 		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
-			"At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO.",
-			v.Float("duration_s"), int(prompts.Median), int(outputs.Median), k, lo, hi, e.gpu.Name, e.model.Name),
+			"At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (TTFT ≤ %g ms and TPOT, the mean gap between output tokens, ≤ %g ms).",
+			v.Float("duration_s"), int(prompts.Median), int(outputs.Median), k, lo, hi, e.gpu.Name, e.model.Name, v.Float("slo_ttft_ms"), v.Float("slo_tpot_ms")),
 		Scenes: []scene.Scene{cards(pts[0])},
 	})
-	for _, p := range pts {
+	for i, p := range pts {
+		var quiz *Quiz
+		if i == len(pts)-1 {
+			quiz = choiceQuiz(fmt.Sprintf("At %.3g req/s, will at least half of the requests meet the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms)?", p.rate, v.Float("slo_ttft_ms"), v.Float("slo_tpot_ms")),
+				[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[p.sum.SLOAttainment >= 0.5],
+				fmt.Sprintf("%.0f%% do.", 100*p.sum.SLOAttainment))
+		}
 		regime := "the server keeps up: requests barely queue, TTFT is one prefill"
 		switch {
 		case p.sum.SLOAttainment < 0.5:
@@ -162,6 +168,7 @@ func buildMeasuring(v Values) (*Script, error) {
 			regime = "near saturation: the tail of TTFT grows first, as bursts queue behind full batches"
 		}
 		s.Steps = append(s.Steps, Step{
+			Quiz:  quiz,
 			Title: fmt.Sprintf("%.3g requests per second", p.rate),
 			Narration: fmt.Sprintf("At %.3g req/s the server produces %s output tokens/s with %.1f requests running on average: %s. "+
 				"TTFT p50 %.0f ms, p99 %.0f ms; ITL p50 %.1f ms, p99 %.1f ms; %.0f%% of requests meet the SLO.",

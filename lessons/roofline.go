@@ -190,6 +190,8 @@ func buildRoofline(v Values) (*Script, error) {
 			g.Name, g.PeakBF16/1e12, g.MemBandwidth/1e12, ridge),
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: chart()}},
 	}, {
+		Quiz: choiceQuiz(fmt.Sprintf("One decode step of %s at batch 1 on the %s: memory-bound or compute-bound?", md.Name, g.Name),
+			[]string{"memory-bound", "compute-bound"}, regime(one), fmt.Sprintf("Its intensity is %.1f FLOP/byte; the ridge is at %.0f.", one.intensity, ridge)),
 		Title: "Decode at batch 1",
 		Narration: fmt.Sprintf("One decode step of %s reads every weight once to produce a single token: %.1f FLOP per byte, far left of the ridge. It is %s: the GPU reaches %.1f TFLOP/s of its %.0f, and the step takes %.2f ms of GPU time.",
 			md.Name, one.intensity, regime(one), one.attained/1e12, g.PeakBF16/1e12, one.ms),

@@ -27,6 +27,13 @@ func writeText(w io.Writer, l *lessons.Lesson, v lessons.Values, s *lessons.Scri
 	}
 	fmt.Fprintf(w, "params: %s\n\n", strings.Join(ps, " "))
 	for i, st := range s.Steps {
+		if q := st.Quiz; q != nil {
+			fmt.Fprintf(w, "Checkpoint before step %d: %s\n", i+1, q.Question)
+			if len(q.Choices) > 0 {
+				fmt.Fprintf(w, "  choices: %s\n", strings.Join(q.Choices, " | "))
+			}
+			fmt.Fprintf(w, "  answer: %s\n\n", q.Answer)
+		}
 		fmt.Fprintf(w, "Step %d/%d: %s\n%s\n", i+1, len(s.Steps), st.Title, wrap(st.Narration, 100, "  "))
 		for _, sc := range st.Scenes {
 			if t := sceneText(sc); t != "" {

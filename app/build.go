@@ -36,9 +36,7 @@ func BuildScript(l *lessons.Lesson, v lessons.Values, debugMode string) (s *less
 	if debugMode == "panic" {
 		panic("debug=panic: a deliberate panic to exercise the error panel")
 	}
-	mark("build-start")
 	script, _, err := l.Run(params)
-	mark("build-end")
 	if err != nil {
 		return nil, &Failure{Lesson: l.Slug, Params: params, Message: err.Error()}
 	}

@@ -115,6 +115,36 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 		return nil, err
 	}
 	m["textStyle"] = map[string]any{"fontFamily": "system-ui, sans-serif"}
+	// The y axis name sits above the axis, starting at it (centred, a long
+	// name would be cut at the chart's left edge).
+	// A series may override the chart's type (a roofline with a scatter
+	// point): both use [x, y] data (or per-category values), so only the
+	// type changes.
+	if series, ok := m["series"].([]any); ok {
+		for i, se := range c.Series {
+			if i >= len(series) || se.Type == "" || se.Type == c.Type {
+				continue
+			}
+			if sm, ok := series[i].(map[string]any); ok {
+				sm["type"] = string(se.Type)
+				if se.Type == scene.Scatter {
+					sm["symbolSize"] = 12
+				}
+			}
+		}
+	}
+	// Axes stay at the plot's edges even when the other axis spans zero.
+	if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
+		if y0, ok := ys[0].(map[string]any); ok {
+			y0["nameTextStyle"] = map[string]any{"align": "left"}
+			y0["axisLine"] = map[string]any{"onZero": false}
+		}
+	}
+	if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
+		if x0, ok := xs[0].(map[string]any); ok {
+			x0["axisLine"] = map[string]any{"onZero": false}
+		}
+	}
 	return json.Marshal(m)
 }
 
@@ -238,8 +268,6 @@ func (c *chartView) OnUpdate(ctx app.Context) {
 // draw sets the chart's options when its series changed (a rebuild) and
 // moves the step marker otherwise.
 func (c *chartView) draw(full bool) {
-	mark("chart-start")
-	defer mark("chart-end")
 	ch := c.chart()
 	if ch == nil || c.inst == nil || !c.inst.Truthy() {
 		return

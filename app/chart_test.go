@@ -70,6 +70,23 @@ func TestChartOptions(t *testing.T) {
 	}
 }
 
+func TestChartSeriesTypeOverride(t *testing.T) {
+	c := &scene.Chart{Type: scene.Line, Series: []scene.Series{
+		{Name: "roof", X: []float64{1, 2}, Y: []float64{1, 2}},
+		{Name: "point", Type: scene.Scatter, X: []float64{1.5}, Y: []float64{1}},
+	}}
+	js, err := ChartOptions(c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(js, &m)
+	series := m["series"].([]any)
+	if series[0].(map[string]any)["type"] != "line" || series[1].(map[string]any)["type"] != "scatter" {
+		t.Fatalf("types: %v / %v", series[0], series[1])
+	}
+}
+
 func TestSameSeries(t *testing.T) {
 	a := &scene.Chart{Series: []scene.Series{{Name: "x"}}}
 	b := *a

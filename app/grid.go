@@ -47,6 +47,7 @@ func (g *gridView) Render() app.UI {
 	grid := g.grid()
 	n, used, owned := 0, 0, 0
 	bs := 0
+	cached := false
 	if grid != nil {
 		n, bs = len(grid.Blocks), grid.BlockSize
 		for _, b := range grid.Blocks {
@@ -54,6 +55,7 @@ func (g *gridView) Render() app.UI {
 				owned++
 				used += b.Used
 			}
+			cached = cached || b.Cached
 		}
 	}
 	host := app.Div().ID("grid-"+g.SceneID).Class("block-grid", densityClass(n)).
@@ -74,6 +76,9 @@ func (g *gridView) Render() app.UI {
 			app.Text(" owned: label names the request, fill shows tokens used "),
 			app.Span().Class("key key-hl"),
 			app.Text(" changed this step"),
+			app.If(cached, func() app.UI {
+				return app.Span().Body(app.Span().Class("key key-cached"), app.Text(" dotted: holds a cached prefix"))
+			}),
 		),
 	)
 }
@@ -111,8 +116,6 @@ func (g *gridView) OnDismount() { g.shown = nil }
 // paint brings the DOM in line with the current grid, touching only cells
 // that changed.
 func (g *gridView) paint() {
-	mark("grid-start")
-	defer mark("grid-end")
 	grid := g.grid()
 	if grid == nil || app.IsServer {
 		return
@@ -137,7 +140,6 @@ func (g *gridView) paint() {
 			}
 		}
 	}
-	mark("grid-changed-" + strconv.Itoa(len(changed)))
 	if len(changed) == 0 {
 		return
 	}
@@ -184,7 +186,6 @@ func tabless(s string) string {
 }
 
 func (g *gridView) rewrite(host app.Value, grid *scene.BlockGrid) {
-	mark("grid-rewrite")
 	host.Set("innerHTML", gridHTML(grid))
 	g.shown = append(g.shown[:0], grid.Blocks...)
 	g.bsize = grid.BlockSize
@@ -204,8 +205,16 @@ func gridHTML(grid *scene.BlockGrid) string {
 		buf = strconv.AppendInt(buf, int64(blk.Owner), 10)
 		buf = append(buf, `" title="block `...)
 		buf = strconv.AppendInt(buf, int64(i), 10)
-		if blk.Owner == scene.Free {
+		if blk.Owner == scene.Free && !blk.Cached {
 			buf = append(buf, `: free"></div>`...)
+			continue
+		}
+		if blk.Owner == scene.Free {
+			buf = append(buf, ": free, holds a cached prefix "...)
+			buf = appendEscaped(buf, blk.Label)
+			buf = append(buf, `">`...)
+			buf = appendEscaped(buf, blk.Label)
+			buf = append(buf, `</div>`...)
 			continue
 		}
 		buf = append(buf, ": "...)
@@ -219,6 +228,9 @@ func gridHTML(grid *scene.BlockGrid) string {
 			buf = append(buf, ", "...)
 			buf = strconv.AppendInt(buf, int64(blk.Refs), 10)
 			buf = append(buf, " references"...)
+		}
+		if blk.Cached {
+			buf = append(buf, ", cached"...)
 		}
 		buf = append(buf, `">`...)
 		buf = appendEscaped(buf, blockLabel(blk))
@@ -259,6 +271,9 @@ func blockClass(b scene.Block, bsize int) string {
 func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
 	if b.Owner == scene.Free {
 		buf = append(buf, "block free"...)
+		if b.Cached {
+			buf = append(buf, " cached"...)
+		}
 		if b.Highlight {
 			buf = append(buf, " hl"...)
 		}
@@ -282,6 +297,9 @@ func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
 	if b.Refs > 1 {
 		buf = append(buf, " shared"...)
 	}
+	if b.Cached {
+		buf = append(buf, " cached"...)
+	}
 	if b.Highlight {
 		buf = append(buf, " hl"...)
 	}
@@ -290,6 +308,9 @@ func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
 
 func blockLabel(b scene.Block) string {
 	if b.Owner == scene.Free {
+		if b.Cached {
+			return b.Label
+		}
 		return ""
 	}
 	l := b.Label
@@ -304,11 +325,17 @@ func blockLabel(b scene.Block) string {
 
 func blockTitle(i int, b scene.Block, bsize int) string {
 	if b.Owner == scene.Free {
+		if b.Cached {
+			return "block " + strconv.Itoa(i) + ": free, holds a cached prefix " + b.Label
+		}
 		return "block " + strconv.Itoa(i) + ": free"
 	}
 	t := "block " + strconv.Itoa(i) + ": " + b.Label + ", " + strconv.Itoa(b.Used) + "/" + strconv.Itoa(bsize) + " tokens"
 	if b.Refs > 1 {
 		t += ", " + strconv.Itoa(b.Refs) + " references"
+	}
+	if b.Cached {
+		t += ", cached"
 	}
 	return t
 }

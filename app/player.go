@@ -43,10 +43,34 @@ var speeds = []string{"0.5", "1", "2", "4"}
 
 const baseStepDelay = 1600 * time.Millisecond
 
+// OnInit runs before the first render. In the browser it builds the lesson
+// from the address already, so the first client render shows the same step
+// as the prerendered page instead of an empty player (go-app mounts, then
+// calls OnNav).
+func (p *Player) OnInit() {
+	if !app.IsClient {
+		return
+	}
+	// On a client-side navigation the address bar still shows the previous
+	// page here (go-app updates history after mounting); OnNav loads then.
+	u := app.Window().URL()
+	if slug, _ := slugFromPath(u.Path); lessons.Get(slug) != nil {
+		p.load(u)
+	}
+}
+
 func (p *Player) OnNav(ctx app.Context) {
-	mark("nav-start")
-	defer mark("nav-end")
-	u := ctx.Page().URL()
+	p.load(ctx.Page().URL())
+	if p.lesson != nil {
+		ctx.Page().SetTitle("%s · Inference Lab", p.lesson.Title)
+		ctx.Page().SetDescription("%s", p.lesson.Summary)
+	}
+	p.syncURL(ctx)
+}
+
+// load reads the lesson, its knobs and the step from an address, rebuilding
+// the script only when the lesson or a knob changed.
+func (p *Player) load(u *url.URL) {
 	slug, _ := slugFromPath(u.Path)
 	l := lessons.Get(slug)
 	if l == nil {
@@ -79,9 +103,6 @@ func (p *Player) OnNav(ctx app.Context) {
 	if p.speed == "" {
 		p.speed = "1"
 	}
-	ctx.Page().SetTitle("%s · Inference Lab", l.Title)
-	ctx.Page().SetDescription("%s", l.Summary)
-	p.syncURL(ctx)
 }
 
 // syncURL writes the canonical state (every knob and the 1-based step) into
@@ -103,7 +124,6 @@ func (p *Player) syncURL(ctx app.Context) {
 }
 
 func (p *Player) OnMount(ctx app.Context) {
-	mark("mount")
 	p.live = true
 	win := app.Window()
 	if mq := win.Call("matchMedia", "(prefers-reduced-motion: reduce)"); mq.Truthy() {
@@ -206,12 +226,15 @@ func (p *Player) goTo(ctx app.Context, i int) {
 	if app.IsClient && perf.Truthy() {
 		t0 = perf.Call("now").Float()
 	}
-	mark("goto")
 	p.step = i
 	p.syncURL(ctx)
 	if app.IsClient && perf.Truthy() {
-		ctx.Defer(func(app.Context) {
-			app.Window().Set("inferlabStepMs", perf.Call("now").Float()-t0)
+		// The grid and the chart patch themselves in deferred calls queued
+		// during the render; a defer queued from a defer runs after them.
+		ctx.Defer(func(ctx app.Context) {
+			ctx.Defer(func(app.Context) {
+				app.Window().Set("inferlabStepMs", perf.Call("now").Float()-t0)
+			})
 		})
 	}
 }
@@ -274,8 +297,6 @@ func (p *Player) reportHeight() {
 }
 
 func (p *Player) Render() app.UI {
-	mark("render-start")
-	defer mark("render-end")
 	slug := ""
 	title := "Lesson"
 	if p.lesson != nil {

@@ -23,10 +23,18 @@ func Paths() []string {
 // Register registers the routes of the lab with go-app. Call it once, before
 // app.RunWhenOnBrowser (browser) or before serving (server). Every lesson path
 // is registered explicitly so static generation renders it.
+//
+// Plain static file servers reach a page as /lesson/SLUG/ (the directory's
+// index.html that static generation also writes) or /lesson/SLUG.html; the
+// pattern routes map those addresses to the same components, so go-app's
+// client router does not show its "not found" page there.
 func Register() {
 	app.Route("/", func() app.Composer { return &Index{} })
 	for _, l := range lessons.All() {
 		app.Route(LessonPath(l.Slug), func() app.Composer { return &Player{} })
 		app.Route(EmbedPath(l.Slug), func() app.Composer { return &Player{Embed: true} })
 	}
+	app.RouteWithRegexp(`^/index\.html$`, func() app.Composer { return &Index{} })
+	app.RouteWithRegexp(`^/lesson/[A-Za-z0-9_-]+(/|/index\.html|\.html)$`, func() app.Composer { return &Player{} })
+	app.RouteWithRegexp(`^/embed/[A-Za-z0-9_-]+(/|/index\.html|\.html)$`, func() app.Composer { return &Player{Embed: true} })
 }

@@ -28,6 +28,10 @@ func (s *sceneView) Render() app.UI {
 		return renderFormula(sc)
 	case sc.Kind == scene.KindTable && sc.Table != nil:
 		return renderTable(sc)
+	case sc.Kind == scene.KindBlockTables && sc.Tables != nil:
+		return renderBlockTables(sc)
+	case sc.Kind == scene.KindTimeline && sc.Gantt != nil:
+		return renderTimeline(sc)
 	}
 	return app.Figure().Class("scene", "scene-unknown").DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(
 		app.FigCaption().Text(sc.Title),

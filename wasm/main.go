@@ -5,11 +5,17 @@
 package main
 
 import (
+	"runtime/debug"
+
 	"github.com/inferlab/inferlab/app"
 	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 func main() {
+	// Lesson scripts keep every step's scene in memory (megabytes), and the
+	// stop-the-world collector of WebAssembly then runs often during renders;
+	// trading memory for fewer collections keeps step changes within a frame.
+	debug.SetGCPercent(400)
 	app.Register()
 	goapp.RunWhenOnBrowser()
 }

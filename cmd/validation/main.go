@@ -1,5 +1,6 @@
-// Command validation prints the step-time model's validation table as
-// markdown:
+// Command validation prints the cost models' validation tables as markdown:
+// the step-time model of core/hardware, then the CUDA-graph dispatch model
+// of core/cudagraph.
 //
 //	go run ./cmd/validation > docs/VALIDATION.md
 package main
@@ -7,9 +8,11 @@ package main
 import (
 	"fmt"
 
+	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
 func main() {
 	fmt.Print(hardware.ValidationMarkdown())
+	fmt.Print(cudagraph.ValidationMarkdown())
 }

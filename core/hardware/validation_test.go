@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,14 +39,16 @@ func TestValidation(t *testing.T) {
 	}
 }
 
-// docs/VALIDATION.md is generated; it must match the model.
+// docs/VALIDATION.md is generated; it must match the model. It opens with
+// this package's table; core/cudagraph's section follows and is checked
+// there.
 func TestValidationDocUpToDate(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "VALIDATION.md")
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v; run `go run ./cmd/validation > docs/VALIDATION.md` from the repository root", err)
 	}
-	if string(got) != ValidationMarkdown() {
+	if !strings.HasPrefix(string(got), ValidationMarkdown()) {
 		t.Errorf("%s is out of date; run `go run ./cmd/validation > docs/VALIDATION.md` from the repository root", path)
 	}
 }

@@ -1,0 +1,43 @@
+package cudagraph
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/inferlab/inferlab/core/hardware"
+)
+
+// sources resolves the tags this package cites that core/hardware does not:
+// vLLM's CUDA-graph design and published capture and speed-up figures
+// (engines.md §3, profiles.md §3.3). Cite looks in core/hardware first.
+var sources = map[string]hardware.Source{
+	"VLLM-CG": {Ref: "vllm-project/vllm, vllm/config/compilation.py, vllm/config/vllm.py (_set_cudagraph_sizes), vllm/v1/cudagraph_dispatcher.py, docs/design/cuda_graphs.md",
+		Note: "CUDAGraphMode, splitting ops, default capture sizes, padding and dispatch (engines.md §3)"},
+	"VLLM-23739": {Ref: "https://github.com/vllm-project/vllm/issues/23739",
+		Note: "vLLM log: 53/53 shapes captured, \"Graph capturing finished in 2 secs, took 0.45 GiB\" (engines.md §3.3)"},
+	"VLLM-25444": {Ref: "https://github.com/vllm-project/vllm/pull/25444",
+		Note: "FULL_AND_PIECEWISE made the default; Qwen3-0.6B startup 21.7 s → 25.0 s with full graphs (engines.md §3.5)"},
+	"VLLM-16072": {Ref: "https://github.com/vllm-project/vllm/pull/16072",
+		Note: "full CUDA graph in v1: median TPOT −7% vs piecewise for small models (engines.md §3.5)"},
+	"VLLM-2192": {Ref: "https://github.com/vllm-project/vllm/pull/2192",
+		Note: "custom all-reduce under CUDA graphs: Llama 70B TP4 A100-80G, 256 in/out, batch 64, 16.37 s → 14.57 s (profiles.md §3.3)"},
+	"GPTFAST-MODEL": {Ref: "pytorch-labs/gpt-fast @ 03e10bc, model.py and generate.py (sample)",
+		Note: "the plain PyTorch Llama block and sampler whose ops eager mode launches one by one"},
+}
+
+// Cite resolves a citation tag: core/hardware's (hardware.Cite) or one of
+// this package's. The second result is false for an unknown tag.
+func Cite(tag string) (hardware.Source, bool) {
+	if s, ok := hardware.Cite(tag); ok {
+		return s, true
+	}
+	s, ok := sources[tag]
+	if !ok {
+		return hardware.Source{}, false
+	}
+	s.Tag = tag
+	return s, true
+}
+
+// SourceTags returns this package's own tags in sorted order.
+func SourceTags() []string { return slices.Sorted(maps.Keys(sources)) }

@@ -20,7 +20,7 @@ var chunkedPrefill = &Lesson{
 	Engine: "vLLM v1 scheduler (running first, chunk = remaining token budget, max_num_batched_tokens); steps priced by core/hardware's roofline model " +
 		"with CUDA-graph replay and overlapped host work. Simplified: synchronous scheduling, no speculative decoding.",
 	Params: []Param{
-		gpuParam, modelParam,
+		gpuParam, modelParam, graphParam,
 		{Key: "decodes", Label: "Running decodes", Help: "Requests already generating when the long prompt arrives.", Kind: Int, Default: 16, Min: 1, Max: 256, Step: 1},
 		{Key: "context", Label: "Decode context", Unit: "tokens", Help: "Tokens each running decode already holds.", Kind: Int, Default: 1024, Min: 1, Max: 32768, Step: 1},
 		{Key: "long_prompt", Label: "Long prompt", Unit: "tokens", Kind: Int, Default: 4000, Min: 64, Max: 32768, Step: 64},
@@ -70,7 +70,7 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	for i := 0; i < n; i++ {
 		reqs = append(reqs, scheduler.Request{ID: i, Prompt: ctx, Output: out})
 	}
-	s, err := scheduler.New(cfg, e.timer(), reqs)
+	s, err := scheduler.New(cfg, e.timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), reqs)
 	if err != nil {
 		return nil, Relation("decodes", strconv.Itoa(n), "few enough decodes of this context to fit the GPU's KV cache ("+err.Error()+")")
 	}

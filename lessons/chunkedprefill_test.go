@@ -65,3 +65,20 @@ func TestChunkedPrefillDeterministic(t *testing.T) {
 		t.Fatal("same parameters gave different scripts")
 	}
 }
+
+// The CUDA-graph mode reaches the scheduler lessons: eager dispatch makes
+// decode steps CPU-bound where the GPU work is short (B200, 8B model).
+func TestSchedulerLessonsFollowGraphMode(t *testing.T) {
+	get := func(l *Lesson, mode, key string) float64 {
+		s, _, err := l.Run(map[string]string{"gpu": "b200", "graph_mode": mode, "decodes": "8"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := s.Metric(key)
+		return v
+	}
+	eager, graphs := get(chunkedPrefill, "none", "decode_itl_ms"), get(chunkedPrefill, "full_and_piecewise", "decode_itl_ms")
+	if eager < 1.5*graphs {
+		t.Errorf("B200 decode ITL: eager %v ms vs graphs %v ms; eager launches should dominate", eager, graphs)
+	}
+}

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 )
@@ -9,7 +10,17 @@ import (
 var (
 	gpuParam   = Param{Key: "gpu", Label: "GPU", Help: "Sets memory, bandwidth and peak FLOPS (core/hardware, with sources).", Kind: Choice, Choices: gpuIDs("h100-sxm")}
 	modelParam = Param{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: modelIDs()}
+	graphParam = Param{Key: "graph_mode", Label: "CUDA graphs", Help: "vLLM's CUDAGraphMode: how the CPU issues each step's kernels (the cuda-graphs lesson takes it apart).", Kind: Choice, Choices: graphModes()}
 )
+
+// graphModes lists vLLM's CUDA-graph modes, the default first.
+func graphModes() []string {
+	var out []string
+	for _, m := range cudagraph.Modes() {
+		out = append(out, m.Key())
+	}
+	return out
+}
 
 // gpuIDs lists the GPU profiles with first as the default.
 func gpuIDs(first string) []string {
@@ -28,11 +39,13 @@ type engine struct {
 	gpu      hardware.GPU
 	model    hardware.Model
 	step     hardware.StepModel
+	mode     cudagraph.Mode
 	kvBlocks int
 }
 
-// newEngine builds the engine for the "gpu" and "model" knobs. It fails (with
-// the GPU and model named) when the weights do not fit.
+// newEngine builds the engine for the "gpu" and "model" knobs and, when the
+// lesson has it, the "graph_mode" knob. It fails (with the GPU and model
+// named) when the weights do not fit.
 func newEngine(v Values, blockSize int) (*engine, error) {
 	g, err := hardware.GPUByID(v.Choice("gpu"))
 	if err != nil {
@@ -46,16 +59,26 @@ func newEngine(v Values, blockSize int) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	// vLLM v1 runs decode steps as captured CUDA graphs and overlaps host
-	// work with the GPU (async scheduling); the cuda-graphs lesson takes
-	// these apart.
-	sm.Dispatcher = hardware.Replay{Launch: hardware.GraphLaunch}
+	// vLLM v1 dispatches with CUDA graphs (FULL_AND_PIECEWISE by default)
+	// and overlaps host work with the GPU (async scheduling).
+	mode := cudagraph.Default
+	if v.Has("graph_mode") {
+		if mode, err = cudagraph.ParseMode(v.Choice("graph_mode")); err != nil {
+			return nil, err
+		}
+	}
 	sm.OverlapHost = true
 	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, 1, sm.KVBytesPerElement, sm.WeightBytesPerParam)
 	if err != nil {
 		return nil, Relation("model", m.ID, "a model whose BF16 weights fit on one "+g.Name+" ("+err.Error()+")")
 	}
-	return &engine{gpu: g, model: m, step: sm, kvBlocks: int(c.Blocks)}, nil
+	return &engine{gpu: g, model: m, step: sm, mode: mode, kvBlocks: int(c.Blocks)}, nil
 }
 
-func (e *engine) timer() scheduler.Timer { return scheduler.HardwareTimer{Model: e.step} }
+// timer prices the steps of a scheduler with these max_num_seqs and token
+// budget, which set vLLM's CUDA-graph capture sizes.
+func (e *engine) timer(maxNumSeqs, budget int) scheduler.Timer {
+	sm := e.step
+	sm.Dispatcher = cudagraph.New(e.mode, maxNumSeqs, budget)
+	return scheduler.HardwareTimer{Model: sm}
+}

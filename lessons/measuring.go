@@ -21,7 +21,7 @@ var measuring = &Lesson{
 	Engine: "vLLM v1 scheduler (core/scheduler) priced by core/hardware's step model with CUDA-graph replay and overlapped host work; " +
 		"Poisson arrivals, long-tailed chat lengths (core/workload, illustrative, not fitted to a trace).",
 	Params: []Param{
-		gpuParam, modelParam,
+		gpuParam, modelParam, graphParam,
 		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 30, Min: 1, Max: 600, Step: 1},
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 64, Min: 0.1, Max: 1000, Step: 0.1},
@@ -70,7 +70,7 @@ func buildMeasuring(v Values) (*Script, error) {
 		for _, r := range reqs {
 			in = append(in, scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output})
 		}
-		s, err := scheduler.New(cfg, e.timer(), in)
+		s, err := scheduler.New(cfg, e.timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), in)
 		if err != nil {
 			return nil, Relation("max_num_batched_tokens", strconv.Itoa(cfg.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
 		}

@@ -240,3 +240,10 @@ func (v Values) Defaults() Values {
 	l := Lesson{Params: v.params}
 	return l.Defaults()
 }
+
+// Has reports whether the lesson declares the knob.
+func (v Values) Has(key string) bool {
+	_, n := v.nums[key]
+	_, c := v.choices[key]
+	return n || c
+}

@@ -79,3 +79,22 @@ func (x *Index) Check() error {
 	}
 	return nil
 }
+
+// CheckOverlap verifies engines.md §7.28 for one query: for each worker,
+// Overlap's count k means blocks 0..k−1 of hashes are cached there and block
+// k is not.
+func (x *Index) CheckOverlap(hashes []uint64) error {
+	got := x.Overlap(hashes)
+	for w, m := range x.workers {
+		k := got[w]
+		for i := range k {
+			if m[hashes[i]] <= 0 {
+				return fmt.Errorf("router: worker %d overlap %d but block %d is not cached there", w, k, i)
+			}
+		}
+		if k < len(hashes) && m[hashes[k]] > 0 {
+			return fmt.Errorf("router: worker %d overlap %d but block %d is cached there too", w, k, k)
+		}
+	}
+	return nil
+}

@@ -79,6 +79,8 @@ type Step struct {
 	Waiting         int
 	Preempted       []int // requests preempted while scheduling this step
 	Admitted        []int
+	FirstTokens     []int   // requests whose first output token this step produced
+	Finished        []int   // requests that finished in this step
 	KVUsage         float64 // share of blocks referenced after the step
 }
 
@@ -317,11 +319,15 @@ func (s *Scheduler) Step() (Step, error) {
 			if r.computed == r.numTokens() {
 				r.generated++
 				r.tokenTimes = append(r.tokenTimes, s.clock)
+				if len(r.tokenTimes) == 1 {
+					st.FirstTokens = append(st.FirstTokens, r.ID)
+				}
 			}
 		}
 		if r.generated == r.Output {
 			r.status = finished
 			_ = s.pool.Free(r.ID)
+			st.Finished = append(st.Finished, r.ID)
 			continue
 		}
 		kept = append(kept, r)

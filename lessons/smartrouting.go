@@ -223,6 +223,31 @@ func buildSmartRouting(v Values) (*Script, error) {
 		Why:     "The article types in a 1.2 ms hit and 0.018 ms per prompt token on a miss and serves requests one at a time; here a hit still computes the prompt's unshared tokens, every step is priced on the GPU, and requests queue behind each other.",
 	}}
 
+	// Which worker caches which system prompt at the end: the router's
+	// index, asked for each prompt's leading blocks.
+	cacheMap := func(r routingRun) scene.Scene {
+		cols := []string{"worker"}
+		var prefixes [][]uint64
+		for g := 0; g < v.Int("system_prompts"); g++ {
+			cols = append(cols, fmt.Sprintf("prompt %d", g+1))
+			wr := workload.Request{ID: 0, Prompt: v.Int("prefix_tokens"), PrefixGroup: g, PrefixLen: v.Int("prefix_tokens")}
+			prefixes = append(prefixes, router.BlockHashes(wr.TokenIDs(), sc.BlockSize, ""))
+		}
+		tbl := &scene.Table{Columns: cols}
+		for w := 0; w < workers; w++ {
+			row := []string{label(w)}
+			for _, hs := range prefixes {
+				n := r.res.Index.Overlap(hs)[w]
+				cell := "—"
+				if n > 0 {
+					cell = fmt.Sprintf("%d blocks", n)
+				}
+				row = append(row, cell)
+			}
+			tbl.Rows = append(tbl.Rows, row)
+		}
+		return scene.Scene{Kind: scene.KindTable, ID: "cache-" + r.name, Title: "Cached system-prompt blocks per worker at the end (" + r.name + ")", Table: tbl}
+	}
 	// Steps.
 	decisionTable := func(d router.Decision) scene.Scene {
 		tbl := &scene.Table{Columns: []string{"worker", "cached blocks of this prompt", "prefill blocks", "decode blocks", "cost (lower wins)", "in flight"}}
@@ -291,7 +316,7 @@ func buildSmartRouting(v Values) (*Script, error) {
 		Narration: fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. The KV router sends each prompt back where it is cached: %.0f%%. "+
 			"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). The price is balance: requests gather where their prompts live, and the busiest worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
 			100*rr.hitRequests, 100*kv.hitRequests, 1000*rr.ttftMean, 1000*kv.ttftMean, 1000*rr.ttftP99, 1000*kv.ttftP99, kv.imbalance, rr.imbalance),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "per-worker", Title: "Requests per worker", Chart: workerBars(rr, kv)}},
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "per-worker", Title: "Requests per worker", Chart: workerBars(rr, kv)}, cacheMap(rr), cacheMap(kv)},
 	})
 	pol := &scene.Table{Columns: []string{"policy", "requests with a cached prefix", "prompt tokens cached", "mean TTFT", "p99 TTFT", "imbalance"}}
 	for _, r := range []routingRun{rr, rnd, ll, kv} {

@@ -22,7 +22,7 @@ var measuring = &Lesson{
 		"Poisson arrivals, long-tailed chat lengths (core/workload, illustrative, not fitted to a trace).",
 	Params: []Param{
 		gpuParam, modelParam, graphParam,
-		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 30, Min: 1, Max: 600, Step: 1},
+		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 20, Min: 1, Max: 600, Step: 1},
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 64, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "points", Label: "Rates measured", Kind: Int, Default: 6, Min: 2, Max: 12, Step: 1},
@@ -61,7 +61,9 @@ func buildMeasuring(v Values) (*Script, error) {
 	lo, hi, k := v.Float("rate_min"), v.Float("rate_max"), v.Int("points")
 	prompts, outputs := workload.ChatPrompts(), workload.ChatOutputs()
 	cfg := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true,
-		BlockSize: 16, NumBlocks: e.kvBlocks, PrefixCaching: true}
+		BlockSize: 16, NumBlocks: e.kvBlocks}
+	// Prefix caching is left off: these prompts share no prefix, so it
+	// would find nothing and only cost simulation time.
 	var pts []loadPoint
 	for _, rate := range logspace(lo, hi, k) {
 		n := min(maxRequestsPerRate, max(10, int(rate*v.Float("duration_s"))))

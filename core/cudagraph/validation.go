@@ -205,7 +205,7 @@ func ValidationMarkdown() string {
 			mark = " (known miss: " + r.KnownMiss + ")"
 		}
 		fmt.Fprintf(&sb, "| %s | %s%s | %s | %s %s | %s %s | %+.1f%% | ±%.0f%% | [%s] |\n",
-			r.ID, r.Name, mark, r.Setting, num(r.Measured), r.Unit, num(r.Value), r.Unit, 100*r.Error, 100*r.Tolerance, r.Source)
+			r.ID, r.Name, mark, r.Setting, hardware.Sig3(r.Measured), r.Unit, hardware.Sig3(r.Value), r.Unit, 100*r.Error, 100*r.Tolerance, r.Source)
 	}
 	sb.WriteString("\nWhy the eager case is low: the model charges only the ops that launch a kernel; each gpt-fast layer also runs\n")
 	sb.WriteString("view ops (split, view, reshape, transpose, select) and about ten nn.Module calls, which cost CPU time but launch\n")
@@ -224,37 +224,8 @@ func validationTags() []string {
 	var tags []string
 	for _, c := range ValidationCases() {
 		tags = append(tags, c.Source)
-		tags = append(tags, bracketTags(c.Setting+" "+c.KnownMiss)...)
+		tags = append(tags, hardware.BracketTags(c.Setting+" "+c.KnownMiss)...)
 	}
 	slices.Sort(tags)
 	return slices.Compact(tags)
-}
-
-// bracketTags returns the bracketed citation tags in s, in order.
-func bracketTags(s string) []string {
-	var out []string
-	for {
-		i := strings.IndexByte(s, '[')
-		if i < 0 {
-			return out
-		}
-		j := strings.IndexByte(s[i:], ']')
-		if j < 0 {
-			return out
-		}
-		out = append(out, s[i+1:i+j])
-		s = s[i+j+1:]
-	}
-}
-
-// num prints three significant figures, or an integer from 100 up.
-func num(v float64) string {
-	if v == 0 || math.Abs(v) >= 100 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	s := fmt.Sprintf("%.*f", 2-int(math.Floor(math.Log10(math.Abs(v)))), v)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
 }

@@ -348,7 +348,7 @@ func ValidationMarkdown() string {
 			mark = " (calibration: " + r.Calibrates + ")"
 		}
 		fmt.Fprintf(&sb, "| %s | %s%s | %s | %s %s | %s %s | %+.1f%% | ±%.0f%% | [%s] |\n",
-			r.ID, r.Name, mark, r.Setting, num(r.Measured), r.Unit, num(r.Model), r.Unit, 100*r.Error, 100*r.Tolerance, r.Source)
+			r.ID, r.Name, mark, r.Setting, Sig3(r.Measured), r.Unit, Sig3(r.Model), r.Unit, 100*r.Error, 100*r.Tolerance, r.Source)
 	}
 	if len(notes) > 0 {
 		sb.WriteString("\n## Known misses\n\n")
@@ -377,7 +377,7 @@ func citedTags() []string {
 	}
 	for _, c := range ValidationCases() {
 		add(c.Source)
-		for _, t := range bracketTags(c.Setting + " " + c.KnownMiss) {
+		for _, t := range BracketTags(c.Setting + " " + c.KnownMiss) {
 			add(t)
 		}
 	}
@@ -385,8 +385,8 @@ func citedTags() []string {
 	return tags
 }
 
-// bracketTags returns the bracketed citation tags in s, in order.
-func bracketTags(s string) []string {
+// BracketTags returns the bracketed citation tags in s, in order.
+func BracketTags(s string) []string {
 	var out []string
 	for {
 		i := strings.IndexByte(s, '[')
@@ -402,9 +402,9 @@ func bracketTags(s string) []string {
 	}
 }
 
-// num prints a value with three significant figures, or as an integer when
-// it is 100 or more.
-func num(v float64) string {
+// Sig3 prints a value with three significant figures, or as an integer
+// when it is 100 or more (the validation tables' format).
+func Sig3(v float64) string {
 	if v == 0 || math.Abs(v) >= 100 {
 		return fmt.Sprintf("%.0f", v)
 	}

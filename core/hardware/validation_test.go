@@ -75,8 +75,8 @@ func TestLlama2_70BProfile(t *testing.T) {
 
 func TestNum(t *testing.T) {
 	for v, want := range map[float64]string{38: "38", 37.42: "37.4", 0.987: "0.987", 16: "16", 100: "100", 311.4: "311", 5586: "5586", 9.5328: "9.53", 0.5: "0.5", 0: "0"} {
-		if got := num(v); got != want {
-			t.Errorf("num(%v) = %q, want %q", v, got, want)
+		if got := Sig3(v); got != want {
+			t.Errorf("Sig3(%v) = %q, want %q", v, got, want)
 		}
 	}
 }

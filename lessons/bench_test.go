@@ -21,6 +21,7 @@ func BenchmarkCowForkDefault(b *testing.B)        { benchLesson(b, cowFork, nil)
 func BenchmarkChunkedPrefillDefault(b *testing.B) { benchLesson(b, chunkedPrefill, nil) }
 func BenchmarkRooflineDefault(b *testing.B)       { benchLesson(b, roofline, nil) }
 func BenchmarkMeasuringDefault(b *testing.B)      { benchLesson(b, measuring, nil) }
-func BenchmarkCudaGraphsDefault(b *testing.B)   { benchLesson(b, cudaGraphs, nil) }
-func BenchmarkPrefixCacheDefault(b *testing.B)  { benchLesson(b, prefixCache, nil) }
-func BenchmarkSmartRoutingDefault(b *testing.B) { benchLesson(b, smartRouting, nil) }
+func BenchmarkCudaGraphsDefault(b *testing.B)     { benchLesson(b, cudaGraphs, nil) }
+func BenchmarkPrefixCacheDefault(b *testing.B)    { benchLesson(b, prefixCache, nil) }
+func BenchmarkSmartRoutingDefault(b *testing.B)   { benchLesson(b, smartRouting, nil) }
+func BenchmarkSandboxDefault(b *testing.B)        { benchLesson(b, sandbox, nil) }

@@ -1,0 +1,159 @@
+package lessons
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/inferlab/inferlab/core/cluster"
+	"github.com/inferlab/inferlab/core/router"
+	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/scene"
+)
+
+// sandbox: all parts. Compose a cluster (GPU, model, CUDA-graph mode,
+// workers, router policy) and a workload, run it, and read the dashboard.
+var sandbox = &Lesson{
+	Slug:    "sandbox",
+	Title:   "Sandbox: build a cluster, send it traffic, read the dashboard",
+	Part:    "All parts",
+	Summary: "Pick GPUs, a model, a router and a workload (multi-turn chats, shared system prompts or independent prompts) and see throughput, TTFT, ITL, cache hits and load balance.",
+	Engine: "core/cluster: vLLM v1 workers (chunked prefill, prefix caching, CUDA graphs) behind a Dynamo-style router with the chosen policy; steps priced by core/hardware. " +
+		"Simplified: aggregated workers, no network latency, open-loop arrivals.",
+	Params: []Param{
+		gpuParam, modelParam, graphParam,
+		{Key: "workers", Label: "Workers", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},
+		{Key: "policy", Label: "Router policy", Kind: Choice, Choices: []string{"kv_aware", "round_robin", "least_loaded", "random", "cache_aware"}},
+		{Key: "workload", Label: "Workload", Help: "chats: multi-turn conversations that grow; shared: independent prompts opening with shared system prompts; plain: nothing shared.", Kind: Choice, Choices: []string{"chats", "shared", "plain"}},
+		{Key: "requests", Label: "Requests (chats: conversations × 4 turns)", Kind: Int, Default: 200, Min: 4, Max: 2000, Step: 1},
+		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
+		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
+		{Key: "max_num_seqs", Label: "max_num_seqs", Kind: Int, Default: 256, Min: 1, Max: 2048, Step: 1},
+		seedParam,
+	},
+	Build: buildSandbox,
+}
+
+func init() { register(sandbox) }
+
+// sandboxTurns is the number of turns of each chat conversation.
+const sandboxTurns = 4
+
+func sandboxPolicy(name string, cfg router.KvRouterConfig, seed uint64) router.Policy {
+	switch name {
+	case "round_robin":
+		return router.NewRoundRobin()
+	case "least_loaded":
+		return router.LeastLoaded{}
+	case "random":
+		return router.NewRandom(seed)
+	case "cache_aware":
+		return router.NewCacheAware(router.DefaultCacheAwareConfig())
+	}
+	return router.NewKVAware(nil, cfg, seed)
+}
+
+func sandboxWorkload(v Values) []workload.Request {
+	seed := uint64(v.Int("seed"))
+	n, rate := v.Int("requests"), v.Float("rate")
+	switch v.Choice("workload") {
+	case "chats":
+		return workload.Chats(max(1, n/sandboxTurns), sandboxTurns, workload.Uniform{Min: 256, Max: 1024}, workload.ChatPrompts(), workload.ChatOutputs(), 4, 5, rate, seed)
+	case "shared":
+		return workload.SharedPrefix(workload.Poisson(n, rate, workload.Uniform{Min: 1024, Max: 3072}, workload.ChatOutputs(), seed), 4, 768, seed)
+	}
+	return workload.Poisson(n, rate, workload.ChatPrompts(), workload.ChatOutputs(), seed)
+}
+
+func buildSandbox(v Values) (*Script, error) {
+	e, err := newEngine(v, 16)
+	if err != nil {
+		return nil, err
+	}
+	sc := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
+	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
+	seed := uint64(v.Int("seed"))
+	var reqs []cluster.Request
+	promptTokens := 0
+	for _, r := range sandboxWorkload(v) {
+		reqs = append(reqs, cluster.Request{ID: r.ID, Arrival: r.Arrival, PromptIDs: r.TokenIDs(), Output: r.Output, OutputIDs: r.OutputTokenIDs(), Group: r.PrefixGroup})
+		promptTokens += r.Prompt
+	}
+	policy := sandboxPolicy(v.Choice("policy"), router.KvRouterConfig{OverlapScoreWeight: 1, BlockSize: sc.BlockSize}, seed)
+	res, err := cluster.Run(cluster.Config{Workers: v.Int("workers"), Scheduler: sc, Timer: func(int) scheduler.Timer { return timer }, Policy: policy}, reqs)
+	if err != nil {
+		return nil, Relation("max_num_batched_tokens", strconv.Itoa(sc.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
+	}
+	run := summariseRouting(v.Choice("policy"), res)
+	var ttft, itl, tpot []float64
+	var outputs, preempt int
+	start, end := 1e18, 0.0
+	ttftSeries := scene.Series{Name: "TTFT", Type: scene.Scatter}
+	for _, m := range res.Requests {
+		ttft = append(ttft, m.TTFT)
+		itl = append(itl, m.ITL...)
+		if m.Output > 1 {
+			tpot = append(tpot, m.TPOT)
+		}
+		outputs += m.Output
+		preempt += m.Preemptions
+		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)
+		ttftSeries.X = append(ttftSeries.X, round2(m.Arrival))
+		ttftSeries.Y = append(ttftSeries.Y, ms(m.TTFT))
+	}
+	pt, pi := scheduler.Summarise(ttft), scheduler.Summarise(itl)
+	makespan := max(end-start, 1e-9)
+	gpus := float64(v.Int("workers"))
+	s := &Script{}
+	s.Metrics = []Metric{
+		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Value: round2(float64(outputs) / makespan)},
+		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Value: round2(float64(outputs) / makespan / gpus)},
+		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Value: ms(pt.P50)},
+		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Value: ms(pt.P99)},
+		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Value: ms(pi.P50)},
+		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Value: ms(pi.P99)},
+		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Value: round2(100 * run.hitTokens)},
+		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Value: round2(run.imbalance)},
+		{Key: "preemptions", Label: "Preemptions", Value: float64(preempt)},
+		{Key: "requests", Label: "Requests served", Value: float64(len(res.Requests))},
+	}
+	cards := []scene.Card{}
+	for _, m := range s.Metrics {
+		cards = append(cards, scene.Card{Label: m.Label, Value: m.Value, Unit: m.Unit})
+	}
+	perWorker := &scene.Table{Columns: []string{"worker", "requests", "mean in flight", "TTFT p50", "TTFT p99", "prompt tokens cached"}}
+	load := &scene.Chart{Type: scene.Bar, XLabel: "worker", YLabel: "requests served", Series: []scene.Series{{Name: "requests"}}}
+	for w, wr := range res.Workers {
+		perWorker.Rows = append(perWorker.Rows, []string{"W" + strconv.Itoa(w+1), strconv.Itoa(wr.Requests), fmt.Sprintf("%.1f", wr.MeanActive),
+			fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P99), fmt.Sprintf("%.1f%%", 100*wr.Summary.PrefixHitRate)})
+		load.Series[0].X = append(load.Series[0].X, float64(w+1))
+		load.Series[0].Y = append(load.Series[0].Y, float64(wr.Requests))
+	}
+	kind := map[string]string{"chats": fmt.Sprintf("%d-turn conversations whose prompts grow with every turn", sandboxTurns),
+		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[v.Choice("workload")]
+	s.Steps = []Step{{
+		Title: "The setup",
+		Narration: fmt.Sprintf("%d requests (%s) arrive at %g per second at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
+			len(reqs), kind, v.Float("rate"), v.Int("workers"), e.gpu.Name, e.model.Name, v.Choice("policy"), v.Choice("graph_mode")),
+		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
+			{Label: "workers", Value: gpus}, {Label: "requests", Value: float64(len(reqs))}, {Label: "prompt tokens", Value: float64(promptTokens)},
+			{Label: "KV blocks per worker", Value: float64(e.kvBlocks)}}}},
+		Quiz: choiceQuiz(fmt.Sprintf("With %s routing this workload, will more than a third of the prompt tokens be found in a prefix cache?", v.Choice("policy")),
+			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[run.hitTokens > 1.0/3],
+			fmt.Sprintf("%.1f%% were.", 100*run.hitTokens)),
+	}, {
+		Title: "The dashboard",
+		Narration: fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",
+			comma(int(float64(outputs)/makespan)), comma(int(float64(outputs)/makespan/gpus)), 1000*pt.P50, 1000*pt.P99, 1000*pi.P50, 1000*pi.P99, 100*run.hitTokens, run.imbalance, preempt),
+		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "dash", Title: "Dashboard", Cards: cards},
+			{Kind: scene.KindChart, ID: "ttft", Title: "TTFT of each request by arrival time", Chart: &scene.Chart{Type: scene.Scatter, XLabel: "arrival", XUnit: "s", YLabel: "TTFT", YUnit: "ms", Series: []scene.Series{ttftSeries}}}},
+	}, {
+		Title:     "Per worker",
+		Narration: "How the router spread the work, and what each worker's cache gave back.",
+		Scenes:    []scene.Scene{{Kind: scene.KindChart, ID: "load", Title: "Requests per worker", Chart: load}, {Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}},
+	}}
+	for i := range s.Steps {
+		s.Steps[i].Cursor = float64(i)
+	}
+	return s, nil
+}

@@ -45,6 +45,8 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: axisName(c.YLabel, c.YUnit), NameLocation: "end"}),
 		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "12", Right: "24", Top: "56", Bottom: "36"}),
 		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
+		// The toolbox's icon for pointer users; the figure's "PNG" button
+		// (keyboard) does the same through getDataURL.
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "0", Top: "0", Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Title: "Save as PNG", Name: "inferlab-chart"},
 		}}),
@@ -192,8 +194,10 @@ type chartView struct {
 
 	inst     app.Value
 	shown    *scene.Chart
+	motion   bool // the animation setting of the options shown
 	resizeFn app.Func
 	observer app.Value
+	themeFn  app.Func
 }
 
 func (c *chartView) CompoID() string { return "chart:" + c.SceneID }
@@ -215,6 +219,10 @@ func (c *chartView) Render() app.UI {
 		app.FigCaption().Body(
 			app.Span().Class("scene-title").Text(c.Title),
 			app.Span().Class("scene-sub").Text(desc),
+			app.Button().ID("png-"+c.SceneID).Type("button").Class("save-png ghost").
+				Title("Save this chart as a PNG image").Aria("label", "Save the chart “"+c.Title+"” as PNG").
+				OnClick(func(ctx app.Context, e app.Event) { c.savePNG() }).
+				Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("PNG")),
 		),
 		app.Div().Class("chart-wrap").Body(
 			app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+desc),
@@ -238,14 +246,51 @@ func chartDescription(ch *scene.Chart) string {
 	return s
 }
 
-func (c *chartView) OnMount(ctx app.Context) {
+// echartsTheme is the ECharts theme of the page's colour theme (web/lab.js
+// sets <html data-theme>): "dark", or nil for ECharts' light default.
+func echartsTheme() any {
+	if h := app.Window().Get("inferlab"); h.Truthy() && h.Call("theme").String() == "light" {
+		return nil
+	}
+	return "dark"
+}
+
+func (c *chartView) init() {
 	el := app.Window().GetElementByID("chart-" + c.SceneID)
 	ec := app.Window().Get("echarts")
 	if el.IsNull() || !ec.Truthy() {
 		return
 	}
-	c.inst = ec.Call("init", el, "dark", map[string]any{"renderer": "canvas"})
+	c.inst = ec.Call("init", el, echartsTheme(), map[string]any{"renderer": "canvas"})
 	c.draw(true)
+}
+
+// savePNG downloads the chart as an image (ECharts getDataURL, drawn on the
+// page's background so it reads outside the page too).
+func (c *chartView) savePNG() {
+	if c.inst == nil || !c.inst.Truthy() {
+		return
+	}
+	labJS("savePNG", c.inst, c.SceneID)
+}
+
+func (c *chartView) OnMount(ctx app.Context) {
+	c.init()
+	if c.inst == nil {
+		return
+	}
+	el := app.Window().GetElementByID("chart-" + c.SceneID)
+	// A theme switch re-creates the chart with the other ECharts theme.
+	c.themeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		ctx.Dispatch(func(app.Context) {
+			if c.inst != nil && c.inst.Truthy() {
+				c.inst.Call("dispose")
+			}
+			c.init()
+		})
+		return nil
+	})
+	app.Window().Call("addEventListener", "inferlab:theme", c.themeFn)
 	c.resizeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
 		if c.inst != nil && c.inst.Truthy() {
 			c.inst.Call("resize")
@@ -272,16 +317,17 @@ func (c *chartView) draw(full bool) {
 	if ch == nil || c.inst == nil || !c.inst.Truthy() {
 		return
 	}
-	if ch == c.shown && !full {
+	if ch == c.shown && !full && c.motion == c.Motion {
 		return
 	}
-	if full || c.shown == nil || !sameSeries(ch, c.shown) {
+	if full || c.shown == nil || !sameSeries(ch, c.shown) || c.motion != c.Motion {
 		js, err := ChartOptions(ch, c.Motion)
 		if err != nil {
 			app.Log("chart", c.SceneID, err)
 			return
 		}
 		c.inst.Call("setOption", app.Window().Get("JSON").Call("parse", string(js)), map[string]any{"notMerge": true})
+		c.motion = c.Motion
 	}
 	c.shown = ch
 	c.placeCursor()
@@ -313,6 +359,11 @@ func sameSeries(a, b *scene.Chart) bool {
 }
 
 func (c *chartView) OnDismount() {
+	if c.themeFn != nil {
+		app.Window().Call("removeEventListener", "inferlab:theme", c.themeFn)
+		c.themeFn.Release()
+		c.themeFn = nil
+	}
 	if c.observer != nil && c.observer.Truthy() {
 		c.observer.Call("disconnect")
 	} else if c.resizeFn != nil {

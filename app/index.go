@@ -9,7 +9,8 @@ import (
 // article part, summary and a link.
 type Index struct {
 	app.Compo
-	live bool
+	live   bool
+	update bool
 }
 
 func (x *Index) OnNav(ctx app.Context) {
@@ -17,13 +18,19 @@ func (x *Index) OnNav(ctx app.Context) {
 	ctx.Page().SetDescription("Interactive lessons on LLM serving: KV-cache paging, scheduling, kernels and routing, computed by one Go model.")
 }
 
-func (x *Index) OnMount(ctx app.Context) { x.live = true }
+func (x *Index) OnMount(ctx app.Context) {
+	x.live = true
+	x.update = ctx.AppUpdateAvailable()
+}
+
+// OnAppUpdate shows the "update available" banner (see Player.OnAppUpdate).
+func (x *Index) OnAppUpdate(ctx app.Context) { x.update = true }
 
 func (x *Index) Render() app.UI {
 	all := lessons.All()
 	return app.Div().ID("index").Class("page").DataSet("live", x.live).Body(
 		siteHeader(),
-		app.Main().Class("index-main").Body(
+		app.Main().ID("main").Class("index-main").Body(
 			app.H1().Text("Inference Lab"),
 			app.P().Class("lede").Text("Step through how an LLM serving engine manages KV-cache memory, schedules work and routes requests. "+
 				"Every figure is computed by the lab's model as you turn the knobs; where the articles state a figure, the lesson shows it beside the model's."),
@@ -41,21 +48,8 @@ func (x *Index) Render() app.UI {
 			),
 		),
 		siteFooter(),
+		updateBanner(x.update),
+		keysDialog(),
 	)
 }
 
-func siteHeader() app.UI {
-	return app.Header().Class("site-header").Body(
-		app.A().Class("brand").Href(Link("/")).Body(
-			app.Span().Class("brand-mark").Aria("hidden", true).Text("◧"),
-			app.Text(" Inference Lab"),
-		),
-		app.Nav().Aria("label", "Site").Body(app.A().Href(Link("/")).Text("All lessons")),
-	)
-}
-
-func siteFooter() app.UI {
-	return app.Footer().Class("site-footer").Body(
-		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Runs offline after the first visit; every number comes from the simulation."),
-	)
-}

@@ -20,6 +20,7 @@ type paramsPanel struct {
 
 	Lesson *lessons.Lesson
 	Values map[string]string // canonical values of the script shown
+	Keep   string            // query kept beside the knobs (hide=, theme=), with a leading "&"
 
 	form    map[string]string // as typed
 	formFor map[string]string // the Values the form was filled from
@@ -56,7 +57,7 @@ func (f *paramsPanel) apply(ctx app.Context) {
 	if n, err := strconv.Atoi(u.Query().Get("step")); err == nil && n > 0 {
 		step = n
 	}
-	u.RawQuery = EncodeRaw(f.Lesson, f.form, step)
+	u.RawQuery = EncodeRaw(f.Lesson, f.form, step) + f.Keep
 	ctx.NavigateTo(&u)
 }
 

@@ -26,16 +26,26 @@ type Player struct {
 	fail    *Failure
 	debug   string
 	text    map[string]string // canonical text of values (shared map: equal across steps)
+	hide    Hide              // parts hidden by ?hide=
+	extra   string            // kept query beside knobs and step (URLState.Extra)
 
 	live    bool
 	playing bool
 	speed   string
 	playGen int
 	reduced bool
+	update  bool // a new version is installed: show the reload banner
+
+	// quizzes holds the learner's answers by 0-based step index (reset when
+	// the script is rebuilt); quizHint is the form's own message (empty answer).
+	quizzes  map[int]quizResult
+	quizHint string
+
+	embed embedOptions // the "embed this lesson" panel's choices
 
 	keyFn    app.Func
-	resizeFn app.Func
-	observer app.Value
+	motionFn app.Func
+	motionMQ app.Value
 }
 
 // playback speeds offered by #speed, and the base time per step.
@@ -86,11 +96,20 @@ func (p *Player) load(u *url.URL) {
 		p.script, p.fail = BuildScript(l, v, st.Debug)
 		p.playing = false
 		p.playGen++
+		p.quizzes, p.quizHint = nil, ""
 	}
+	p.hide, p.extra = st.Hide, st.Extra()
 	if p.text == nil || !sameText(p.text, v.Text()) {
 		p.text = v.Text()
 	}
 	if p.script != nil {
+		if st.Step == 0 && st.Find != "" {
+			n, msg := FindStep(p.script, st.Find)
+			st.Step = n
+			if msg != "" {
+				notices = append(notices, msg)
+			}
+		}
 		idx, msg := ClampStep(st.Step, len(p.script.Steps))
 		p.step = idx
 		if msg != "" {
@@ -112,10 +131,7 @@ func (p *Player) syncURL(ctx app.Context) {
 		return
 	}
 	u := *ctx.Page().URL()
-	q := EncodeQuery(p.lesson, p.values, p.step+1)
-	if p.debug != "" {
-		q += "&debug=" + url.QueryEscape(p.debug)
-	}
+	q := EncodeQuery(p.lesson, p.values, p.step+1) + p.extra
 	if u.RawQuery == q {
 		return
 	}
@@ -125,9 +141,19 @@ func (p *Player) syncURL(ctx app.Context) {
 
 func (p *Player) OnMount(ctx app.Context) {
 	p.live = true
+	p.update = ctx.AppUpdateAvailable()
 	win := app.Window()
+	// Reduced motion: read now and follow changes (ECharts animation and the
+	// .reduced-motion class; CSS handles the rest with its media query).
 	if mq := win.Call("matchMedia", "(prefers-reduced-motion: reduce)"); mq.Truthy() {
 		p.reduced = mq.Get("matches").Bool()
+		p.motionMQ = mq
+		p.motionFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+			on := mq.Get("matches").Bool()
+			ctx.Dispatch(func(app.Context) { p.reduced = on })
+			return nil
+		})
+		mq.Call("addEventListener", "change", p.motionFn)
 	}
 	p.keyFn = app.FuncOf(func(this app.Value, args []app.Value) any {
 		if len(args) == 0 {
@@ -137,10 +163,11 @@ func (p *Player) OnMount(ctx app.Context) {
 		return nil
 	})
 	win.Call("addEventListener", "keydown", p.keyFn)
-	if p.Embed {
-		p.reportHeight()
-	}
 }
+
+// OnAppUpdate runs when the service worker has installed a new version: the
+// page shows a banner offering to reload (#update-banner).
+func (p *Player) OnAppUpdate(ctx app.Context) { p.update = true }
 
 func (p *Player) OnDismount() {
 	p.playing = false
@@ -150,12 +177,12 @@ func (p *Player) OnDismount() {
 		p.keyFn.Release()
 		p.keyFn = nil
 	}
-	if p.observer != nil && p.observer.Truthy() {
-		p.observer.Call("disconnect")
-	}
-	if p.resizeFn != nil {
-		p.resizeFn.Release()
-		p.resizeFn = nil
+	if p.motionFn != nil {
+		if p.motionMQ != nil && p.motionMQ.Truthy() {
+			p.motionMQ.Call("removeEventListener", "change", p.motionFn)
+		}
+		p.motionFn.Release()
+		p.motionFn = nil
 	}
 }
 
@@ -175,6 +202,9 @@ func (p *Player) onKey(ctx app.Context, e app.Value) {
 	switch tag {
 	case "INPUT", "SELECT", "TEXTAREA":
 		return
+	}
+	if p.hide.Controls {
+		return // a fixed figure: the embed hides the player
 	}
 	var act func(app.Context)
 	switch key {
@@ -274,26 +304,16 @@ func (p *Player) scheduleTick(ctx app.Context, gen int) {
 			p.playing = false
 			return
 		}
+		if p.pendingQuiz() >= 0 {
+			// Predict before seeing: playback stops before a checkpoint.
+			p.playing = false
+			p.playGen++
+			p.focusQuiz(ctx)
+			return
+		}
 		p.goTo(ctx, p.step+1)
 		p.scheduleTick(ctx, gen)
 	})
-}
-
-// reportHeight posts the page height to the parent frame (embeds).
-func (p *Player) reportHeight() {
-	win := app.Window()
-	if win.Get("self").Equal(win.Get("top")) {
-		return
-	}
-	p.resizeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
-		h := win.Get("document").Get("documentElement").Get("scrollHeight").Int()
-		win.Get("parent").Call("postMessage", map[string]any{"type": "inferlab:height", "height": h}, "*")
-		return nil
-	})
-	if ro := win.Get("ResizeObserver"); ro.Truthy() {
-		p.observer = ro.New(p.resizeFn)
-		p.observer.Call("observe", win.Get("document").Get("body"))
-	}
 }
 
 func (p *Player) Render() app.UI {
@@ -310,10 +330,14 @@ func (p *Player) Render() app.UI {
 	if p.reduced {
 		cls += " reduced-motion"
 	}
+	if p.hide.Narration {
+		cls += " no-narration"
+	}
 	return app.Div().ID("lab").Class(cls).
-		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.step+1).Body(
+		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.step+1).
+		DataSet("hide", p.hide.String()).Body(
 		app.If(!p.Embed, func() app.UI { return siteHeader() }),
-		app.Main().Class("lab-main").Body(
+		app.Main().ID("main").Class("lab-main").Body(
 			p.renderHead(title),
 			// Always present: notices and the error panel live in fixed
 			// wrappers so nothing is inserted before the scenes (go-app diffs
@@ -331,16 +355,27 @@ func (p *Player) Render() app.UI {
 				p.renderNarration(n),
 				app.Div().Class("scenes").Body(p.renderSceneList()...),
 			),
+			app.If(!p.Embed, func() app.UI { return p.renderShare() }),
 			app.If(!p.Embed, func() app.UI {
 				return app.Div().Class("panels").Body(
-					&paramsPanel{Lesson: p.lesson, Values: p.text},
+					hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
+						&paramsPanel{Lesson: p.lesson, Values: p.text, Keep: p.extra},
+					),
 					&metricsPanel{Script: p.script},
 				)
 			}),
 			app.If(!p.Embed, func() app.UI { return &claimsPanel{Script: p.script} }),
-			app.If(!p.Embed, func() app.UI { return p.renderEmbedSnippet() }),
+			app.If(!p.Embed, func() app.UI { return p.renderEmbedPanel() }),
+			app.If(p.Embed, func() app.UI {
+				return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
+					app.Summary().Text("Change the parameters"),
+					&paramsPanel{Lesson: p.lesson, Values: p.text, Keep: p.extra},
+				)
+			}),
 		),
 		app.If(!p.Embed, func() app.UI { return siteFooter() }),
+		updateBanner(p.update),
+		keysDialog(),
 	)
 }
 
@@ -384,7 +419,7 @@ func (p *Player) renderControls(n int) app.UI {
 	if max < 1 {
 		max = 1
 	}
-	return app.Div().Class("controls").Role("toolbar").Aria("label", "Player").Body(
+	return hideIf(app.Div().ID("controls").Class("controls").Role("toolbar").Aria("label", "Player"), p.hide.Controls).Body(
 		app.Div().Class("buttons").Body(
 			button("btn-first", none || p.step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
 				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Text("« First"),
@@ -418,6 +453,9 @@ func (p *Player) renderControls(n int) app.UI {
 				}),
 			),
 		),
+		app.Button().ID("btn-keys").Type("button").Class("ghost").Title("Keyboard shortcuts (?)").Aria("keyshortcuts", "?").
+			Aria("haspopup", "dialog").OnClick(func(ctx app.Context, e app.Event) { openKeysDialog() }).
+			Body(app.Span().Aria("hidden", true).Text("⌨ "), app.Text("Keys")),
 	)
 }
 
@@ -427,10 +465,11 @@ func (p *Player) renderNarration(n int) app.UI {
 		st := p.script.Steps[p.step]
 		title, text = st.Title, st.Narration
 	}
-	return app.Section().Class("narration-panel").Aria("label", "Narration").Body(
+	return hideIf(app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration"), p.hide.Narration).Body(
 		app.H2().ID("step-title").Text(title),
 		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", true).Body(app.P().Text(text)),
-		app.P().Class("keys-hint").Text("Keys: ← → step · space play/pause · Home/End first/last"),
+		p.renderCheckpoint(),
+		app.P().Class("keys-hint").Text("Keys: ← → step · space play/pause · Home/End first/last · ? all keys"),
 	)
 }
 
@@ -448,10 +487,7 @@ func (p *Player) renderError() app.UI {
 	cli := ""
 	if p.lesson != nil {
 		params = f.Params
-		q := EncodeRaw(p.lesson, params, p.step+1)
-		if p.debug != "" {
-			q += "&debug=" + url.QueryEscape(p.debug)
-		}
+		q := EncodeRaw(p.lesson, params, p.step+1) + p.extra
 		repro = LessonPath(p.lesson.Slug) + "?" + q
 		cli = cliCommand(p.lesson, params)
 	}
@@ -486,23 +522,6 @@ func (p *Player) renderError() app.UI {
 	)
 }
 
-func (p *Player) renderEmbedSnippet() app.UI {
-	if p.lesson == nil {
-		return app.Div().Class("embed-snippet")
-	}
-	src := Link(EmbedPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.step+1))
-	if app.IsClient {
-		src = app.Window().Get("location").Get("origin").String() + src
-	}
-	snippet := `<iframe src="` + src + `" title="` + htmlAttr(p.lesson.Title) +
-		`" loading="lazy" style="width:100%;border:0;height:640px" allow="clipboard-write" sandbox="allow-scripts allow-same-origin allow-popups"></iframe>`
-	return app.Details().Class("embed-snippet").Body(
-		app.Summary().Text("Embed this lesson at this step"),
-		app.P().Text("Paste this into a page; the frame reports its height with postMessage({type: \"inferlab:height\"})."),
-		app.Textarea().ID("embed-code").ReadOnly(true).Rows(3).Aria("label", "Embed code").Text(snippet),
-	)
-}
-
 // button, option and disabledInput set boolean attributes only when true:
 // go-app's server renderer writes disabled="false" (which HTML reads as
 // disabled) for a false value.
@@ -520,6 +539,14 @@ func option(value string, selected bool) app.HTMLOption {
 		o = o.Selected(true)
 	}
 	return o
+}
+
+// hideIf sets the hidden attribute only when hide is true (see button).
+func hideIf[T interface{ Hidden(bool) T }](el T, hide bool) T {
+	if hide {
+		return el.Hidden(true)
+	}
+	return el
 }
 
 func disabledInput(in app.HTMLInput, disabled bool) app.HTMLInput {

@@ -26,8 +26,72 @@ type URLState struct {
 	Raw     map[string]string // the lesson's knobs as given (unknown keys dropped)
 	Step    int               // 1-based step asked for; 0 when absent or invalid
 	Debug   string            // "panic" makes the build panic (tests the error panel)
+	Find    string            // text whose first mention picks the step (search links); step wins
+	Hide    Hide              // parts of the page the address hides (embeds)
+	Theme   string            // "light" or "dark" pins the theme (embeds); "" follows the reader
 	Notices []string          // problems with the query, each naming the key
 }
+
+// Hide lists the parts of a lesson page that ?hide= removes, a comma list of
+// controls, params and narration (for embeds that show a fixed figure).
+type Hide struct {
+	Controls  bool // the player's buttons, scrubber and speed
+	Params    bool // the parameters form
+	Narration bool // the step title, narration and quiz checkpoints
+}
+
+// hideFlags is the order flags are written back in.
+var hideFlags = []string{"controls", "params", "narration"}
+
+// String is the canonical ?hide= value ("" when nothing is hidden).
+func (h Hide) String() string {
+	var out []string
+	for _, f := range hideFlags {
+		if h.Has(f) {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// Has reports whether flag is set.
+func (h Hide) Has(flag string) bool {
+	switch flag {
+	case "controls":
+		return h.Controls
+	case "params":
+		return h.Params
+	case "narration":
+		return h.Narration
+	}
+	return false
+}
+
+// ParseHide reads a ?hide= value; an unknown flag is a notice naming it.
+func ParseHide(raw string) (Hide, []string) {
+	var h Hide
+	var notices []string
+	if len(raw) > 64 {
+		return h, []string{fmt.Sprintf("hide = %q is not allowed: want a comma list of %s.", clip(raw), strings.Join(hideFlags, ", "))}
+	}
+	for _, f := range strings.Split(raw, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "":
+		case "controls":
+			h.Controls = true
+		case "params":
+			h.Params = true
+		case "narration":
+			h.Narration = true
+		default:
+			notices = append(notices, fmt.Sprintf("hide = %q: %q is not a part that can be hidden; want a comma list of %s.", clip(raw), clip(f), strings.Join(hideFlags, ", ")))
+		}
+	}
+	return h, notices
+}
+
+// maxFindText bounds a find= value (search links carry a short phrase).
+const maxFindText = 64
 
 // ParseQuery reads the step and the lesson's knobs from a query. Knob values
 // are checked later by Resolve (see ResolveParams); the step is checked here
@@ -58,7 +122,59 @@ func ParseQuery(l *lessons.Lesson, q url.Values) URLState {
 	if vs, ok := q["debug"]; ok && len(vs) > 0 {
 		st.Debug = vs[0]
 	}
+	if vs, ok := q["find"]; ok && len(vs) > 0 && strings.TrimSpace(vs[0]) != "" {
+		if len(vs[0]) > maxFindText {
+			st.Notices = append(st.Notices, fmt.Sprintf("find = %q is too long: want at most %d characters; showing step 1.", clip(vs[0]), maxFindText))
+		} else {
+			st.Find = strings.TrimSpace(vs[0])
+		}
+	}
+	if vs, ok := q["hide"]; ok && len(vs) > 0 {
+		h, notices := ParseHide(vs[0])
+		st.Hide = h
+		st.Notices = append(st.Notices, notices...)
+	}
+	if vs, ok := q["theme"]; ok && len(vs) > 0 {
+		switch t := strings.ToLower(vs[0]); t {
+		case "light", "dark":
+			st.Theme = t
+		case "", "auto":
+		default:
+			st.Notices = append(st.Notices, fmt.Sprintf("theme = %q is not allowed: want light, dark or auto.", clip(vs[0])))
+		}
+	}
 	return st
+}
+
+// Extra is the query the page keeps beside the knobs and the step (hide,
+// theme, debug), canonical, with a leading "&", or "".
+func (st URLState) Extra() string {
+	var b strings.Builder
+	if h := st.Hide.String(); h != "" {
+		b.WriteString("&hide=")
+		b.WriteString(h) // fixed words and commas: readable as is
+	}
+	if st.Theme != "" {
+		b.WriteString("&theme=")
+		b.WriteString(st.Theme)
+	}
+	if st.Debug != "" {
+		b.WriteString("&debug=")
+		b.WriteString(url.QueryEscape(st.Debug))
+	}
+	return b.String()
+}
+
+// FindStep resolves a find= phrase to the 1-based step of s that first
+// mentions it, with a notice when no step does (then 0: the first step).
+func FindStep(s *lessons.Script, find string) (int, string) {
+	if s == nil || find == "" {
+		return 0, ""
+	}
+	if n := lessons.StepFor(s, find); n > 0 {
+		return n, ""
+	}
+	return 0, fmt.Sprintf("find = %q: no step of this lesson mentions it; showing step 1.", clip(find))
 }
 
 // ResolveParams resolves raw knob text into values. Each bad knob becomes a

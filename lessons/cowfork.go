@@ -74,10 +74,7 @@ func buildCowFork(v Values) (*Script, error) {
 		for i, bs := range pool.Snapshot() {
 			blk := scene.Block{Owner: bs.Owner, Used: bs.Used, Refs: bs.Refs, Cached: bs.Cached, Highlight: prev[i] != bs.Refs}
 			if bs.Owner >= 0 {
-				blk.Label = label(bs.Owner)
-				if bs.Refs > 1 {
-					blk.Label = "×" + strconv.Itoa(bs.Refs)
-				}
+				blk.Label = label(bs.Owner) // renderers add ×k for a block k tables share
 			}
 			prev[i] = bs.Refs
 			g.Blocks = append(g.Blocks, blk)

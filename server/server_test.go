@@ -64,7 +64,8 @@ func body(t *testing.T, r *http.Response) string {
 }
 
 func TestWorkerPatched(t *testing.T) {
-	if !strings.Contains(goapp.DefaultAppWorkerJS, workerInstallFrom) || !strings.Contains(goapp.DefaultAppWorkerJS, workerMatchFrom) {
+	if !strings.Contains(goapp.DefaultAppWorkerJS, workerInstallFrom) || !strings.Contains(goapp.DefaultAppWorkerJS, workerMatchFrom) ||
+		!strings.Contains(goapp.DefaultAppWorkerJS, workerFetchFrom) {
 		t.Fatal("go-app's worker template changed: update the patches in worker.go")
 	}
 	if !strings.Contains(ReloadingWorker, workerInstallTo) || strings.Contains(ReloadingWorker, workerInstallFrom) {
@@ -72,6 +73,9 @@ func TestWorkerPatched(t *testing.T) {
 	}
 	if !strings.Contains(ReloadingWorker, workerMatchTo) || strings.Contains(ReloadingWorker, workerMatchFrom) {
 		t.Error("navigations do not ignore the query")
+	}
+	if !strings.Contains(ReloadingWorker, workerFetchTo) || strings.Count(ReloadingWorker, "return await fetch(request);") != 1 {
+		t.Error("offline navigations get no cached shell")
 	}
 	if !strings.Contains(ReloadingWorker, "{{.Version}}") || !strings.Contains(ReloadingWorker, "{{.ResourcesToCache}}") {
 		t.Error("the patched worker lost go-app's versioning")

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// The site shell around every page: the header (brand, search, theme
+// toggle), the footer, the "update available" banner and the keyboard
+// shortcuts dialog.
+
+func siteHeader() app.UI {
+	return app.Header().Class("site-header").Body(
+		app.A().Class("brand").Href(Link("/")).Body(
+			app.Span().Class("brand-mark").Aria("hidden", true).Text("◧"),
+			app.Text(" Inference Lab"),
+		),
+		&searchBox{},
+		app.Nav().Class("site-nav").Aria("label", "Site").Body(
+			app.A().Href(Link("/")).Text("All lessons"),
+			&themeToggle{},
+		),
+	)
+}
+
+func siteFooter() app.UI {
+	return app.Footer().Class("site-footer").Body(
+		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Runs offline after the first visit; every number comes from the simulation. Press ? for keyboard shortcuts."),
+	)
+}
+
+// updateBanner is #update, always present (last in the page, so it never
+// shifts the player); it holds #update-banner once the service worker has
+// installed a new version of the lab.
+func updateBanner(show bool) app.UI {
+	return app.Div().ID("update").Class("update").Body(
+		app.If(show, func() app.UI {
+			return app.Div().ID("update-banner").Class("update-banner").Role("status").Body(
+				app.Span().Text("A new version of the lab is ready. "),
+				app.Button().ID("btn-reload").Type("button").Class("primary").
+					OnClick(func(ctx app.Context, e app.Event) { ctx.Reload() }).Text("Reload to update"),
+			)
+		}),
+	)
+}
+
+// keyList is what the shortcuts dialog lists.
+var keyList = [][2]string{
+	{"← / →", "previous / next step"},
+	{"Space", "play / pause"},
+	{"Home / End", "first / last step"},
+	{"Enter", "check a question's answer"},
+	{"Esc", "skip a question · close search or this dialog"},
+	{"/", "search lessons and terms"},
+	{"↑ / ↓, Enter", "choose a search result, open it"},
+	{"Tab / Shift+Tab", "move between controls"},
+	{"?", "show this list"},
+}
+
+// keysDialog is dialog#keys-dialog, opened by ? (web/lab.js) or #btn-keys;
+// Escape closes it (the browser's modal dialog behaviour) and the focus
+// returns to where it was.
+func keysDialog() app.UI {
+	return app.Dialog().ID("keys-dialog").Class("keys-dialog").Aria("labelledby", "keys-title").Body(
+		app.H2().ID("keys-title").Text("Keyboard shortcuts"),
+		app.Dl().Class("keys-list").Body(
+			app.Range(keyList).Slice(func(i int) app.UI {
+				return app.Div().Body(
+					app.Dt().Body(app.Span().Class("kbd").Text(keyList[i][0])),
+					app.Dd().Text(keyList[i][1]),
+				)
+			}),
+		),
+		app.Button().ID("keys-close").Type("button").Class("primary").
+			OnClick(func(ctx app.Context, e app.Event) { closeKeysDialog() }).Text("Close"),
+	)
+}
+
+func openKeysDialog()  { labJS("keys", true) }
+func closeKeysDialog() { labJS("keys", false) }
+
+// themeToggle is #btn-theme: it switches between the dark and the light
+// theme; web/lab.js applies and remembers the choice (localStorage), and
+// without a choice the page follows prefers-color-scheme.
+type themeToggle struct {
+	app.Compo
+	theme string // "dark" or "light" as shown; "" before mount
+	fn    app.Func
+}
+
+func (t *themeToggle) OnMount(ctx app.Context) {
+	t.read()
+	t.fn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		ctx.Dispatch(func(app.Context) { t.read() })
+		return nil
+	})
+	app.Window().Call("addEventListener", "inferlab:theme", t.fn)
+}
+
+func (t *themeToggle) OnDismount() {
+	if t.fn != nil {
+		app.Window().Call("removeEventListener", "inferlab:theme", t.fn)
+		t.fn.Release()
+		t.fn = nil
+	}
+}
+
+func (t *themeToggle) read() {
+	if h := app.Window().Get("inferlab"); h.Truthy() {
+		t.theme = h.Call("theme").String()
+	}
+}
+
+func (t *themeToggle) Render() app.UI {
+	next, label := "light", "Light theme"
+	if t.theme == "light" {
+		next, label = "dark", "Dark theme"
+	}
+	return app.Button().ID("btn-theme").Type("button").Class("ghost").
+		DataSet("theme", t.theme).
+		Aria("label", "Switch to the "+next+" theme").Title("Switch to the "+next+" theme").
+		OnClick(func(ctx app.Context, e app.Event) {
+			labJS("setTheme", next)
+			t.read()
+		}).Body(app.Span().Aria("hidden", true).Text("◐ "), app.Text(label))
+}

@@ -145,6 +145,24 @@ func TestLessons(t *testing.T) {
 				}
 			}
 		},
+	}, {
+		slug:       "prefix-cache",
+		knobs:      []ldKnob{{"capacity", "32"}},
+		metric:     "evicted_tokens",
+		sceneStep:  3, // R2 splits R1's edge: the tree table
+		sceneCheck: expectKind(scene.KindTable),
+	}, {
+		slug:       "smart-routing",
+		knobs:      []ldKnob{{"rate", "8"}},
+		metric:     "ttft_mean_ms_kv_aware",
+		sceneStep:  7, // round robin vs KV-aware: requests per worker
+		sceneCheck: expectChartsReady,
+	}, {
+		slug:       "sandbox",
+		knobs:      []ldKnob{{"policy", "round_robin"}},
+		metric:     "hit_rate_pct",
+		sceneStep:  2, // the dashboard
+		sceneCheck: expectChartsReady,
 	}}
 
 	site := startSite(t)
@@ -167,6 +185,19 @@ func TestLessons(t *testing.T) {
 
 // expectChartsReady checks that every chart scene of the step reports data-ready and
 // carries the native series (the generic step check compares the names).
+// expectKind checks that the step shows at least one scene of kind k (the
+// shared check has already compared every scene with the native one).
+func expectKind(k scene.Kind) func(d *lessonsDriver, s *lessons.Script, v ldView) {
+	return func(d *lessonsDriver, s *lessons.Script, v ldView) {
+		for _, f := range v.Scenes {
+			if f.Kind == string(k) {
+				return
+			}
+		}
+		d.errorf("step %s shows no %s scene", v.Step, k)
+	}
+}
+
 func expectChartsReady(d *lessonsDriver, s *lessons.Script, v ldView) {
 	n := 0
 	for _, f := range v.Scenes {

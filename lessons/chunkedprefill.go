@@ -163,6 +163,9 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 	}{{"whole prefill", whole}, {"chunked", chunk}} {
 		sr := scene.Series{Name: r.name}
 		for k, g := range r.run.probeGaps {
+			if r.run.probeTimes[k] < r.run.arrival-5*whole.baseITL {
+				continue // warm-up: show only the last few tokens before the prompt arrives
+			}
 			sr.X = append(sr.X, ms(r.run.probeTimes[k]-r.run.arrival))
 			sr.Y = append(sr.Y, ms(g))
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -458,24 +459,9 @@ func chooseTicks(res *garageResult) []int {
 			}
 		}
 	}
-	sortUnique(&out)
+	slices.Sort(out)
+	out = slices.Compact(out)
 	return out
-}
-
-func sortUnique(xs *[]int) {
-	s := *xs
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	*xs = out
 }
 
 // window sums one pool's tick logs over (from, to].

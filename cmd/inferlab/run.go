@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inferlab/inferlab/export"
 	"github.com/inferlab/inferlab/lessons"
 )
 
@@ -23,15 +23,6 @@ func (s setFlags) Set(kv string) error {
 	}
 	s[k] = v
 	return nil
-}
-
-// runOutput is the JSON shape documented in DESIGN.md.
-type runOutput struct {
-	Lesson    string             `json:"lesson"`
-	Params    map[string]any     `json:"params"`
-	Steps     int                `json:"steps"`
-	Metrics   map[string]float64 `json:"metrics"`
-	Narration []string           `json:"narration"`
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
@@ -83,19 +74,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *format == "json" {
-		out := runOutput{Lesson: slug, Params: values.JSON(), Steps: len(script.Steps), Metrics: map[string]float64{}}
-		for _, m := range script.Metrics {
-			out.Metrics[m.Key] = m.Value
-		}
-		for _, s := range script.Steps {
-			out.Narration = append(out.Narration, s.Narration)
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		b, err := export.RunJSON(slug, values, script)
+		if err != nil {
 			fmt.Fprintln(stderr, "inferlab run:", err)
 			return 1
 		}
+		stdout.Write(b)
 		return 0
 	}
 	writeText(stdout, l, values, script)

@@ -84,11 +84,11 @@ var Glossary = []Term{
 	{Term: "preemption", Aliases: []string{"recompute"}, Definition: "vLLM frees the most recently admitted request's KV when blocks run out; it is recomputed later.", Lesson: "garage", Find: "preempted"},
 	{Term: "head-of-line blocking", Definition: "The first waiting request does not fit, so nobody behind it is admitted either.", Lesson: "garage", Find: "everyone behind it waits"},
 	{Term: "CUDA graph", Aliases: []string{"cudagraph", "graph replay"}, Definition: "A recorded sequence of kernel launches replayed with one call, removing per-kernel CPU launch cost.", Lesson: "cuda-graphs", Find: "graph"},
-	{Term: "NIXL", Definition: "NVIDIA Inference Xfer Library: moves KV blocks between GPUs, hosts and storage over RDMA.", Lesson: "smart-routing", Find: "worker"},
-	{Term: "KVBM", Aliases: []string{"kv block manager"}, Definition: "Dynamo's KV Block Manager: offloads KV blocks from GPU to host memory, SSD and object storage.", Lesson: "smart-routing", Find: "cache"},
+	{Term: "NIXL", Definition: "NVIDIA Inference Xfer Library: moves KV blocks between GPUs, hosts and storage over RDMA.", Lesson: "disaggregation", Find: "Formulation 3"},
+	{Term: "KVBM", Aliases: []string{"kv block manager"}, Definition: "Dynamo's KV Block Manager: offloads KV blocks from GPU to host memory, SSD and object storage.", Lesson: "kv-tiers", Find: "KVBM"},
 	{Term: "KV-aware routing", Aliases: []string{"smart routing", "kv router"}, Definition: "Send a request to the worker whose cache holds most of its prefix, weighed against that worker's load.", Lesson: "smart-routing", Find: "KV-aware"},
 	{Term: "radix tree", Definition: "A tree of token runs in which shared prefixes are stored once (SGLang's RadixAttention).", Lesson: "prefix-cache", Find: "tree"},
-	{Term: "disaggregation", Aliases: []string{"disaggregated serving"}, Definition: "Prefill and decode on separate GPU pools, with the KV cache transferred between them.", Lesson: "smart-routing", Find: "prefill"},
+	{Term: "disaggregation", Aliases: []string{"disaggregated serving"}, Definition: "Prefill and decode on separate GPU pools, with the KV cache transferred between them.", Lesson: "disaggregation", Find: "Separate pools"},
 }
 
 // Hit is one search result: a lesson (Term empty) or a glossary term, with

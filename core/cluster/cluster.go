@@ -12,9 +12,10 @@
 // arrival. A worker's step that straddles an arrival has already ended when
 // the router looks, so the router sees state up to one step ahead — the
 // same order of staleness as Dynamo's asynchronous KV events.
-// Simplifications: no prefill/decode disaggregation (every worker prefills
-// its own requests), no network latency between router and workers, and
-// events arrive as soon as the step that produced them ends.
+// Simplifications: no network latency between router and workers, and
+// events arrive as soon as the step that produced them ends. Disaggregated
+// serving (separate prefill and decode pools with KV transfer) and the KV
+// tiers' link figures live in disagg.go and tiers.go.
 package cluster
 
 import (

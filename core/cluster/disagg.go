@@ -1,0 +1,614 @@
+package cluster
+
+// Disaggregated serving, after NVIDIA Dynamo (shared/reference/engines.md
+// §5.4): a pool of prefill workers computes prompts, a pool of decode
+// workers generates the outputs, and each prompt's KV cache moves from one
+// to the other over a Link (NIXL: GPU-to-GPU RDMA).
+//
+// The flow of one request:
+//  1. it arrives and goes to the prefill worker with the fewest pending
+//     prefill tokens (Dynamo's active prefill tokens);
+//  2. the prefill worker (a vLLM v1 engine, core/scheduler) serves it as a
+//     request with one output token, so it ends when the prompt is computed
+//     (vLLM's P/D proxy sends max_tokens = 1);
+//  3. its KV — the prompt's blocks × block size × KVBytesPerToken (NIXL
+//     moves whole blocks, the last partial one included), each GPU of a TP
+//     group sending its own shard in parallel — crosses the link, taking
+//     Link.Transfer(bytes); transfers from one prefill worker go one after
+//     another (its NIC is busy until the previous one ends);
+//  4. the least-loaded decode worker (running + waiting + inbound
+//     transfers, chosen when the prefill ends) receives it and generates
+//     every output token, the first one included (the prefill worker's
+//     token is discarded, as vLLM's P/D proxy does). TTFT is therefore
+//     queueing + prefill + transfer + the decode worker's first step.
+//
+// How the decode worker receives a computed prompt. core/scheduler has no
+// way to add a request whose prompt KV is already in place, so the arrival
+// is emulated with the prefix cache: the prompt's tokens are admitted to the
+// decode worker's block pool under a placeholder sequence (pinned, so
+// nothing evicts them), and the request is added with prefix caching on.
+// Its admission then finds every full block of the prompt cached and
+// computes only the tail — the last partial block, or the last block when
+// the prompt fills whole blocks, since vLLM never serves the last prompt
+// token from cache — which stands in for vLLM's decode side recomputing the
+// final prompt token. The pin is released once the request is admitted. A
+// scheduler API to add a request with its first N prompt tokens marked
+// computed (vLLM's external computed tokens) would replace the placeholder
+// and the recomputed tail.
+//
+// Arrived KV is placed only when the decode worker can admit it at its next
+// step: nothing else waits there, a sequence slot is free, and the free
+// blocks hold the prompt, one tail block per placed request and one more
+// block for each running request (so that step preempts nobody). Until
+// then it waits, in arrival order (KVPlaced − TransferEnd in the journey).
+// vLLM instead allocates the decode blocks first and then pulls the KV, so
+// where this wait happens the model is early by up to one transfer time.
+//
+// Conditional disaggregation (optional): Dynamo's original rule. The
+// request lands on the least-loaded decode worker, which prefills it
+// locally unless prompt − its prefix hit there > MaxLocalPrefillLength and
+// fewer than MaxPrefillQueueSize requests wait at the prefill workers; a
+// remote prefill then returns its KV to that decode worker.
+//
+// Simplifications: both pools use the given scheduler config and timer
+// (Dynamo may give them different TP), the whole prompt's KV is sent even
+// when the decode worker caches part of it, a transfer starts after the
+// prefill ends (no layer-by-layer overlap), and the router has no network
+// latency.
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/inferlab/inferlab/core/scheduler"
+)
+
+// ConditionalDisagg is Dynamo's rule for prefilling remotely (engines.md
+// §5.4, DisaggRouterConf).
+type ConditionalDisagg struct {
+	MaxLocalPrefillLength int // prefill tokens not cached on the decode worker above which prefill goes remote
+	MaxPrefillQueueSize   int // remote prefill only while fewer requests than this wait for a prefill worker
+}
+
+// DefaultConditionalDisagg returns Dynamo's defaults: 1000 tokens, queue 2.
+func DefaultConditionalDisagg() ConditionalDisagg {
+	return ConditionalDisagg{MaxLocalPrefillLength: 1000, MaxPrefillQueueSize: 2}
+}
+
+// Remote reports the rule's verdict for a prompt of prompt tokens of which
+// prefixHit are cached on the decode worker, with queue requests waiting
+// for a prefill worker.
+func (c ConditionalDisagg) Remote(prompt, prefixHit, queue int) bool {
+	return prompt-prefixHit > c.MaxLocalPrefillLength && queue < c.MaxPrefillQueueSize
+}
+
+// DisaggConfig describes a disaggregated deployment.
+type DisaggConfig struct {
+	// Prefill and Decode are the workers in each pool. With no prefill
+	// workers the deployment is aggregated (monolithic): each request goes
+	// to the least-loaded worker, which prefills and decodes it.
+	Prefill, Decode int
+	// Scheduler configures every worker; PrefixCaching is forced on.
+	Scheduler scheduler.Config
+	// Timer prices the steps of prefill worker w (prefill true) or decode
+	// worker w.
+	Timer func(prefill bool, w int) scheduler.Timer
+	// Link carries KV from prefill to decode workers.
+	Link Link
+	// KVBytesPerToken is what one GPU sends per prompt token: S_entry /
+	// min(TP, kv_heads). The GPUs of a TP group send their shards at once,
+	// each over its own path, so the transfer time is that of one shard.
+	KVBytesPerToken float64
+	// Conditional, when set, lets decode workers prefill short prompts
+	// themselves.
+	Conditional *ConditionalDisagg
+}
+
+// Journey is one request's path through the pools; times in seconds, -1
+// where a stage did not happen.
+type Journey struct {
+	ID      int
+	Arrival float64
+	// Remote is false when the decode worker prefilled it (conditional).
+	Remote                     bool
+	PrefixHit                  int // tokens cached on the decode worker when the rule was applied
+	PrefillWorker              int
+	PrefillStart, PrefillEnd   float64 // first scheduled; prompt computed
+	TransferStart, TransferEnd float64
+	Bytes                      float64 // per GPU
+	DecodeWorker               int
+	KVPlaced                   float64 // KV placed in the decode worker's pool (≥ TransferEnd)
+	DecodeAdmit                float64 // admitted by the decode worker
+	FirstToken, LastToken      float64
+}
+
+// DisaggResult is a whole disaggregated run.
+type DisaggResult struct {
+	// Requests are what users saw, by arrival: TTFT from arrival to the
+	// decode worker's first token, ITL between the decode worker's tokens.
+	Requests        []scheduler.RequestMetrics
+	Journeys        []Journey
+	Prefill, Decode []WorkerResult
+	// PrefillSteps and DecodeSteps are every worker's steps.
+	PrefillSteps, DecodeSteps [][]scheduler.Step
+	Remote, Local             int
+}
+
+// TransferTimes returns the transfer time of every remote request, by
+// arrival.
+func (r *DisaggResult) TransferTimes() []float64 {
+	var out []float64
+	for _, j := range r.Journeys {
+		if j.Remote {
+			out = append(out, j.TransferEnd-j.TransferStart)
+		}
+	}
+	return out
+}
+
+type evKind int
+
+const (
+	evPrefillDone evKind = iota
+	evKVArrive
+)
+
+type event struct {
+	t    float64
+	kind evKind
+	id   int
+	seq  int
+}
+
+type evHeap []event
+
+func (h evHeap) Len() int { return len(h) }
+func (h evHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].seq < h[j].seq
+}
+func (h evHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *evHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *evHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+type disagg struct {
+	cfg      DisaggConfig
+	pre, dec []*scheduler.Scheduler
+	events   evHeap
+	seq      int
+	linkFree []float64 // per prefill worker: when its link is free
+	inbound  []int     // per decode worker: transfers on their way
+	pinned   map[int]int
+	staged   [][]int // per decode worker: requests whose KV arrived, not yet placed
+	j        map[int]*Journey
+	reqs     map[int]Request
+	res      *DisaggResult
+}
+
+// pinID is the block-pool sequence that holds request id's arrived KV
+// until the decode scheduler admits the request; request ids are ≥ 0.
+func pinID(id int) int { return -1 - id }
+
+// RunDisagg serves reqs on a disaggregated deployment.
+func RunDisagg(cfg DisaggConfig, reqs []Request) (*DisaggResult, error) {
+	switch {
+	case cfg.Decode < 1:
+		return nil, fmt.Errorf("cluster: Decode = %d workers, want ≥ 1", cfg.Decode)
+	case cfg.Prefill < 0:
+		return nil, fmt.Errorf("cluster: Prefill = %d workers, want ≥ 0", cfg.Prefill)
+	case cfg.Timer == nil:
+		return nil, errors.New("cluster: a timer is required")
+	case !(cfg.KVBytesPerToken >= 0) || math.IsInf(cfg.KVBytesPerToken, 0):
+		return nil, fmt.Errorf("cluster: KVBytesPerToken = %g, want ≥ 0", cfg.KVBytesPerToken)
+	}
+	if cfg.Prefill > 0 {
+		if err := cfg.Link.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	sc := cfg.Scheduler
+	sc.PrefixCaching, sc.KVEvents = true, false
+	d := &disagg{cfg: cfg, linkFree: make([]float64, cfg.Prefill), inbound: make([]int, cfg.Decode),
+		pinned: map[int]int{}, staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
+	for w := 0; w < cfg.Prefill; w++ {
+		s, err := scheduler.New(sc, cfg.Timer(true, w), nil)
+		if err != nil {
+			return nil, err
+		}
+		d.pre = append(d.pre, s)
+	}
+	for w := 0; w < cfg.Decode; w++ {
+		s, err := scheduler.New(sc, cfg.Timer(false, w), nil)
+		if err != nil {
+			return nil, err
+		}
+		d.dec = append(d.dec, s)
+	}
+	sorted := append([]Request(nil), reqs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
+	for _, r := range sorted {
+		if r.ID < 0 {
+			return nil, fmt.Errorf("cluster: request id %d, want ≥ 0", r.ID)
+		}
+		if _, dup := d.reqs[r.ID]; dup {
+			return nil, fmt.Errorf("cluster: request id %d appears twice", r.ID)
+		}
+		if len(r.PromptIDs) < 1 || r.Output < 1 {
+			return nil, fmt.Errorf("cluster: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, len(r.PromptIDs), r.Output)
+		}
+		d.reqs[r.ID] = r
+	}
+
+	next := 0
+	for {
+		ta := math.Inf(1)
+		if next < len(sorted) {
+			ta = sorted[next].Arrival
+		}
+		for w := range d.pre {
+			if err := d.advancePrefill(w, ta); err != nil {
+				return nil, err
+			}
+		}
+		if len(d.events) > 0 && d.events[0].t <= ta {
+			e := heap.Pop(&d.events).(event)
+			var err error
+			if e.kind == evPrefillDone {
+				err = d.prefillDone(e)
+			} else {
+				err = d.kvArrive(e)
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if next == len(sorted) {
+			break
+		}
+		if err := d.arrive(sorted[next]); err != nil {
+			return nil, err
+		}
+		next++
+	}
+	for w := range d.dec {
+		if err := d.advanceDecode(w, math.Inf(1)); err != nil {
+			return nil, err
+		}
+	}
+	return d.finish(sorted)
+}
+
+func (d *disagg) push(t float64, k evKind, id int) {
+	d.seq++
+	heap.Push(&d.events, event{t: t, kind: k, id: id, seq: d.seq})
+}
+
+// advancePrefill runs prefill worker w's steps that start before t.
+func (d *disagg) advancePrefill(w int, t float64) error {
+	s := d.pre[w]
+	for s.Busy() && s.Clock() < t {
+		st, err := s.Step()
+		if err != nil {
+			return fmt.Errorf("cluster: prefill worker %d: %w", w, err)
+		}
+		for _, id := range st.Admitted {
+			if j := d.j[id]; j.PrefillStart < 0 {
+				j.PrefillStart = st.Start
+			}
+		}
+		for _, id := range st.FirstTokens {
+			end := st.Start + st.Duration
+			d.j[id].PrefillEnd = end
+			d.push(end, evPrefillDone, id)
+		}
+	}
+	return nil
+}
+
+// stepDecode runs one step of decode worker w and releases the pins of the
+// requests it admitted.
+func (d *disagg) stepDecode(w int) error {
+	s := d.dec[w]
+	st, err := s.Step()
+	if err != nil {
+		return fmt.Errorf("cluster: decode worker %d: %w", w, err)
+	}
+	for _, id := range st.Admitted {
+		if j := d.j[id]; j.DecodeAdmit < 0 {
+			j.DecodeAdmit = st.Start
+		}
+		if _, ok := d.pinned[id]; ok {
+			if err := s.Pool().Free(pinID(id)); err != nil {
+				return err
+			}
+			delete(d.pinned, id)
+		}
+	}
+	return d.place(w, s.Clock())
+}
+
+// place puts staged KV into decode worker w's pool while it can admit it at
+// its next step, and adds the requests; now is when the pool was looked at.
+func (d *disagg) place(w int, now float64) error {
+	s := d.dec[w]
+	l := s.Load()
+	if len(d.staged[w]) == 0 || l.Waiting > 0 {
+		return nil
+	}
+	pool := s.Pool()
+	for k := 0; len(d.staged[w]) > 0; k++ {
+		id := d.staged[w][0]
+		r := d.reqs[id]
+		need := pool.BlocksFor(len(r.PromptIDs)) + (k + 1) + l.Running
+		if l.Running+k+1 > d.cfg.Scheduler.MaxNumSeqs || pool.FreeBlocks() < need {
+			if k == 0 && !s.Busy() {
+				return fmt.Errorf("%w: request %d's %d-token KV does not fit decode worker %d", scheduler.ErrNeverFits, id, len(r.PromptIDs), w)
+			}
+			return nil
+		}
+		if _, err := pool.AdmitTokens(pinID(id), r.PromptIDs, ""); err != nil {
+			return err
+		}
+		d.pinned[id] = w
+		d.staged[w] = d.staged[w][1:]
+		j := d.j[id]
+		j.KVPlaced = max(j.TransferEnd, now)
+		if err := s.Add(scheduler.Request{ID: r.ID, Arrival: max(j.KVPlaced, s.Clock()), Prompt: len(r.PromptIDs), Output: r.Output,
+			PromptIDs: r.PromptIDs, OutputIDs: r.OutputIDs}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advanceDecode runs decode worker w's steps that start before t.
+func (d *disagg) advanceDecode(w int, t float64) error {
+	for s := d.dec[w]; s.Busy() && s.Clock() < t; {
+		if err := d.stepDecode(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *disagg) advanceAllDecode(t float64) error {
+	for w := range d.dec {
+		if err := d.advanceDecode(w, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leastLoadedDecode picks the decode worker with the fewest running,
+// waiting and inbound requests, the lowest id on a tie.
+func (d *disagg) leastLoadedDecode() int {
+	best, bestLoad := 0, math.MaxInt
+	for w, s := range d.dec {
+		l := s.Load()
+		if n := l.Running + l.Waiting + d.inbound[w]; n < bestLoad {
+			best, bestLoad = w, n
+		}
+	}
+	return best
+}
+
+// leastLoadedPrefill picks the prefill worker with the fewest pending
+// prefill tokens, the lowest id on a tie.
+func (d *disagg) leastLoadedPrefill() int {
+	best, bestLoad := 0, math.MaxInt
+	for w, s := range d.pre {
+		if n := s.Load().PendingPrefillTokens; n < bestLoad {
+			best, bestLoad = w, n
+		}
+	}
+	return best
+}
+
+func (d *disagg) arrive(r Request) error {
+	j := &Journey{ID: r.ID, Arrival: r.Arrival, Remote: len(d.pre) > 0, PrefillWorker: -1, DecodeWorker: -1,
+		PrefillStart: -1, PrefillEnd: -1, TransferStart: -1, TransferEnd: -1, KVPlaced: -1, DecodeAdmit: -1, FirstToken: -1, LastToken: -1}
+	d.j[r.ID] = j
+	if c := d.cfg.Conditional; c != nil {
+		// The request lands on a decode worker, which decides.
+		if err := d.advanceAllDecode(r.Arrival); err != nil {
+			return err
+		}
+		j.DecodeWorker = d.leastLoadedDecode()
+		j.PrefixHit = len(d.dec[j.DecodeWorker].Pool().Lookup(r.PromptIDs, "")) * d.cfg.Scheduler.BlockSize
+		queue := 0
+		for _, s := range d.pre {
+			queue += s.Load().Waiting
+		}
+		j.Remote = len(d.pre) > 0 && c.Remote(len(r.PromptIDs), j.PrefixHit, queue)
+	}
+	if !j.Remote {
+		if j.DecodeWorker < 0 { // aggregated
+			if err := d.advanceAllDecode(r.Arrival); err != nil {
+				return err
+			}
+			j.DecodeWorker = d.leastLoadedDecode()
+		}
+		d.res.Local++
+		return d.dec[j.DecodeWorker].Add(scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: len(r.PromptIDs), Output: r.Output,
+			PromptIDs: r.PromptIDs, OutputIDs: r.OutputIDs})
+	}
+	d.res.Remote++
+	j.PrefillWorker = d.leastLoadedPrefill()
+	return d.pre[j.PrefillWorker].Add(scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: len(r.PromptIDs), Output: 1, PromptIDs: r.PromptIDs})
+}
+
+func (d *disagg) prefillDone(e event) error {
+	if err := d.advanceAllDecode(e.t); err != nil {
+		return err
+	}
+	j, r := d.j[e.id], d.reqs[e.id]
+	if j.DecodeWorker < 0 {
+		j.DecodeWorker = d.leastLoadedDecode()
+	}
+	bs := d.cfg.Scheduler.BlockSize
+	j.Bytes = float64((len(r.PromptIDs)+bs-1)/bs*bs) * d.cfg.KVBytesPerToken
+	j.TransferStart = max(e.t, d.linkFree[j.PrefillWorker])
+	j.TransferEnd = j.TransferStart + d.cfg.Link.Transfer(j.Bytes)
+	d.linkFree[j.PrefillWorker] = j.TransferEnd
+	d.inbound[j.DecodeWorker]++
+	d.push(j.TransferEnd, evKVArrive, e.id)
+	return nil
+}
+
+func (d *disagg) kvArrive(e event) error {
+	j, r := d.j[e.id], d.reqs[e.id]
+	w := j.DecodeWorker
+	if err := d.advanceDecode(w, e.t); err != nil {
+		return err
+	}
+	d.inbound[w]--
+	if need := d.dec[w].Pool().BlocksFor(len(r.PromptIDs)) + 1; need > d.cfg.Scheduler.NumBlocks {
+		return fmt.Errorf("%w: request %d's %d-token KV needs %d blocks, decode worker %d has %d", scheduler.ErrNeverFits, e.id, len(r.PromptIDs), need, w, d.cfg.Scheduler.NumBlocks)
+	}
+	d.staged[w] = append(d.staged[w], e.id)
+	return d.place(w, e.t)
+}
+
+func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
+	staged := 0
+	for _, q := range d.staged {
+		staged += len(q)
+	}
+	if len(d.pinned) > 0 || staged > 0 {
+		return nil, fmt.Errorf("cluster: %d arrived KV caches were never admitted by their decode worker", len(d.pinned)+staged)
+	}
+	hits := map[int]scheduler.RequestMetrics{}
+	for _, s := range d.pre {
+		ms := s.Requests()
+		for _, m := range ms {
+			hits[m.ID] = m
+		}
+		d.res.Prefill = append(d.res.Prefill, WorkerResult{Requests: len(ms), Summary: s.Summary(scheduler.SLO{})})
+		d.res.PrefillSteps = append(d.res.PrefillSteps, s.Steps())
+	}
+	dec := map[int]scheduler.RequestMetrics{}
+	for _, s := range d.dec {
+		ms := s.Requests()
+		for _, m := range ms {
+			dec[m.ID] = m
+		}
+		d.res.Decode = append(d.res.Decode, WorkerResult{Requests: len(ms), Summary: s.Summary(scheduler.SLO{})})
+		d.res.DecodeSteps = append(d.res.DecodeSteps, s.Steps())
+	}
+	for _, r := range sorted {
+		j := d.j[r.ID]
+		dm, ok := dec[r.ID]
+		if !ok {
+			return nil, fmt.Errorf("cluster: request %d did not finish", r.ID)
+		}
+		tt := d.dec[j.DecodeWorker].TokenTimes(r.ID)
+		j.FirstToken, j.LastToken = tt[0], tt[len(tt)-1]
+		m := dm
+		m.Arrival = r.Arrival
+		m.TTFT, m.E2E = j.FirstToken-r.Arrival, j.LastToken-r.Arrival
+		if j.Remote {
+			pm := hits[r.ID]
+			m.CachedHit = pm.CachedHit
+			m.Preemptions += pm.Preemptions
+		}
+		d.res.Requests = append(d.res.Requests, m)
+		d.res.Journeys = append(d.res.Journeys, *j)
+	}
+	return d.res, nil
+}
+
+// Summarise aggregates user-facing request metrics (a cluster's or a
+// disaggregated run's) the way scheduler.Summary does for one worker:
+// percentiles, makespan from the first arrival to the last token,
+// throughput, and goodput under slo.
+func Summarise(ms []scheduler.RequestMetrics, slo scheduler.SLO) scheduler.Summary {
+	out := scheduler.Summary{Requests: len(ms)}
+	if len(ms) == 0 {
+		return out
+	}
+	var ttft, itl, tpot, e2e []float64
+	start, end := math.Inf(1), math.Inf(-1)
+	tokens, outputs, good, prompt, cached := 0, 0, 0, 0, 0
+	for _, m := range ms {
+		ttft = append(ttft, m.TTFT)
+		itl = append(itl, m.ITL...)
+		if m.Output > 1 {
+			tpot = append(tpot, m.TPOT)
+		}
+		e2e = append(e2e, m.E2E)
+		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)
+		tokens += m.Prompt + m.Output
+		outputs += m.Output
+		prompt += m.Prompt
+		cached += m.CachedHit
+		out.Preemptions += m.Preemptions
+		if m.TTFT <= slo.TTFT && m.TPOT <= slo.TPOT {
+			good++
+		}
+	}
+	out.TTFT, out.ITL, out.TPOT, out.E2E = scheduler.Summarise(ttft), scheduler.Summarise(itl), scheduler.Summarise(tpot), scheduler.Summarise(e2e)
+	out.Makespan = end - start
+	if out.Makespan > 0 {
+		out.OutputTokensPerS = float64(outputs) / out.Makespan
+		out.TotalTokensPerS = float64(tokens) / out.Makespan
+		out.RequestsPerS = float64(len(ms)) / out.Makespan
+		out.GoodputReqPerS = float64(good) / out.Makespan
+	}
+	out.SLOAttainment = float64(good) / float64(len(ms))
+	if prompt > 0 {
+		out.PrefixHitRate = float64(cached) / float64(prompt)
+	}
+	return out
+}
+
+// Comparison is one workload served twice on the same number of GPUs:
+// monolithic (every worker prefills and decodes its own requests, routed to
+// the least-loaded worker) and disaggregated.
+type Comparison struct {
+	GPUs               int // in each deployment
+	Monolithic, Disagg *DisaggResult
+	// Mono and Dis summarise what users saw, under the SLO given.
+	Mono, Dis scheduler.Summary
+}
+
+// ThroughputPerGPU is output tokens per second per GPU.
+func (c *Comparison) ThroughputPerGPU(s scheduler.Summary) float64 {
+	return s.OutputTokensPerS / float64(c.GPUs)
+}
+
+// GoodputPerGPU is requests per second per GPU that met the SLO.
+func (c *Comparison) GoodputPerGPU(s scheduler.Summary) float64 {
+	return s.GoodputReqPerS / float64(c.GPUs)
+}
+
+// CompareDisagg runs reqs on cfg and on cfg.Prefill + cfg.Decode monolithic
+// workers with the decode pool's timer, each worker gpusPerWorker GPUs.
+func CompareDisagg(cfg DisaggConfig, gpusPerWorker int, slo scheduler.SLO, reqs []Request) (*Comparison, error) {
+	if gpusPerWorker < 1 {
+		return nil, fmt.Errorf("cluster: %d GPUs per worker, want ≥ 1", gpusPerWorker)
+	}
+	dis, err := RunDisagg(cfg, reqs)
+	if err != nil {
+		return nil, err
+	}
+	agg := cfg
+	agg.Prefill, agg.Decode, agg.Conditional = 0, cfg.Prefill+cfg.Decode, nil
+	mono, err := RunDisagg(agg, reqs)
+	if err != nil {
+		return nil, err
+	}
+	return &Comparison{GPUs: (cfg.Prefill + cfg.Decode) * gpusPerWorker, Monolithic: mono, Disagg: dis,
+		Mono: Summarise(mono.Requests, slo), Dis: Summarise(dis.Requests, slo)}, nil
+}

@@ -1,0 +1,142 @@
+package lessons
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+)
+
+func metricOf(t *testing.T, s *Script, key string) float64 {
+	t.Helper()
+	v, ok := s.Metric(key)
+	if !ok {
+		t.Fatalf("no metric %s", key)
+	}
+	return v
+}
+
+// Separate pools remove the ITL spikes monolithic workers get from
+// prefilling beside their decodes; the KV transfer is α + bytes/(BW·η).
+func TestDisaggregationDefaults(t *testing.T) {
+	s, _, err := disaggregation.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(k string) float64 { return metricOf(t, s, k) }
+	if get("itl_p99_ms_disagg") > get("itl_p99_ms_monolithic")/3 {
+		t.Errorf("p99 ITL %v ms disaggregated vs %v ms monolithic: the spikes should be gone", get("itl_p99_ms_disagg"), get("itl_p99_ms_monolithic"))
+	}
+	if get("itl_max_ms_disagg") > 1.2*get("itl_p50_ms_disagg") {
+		t.Errorf("disaggregated worst ITL %v ms vs median %v ms: a decode worker's steps should stay near one decode step", get("itl_max_ms_disagg"), get("itl_p50_ms_disagg"))
+	}
+	// Every transfer is one 4-GPU shard of a 2,048–4,096-token Llama-3.1-70B
+	// prompt over one NDR NIC: 17 µs + blocks·16·81,920 B / 35.9 GB/s.
+	lo := 1000 * (17e-6 + 2048*81920/35.9e9)
+	hi := 1000 * (17e-6 + 4096*81920/35.9e9)
+	if x := get("transfer_ms"); x < lo || x > hi {
+		t.Errorf("mean transfer %v ms outside [%v, %v]", x, lo, hi)
+	}
+	if x := get("transfer_p99_ms"); x > hi+1e-3 {
+		t.Errorf("p99 transfer %v ms above a 4,096-token prompt's %v ms", x, hi)
+	}
+	// The followed request's KV per GPU is whole blocks: a multiple of 16·81,920 B.
+	if blocks := get("kv_mb_per_gpu") * 1e6 / (16 * 81920); math.Abs(blocks-math.Round(blocks)) > 0.01 {
+		t.Errorf("KV per GPU %v MB is %v blocks", get("kv_mb_per_gpu"), blocks)
+	}
+	// Disaggregation adds the transfer and a decode step to TTFT.
+	if get("ttft_p50_ms_disagg") <= get("ttft_p50_ms_monolithic") {
+		t.Errorf("median TTFT %v ms disaggregated vs %v ms monolithic", get("ttft_p50_ms_disagg"), get("ttft_p50_ms_monolithic"))
+	}
+	if get("gpus") != 8 || get("local_prefills") != 0 {
+		t.Errorf("gpus %v, local prefills %v", get("gpus"), get("local_prefills"))
+	}
+	// Below saturation both deployments carry the offered load.
+	if r := get("throughput_per_gpu_disagg") / get("throughput_per_gpu_monolithic"); r < 0.9 || r > 1.1 {
+		t.Errorf("throughput per GPU ratio %v at an unsaturated rate", r)
+	}
+	quizzes := 0
+	for _, st := range s.Steps {
+		if st.Quiz != nil {
+			quizzes++
+		}
+	}
+	if quizzes == 0 || len(s.Claims) < 4 {
+		t.Errorf("%d quizzes, %d claims", quizzes, len(s.Claims))
+	}
+}
+
+// The link sweep: NVLink moves the KV ~10× faster than one NDR NIC.
+func TestDisaggregationLinks(t *testing.T) {
+	ndr, _, err := disaggregation.Run(map[string]string{"requests": "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvl, _, err := disaggregation.Run(map[string]string{"requests": "20", "link": "nvlink4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := metricOf(t, ndr, "transfer_ms"), metricOf(t, nvl, "transfer_ms")
+	// (bytes/35.9 + 17 µs) / (bytes/348 + 5 µs) ≈ 348/35.9 for MB-sized shards.
+	if r := a / b; r < 9 || r > 10 {
+		t.Errorf("NDR %v ms vs NVLink %v ms: ratio %v, want ≈ 9.7", a, b, r)
+	}
+}
+
+// With the rule on and no room in the prefill queue, every prompt stays on
+// its decode worker: the deployment is monolithic again, spikes included.
+func TestDisaggregationConditional(t *testing.T) {
+	s, _, err := disaggregation.Run(map[string]string{"conditional": "on", "max_prefill_queue_size": "0", "requests": "30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := metricOf(t, s, "local_prefills"); got != 30 {
+		t.Errorf("%v local prefills, want all 30", got)
+	}
+	if metricOf(t, s, "itl_p99_ms_disagg") < 3*metricOf(t, s, "itl_p50_ms_disagg") {
+		t.Error("local prefills on the decode worker should bring the ITL spikes back")
+	}
+	// Long prompts and an empty queue: the rule sends them remote.
+	s, _, err = disaggregation.Run(map[string]string{"conditional": "on", "max_prefill_queue_size": "1000", "requests": "30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := metricOf(t, s, "local_prefills"); got != 0 {
+		t.Errorf("%v local prefills of 2,048+-token prompts with max_local_prefill_length 1000", got)
+	}
+}
+
+func TestDisaggregationBadInput(t *testing.T) {
+	for _, c := range []struct {
+		set map[string]string
+		key string
+	}{
+		{map[string]string{"prompt_min": "5000"}, "prompt_min"},
+		{map[string]string{"output_min": "300"}, "output_min"},
+		{map[string]string{"tp": "3"}, "tp"},
+		{map[string]string{"tp": "1"}, "tp"}, // 70B BF16 does not fit one H100
+		{map[string]string{"link": "pigeon"}, "link"},
+	} {
+		_, _, err := disaggregation.Run(c.set)
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Key != c.key {
+			t.Errorf("%v: error %v, want one naming %s", c.set, err, c.key)
+		}
+	}
+}
+
+func TestDisaggregationDeterministic(t *testing.T) {
+	set := map[string]string{"requests": "24", "model": "llama-3.1-8b", "tp": "1", "rate": "10"}
+	a, _, err := disaggregation.Run(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := disaggregation.Run(set)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatal("same parameters gave different scripts")
+	}
+}
+
+func BenchmarkDisaggregationDefault(b *testing.B) { benchLesson(b, disaggregation, nil) }

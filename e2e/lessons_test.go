@@ -158,6 +158,18 @@ func TestLessons(t *testing.T) {
 		sceneStep:  7, // round robin vs KV-aware: requests per worker
 		sceneCheck: expectChartsReady,
 	}, {
+		slug:       "kv-tiers",
+		knobs:      []ldKnob{{"nvme", "nvme5"}},
+		metric:     "fetch_ms_nvme",
+		sceneStep:  2,
+		sceneCheck: func(*lessonsDriver, *lessons.Script, ldView) {}, // every scene is compared with native at each step
+	}, {
+		slug:       "disaggregation",
+		knobs:      []ldKnob{{"requests", "20"}},
+		metric:     "ttft_p50_ms_disagg",
+		sceneStep:  2,
+		sceneCheck: func(*lessonsDriver, *lessons.Script, ldView) {},
+	}, {
 		slug:       "sandbox",
 		knobs:      []ldKnob{{"policy", "round_robin"}},
 		metric:     "hit_rate_pct",

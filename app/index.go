@@ -52,4 +52,3 @@ func (x *Index) Render() app.UI {
 		keysDialog(),
 	)
 }
-

@@ -26,6 +26,17 @@ type paramsPanel struct {
 	formFor map[string]string // the Values the form was filled from
 }
 
+// CompoID makes a lesson change mount a fresh form: go-app keeps an element's
+// first event handler (it compares code pointers), so the fields' handlers,
+// which capture their knob's key, must not be reused for another lesson's
+// knobs (a search result opens another lesson in place).
+func (f *paramsPanel) CompoID() string {
+	if f.Lesson == nil {
+		return "params:"
+	}
+	return "params:" + f.Lesson.Slug
+}
+
 func (f *paramsPanel) sync() {
 	if f.form == nil || !sameText(f.formFor, f.Values) {
 		f.form = make(map[string]string, len(f.Values))

@@ -40,6 +40,8 @@ type Player struct {
 	// the script is rebuilt); quizHint is the form's own message (empty answer).
 	quizzes  map[int]quizResult
 	quizHint string
+	pausedAt int // the checkpoint playback last stopped at (0-based step; 0 = none, as step 0 never asks)
+	passQuiz int // the checkpoint the current playback plays past (0 or -1: none)
 
 	embed embedOptions // the "embed this lesson" panel's choices
 
@@ -96,7 +98,7 @@ func (p *Player) load(u *url.URL) {
 		p.script, p.fail = BuildScript(l, v, st.Debug)
 		p.playing = false
 		p.playGen++
-		p.quizzes, p.quizHint = nil, ""
+		p.quizzes, p.quizHint, p.pausedAt, p.passQuiz = nil, "", 0, 0
 	}
 	p.hide, p.extra = st.Hide, st.Extra()
 	if p.text == nil || !sameText(p.text, v.Text()) {
@@ -278,6 +280,10 @@ func (p *Player) togglePlay(ctx app.Context) {
 	if !p.playing {
 		return
 	}
+	p.passQuiz = -1
+	if q := p.pendingQuiz(); q >= 0 && q == p.pausedAt {
+		p.passQuiz = q // the learner chose to play on without answering
+	}
 	if p.step >= p.count()-1 {
 		p.goTo(ctx, 0)
 	}
@@ -304,10 +310,12 @@ func (p *Player) scheduleTick(ctx app.Context, gen int) {
 			p.playing = false
 			return
 		}
-		if p.pendingQuiz() >= 0 {
+		if q := p.pendingQuiz(); q >= 0 && q != p.passQuiz {
 			// Predict before seeing: playback stops before a checkpoint.
+			// Pressing play again there plays on past it (passQuiz).
 			p.playing = false
 			p.playGen++
+			p.pausedAt = q
 			p.focusQuiz(ctx)
 			return
 		}
@@ -355,7 +363,7 @@ func (p *Player) Render() app.UI {
 				p.renderNarration(n),
 				app.Div().Class("scenes").Body(p.renderSceneList()...),
 			),
-			app.If(!p.Embed, func() app.UI { return p.renderShare() }),
+			app.If(!p.Embed, func() app.UI { return &shareBar{P: p, Ready: p.lesson != nil, Built: p.script != nil} }),
 			app.If(!p.Embed, func() app.UI {
 				return app.Div().Class("panels").Body(
 					hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
@@ -365,7 +373,7 @@ func (p *Player) Render() app.UI {
 				)
 			}),
 			app.If(!p.Embed, func() app.UI { return &claimsPanel{Script: p.script} }),
-			app.If(!p.Embed, func() app.UI { return p.renderEmbedPanel() }),
+			app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.step, Key: p.key} }),
 			app.If(p.Embed, func() app.UI {
 				return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
 					app.Summary().Text("Change the parameters"),
@@ -430,7 +438,7 @@ func (p *Player) renderControls(n int) app.UI {
 			button("btn-next", none || p.step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
 				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.step+1) }).Text("Next ▶"),
 			button("btn-last", none || p.step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, n-1) }).Text("Last »"),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.count()-1) }).Text("Last »"),
 		),
 		app.Label().Class("scrub").For("scrubber").Body(
 			app.Span().Class("sr-only").Text("Step"),

@@ -93,28 +93,16 @@ func (p *Player) record(i int, r quizResult) {
 }
 
 // reveal shows step i and leaves the keyboard focus on Next, so → and space
-// carry on from there.
+// carry on from there (the form that had the focus goes away).
 func (p *Player) reveal(ctx app.Context, i int) {
 	p.goTo(ctx, i)
-	ctx.Defer(func(app.Context) { focusSelector("#btn-next:not([disabled]), #btn-play") })
+	labJS("focusSoon", "#btn-next:not([disabled])", "#btn-play")
 }
 
-// focusQuiz moves the focus to the question's first control after the
-// render that shows it.
+// focusQuiz moves the focus to the question's first control once it is
+// shown.
 func (p *Player) focusQuiz(ctx app.Context) {
-	ctx.Defer(func(app.Context) {
-		focusSelector(`#quiz input:checked, #quiz input, #quiz button`)
-	})
-}
-
-// focusSelector focuses the first element matching sel (browser only).
-func focusSelector(sel string) {
-	if !app.IsClient {
-		return
-	}
-	if el := app.Window().Get("document").Call("querySelector", sel); el.Truthy() {
-		el.Call("focus")
-	}
+	labJS("focusSoon", "#quiz input:checked", "#quiz input", "#quiz button")
 }
 
 // renderCheckpoint is #checkpoint, always present inside the narration

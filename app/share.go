@@ -89,19 +89,29 @@ func (p *Player) exportJSON() {
 	labJS("download", "inferlab-"+p.lesson.Slug+".json", "application/json", string(b), "share-status", "Saved inferlab-"+p.lesson.Slug+".json.")
 }
 
-// renderShare is the toolbar under the stage (lesson pages only).
-func (p *Player) renderShare() app.UI {
-	none := p.lesson == nil
+// shareBar is the toolbar under the stage (lesson pages only). A component
+// whose fields do not change with the step, so a step change skips it; its
+// handlers read the player's state when clicked.
+type shareBar struct {
+	app.Compo
+	P     *Player
+	Ready bool // a lesson is shown
+	Built bool // its script built
+}
+
+func (b *shareBar) Render() app.UI {
+	p := b.P
+	none := !b.Ready
 	return app.Div().ID("share").Class("share").Role("toolbar").Aria("label", "Share and export").Body(
 		button("btn-copy-link", none).Title("Copy the address of this step, with every parameter").
 			OnClick(func(ctx app.Context, e app.Event) {
 				labJS("copy", p.shareURL(), "share-status", "Link to step "+itoa(p.step+1)+" copied.")
-			}).Body(app.Span().Aria("hidden", true).Text("🔗 "), app.Text("Copy link to this step")),
+			}).Body(app.Span().Aria("hidden", true).Text("↗ "), app.Text("Copy link to this step")),
 		button("btn-copy-embed", none).Title("Copy an <iframe> that embeds this lesson at this step").
 			OnClick(func(ctx app.Context, e app.Event) {
 				labJS("copy", p.embedCode(), "share-status", "Embed code copied: paste it into your page.")
-			}).Body(app.Span().Aria("hidden", true).Text("⧉ "), app.Text("Copy embed code")),
-		button("btn-export-json", none || p.script == nil).Title("Download this run as JSON (the same as inferlab run --format json)").
+			}).Body(app.Span().Aria("hidden", true).Text("⟨⟩ "), app.Text("Copy embed code")),
+		button("btn-export-json", none || !b.Built).Title("Download this run as JSON (the same as inferlab run --format json)").
 			OnClick(func(ctx app.Context, e app.Event) { p.exportJSON() }).
 			Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("Export JSON")),
 		// Filled by lab.js only; go-app never changes it.
@@ -109,11 +119,28 @@ func (p *Player) renderShare() app.UI {
 	)
 }
 
-// renderEmbedPanel is the "embed this lesson" panel: what to hide, the
-// theme, and the snippet (#embed-code).
-func (p *Player) renderEmbedPanel() app.UI {
-	if p.lesson == nil {
+// embedPanel is the "embed this lesson" panel: what to hide, the theme, and
+// the snippet (#embed-code). Folded, it renders only its summary, so a step
+// change (its Step field) costs one tiny render.
+type embedPanel struct {
+	app.Compo
+	P    *Player
+	Step int
+	Key  string
+
+	open bool
+}
+
+func (e *embedPanel) Render() app.UI {
+	p := e.P
+	if p == nil || p.lesson == nil {
 		return app.Details().ID("embed-panel").Class("embed-snippet")
+	}
+	d := app.Details().ID("embed-panel").Class("embed-snippet").On("toggle", func(ctx app.Context, ev app.Event) {
+		e.open = ctx.JSSrc().Get("open").Bool()
+	})
+	if !e.open {
+		return d.Body(app.Summary().Text("Embed this lesson at this step"))
 	}
 	flag := func(name, label string) app.UI {
 		id := "embed-hide-" + name
@@ -138,7 +165,7 @@ func (p *Player) renderEmbedPanel() app.UI {
 	if theme == "" {
 		theme = "dark"
 	}
-	return app.Details().ID("embed-panel").Class("embed-snippet").Body(
+	return d.Body(
 		app.Summary().Text("Embed this lesson at this step"),
 		app.P().Text("The frame opens at step "+itoa(p.step+1)+" with these parameters. It reports its height to your page with "+
 			`postMessage({type: "inferlab:height", height, slug}); the script line (optional) resizes the frame from it. See "Embedding a lesson" in the README.`),

@@ -8,7 +8,17 @@ import (
 // toggle), the footer, the "update available" banner and the keyboard
 // shortcuts dialog.
 
-func siteHeader() app.UI {
+// siteHeader, siteFooter and keysDialog return components without fields, so
+// a page's re-render (every step change) skips them.
+func siteHeader() app.UI { return &headerView{} }
+func siteFooter() app.UI { return &footerView{} }
+func keysDialog() app.UI { return &keysView{} }
+
+type headerView struct{ app.Compo }
+type footerView struct{ app.Compo }
+type keysView struct{ app.Compo }
+
+func (*headerView) Render() app.UI {
 	return app.Header().Class("site-header").Body(
 		app.A().Class("brand").Href(Link("/")).Body(
 			app.Span().Class("brand-mark").Aria("hidden", true).Text("◧"),
@@ -22,7 +32,7 @@ func siteHeader() app.UI {
 	)
 }
 
-func siteFooter() app.UI {
+func (*footerView) Render() app.UI {
 	return app.Footer().Class("site-footer").Body(
 		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Runs offline after the first visit; every number comes from the simulation. Press ? for keyboard shortcuts."),
 	)
@@ -59,7 +69,7 @@ var keyList = [][2]string{
 // keysDialog is dialog#keys-dialog, opened by ? (web/lab.js) or #btn-keys;
 // Escape closes it (the browser's modal dialog behaviour) and the focus
 // returns to where it was.
-func keysDialog() app.UI {
+func (*keysView) Render() app.UI {
 	return app.Dialog().ID("keys-dialog").Class("keys-dialog").Aria("labelledby", "keys-title").Body(
 		app.H2().ID("keys-title").Text("Keyboard shortcuts"),
 		app.Dl().Class("keys-list").Body(
@@ -79,8 +89,8 @@ func openKeysDialog()  { labJS("keys", true) }
 func closeKeysDialog() { labJS("keys", false) }
 
 // themeToggle is #btn-theme: it switches between the dark and the light
-// theme; web/lab.js applies and remembers the choice (localStorage), and
-// without a choice the page follows prefers-color-scheme.
+// theme; web/lab.js applies and remembers the choice (localStorage). Without
+// a choice the page is dark, the articles' palette.
 type themeToggle struct {
 	app.Compo
 	theme string // "dark" or "light" as shown; "" before mount
@@ -118,8 +128,14 @@ func (t *themeToggle) Render() app.UI {
 	return app.Button().ID("btn-theme").Type("button").Class("ghost").
 		DataSet("theme", t.theme).
 		Aria("label", "Switch to the "+next+" theme").Title("Switch to the "+next+" theme").
+		// go-app keeps the first render's handler (it compares code
+		// pointers), so the handler reads the state, not render-time locals.
 		OnClick(func(ctx app.Context, e app.Event) {
-			labJS("setTheme", next)
+			to := "light"
+			if t.theme == "light" {
+				to = "dark"
+			}
+			labJS("setTheme", to)
 			t.read()
-		}).Body(app.Span().Aria("hidden", true).Text("◐ "), app.Text(label))
+		}).Body(app.Span().Aria("hidden", true).Text("◐ "), app.Span().Class("wide-only").Text(label))
 }

@@ -2,14 +2,1139 @@
 
 package e2e
 
+// Learner experience (issue #7): quiz checkpoints, search, keyboard and
+// accessibility, exports, embeds in a cross-site host page, offline use,
+// updates after a new deployment, and the static site under a sub-path.
+// Every test fails on console errors, as the other browser tests do.
+
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/inferlab/inferlab/app"
+	"github.com/inferlab/inferlab/export"
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/server"
 )
 
-func TestLearnerSmoke(t *testing.T) {
+// ---- helpers (this file's own; the shared ones live in browser_test.go) ----
+
+// lrEval evaluates js in the page and returns its value.
+func lrEval[T any](b *browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		b.fatal("evaluating %.300s: %v", js, err)
+	}
+	return v
+}
+
+// lrAwait evaluates js that returns a promise and returns its value.
+func lrAwait[T any](b *browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.fatal("evaluating %.300s: %v", js, err)
+	}
+	return v
+}
+
+// lrFrame waits for the next animation frame (the grid and charts patch
+// themselves in deferred calls after a render).
+func lrFrame(b *browser) {
+	b.t.Helper()
+	lrAwait[bool](b, `new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`)
+}
+
+// lrNavigateIndex loads the lesson index and waits until the app is live.
+func lrNavigateIndex(b *browser, url string) {
+	b.t.Helper()
+	b.do("navigate to "+url, liveTimeout, chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`#index[data-live="true"]`)))
+}
+
+// lrKeys types keys into the focused element (or the page).
+func lrKeys(b *browser, keys string) {
+	b.t.Helper()
+	b.do("press "+strconv.Quote(keys), changeTimeout, chromedp.KeyEvent(keys))
+}
+
+// lrWaitStep waits until #lab shows step n.
+func lrWaitStep(b *browser, what string, n int) {
+	b.t.Helper()
+	b.waitFor(fmt.Sprintf("#lab[data-step=%d] %s", n, what),
+		`document.querySelector("#lab")?.dataset.step === `+jsString(strconv.Itoa(n)))
+}
+
+// lrScript builds a lesson natively with its defaults.
+func lrScript(t *testing.T, slug string) (*lessons.Lesson, lessons.Values, *lessons.Script) {
+	t.Helper()
+	l := lessons.Get(slug)
+	if l == nil {
+		t.Fatalf("no lesson %q", slug)
+	}
+	s, v, err := l.Run(nil)
+	if err != nil {
+		t.Fatalf("native %s: %v", slug, err)
+	}
+	return l, v, s
+}
+
+// lrQuizIndex is the 0-based index of the first step whose quiz has the kind.
+func lrQuizIndex(t *testing.T, s *lessons.Script, kind lessons.QuizKind) int {
+	t.Helper()
+	for i, st := range s.Steps {
+		if st.Quiz != nil && st.Quiz.Kind == kind && i > 0 {
+			return i
+		}
+	}
+	t.Fatalf("test data: no %s quiz after step 1", kind)
+	return -1
+}
+
+// lrSub runs a subtest that shares the browser b.
+func lrSub(t *testing.T, b *browser, name string, f func(t *testing.T)) {
+	t.Run(name, func(st *testing.T) {
+		b.t = st
+		defer func() { b.t = t }()
+		f(st)
+		b.checkConsole()
+	})
+}
+
+// swapHandler serves whatever handler was set last: a new deployment on the
+// same origin.
+type swapHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+// lrHandler is the lab's handler with a fixed version.
+func lrHandler(t *testing.T, version string) http.Handler {
+	t.Helper()
+	log := &testLog{t: t}
+	t.Cleanup(log.close)
+	h, err := server.New(webDir, server.Options{Version: version, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// lrWaitCached waits until the service worker's cache holds path.
+func lrWaitCached(b *browser, path string) {
+	b.t.Helper()
+	js := `caches.keys().then((ks) => Promise.all(ks.map((k) => caches.open(k).then((c) => c.match(` + jsString(path) + `))))).then((rs) => rs.some(Boolean))`
+	deadline := time.Now().Add(swTimeout)
+	for !lrAwait[bool](b, js) {
+		if time.Now().After(deadline) {
+			b.fatal("%s is not in the service worker's cache after %v", path, swTimeout)
+		}
+		b.do("wait", time.Second, chromedp.Sleep(100*time.Millisecond)) // polling interval
+	}
+}
+
+// ---- quizzes ----------------------------------------------------------------
+
+// TestLearnerQuiz: a checkpoint asks before its step, accepts a right answer and a
+// typo'd right term, rejects a wrong one, can be skipped, pauses playback, and shows
+// folded when its step is opened directly.
+func TestLearnerQuiz(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
-	b.navigate(site + "/lesson/garage")
-	b.screenshot("learner-smoke")
-	t.Log(b.mustState())
+	_, _, cow := lrScript(t, "cow-fork")
+	ti := lrQuizIndex(t, cow, lessons.QuizTerm)
+	ni := lrQuizIndex(t, cow, lessons.QuizNumber)
+
+	// ask opens the step before quiz step i and checks the question is asked.
+	ask := func(slug string, s *lessons.Script, i int) {
+		b.t.Helper()
+		b.navigate(fmt.Sprintf("%s/lesson/%s?step=%d", site, slug, i))
+		b.waitFor("#quiz asking for step "+strconv.Itoa(i+1),
+			`document.querySelector("#quiz")?.dataset.quizStep === `+jsString(strconv.Itoa(i+1)))
+		if q := lrEval[string](b, `document.querySelector("#quiz-question").textContent`); q != s.Steps[i].Quiz.Question {
+			b.t.Errorf("#quiz-question = %q, want %q", q, s.Steps[i].Quiz.Question)
+		}
+		if st := b.mustState(); st.Step != strconv.Itoa(i) {
+			b.t.Errorf("asking shows step %s, want %d (the step before the checkpoint)", st.Step, i)
+		}
+	}
+	// verdict waits for the reveal of step i+1 and checks #quiz-verdict.
+	verdict := func(s *lessons.Script, i int, answer, wantKind string) {
+		b.t.Helper()
+		lrWaitStep(b, "after answering", i+1)
+		b.waitFor("#quiz-verdict[data-verdict="+wantKind+"]",
+			`document.querySelector("#quiz-verdict")?.dataset.verdict === `+jsString(wantKind))
+		want := s.Steps[i].Quiz.Check(answer).Message
+		if got := lrEval[string](b, `document.querySelector("#quiz-verdict .verdict-message")?.textContent ?? ""`); got != want {
+			b.t.Errorf("#quiz-verdict message = %q, want %q", got, want)
+		}
+		if live := lrEval[string](b, `document.querySelector("#quiz-verdict").getAttribute("aria-live")`); live != "polite" {
+			b.t.Errorf("#quiz-verdict aria-live = %q", live)
+		}
+		wantFocus := "btn-next"
+		if i+1 == len(s.Steps) {
+			wantFocus = "btn-play"
+		}
+		if err := b.tryWaitFor(`document.activeElement?.id === ` + jsString(wantFocus)); err != nil {
+			b.t.Errorf("focus after answering is on %q, want #%s", lrEval[string](b, `document.activeElement?.id ?? ""`), wantFocus)
+		}
+	}
+
+	lrSub(t, b, "typo'd term accepted", func(t *testing.T) {
+		ask("cow-fork", cow, ti)
+		if k := lrEval[string](b, `document.querySelector("#quiz").dataset.kind`); k != "term" {
+			t.Errorf("#quiz[data-kind] = %q, want term", k)
+		}
+		b.do("type the answer", changeTimeout, chromedp.SendKeys(chromedp.CSS("#quiz-answer"), "copy on wrte"))
+		lrKeys(b, kb.Enter)
+		verdict(cow, ti, "copy on wrte", "close")
+		b.screenshot("learner-quiz-term")
+	})
+
+	lrSub(t, b, "wrong number rejected", func(t *testing.T) {
+		ask("cow-fork", cow, ni)
+		wrong := "7"
+		if cow.Steps[ni].Quiz.Answer == wrong {
+			wrong = "8"
+		}
+		b.do("type a wrong answer", changeTimeout, chromedp.SendKeys(chromedp.CSS("#quiz-answer"), wrong))
+		b.do("click #quiz-submit", changeTimeout, chromedp.Click(chromedp.CSS("#quiz-submit")))
+		verdict(cow, ni, wrong, "wrong")
+	})
+
+	lrSub(t, b, "right number accepted", func(t *testing.T) {
+		ask("cow-fork", cow, ni)
+		// An empty answer is not judged: a hint, and the step stays.
+		b.do("click #quiz-submit", changeTimeout, chromedp.Click(chromedp.CSS("#quiz-submit")))
+		b.waitFor("#quiz-hint", `(document.querySelector("#quiz-hint")?.textContent ?? "") !== ""`)
+		if st := b.mustState(); st.Step != strconv.Itoa(ni) {
+			t.Errorf("an empty answer moved to step %s", st.Step)
+		}
+		b.do("type the answer", changeTimeout, chromedp.SendKeys(chromedp.CSS("#quiz-answer"), cow.Steps[ni].Quiz.Answer))
+		lrKeys(b, kb.Enter)
+		verdict(cow, ni, cow.Steps[ni].Quiz.Answer, "correct")
+	})
+
+	lrSub(t, b, "choice by keyboard", func(t *testing.T) {
+		_, _, roof := lrScript(t, "roofline")
+		ci := lrQuizIndex(t, roof, lessons.QuizChoice)
+		q := roof.Steps[ci].Quiz
+		ask("roofline", roof, ci)
+		want := -1
+		for i, c := range q.Choices {
+			if c == q.Answer {
+				want = i
+			}
+		}
+		// Focus the first radio; arrows move within the group; Enter submits.
+		lrEval[bool](b, `(document.querySelector("#quiz-choice-0").focus(), true)`)
+		lrKeys(b, " ")
+		for i := 0; i < want; i++ {
+			lrKeys(b, kb.ArrowDown)
+		}
+		if got := lrEval[string](b, `document.querySelector('#quiz input[name="quiz-choice"]:checked')?.value ?? ""`); got != q.Answer {
+			t.Fatalf("checked choice %q after the arrow keys, want %q", got, q.Answer)
+		}
+		lrKeys(b, kb.Enter)
+		verdict(roof, ci, q.Answer, "correct")
+	})
+
+	lrSub(t, b, "skip with Escape, and Next passes", func(t *testing.T) {
+		ask("cow-fork", cow, ni)
+		lrEval[bool](b, `(document.querySelector("#quiz-answer").focus(), true)`)
+		lrKeys(b, kb.Escape)
+		lrWaitStep(b, "after skipping", ni+1)
+		if v := lrEval[string](b, `document.querySelector("#quiz-verdict").dataset.verdict ?? ""`); v != "" {
+			t.Errorf("a skipped question shows verdict %q", v)
+		}
+		// Next by hand is never blocked: from the step before the term checkpoint.
+		b.navigate(fmt.Sprintf("%s/lesson/cow-fork?step=%d", site, ti))
+		b.waitFor("#quiz", `!!document.querySelector("#quiz")`)
+		b.do("click #btn-next", changeTimeout, chromedp.Click(chromedp.CSS("#btn-next")))
+		lrWaitStep(b, "after Next past a checkpoint", ti+1)
+	})
+
+	lrSub(t, b, "playback pauses at a checkpoint", func(t *testing.T) {
+		b.navigate(fmt.Sprintf("%s/lesson/cow-fork?step=%d", site, ni))
+		b.do("speed 4x", changeTimeout, chromedp.SetValue(chromedp.CSS("#speed"), "4"))
+		lrEval[bool](b, `(document.querySelector("#speed").dispatchEvent(new Event("change", {bubbles: true})), true)`)
+		b.do("click #btn-play", changeTimeout, chromedp.Click(chromedp.CSS("#btn-play")))
+		b.waitFor("playback paused with the focus in the question",
+			`document.querySelector("#btn-play").getAttribute("aria-pressed") === "false" && document.activeElement?.id === "quiz-answer"`)
+		if st := b.mustState(); st.Step != strconv.Itoa(ni) {
+			t.Errorf("playback went on to step %s past the checkpoint of step %d", st.Step, ni+1)
+		}
+		// Play again: the learner chose to go on without answering.
+		b.do("click #btn-play", changeTimeout, chromedp.Click(chromedp.CSS("#btn-play")))
+		lrWaitStep(b, "playing on past the checkpoint", ni+1)
+		b.do("pause", changeTimeout, chromedp.Click(chromedp.CSS("#btn-play")))
+	})
+
+	lrSub(t, b, "opened directly: folded, not blocking", func(t *testing.T) {
+		b.navigate(fmt.Sprintf("%s/lesson/cow-fork?step=%d", site, ti+1))
+		if n := lrEval[int](b, `document.querySelectorAll("#quiz-review").length`); n != 1 {
+			t.Errorf("#quiz-review count = %d on the checkpoint's own step, want 1", n)
+		}
+		if lrEval[bool](b, `document.querySelector("#quiz-review").open`) {
+			t.Error("#quiz-review is open: the answer should be folded away")
+		}
+	})
+}
+
+// ---- search -------------------------------------------------------------------
+
+// TestLearnerSearch: the header search finds "ttft" and a typo'd "paged atention",
+// is keyboard operable, and its results open the lesson at the explaining step.
+func TestLearnerSearch(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+
+	hits := func() []string {
+		return lrEval[[]string](b, `Array.from(document.querySelectorAll("#search-results .search-hit")).map((e) => e.querySelector(".hit-name").textContent)`)
+	}
+	open := func(query string) {
+		b.t.Helper()
+		b.do("type "+query, changeTimeout, chromedp.SendKeys(chromedp.CSS("#search"), query))
+		b.waitFor("search results for "+query,
+			`!document.querySelector("#search-results").hidden && document.querySelectorAll("#search-results .search-hit").length > 0`)
+	}
+	expectLesson := func(slug, find string) {
+		b.t.Helper()
+		_, _, s := lrScript(b.t, slug)
+		want := lessons.StepFor(s, find)
+		if want == 0 {
+			want = 1
+		}
+		b.waitFor("lesson "+slug+" live", `document.querySelector("#lab")?.dataset.lesson === `+jsString(slug)+
+			` && document.querySelector("#lab")?.dataset.live === "true"`)
+		lrWaitStep(b, "from find="+find, want)
+		b.waitFor("find= replaced by step= in the URL", `!location.search.includes("find=") && new URLSearchParams(location.search).get("step") === `+jsString(strconv.Itoa(want)))
+	}
+
+	lrSub(t, b, "ttft from the index", func(t *testing.T) {
+		lrNavigateIndex(b, site+"/")
+		lrKeys(b, "/")
+		if id := lrEval[string](b, `document.activeElement?.id ?? ""`); id != "search" {
+			t.Fatalf("/ focused %q, want #search", id)
+		}
+		open("ttft")
+		hs := hits()
+		if hs[0] != "TTFT" {
+			t.Errorf("first hit for ttft = %q, want TTFT (all: %v)", hs[0], hs)
+		}
+		if e := lrEval[string](b, `document.querySelector("#search").getAttribute("aria-expanded")`); e != "true" {
+			t.Errorf("#search aria-expanded = %q", e)
+		}
+		lrKeys(b, kb.ArrowDown)
+		lrKeys(b, kb.ArrowUp)
+		if a := lrEval[string](b, `document.querySelector("#search").getAttribute("aria-activedescendant")`); a != "search-hit-0" {
+			t.Errorf("aria-activedescendant = %q after ↓↑, want search-hit-0", a)
+		}
+		lrKeys(b, kb.Enter)
+		expectLesson("measuring", "TTFT")
+	})
+
+	lrSub(t, b, "typo'd paged attention from a lesson's header", func(t *testing.T) {
+		b.navigate(site + "/lesson/cow-fork")
+		b.do("click #search", changeTimeout, chromedp.Click(chromedp.CSS("#search")))
+		open("paged atention")
+		hs := hits()
+		if hs[0] != "PagedAttention" {
+			t.Errorf("first hit for %q = %q, want PagedAttention (all: %v)", "paged atention", hs[0], hs)
+		}
+		href := lrEval[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`)
+		if !strings.HasPrefix(href, "/lesson/garage?") || !strings.Contains(href, "find=") {
+			t.Errorf("first hit links to %q, want /lesson/garage?…find=…", href)
+		}
+		lrKeys(b, kb.Escape)
+		b.waitFor("Escape closes the results", `document.querySelector("#search-results").hidden`)
+		lrKeys(b, kb.ArrowDown)
+		b.waitFor("↓ reopens the results", `!document.querySelector("#search-results").hidden`)
+		lrKeys(b, kb.Enter)
+		expectLesson("garage", "blocks of")
+	})
+}
+
+// ---- keyboard, dialog, theme, contrast -------------------------------------------
+
+// lrControlsJS lists the player's keyboard-reachable controls: every enabled,
+// visible button, input, select, textarea, link, summary and tabindex=0 element.
+const lrControlsJS = `(() => {
+  const sel = 'a[href], button, input, select, textarea, summary, [tabindex]';
+  const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+  const name = (e) => e.id ? "#" + e.id : e.tagName.toLowerCase() + (e.className ? "." + String(e.className).trim().split(/\s+/).join(".") : "") + "[" + (e.textContent || "").trim().slice(0, 24) + "]";
+  return Array.from(document.querySelectorAll(sel)).filter((e) => {
+    if (e.disabled || e.tabIndex < 0 || !visible(e)) return false;
+    if (e.closest("dialog:not([open])")) return false;
+    const d = e.closest("details:not([open])");
+    if (d && e.tagName !== "SUMMARY") return false;
+    if (e.type === "radio" && !e.checked && e !== document.querySelector('input[name="' + e.name + '"]')) return false;
+    return true;
+  }).map(name);
+})()`
+
+// TestLearnerKeyboard: Tab reaches every control of the player with a visible focus
+// ring; ? opens the shortcuts dialog and Escape closes it; the theme toggles and is
+// remembered; text contrast is at least 4.5:1 in both themes.
+func TestLearnerKeyboard(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.navigate(site + "/lesson/garage?step=3")
+
+	tabOrder := func(t *testing.T) {
+		want := lrEval[[]string](b, lrControlsJS)
+		lrEval[bool](b, `(document.activeElement?.blur(), window.scrollTo(0, 0), true)`)
+		type focused struct {
+			Name    string `json:"name"`
+			Outline string `json:"outline"`
+			Width   string `json:"width"`
+		}
+		const probe = `(() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return {name: "", outline: "", width: ""};
+  const name = e.id ? "#" + e.id : e.tagName.toLowerCase() + (e.className ? "." + String(e.className).trim().split(/\s+/).join(".") : "") + "[" + (e.textContent || "").trim().slice(0, 24) + "]";
+  const cs = getComputedStyle(e);
+  return {name, outline: cs.outlineStyle, width: cs.outlineWidth};
+})()`
+		reached := map[string]bool{}
+		var order []string
+		for i := 0; i < len(want)+15; i++ {
+			lrKeys(b, kb.Tab)
+			f := lrEval[focused](b, probe)
+			if f.Name == "" {
+				continue
+			}
+			if !reached[f.Name] {
+				order = append(order, f.Name)
+			}
+			reached[f.Name] = true
+			if f.Outline == "none" || f.Width == "0px" {
+				t.Errorf("%s has no visible focus ring (outline %s %s)", f.Name, f.Outline, f.Width)
+			}
+		}
+		for _, w := range want {
+			if !reached[w] {
+				t.Errorf("Tab never reached %s", w)
+			}
+		}
+		for _, must := range []string{"#search", "#btn-theme", "#btn-play", "#btn-next", "#btn-last", "#scrubber", "#speed", "#btn-keys", "#btn-copy-link", "#btn-copy-embed", "#btn-export-json", "#params-apply"} {
+			if !reached[must] {
+				t.Errorf("Tab never reached %s", must)
+			}
+		}
+		t.Logf("Tab order (%d of %d controls): %s", len(order), len(want), strings.Join(order, " "))
+	}
+	lrSub(t, b, "Tab order reaches every control", tabOrder)
+	lrSub(t, b, "Tab order with a question and the embed panel open", func(t *testing.T) {
+		b.navigate(site + "/lesson/garage?step=1")
+		b.waitFor("#quiz", `!!document.querySelector("#quiz-answer")`)
+		lrEval[bool](b, `(document.querySelector("#embed-panel").open = true, true)`)
+		b.waitFor("the embed panel's content", `!!document.querySelector("#embed-code")`)
+		tabOrder(t)
+		for _, must := range []string{"#quiz-answer", "#quiz-submit", "#quiz-skip", "#embed-hide-controls", "#embed-theme", "#embed-code"} {
+			if !strings.Contains(strings.Join(lrEval[[]string](b, lrControlsJS), " "), must) {
+				t.Errorf("%s is not among the keyboard controls", must)
+			}
+		}
+		b.navigate(site + "/lesson/garage?step=3")
+	})
+
+	lrSub(t, b, "? opens the shortcuts, Escape closes them", func(t *testing.T) {
+		lrEval[bool](b, `(document.querySelector("#btn-next").focus(), true)`)
+		lrKeys(b, "?")
+		b.waitFor("#keys-dialog open", `document.querySelector("#keys-dialog").open`)
+		if n := lrEval[int](b, `document.querySelectorAll("#keys-dialog dt").length`); n < 6 {
+			t.Errorf("#keys-dialog lists %d keys", n)
+		}
+		lrKeys(b, kb.Escape)
+		b.waitFor("#keys-dialog closed", `!document.querySelector("#keys-dialog").open`)
+		if f := lrEval[string](b, `document.activeElement?.id ?? ""`); f != "btn-next" {
+			t.Errorf("focus after closing the dialog is on %q, want #btn-next back", f)
+		}
+		// The button opens it too.
+		b.do("click #btn-keys", changeTimeout, chromedp.Click(chromedp.CSS("#btn-keys")))
+		b.waitFor("#keys-dialog open", `document.querySelector("#keys-dialog").open`)
+		b.do("click #keys-close", changeTimeout, chromedp.Click(chromedp.CSS("#keys-close")))
+		b.waitFor("#keys-dialog closed", `!document.querySelector("#keys-dialog").open`)
+	})
+
+	contrast := func(theme string) {
+		b.t.Helper()
+		type low struct {
+			What  string  `json:"what"`
+			Ratio float64 `json:"ratio"`
+			FG    string  `json:"fg"`
+			BG    string  `json:"bg"`
+		}
+		lows := lrEval[[]low](b, lrContrastJS)
+		for _, l := range lows {
+			b.t.Errorf("%s theme: %s: contrast %.2f:1 (%s on %s), want ≥ 4.5:1", theme, l.What, l.Ratio, l.FG, l.BG)
+		}
+	}
+
+	lrSub(t, b, "theme toggle, remembered; contrast in both themes", func(t *testing.T) {
+		// Without a choice the page is dark, whatever the system prefers.
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}}}); err != nil {
+			t.Fatal(err)
+		}
+		lrEval[bool](b, `(localStorage.removeItem("inferlab-theme"), true)`)
+		b.navigate(site + "/lesson/chunked-prefill?step=2")
+		b.waitFor("dark by default", `document.documentElement.dataset.theme === "dark"`)
+		lrFrame(b)
+		contrast("dark")
+		b.screenshot("learner-theme-dark")
+		b.do("click #btn-theme", changeTimeout, chromedp.Click(chromedp.CSS("#btn-theme")))
+		b.waitFor("light theme chosen", `document.documentElement.dataset.theme === "light" && localStorage.getItem("inferlab-theme") === "light"`)
+		lrFrame(b)
+		contrast("light")
+		b.screenshot("learner-theme-light")
+		b.do("click #btn-theme", changeTimeout, chromedp.Click(chromedp.CSS("#btn-theme")))
+		b.waitFor("dark theme chosen", `document.documentElement.dataset.theme === "dark" && localStorage.getItem("inferlab-theme") === "dark"`)
+		b.navigate(site + "/lesson/chunked-prefill?step=2")
+		if th := lrEval[string](b, `document.documentElement.dataset.theme`); th != "dark" {
+			t.Errorf("after a reload the theme is %q, want the remembered dark", th)
+		}
+		b.waitFor("charts drawn", `document.querySelectorAll(".chart[data-ready=true]").length > 0`)
+		b.do("click #btn-theme", changeTimeout, chromedp.Click(chromedp.CSS("#btn-theme")))
+		b.waitFor("light theme chosen", `document.documentElement.dataset.theme === "light"`)
+		b.waitFor("charts redrawn in the light theme",
+			`Array.from(document.querySelectorAll(".chart")).every((e) => { const c = echarts.getInstanceByDom(e); return c && !c.isDisposed() && e.dataset.ready === "true"; })`)
+		lrFrame(b)
+		contrast("light")
+	})
+}
+
+// lrContrastJS returns the visible text elements whose text contrast against
+// the nearest opaque background is under 4.5:1 (gradients and images are
+// skipped: block cells carry labels on fixed pastel colours, checked in app).
+const lrContrastJS = `(() => {
+  const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null; const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1}; };
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const bgOf = (e) => { for (let n = e; n; n = n.parentElement) { const cs = getComputedStyle(n); if (cs.backgroundImage !== "none") return null; const c = parse(cs.backgroundColor); if (c && c.a > 0.5) return c; } return parse(getComputedStyle(document.documentElement).backgroundColor) || {r: 255, g: 255, b: 255, a: 1}; };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const e = t.parentElement;
+    if (!e || seen.has(e) || !t.textContent.trim()) continue;
+    seen.add(e);
+    if (e.closest("[hidden], dialog:not([open]), .sr-only, canvas, #app-wasm-loader, :disabled, .block-grid, .chart")) continue;
+    if (e.getClientRects().length === 0) continue;
+    let op = 1; for (let n = e; n; n = n.parentElement) op *= Number(getComputedStyle(n).opacity);
+    if (op < 0.99) continue;
+    const fg = parse(getComputedStyle(e).color), bg = bgOf(e);
+    if (!fg || !bg) continue;
+    const r = ratio(fg, bg);
+    if (r < 4.5) out.push({what: (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + String(e.className)) + " " + JSON.stringify(t.textContent.trim().slice(0, 30)), ratio: r, fg: getComputedStyle(e).color, bg: "rgb(" + bg.r + "," + bg.g + "," + bg.b + ")"});
+  }
+  return out.slice(0, 20);
+})()`
+
+// ---- reduced motion, phone layout -------------------------------------------------
+
+// TestLearnerMotionAndPhone: with reduced motion emulated no CSS transition runs and
+// ECharts does not animate; without it the strip animates; at 375 px wide no page
+// scrolls sideways and the scene, narration and controls stack.
+func TestLearnerMotionAndPhone(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	setMotion := func(v string) {
+		b.t.Helper()
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: v}}}); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	// steps presses → n times, counting transitionrun events, and returns them.
+	const countJS = `(() => { window.__e2eTransitions = 0; document.addEventListener("transitionrun", () => window.__e2eTransitions++, true); return true; })()`
+	const durationsJS = `Array.from(document.querySelectorAll(".segment, .seg-used, .chart-cursor, button")).slice(0, 40).map((e) => getComputedStyle(e).transitionDuration)`
+	stepAndCount := func(n int) int {
+		b.t.Helper()
+		lrEval[bool](b, countJS)
+		for i := 0; i < n; i++ {
+			before := b.mustState().Step
+			lrKeys(b, kb.ArrowRight)
+			b.waitFor("the next step", `document.querySelector("#lab").dataset.step !== `+jsString(before))
+			lrFrame(b)
+		}
+		lrAwait[bool](b, `new Promise((r) => setTimeout(() => r(true), 300))`) // let any transition start
+		return lrEval[int](b, `window.__e2eTransitions`)
+	}
+
+	lrSub(t, b, "motion by default", func(t *testing.T) {
+		setMotion("no-preference")
+		b.navigate(site + "/lesson/garage?step=3")
+		if n := lrEval[int](b, `document.querySelectorAll(".memory-strip .segment").length`); n == 0 {
+			t.Fatal("test data: garage step 3 shows no memory strip segments")
+		}
+		moving := false
+		for _, d := range lrEval[[]string](b, durationsJS) {
+			if d != "0s" {
+				moving = true
+			}
+		}
+		if !moving {
+			t.Error("without reduced motion no element has a transition: the reduced-motion check below would prove nothing")
+		}
+		if n := stepAndCount(3); n == 0 {
+			t.Error("no transition ran while stepping without reduced motion")
+		}
+	})
+
+	lrSub(t, b, "reduced motion", func(t *testing.T) {
+		setMotion("reduce")
+		b.navigate(site + "/lesson/garage?step=3")
+		if !lrEval[bool](b, `document.querySelector("#lab").classList.contains("reduced-motion")`) {
+			t.Error("#lab lacks .reduced-motion under prefers-reduced-motion: reduce")
+		}
+		for i, d := range lrEval[[]string](b, durationsJS) {
+			if d != "0s" {
+				t.Errorf("element %d has transition-duration %s under reduced motion", i, d)
+			}
+		}
+		if n := stepAndCount(3); n != 0 {
+			t.Errorf("%d CSS transitions ran while stepping under reduced motion", n)
+		}
+		// ECharts animation is off too.
+		b.navigate(site + "/lesson/chunked-prefill?step=2")
+		b.waitFor("charts drawn", `document.querySelectorAll(".chart[data-ready=true]").length > 0`)
+		anim := lrEval[[]bool](b, `Array.from(document.querySelectorAll(".chart")).map((e) => echarts.getInstanceByDom(e)?.getOption()?.animation !== false)`)
+		for i, a := range anim {
+			if a {
+				t.Errorf("chart %d animates under reduced motion", i)
+			}
+		}
+		setMotion("no-preference")
+	})
+
+	lrSub(t, b, "375 px phone layout", func(t *testing.T) {
+		b.do("phone viewport", changeTimeout, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile))
+		defer b.do("desktop viewport", changeTimeout, chromedp.EmulateViewport(1200, 900))
+		const overflowJS = `(() => {
+  const w = document.documentElement.clientWidth;
+  const wide = Array.from(document.querySelectorAll("body *")).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > w + 1 && !e.closest(".table-wrap, .search-results, [hidden]"); })
+    .slice(0, 5).map((e) => (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + String(e.className)) + " right=" + Math.round(e.getBoundingClientRect().right));
+  return {scroll: document.documentElement.scrollWidth, width: w, wide};
+})()`
+		type overflow struct {
+			Scroll int      `json:"scroll"`
+			Width  int      `json:"width"`
+			Wide   []string `json:"wide"`
+		}
+		check := func(what string) {
+			b.t.Helper()
+			lrFrame(b)
+			o := lrEval[overflow](b, overflowJS)
+			if o.Scroll > 375 {
+				b.t.Errorf("%s at 375 px: document.documentElement.scrollWidth = %d (> 375); too wide: %v", what, o.Scroll, o.Wide)
+			}
+		}
+		lrNavigateIndex(b, site+"/")
+		check("index")
+		for _, l := range lessons.All() {
+			b.navigate(site + "/lesson/" + l.Slug)
+			check(l.Slug + " step 1")
+			lrEval[bool](b, `(document.activeElement?.blur(), true)`)
+			lrKeys(b, kb.End)
+			b.waitFor("last step", `document.querySelector("#lab").dataset.step === document.querySelector("#scrubber").max`)
+			check(l.Slug + " last step")
+			if l.Slug == "garage" {
+				// Stacked: controls above the narration, the narration above the scenes.
+				stack := lrEval[[]float64](b, `["#controls", "#narration-panel", ".scenes"].map((s) => document.querySelector(s).getBoundingClientRect().top)`)
+				if !(stack[0] < stack[1] && stack[1] < stack[2]) {
+					t.Errorf("at 375 px the controls, narration and scenes do not stack (tops %v)", stack)
+				}
+				b.screenshot("learner-phone-garage")
+			}
+		}
+		b.navigate(site + "/embed/cow-fork?step=2")
+		check("embed")
+	})
+}
+
+// ---- export -------------------------------------------------------------------------
+
+// TestLearnerExport: "Export JSON" downloads exactly what `inferlab run SLUG --format
+// json` prints; a chart saves as PNG; the copy buttons copy this step's link and an
+// embed snippet.
+func TestLearnerExport(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	dl := t.TempDir()
+	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl}); err != nil {
+		t.Fatal(err)
+	}
+	waitFile := func(name string) []byte {
+		b.t.Helper()
+		deadline := time.Now().Add(changeTimeout)
+		for {
+			if data, err := os.ReadFile(filepath.Join(dl, name)); err == nil && len(data) > 0 {
+				return data
+			}
+			if time.Now().After(deadline) {
+				entries, _ := os.ReadDir(dl)
+				b.fatal("no download %s after %v (downloads: %v)", name, changeTimeout, entries)
+			}
+			time.Sleep(50 * time.Millisecond) // polling a directory
+		}
+	}
+	raw := map[string]string{"n": "3"}
+	l := lessons.Get("cow-fork")
+	if _, ok := l.Param("n"); !ok {
+		raw = nil
+	}
+
+	lrSub(t, b, "JSON equals the CLI's", func(t *testing.T) {
+		s, v, err := l.Run(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := app.EncodeQuery(l, v, 2)
+		b.navigate(site + "/lesson/cow-fork?" + q)
+		b.do("click #btn-export-json", changeTimeout, chromedp.Click(chromedp.CSS("#btn-export-json")))
+		got := waitFile("inferlab-cow-fork.json")
+		want, err := export.RunJSON("cow-fork", v, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("downloaded JSON differs from export.RunJSON:\n got %.300s\nwant %.300s", got, want)
+		}
+		args := []string{"run", "./cmd/inferlab", "run", "cow-fork", "--format", "json"}
+		for _, p := range l.Params {
+			args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = repoRoot
+		cli, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %v: %v", args, err)
+		}
+		if string(cli) != string(got) {
+			t.Errorf("downloaded JSON differs from `inferlab run cow-fork --format json`:\n got %.300s\n cli %.300s", got, cli)
+		}
+	})
+
+	lrSub(t, b, "chart PNG", func(t *testing.T) {
+		_, _, s := lrScript(t, "chunked-prefill")
+		step, id := 0, ""
+		for i, st := range s.Steps {
+			for _, sc := range st.Scenes {
+				if sc.Chart != nil && id == "" {
+					step, id = i+1, sc.ID
+				}
+			}
+		}
+		if id == "" {
+			t.Skip("test data: chunked-prefill has no chart")
+		}
+		b.navigate(fmt.Sprintf("%s/lesson/chunked-prefill?step=%d", site, step))
+		b.waitFor("#chart-"+id+" drawn", `document.querySelector(`+jsString("#chart-"+id)+`)?.dataset.ready === "true"`)
+		b.do("click #png-"+id, changeTimeout, chromedp.Click(chromedp.CSS("#png-"+id)))
+		png := waitFile(fmt.Sprintf("inferlab-chunked-prefill-%s-step%d.png", id, step))
+		if !strings.HasPrefix(string(png), "\x89PNG\r\n") || len(png) < 2000 {
+			t.Errorf("the chart download is not a PNG image (%d bytes)", len(png))
+		}
+	})
+
+	lrSub(t, b, "copy link and embed code", func(t *testing.T) {
+		b.navigate(site + "/lesson/garage?step=4")
+		// Record what the page copies (the real clipboard needs a focused window).
+		lrEval[bool](b, `(Object.defineProperty(navigator, "clipboard", {configurable: true, value: {writeText: (t) => { window.__e2eCopied = t; return Promise.resolve(); }}}), true)`)
+		b.do("click #btn-copy-link", changeTimeout, chromedp.Click(chromedp.CSS("#btn-copy-link")))
+		b.waitFor("#share-status", `(document.querySelector("#share-status")?.textContent ?? "").includes("copied")`)
+		if got, href := lrEval[string](b, `window.__e2eCopied`), lrEval[string](b, `location.href`); got != href {
+			t.Errorf("copied link %q, want this step's address %q", got, href)
+		}
+		b.do("click #btn-copy-embed", changeTimeout, chromedp.Click(chromedp.CSS("#btn-copy-embed")))
+		b.waitFor("embed code copied", `(window.__e2eCopied ?? "").startsWith("<iframe")`)
+		code := lrEval[string](b, `window.__e2eCopied`)
+		for _, want := range []string{`src="` + site + `/embed/garage?step=4&`, `width="100%"`, `loading="lazy"`, `sandbox="allow-scripts allow-same-origin`, `border:0`, `title="`, `<script src="` + site + `/web/embed.js" defer></script>`} {
+			if !strings.Contains(code, want) {
+				t.Errorf("embed code lacks %q:\n%s", want, code)
+			}
+		}
+		// The panel shows the same snippet, and its options change it.
+		b.do("open the embed panel", changeTimeout, chromedp.Click(chromedp.CSS("#embed-panel summary")))
+		b.waitFor("#embed-code", `!!document.querySelector("#embed-code")`)
+		if ta := lrEval[string](b, `document.querySelector("#embed-code").value`); ta != code {
+			t.Errorf("#embed-code = %q, want the copied snippet", ta)
+		}
+		b.do("hide controls", changeTimeout, chromedp.Click(chromedp.CSS("#embed-hide-controls")))
+		b.waitFor("hide=controls in the snippet", `document.querySelector("#embed-code").value.includes("hide=controls")`)
+	})
+}
+
+// ---- embeds -------------------------------------------------------------------------
+
+// TestLearnerEmbed: an embed inside a host page on another origin reports its height
+// and the host script resizes the iframe (again when its width changes); a forged
+// message is ignored; hide= flags hide what they name.
+func TestLearnerEmbed(t *testing.T) {
+	site := startSite(t)                                            // http://127.0.0.1:PORT
+	labOrigin := strings.Replace(site, "127.0.0.1", "localhost", 1) // another site for the host
+	b := newBrowser(t)
+	l, v, _ := lrScript(t, "garage")
+	src := labOrigin + "/embed/garage?" + app.EncodeQuery(l, v, 3) + "&theme=dark"
+	snippet := app.EmbedSnippet(src, l.Title, labOrigin+"/web/embed.js")
+	hostPage := `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Host article</title>
+<script src="/record.js"></script></head><body style="margin:0;font-family:sans-serif">
+<h1>An article</h1><p>The lab, embedded:</p>
+<div id="wrap" style="width:900px">` + snippet + `</div><p>After the lab.</p></body></html>`
+	recordJS := `window.__msgs = [];
+window.addEventListener("message", (e) => { if (e.data && e.data.type === "inferlab:height") window.__msgs.push({origin: e.origin, height: e.data.height, slug: e.data.slug}); });`
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/record.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, recordJS)
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, hostPage)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer host.Close()
+
+	type msg struct {
+		Origin string `json:"origin"`
+		Height int    `json:"height"`
+		Slug   string `json:"slug"`
+	}
+	frameHeight := `Math.round(document.querySelector("iframe[data-inferlab]").getBoundingClientRect().height)`
+
+	lrSub(t, b, "height reported, iframe resized", func(t *testing.T) {
+		b.do("open the host page", liveTimeout, chromedp.Navigate(host.URL+"/"),
+			chromedp.WaitVisible(chromedp.CSS("iframe[data-inferlab]")))
+		b.waitFor("a height message", `window.__msgs.length > 0`)
+		// Wait for the app inside the frame to run (the frame is cross-site: its own target).
+		frameCtx := lrFrameContext(b, "/embed/garage")
+		if _, err := chromedp.Run(frameCtx, chromedp.Poll[chromedp.Void](`document.querySelector("#lab")?.dataset.live === "true"`,
+			chromedp.WithPollingTimeout(liveTimeout))); err != nil {
+			b.fatal("the embed did not go live inside the iframe: %v", err)
+		}
+		if step, err := chromedp.Run(frameCtx, chromedp.Evaluate[string](`document.querySelector("#lab").dataset.step`)); err != nil || step != "3" {
+			t.Errorf("embed step = %q (%v), want 3", step, err)
+		}
+		if href, err := chromedp.Run(frameCtx, chromedp.Evaluate[string](`document.querySelector("a.open-full").href`)); err != nil ||
+			href != labOrigin+"/lesson/garage?"+app.EncodeQuery(l, v, 3) {
+			t.Errorf(`"open in the full lab" links to %q (%v), want %q`, href, err, labOrigin+"/lesson/garage?"+app.EncodeQuery(l, v, 3))
+		}
+		lrFrame(b)
+		b.waitFor("the iframe takes the last reported height",
+			`window.__msgs.length > 0 && `+frameHeight+` === window.__msgs[window.__msgs.length - 1].height`)
+		ms := lrEval[[]msg](b, `window.__msgs`)
+		last := ms[len(ms)-1]
+		if last.Origin != labOrigin || last.Slug != "garage" || last.Height < 400 {
+			t.Errorf("last message %+v, want origin %s, slug garage, a height of the content (≥ 400 px)", last, labOrigin)
+		}
+		inner, err := chromedp.Run(frameCtx, chromedp.Evaluate[int](`Math.ceil(document.documentElement.getBoundingClientRect().height)`))
+		if err != nil || inner != last.Height {
+			t.Errorf("the frame's content is %d px tall (%v), last reported %d", inner, err, last.Height)
+		}
+		if sc, err := chromedp.Run(frameCtx, chromedp.Evaluate[bool](`document.scrollingElement.scrollHeight <= window.innerHeight + 1`)); err != nil || !sc {
+			t.Errorf("the resized frame still scrolls (%v)", err)
+		}
+		b.screenshot("learner-embed-host")
+
+		// A narrower frame is taller: a new message, a new height.
+		before := last.Height
+		lrEval[bool](b, `(document.querySelector("#wrap").style.width = "420px", true)`)
+		b.waitFor("a taller height after narrowing the frame",
+			`window.__msgs[window.__msgs.length - 1].height > `+strconv.Itoa(before)+` && `+frameHeight+` === window.__msgs[window.__msgs.length - 1].height`)
+
+		// A forged message from the host itself is ignored.
+		h := lrEval[int](b, frameHeight)
+		lrEval[bool](b, `(window.postMessage({type: "inferlab:height", height: 37, slug: "garage"}, "*"), true)`)
+		lrAwait[bool](b, `new Promise((r) => setTimeout(() => r(true), 200))`)
+		if got := lrEval[int](b, frameHeight); got != h {
+			t.Errorf("a message from the host page itself resized the frame to %d", got)
+		}
+	})
+
+	lrSub(t, b, "hide= flags", func(t *testing.T) {
+		shown := func(sel string) bool {
+			return lrEval[bool](b, `(() => { const e = document.querySelector(`+jsString(sel)+`); return !!e && e.getClientRects().length > 0; })()`)
+		}
+		b.navigate(site + "/embed/garage?step=2&hide=controls,narration")
+		if shown("#controls") || shown("#narration-panel") {
+			t.Errorf("hide=controls,narration: controls shown %v, narration shown %v", shown("#controls"), shown("#narration-panel"))
+		}
+		if !shown("#embed-params") || !shown(".scenes") || !shown("a.open-full") {
+			t.Error("hide=controls,narration also hid the parameters, the scenes or the full-lab link")
+		}
+		if h := lrEval[string](b, `new URLSearchParams(location.search).get("hide")`); h != "controls,narration" {
+			t.Errorf("the URL keeps hide=%q, want controls,narration", h)
+		}
+		lrKeys(b, kb.ArrowRight)
+		lrFrame(b)
+		if s := b.mustState(); s.Step != "2" {
+			t.Errorf("→ stepped a frame whose controls are hidden (step %s)", s.Step)
+		}
+		b.navigate(site + "/embed/garage?step=2&hide=params")
+		if shown("#embed-params") {
+			t.Error("hide=params: the parameters are shown")
+		}
+		if !shown("#controls") || !shown("#narration-panel") {
+			t.Error("hide=params hid the controls or the narration")
+		}
+		b.navigate(site + "/lesson/garage?hide=params,bogus")
+		if shown("#params") {
+			t.Error("hide=params on a lesson page: the parameters form is shown")
+		}
+		if s := b.mustState(); !strings.Contains(s.Notice, "bogus") {
+			t.Errorf("#notice = %q, want a message naming the unknown flag", s.Notice)
+		}
+	})
+}
+
+// lrFrameContext attaches to the cross-site iframe whose URL contains part.
+func lrFrameContext(b *browser, part string) context.Context {
+	b.t.Helper()
+	deadline := time.Now().Add(liveTimeout)
+	for {
+		ts, err := chromedp.Targets(b.ctx)
+		if err != nil {
+			b.fatal("listing targets: %v", err)
+		}
+		for _, ti := range ts {
+			if ti.Type == "iframe" && strings.Contains(ti.URL, part) {
+				ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(ti.TargetID), chromedp.WithDetachOnCancel())
+				b.t.Cleanup(cancel)
+				return ctx
+			}
+		}
+		if time.Now().After(deadline) {
+			b.fatal("no iframe target for %s", part)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the target list
+	}
+}
+
+// ---- offline, updates, static sub-path ---------------------------------------------
+
+// TestLearnerOffline: after one visit, with the server gone and the network emulated
+// offline, other lesson pages and an embed load and step.
+func TestLearnerOffline(t *testing.T) {
+	srv := httptest.NewServer(lrHandler(t, "offline-v1"))
+	var closeOnce sync.Once
+	stop := func() { closeOnce.Do(srv.Close) }
+	t.Cleanup(stop)
+	b := newBrowser(t)
+	b.navigate(srv.URL + "/lesson/garage")
+	b.waitServiceWorker()
+	for _, l := range lessons.All() {
+		lrWaitCached(b, "/lesson/"+l.Slug)
+	}
+	b.checkConsole()
+
+	stop()
+	if _, err := chromedp.Call(b.ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		EmulateOfflineServiceWorker: ptrTo(true),
+		MatchedNetworkConditions:    []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}},
+	}); err != nil {
+		t.Fatalf("emulating offline: %v", err)
+	}
+	if _, err := chromedp.Call(b.ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		t.Fatalf("navigator offline: %v", err)
+	}
+
+	b.navigate(srv.URL + "/lesson/cow-fork?step=2")
+	if s := b.mustState(); s.Lesson != "cow-fork" || s.Step != "2" || s.Narration == "" {
+		t.Fatalf("offline cow-fork: %s", s)
+	}
+	if on := lrEval[bool](b, `navigator.onLine`); on {
+		t.Error("navigator.onLine is true: the offline emulation is not on")
+	}
+	lrEval[bool](b, `(document.activeElement?.blur(), true)`)
+	before := b.mustState()
+	lrKeys(b, kb.ArrowRight)
+	lrWaitStep(b, "offline, after →", 3)
+	if after := b.mustState(); after.Narration == before.Narration {
+		t.Error("offline: the narration did not change with the step")
+	}
+	b.screenshot("learner-offline")
+
+	// Not pre-cached: an embed page boots from the cached shell.
+	b.navigate(srv.URL + "/embed/roofline?step=2")
+	if s := b.mustState(); s.Lesson != "roofline" || s.Step != "2" {
+		t.Errorf("offline embed: %s", s)
+	}
+	if !lrEval[bool](b, `document.querySelector("#lab").classList.contains("embed")`) {
+		t.Error("offline /embed/roofline is not an embed page")
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestLearnerUpdate: a new deployment (a new version on the same origin) is picked up
+// on the next load: the page shows the update banner, and reloading runs the new
+// version.
+func TestLearnerUpdate(t *testing.T) {
+	swap := &swapHandler{}
+	swap.set(lrHandler(t, "update-v1"))
+	srv := httptest.NewServer(swap)
+	t.Cleanup(srv.Close)
+	b := newBrowser(t)
+	version := `goappGetenv("GOAPP_VERSION")`
+
+	b.navigate(srv.URL + "/lesson/garage")
+	b.waitServiceWorker()
+	lrWaitCached(b, "/lesson/garage")
+	if v := lrEval[string](b, version); v != "update-v1" {
+		t.Fatalf("version %q, want update-v1", v)
+	}
+
+	swap.set(lrHandler(t, "update-v2")) // the deployment
+	b.navigate(srv.URL + "/lesson/garage?step=2")
+	if v := lrEval[string](b, version); v != "update-v1" {
+		t.Errorf("the first load after the deployment runs %q, want the cached update-v1", v)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(b.ctx, swTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#update-banner"))); err != nil {
+		b.fatal("no #update-banner %v after loading the new deployment: %v", swTimeout, err)
+	}
+	recordTiming(t, fmt.Sprintf("E2E_TIMING update banner_after_ms=%d", time.Since(start).Milliseconds()))
+	b.screenshot("learner-update-banner")
+	if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#btn-reload")))); err != nil {
+		b.fatal("reloading from the banner: %v", err)
+	}
+	b.waitFor("live after the reload", `document.querySelector("#lab")?.dataset.live === "true"`)
+	if v := lrEval[string](b, version); v != "update-v2" {
+		t.Errorf("after reloading from the banner the page runs %q, want update-v2", v)
+	}
+	if s := b.mustState(); s.Step != "2" {
+		t.Errorf("the reload lost the step: %s", s)
+	}
+}
+
+// staticHost serves a static site the way GitHub Pages does under /repo: a
+// path maps to the file, to PATH.html, or to the directory's index.html.
+func staticHost(dir, prefix string) http.Handler {
+	return http.StripPrefix(prefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := filepath.Join(dir, filepath.FromSlash(filepath.Clean("/"+r.URL.Path)))
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, "index.html")
+		} else if err != nil {
+			p += ".html"
+		}
+		if _, err := os.Stat(p); err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeFile(w, r, p)
+	}))
+}
+
+// TestLearnerStaticSubpath: `inferlab static --prefix /repo` works under the sub-path:
+// deep links, stepping, search links and the embed snippet keep /repo.
+func TestLearnerStaticSubpath(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	dist := t.TempDir()
+	if err := server.GenerateStatic(dist, webDir, "/repo"); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/repo/", staticHost(dist, "/repo"))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	b := newBrowser(t)
+
+	b.navigate(srv.URL + "/repo/lesson/garage?step=3")
+	lrWaitStep(b, "from the deep link", 3)
+	lrEval[bool](b, `(document.activeElement?.blur(), true)`)
+	lrKeys(b, kb.ArrowRight)
+	lrWaitStep(b, "after →", 4)
+	if p := lrEval[string](b, `location.pathname`); p != "/repo/lesson/garage" {
+		t.Errorf("pathname %q after stepping, want /repo/lesson/garage", p)
+	}
+	if h := lrEval[string](b, `document.querySelector(".brand").getAttribute("href")`); !strings.HasPrefix(h, "/repo") {
+		t.Errorf("the home link is %q, want it under /repo", h)
+	}
+	b.do("open the embed panel", changeTimeout, chromedp.Click(chromedp.CSS("#embed-panel summary")))
+	b.waitFor("#embed-code", `!!document.querySelector("#embed-code")`)
+	if code := lrEval[string](b, `document.querySelector("#embed-code").value`); !strings.Contains(code, srv.URL+"/repo/embed/garage?step=4") ||
+		!strings.Contains(code, srv.URL+"/repo/web/embed.js") {
+		t.Errorf("the embed snippet leaves /repo:\n%s", code)
+	}
+	b.do("click #search", changeTimeout, chromedp.Click(chromedp.CSS("#search")))
+	b.do("type ttft", changeTimeout, chromedp.SendKeys(chromedp.CSS("#search"), "ttft"))
+	b.waitFor("results", `document.querySelectorAll("#search-results .search-hit").length > 0`)
+	if h := lrEval[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`); !strings.HasPrefix(h, "/repo/lesson/measuring?") {
+		t.Errorf("the search result links to %q, want /repo/lesson/measuring?…", h)
+	}
+	lrKeys(b, kb.Enter)
+	b.waitFor("measuring live", `document.querySelector("#lab")?.dataset.lesson === "measuring" && document.querySelector("#lab")?.dataset.live === "true"`)
+	if p := lrEval[string](b, `location.pathname`); p != "/repo/lesson/measuring" {
+		t.Errorf("pathname %q after the search, want /repo/lesson/measuring", p)
+	}
+	// A reload of the address works on the static host (no 404, no go-app "not found").
+	b.navigate(lrEval[string](b, `location.href`))
+	if s := b.mustState(); s.Lesson != "measuring" {
+		t.Errorf("reloading %s: %s", lrEval[string](b, `location.href`), s)
+	}
+}
+
+// TestLearnerStepTiming records (never asserts) how long a step change takes in the
+// browser (window.inferlabStepMs, set by the player after the render and the grid and
+// chart patches), on garage's 2,048-block grid, with the question panel, the share
+// toolbar and the embed snippet on the page. BENCHMARKS.md quotes it.
+func TestLearnerStepTiming(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.navigate(site + "/lesson/garage?step=3")
+	lrEval[bool](b, `(document.activeElement?.blur(), true)`)
+	var ms []float64
+	for i := 0; i < 24; i++ {
+		before := b.mustState().Step
+		lrEval[bool](b, `(window.inferlabStepMs = -1, true)`)
+		lrKeys(b, kb.ArrowRight)
+		b.waitFor("the next step", `document.querySelector("#lab").dataset.step !== `+jsString(before)+` && window.inferlabStepMs >= 0`)
+		ms = append(ms, lrEval[float64](b, `window.inferlabStepMs`))
+	}
+	sorted := append([]float64(nil), ms...)
+	sortFloats(sorted)
+	recordTiming(t, fmt.Sprintf("E2E_TIMING step_change garage steps=%d median_ms=%.1f p90_ms=%.1f max_ms=%.1f",
+		len(ms), sorted[len(sorted)/2], sorted[len(sorted)*9/10], sorted[len(sorted)-1]))
+}
+
+func sortFloats(x []float64) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
 }

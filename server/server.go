@@ -126,7 +126,10 @@ func newAppHandler(dir, version string, resources goapp.ResourceResolver) (*goap
 	if st, err := os.Stat(filepath.Join(dir, "app.wasm")); err == nil {
 		wasmLen = strconv.FormatInt(st.Size(), 10)
 	}
-	var pages []string
+	// Offline after one visit: every lesson page (the embed pages boot from
+	// one of them, see worker.go) and the SVG icon, which go-app's own list
+	// leaves out although every page links it.
+	pages := []string{"/web/icon.svg"}
 	for _, p := range app.Paths() {
 		if p != "/" && strings.HasPrefix(p, "/lesson/") {
 			pages = append(pages, p)

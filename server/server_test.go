@@ -5,6 +5,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +27,7 @@ func fakeWeb(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "app.wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"lab.css", "lab.js", "icon.svg", "icon-192.png", "icon-512.png"} {
+	for _, f := range []string{"lab.css", "lab.js", "embed.js", "icon.svg", "icon-192.png", "icon-512.png"} {
 		if b, err := os.ReadFile(filepath.Join("..", "web", f)); err == nil {
 			os.WriteFile(filepath.Join(dir, f), b, 0o644)
 		}
@@ -144,8 +145,25 @@ func TestServer(t *testing.T) {
 		t.Errorf("app.js: %v, content length missing", r.Header)
 	}
 	r = get(t, h, "/app-worker.js")
-	if w := body(t, r); !strings.Contains(w, `cache: "reload"`) {
+	w := body(t, r)
+	if !strings.Contains(w, `cache: "reload"`) {
 		t.Error("served worker is not the patched one")
+	}
+	// Offline: the worker caches every lesson page and every file a page loads.
+	for _, l := range lessons.All() {
+		if !strings.Contains(w, `"/lesson/`+l.Slug+`"`) {
+			t.Errorf("the worker does not cache /lesson/%s", l.Slug)
+		}
+	}
+	for _, f := range []string{"/web/icon.svg", "/web/lab.js", "/web/lab.css", "/web/echarts.min.js", "/web/app.wasm"} {
+		if !strings.Contains(w, `"`+f+`"`) {
+			t.Errorf("the worker does not cache %s", f)
+		}
+	}
+	// The host pages' embed helper.
+	r = get(t, h, "/web/embed.js")
+	if r.StatusCode != 200 || !strings.Contains(r.Header.Get("Content-Type"), "javascript") || !strings.Contains(body(t, r), "inferlab:height") {
+		t.Errorf("/web/embed.js: %d %q", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 	if r := get(t, h, "/web/missing.txt"); r.StatusCode != 404 {
 		t.Errorf("missing file: %d", r.StatusCode)
@@ -189,6 +207,59 @@ func TestLessonPagePrerendered(t *testing.T) {
 	page = body(t, get(t, h, "/lesson/garage?step=2&block_size=banana"))
 	if !strings.Contains(page, `data-step="2"`) || !strings.Contains(page, "block_size") || !strings.Contains(page, `role="alert"`) {
 		t.Error("step 2 with a bad knob: no step or no notice in the prerendered page")
+	}
+}
+
+// TestLearnerPagesPrerendered: hide= flags, find= and the page shell (search,
+// theme toggle, shortcuts dialog, update slot) are in the prerendered HTML,
+// and no attribute is written as ="false" (which HTML reads as true).
+func TestLearnerPagesPrerendered(t *testing.T) {
+	l := lessons.Get("cow-fork")
+	if l == nil {
+		t.Skip("no cow-fork lesson")
+	}
+	h, err := New(fakeWeb(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := body(t, get(t, h, "/embed/cow-fork?step=2&hide=controls,narration"))
+	for _, want := range []string{`id="controls"`, `id="narration-panel"`, `data-hide="controls,narration"`, `class="page lab embed`, `class="open-full"`, `id="keys-dialog"`, `id="update"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("embed page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `id="search"`) {
+		t.Error("the embed page has the site search")
+	}
+	for _, id := range []string{"controls", "narration-panel"} {
+		i := strings.Index(page, `id="`+id+`"`)
+		j := strings.LastIndex(page[:i], "<")
+		k := strings.Index(page[i:], ">")
+		if tag := page[j : i+k]; !strings.Contains(tag, "hidden") {
+			t.Errorf("#%s is not hidden with hide=: %s", id, tag)
+		}
+	}
+	if strings.Contains(page, `hidden="false"`) {
+		t.Error(`the page writes hidden="false"`)
+	}
+	s, _, err := l.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lessons.StepFor(s, "copy on write")
+	page = body(t, get(t, h, "/lesson/cow-fork?find=copy+on+write"))
+	if want == 0 || !strings.Contains(page, fmt.Sprintf(`data-step="%d"`, want)) {
+		t.Errorf("find=copy on write: the prerendered page is not at step %d", want)
+	}
+	for _, want := range []string{`id="search"`, `role="combobox"`, `id="btn-theme"`, `id="btn-copy-link"`, `id="btn-copy-embed"`, `id="btn-export-json"`, `id="embed-panel"`, `id="checkpoint"`, `id="quiz-verdict"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("lesson page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{`hidden="false"`, `disabled="false"`, `checked="false"`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("lesson page writes %s", bad)
+		}
 	}
 }
 

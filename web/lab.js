@@ -8,7 +8,6 @@
 (() => {
   const root = document.documentElement;
   const THEME_KEY = "inferlab-theme";
-  const lightMQ = window.matchMedia ? window.matchMedia("(prefers-color-scheme: light)") : null;
   const query = new URLSearchParams(location.search);
   // ?theme=light|dark pins the theme (embeds choose it in their src).
   const pinned = ["light", "dark"].includes(query.get("theme")) ? query.get("theme") : "";
@@ -21,7 +20,8 @@
       return ""; // storage blocked (sandboxed frame without same-origin)
     }
   };
-  const resolve = () => pinned || stored() || (lightMQ && lightMQ.matches ? "light" : "dark");
+  // Dark by default, the articles' palette (DESIGN.md); light only by choice.
+  const resolve = () => pinned || stored() || "dark";
   const apply = () => {
     const t = resolve();
     if (root.dataset.theme !== t) {
@@ -30,7 +30,6 @@
     }
   };
   apply();
-  if (lightMQ && lightMQ.addEventListener) lightMQ.addEventListener("change", apply);
 
   const status = (id, text) => {
     const el = id && document.getElementById(id);
@@ -162,6 +161,20 @@
         chart.getDataURL({ type: "png", pixelRatio: 2, backgroundColor: bg }));
     },
 
+    // focusSoon focuses, after the pending render (the next animation
+    // frame), the element of the first selector that matches one.
+    focusSoon(...sels) {
+      requestAnimationFrame(() => {
+        for (const s of sels) {
+          const el = document.querySelector(s);
+          if (el) {
+            el.focus();
+            return;
+          }
+        }
+      });
+    },
+
     // keys opens (true) or closes (false) the keyboard shortcuts dialog.
     keys(open) {
       const d = document.getElementById("keys-dialog");
@@ -193,15 +206,16 @@
   // The frame listens to no messages. The target origin is "*" because the
   // frame cannot know its host's origin; the message carries only a height.
   const reportHeight = () => {
-    if (window.parent === window) return;
-    const lab = document.getElementById("lab");
-    if (!lab || !lab.classList.contains("embed")) return;
+    // By address, not by the page's markup: offline, an embed address may
+    // boot from a cached lesson page until the app renders the embed.
+    if (window.parent === window || !/\/embed\/[^/]+/.test(location.pathname)) return;
     let last = -1;
     const send = () => {
       const h = Math.ceil(document.documentElement.getBoundingClientRect().height);
       if (h === last || h <= 0) return;
       last = h;
-      const slug = (document.getElementById("lab") || lab).dataset.lesson || "";
+      const lab = document.getElementById("lab");
+      const slug = (lab && lab.dataset.lesson) || "";
       window.parent.postMessage({ type: "inferlab:height", height: h, slug }, "*");
     };
     send();

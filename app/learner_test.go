@@ -1,0 +1,128 @@
+package app
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
+)
+
+func TestParseQueryFindHideTheme(t *testing.T) {
+	l := testLesson()
+	q, _ := url.ParseQuery("find=two&hide=narration,CONTROLS,narration&theme=light&debug=x")
+	st := ParseQuery(l, q)
+	if len(st.Notices) != 0 {
+		t.Fatalf("notices %v", st.Notices)
+	}
+	if st.Find != "two" || !st.Hide.Controls || !st.Hide.Narration || st.Hide.Params || st.Theme != "light" {
+		t.Fatalf("state %+v", st)
+	}
+	if got, want := st.Extra(), "&hide=controls,narration&theme=light&debug=x"; got != want {
+		t.Errorf("Extra = %q, want %q", got, want)
+	}
+	s := &lessons.Script{Steps: []lessons.Step{{Title: "one"}, {Title: "Two things"}}}
+	if n, msg := FindStep(s, st.Find); n != 2 || msg != "" {
+		t.Errorf("FindStep(two) = %d %q, want 2", n, msg)
+	}
+	if n, msg := FindStep(s, "absent"); n != 0 || !strings.Contains(msg, "absent") {
+		t.Errorf("FindStep(absent) = %d %q, want 0 and a notice", n, msg)
+	}
+
+	q, _ = url.ParseQuery("hide=controls,wings&theme=purple&find=" + strings.Repeat("x", 80))
+	st = ParseQuery(l, q)
+	if !st.Hide.Controls || st.Theme != "" || st.Find != "" {
+		t.Errorf("bad values kept: %+v", st)
+	}
+	joined := strings.Join(st.Notices, "\n")
+	for _, want := range []string{"wings", "theme", "find"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no notice naming %s: %v", want, st.Notices)
+		}
+	}
+	if h, n := ParseHide(strings.Repeat("controls,", 20)); h.Controls || len(n) != 1 {
+		t.Errorf("an over-long hide= was read: %+v %v", h, n)
+	}
+	if (Hide{}).String() != "" || (Hide{Params: true, Controls: true}).String() != "controls,params" {
+		t.Error("Hide.String is not canonical")
+	}
+}
+
+func TestEmbedSnippet(t *testing.T) {
+	s := EmbedSnippet("https://lab.example/repo/embed/garage?step=4&block_size=16", `Garage "A"`, "https://lab.example/repo/web/embed.js")
+	for _, want := range []string{
+		`<iframe src="https://lab.example/repo/embed/garage?step=4&amp;block_size=16"`,
+		`title="Garage &#34;A&#34; · Inference Lab"`,
+		`width="100%"`, `loading="lazy"`, `sandbox="allow-scripts allow-same-origin`, `style="border:0;width:100%;`,
+		`<script src="https://lab.example/repo/web/embed.js" defer></script>`,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("snippet lacks %s:\n%s", want, s)
+		}
+	}
+}
+
+func TestHitHrefAndVerdictKind(t *testing.T) {
+	if got := HitHref(lessons.Hit{Lesson: "garage", Query: "find=blocks+of"}); got != "/lesson/garage?find=blocks+of" {
+		t.Errorf("HitHref = %q", got)
+	}
+	if got := HitHref(lessons.Hit{Lesson: "garage"}); got != "/lesson/garage" {
+		t.Errorf("HitHref = %q", got)
+	}
+	for v, want := range map[lessons.Verdict]string{{Correct: true}: "correct", {Correct: true, Close: true}: "close", {}: "wrong"} {
+		if got := verdictKind(v); got != want {
+			t.Errorf("verdictKind(%+v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestPlayerQuizFlow drives the player natively: the next step's question is
+// pending, an answer reveals the step and records the verdict, and a page
+// that hides the narration asks nothing.
+func TestPlayerQuizFlow(t *testing.T) {
+	l := lessons.Get("cow-fork")
+	if l == nil {
+		t.Skip("no cow-fork lesson")
+	}
+	p := &Player{}
+	u, _ := url.Parse("/lesson/cow-fork?step=1")
+	p.load(u)
+	if p.script == nil {
+		t.Fatal("no script")
+	}
+	qi := -1
+	for i, st := range p.script.Steps {
+		if st.Quiz != nil && i > 0 {
+			qi = i
+			break
+		}
+	}
+	if qi < 0 {
+		t.Skip("cow-fork has no quiz after step 1")
+	}
+	p.step = qi - 1
+	if got := p.pendingQuiz(); got != qi {
+		t.Fatalf("pendingQuiz = %d at step %d, want %d", got, p.step+1, qi)
+	}
+	p.record(qi, quizResult{Answer: "x", Verdict: p.script.Steps[qi].Quiz.Check("x")})
+	if got := p.pendingQuiz(); got != -1 {
+		t.Errorf("an answered question is still pending (%d)", got)
+	}
+	u, _ = url.Parse("/embed/cow-fork?step=1&hide=narration")
+	p2 := &Player{Embed: true}
+	p2.load(u)
+	p2.step = qi - 1
+	if got := p2.pendingQuiz(); got != -1 {
+		t.Errorf("hide=narration still asks (%d)", got)
+	}
+	// find= picks the step and is not written back.
+	u, _ = url.Parse("/lesson/cow-fork?find=copy+on+write")
+	p3 := &Player{}
+	p3.load(u)
+	if want := lessons.StepFor(p3.script, "copy on write"); want == 0 || p3.step != want-1 {
+		t.Errorf("find=copy on write shows step %d, want %d", p3.step+1, want)
+	}
+	if strings.Contains(p3.extra, "find") {
+		t.Errorf("find= kept in %q", p3.extra)
+	}
+}

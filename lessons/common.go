@@ -73,3 +73,17 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// checkOrdered reports the first pair of knobs whose low value exceeds its
+// high one, e.g. prompt_min > prompt_max, naming the low knob.
+func checkOrdered(v Values, pairs ...[2]string) error {
+	for _, p := range pairs {
+		if lo, hi := v.Float(p[0]), v.Float(p[1]); lo > hi {
+			return Relation(p[0], v.TextOf(p[0]), fmt.Sprintf("at most %s (%s)", p[1], v.TextOf(p[1])))
+		}
+	}
+	return nil
+}
+
+// lengthPairs are the min/max knobs of prompt and output lengths.
+var lengthPairs = [][2]string{{"prompt_min", "prompt_max"}, {"output_min", "output_max"}}

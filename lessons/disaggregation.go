@@ -46,15 +46,7 @@ var disaggregation = &Lesson{
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: Float, Default: 40, Min: 1, Max: 1000, Step: 1},
 		seedParam,
 	},
-	Check: func(v Values) error {
-		switch {
-		case v.Int("prompt_min") > v.Int("prompt_max"):
-			return Relation("prompt_min", strconv.Itoa(v.Int("prompt_min")), fmt.Sprintf("at most prompt_max (%d)", v.Int("prompt_max")))
-		case v.Int("output_min") > v.Int("output_max"):
-			return Relation("output_min", strconv.Itoa(v.Int("output_min")), fmt.Sprintf("at most output_max (%d)", v.Int("output_max")))
-		}
-		return nil
-	},
+	Check: func(v Values) error { return checkOrdered(v, lengthPairs...) },
 	Build: buildDisaggregation,
 }
 

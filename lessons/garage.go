@@ -48,12 +48,11 @@ const maxGridBlocks = 4096
 
 func checkGarage(v Values) error {
 	b, mc, pool := v.Int("block_size"), v.Int("max_context"), v.Int("pool_tokens")
-	pmin, pmax, omin, omax := v.Int("prompt_min"), v.Int("prompt_max"), v.Int("output_min"), v.Int("output_max")
+	pmax, omax := v.Int("prompt_max"), v.Int("output_max")
+	if err := checkOrdered(v, lengthPairs...); err != nil {
+		return err
+	}
 	switch {
-	case pmin > pmax:
-		return Relation("prompt_min", strconv.Itoa(pmin), fmt.Sprintf("at most prompt_max (%d)", pmax))
-	case omin > omax:
-		return Relation("output_min", strconv.Itoa(omin), fmt.Sprintf("at most output_max (%d)", omax))
 	case pmax+omax > mc:
 		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at least prompt_max + output_max (%d), so every request fits its reservation", pmax+omax))
 	case mc > pool:

@@ -40,11 +40,10 @@ var smartRouting = &Lesson{
 		seedParam,
 	},
 	Check: func(v Values) error {
+		if err := checkOrdered(v, lengthPairs...); err != nil {
+			return err
+		}
 		switch {
-		case v.Int("prompt_min") > v.Int("prompt_max"):
-			return Relation("prompt_min", strconv.Itoa(v.Int("prompt_min")), fmt.Sprintf("at most prompt_max (%d)", v.Int("prompt_max")))
-		case v.Int("output_min") > v.Int("output_max"):
-			return Relation("output_min", strconv.Itoa(v.Int("output_min")), fmt.Sprintf("at most output_max (%d)", v.Int("output_max")))
 		case v.Int("prefix_tokens") > v.Int("prompt_min"):
 			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")))
 		}

@@ -529,50 +529,6 @@ func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
 	return d.res, nil
 }
 
-// Summarise aggregates user-facing request metrics (a cluster's or a
-// disaggregated run's) the way scheduler.Summary does for one worker:
-// percentiles, makespan from the first arrival to the last token,
-// throughput, and goodput under slo.
-func Summarise(ms []scheduler.RequestMetrics, slo scheduler.SLO) scheduler.Summary {
-	out := scheduler.Summary{Requests: len(ms)}
-	if len(ms) == 0 {
-		return out
-	}
-	var ttft, itl, tpot, e2e []float64
-	start, end := math.Inf(1), math.Inf(-1)
-	tokens, outputs, good, prompt, cached := 0, 0, 0, 0, 0
-	for _, m := range ms {
-		ttft = append(ttft, m.TTFT)
-		itl = append(itl, m.ITL...)
-		if m.Output > 1 {
-			tpot = append(tpot, m.TPOT)
-		}
-		e2e = append(e2e, m.E2E)
-		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)
-		tokens += m.Prompt + m.Output
-		outputs += m.Output
-		prompt += m.Prompt
-		cached += m.CachedHit
-		out.Preemptions += m.Preemptions
-		if m.TTFT <= slo.TTFT && m.TPOT <= slo.TPOT {
-			good++
-		}
-	}
-	out.TTFT, out.ITL, out.TPOT, out.E2E = scheduler.Summarise(ttft), scheduler.Summarise(itl), scheduler.Summarise(tpot), scheduler.Summarise(e2e)
-	out.Makespan = end - start
-	if out.Makespan > 0 {
-		out.OutputTokensPerS = float64(outputs) / out.Makespan
-		out.TotalTokensPerS = float64(tokens) / out.Makespan
-		out.RequestsPerS = float64(len(ms)) / out.Makespan
-		out.GoodputReqPerS = float64(good) / out.Makespan
-	}
-	out.SLOAttainment = float64(good) / float64(len(ms))
-	if prompt > 0 {
-		out.PrefixHitRate = float64(cached) / float64(prompt)
-	}
-	return out
-}
-
 // Comparison is one workload served twice on the same number of GPUs:
 // monolithic (every worker prefills and decodes its own requests, routed to
 // the least-loaded worker) and disaggregated.
@@ -610,5 +566,5 @@ func CompareDisagg(cfg DisaggConfig, gpusPerWorker int, slo scheduler.SLO, reqs 
 		return nil, err
 	}
 	return &Comparison{GPUs: (cfg.Prefill + cfg.Decode) * gpusPerWorker, Monolithic: mono, Disagg: dis,
-		Mono: Summarise(mono.Requests, slo), Dis: Summarise(dis.Requests, slo)}, nil
+		Mono: scheduler.SummariseRequests(mono.Requests, slo), Dis: scheduler.SummariseRequests(dis.Requests, slo)}, nil
 }

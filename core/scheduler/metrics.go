@@ -88,22 +88,41 @@ type Summary struct {
 	GoodputReqPerS    float64 // requests meeting the SLO / makespan
 	SLOAttainment     float64 // share of requests meeting the SLO
 	Preemptions       int
-	PrefixHitRate     float64 // cached prompt tokens / prompt tokens looked up
+	PrefixHitRate     float64 // prompt tokens found cached at first admission / prompt tokens
 	Steps             int
 	MeanBatchTokens   float64
 	MeanRunningAtStep float64
 }
 
-// Summary computes aggregates over the finished requests.
+// Summary computes aggregates over the finished requests, with the
+// scheduler's own step statistics.
 func (s *Scheduler) Summary(slo SLO) Summary {
-	ms := s.Requests()
-	out := Summary{Requests: len(ms), Steps: len(s.steps)}
+	out := SummariseRequests(s.Requests(), slo)
+	out.Steps = len(s.steps)
+	bt, run := 0, 0
+	for _, st := range s.steps {
+		bt += st.PrefillTokens + st.DecodeTokens
+		run += st.Running
+	}
+	if len(s.steps) > 0 {
+		out.MeanBatchTokens = float64(bt) / float64(len(s.steps))
+		out.MeanRunningAtStep = float64(run) / float64(len(s.steps))
+	}
+	return out
+}
+
+// SummariseRequests aggregates what users saw, from request metrics of one
+// worker or of a whole cluster: percentiles, the makespan from the first
+// arrival to the last token, throughput, goodput under slo and the share of
+// prompt tokens found in a prefix cache at first admission.
+func SummariseRequests(ms []RequestMetrics, slo SLO) Summary {
+	out := Summary{Requests: len(ms)}
 	if len(ms) == 0 {
 		return out
 	}
 	var ttft, itl, tpot, e2e []float64
-	start, end := math.Inf(1), 0.0
-	tokens, outputs, good := 0, 0, 0
+	start, end := math.Inf(1), math.Inf(-1)
+	tokens, outputs, good, prompt, cached := 0, 0, 0, 0, 0
 	for _, m := range ms {
 		ttft = append(ttft, m.TTFT)
 		itl = append(itl, m.ITL...)
@@ -111,10 +130,11 @@ func (s *Scheduler) Summary(slo SLO) Summary {
 			tpot = append(tpot, m.TPOT)
 		}
 		e2e = append(e2e, m.E2E)
-		start = min(start, m.Arrival)
-		end = max(end, m.Arrival+m.E2E)
+		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)
 		tokens += m.Prompt + m.Output
 		outputs += m.Output
+		prompt += m.Prompt
+		cached += m.CachedHit
 		out.Preemptions += m.Preemptions
 		if m.TTFT <= slo.TTFT && m.TPOT <= slo.TPOT {
 			good++
@@ -129,15 +149,8 @@ func (s *Scheduler) Summary(slo SLO) Summary {
 		out.GoodputReqPerS = float64(good) / out.Makespan
 	}
 	out.SLOAttainment = float64(good) / float64(len(ms))
-	out.PrefixHitRate = s.pool.Stats().HitRate()
-	bt, run := 0, 0
-	for _, st := range s.steps {
-		bt += st.PrefillTokens + st.DecodeTokens
-		run += st.Running
-	}
-	if len(s.steps) > 0 {
-		out.MeanBatchTokens = float64(bt) / float64(len(s.steps))
-		out.MeanRunningAtStep = float64(run) / float64(len(s.steps))
+	if prompt > 0 {
+		out.PrefixHitRate = float64(cached) / float64(prompt)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cluster"
@@ -299,9 +300,29 @@ func buildSmartRouting(v Values) (*Script, error) {
 			quiz = choiceQuiz(fmt.Sprintf("R%d opens with system prompt %d. Which worker will the KV-aware router pick?", rt.Request+1, rt.Group+1), choices, label(rt.Worker),
 				"The lowest cost: cached blocks cut the prefill term, the worker's active blocks and pending prefill add to it.")
 		}
-		why := fmt.Sprintf("No worker holds system prompt %d yet, so every cost is the full prompt's prefill blocks plus the worker's load; %s wins (%s).", rt.Group+1, label(rt.Worker), d.Reason)
+		chosen, next, ties := 0.0, math.Inf(1), 0
+		for _, sc := range d.Scores {
+			if sc.Worker == rt.Worker {
+				chosen = sc.Logit
+			}
+		}
+		for _, sc := range d.Scores {
+			if sc.Worker != rt.Worker {
+				next = math.Min(next, sc.Logit)
+			}
+			if sc.Logit == chosen {
+				ties++
+			}
+		}
+		why := fmt.Sprintf("No worker holds system prompt %d yet, so every cost is the full prompt's prefill blocks plus the worker's load; %s wins with %.1f", rt.Group+1, label(rt.Worker), chosen)
+		if ties > 1 {
+			why += fmt.Sprintf(", tied with %d others; ties go to the smallest cached tree, then to a seeded draw.", ties-1)
+		} else {
+			why += fmt.Sprintf(" against %.1f.", next)
+		}
 		if rt.Overlap > 0 {
-			why = fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term; it wins despite its load (%s).", label(rt.Worker), rt.Overlap, comma(16*rt.Overlap), d.Reason)
+			why = fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term: its cost is %.1f against the next best %.1f, despite the %d requests it already has in flight.",
+				label(rt.Worker), rt.Overlap, comma(16*rt.Overlap), chosen, next, rt.Load[rt.Worker])
 		}
 		s.Steps = append(s.Steps, Step{
 			Quiz:      quiz,

@@ -259,7 +259,8 @@ func buildDisaggregation(v Values) (*Script, error) {
 		What:    "Formulation 3's constants",
 		Article: fmt.Sprintf("α_RDMA ≈ %.1f µs; BW_fabric = 400 Gbps = %.0f GB/s", articleAlphaRDMA*1e6, articleFabricBW/1e9),
 		Model:   fmt.Sprintf("%s: α = %.0f µs, BW·η = %s (%.0f%% of %s)", ndr.Name, ndr.Alpha*1e6, gbps(ndr.Effective()), 100*ndr.Eff, gbps(ndr.Bandwidth)),
-		Why:     "The article takes the line rate and a protocol handshake; the model takes NCCL send/recv measured between two H100 nodes (profiles.md §2.2), where software and protocol overhead cost 28% of the bandwidth and the small-message latency is 17 µs.",
+		Why: fmt.Sprintf("The article takes the line rate and a protocol handshake; the model takes NCCL send/recv measured between two H100 nodes (profiles.md §2.2), where software and protocol overhead cost %.0f%% of the bandwidth and the small-message latency is %.0f µs.",
+			100*(1-ndr.Eff), ndr.Alpha*1e6),
 	}, {
 		What:    "\"Sub-millisecond inter-node KV migration\"",
 		Article: "sub-millisecond latency over 400 Gbps RDMA",

@@ -65,7 +65,26 @@ func sandboxWorkload(v Values) []workload.Request {
 	return workload.Poisson(n, rate, workload.ChatPrompts(), workload.ChatOutputs(), seed)
 }
 
-func buildSandbox(v Values) (*Script, error) {
+func buildSandbox(v Values) (*Script, error) { return buildSandboxWith(v, sandboxWorkload(v), "") }
+
+// SandboxTrace runs the sandbox on requests read from a trace (core/workload's
+// JSONL format) instead of a generated workload; the workload, requests and
+// rate knobs are ignored. name labels the trace in the narration.
+func SandboxTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
+	v, errs := sandbox.Resolve(raw)
+	if len(errs) > 0 {
+		return nil, v, joinParamErrors(errs)
+	}
+	if len(trace) == 0 {
+		return nil, v, fmt.Errorf("sandbox: the trace %s has no requests", name)
+	}
+	s, err := buildSandboxWith(v, trace, name)
+	return s, v, err
+}
+
+// buildSandboxWith runs the sandbox on the given requests; trace names
+// their source when they come from a file.
+func buildSandboxWith(v Values, work []workload.Request, trace string) (*Script, error) {
 	e, err := newEngine(v, 16)
 	if err != nil {
 		return nil, err
@@ -75,7 +94,7 @@ func buildSandbox(v Values) (*Script, error) {
 	seed := uint64(v.Int("seed"))
 	var reqs []cluster.Request
 	promptTokens := 0
-	for _, r := range sandboxWorkload(v) {
+	for _, r := range work {
 		reqs = append(reqs, cluster.Request{ID: r.ID, Arrival: r.Arrival, PromptIDs: r.TokenIDs(), Output: r.Output, OutputIDs: r.OutputTokenIDs(), Group: r.PrefixGroup})
 		promptTokens += r.Prompt
 	}
@@ -129,12 +148,23 @@ func buildSandbox(v Values) (*Script, error) {
 		load.Series[0].X = append(load.Series[0].X, float64(w+1))
 		load.Series[0].Y = append(load.Series[0].Y, float64(wr.Requests))
 	}
+	rate := fmt.Sprintf("at %g per second", v.Float("rate"))
+	if trace != "" {
+		last := 0.0
+		for _, r := range work {
+			last = max(last, r.Arrival)
+		}
+		rate = fmt.Sprintf("over %.1f s", last)
+	}
 	kind := map[string]string{"chats": fmt.Sprintf("%d-turn conversations whose prompts grow with every turn", sandboxTurns),
 		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[v.Choice("workload")]
+	if trace != "" {
+		kind = "from the trace " + trace
+	}
 	s.Steps = []Step{{
 		Title: "The setup",
-		Narration: fmt.Sprintf("%d requests (%s) arrive at %g per second at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
-			len(reqs), kind, v.Float("rate"), v.Int("workers"), e.gpu.Name, e.model.Name, v.Choice("policy"), v.Choice("graph_mode")),
+		Narration: fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
+			len(reqs), kind, rate, v.Int("workers"), e.gpu.Name, e.model.Name, v.Choice("policy"), v.Choice("graph_mode")),
 		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
 			{Label: "workers", Value: gpus}, {Label: "requests", Value: float64(len(reqs))}, {Label: "prompt tokens", Value: float64(promptTokens)},
 			{Label: "KV blocks per worker", Value: float64(e.kvBlocks)}}}},

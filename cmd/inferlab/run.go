@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/export"
 	"github.com/inferlab/inferlab/lessons"
 )
@@ -43,6 +46,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(sets, "set", "set a parameter: key=value (repeatable)")
 	seed := fs.String("seed", "", "random seed (same as --set seed=N)")
 	format := fs.String("format", "text", "output format: text or json")
+	trace := fs.String("trace", "", "sandbox only: serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -63,7 +67,23 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inferlab run: --format = %q is not allowed: want text or json\n", *format)
 		return 2
 	}
-	script, values, err := l.Run(sets)
+	var script *lessons.Script
+	var values lessons.Values
+	var err error
+	if *trace != "" {
+		if slug != "sandbox" {
+			fmt.Fprintf(stderr, "inferlab run: --trace works with the sandbox lesson, not %s\n", slug)
+			return 2
+		}
+		reqs, terr := readTrace(*trace)
+		if terr != nil {
+			fmt.Fprintf(stderr, "inferlab run sandbox: --trace %s: %v\n", *trace, terr)
+			return 2
+		}
+		script, values, err = lessons.SandboxTrace(sets, reqs, filepath.Base(*trace))
+	} else {
+		script, values, err = l.Run(sets)
+	}
 	if err != nil {
 		var pe *lessons.ParamError
 		if errors.As(err, &pe) {
@@ -84,6 +104,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	writeText(stdout, l, values, script)
 	return 0
+}
+
+// readTrace parses a JSONL trace within core/workload's default limits.
+func readTrace(path string) ([]workload.Request, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return workload.ParseTrace(f, workload.DefaultLimits())
 }
 
 func listCmd(stdout io.Writer) int {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(args ...string) (code int, out, errOut string) {
+	var o, e bytes.Buffer
+	code = dispatch(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestRunJSON(t *testing.T) {
+	code, out, errOut := run("run", "garage", "--format", "json", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Lesson    string             `json:"lesson"`
+		Params    map[string]any     `json:"params"`
+		Steps     int                `json:"steps"`
+		Metrics   map[string]float64 `json:"metrics"`
+		Narration []string           `json:"narration"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Lesson != "garage" || got.Params["seed"] != float64(7) || got.Steps != len(got.Narration) || got.Steps < 3 {
+		t.Errorf("lesson %q seed %v steps %d narration %d", got.Lesson, got.Params["seed"], got.Steps, len(got.Narration))
+	}
+	for _, k := range []string{"paged_admitted", "contiguous_admitted", "paged_waste_pct", "contiguous_waste_pct", "paged_utilization_pct", "contiguous_utilization_pct", "paged_waste_bound_pct"} {
+		if _, ok := got.Metrics[k]; !ok {
+			t.Errorf("no metric %s", k)
+		}
+	}
+	// Same seed, byte-identical output.
+	if _, again, _ := run("run", "garage", "--format", "json", "--seed", "7"); again != out {
+		t.Error("the same seed printed different JSON")
+	}
+}
+
+func TestRunBadParameters(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "garage", "--set", "block_size=0"}, []string{"block_size", `"0"`, "1 to 256"}},
+		{[]string{"run", "garage", "--set", "block_size=sixteen"}, []string{"block_size", "sixteen", "integer"}},
+		{[]string{"run", "garage", "--set", "prompt_min=900", "--set", "prompt_max=800"}, []string{"prompt_min", "900", "prompt_max"}},
+		{[]string{"run", "garage", "--set", "requests=99999999"}, []string{"requests", "99999999", "1 to 2000"}},
+		{[]string{"run", "garage", "--set", "colour=blue"}, []string{"no parameter", "colour"}},
+		{[]string{"run", "block-table", "--set", "token=5000"}, []string{"token", "5000"}},
+		{[]string{"run", "nosuch"}, []string{"no lesson", "nosuch"}},
+		{[]string{"run", "garage", "--format", "yaml"}, []string{"--format", "yaml"}},
+	} {
+		code, _, errOut := run(tc.args...)
+		if code == 0 {
+			t.Errorf("%v: exit 0", tc.args)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q does not mention %q", tc.args, errOut, w)
+			}
+		}
+	}
+}
+
+func TestRunText(t *testing.T) {
+	code, out, _ := run("run", "cow-fork")
+	if code != 0 || !strings.Contains(out, "Step 1/") || !strings.Contains(out, "Metrics:") || !strings.Contains(out, "Checkpoint before step") {
+		t.Errorf("exit %d; text output lacks steps, metrics or checkpoints:\n%.400s", code, out)
+	}
+}
+
+func TestRunTrace(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	os.WriteFile(good, []byte(`{"arrival_s": 0, "prompt_tokens": 512, "output_tokens": 16}
+{"arrival_s": 0.1, "prompt_tokens": 600, "output_tokens": 16, "prefix_group": 1, "prefix_tokens": 256}
+`), 0o644)
+	code, out, errOut := run("run", "sandbox", "--trace", good, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"requests": 2`) || !strings.Contains(out, "from the trace good.jsonl") {
+		t.Fatalf("exit %d (%s):\n%.500s", code, errOut, out)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"arrival_s\": 0, \"prompt_tokens\": 10, \"output_tokens\": 1}\n{\"arrival_s\": 1, \"prompt_tokens\": -5, \"output_tokens\": 1}\n"), 0o644)
+	code, _, errOut = run("run", "sandbox", "--trace", bad)
+	if code != 2 || !strings.Contains(errOut, "line 2") || !strings.Contains(errOut, "prompt_tokens") {
+		t.Errorf("bad trace: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut = run("run", "garage", "--trace", good); code != 2 || !strings.Contains(errOut, "sandbox") {
+		t.Errorf("--trace on garage: exit %d, stderr %q", code, errOut)
+	}
+}

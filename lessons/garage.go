@@ -158,9 +158,7 @@ func (r *poolRun) step(maxContext int) tickLog {
 
 	frontier := 0
 	if r.contig != nil {
-		for _, run := range r.contig.Runs() {
-			frontier = max(frontier, run.Start+run.Len)
-		}
+		frontier = r.contig.End() // runs are kept in address order
 	}
 	for len(r.waiting) > 0 {
 		q := r.waiting[0]
@@ -177,10 +175,8 @@ func (r *poolRun) step(maxContext int) tickLog {
 			break
 		}
 		if r.contig != nil {
-			for _, run := range r.contig.Runs() {
-				if run.Req == q.id && run.Start < frontier {
-					lg.holeReuse = true
-				}
+			if run, ok := r.contig.RunOf(q.id); ok && run.Start < frontier {
+				lg.holeReuse = true
 			}
 		}
 		r.waiting = r.waiting[1:]
@@ -294,6 +290,18 @@ type garageResult struct {
 	setup         garageSetup
 	paged, contig *poolRun
 	snaps         map[int]snapshot
+	labels        []string // request labels, made once: grids repeat them thousands of times
+}
+
+// label is request id's name, R1, R2, …
+func (r *garageResult) label(id int) string {
+	if r.labels == nil {
+		r.labels = make([]string, len(r.setup.reqs))
+		for i := range r.labels {
+			r.labels[i] = reqName(i)
+		}
+	}
+	return r.labels[id]
 }
 
 // simulate serves the stream with both pools; it captures the pools' state
@@ -516,7 +524,7 @@ func gridScene(res *garageResult, snap snapshot, prev *snapshot) scene.Scene {
 	for i, o := range snap.owners {
 		blk := scene.Block{Owner: o, Used: snap.used[i]}
 		if o >= 0 {
-			blk.Label = reqName(o)
+			blk.Label = res.label(o)
 		}
 		blk.Highlight = prev != nil && prev.owners[i] != o
 		g.Blocks[i] = blk
@@ -536,7 +544,7 @@ func stripScene(res *garageResult, snap snapshot, prev *snapshot) scene.Scene {
 	for _, r := range snap.runs {
 		was, ok := old[r.Req]
 		st.Segments = append(st.Segments, scene.Segment{Start: r.Start, Len: r.Len, Used: r.Tokens, Owner: r.Req,
-			Label: reqName(r.Req), Highlight: prev != nil && (!ok || was.Start != r.Start)})
+			Label: res.label(r.Req), Highlight: prev != nil && (!ok || was.Start != r.Start)})
 	}
 	return scene.Scene{Kind: scene.KindMemoryStrip, ID: "contiguous",
 		Title: fmt.Sprintf("Contiguous pool: %s slots, %s per request", comma(res.setup.pool), reserveWords(res.setup)), Strip: st}

@@ -101,6 +101,23 @@ func (c *Contiguous) Free(req int) error {
 	return nil
 }
 
+// End is the slot just past the last reservation (0 when none).
+func (c *Contiguous) End() int {
+	if len(c.runs) == 0 {
+		return 0
+	}
+	r := c.runs[len(c.runs)-1]
+	return r.Start + r.Len
+}
+
+// RunOf returns req's reservation.
+func (c *Contiguous) RunOf(req int) (Run, bool) {
+	if i := c.find(req); i >= 0 {
+		return c.runs[i], true
+	}
+	return Run{}, false
+}
+
 // Runs returns the reservations in address order.
 func (c *Contiguous) Runs() []Run { return append([]Run(nil), c.runs...) }
 

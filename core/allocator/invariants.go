@@ -7,7 +7,10 @@ import "fmt"
 // every operation; it is O(blocks + tokens).
 func (p *Paged) Check() error {
 	holders := make([]int, len(p.blocks))
+	tokens, entries := 0, 0
 	for req, s := range p.seqs {
+		tokens += s.n
+		entries += len(s.blocks)
 		if want := p.BlocksFor(s.n); len(s.blocks) != want { // §7.7
 			return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", req, len(s.blocks), s.n, want)
 		}
@@ -26,6 +29,9 @@ func (p *Paged) Check() error {
 		for _, b := range s.blocks {
 			holders[b]++
 		}
+	}
+	if tokens != p.sumTokens || entries != p.sumBlocks {
+		return fmt.Errorf("tables hold %d tokens in %d entries, the pool counts %d and %d", tokens, entries, p.sumTokens, p.sumBlocks)
 	}
 	inQueue := make([]bool, len(p.blocks))
 	walked := 0

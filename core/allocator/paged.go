@@ -20,6 +20,9 @@ type Paged struct {
 	copies    int
 	shared    int // blocks with refs > 1; zero allows Usage's fast path
 	hashed    int // blocks registered in the prefix cache
+	// sumTokens and sumBlocks total the tables' tokens and entries, so Usage
+	// need not walk every request each step.
+	sumTokens, sumBlocks int
 }
 
 // CachedBlocks is the number of blocks registered in the prefix cache, held
@@ -175,6 +178,8 @@ func (p *Paged) admit(req int, ids []int, n int, extra string) (int, error) {
 	}
 	hitTokens := len(hits) * p.blockSize
 	s.n = hitTokens
+	p.sumTokens += hitTokens
+	p.sumBlocks += len(hits)
 	if ids == nil {
 		p.grow(req, s, n, nil)
 	} else {
@@ -239,8 +244,10 @@ func (p *Paged) appendN(req, n int, ids []int) error {
 func (p *Paged) grow(req int, s *seq, n int, ids []int) {
 	for len(s.blocks) < p.BlocksFor(s.n+n) {
 		s.blocks = append(s.blocks, p.take(req))
+		p.sumBlocks++
 	}
 	s.n += n
+	p.sumTokens += n
 	if n > 0 {
 		p.record(Event{Kind: Appended, Req: req, Tokens: n})
 	}
@@ -360,6 +367,8 @@ func (p *Paged) Fork(parent, child int) error {
 	for _, b := range c.blocks {
 		p.incRef(b)
 	}
+	p.sumTokens += c.n
+	p.sumBlocks += len(c.blocks)
 	p.seqs[child] = c
 	p.record(Event{Kind: Admitted, Req: child, Tokens: c.n, From: parent})
 	return nil
@@ -384,6 +393,8 @@ func (p *Paged) Free(req int) error {
 			p.record(Event{Kind: Freed, Req: req, Block: b})
 		}
 	}
+	p.sumTokens -= s.n
+	p.sumBlocks -= len(s.blocks)
 	delete(p.seqs, req)
 	return nil
 }
@@ -458,10 +469,7 @@ func (p *Paged) Snapshot() []BlockState {
 func (p *Paged) Usage() Usage {
 	u := Usage{Resident: len(p.seqs), Pool: len(p.blocks) * p.blockSize}
 	if p.shared == 0 { // every held block has one holder: no double counting
-		for _, s := range p.seqs {
-			u.Stored += s.n
-			u.Reserved += len(s.blocks) * p.blockSize
-		}
+		u.Stored, u.Reserved = p.sumTokens, p.sumBlocks*p.blockSize
 		return u
 	}
 	used := map[int]int{}

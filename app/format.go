@@ -1,31 +1,14 @@
 package app
 
 import (
+	"github.com/inferlab/inferlab/internal/textfmt"
 	"html"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // comma formats an integer with thousands separators.
-func comma(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func comma(n int) string { return textfmt.Comma(n) }
 
 // formatNumber shows a figure for people: integers with separators, other
 // values with at most two decimals (more for small magnitudes).

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"github.com/inferlab/inferlab/internal/textfmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -44,24 +45,7 @@ func names(ids []int) string {
 }
 
 // comma formats an integer with thousands separators.
-func comma(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func comma(n int) string { return textfmt.Comma(n) }
 
 // pct formats a fraction as a percentage with one decimal.
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }

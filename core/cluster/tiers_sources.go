@@ -30,17 +30,7 @@ var sources = map[string]hardware.Source{
 
 // Cite resolves a citation tag: core/hardware's (hardware.Cite) or one of
 // this package's. The second result is false for an unknown tag.
-func Cite(tag string) (hardware.Source, bool) {
-	if s, ok := hardware.Cite(tag); ok {
-		return s, true
-	}
-	s, ok := sources[tag]
-	if !ok {
-		return hardware.Source{}, false
-	}
-	s.Tag = tag
-	return s, true
-}
+func Cite(tag string) (hardware.Source, bool) { return hardware.CiteWith(sources, tag) }
 
 // SourceTags returns this package's own tags in sorted order.
 func SourceTags() []string { return slices.Sorted(maps.Keys(sources)) }

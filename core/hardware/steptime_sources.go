@@ -48,6 +48,21 @@ func Cite(tag string) (Source, bool) {
 	return s, true
 }
 
+// CiteWith resolves tag through Cite, then through extra: a package that
+// cites sources of its own (core/cudagraph, core/cluster) keeps them in a
+// map and resolves every tag it uses with this.
+func CiteWith(extra map[string]Source, tag string) (Source, bool) {
+	if s, ok := Cite(tag); ok {
+		return s, true
+	}
+	s, ok := extra[tag]
+	if !ok {
+		return Source{}, false
+	}
+	s.Tag = tag
+	return s, true
+}
+
 // CostSourceTags returns the step-time model's own tags in sorted order.
 func CostSourceTags() []string {
 	return slices.Sorted(maps.Keys(costSources))

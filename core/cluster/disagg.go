@@ -489,24 +489,9 @@ func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
 	if len(d.pinned) > 0 || staged > 0 {
 		return nil, fmt.Errorf("cluster: %d arrived KV caches were never admitted by their decode worker", len(d.pinned)+staged)
 	}
-	hits := map[int]scheduler.RequestMetrics{}
-	for _, s := range d.pre {
-		ms := s.Requests()
-		for _, m := range ms {
-			hits[m.ID] = m
-		}
-		d.res.Prefill = append(d.res.Prefill, WorkerResult{Requests: len(ms), Summary: s.Summary(scheduler.SLO{})})
-		d.res.PrefillSteps = append(d.res.PrefillSteps, s.Steps())
-	}
-	dec := map[int]scheduler.RequestMetrics{}
-	for _, s := range d.dec {
-		ms := s.Requests()
-		for _, m := range ms {
-			dec[m.ID] = m
-		}
-		d.res.Decode = append(d.res.Decode, WorkerResult{Requests: len(ms), Summary: s.Summary(scheduler.SLO{})})
-		d.res.DecodeSteps = append(d.res.DecodeSteps, s.Steps())
-	}
+	var hits, dec map[int]scheduler.RequestMetrics
+	hits, d.res.Prefill, d.res.PrefillSteps = collect(d.pre)
+	dec, d.res.Decode, d.res.DecodeSteps = collect(d.dec)
 	for _, r := range sorted {
 		j := d.j[r.ID]
 		dm, ok := dec[r.ID]
@@ -567,4 +552,21 @@ func CompareDisagg(cfg DisaggConfig, gpusPerWorker int, slo scheduler.SLO, reqs 
 	}
 	return &Comparison{GPUs: (cfg.Prefill + cfg.Decode) * gpusPerWorker, Monolithic: mono, Disagg: dis,
 		Mono: scheduler.SummariseRequests(mono.Requests, slo), Dis: scheduler.SummariseRequests(dis.Requests, slo)}, nil
+}
+
+// collect gathers a pool's finished requests by id, its workers' results and
+// their steps.
+func collect(pool []*scheduler.Scheduler) (map[int]scheduler.RequestMetrics, []WorkerResult, [][]scheduler.Step) {
+	byID := map[int]scheduler.RequestMetrics{}
+	var results []WorkerResult
+	var steps [][]scheduler.Step
+	for _, s := range pool {
+		ms := s.Requests()
+		for _, m := range ms {
+			byID[m.ID] = m
+		}
+		results = append(results, WorkerResult{Requests: len(ms), Summary: s.Summary(scheduler.SLO{})})
+		steps = append(steps, s.Steps())
+	}
+	return byID, results, steps
 }

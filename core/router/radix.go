@@ -117,12 +117,21 @@ func (t *RadixTree) common(a, b []int) int {
 // part, so that the returned node ends exactly at the match, and it stamps
 // every visited node with a new tick.
 func (t *RadixTree) Match(tokens []int) (int, *Node) {
+	matched, node, _, _ := t.walk(tokens)
+	t.record(TreeEvent{Kind: TreeMatched, Node: node.id, Parent: parentID(node), Len: matched})
+	return matched, node
+}
+
+// walk follows the longest cached prefix of tokens (truncated to whole
+// pages) from the root, stamping every visited node with a new tick and
+// splitting the edge where the match ends inside it. It returns the tokens
+// matched, the node the match ends at, the tokens left over and the tick.
+func (t *RadixTree) walk(tokens []int) (matched int, node *Node, rest []int, now uint64) {
 	key := t.aligned(tokens)
 	t.clock++
-	now := t.clock
-	node := t.root
+	now = t.clock
+	node = t.root
 	node.lastAccess = now
-	matched := 0
 	for len(key) > 0 {
 		child := node.children[string(t.page(key))]
 		if child == nil {
@@ -131,15 +140,14 @@ func (t *RadixTree) Match(tokens []int) (int, *Node) {
 		child.lastAccess = now
 		n := t.common(child.key, key)
 		matched += n
+		key = key[n:]
 		if n < len(child.key) {
 			node = t.split(child, n)
 			break
 		}
 		node = child
-		key = key[n:]
 	}
-	t.record(TreeEvent{Kind: TreeMatched, Node: node.id, Parent: parentID(node), Len: matched})
-	return matched, node
+	return matched, node, key, now
 }
 
 // Insert caches tokens (truncated to whole pages): it walks the shared
@@ -148,26 +156,7 @@ func (t *RadixTree) Match(tokens []int) (int, *Node) {
 // of tokens that were already cached; in SGLang the caller frees the
 // request's duplicate KV slots for them (cache_finished_req de-duplication).
 func (t *RadixTree) Insert(tokens []int) int {
-	key := t.aligned(tokens)
-	t.clock++
-	now := t.clock
-	node := t.root
-	node.lastAccess = now
-	existing := 0
-	for len(key) > 0 {
-		child := node.children[string(t.page(key))]
-		if child == nil {
-			break
-		}
-		child.lastAccess = now
-		n := t.common(child.key, key)
-		existing += n
-		key = key[n:]
-		if n < len(child.key) {
-			child = t.split(child, n)
-		}
-		node = child
-	}
+	existing, node, key, now := t.walk(tokens)
 	if len(key) > 0 {
 		leaf := &Node{
 			id:         t.nextID,

@@ -126,7 +126,11 @@ func (s *searchBox) Render() app.UI {
 	if activeID != "" {
 		in = in.Aria("activedescendant", activeID)
 	}
+	// data-query is the query these results answer: typing runs ahead of
+	// the render, and scripts (and the e2e tests) must not read the
+	// results of a prefix.
 	list := app.Ul().ID("search-results").Class("search-results").Role("listbox").Aria("label", "Search results").
+		DataSet("query", s.query).
 		// Keep the focus in the box when a result is pressed, so blur does
 		// not close the list before the click lands.
 		On("mousedown", func(ctx app.Context, e app.Event) { e.PreventDefault() }).

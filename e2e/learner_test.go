@@ -24,6 +24,7 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -79,6 +80,24 @@ func lrNavigateIndex(b *browser, url string) {
 func lrKeys(b *browser, keys string) {
 	b.t.Helper()
 	b.do("press "+strconv.Quote(keys), changeTimeout, chromedp.KeyEvent(keys))
+}
+
+// lrShortcut presses a printable shortcut key as a keyboard does: one
+// keyDown carrying the text, then keyUp. Chromium then suppresses the
+// character when a handler prevents the keydown, which kb's separate char
+// event (chromedp.KeyEvent) would type regardless.
+func lrShortcut(b *browser, key, code string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, changeTimeout)
+	defer cancel()
+	for _, ev := range []input.DispatchKeyEventParams{
+		{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: code, Text: key, UnmodifiedText: key},
+		{Type: input.DispatchKeyEventTypeKeyUp, Key: key, Code: code},
+	} {
+		if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, ev); err != nil {
+			b.fatal("pressing %q: %v", key, err)
+		}
+	}
 }
 
 // lrWaitStep waits until #lab shows step n.
@@ -308,6 +327,13 @@ func TestLearnerQuiz(t *testing.T) {
 
 // ---- search -------------------------------------------------------------------
 
+// searchSettled is a predicate true once the open result list answers the
+// whole query (keys are typed faster than go-app renders) and has a hit.
+func searchSettled(query string) string {
+	return `!document.querySelector("#search-results").hidden && document.querySelector("#search-results").dataset.query === ` +
+		jsString(query) + ` && document.querySelectorAll("#search-results .search-hit").length > 0`
+}
+
 // TestLearnerSearch: the header search finds "ttft" and a typo'd "paged atention",
 // is keyboard operable, and its results open the lesson at the explaining step.
 func TestLearnerSearch(t *testing.T) {
@@ -320,8 +346,7 @@ func TestLearnerSearch(t *testing.T) {
 	open := func(query string) {
 		b.t.Helper()
 		b.do("type "+query, changeTimeout, chromedp.SendKeys(chromedp.CSS("#search"), query))
-		b.waitFor("search results for "+query,
-			`!document.querySelector("#search-results").hidden && document.querySelectorAll("#search-results .search-hit").length > 0`)
+		b.waitFor("search results for "+query, searchSettled(query))
 	}
 	expectLesson := func(slug, find string) {
 		b.t.Helper()
@@ -338,9 +363,12 @@ func TestLearnerSearch(t *testing.T) {
 
 	lrSub(t, b, "ttft from the index", func(t *testing.T) {
 		lrNavigateIndex(b, site+"/")
-		lrKeys(b, "/")
+		lrShortcut(b, "/", "Slash")
 		if id := lrEval[string](b, `document.activeElement?.id ?? ""`); id != "search" {
 			t.Fatalf("/ focused %q, want #search", id)
+		}
+		if v := lrEval[string](b, `document.querySelector("#search").value`); v != "" {
+			t.Fatalf("/ typed %q into #search: the shortcut should only focus it", v)
 		}
 		open("ttft")
 		hs := hits()
@@ -350,11 +378,13 @@ func TestLearnerSearch(t *testing.T) {
 		if e := lrEval[string](b, `document.querySelector("#search").getAttribute("aria-expanded")`); e != "true" {
 			t.Errorf("#search aria-expanded = %q", e)
 		}
+		// go-app renders on its own tick, so each key's effect is awaited
+		// before the next: ↓ must reach the second result and ↑ come back.
+		active := `document.querySelector("#search").getAttribute("aria-activedescendant") === `
 		lrKeys(b, kb.ArrowDown)
+		b.waitFor("↓ activates the second result", active+`"search-hit-1" && document.querySelector("#search-hit-1").classList.contains("active")`)
 		lrKeys(b, kb.ArrowUp)
-		if a := lrEval[string](b, `document.querySelector("#search").getAttribute("aria-activedescendant")`); a != "search-hit-0" {
-			t.Errorf("aria-activedescendant = %q after ↓↑, want search-hit-0", a)
-		}
+		b.waitFor("↑ activates the first result again", active+`"search-hit-0" && document.querySelector("#search-hit-0").getAttribute("aria-selected") === "true"`)
 		lrKeys(b, kb.Enter)
 		expectLesson("measuring", "TTFT")
 	})
@@ -466,7 +496,7 @@ func TestLearnerKeyboard(t *testing.T) {
 
 	lrSub(t, b, "? opens the shortcuts, Escape closes them", func(t *testing.T) {
 		lrEval[bool](b, `(document.querySelector("#btn-next").focus(), true)`)
-		lrKeys(b, "?")
+		lrShortcut(b, "?", "Slash")
 		b.waitFor("#keys-dialog open", `document.querySelector("#keys-dialog").open`)
 		if n := lrEval[int](b, `document.querySelectorAll("#keys-dialog dt").length`); n < 6 {
 			t.Errorf("#keys-dialog lists %d keys", n)
@@ -1092,7 +1122,7 @@ func TestLearnerStaticSubpath(t *testing.T) {
 	}
 	b.do("click #search", changeTimeout, chromedp.Click(chromedp.CSS("#search")))
 	b.do("type ttft", changeTimeout, chromedp.SendKeys(chromedp.CSS("#search"), "ttft"))
-	b.waitFor("results", `document.querySelectorAll("#search-results .search-hit").length > 0`)
+	b.waitFor("results", searchSettled("ttft"))
 	if h := lrEval[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`); !strings.HasPrefix(h, "/repo/lesson/measuring?") {
 		t.Errorf("the search result links to %q, want /repo/lesson/measuring?…", h)
 	}

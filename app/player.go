@@ -45,6 +45,12 @@ type Player struct {
 
 	embed embedOptions // the "embed this lesson" panel's choices
 
+	// trace is the uploaded trace the script runs on (nil: the knobs'
+	// workload); traceErr is why the last upload was refused.
+	trace     *traceUpload
+	traceErr  string
+	traceBusy string // the file being simulated, while it is
+
 	keyFn    app.Func
 	motionFn app.Func
 	motionMQ app.Value
@@ -94,11 +100,12 @@ func (p *Player) load(u *url.URL) {
 	notices = append(st.Notices, notices...)
 	key := paramsKey(l, v)
 	if l != p.lesson || key != p.key || p.fail != nil || st.Debug != p.debug {
+		if l != p.lesson {
+			p.trace = nil // a trace belongs to the lesson it was loaded into
+		}
+		p.traceErr = "" // about an earlier upload, not this build
 		p.lesson, p.values, p.key, p.debug = l, v, key, st.Debug
-		p.script, p.fail = BuildScript(l, v, st.Debug)
-		p.playing = false
-		p.playGen++
-		p.quizzes, p.quizHint, p.pausedAt, p.passQuiz = nil, "", 0, 0
+		p.adopt(BuildScript(l, v, st.Debug, p.trace))
 	}
 	p.hide, p.extra = st.Hide, st.Extra()
 	if p.text == nil || !sameText(p.text, v.Text()) {
@@ -124,6 +131,15 @@ func (p *Player) load(u *url.URL) {
 	if p.speed == "" {
 		p.speed = "1"
 	}
+}
+
+// adopt shows a newly built script (or its failure) from its start: playback
+// stops and the quiz answers, which belong to the old script, are cleared.
+func (p *Player) adopt(s *lessons.Script, f *Failure) {
+	p.script, p.fail = s, f
+	p.playing = false
+	p.playGen++
+	p.quizzes, p.quizHint, p.pausedAt, p.passQuiz = nil, "", 0, 0
 }
 
 // syncURL writes the canonical state (every knob and the 1-based step) into
@@ -368,6 +384,7 @@ func (p *Player) Render() app.UI {
 				return app.Div().Class("panels").Body(
 					hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
 						&paramsPanel{Lesson: p.lesson, Values: p.text, Keep: p.extra},
+						app.If(p.lesson != nil && p.lesson.BuildTrace != nil, func() app.UI { return p.renderTrace() }),
 					),
 					&metricsPanel{Script: p.script},
 				)
@@ -497,7 +514,7 @@ func (p *Player) renderError() app.UI {
 		params = f.Params
 		q := EncodeRaw(p.lesson, params, p.step+1) + p.extra
 		repro = LessonPath(p.lesson.Slug) + "?" + q
-		cli = cliCommand(p.lesson, params)
+		cli = cliCommand(p.lesson, params, f.Trace)
 	}
 	kind := "failed"
 	if f.Panic {

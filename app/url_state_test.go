@@ -129,17 +129,17 @@ func TestEncodeRawKeepsBadText(t *testing.T) {
 func TestBuildScriptRecoversPanic(t *testing.T) {
 	l := testLesson()
 	v, _ := l.Resolve(map[string]string{"block": "13"})
-	s, f := BuildScript(l, v, "")
+	s, f := BuildScript(l, v, "", nil)
 	if s != nil || f == nil || !f.Panic || !strings.Contains(f.Message, "unlucky") || f.Params["block"] != "13" {
 		t.Fatalf("script %v failure %+v", s, f)
 	}
-	if s, f := BuildScript(l, l.Defaults(), ""); s == nil || f != nil {
+	if s, f := BuildScript(l, l.Defaults(), "", nil); s == nil || f != nil {
 		t.Fatalf("defaults: %v %+v", s, f)
 	}
-	if _, f := BuildScript(l, l.Defaults(), "panic"); f == nil || !f.Panic {
+	if _, f := BuildScript(l, l.Defaults(), "panic", nil); f == nil || !f.Panic {
 		t.Fatalf("debug=panic must fail: %+v", f)
 	}
-	if got := cliCommand(l, map[string]string{"block": "13", "mode": "max"}); got != "inferlab run test-lesson --set block=13 --set mode=max" {
+	if got := cliCommand(l, map[string]string{"block": "13", "mode": "max"}, ""); got != "inferlab run test-lesson --set block=13 --set mode=max" {
 		t.Fatalf("cliCommand = %q", got)
 	}
 }

@@ -714,15 +714,15 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 // TestLearnerExport: "Export JSON" downloads exactly what `inferlab run SLUG --format
 // json` prints; a chart saves as PNG; the copy buttons copy this step's link and an
 // embed snippet.
-func TestLearnerExport(t *testing.T) {
-	site := startSite(t)
-	b := newBrowser(t)
+// lrDownloads lets the page download into a fresh folder and returns a
+// function that waits for a download by name and returns its bytes.
+func lrDownloads(t *testing.T, b *browser) func(name string) []byte {
 	dl := t.TempDir()
 	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
 		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl}); err != nil {
 		t.Fatal(err)
 	}
-	waitFile := func(name string) []byte {
+	return func(name string) []byte {
 		b.t.Helper()
 		deadline := time.Now().Add(changeTimeout)
 		for {
@@ -736,6 +736,28 @@ func TestLearnerExport(t *testing.T) {
 			time.Sleep(50 * time.Millisecond) // polling a directory
 		}
 	}
+}
+
+// lrGo runs the go command in the repository and returns its standard output.
+func lrGo(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go %v: %v\n%s", args, err, stderr)
+	}
+	return out
+}
+
+func TestLearnerExport(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	waitFile := lrDownloads(t, b)
 	raw := map[string]string{"n": "3"}
 	l := lessons.Get("cow-fork")
 	if _, ok := l.Param("n"); !ok {
@@ -762,12 +784,7 @@ func TestLearnerExport(t *testing.T) {
 		for _, p := range l.Params {
 			args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
 		}
-		cmd := exec.Command("go", args...)
-		cmd.Dir = repoRoot
-		cli, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go %v: %v", args, err)
-		}
+		cli := lrGo(t, args...)
 		if string(cli) != string(got) {
 			t.Errorf("downloaded JSON differs from `inferlab run cow-fork --format json`:\n got %.300s\n cli %.300s", got, cli)
 		}

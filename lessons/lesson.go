@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -31,6 +32,11 @@ type Lesson struct {
 	// Build runs the simulation. It is only called with values that passed
 	// Resolve and Check, and must be deterministic in them.
 	Build func(Values) (*Script, error)
+	// BuildTrace, when set, runs the lesson on requests read from a trace
+	// (core/workload's JSONL format) instead of the workload its knobs
+	// generate; name labels the trace in the narration. Nil for lessons
+	// that take no trace.
+	BuildTrace func(v Values, trace []workload.Request, name string) (*Script, error)
 }
 
 // Script is what a lesson's Build returns: the steps to play and the final
@@ -93,6 +99,40 @@ func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
 	}
 	s, err := l.Build(v)
 	return s, v, err
+}
+
+// RunTrace is Run on a trace: it resolves and checks the knobs as Run does,
+// then builds with BuildTrace.
+func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
+	v, errs := l.Resolve(raw)
+	if len(errs) > 0 {
+		return nil, v, joinParamErrors(errs)
+	}
+	if l.BuildTrace == nil {
+		return nil, v, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
+	}
+	if len(trace) == 0 {
+		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
+	}
+	if l.Check != nil {
+		if err := l.Check(v); err != nil {
+			return nil, v, err
+		}
+	}
+	s, err := l.BuildTrace(v, trace, name)
+	return s, v, err
+}
+
+// TraceLimits bounds the traces a lesson takes in the browser: core/workload's
+// defaults, with at most as many requests as the lesson's "requests" knob
+// allows (a trace replaces the generated workload, so it may be as large,
+// and re-simulating it in WebAssembly must stay within seconds).
+func (l *Lesson) TraceLimits() workload.Limits {
+	lim := workload.DefaultLimits()
+	if p, ok := l.Param("requests"); ok && p.Max > 0 && int(p.Max) < lim.MaxRequests {
+		lim.MaxRequests = int(p.Max)
+	}
+	return lim
 }
 
 var registry = map[string]*Lesson{}

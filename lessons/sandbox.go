@@ -32,6 +32,9 @@ var sandbox = &Lesson{
 		seedParam,
 	},
 	Build: buildSandbox,
+	BuildTrace: func(v Values, trace []workload.Request, name string) (*Script, error) {
+		return buildSandboxWith(v, trace, name)
+	},
 }
 
 func init() { register(sandbox) }
@@ -66,21 +69,6 @@ func sandboxWorkload(v Values) []workload.Request {
 }
 
 func buildSandbox(v Values) (*Script, error) { return buildSandboxWith(v, sandboxWorkload(v), "") }
-
-// SandboxTrace runs the sandbox on requests read from a trace (core/workload's
-// JSONL format) instead of a generated workload; the workload, requests and
-// rate knobs are ignored. name labels the trace in the narration.
-func SandboxTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
-	v, errs := sandbox.Resolve(raw)
-	if len(errs) > 0 {
-		return nil, v, joinParamErrors(errs)
-	}
-	if len(trace) == 0 {
-		return nil, v, fmt.Errorf("sandbox: the trace %s has no requests", name)
-	}
-	s, err := buildSandboxWith(v, trace, name)
-	return s, v, err
-}
 
 // buildSandboxWith runs the sandbox on the given requests; trace names
 // their source when they come from a file.

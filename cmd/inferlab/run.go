@@ -71,8 +71,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var values lessons.Values
 	var err error
 	if *trace != "" {
-		if slug != "sandbox" {
-			fmt.Fprintf(stderr, "inferlab run: --trace works with the sandbox lesson, not %s\n", slug)
+		if l.BuildTrace == nil {
+			fmt.Fprintf(stderr, "inferlab run: --trace works with lessons that take a trace (%s), not %s\n", traceSlugs(), slug)
 			return 2
 		}
 		reqs, terr := readTrace(*trace)
@@ -80,7 +80,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "inferlab run sandbox: --trace %s: %v\n", *trace, terr)
 			return 2
 		}
-		script, values, err = lessons.SandboxTrace(sets, reqs, filepath.Base(*trace))
+		script, values, err = l.RunTrace(sets, reqs, filepath.Base(*trace))
 	} else {
 		script, values, err = l.Run(sets)
 	}
@@ -121,6 +121,17 @@ func listCmd(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "%-16s %s (%s)\n", l.Slug, l.Title, l.Part)
 	}
 	return 0
+}
+
+// traceSlugs lists the lessons that take --trace.
+func traceSlugs() string {
+	var s []string
+	for _, l := range lessons.All() {
+		if l.BuildTrace != nil {
+			s = append(s, l.Slug)
+		}
+	}
+	return strings.Join(s, ", ")
 }
 
 func slugs() string {

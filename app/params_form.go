@@ -21,6 +21,10 @@ type paramsPanel struct {
 	Lesson *lessons.Lesson
 	Values map[string]string // canonical values of the script shown
 	Keep   string            // query kept beside the knobs (hide=, theme=), with a leading "&"
+	// Step is the player's 0-based step, read when applying: the address
+	// bar follows steps late (Player.syncURLSoon). A pointer, so a step
+	// change leaves the form's fields equal and does not re-render it.
+	Step *int
 
 	form    map[string]string // as typed
 	formFor map[string]string // the Values the form was filled from
@@ -65,7 +69,9 @@ func (f *paramsPanel) apply(ctx app.Context) {
 	}
 	u := *ctx.Page().URL()
 	step := 1
-	if n, err := strconv.Atoi(u.Query().Get("step")); err == nil && n > 0 {
+	if f.Step != nil {
+		step = *f.Step + 1
+	} else if n, err := strconv.Atoi(u.Query().Get("step")); err == nil && n > 0 {
 		step = n
 	}
 	u.RawQuery = EncodeRaw(f.Lesson, f.form, step) + f.Keep

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -329,6 +330,12 @@ func (b *browser) waitFor(what, predicate string) {
 	if err != nil {
 		b.fatal("waiting for %s (%s): %v", what, predicate, err)
 	}
+}
+
+// urlStepIs is a predicate true once the address bar shows step n (1-based).
+// The address follows a step change once stepping pauses (Player.syncURLSoon).
+func urlStepIs(n int) string {
+	return `new URLSearchParams(location.search).get("step") === ` + jsString(strconv.Itoa(n))
 }
 
 // labState is what the tests read of the player (docs/DOM.md).

@@ -84,8 +84,8 @@ func (b *browser) expectStepAdvance(action string, before labState) labState {
 		b.fatal("#lab[data-step] = %q before %s, want a number", before.Step, action)
 	}
 	want := strconv.Itoa(n + 1)
-	b.waitFor(fmt.Sprintf("#lab[data-step=%s] after %s", want, action),
-		`document.querySelector("#lab")?.dataset.step === `+jsString(want))
+	b.waitFor(fmt.Sprintf("#lab[data-step=%s] and step=%s in the address after %s", want, want, action),
+		`document.querySelector("#lab")?.dataset.step === `+jsString(want)+` && `+urlStepIs(n+1))
 	// The step attribute and the content render together; give the content the same
 	// bounded wait in case they land in different frames.
 	changed := `(() => {
@@ -230,5 +230,27 @@ func TestGarageURLState(t *testing.T) {
 		b.do("click #btn-next", changeTimeout, chromedp.Click(chromedp.CSS("#btn-next")))
 		b.expectStepAdvance("#btn-next after a notice", s)
 		b.checkConsole()
+	})
+
+	// Browsers limit history writes (Safari: 100 in 30 s), so quick stepping
+	// writes the address once, when it pauses, not once per step.
+	run("fast stepping writes the address once", func(t *testing.T) {
+		b.navigate(site + "/lesson/garage?step=2")
+		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[chromedp.Void](`(() => {
+  document.activeElement?.blur();
+  window.__e2eWrites = 0;
+  const replace = history.replaceState.bind(history);
+  history.replaceState = (...a) => { window.__e2eWrites++; return replace(...a); };
+})()`)); err != nil {
+			b.fatal("counting history writes: %v", err)
+		}
+		// Six presses in one task: as fast as a held key, whatever the machine.
+		lrEval[bool](b, `(() => { for (let i = 0; i < 6; i++) window.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true})); return true; })()`)
+		b.waitFor("step 8 in the address", `document.querySelector("#lab")?.dataset.step === "8" && `+urlStepIs(8))
+		time.Sleep(400 * time.Millisecond) // longer than the settle time: no write is pending
+		writes := lrEval[int](b, `window.__e2eWrites`)
+		if writes != 1 {
+			t.Errorf("6 quick steps wrote the address %d times, want once", writes)
+		}
 	})
 }

@@ -635,8 +635,8 @@ func (d *lessonsDriver) expectStep(s *lessons.Script, n int) ldView {
 func (d *lessonsDriver) expectAdvance(action string, s *lessons.Script, prev ldView) ldView {
 	d.t.Helper()
 	n, _ := strconv.Atoi(prev.Step)
-	d.waitFor(fmt.Sprintf("#lab[data-step=%d] after %s", n+1, action),
-		`document.querySelector("#lab")?.dataset.step === `+jsString(strconv.Itoa(n+1)))
+	d.waitFor(fmt.Sprintf("#lab[data-step=%d] and step=%d in the address after %s", n+1, n+1, action),
+		`document.querySelector("#lab")?.dataset.step === `+jsString(strconv.Itoa(n+1))+` && `+urlStepIs(n+1))
 	v := d.expectStep(s, n+1)
 	if v.Narration == prev.Narration {
 		d.t.Errorf("after %s (step %d → %d): #narration did not change: %.200q", action, n, n+1, v.Narration)

@@ -96,6 +96,7 @@ test: deps build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./core/... ./lessons/...
+	$(GO) run ./cmd/inferlab bench
 
 # Lists the Fuzz targets of every package, then runs each for FUZZTIME.
 fuzz:

@@ -5,6 +5,7 @@
 //	inferlab static --out DIR [--prefix /repo]   write a static site
 //	inferlab run SLUG [--set k=v ...] [--seed N] [--format text|json]
 //	inferlab list                                list the lessons
+//	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
 package main
 
 import (
@@ -31,6 +32,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(stdout)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -46,5 +49,6 @@ func usage(w io.Writer) {
   inferlab static --out DIR [--prefix /repo]
   inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]
   inferlab list
+  inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list]
 `)
 }

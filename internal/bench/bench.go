@@ -1,0 +1,173 @@
+// Package bench holds the lab's performance scenarios: the workloads behind
+// DESIGN.md's speed budgets, defined once and measured both by
+// `go test -bench` and by `inferlab bench` on the reader's own machine.
+//
+// The core scenarios serve 10,000 requests with the vLLM v1 scheduler on one
+// H100 SXM with Llama-3.1-8B (KV pool from core/hardware.KVCapacity at 0.9
+// memory utilisation, 16-token blocks; vLLM's H100 defaults of 8,192 batched
+// tokens and 1,024 sequences per step), every step priced by core/hardware's
+// step-time model with CUDA-graph replay. The lesson scenarios time what the
+// browser redoes when a knob moves: one lesson build with its defaults.
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// Scenario is one timed piece of work.
+type Scenario struct {
+	Name   string        // stable: --only matches it, JSON carries it
+	What   string        // one line for people
+	Budget time.Duration // DESIGN.md's budget for it natively; 0 when it has none
+	Run    func() (Work, error)
+}
+
+// Work is what one run of a scenario simulated.
+type Work struct {
+	Requests int `json:"requests"`
+	Tokens   int `json:"tokens"` // prompt + output tokens served
+	Steps    int `json:"steps"`
+}
+
+// Result is a scenario measured over several runs.
+type Result struct {
+	Name     string  `json:"name"`
+	What     string  `json:"what"`
+	Runs     int     `json:"runs"`
+	MinMS    float64 `json:"min_ms"`
+	MedianMS float64 `json:"median_ms"`
+	BudgetMS float64 `json:"budget_ms,omitempty"`
+	Work     Work    `json:"work"`
+}
+
+// Scenarios lists the core scenarios, then one per lesson in the index's order.
+func Scenarios() []Scenario {
+	out := []Scenario{
+		{
+			Name:   "core-10k-uniform",
+			What:   "10,000 requests of 512 prompt + 256 output tokens, all queued at once, H100 / Llama-3.1-8B, priced steps",
+			Budget: time.Second,
+			Run:    func() (Work, error) { return Serve(UniformRequests(10000, 512, 256)) },
+		},
+		{
+			Name:   "core-10k-chat",
+			What:   "10,000 chat-like requests (long-tailed lengths, Poisson at 40 req/s), H100 / Llama-3.1-8B, priced steps",
+			Budget: time.Second,
+			Run:    func() (Work, error) { return Serve(ChatRequests(10000)) },
+		},
+		{
+			Name: "lesson-garage-1000",
+			What: "the garage lesson with 1,000 requests (DESIGN.md: under 100 ms in the browser)",
+			Run:  lessonRun(lessons.Get("garage"), map[string]string{"requests": "1000"}),
+		},
+	}
+	for _, l := range lessons.All() {
+		out = append(out, Scenario{Name: "lesson-" + l.Slug, What: "the " + l.Slug + " lesson with its defaults", Run: lessonRun(l, nil)})
+	}
+	return out
+}
+
+func lessonRun(l *lessons.Lesson, set map[string]string) func() (Work, error) {
+	return func() (Work, error) {
+		s, _, err := l.Run(set)
+		if err != nil {
+			return Work{}, err
+		}
+		w := Work{Steps: len(s.Steps)}
+		if v, ok := s.Metric("requests"); ok {
+			w.Requests = int(v)
+		}
+		return w, nil
+	}
+}
+
+// UniformRequests is n requests of the same lengths, all arriving at time 0.
+func UniformRequests(n, prompt, output int) []scheduler.Request {
+	reqs := make([]scheduler.Request, n)
+	for i := range reqs {
+		reqs[i] = scheduler.Request{ID: i, Prompt: prompt, Output: output}
+	}
+	return reqs
+}
+
+// ChatRequests is n chat-like requests from core/workload (seed 1).
+func ChatRequests(n int) []scheduler.Request {
+	var reqs []scheduler.Request
+	for _, r := range workload.Poisson(n, 40, workload.ChatPrompts(), workload.ChatOutputs(), 1) {
+		reqs = append(reqs, scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output})
+	}
+	return reqs
+}
+
+// H100 is the scheduler configuration and step timer of the core scenarios.
+func H100() (scheduler.Config, scheduler.Timer, error) {
+	g, _ := hardware.GPUByID("h100-sxm")
+	m, _ := hardware.ModelByID("llama-3.1-8b")
+	sm, err := hardware.NewStepModel(g, m, 1, hardware.BF16)
+	if err != nil {
+		return scheduler.Config{}, nil, err
+	}
+	sm.Dispatcher = hardware.Replay{Launch: hardware.GraphLaunch}
+	sm.OverlapHost = true
+	capa, err := hardware.KVCapacity(g, m, 0.9, 16, 1, 2, 2)
+	if err != nil {
+		return scheduler.Config{}, nil, err
+	}
+	cfg := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, ChunkedPrefill: true, BlockSize: 16, NumBlocks: int(capa.Blocks)}
+	return cfg, scheduler.HardwareTimer{Model: sm}, nil
+}
+
+// Serve runs the requests to completion on the H100 configuration.
+func Serve(reqs []scheduler.Request) (Work, error) {
+	cfg, timer, err := H100()
+	if err != nil {
+		return Work{}, err
+	}
+	s, err := scheduler.New(cfg, timer, reqs)
+	if err != nil {
+		return Work{}, err
+	}
+	if err := s.Run(); err != nil {
+		return Work{}, err
+	}
+	w := Work{Requests: len(s.Requests()), Steps: len(s.Steps())}
+	if w.Requests != len(reqs) {
+		return w, fmt.Errorf("bench: %d of %d requests finished", w.Requests, len(reqs))
+	}
+	for _, r := range reqs {
+		w.Tokens += r.Prompt + r.Output
+	}
+	return w, nil
+}
+
+// Measure runs a scenario runs times and reports its fastest and median
+// wall-clock time. The first run is not discarded: a reader's first knob
+// move is a first run too.
+func Measure(s Scenario, runs int) (Result, error) {
+	if runs < 1 {
+		return Result{}, fmt.Errorf("bench: runs = %d: want at least 1", runs)
+	}
+	r := Result{Name: s.Name, What: s.What, Runs: runs, BudgetMS: ms(s.Budget)}
+	times := make([]time.Duration, 0, runs)
+	for range runs {
+		start := time.Now()
+		w, err := s.Run()
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		times = append(times, time.Since(start))
+		r.Work = w
+	}
+	slices.Sort(times)
+	r.MinMS, r.MedianMS = ms(times[0]), ms(times[len(times)/2])
+	return r, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -23,7 +24,13 @@ type Paged struct {
 	// sumTokens and sumBlocks total the tables' tokens and entries, so Usage
 	// need not walk every request each step.
 	sumTokens, sumBlocks int
+	taken                int // blocks handed out since the pool was made
 }
+
+// Taken is the number of blocks handed out since the pool was made (copies
+// and reused cached slots included, prefix-cache hits not). The difference
+// across a phase counts its allocations without the event log.
+func (p *Paged) Taken() int { return p.taken }
 
 // CachedBlocks is the number of blocks registered in the prefix cache, held
 // or free (Dynamo's tree size for this worker).
@@ -242,9 +249,12 @@ func (p *Paged) appendN(req, n int, ids []int) error {
 // room. Token ids are kept only while prefix caching is on (it hashes them);
 // unknown ones (ids == nil) are recorded as such and end the hash chain.
 func (p *Paged) grow(req int, s *seq, n int, ids []int) {
-	for len(s.blocks) < p.BlocksFor(s.n+n) {
-		s.blocks = append(s.blocks, p.take(req))
-		p.sumBlocks++
+	if need := p.BlocksFor(s.n+n) - len(s.blocks); need > 0 {
+		s.blocks = slices.Grow(s.blocks, need)
+		for range need {
+			s.blocks = append(s.blocks, p.take(req))
+		}
+		p.sumBlocks += need
 	}
 	s.n += n
 	p.sumTokens += n
@@ -276,6 +286,7 @@ func (p *Paged) take(req int) int {
 		*m = blockMeta{}
 	}
 	m.refs = 1
+	p.taken++
 	p.record(Event{Kind: Allocated, Req: req, Block: b})
 	return b
 }

@@ -157,3 +157,47 @@ func TestPagedWasteBound(t *testing.T) {
 		}
 	}
 }
+
+// Taken counts blocks handed out: new blocks and copy-on-write copies, not
+// prefix-cache hits, and never goes down when blocks are freed.
+func TestPagedTaken(t *testing.T) {
+	p, err := NewPaged(32, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.DisableEvents() // Taken must not depend on the event log
+	steps := []struct {
+		what string
+		do   func() error
+		want int
+	}{
+		{"admit 40 tokens", func() error { return p.Admit(1, 40) }, 3},
+		{"append 8 (fills block 3)", func() error { return p.Append(1, 8) }, 3},
+		{"append 1 (crosses into block 4)", func() error { return p.Append(1, 1) }, 4},
+		{"fork: shares, takes nothing", func() error { return p.Fork(1, 2) }, 4},
+		{"child appends into the shared partial block: one copy", func() error { return p.Append(2, 1) }, 5},
+		{"free the parent", func() error { return p.Free(1) }, 5},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.what, err)
+		}
+		if got := p.Taken(); got != s.want {
+			t.Errorf("after %s: Taken = %d, want %d", s.what, got, s.want)
+		}
+	}
+
+	c, _ := NewPaged(32, 4)
+	c.EnablePrefixCaching()
+	ids := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	if _, err := c.AdmitTokens(1, ids, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AdmitTokens(2, ids, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The second request hits the 2 full cached blocks and takes 1 for its tail.
+	if got := c.Taken(); got != 3+1 {
+		t.Errorf("prefix caching: Taken = %d, want 4 (3 blocks, then 1 beside 2 hits)", got)
+	}
+}

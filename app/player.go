@@ -51,7 +51,10 @@ type Player struct {
 	trace     *traceUpload
 	traceErr  string
 	traceBusy string // the file being simulated, while it is
+	traceGen  int    // the latest upload; an older one finishing late is dropped
 
+	ctx      app.Context // the player's own, from OnMount (browser only)
+	hasCtx   bool
 	keyFn    app.Func
 	motionFn app.Func
 	motionMQ app.Value
@@ -102,7 +105,10 @@ func (p *Player) load(u *url.URL) {
 	key := paramsKey(l, v)
 	if l != p.lesson || key != p.key || p.fail != nil || st.Debug != p.debug {
 		if l != p.lesson {
-			p.trace = nil // a trace belongs to the lesson it was loaded into
+			// A trace belongs to the lesson it was loaded into; an upload
+			// still being read or simulated is abandoned.
+			p.trace, p.traceBusy = nil, ""
+			p.traceGen++
 		}
 		p.traceErr = "" // about an earlier upload, not this build
 		p.lesson, p.values, p.key, p.debug = l, v, key, st.Debug
@@ -146,14 +152,24 @@ func (p *Player) adopt(s *lessons.Script, f *Failure) {
 // urlSettle is how long stepping must pause before the address bar follows
 // the step. Writing it on every step cost about 3 ms a step in Chromium
 // (history.replaceState), and Safari refuses more than 100 history writes in
-// 30 s, which playback at 4× or a held arrow key reaches.
+// 30 s, which a held arrow key or a dragged scrubber would reach.
 const urlSettle = 250 * time.Millisecond
+
+// later runs fn after d on the player's own context. go-app drops a delayed
+// call whose element has left the page, and the control that asked (a quiz
+// form, a file input) may be gone by then; the player stays while it shows.
+func (p *Player) later(ctx app.Context, d time.Duration, fn func(app.Context)) {
+	if p.hasCtx {
+		ctx = p.ctx
+	}
+	ctx.After(d, fn)
+}
 
 // syncURLSoon writes the address once stepping has paused for urlSettle.
 func (p *Player) syncURLSoon(ctx app.Context) {
 	p.urlGen++
 	gen := p.urlGen
-	ctx.After(urlSettle, func(ctx app.Context) {
+	p.later(ctx, urlSettle, func(ctx app.Context) {
 		if gen == p.urlGen {
 			p.syncURL(ctx)
 		}
@@ -177,6 +193,7 @@ func (p *Player) syncURL(ctx app.Context) {
 }
 
 func (p *Player) OnMount(ctx app.Context) {
+	p.ctx, p.hasCtx = ctx, true
 	p.live = true
 	p.update = ctx.AppUpdateAvailable()
 	win := app.Window()
@@ -210,6 +227,7 @@ func (p *Player) OnDismount() {
 	p.playing = false
 	p.playGen++
 	p.urlGen++ // a pending address write belongs to this page, not the next
+	p.hasCtx = false
 	if p.keyFn != nil {
 		app.Window().Call("removeEventListener", "keydown", p.keyFn)
 		p.keyFn.Release()
@@ -338,7 +356,7 @@ func (p *Player) delay() time.Duration {
 // only ever started from a user action in the browser, never from OnNav, so
 // server rendering never waits on it.
 func (p *Player) scheduleTick(ctx app.Context, gen int) {
-	ctx.After(p.delay(), func(ctx app.Context) {
+	p.later(ctx, p.delay(), func(ctx app.Context) {
 		if !p.playing || gen != p.playGen {
 			return
 		}

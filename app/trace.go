@@ -83,6 +83,8 @@ func (p *Player) readTraceFile(ctx app.Context) {
 	}
 	f := files.Index(0)
 	name := f.Get("name").String()
+	p.traceGen++
+	gen := p.traceGen
 	// Cleared, so choosing the same file again (after editing it) reads it again.
 	in.Set("value", "")
 	if err := tooLarge(p.lesson, name, int64(f.Get("size").Float())); err != nil {
@@ -95,9 +97,15 @@ func (p *Player) readTraceFile(ctx app.Context) {
 		text := args[0].String()
 		release()
 		ctx.Dispatch(func(ctx app.Context) {
+			if gen != p.traceGen {
+				return // another file was chosen, or the lesson changed
+			}
 			// Say what is happening before the simulation holds the page.
 			p.traceBusy = name
-			ctx.After(traceRenderGap, func(ctx app.Context) {
+			p.later(ctx, traceRenderGap, func(ctx app.Context) {
+				if gen != p.traceGen {
+					return
+				}
 				p.traceBusy = ""
 				p.useTrace(ctx, name, text)
 			})
@@ -110,7 +118,11 @@ func (p *Player) readTraceFile(ctx app.Context) {
 			msg = args[0].Call("toString").String()
 		}
 		release()
-		ctx.Dispatch(func(ctx app.Context) { p.traceErr = name + ": " + msg })
+		ctx.Dispatch(func(ctx app.Context) {
+			if gen == p.traceGen {
+				p.traceErr = name + ": " + msg
+			}
+		})
 		return nil
 	})
 	f.Call("text").Call("then", done, failed)
@@ -137,8 +149,8 @@ func (p *Player) renderTrace() app.UI {
 		app.P().Class("help").Body(
 			app.Text("One JSON object per line: "),
 			app.Code().Text(`{"arrival_s": 0.25, "prompt_tokens": 512, "output_tokens": 128, "prefix_group": 1, "prefix_tokens": 256}`),
-			app.Text(fmt.Sprintf(" (prefix fields optional; at most %s requests, %s). The file stays in this browser.",
-				comma(lim.MaxRequests), byteSize(lim.MaxBytes))),
+			app.Text(fmt.Sprintf(" (prefix fields optional; at most %s requests of up to %s tokens, %s tokens and %s in all). The file stays in this browser.",
+				comma(lim.MaxRequests), comma(lim.MaxTokens), comma(lim.MaxTotalTokens), byteSize(lim.MaxBytes))),
 		),
 		app.Label().For("trace-file").Text("Run on a trace file (JSONL)"),
 		app.Input().ID("trace-file").Type("file").Accept(".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain").

@@ -206,6 +206,8 @@ func TestLearnerQuiz(t *testing.T) {
 	verdict := func(s *lessons.Script, i int, answer, wantKind string) {
 		b.t.Helper()
 		lrWaitStep(b, "after answering", i+1)
+		// The address follows even though the form that moved the step is gone.
+		b.waitFor(fmt.Sprintf("step=%d in the address after answering", i+1), urlStepIs(i+1))
 		b.waitFor("#quiz-verdict[data-verdict="+wantKind+"]",
 			`document.querySelector("#quiz-verdict")?.dataset.verdict === `+jsString(wantKind))
 		want := s.Steps[i].Quiz.Check(answer).Message
@@ -288,6 +290,7 @@ func TestLearnerQuiz(t *testing.T) {
 		lrEval[bool](b, `(document.querySelector("#quiz-answer").focus(), true)`)
 		lrKeys(b, kb.Escape)
 		lrWaitStep(b, "after skipping", ni+1)
+		b.waitFor(fmt.Sprintf("step=%d in the address after skipping", ni+1), urlStepIs(ni+1))
 		if v := lrEval[string](b, `document.querySelector("#quiz-verdict").dataset.verdict ?? ""`); v != "" {
 			t.Errorf("a skipped question shows verdict %q", v)
 		}

@@ -123,15 +123,27 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 	return s, v, err
 }
 
+// Browser bounds on a trace's tokens: 16,384 per request and 2,000,000 in
+// all. The worst traces they allow take about 2.4 s natively and 6.5 s in
+// the page (BENCHMARKS.md), about what the largest workloads the sandbox's
+// knobs generate take; without them a trace of a few long requests is tiny
+// on disk yet runs for minutes (20 requests of 131,072 tokens: over 100 s).
+const (
+	traceMaxTokens      = 16384
+	traceMaxTotalTokens = 2_000_000
+)
+
 // TraceLimits bounds the traces a lesson takes in the browser: core/workload's
 // defaults, with at most as many requests as the lesson's "requests" knob
-// allows (a trace replaces the generated workload, so it may be as large,
-// and re-simulating it in WebAssembly must stay within seconds).
+// allows and the token bounds above, so that re-simulating a trace in
+// WebAssembly takes seconds, not minutes.
 func (l *Lesson) TraceLimits() workload.Limits {
 	lim := workload.DefaultLimits()
 	if p, ok := l.Param("requests"); ok && p.Max > 0 && int(p.Max) < lim.MaxRequests {
 		lim.MaxRequests = int(p.Max)
 	}
+	lim.MaxTokens = min(lim.MaxTokens, traceMaxTokens)
+	lim.MaxTotalTokens = min(lim.MaxTotalTokens, traceMaxTotalTokens)
 	return lim
 }
 

@@ -68,7 +68,7 @@ func TestRunTraceErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
 		}
 	}
-	if got := sandbox.TraceLimits().MaxRequests; got != 2000 {
-		t.Errorf("sandbox trace limit = %d requests, want the requests knob's maximum 2000", got)
+	if lim := sandbox.TraceLimits(); lim.MaxRequests != 2000 || lim.MaxTokens != 16384 || lim.MaxTotalTokens != 2_000_000 {
+		t.Errorf("sandbox trace limits = %+v, want the requests knob's maximum 2,000, 16,384 tokens each and 2,000,000 in all", lim)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/inferlab/inferlab/internal/bench"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // maxBenchRuns bounds --runs: the core scenarios take about half a second each.
@@ -40,7 +41,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var chosen []bench.Scenario
 	var names []string
-	for _, s := range bench.Scenarios() {
+	for _, s := range scenarios() {
 		names = append(names, s.Name)
 		if strings.Contains(s.Name, *only) {
 			chosen = append(chosen, s)
@@ -91,6 +92,35 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	return 0
+}
+
+// scenarios is internal/bench's core scenarios, then what the browser redoes
+// when a knob moves: the garage lesson with 1,000 requests (DESIGN.md: under
+// 100 ms in the browser) and one build of every lesson with its defaults.
+func scenarios() []bench.Scenario {
+	out := append(bench.CoreScenarios(), bench.Scenario{
+		Name: "lesson-garage-1000",
+		What: "the garage lesson with 1,000 requests (DESIGN.md: under 100 ms in the browser)",
+		Run:  lessonRun(lessons.Get("garage"), map[string]string{"requests": "1000"}),
+	})
+	for _, l := range lessons.All() {
+		out = append(out, bench.Scenario{Name: "lesson-" + l.Slug, What: "the " + l.Slug + " lesson with its defaults", Run: lessonRun(l, nil)})
+	}
+	return out
+}
+
+func lessonRun(l *lessons.Lesson, set map[string]string) func() (bench.Work, error) {
+	return func() (bench.Work, error) {
+		s, _, err := l.Run(set)
+		if err != nil {
+			return bench.Work{}, err
+		}
+		w := bench.Work{Steps: len(s.Steps)}
+		if v, ok := s.Metric("requests"); ok {
+			w.Requests = int(v)
+		}
+		return w, nil
+	}
 }
 
 // msText shows a duration in milliseconds, or seconds from one second up.

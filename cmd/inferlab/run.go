@@ -46,7 +46,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(sets, "set", "set a parameter: key=value (repeatable)")
 	seed := fs.String("seed", "", "random seed (same as --set seed=N)")
 	format := fs.String("format", "text", "output format: text or json")
-	trace := fs.String("trace", "", "sandbox only: serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
+	trace := fs.String("trace", "", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -77,7 +77,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		reqs, terr := readTrace(*trace)
 		if terr != nil {
-			fmt.Fprintf(stderr, "inferlab run sandbox: --trace %s: %v\n", *trace, terr)
+			fmt.Fprintf(stderr, "inferlab run %s: --trace %s: %v\n", slug, *trace, terr)
 			return 2
 		}
 		script, values, err = l.RunTrace(sets, reqs, filepath.Base(*trace))

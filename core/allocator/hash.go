@@ -27,3 +27,24 @@ func chainHash(parent uint64, ids []int, extra string) uint64 {
 	}
 	return h.Sum64()
 }
+
+// BlockHashes extends hashes, the chain hashes of the first len(hashes) full
+// blocks of ids, to every full block of ids; a trailing partial block gets
+// none. It is vLLM v1's request.block_hashes: computed once for a request
+// and extended as its tokens complete blocks, so a request waiting at the
+// head of the queue is not rehashed at every step.
+func BlockHashes(hashes []uint64, ids []int, blockSize int, extra string) []uint64 {
+	if blockSize <= 0 {
+		return hashes
+	}
+	parent := rootHash
+	if len(hashes) > 0 {
+		parent = hashes[len(hashes)-1]
+	}
+	for i := len(hashes); (i+1)*blockSize <= len(ids); i++ {
+		h := chainHash(parent, ids[i*blockSize:(i+1)*blockSize], extra)
+		hashes = append(hashes, h)
+		parent = h
+	}
+	return hashes
+}

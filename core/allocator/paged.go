@@ -136,7 +136,7 @@ func (p *Paged) Admit(req, n int) error {
 	if n < 0 {
 		return fmt.Errorf("allocator: prompt of %d tokens", n)
 	}
-	_, err := p.admit(req, nil, n, "")
+	_, err := p.admit(req, nil, nil, n, "")
 	return err
 }
 
@@ -145,15 +145,29 @@ func (p *Paged) Admit(req, n int) error {
 // last prompt token, which must be recomputed to produce logits); it returns
 // the number of prompt tokens found in the cache.
 func (p *Paged) AdmitTokens(req int, ids []int, extra string) (int, error) {
-	return p.admit(req, ids, len(ids), extra)
+	return p.admit(req, ids, nil, len(ids), extra)
 }
 
-func (p *Paged) admit(req int, ids []int, n int, extra string) (int, error) {
+// AdmitHashed is AdmitTokens for a request whose full blocks' chain hashes
+// are known (BlockHashes over the same ids and extra key): the lookup reads
+// them instead of hashing the prompt again.
+func (p *Paged) AdmitHashed(req int, ids []int, hashes []uint64, extra string) (int, error) {
+	if hashes == nil {
+		hashes = []uint64{} // known to be none, not unknown
+	}
+	return p.admit(req, ids, hashes, len(ids), extra)
+}
+
+func (p *Paged) admit(req int, ids []int, hashes []uint64, n int, extra string) (int, error) {
 	if _, ok := p.seqs[req]; ok {
 		return 0, fmt.Errorf("allocator: request %d already admitted", req)
 	}
 	var hits []int
-	if p.caching && ids != nil {
+	switch {
+	case !p.caching || ids == nil:
+	case hashes != nil:
+		hits = p.LookupHashes(hashes, len(ids))
+	default:
 		hits = p.Lookup(ids, extra)
 	}
 	need := p.BlocksFor(n) - len(hits)
@@ -347,16 +361,24 @@ func (p *Paged) Lookup(ids []int, extra string) []int {
 	if !p.caching || len(ids) == 0 {
 		return nil
 	}
+	full := (len(ids) - 1) / p.blockSize // the blocks a hit may cover
+	return p.LookupHashes(BlockHashes(nil, ids[:full*p.blockSize], p.blockSize, extra), len(ids))
+}
+
+// LookupHashes is Lookup for a request of numTokens tokens whose full
+// blocks' chain hashes are known (BlockHashes): the walk stops at the first
+// miss, at the last hash given, and before the block holding the last token.
+func (p *Paged) LookupHashes(hashes []uint64, numTokens int) []int {
+	if !p.caching || numTokens <= 0 {
+		return nil
+	}
 	var hits []int
-	parent := rootHash
-	for i := 0; i < (len(ids)-1)/p.blockSize; i++ {
-		h := chainHash(parent, ids[i*p.blockSize:(i+1)*p.blockSize], extra)
-		list := p.cached[h]
+	for i := 0; i < (numTokens-1)/p.blockSize && i < len(hashes); i++ {
+		list := p.cached[hashes[i]]
 		if len(list) == 0 {
 			break
 		}
 		hits = append(hits, list[0])
-		parent = h
 	}
 	return hits
 }

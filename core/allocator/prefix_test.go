@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -214,6 +215,58 @@ func TestTranslate(t *testing.T) {
 	for _, bad := range []int{-1, 70, 1000} {
 		if _, err := p.Translate(1, bad, sEntry); err == nil {
 			t.Errorf("token %d outside a 70-token sequence gave no error", bad)
+		}
+	}
+}
+
+// BlockHashes extended piece by piece equals hashing at once, and the
+// hashed lookups and admissions find exactly what the token-id ones find.
+func TestBlockHashesMatchLookup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for trial := 0; trial < 200; trial++ {
+		bs := 1 + rng.IntN(8)
+		p, err := NewPaged(256, bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.EnablePrefixCaching()
+		// A cached prompt, then a new one sharing a random part of it.
+		base := make([]int, 1+rng.IntN(60))
+		for i := range base {
+			base[i] = rng.IntN(4)
+		}
+		if _, err := p.AdmitTokens(1, base, ""); err != nil {
+			t.Fatal(err)
+		}
+		ids := append(append([]int(nil), base[:rng.IntN(len(base)+1)]...), make([]int, rng.IntN(20))...)
+		if len(ids) == 0 {
+			ids = []int{0}
+		}
+		var inc []uint64
+		for cut := 0; cut <= len(ids); cut += 1 + rng.IntN(bs+2) {
+			inc = BlockHashes(inc, ids[:cut], bs, "")
+		}
+		inc = BlockHashes(inc, ids, bs, "")
+		whole := BlockHashes(nil, ids, bs, "")
+		if !slices.Equal(inc, whole) || len(whole) != len(ids)/bs {
+			t.Fatalf("trial %d: incremental hashes %v, at once %v (%d tokens, B=%d)", trial, inc, whole, len(ids), bs)
+		}
+		want := p.Lookup(ids, "")
+		if got := p.LookupHashes(whole, len(ids)); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: LookupHashes = %v, Lookup = %v", trial, got, want)
+		}
+		q, _ := NewPaged(256, bs)
+		q.EnablePrefixCaching()
+		if _, err := q.AdmitTokens(1, base, ""); err != nil {
+			t.Fatal(err)
+		}
+		hitTokens, err1 := p.AdmitTokens(2, ids, "")
+		hitHashed, err2 := q.AdmitHashed(2, ids, whole, "")
+		if hitTokens != hitHashed || (err1 == nil) != (err2 == nil) || hitTokens != len(want)*bs {
+			t.Fatalf("trial %d: AdmitTokens hit %d (%v), AdmitHashed hit %d (%v), lookup %d blocks", trial, hitTokens, err1, hitHashed, err2, len(want))
+		}
+		if err := q.Check(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

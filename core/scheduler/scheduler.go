@@ -42,6 +42,9 @@ type req struct {
 	admitted   bool
 	stepN      int   // tokens scheduled in the current step (0: not scheduled)
 	ids        []int // prompt then output ids, when caching
+	// hashes are the chain hashes of ids' full blocks (vLLM's
+	// request.block_hashes), extended as tokens complete blocks.
+	hashes []uint64
 }
 
 // numTokens is vLLM's num_tokens: prompt plus outputs sampled so far.
@@ -253,7 +256,8 @@ func (s *Scheduler) Step() (Step, error) {
 		r := s.waiting[0]
 		hit := 0
 		if s.cfg.PrefixCaching && r.computed == 0 {
-			hit = len(s.pool.Lookup(r.ids[:r.numTokens()], r.Extra)) * s.cfg.BlockSize
+			r.hashes = allocator.BlockHashes(r.hashes, r.ids[:r.numTokens()], s.cfg.BlockSize, r.Extra)
+			hit = len(s.pool.LookupHashes(r.hashes, r.numTokens())) * s.cfg.BlockSize
 		}
 		n := r.numTokens() - hit
 		if t := s.cfg.LongPrefillTokenThreshold; t > 0 && n > t {
@@ -367,7 +371,7 @@ func (s *Scheduler) grow(r *req, n int) error {
 // new tokens; all or nothing.
 func (s *Scheduler) admit(r *req, hit, n int) error {
 	if s.cfg.PrefixCaching {
-		got, err := s.pool.AdmitTokens(r.ID, r.ids[:hit+n], r.Extra)
+		got, err := s.pool.AdmitHashed(r.ID, r.ids[:hit+n], r.hashes, r.Extra)
 		if err == nil && got != hit {
 			return fmt.Errorf("scheduler: prefix hit changed between lookup (%d) and admission (%d)", hit, got)
 		}

@@ -29,7 +29,7 @@ func FuzzParseTrace(f *testing.F) {
 	// small also because the fuzzer's minimiser is quadratic in input
 	// size: an "over the byte limit" input of 4 KiB keeps a worker busy
 	// minimising for the whole default minute.
-	lim := Limits{MaxBytes: 512, MaxRequests: 4, MaxTokens: 4096, MaxArrival: 3600}
+	lim := Limits{MaxBytes: 512, MaxRequests: 4, MaxTokens: 4096, MaxArrival: 3600, MaxTotalTokens: 8192}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		reqs, err := ParseTrace(bytes.NewReader(data), lim)
 		if err != nil {
@@ -46,6 +46,13 @@ func FuzzParseTrace(f *testing.F) {
 		}
 		if len(reqs) < 1 || len(reqs) > lim.MaxRequests {
 			t.Fatalf("accepted %d requests, limit %d", len(reqs), lim.MaxRequests)
+		}
+		total := 0
+		for _, r := range reqs {
+			total += r.Prompt + r.Output
+		}
+		if total > lim.MaxTotalTokens {
+			t.Fatalf("accepted %d tokens in all, limit %d", total, lim.MaxTotalTokens)
 		}
 		for i, r := range reqs {
 			ok := r.ID == i &&
@@ -67,7 +74,7 @@ func FuzzParseTrace(f *testing.F) {
 		if err := WriteTrace(&buf, reqs); err != nil {
 			t.Fatalf("WriteTrace: %v", err)
 		}
-		again, err := ParseTrace(&buf, Limits{MaxRequests: lim.MaxRequests, MaxTokens: lim.MaxTokens, MaxArrival: lim.MaxArrival})
+		again, err := ParseTrace(&buf, Limits{MaxRequests: lim.MaxRequests, MaxTokens: lim.MaxTokens, MaxArrival: lim.MaxArrival, MaxTotalTokens: lim.MaxTotalTokens})
 		if err != nil {
 			t.Fatalf("reparse: %v\n%s", err, buf.String())
 		}

@@ -56,13 +56,16 @@ type Limits struct {
 	MaxTokens int
 	// MaxArrival bounds arrival_s, in seconds.
 	MaxArrival float64
+	// MaxTotalTokens bounds prompt_tokens + output_tokens summed over the
+	// whole trace: a simulation's run time grows with it.
+	MaxTotalTokens int
 }
 
-// DefaultLimits returns the limits for uploaded traces: 4 MiB, 20,000
-// requests, 131,072 tokens per request (Llama 3.1's context window) and
-// arrivals within 1,000,000 s (11.6 days).
+// DefaultLimits returns the limits for traces run natively: 4 MiB, 20,000
+// requests, 131,072 tokens per request (Llama 3.1's context window),
+// 100,000,000 tokens in all and arrivals within 1,000,000 s (11.6 days).
 func DefaultLimits() Limits {
-	return Limits{MaxBytes: 4 << 20, MaxRequests: 20000, MaxTokens: 131072, MaxArrival: 1e6}
+	return Limits{MaxBytes: 4 << 20, MaxRequests: 20000, MaxTokens: 131072, MaxArrival: 1e6, MaxTotalTokens: 100_000_000}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -75,6 +78,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxTokens <= 0 {
 		l.MaxTokens = d.MaxTokens
+	}
+	if l.MaxTotalTokens <= 0 {
+		l.MaxTotalTokens = d.MaxTotalTokens
 	}
 	if !(l.MaxArrival > 0) {
 		l.MaxArrival = d.MaxArrival
@@ -116,6 +122,7 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte-order mark some editors add
 
 	var reqs []Request
+	total := 0
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -132,6 +139,10 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 		req, err := parseLine(lineNo, line, lim)
 		if err != nil {
 			return nil, err
+		}
+		if total += req.Prompt + req.Output; total > lim.MaxTotalTokens {
+			return nil, lineErr(lineNo, "", "the trace passes %d tokens (%s + %s over all lines): want at most %d in all",
+				lim.MaxTotalTokens, fieldPrompt, fieldOutput, lim.MaxTotalTokens)
 		}
 		reqs = append(reqs, req)
 	}

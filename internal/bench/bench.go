@@ -6,8 +6,9 @@
 // H100 SXM with Llama-3.1-8B (KV pool from core/hardware.KVCapacity at 0.9
 // memory utilisation, 16-token blocks; vLLM's H100 defaults of 8,192 batched
 // tokens and 1,024 sequences per step), every step priced by core/hardware's
-// step-time model with CUDA-graph replay. The lesson scenarios time what the
-// browser redoes when a knob moves: one lesson build with its defaults.
+// step-time model with CUDA-graph replay. The package depends on core only,
+// so core's own benchmarks can use it; `inferlab bench` adds one scenario per
+// lesson.
 package bench
 
 import (
@@ -18,7 +19,6 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
-	"github.com/inferlab/inferlab/lessons"
 )
 
 // Scenario is one timed piece of work.
@@ -47,9 +47,9 @@ type Result struct {
 	Work     Work    `json:"work"`
 }
 
-// Scenarios lists the core scenarios, then one per lesson in the index's order.
-func Scenarios() []Scenario {
-	out := []Scenario{
+// CoreScenarios lists the scenarios behind DESIGN.md's 1 s budget.
+func CoreScenarios() []Scenario {
+	return []Scenario{
 		{
 			Name:   "core-10k-uniform",
 			What:   "10,000 requests of 512 prompt + 256 output tokens, all queued at once, H100 / Llama-3.1-8B, priced steps",
@@ -62,29 +62,6 @@ func Scenarios() []Scenario {
 			Budget: time.Second,
 			Run:    func() (Work, error) { return Serve(ChatRequests(10000)) },
 		},
-		{
-			Name: "lesson-garage-1000",
-			What: "the garage lesson with 1,000 requests (DESIGN.md: under 100 ms in the browser)",
-			Run:  lessonRun(lessons.Get("garage"), map[string]string{"requests": "1000"}),
-		},
-	}
-	for _, l := range lessons.All() {
-		out = append(out, Scenario{Name: "lesson-" + l.Slug, What: "the " + l.Slug + " lesson with its defaults", Run: lessonRun(l, nil)})
-	}
-	return out
-}
-
-func lessonRun(l *lessons.Lesson, set map[string]string) func() (Work, error) {
-	return func() (Work, error) {
-		s, _, err := l.Run(set)
-		if err != nil {
-			return Work{}, err
-		}
-		w := Work{Steps: len(s.Steps)}
-		if v, ok := s.Metric("requests"); ok {
-			w.Requests = int(v)
-		}
-		return w, nil
 	}
 }
 
@@ -148,8 +125,9 @@ func Serve(reqs []scheduler.Request) (Work, error) {
 }
 
 // Measure runs a scenario runs times and reports its fastest and median
-// wall-clock time. The first run is not discarded: a reader's first knob
-// move is a first run too.
+// wall-clock time (for an even count, the slower of the two middle runs).
+// The first run is not discarded: a reader's first knob move is a first run
+// too.
 func Measure(s Scenario, runs int) (Result, error) {
 	if runs < 1 {
 		return Result{}, fmt.Errorf("bench: runs = %d: want at least 1", runs)

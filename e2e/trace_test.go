@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -82,7 +83,7 @@ func TestSandboxTrace(t *testing.T) {
 		before := b.mustState()
 		b.do("choose bad.jsonl", changeTimeout, chromedp.SetUploadFiles(chromedp.CSS("#trace-file"), []string{bad}))
 		b.waitFor("#trace-error", `!document.querySelector("#trace-error").hidden`)
-		if e := lrEval[string](b, `document.querySelector("#trace-error").textContent`); e != "bad.jsonl: line 2: prompt_tokens = -5 is not allowed: want 1 to 131072" {
+		if e := lrEval[string](b, `document.querySelector("#trace-error").textContent`); e != fmt.Sprintf("bad.jsonl: line 2: prompt_tokens = -5 is not allowed: want 1 to %d", l.TraceLimits().MaxTokens) {
 			t.Errorf("#trace-error = %q", e)
 		}
 		after := b.mustState()

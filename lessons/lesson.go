@@ -88,36 +88,40 @@ func (s *Script) Metric(key string) (float64, bool) {
 // Run resolves raw parameter text, checks it and builds the script. Errors
 // from bad parameters are *ParamError values (possibly joined).
 func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
-	v, errs := l.Resolve(raw)
-	if len(errs) > 0 {
-		return nil, v, joinParamErrors(errs)
-	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			return nil, v, err
-		}
+	v, err := l.resolveChecked(raw)
+	if err != nil {
+		return nil, v, err
 	}
 	s, err := l.Build(v)
 	return s, v, err
 }
 
+// resolveChecked resolves raw knobs and checks their relations.
+func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
+	v, errs := l.Resolve(raw)
+	if len(errs) > 0 {
+		return v, joinParamErrors(errs)
+	}
+	if l.Check != nil {
+		if err := l.Check(v); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
 // RunTrace is Run on a trace: it resolves and checks the knobs as Run does,
 // then builds with BuildTrace.
 func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
-	v, errs := l.Resolve(raw)
-	if len(errs) > 0 {
-		return nil, v, joinParamErrors(errs)
+	v, err := l.resolveChecked(raw)
+	if err != nil {
+		return nil, v, err
 	}
 	if l.BuildTrace == nil {
 		return nil, v, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
 	if len(trace) == 0 {
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
-	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			return nil, v, err
-		}
 	}
 	s, err := l.BuildTrace(v, trace, name)
 	return s, v, err

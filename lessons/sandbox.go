@@ -31,10 +31,8 @@ var sandbox = &Lesson{
 		{Key: "max_num_seqs", Label: "max_num_seqs", Kind: Int, Default: 256, Min: 1, Max: 2048, Step: 1},
 		seedParam,
 	},
-	Build: buildSandbox,
-	BuildTrace: func(v Values, trace []workload.Request, name string) (*Script, error) {
-		return buildSandboxWith(v, trace, name)
-	},
+	Build:      buildSandbox,
+	BuildTrace: buildSandboxWith,
 }
 
 func init() { register(sandbox) }

@@ -263,8 +263,6 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 		Narration: fmt.Sprintf("The article's 80 ms stall for a 4,000-token prefill; this model gives %.1f ms for %s on %s. Change the GPU or model to see how the stall scales with FLOPs.", 1000*stall, e.model.Name, e.gpu.Name),
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},
 	}}
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }

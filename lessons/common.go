@@ -71,3 +71,11 @@ func checkOrdered(v Values, pairs ...[2]string) error {
 
 // lengthPairs are the min/max knobs of prompt and output lengths.
 var lengthPairs = [][2]string{{"prompt_min", "prompt_max"}, {"output_min", "output_max"}}
+
+// indexCursors places each step's chart cursor (Step.Cursor) at the step's
+// own index.
+func indexCursors(steps []Step) {
+	for i := range steps {
+		steps[i].Cursor = float64(i)
+	}
+}

@@ -70,18 +70,14 @@ type graphSetup struct {
 }
 
 func newGraphSetup(v Values) (*graphSetup, error) {
-	g, err := hardware.GPUByID(v.Choice("gpu"))
-	if err != nil {
-		return nil, err
-	}
-	m, err := hardware.ModelByID(v.Choice("model"))
+	g, m, err := chosenHardware(v)
 	if err != nil {
 		return nil, err
 	}
 	tp := v.Int("tp")
 	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
 	if err != nil {
-		return nil, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads))
+		return nil, tpRelation(m, tp)
 	}
 	// The lesson times the forward pass alone: host work (scheduling,
 	// output processing) overlaps it in vLLM v1 and is another lesson's.
@@ -636,9 +632,7 @@ func buildCUDAGraphs(v Values) (*Script, error) {
 			setup, batch, len(val), within),
 		Scenes: []scene.Scene{claimsTable(s.Claims), {Kind: scene.KindTable, ID: "validation", Title: "Dispatch model vs measurements (docs/VALIDATION.md)", Table: valTable}},
 	}}
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }
 

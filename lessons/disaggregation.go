@@ -77,17 +77,13 @@ func choicesFirst(ids []string, first string) []string {
 // newTPEngine is newEngine for a tensor-parallel group of tp GPUs; it also
 // returns the group's per-GPU KV capacity.
 func newTPEngine(v Values, tp, blockSize int) (*engine, hardware.Capacity, error) {
-	g, err := hardware.GPUByID(v.Choice("gpu"))
-	if err != nil {
-		return nil, hardware.Capacity{}, err
-	}
-	m, err := hardware.ModelByID(v.Choice("model"))
+	g, m, err := chosenHardware(v)
 	if err != nil {
 		return nil, hardware.Capacity{}, err
 	}
 	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
 	if err != nil {
-		return nil, hardware.Capacity{}, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads))
+		return nil, hardware.Capacity{}, tpRelation(m, tp)
 	}
 	sm.OverlapHost = true
 	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
@@ -561,9 +557,7 @@ func buildDisaggregation(v Values) (*Script, error) {
 		}}},
 	})
 	s.Steps = append(s.Steps, Step{Title: "Article claim vs this model", Narration: "The article's and Dynamo's figures beside this model's for the chosen setup.", Scenes: []scene.Scene{claimsTable(s.Claims)}})
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }
 

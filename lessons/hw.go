@@ -1,6 +1,9 @@
 package lessons
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
@@ -43,15 +46,27 @@ type engine struct {
 	kvBlocks int
 }
 
+// chosenHardware resolves the "gpu" and "model" knobs to their profiles.
+func chosenHardware(v Values) (hardware.GPU, hardware.Model, error) {
+	g, err := hardware.GPUByID(v.Choice("gpu"))
+	if err != nil {
+		return hardware.GPU{}, hardware.Model{}, err
+	}
+	m, err := hardware.ModelByID(v.Choice("model"))
+	return g, m, err
+}
+
+// tpRelation is the error for a tensor-parallel degree that does not split
+// the model evenly.
+func tpRelation(m hardware.Model, tp int) error {
+	return Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads))
+}
+
 // newEngine builds the engine for the "gpu" and "model" knobs and, when the
 // lesson has it, the "graph_mode" knob. It fails (with the GPU and model
 // named) when the weights do not fit.
 func newEngine(v Values, blockSize int) (*engine, error) {
-	g, err := hardware.GPUByID(v.Choice("gpu"))
-	if err != nil {
-		return nil, err
-	}
-	m, err := hardware.ModelByID(v.Choice("model"))
+	g, m, err := chosenHardware(v)
 	if err != nil {
 		return nil, err
 	}

@@ -372,9 +372,7 @@ func buildKVTiers(v Values) (*Script, error) {
 		Narration: "The article's and Dynamo's figures beside this model's for the chosen prompt.",
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},
 	}}
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }
 

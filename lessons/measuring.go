@@ -191,8 +191,6 @@ func buildMeasuring(v Values) (*Script, error) {
 			claimsTable(s.Claims),
 		},
 	})
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }

@@ -58,11 +58,7 @@ func logspace(lo, hi float64, n int) []float64 {
 func tflops(x float64) float64 { return round2(x / 1e12) }
 
 func buildRoofline(v Values) (*Script, error) {
-	g, err := hardware.GPUByID(v.Choice("gpu"))
-	if err != nil {
-		return nil, err
-	}
-	md, err := hardware.ModelByID(v.Choice("model"))
+	g, md, err := chosenHardware(v)
 	if err != nil {
 		return nil, err
 	}
@@ -221,9 +217,7 @@ func buildRoofline(v Values) (*Script, error) {
 		Narration: "Part 12's formulation 1, evaluated.",
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},
 	}}
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }
 

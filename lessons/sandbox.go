@@ -168,8 +168,6 @@ func buildSandboxWith(v Values, work []workload.Request, trace string) (*Script,
 		Narration: "How the router spread the work, and what each worker's cache gave back.",
 		Scenes:    []scene.Scene{{Kind: scene.KindChart, ID: "load", Title: "Requests per worker", Chart: load}, {Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}},
 	}}
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }

@@ -356,8 +356,6 @@ func buildSmartRouting(v Values) (*Script, error) {
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "overload", Title: "Requests per worker under overload", Chart: workerBars(affRun, kvHot)}},
 	})
 	s.Steps = append(s.Steps, Step{Title: "Article claim vs this model", Narration: "The article's simulator beside this model, same experiment.", Scenes: []scene.Scene{claimsTable(s.Claims)}})
-	for i := range s.Steps {
-		s.Steps[i].Cursor = float64(i)
-	}
+	indexCursors(s.Steps)
 	return s, nil
 }

@@ -39,14 +39,6 @@ var blockTable = &Lesson{
 
 func init() { register(blockTable) }
 
-func modelIDs() []string {
-	var ids []string
-	for _, m := range hardware.Models() {
-		ids = append(ids, m.ID)
-	}
-	return ids
-}
-
 func kvBytes(dtype string) int {
 	if dtype == "fp8" {
 		return 1
@@ -255,10 +247,6 @@ func contiguity(tbl []int) string {
 		return fmt.Sprintf("Its %d blocks sit in %d separate runs of physical memory: the table, not the layout, keeps them in order.", len(tbl), r)
 	}
 	return "So far its blocks happen to be adjacent; nothing requires it."
-}
-
-func comma64(n int64) string {
-	return comma(int(n))
 }
 
 func joinTags(tags []string) string {

@@ -120,8 +120,6 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	return run, nil
 }
 
-func ms(x float64) float64 { return round2(1000 * x) }
-
 func buildChunkedPrefill(v Values) (*Script, error) {
 	e, err := newEngine(v, 16)
 	if err != nil {

@@ -220,12 +220,3 @@ func claimModel(mode string, st forkStats, prompt, b int) string {
 	}
 	return fmt.Sprintf("partly: only full prompt blocks are shared; each sample recomputes and stores its own partial block (%d tokens recomputed in all)", st.recomputed)
 }
-
-// claimsTable renders claims as a table scene.
-func claimsTable(claims []Claim) scene.Scene {
-	tbl := &scene.Table{Columns: []string{"Claim", "Article", "This model", "Why they differ"}}
-	for _, c := range claims {
-		tbl.Rows = append(tbl.Rows, []string{c.What, c.Article, c.Model, c.Why})
-	}
-	return scene.Scene{Kind: scene.KindTable, ID: "claims", Title: "Article claim vs this model", Table: tbl}
-}

@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,12 +149,6 @@ func (e *graphSetup) tokenBatch(n, ctx int) hardware.Batch {
 	b.Seqs = append(b.Seqs, hardware.Chunk{NewTokens: n - (e.seqs - 1)})
 	return b
 }
-
-// msr is seconds as milliseconds to 0.1 µs, for timelines.
-func msr(x float64) float64 { return math.Round(x*1e7) / 1e4 }
-
-// us is seconds as microseconds, two decimals.
-func us(x float64) float64 { return round2(1e6 * x) }
 
 // ganttLanes draws one priced step as a CPU lane of launches and a GPU lane
 // of kernels. The head, the first `detail` layers and the tail are drawn
@@ -668,8 +661,6 @@ func mixedBatch(decodes, ctx, chunk int) hardware.Batch {
 	b.Seqs = append(b.Seqs, hardware.Chunk{NewTokens: chunk})
 	return b
 }
-
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 func dedupSorted(xs []int) []int {
 	var out []int

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cluster"
-	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
@@ -62,75 +61,6 @@ const (
 	dynamoGainOneNode    = 1.30 // "+30% throughput/GPU in single-node tests"
 	dynamoGainTwoNodes   = 2    // "over 2× gains in two-node setups"
 )
-
-// choicesFirst returns ids with first moved to the front (the default).
-func choicesFirst(ids []string, first string) []string {
-	out := []string{first}
-	for _, id := range ids {
-		if id != first {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// newTPEngine is newEngine for a tensor-parallel group of tp GPUs; it also
-// returns the group's per-GPU KV capacity.
-func newTPEngine(v Values, tp, blockSize int) (*engine, hardware.Capacity, error) {
-	g, m, err := chosenHardware(v)
-	if err != nil {
-		return nil, hardware.Capacity{}, err
-	}
-	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
-	if err != nil {
-		return nil, hardware.Capacity{}, tpRelation(m, tp)
-	}
-	sm.OverlapHost = true
-	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
-	if err != nil {
-		return nil, hardware.Capacity{}, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("enough %s GPUs per worker to hold %s's BF16 weights with room for KV (%v)", g.Name, m.Name, err))
-	}
-	return &engine{gpu: g, model: m, step: sm, mode: cudagraph.Default, kvBlocks: int(c.Blocks)}, c, nil
-}
-
-// prefillSeconds prices an isolated prompt of n tokens on e, cut into
-// budget-sized chunks as vLLM would.
-func prefillSeconds(t scheduler.Timer, n, budget int) float64 {
-	total := 0.0
-	for done := 0; done < n; {
-		k := min(budget, n-done)
-		total += t.StepSeconds([]scheduler.Work{{NewTokens: k, Context: done, Prefill: true}})
-		done += k
-	}
-	return total
-}
-
-// msText formats seconds as milliseconds with about three significant
-// digits.
-func msText(s float64) string {
-	x, d := 1000*s, 3
-	switch {
-	case x >= 100:
-		d = 0
-	case x >= 10:
-		d = 1
-	case x >= 1:
-		d = 2
-	}
-	return strconv.FormatFloat(x, 'f', d, 64) + " ms"
-}
-
-func gbps(bw float64) string { return strconv.FormatFloat(bw/1e9, 'f', 1, 64) + " GB/s" }
-
-func bytesText(b float64) string {
-	switch {
-	case b >= 1e9:
-		return strconv.FormatFloat(b/1e9, 'f', 2, 64) + " GB"
-	case b >= 1e6:
-		return strconv.FormatFloat(b/1e6, 'f', 1, 64) + " MB"
-	}
-	return strconv.FormatFloat(b/1e3, 'f', 1, 64) + " kB"
-}
 
 func buildDisaggregation(v Values) (*Script, error) {
 	const bs = 16

@@ -43,10 +43,6 @@ var garage = &Lesson{
 
 func init() { register(garage) }
 
-// maxGridBlocks keeps the block grid drawable and the simulation small
-// enough to re-run while a slider moves.
-const maxGridBlocks = 4096
-
 func checkGarage(v Values) error {
 	b, mc, pool := v.Int("block_size"), v.Int("max_context"), v.Int("pool_tokens")
 	pmax, omax := v.Int("prompt_max"), v.Int("output_max")
@@ -243,13 +239,6 @@ func (r *poolRun) done() bool { return len(r.waiting) == 0 && len(r.running) == 
 
 func (r *poolRun) waste() float64 { return ratio(r.sumReserved-r.sumStored, r.sumReserved) }
 func (r *poolRun) util() float64  { return ratio(r.sumStored, r.sumPool) }
-
-func ratio(a, b int64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
 
 // garageSetup is everything the runs need from the parameters.
 type garageSetup struct {
@@ -551,14 +540,6 @@ func utilChart(res *garageResult) *scene.Chart {
 	return c
 }
 
-func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }
-
-func chartScene(c *scene.Chart, cursor float64) scene.Scene {
-	cc := *c
-	cc.Cursor = &cursor
-	return scene.Scene{Kind: scene.KindChart, ID: "util", Title: "Utilisation of both pools over time", Chart: &cc}
-}
-
 func gridScene(res *garageResult, snap snapshot, prev *snapshot) scene.Scene {
 	g := &scene.BlockGrid{BlockSize: res.setup.b, Blocks: make([]scene.Block, len(snap.owners))}
 	for i, o := range snap.owners {
@@ -818,13 +799,6 @@ func garageMetrics(res *garageResult) []Metric {
 		{Key: "contiguous_ticks", Label: "Contiguous: ticks to serve the whole stream", Unit: "ticks", Value: float64(len(c.ticks))},
 		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "", Value: float64(p.preemptions)},
 	}
-}
-
-func round2(x float64) float64 {
-	if x < 0 {
-		return -round2(-x)
-	}
-	return float64(int64(x*100+0.5)) / 100
 }
 
 // garageClaims compares the article's figures with the model, for the

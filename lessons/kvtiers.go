@@ -375,12 +375,3 @@ func buildKVTiers(v Values) (*Script, error) {
 	indexCursors(s.Steps)
 	return s, nil
 }
-
-// contextLimit is a model's context window, or 131,072 tokens where its
-// profile leaves max_position_embeddings unknown (0).
-func contextLimit(maxPositions int) int {
-	if maxPositions <= 0 {
-		return 1 << 17
-	}
-	return maxPositions
-}

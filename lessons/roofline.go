@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/inferlab/inferlab/core/hardware"
-	"github.com/inferlab/inferlab/internal/detmath"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -47,14 +46,6 @@ func pointOf(m hardware.StepModel, b hardware.Batch) stepPoint {
 	return p
 }
 
-func logspace(lo, hi float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = lo * detmath.Pow(hi/lo, float64(i)/float64(n-1)) // same natively and in the browser
-	}
-	return out
-}
-
 func tflops(x float64) float64 { return round2(x / 1e12) }
 
 func buildRoofline(v Values) (*Script, error) {
@@ -81,9 +72,7 @@ func buildRoofline(v Values) (*Script, error) {
 	ridge := g.Ridge()
 
 	decodeSweep := scene.Series{Name: "decode, batch 1 → 1,024", Type: scene.Scatter}
-	var sizes []int
 	for b := 1; b <= 1024; b *= 2 {
-		sizes = append(sizes, b)
 		p := pointOf(m, hardware.DecodeBatch(b, ctx))
 		decodeSweep.X = append(decodeSweep.X, round2(p.intensity))
 		decodeSweep.Y = append(decodeSweep.Y, tflops(p.attained))

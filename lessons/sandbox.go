@@ -90,16 +90,13 @@ func buildSandboxWith(v Values, work []workload.Request, trace string) (*Script,
 		return nil, Relation("max_num_batched_tokens", strconv.Itoa(sc.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
 	}
 	run := summariseRouting(v.Choice("policy"), res)
-	var ttft, itl, tpot []float64
+	var ttft, itl []float64
 	var outputs, preempt int
 	start, end := 1e18, 0.0
 	ttftSeries := scene.Series{Name: "TTFT", Type: scene.Scatter}
 	for _, m := range res.Requests {
 		ttft = append(ttft, m.TTFT)
 		itl = append(itl, m.ITL...)
-		if m.Output > 1 {
-			tpot = append(tpot, m.TPOT)
-		}
 		outputs += m.Output
 		preempt += m.Preemptions
 		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)

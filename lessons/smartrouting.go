@@ -85,46 +85,6 @@ func (a *affinity) Route(req router.Request, ws []router.WorkerState) router.Dec
 	return router.Decision{Worker: ws[best].ID, Overlap: ov[ws[best].ID], Reason: fmt.Sprintf("cache affinity: worker %d holds %d blocks of the prefix", ws[best].ID, ov[ws[best].ID])}
 }
 
-// routingRun is one policy over one stream.
-type routingRun struct {
-	name string
-	res  *cluster.Result
-	// hitTokens is cached prompt tokens / prompt tokens; hitRequests the
-	// share of requests that found any of their prompt cached.
-	hitTokens, hitRequests     float64
-	ttftMean, ttftP50, ttftP99 float64
-	imbalance                  float64
-	perWorker                  []int
-}
-
-func summariseRouting(name string, res *cluster.Result) routingRun {
-	r := routingRun{name: name, res: res}
-	var cached, prompt, hits int
-	var ttft []float64
-	for _, m := range res.Requests {
-		cached += m.CachedHit
-		prompt += m.Prompt
-		if m.CachedHit > 0 {
-			hits++
-		}
-		ttft = append(ttft, m.TTFT)
-	}
-	p := scheduler.Summarise(ttft)
-	r.ttftMean, r.ttftP50, r.ttftP99 = p.Mean, p.P50, p.P99
-	r.hitTokens = float64(cached) / float64(max(1, prompt))
-	r.hitRequests = float64(hits) / float64(max(1, len(res.Requests)))
-	var sum, top float64
-	for _, w := range res.Workers {
-		sum += w.MeanActive
-		top = max(top, w.MeanActive)
-		r.perWorker = append(r.perWorker, w.Requests)
-	}
-	if sum > 0 {
-		r.imbalance = top / (sum / float64(len(res.Workers)))
-	}
-	return r
-}
-
 // routingStream builds the requests: Poisson arrivals, uniform lengths,
 // each prompt opening with one of the system prompts. hot > 0 sends that
 // share of requests to system prompt 0.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/inferlab/inferlab/core/cluster"
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
@@ -96,4 +97,103 @@ func (e *engine) timer(maxNumSeqs, budget int) scheduler.Timer {
 	sm := e.step
 	sm.Dispatcher = cudagraph.New(e.mode, maxNumSeqs, budget)
 	return scheduler.HardwareTimer{Model: sm}
+}
+
+// prefillSeconds prices an isolated prompt of n tokens on e, cut into
+// budget-sized chunks as vLLM would.
+func prefillSeconds(t scheduler.Timer, n, budget int) float64 {
+	total := 0.0
+	for done := 0; done < n; {
+		k := min(budget, n-done)
+		total += t.StepSeconds([]scheduler.Work{{NewTokens: k, Context: done, Prefill: true}})
+		done += k
+	}
+	return total
+}
+
+// choicesFirst returns ids with first moved to the front (the default).
+func choicesFirst(ids []string, first string) []string {
+	out := []string{first}
+	for _, id := range ids {
+		if id != first {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// newTPEngine is newEngine for a tensor-parallel group of tp GPUs; it also
+// returns the group's per-GPU KV capacity.
+func newTPEngine(v Values, tp, blockSize int) (*engine, hardware.Capacity, error) {
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return nil, hardware.Capacity{}, err
+	}
+	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
+	if err != nil {
+		return nil, hardware.Capacity{}, tpRelation(m, tp)
+	}
+	sm.OverlapHost = true
+	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
+	if err != nil {
+		return nil, hardware.Capacity{}, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("enough %s GPUs per worker to hold %s's BF16 weights with room for KV (%v)", g.Name, m.Name, err))
+	}
+	return &engine{gpu: g, model: m, step: sm, mode: cudagraph.Default, kvBlocks: int(c.Blocks)}, c, nil
+}
+
+func modelIDs() []string {
+	var ids []string
+	for _, m := range hardware.Models() {
+		ids = append(ids, m.ID)
+	}
+	return ids
+}
+
+// contextLimit is a model's context window, or 131,072 tokens where its
+// profile leaves max_position_embeddings unknown (0).
+func contextLimit(maxPositions int) int {
+	if maxPositions <= 0 {
+		return 1 << 17
+	}
+	return maxPositions
+}
+
+// routingRun is one policy over one stream.
+type routingRun struct {
+	name string
+	res  *cluster.Result
+	// hitTokens is cached prompt tokens / prompt tokens; hitRequests the
+	// share of requests that found any of their prompt cached.
+	hitTokens, hitRequests     float64
+	ttftMean, ttftP50, ttftP99 float64
+	imbalance                  float64
+	perWorker                  []int
+}
+
+func summariseRouting(name string, res *cluster.Result) routingRun {
+	r := routingRun{name: name, res: res}
+	var cached, prompt, hits int
+	var ttft []float64
+	for _, m := range res.Requests {
+		cached += m.CachedHit
+		prompt += m.Prompt
+		if m.CachedHit > 0 {
+			hits++
+		}
+		ttft = append(ttft, m.TTFT)
+	}
+	p := scheduler.Summarise(ttft)
+	r.ttftMean, r.ttftP50, r.ttftP99 = p.Mean, p.P50, p.P99
+	r.hitTokens = float64(cached) / float64(max(1, prompt))
+	r.hitRequests = float64(hits) / float64(max(1, len(res.Requests)))
+	var sum, top float64
+	for _, w := range res.Workers {
+		sum += w.MeanActive
+		top = max(top, w.MeanActive)
+		r.perWorker = append(r.perWorker, w.Requests)
+	}
+	if sum > 0 {
+		r.imbalance = top / (sum / float64(len(res.Workers)))
+	}
+	return r
 }

@@ -1,0 +1,169 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/inferlab/inferlab/internal/detmath"
+	"github.com/inferlab/inferlab/internal/textfmt"
+	"github.com/inferlab/inferlab/scene"
+)
+
+// seedParam is the knob every seeded lesson shares; `inferlab run --seed N`
+// sets it.
+var seedParam = Param{Key: "seed", Label: "Random seed", Help: "Same seed, same requests, same steps.",
+	Kind: Int, Default: 42, Min: 0, Max: 1 << 31, Step: 1}
+
+// newRand returns the lesson's deterministic generator. PCG gives the same
+// sequence natively and in WebAssembly.
+func newRand(seed int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), 0x1a9b5eed))
+}
+
+// uniform draws an integer in [lo, hi].
+func uniform(r *rand.Rand, lo, hi int) int {
+	if hi <= lo {
+		return lo
+	}
+	return lo + r.IntN(hi-lo+1)
+}
+
+// reqName is how requests are labelled everywhere: R1, R2, …
+func reqName(id int) string { return "R" + strconv.Itoa(id+1) }
+
+// names lists request labels, eliding the middle of long lists.
+func names(ids []int) string {
+	const show = 6
+	parts := make([]string, 0, show+1)
+	for i, id := range ids {
+		if i == show-1 && len(ids) > show {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(ids)-i))
+			break
+		}
+		parts = append(parts, reqName(id))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// comma formats an integer with thousands separators.
+func comma(n int) string { return textfmt.Comma(n) }
+
+// pct formats a fraction as a percentage with one decimal.
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+// plural picks the singular or plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// checkOrdered reports the first pair of knobs whose low value exceeds its
+// high one, e.g. prompt_min > prompt_max, naming the low knob.
+func checkOrdered(v Values, pairs ...[2]string) error {
+	for _, p := range pairs {
+		if lo, hi := v.Float(p[0]), v.Float(p[1]); lo > hi {
+			return Relation(p[0], v.TextOf(p[0]), fmt.Sprintf("at most %s (%s)", p[1], v.TextOf(p[1])))
+		}
+	}
+	return nil
+}
+
+// lengthPairs are the min/max knobs of prompt and output lengths.
+var lengthPairs = [][2]string{{"prompt_min", "prompt_max"}, {"output_min", "output_max"}}
+
+// indexCursors places each step's chart cursor (Step.Cursor) at the step's
+// own index.
+func indexCursors(steps []Step) {
+	for i := range steps {
+		steps[i].Cursor = float64(i)
+	}
+}
+
+func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }
+
+func round2(x float64) float64 {
+	if x < 0 {
+		return -round2(-x)
+	}
+	return float64(int64(x*100+0.5)) / 100
+}
+
+func chartScene(c *scene.Chart, cursor float64) scene.Scene {
+	cc := *c
+	cc.Cursor = &cursor
+	return scene.Scene{Kind: scene.KindChart, ID: "util", Title: "Utilisation of both pools over time", Chart: &cc}
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// claimsTable renders claims as a table scene.
+func claimsTable(claims []Claim) scene.Scene {
+	tbl := &scene.Table{Columns: []string{"Claim", "Article", "This model", "Why they differ"}}
+	for _, c := range claims {
+		tbl.Rows = append(tbl.Rows, []string{c.What, c.Article, c.Model, c.Why})
+	}
+	return scene.Scene{Kind: scene.KindTable, ID: "claims", Title: "Article claim vs this model", Table: tbl}
+}
+
+func ms(x float64) float64 { return round2(1000 * x) }
+
+// us is seconds as microseconds, two decimals.
+func us(x float64) float64 { return round2(1e6 * x) }
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// msr is seconds as milliseconds to 0.1 µs, for timelines.
+func msr(x float64) float64 { return math.Round(x*1e7) / 1e4 }
+
+// msText formats seconds as milliseconds with about three significant
+// digits.
+func msText(s float64) string {
+	x, d := 1000*s, 3
+	switch {
+	case x >= 100:
+		d = 0
+	case x >= 10:
+		d = 1
+	case x >= 1:
+		d = 2
+	}
+	return strconv.FormatFloat(x, 'f', d, 64) + " ms"
+}
+
+func gbps(bw float64) string { return strconv.FormatFloat(bw/1e9, 'f', 1, 64) + " GB/s" }
+
+func bytesText(b float64) string {
+	switch {
+	case b >= 1e9:
+		return strconv.FormatFloat(b/1e9, 'f', 2, 64) + " GB"
+	case b >= 1e6:
+		return strconv.FormatFloat(b/1e6, 'f', 1, 64) + " MB"
+	}
+	return strconv.FormatFloat(b/1e3, 'f', 1, 64) + " kB"
+}
+
+func comma64(n int64) string {
+	return comma(int(n))
+}
+
+func logspace(lo, hi float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = lo * detmath.Pow(hi/lo, float64(i)/float64(n-1)) // same natively and in the browser
+	}
+	return out
+}
+
+// maxGridBlocks keeps the block grid drawable and the simulation small
+// enough to re-run while a slider moves.
+const maxGridBlocks = 4096

@@ -37,6 +37,17 @@ type Lesson struct {
 	// generate; name labels the trace in the narration. Nil for lessons
 	// that take no trace.
 	BuildTrace func(v Values, trace []workload.Request, name string) (*Script, error)
+
+	// MaxWork bounds Script.Work for every knob combination the lesson
+	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +
+	// output) must be ≤ 4,000,000"), any combination whose work would exceed
+	// it, so that every accepted setting re-simulates in about a second. Zero
+	// while a lesson has no bound yet.
+	MaxWork int64
+	// HeavyCorners are the heaviest knob settings the lesson accepts (its
+	// author's claim, checked by the contract test: each must build, and its
+	// counted Work must stay within MaxWork).
+	HeavyCorners []map[string]string
 }
 
 // Script is what a lesson's Build returns: the steps to play and the final
@@ -45,6 +56,11 @@ type Script struct {
 	Steps   []Step
 	Metrics []Metric
 	Claims  []Claim
+	// Work counts the elementary updates the simulation performed (a
+	// request advanced by one engine step, a worker scored by the router, a
+	// kernel priced): a deterministic measure of cost that tests compare
+	// with Lesson.MaxWork. It is not part of any output.
+	Work int64 `json:"-"`
 }
 
 // Step is one moment of the lesson.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/scene"
 )
@@ -120,70 +121,151 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	return run, nil
 }
 
+// budgetPoint is one token budget of the sweep.
+type budgetPoint struct {
+	budget         int
+	ttft, worstITL float64
+}
+
+// chunkedPrefillRun is the scenario run twice (whole prefill, chunked) and
+// the budget sweep.
+type chunkedPrefillRun struct {
+	gpu                            hardware.GPU
+	model                          hardware.Model
+	decodes, context, long, budget int
+	whole, chunk                   *prefillRun
+	sweep                          []budgetPoint
+}
+
 func buildChunkedPrefill(v Values) (*Script, error) {
+	r, err := runChunkedPrefill(v)
+	if err != nil {
+		return nil, err
+	}
+	return r.script(), nil
+}
+
+// runChunkedPrefill runs the scenario without and with chunking, then with
+// each budget of the sweep.
+func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 	e, err := newEngine(v, 16)
 	if err != nil {
-		return nil, err
+		return chunkedPrefillRun{}, err
 	}
-	budget := v.Int("chunk_size")
-	whole, err := runPrefill(e, v, false, budget)
-	if err != nil {
-		return nil, err
+	r := chunkedPrefillRun{gpu: e.gpu, model: e.model, decodes: v.Int("decodes"), context: v.Int("context"), long: v.Int("long_prompt"), budget: v.Int("chunk_size")}
+	if r.whole, err = runPrefill(e, v, false, r.budget); err != nil {
+		return chunkedPrefillRun{}, err
 	}
-	chunk, err := runPrefill(e, v, true, budget)
-	if err != nil {
-		return nil, err
+	if r.chunk, err = runPrefill(e, v, true, r.budget); err != nil {
+		return chunkedPrefillRun{}, err
 	}
-	n, long := v.Int("decodes"), v.Int("long_prompt")
-	// The stall the article describes: the prompt's whole prefill as one step.
-	stall := whole.longest
-
-	// Sweep the budget to show the trade-off.
-	sweep := &scene.Chart{Type: scene.Line, XLabel: "token budget per step", XUnit: "tokens", YLabel: "latency", YUnit: "ms", XLog: true}
-	ttftS, itlS := scene.Series{Name: "TTFT of the long prompt"}, scene.Series{Name: "worst decode ITL"}
 	for _, b := range []int{64, 128, 256, 512, 1024, 2048, 4096, 8192} {
-		if b <= n {
+		if b <= r.decodes {
 			continue
 		}
-		r, err := runPrefill(e, v, true, b)
+		pr, err := runPrefill(e, v, true, b)
 		if err != nil {
-			return nil, err
+			return chunkedPrefillRun{}, err
 		}
-		ttftS.X, ttftS.Y = append(ttftS.X, float64(b)), append(ttftS.Y, ms(r.ttftLong))
-		itlS.X, itlS.Y = append(itlS.X, float64(b)), append(itlS.Y, ms(r.maxITL))
+		r.sweep = append(r.sweep, budgetPoint{budget: b, ttft: pr.ttftLong, worstITL: pr.maxITL})
+	}
+	return r, nil
+}
+
+// stall is the step the article describes: the prompt's whole prefill as
+// one step.
+func (r chunkedPrefillRun) stall() float64 { return r.whole.longest }
+
+func (r chunkedPrefillRun) sweepChart() *scene.Chart {
+	sweep := &scene.Chart{Type: scene.Line, XLabel: "token budget per step", XUnit: "tokens", YLabel: "latency", YUnit: "ms", XLog: true}
+	ttftS, itlS := scene.Series{Name: "TTFT of the long prompt"}, scene.Series{Name: "worst decode ITL"}
+	for _, p := range r.sweep {
+		ttftS.X, ttftS.Y = append(ttftS.X, float64(p.budget)), append(ttftS.Y, ms(p.ttft))
+		itlS.X, itlS.Y = append(itlS.X, float64(p.budget)), append(itlS.Y, ms(p.worstITL))
 	}
 	sweep.Series = []scene.Series{ttftS, itlS}
+	return sweep
+}
 
-	itlChart := &scene.Chart{Type: scene.Line, XLabel: "time", XUnit: "ms", YLabel: "gap before this token of decode R1", YUnit: "ms"}
-	for _, r := range []struct {
+// itlChart plots the gaps before decode R1's tokens around the prompt's
+// arrival, in both runs.
+func (r chunkedPrefillRun) itlChart() *scene.Chart {
+	c := &scene.Chart{Type: scene.Line, XLabel: "time", XUnit: "ms", YLabel: "gap before this token of decode R1", YUnit: "ms"}
+	for _, x := range []struct {
 		name string
 		run  *prefillRun
-	}{{"whole prefill", whole}, {"chunked", chunk}} {
-		sr := scene.Series{Name: r.name}
-		for k, g := range r.run.probeGaps {
-			if r.run.probeTimes[k] < r.run.arrival-5*whole.baseITL {
+	}{{"whole prefill", r.whole}, {"chunked", r.chunk}} {
+		sr := scene.Series{Name: x.name}
+		for k, g := range x.run.probeGaps {
+			if x.run.probeTimes[k] < x.run.arrival-5*r.whole.baseITL {
 				continue // warm-up: show only the last few tokens before the prompt arrives
 			}
-			sr.X = append(sr.X, ms(r.run.probeTimes[k]-r.run.arrival))
+			sr.X = append(sr.X, ms(x.run.probeTimes[k]-x.run.arrival))
 			sr.Y = append(sr.Y, ms(g))
 		}
-		itlChart.Series = append(itlChart.Series, sr)
+		c.Series = append(c.Series, sr)
 	}
+	return c
+}
 
-	s := &Script{}
-	s.Metrics = []Metric{
+// timeline draws the steps of one run from the prompt's arrival.
+func (pr *prefillRun) timeline(label string) scene.Scene {
+	tl := &scene.Timeline{Unit: "ms"}
+	steps := scene.Lane{Label: "GPU steps"}
+	longLane := scene.Lane{Label: "long prompt"}
+	for _, st := range pr.steps {
+		if st.Start+st.Duration < pr.arrival-0.02 {
+			continue
+		}
+		cls, lbl := "decode", fmt.Sprintf("%d dec", st.DecodeTokens)
+		longN := 0
+		for _, w := range st.Work {
+			if w.Req == longID && w.Prefill {
+				longN = w.NewTokens
+			}
+		}
+		if st.PrefillTokens > 0 {
+			cls, lbl = "prefill", fmt.Sprintf("%d dec + %d prefill", st.DecodeTokens, st.PrefillTokens)
+		}
+		a, b := ms(st.Start-pr.arrival), ms(st.Start+st.Duration-pr.arrival)
+		steps.Bars = append(steps.Bars, scene.Span{Start: a, End: b, Label: lbl, Class: cls, Highlight: st.Duration == pr.longest})
+		if longN > 0 {
+			longLane.Bars = append(longLane.Bars, scene.Span{Start: a, End: b, Label: strconv.Itoa(longN), Class: "prefill"})
+		}
+	}
+	tl.Lanes = []scene.Lane{steps, longLane}
+	return scene.Scene{Kind: scene.KindTimeline, ID: "timeline-" + label, Title: "Steps after the prompt arrives (" + label + "), ms", Gantt: tl}
+}
+
+// cards are one run's figures beside the steady decode ITL.
+func (r chunkedPrefillRun) cards(pr *prefillRun) scene.Scene {
+	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This run", Cards: []scene.Card{
+		{Label: "worst decode ITL", Value: ms(pr.maxITL), Unit: "ms"},
+		{Label: "steady decode ITL", Value: ms(r.whole.baseITL), Unit: "ms"},
+		{Label: "TTFT of the long prompt", Value: ms(pr.ttftLong), Unit: "ms"},
+		{Label: "longest step", Value: ms(pr.longest), Unit: "ms"},
+	}}
+}
+
+func (r chunkedPrefillRun) metrics() []Metric {
+	whole, chunk := r.whole, r.chunk
+	return []Metric{
 		{Key: "max_itl_ms_unchunked", Label: "Worst decode ITL, whole prefill", Unit: "ms", Value: ms(whole.maxITL)},
 		{Key: "max_itl_ms_chunked", Label: "Worst decode ITL, chunked", Unit: "ms", Value: ms(chunk.maxITL)},
 		{Key: "ttft_long_ms_unchunked", Label: "TTFT of the long prompt, whole prefill", Unit: "ms", Value: ms(whole.ttftLong)},
 		{Key: "ttft_long_ms_chunked", Label: "TTFT of the long prompt, chunked", Unit: "ms", Value: ms(chunk.ttftLong)},
 		{Key: "decode_itl_ms", Label: "Decode ITL before the prompt arrived", Unit: "ms", Value: ms(whole.baseITL)},
-		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Value: ms(stall)},
+		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Value: ms(r.stall())},
 		{Key: "chunks", Label: "Steps that carried a chunk of the prompt", Value: float64(chunk.chunks)},
 	}
-	s.Claims = []Claim{{
-		What:    fmt.Sprintf("A %s-token prefill in one step stalls decodes", comma(long)),
+}
+
+func (r chunkedPrefillRun) claims() []Claim {
+	whole, chunk := r.whole, r.chunk
+	return []Claim{{
+		What:    fmt.Sprintf("A %s-token prefill in one step stalls decodes", comma(r.long)),
 		Article: fmt.Sprintf("%d ms (4,000 tokens; GPU and model not stated)", articleStallMS),
-		Model:   fmt.Sprintf("%.1f ms step for %s on %s with %d decodes riding along", 1000*stall, e.model.Name, e.gpu.Name, n),
+		Model:   fmt.Sprintf("%.1f ms step for %s on %s with %d decodes riding along", 1000*r.stall(), r.model.Name, r.gpu.Name, r.decodes),
 		Why:     "The model prices the step from FLOPs at the GPU's dense BF16 peak × MFU 0.72 plus attention over the context (core/hardware); the article does not say which GPU or model its 80 ms is for.",
 	}, {
 		What:    "512-token chunks keep ITL smooth",
@@ -192,56 +274,23 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 			1000*chunk.maxITL, 1000*whole.maxITL, 1000*whole.baseITL, 1000*chunk.ttftLong, 1000*whole.ttftLong),
 		Why: "Agrees in direction: chunking bounds every step by the token budget, at the cost of a later first token for the long prompt.",
 	}}
+}
 
-	timeline := func(r *prefillRun, label string) scene.Scene {
-		tl := &scene.Timeline{Unit: "ms"}
-		steps := scene.Lane{Label: "GPU steps"}
-		longLane := scene.Lane{Label: "long prompt"}
-		for _, st := range r.steps {
-			if st.Start+st.Duration < r.arrival-0.02 {
-				continue
-			}
-			cls, lbl := "decode", fmt.Sprintf("%d dec", st.DecodeTokens)
-			longN := 0
-			for _, w := range st.Work {
-				if w.Req == longID && w.Prefill {
-					longN = w.NewTokens
-				}
-			}
-			if st.PrefillTokens > 0 {
-				cls, lbl = "prefill", fmt.Sprintf("%d dec + %d prefill", st.DecodeTokens, st.PrefillTokens)
-			}
-			a, b := ms(st.Start-r.arrival), ms(st.Start+st.Duration-r.arrival)
-			steps.Bars = append(steps.Bars, scene.Span{Start: a, End: b, Label: lbl, Class: cls, Highlight: st.Duration == r.longest})
-			if longN > 0 {
-				longLane.Bars = append(longLane.Bars, scene.Span{Start: a, End: b, Label: strconv.Itoa(longN), Class: "prefill"})
-			}
-		}
-		tl.Lanes = []scene.Lane{steps, longLane}
-		return scene.Scene{Kind: scene.KindTimeline, ID: "timeline-" + label, Title: "Steps after the prompt arrives (" + label + "), ms", Gantt: tl}
-	}
-	cards := func(r *prefillRun) scene.Scene {
-		return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This run", Cards: []scene.Card{
-			{Label: "worst decode ITL", Value: ms(r.maxITL), Unit: "ms"},
-			{Label: "steady decode ITL", Value: ms(whole.baseITL), Unit: "ms"},
-			{Label: "TTFT of the long prompt", Value: ms(r.ttftLong), Unit: "ms"},
-			{Label: "longest step", Value: ms(r.longest), Unit: "ms"},
-		}}
-	}
-	chartScene := func(c *scene.Chart, id, title string) scene.Scene {
-		return scene.Scene{Kind: scene.KindChart, ID: id, Title: title, Chart: c}
-	}
+func (r chunkedPrefillRun) script() *Script {
+	whole, chunk, n, long, budget, stall := r.whole, r.chunk, r.decodes, r.long, r.budget, r.stall()
+	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	itl := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between a decode's tokens", Chart: r.itlChart()}
 	s.Steps = []Step{{
 		Title: "Decodes in steady state",
 		Narration: fmt.Sprintf("%d requests are decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: a decode step takes %.1f ms, so each stream gets a token every %.1f ms.",
-			n, e.gpu.Name, e.model.Name, comma(v.Int("context")), 1000*whole.baseITL, 1000*whole.baseITL),
-		Scenes: []scene.Scene{cards(whole), chartScene(itlChart, "itl", "Gaps between a decode's tokens")},
+			n, r.gpu.Name, r.model.Name, comma(r.context), 1000*whole.baseITL, 1000*whole.baseITL),
+		Scenes: []scene.Scene{r.cards(whole), itl},
 	}, {
 		Title: "Without chunking: one long step",
 		Narration: fmt.Sprintf("A %s-token prompt arrives. With chunked prefill off, vLLM schedules the whole prompt in one step, alongside the decodes. That step takes %.1f ms (the article says %d ms), "+
 			"and no decode gets a token until it ends: the worst gap between tokens jumps from %.1f ms to %.1f ms. The prompt's first token comes %.1f ms after it arrived.",
 			comma(long), 1000*stall, articleStallMS, 1000*whole.baseITL, 1000*whole.maxITL, 1000*whole.ttftLong),
-		Scenes: []scene.Scene{timeline(whole, "whole prefill"), cards(whole), chartScene(itlChart, "itl", "Gaps between a decode's tokens")},
+		Scenes: []scene.Scene{whole.timeline("whole prefill"), r.cards(whole), itl},
 	}, {
 		Quiz: choiceQuiz(fmt.Sprintf("Now cut the prompt into chunks with a %d-token budget. Will its first token come sooner or later than in one step?", budget),
 			[]string{"sooner", "later"}, map[bool]string{true: "later", false: "sooner"}[chunk.ttftLong > whole.ttftLong],
@@ -250,17 +299,17 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 		Narration: fmt.Sprintf("With chunked prefill, each step first serves the %d running decodes, then gives the rest of the %d-token budget to the prompt: %d chunks of up to %d tokens. "+
 			"No step is much longer than a decode step, so the worst gap is %.1f ms; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",
 			n, budget, chunk.chunks, budget-n, 1000*chunk.maxITL, 1000*chunk.ttftLong, 1000*whole.ttftLong),
-		Scenes: []scene.Scene{timeline(chunk, "chunked"), cards(chunk), chartScene(itlChart, "itl", "Gaps between a decode's tokens")},
+		Scenes: []scene.Scene{chunk.timeline("chunked"), r.cards(chunk), itl},
 	}, {
 		Title: "The trade-off",
 		Narration: "Small budgets keep every step short (smooth ITL) but cut the prompt into many chunks, each paying the weights' memory traffic again, so its first token comes later. " +
 			"Large budgets approach the unchunked stall. Around the GPU's ridge point a chunk costs little more than a decode step.",
-		Scenes: []scene.Scene{chartScene(sweep, "sweep", "Token budget: long prompt's TTFT vs worst decode ITL")},
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "sweep", Title: "Token budget: long prompt's TTFT vs worst decode ITL", Chart: r.sweepChart()}},
 	}, {
 		Title:     "Article claim vs this model",
-		Narration: fmt.Sprintf("The article's 80 ms stall for a 4,000-token prefill; this model gives %.1f ms for %s on %s. Change the GPU or model to see how the stall scales with FLOPs.", 1000*stall, e.model.Name, e.gpu.Name),
+		Narration: fmt.Sprintf("The article's 80 ms stall for a 4,000-token prefill; this model gives %.1f ms for %s on %s. Change the GPU or model to see how the stall scales with FLOPs.", 1000*stall, r.model.Name, r.gpu.Name),
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},
 	}}
 	indexCursors(s.Steps)
-	return s, nil
+	return s
 }

@@ -5,39 +5,51 @@ import (
 	"testing"
 )
 
+// runChunked runs the lesson's simulation on resolved knobs.
+func runChunked(t *testing.T, set map[string]string) chunkedPrefillRun {
+	t.Helper()
+	v, errs := chunkedPrefill.Resolve(set)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r, err := runChunkedPrefill(v)
+	if err != nil {
+		t.Fatalf("%v: %v", set, err)
+	}
+	return r
+}
+
 func TestChunkedPrefillTradeOff(t *testing.T) {
 	for _, set := range []map[string]string{
 		nil,
 		{"gpu": "a100-80gb-sxm", "decodes": "32", "chunk_size": "1024"},
 		{"model": "qwen2.5-7b", "long_prompt": "8000", "chunk_size": "256"},
 	} {
-		s, _, err := chunkedPrefill.Run(set)
-		if err != nil {
-			t.Fatalf("%v: %v", set, err)
-		}
-		get := func(k string) float64 {
-			v, ok := s.Metric(k)
-			if !ok {
-				t.Fatalf("no metric %s", k)
-			}
-			return v
-		}
+		r := runChunked(t, set)
 		// Without chunking the whole prompt is one step: decodes wait for all of it.
-		if get("max_itl_ms_unchunked") < 3*get("max_itl_ms_chunked") {
-			t.Errorf("%v: worst ITL %v ms whole vs %v ms chunked: chunking should remove the stall", set, get("max_itl_ms_unchunked"), get("max_itl_ms_chunked"))
+		if r.whole.maxITL < 3*r.chunk.maxITL {
+			t.Errorf("%v: worst ITL %v s whole vs %v s chunked: chunking should remove the stall", set, r.whole.maxITL, r.chunk.maxITL)
 		}
-		if get("ttft_long_ms_chunked") <= get("ttft_long_ms_unchunked") {
-			t.Errorf("%v: chunked TTFT %v ms not above whole-prefill TTFT %v ms", set, get("ttft_long_ms_chunked"), get("ttft_long_ms_unchunked"))
+		if r.chunk.ttftLong <= r.whole.ttftLong {
+			t.Errorf("%v: chunked TTFT %v s not above whole-prefill TTFT %v s", set, r.chunk.ttftLong, r.whole.ttftLong)
 		}
-		if get("stall_step_ms") < get("decode_itl_ms")*5 {
-			t.Errorf("%v: the whole-prefill step (%v ms) is not much longer than a decode step (%v ms)", set, get("stall_step_ms"), get("decode_itl_ms"))
+		if r.stall() < 5*r.whole.baseITL {
+			t.Errorf("%v: the whole-prefill step (%v s) is not much longer than a decode step (%v s)", set, r.stall(), r.whole.baseITL)
+		}
+		// No step holds more than the budget, so the prompt needs at least
+		// long / budget chunks.
+		if want := (r.long + r.budget - 1) / r.budget; r.chunk.chunks < want {
+			t.Errorf("%v: %d chunks, want at least %d", set, r.chunk.chunks, want)
 		}
 	}
 }
 
 // The sweep's two curves move in opposite directions as the budget grows.
 func TestChunkedPrefillSweep(t *testing.T) {
-	s, _, _ := chunkedPrefill.Run(nil)
+	s, _, err := chunkedPrefill.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, st := range s.Steps {
 		for _, sc := range st.Scenes {
 			if sc.ID != "sweep" {

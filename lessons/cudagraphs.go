@@ -150,28 +150,38 @@ func (e *graphSetup) tokenBatch(n, ctx int) hardware.Batch {
 	return b
 }
 
+// ganttWindow clips the bars of a timeline to end by window seconds (0: no
+// limit), dropping those that start after it.
+type ganttWindow float64
+
+func (w ganttWindow) add(lane *scene.Lane, s scene.Span) {
+	if w > 0 {
+		end := msr(float64(w))
+		if s.Start >= end {
+			return
+		}
+		s.End = min(s.End, end)
+	}
+	lane.Bars = append(lane.Bars, s)
+}
+
 // ganttLanes draws one priced step as a CPU lane of launches and a GPU lane
 // of kernels. The head, the first `detail` layers and the tail are drawn
 // kernel by kernel; later layers as one bar per layer. Bars ending after
 // window (seconds, 0: no limit) are clipped to it.
 func ganttLanes(name string, r run, detail int, window float64, eagerMark bool) []scene.Lane {
-	ks := r.cost.Kernels
-	aggregated := func(k hardware.Kernel) bool { return k.Layer >= detail }
-	clip := func(lane *scene.Lane, s scene.Span) {
-		if window > 0 {
-			w := msr(window)
-			if s.Start >= w {
-				return
-			}
-			s.End = min(s.End, w)
-		}
-		lane.Bars = append(lane.Bars, s)
-	}
+	return []scene.Lane{cpuLane(name, r, detail, ganttWindow(window), eagerMark), gpuLane(name, r, detail, ganttWindow(window), eagerMark)}
+}
+
+// cpuLane draws the launches of a step: one bar per launch, or per layer
+// past the detailed ones.
+func cpuLane(name string, r run, detail int, w ganttWindow, eagerMark bool) scene.Lane {
+	ks, ls := r.cost.Kernels, r.plan.Launches
 	cpu := scene.Lane{Label: "CPU · " + name}
-	for i := 0; i < len(r.plan.Launches); {
-		l := r.plan.Launches[i]
+	for i := 0; i < len(ls); {
+		l := ls[i]
 		first := ks[l.First]
-		if l.Kind == cudagraph.GraphReplay || !aggregated(first) {
+		if l.Kind == cudagraph.GraphReplay || first.Layer < detail {
 			label := first.Name
 			switch l.Kind {
 			case cudagraph.GraphReplay:
@@ -179,13 +189,13 @@ func ganttLanes(name string, r run, detail int, window float64, eagerMark bool) 
 			case cudagraph.PieceReplay:
 				label = fmt.Sprintf("replay piece (%d kernels)", l.Last-l.First+1)
 			}
-			clip(&cpu, scene.Span{Start: msr(l.Start), End: msr(l.End), Label: label, Class: "cpu", Highlight: eagerMark && l.Kind == cudagraph.KernelLaunch})
+			w.add(&cpu, scene.Span{Start: msr(l.Start), End: msr(l.End), Label: label, Class: "cpu", Highlight: eagerMark && l.Kind == cudagraph.KernelLaunch})
 			i++
 			continue
 		}
 		j, pieces, eager := i, 0, 0
-		for ; j < len(r.plan.Launches) && r.plan.Launches[j].Kind != cudagraph.GraphReplay && ks[r.plan.Launches[j].First].Layer == first.Layer; j++ {
-			if r.plan.Launches[j].Kind == cudagraph.PieceReplay {
+		for ; j < len(ls) && ls[j].Kind != cudagraph.GraphReplay && ks[ls[j].First].Layer == first.Layer; j++ {
+			if ls[j].Kind == cudagraph.PieceReplay {
 				pieces++
 			} else {
 				eager++
@@ -195,22 +205,29 @@ func ganttLanes(name string, r run, detail int, window float64, eagerMark bool) 
 		if pieces > 0 {
 			label = fmt.Sprintf("layer %d: %d piece + %d eager", first.Layer, pieces, eager)
 		}
-		clip(&cpu, scene.Span{Start: msr(l.Start), End: msr(r.plan.Launches[j-1].End), Label: label, Class: "cpu"})
+		w.add(&cpu, scene.Span{Start: msr(l.Start), End: msr(ls[j-1].End), Label: label, Class: "cpu"})
 		i = j
 	}
+	return cpu
+}
+
+// gpuLane draws the kernels of a step and the gaps where the GPU waits for
+// a launch; layers past the detailed ones are one bar each.
+func gpuLane(name string, r run, detail int, w ganttWindow, eagerMark bool) scene.Lane {
+	ks := r.cost.Kernels
 	gpu := scene.Lane{Label: "GPU · " + name}
 	prevEnd := 0.0
 	for i := 0; i < len(ks); {
 		k := ks[i]
 		j := i
-		if aggregated(k) {
+		if k.Layer >= detail {
 			for j+1 < len(ks) && ks[j+1].Layer == k.Layer {
 				j++
 			}
 		}
 		start, end := k.Start, ks[j].Start+ks[j].GPUTime
 		if start-prevEnd > 1e-8 {
-			clip(&gpu, scene.Span{Start: msr(prevEnd), End: msr(start), Label: "waits for a launch", Class: "idle"})
+			w.add(&gpu, scene.Span{Start: msr(prevEnd), End: msr(start), Label: "waits for a launch", Class: "idle"})
 		}
 		label := k.Name
 		if j > i {
@@ -223,11 +240,11 @@ func ganttLanes(name string, r run, detail int, window float64, eagerMark bool) 
 				label += fmt.Sprintf(" (%.1f µs waiting)", 1e6*idle)
 			}
 		}
-		clip(&gpu, scene.Span{Start: msr(start), End: msr(end), Label: label, Class: "gpu", Highlight: eagerMark && j == i && cudagraph.Splitting(k)})
+		w.add(&gpu, scene.Span{Start: msr(start), End: msr(end), Label: label, Class: "gpu", Highlight: eagerMark && j == i && cudagraph.Splitting(k)})
 		prevEnd = end
 		i = j + 1
 	}
-	return []scene.Lane{cpu, gpu}
+	return gpu
 }
 
 // layerEnd is the end of the last GPU kernel of layer l.
@@ -262,59 +279,110 @@ func runtimeName(rt cudagraph.Runtime) string {
 	return "eager"
 }
 
+// sweepPoint is one decode batch of the sweep: step times by mode.
+type sweepPoint struct {
+	batch                  int
+	eager, piecewise, full float64
+	gpu                    float64 // GPU work alone, unpadded
+	cpp                    float64 // eager with C++ launches; 0 when the knob already is the C++ cost
+}
+
+// padCase is what padding costs one batch of n tokens in the chosen mode.
+type padCase struct {
+	n, padded int
+	rt        cudagraph.Runtime
+	extra     float64 // GPU seconds spent on padding
+	thisBatch bool    // the lesson's own batch
+}
+
+// modeShape is one batch shape run in every mode (cudagraph.Modes order).
+type modeShape struct {
+	name  string
+	batch hardware.Batch
+	runs  []run
+}
+
+// graphsRun is what the cuda-graphs lesson computed: one decode step priced
+// in every mode, the batch sweep, padding and capture costs.
+type graphsRun struct {
+	e              *graphSetup
+	batch, context int
+	// The lesson's step in each mode, and in the chosen one.
+	eager, full, piecewise, chosen run
+	// gpuWork is the step's GPU time with nothing to wait for, unpadded.
+	gpuWork float64
+	// short counts kernels whose GPU time is below one eager launch;
+	// layerGPU is one layer's GPU time.
+	short    int
+	layerGPU float64
+	// sizes are FULL_AND_PIECEWISE's capture sizes; padTo[n-1] the size
+	// n tokens pad to, for n up to the largest.
+	sizes []int
+	padTo []int
+	sweep []sweepPoint
+	// crossover is the smallest captured batch where eager is within 2% of
+	// the full graph, 0 if none up to max_num_seqs.
+	crossover int
+	// kvFit is how many sequences of this context the KV cache holds.
+	kvFit      int
+	padding    []padCase
+	capture    cudagraph.Capture
+	captureKV  int // KV tokens the graph memory would hold
+	shapes     []modeShape
+	validation []cudagraph.ValidationResult
+}
+
 func buildCUDAGraphs(v Values) (*Script, error) {
-	e, err := newGraphSetup(v)
+	r, err := runCUDAGraphs(v)
 	if err != nil {
 		return nil, err
 	}
-	batch, ctx := v.Int("batch"), v.Int("context")
-	b := hardware.DecodeBatch(batch, ctx)
-	eager := e.run(cudagraph.None, b)
-	full := e.run(cudagraph.Full, b)
-	pw := e.run(cudagraph.Piecewise, b)
-	chosen := e.run(e.mode, b)
-	ks := eager.cost.Kernels
-	nk := len(ks)
-	L := e.model.Layers
-	perLayer := 10
-	if e.tp > 1 {
-		perLayer = 12
-	}
-	gpuWork := e.gpuOnly(b)
-	perUS := 1e6 * e.perLaunch
+	return r.script(), nil
+}
 
-	// Kernels whose GPU time is shorter than their launch.
-	short := 0
-	for _, k := range ks {
-		if k.GPUTime < e.perLaunch {
-			short++
-		}
+// runCUDAGraphs prices the lesson's decode step in every mode, sweeps the
+// batch, and costs padding and capture.
+func runCUDAGraphs(v Values) (graphsRun, error) {
+	e, err := newGraphSetup(v)
+	if err != nil {
+		return graphsRun{}, err
 	}
-	layerTable := &scene.Table{Columns: []string{"kernel (layer 0)", "kind", "GPU time", "eager launch", "shorter than its launch?"}}
-	for _, k := range ks {
-		if k.Layer != 0 {
-			continue
-		}
-		yes := "no"
+	r := graphsRun{e: e, batch: v.Int("batch"), context: v.Int("context")}
+	b := hardware.DecodeBatch(r.batch, r.context)
+	r.eager = e.run(cudagraph.None, b)
+	r.full = e.run(cudagraph.Full, b)
+	r.piecewise = e.run(cudagraph.Piecewise, b)
+	r.chosen = e.run(e.mode, b)
+	r.gpuWork = e.gpuOnly(b)
+	for _, k := range r.eager.cost.Kernels {
 		if k.GPUTime < e.perLaunch {
-			yes = "yes"
+			r.short++
 		}
-		layerTable.Rows = append(layerTable.Rows, []string{k.Name, k.Kind.String(), fmt.Sprintf("%.1f µs", 1e6*k.GPUTime), fmt.Sprintf("%.1f µs", perUS), yes})
-	}
-
-	// Per-layer GPU time against the CPU time a piecewise layer needs: one
-	// piece and two eager kernels.
-	layerGPU := 0.0
-	for _, k := range ks {
 		if k.Layer == 0 {
-			layerGPU += k.GPUTime
+			r.layerGPU += k.GPUTime
 		}
 	}
-	pwLayerCPU := 3 * e.perLaunch
-
-	// The sweep over decode batch sizes: every captured size up to
-	// max_num_seqs, and below 64 the size after it, where padding jumps.
 	d := e.dispatcher(cudagraph.FullAndPiecewise)
+	r.sizes = d.Sizes
+	for n := 1; n <= d.MaxCaptureSize(); n++ {
+		p, _ := d.Pad(n)
+		r.padTo = append(r.padTo, p)
+	}
+	r.sweep, r.crossover = e.sweep(d, r.context)
+	r.kvFit = int(e.cap.Tokens / int64(r.context+1))
+	r.padding = e.paddingCases(r.batch, r.context)
+	r.capture = e.dispatcher(e.mode).Capture()
+	if e.cap.BytesPerToken > 0 {
+		r.captureKV = int(r.capture.Bytes / float64(e.cap.BytesPerToken))
+	}
+	r.shapes = e.modeShapes(b, r.batch, r.context)
+	r.validation = graphValidation()
+	return r, nil
+}
+
+// sweepBatches are the decode batches the sweep prices: every captured size
+// up to max_num_seqs, and below 64 the size after it, where padding jumps.
+func (e *graphSetup) sweepBatches(d cudagraph.Dispatcher) []int {
 	var xs []int
 	for _, s := range d.Sizes {
 		if s > e.seqs {
@@ -325,308 +393,419 @@ func buildCUDAGraphs(v Values) (*Script, error) {
 			xs = append(xs, s+1)
 		}
 	}
-	xs = dedupSorted(xs)
-	sw := &scene.Chart{Type: scene.Line, XLabel: "decode batch", XUnit: "sequences", YLabel: "step time", YUnit: "ms", XLog: true}
-	sEager := scene.Series{Name: fmt.Sprintf("NONE: eager, %.4g µs per launch", perUS)}
-	sPW := scene.Series{Name: "PIECEWISE"}
-	sFull := scene.Series{Name: "FULL (= FULL_AND_PIECEWISE for decode)"}
-	sGPU := scene.Series{Name: "GPU work alone, unpadded"}
-	sCPP := scene.Series{Name: fmt.Sprintf("NONE from C++, %.0f µs per launch", 1e6*hardware.PerLaunchCPP)}
+	return dedupSorted(xs)
+}
+
+// sweep prices decode steps over the sweep's batches in each mode and finds
+// the smallest captured batch where eager comes within 2% of the graph.
+func (e *graphSetup) sweep(d cudagraph.Dispatcher, ctx int) ([]sweepPoint, int) {
 	cpp := *e
 	cpp.perLaunch = hardware.PerLaunchCPP
+	var pts []sweepPoint
 	crossover := 0
-	for _, n := range xs {
+	for _, n := range e.sweepBatches(d) {
 		bn := hardware.DecodeBatch(n, ctx)
-		x := float64(n)
-		te := e.run(cudagraph.None, bn).cost.Total
-		tf := e.run(cudagraph.Full, bn).cost.Total
-		sEager.X, sEager.Y = append(sEager.X, x), append(sEager.Y, ms(te))
-		sPW.X, sPW.Y = append(sPW.X, x), append(sPW.Y, ms(e.run(cudagraph.Piecewise, bn).cost.Total))
-		sFull.X, sFull.Y = append(sFull.X, x), append(sFull.Y, ms(tf))
-		sGPU.X, sGPU.Y = append(sGPU.X, x), append(sGPU.Y, ms(e.gpuOnly(bn)))
+		p := sweepPoint{batch: n, eager: e.run(cudagraph.None, bn).cost.Total, full: e.run(cudagraph.Full, bn).cost.Total,
+			piecewise: e.run(cudagraph.Piecewise, bn).cost.Total, gpu: e.gpuOnly(bn)}
 		if e.perLaunch != hardware.PerLaunchCPP {
-			sCPP.X, sCPP.Y = append(sCPP.X, x), append(sCPP.Y, ms(cpp.run(cudagraph.None, bn).cost.Total))
+			p.cpp = cpp.run(cudagraph.None, bn).cost.Total
 		}
-		if _, ok := d.Pad(n); ok && crossover == 0 && slices.Contains(d.Sizes, n) && te <= 1.02*tf {
+		if _, ok := d.Pad(n); ok && crossover == 0 && slices.Contains(d.Sizes, n) && p.eager <= 1.02*p.full {
 			crossover = n
 		}
+		pts = append(pts, p)
 	}
-	sw.Series = []scene.Series{sEager, sPW, sFull, sGPU}
-	if len(sCPP.X) > 0 {
-		sw.Series = append(sw.Series, sCPP)
-	}
-	kvFit := int(e.cap.Tokens / int64(ctx+1))
+	return pts, crossover
+}
 
-	// Padding: the waste for every token count up to the largest size, and
-	// what it costs for the chosen context.
-	padChart := &scene.Chart{Type: scene.Bar, XLabel: "tokens in the batch", XUnit: "tokens", YLabel: "padding tokens computed for nothing", YUnit: "tokens"}
-	padS := scene.Series{Name: "padded − actual"}
-	for n := 1; n <= d.MaxCaptureSize(); n++ {
-		p, _ := d.Pad(n)
-		padS.X, padS.Y = append(padS.X, float64(n)), append(padS.Y, float64(p-n))
-	}
-	padChart.Series = []scene.Series{padS}
-	type padCase struct {
-		n, padded int
-		rt        cudagraph.Runtime
-		extra     float64
-	}
-	padOf := func(n int) padCase {
-		bn := e.tokenBatch(n, ctx)
-		r := e.run(e.mode, bn)
-		return padCase{n: n, padded: r.plan.Padded, rt: r.plan.Runtime, extra: r.cost.GPU + r.cost.Comm - e.gpuOnly(bn)}
-	}
-	padCards := []scene.Card{}
-	var padNotes []string
+// paddingCases are 250 and 257 tokens (either side of the 256 size) and
+// the lesson's own batch, run in the chosen mode.
+func (e *graphSetup) paddingCases(batch, ctx int) []padCase {
+	var out []padCase
 	for i, n := range []int{250, 257, batch} {
 		if i == 2 && (n == 250 || n == 257) {
 			continue
 		}
-		pc := padOf(n)
-		label := fmt.Sprintf("%d tokens → %d", pc.n, pc.padded)
-		note := fmt.Sprintf("%d → %d tokens (%s, %.1f µs more GPU work)", pc.n, pc.padded, runtimeName(pc.rt), 1e6*pc.extra)
-		if pc.padded == pc.n {
-			label = fmt.Sprintf("%d tokens: no padding", pc.n)
-			note = fmt.Sprintf("%d %s: no padding (%s)", pc.n, plural(pc.n, "token", "tokens"), runtimeName(pc.rt))
-		}
-		if i == 2 {
-			label = "this batch, " + label
-			note = "this batch, " + note
-		}
-		padCards = append(padCards, scene.Card{Label: label, Value: us(pc.extra), Unit: "µs extra GPU", Note: runtimeName(pc.rt)})
-		padNotes = append(padNotes, note)
+		bn := e.tokenBatch(n, ctx)
+		r := e.run(e.mode, bn)
+		out = append(out, padCase{n: n, padded: r.plan.Padded, rt: r.plan.Runtime, extra: r.cost.GPU + r.cost.Comm - e.gpuOnly(bn), thisBatch: i == 2})
 	}
-	capCost := e.dispatcher(e.mode).Capture()
-	capKV := 0
-	if e.cap.BytesPerToken > 0 {
-		capKV = int(capCost.Bytes / float64(e.cap.BytesPerToken))
-	}
-	capCards := []scene.Card{
-		{Label: "graphs captured (" + e.mode.String() + ")", Value: float64(capCost.FullGraphs + capCost.PiecewiseGraphs), Note: fmt.Sprintf("%d full + %d piecewise", capCost.FullGraphs, capCost.PiecewiseGraphs)},
-		{Label: "capture time", Value: round2(capCost.Seconds), Unit: "s", Note: "at the published 2 s per 53 shapes"},
-		{Label: "graph memory", Value: round2(capCost.Bytes / (1 << 30)), Unit: "GiB", Note: "at the published 0.45 GiB per 53 shapes"},
-		{Label: "KV cache given up", Value: float64(capKV), Unit: "tokens", Note: "graph memory ÷ KV bytes per token"},
-	}
+	return out
+}
 
-	// Which runtime each mode picks for a few batch shapes.
-	shapes := []struct {
-		name string
-		b    hardware.Batch
-	}{
-		{fmt.Sprintf("%d decodes (this step)", batch), b},
-		{"3 decodes", hardware.DecodeBatch(3, ctx)},
-		{fmt.Sprintf("%d decodes", min(e.seqs, 250)), hardware.DecodeBatch(min(e.seqs, 250), ctx)},
-		{fmt.Sprintf("%d decodes + 100-token prefill chunk", min(7, e.seqs-1)), mixedBatch(min(7, e.seqs-1), ctx, 100)},
-		{fmt.Sprintf("%d decodes + 512-token prefill chunk", min(16, e.seqs-1)), mixedBatch(min(16, e.seqs-1), ctx, 512)},
+// modeShapes runs a few batch shapes in every mode: which runtime each
+// picks, with what padding and step time.
+func (e *graphSetup) modeShapes(b hardware.Batch, batch, ctx int) []modeShape {
+	shapes := []modeShape{
+		{name: fmt.Sprintf("%d decodes (this step)", batch), batch: b},
+		{name: "3 decodes", batch: hardware.DecodeBatch(3, ctx)},
+		{name: fmt.Sprintf("%d decodes", min(e.seqs, 250)), batch: hardware.DecodeBatch(min(e.seqs, 250), ctx)},
+		{name: fmt.Sprintf("%d decodes + 100-token prefill chunk", min(7, e.seqs-1)), batch: mixedBatch(min(7, e.seqs-1), ctx, 100)},
+		{name: fmt.Sprintf("%d decodes + 512-token prefill chunk", min(16, e.seqs-1)), batch: mixedBatch(min(16, e.seqs-1), ctx, 512)},
 	}
-	modeTable := &scene.Table{Columns: []string{"batch"}}
-	for _, m := range cudagraph.Modes() {
-		modeTable.Columns = append(modeTable.Columns, m.String())
-	}
-	for _, sh := range shapes {
-		row := []string{fmt.Sprintf("%s: %d tokens", sh.name, sh.b.Tokens())}
+	for i := range shapes {
 		for _, m := range cudagraph.Modes() {
-			r := e.run(m, sh.b)
-			cell := fmt.Sprintf("%s, %.2f ms", runtimeName(r.plan.Runtime), 1e3*r.cost.Total)
-			if r.plan.Padded > r.plan.Tokens {
-				cell = fmt.Sprintf("%s ↑%d, %.2f ms", runtimeName(r.plan.Runtime), r.plan.Padded, 1e3*r.cost.Total)
-			}
-			row = append(row, cell)
+			shapes[i].runs = append(shapes[i].runs, e.run(m, shapes[i].batch))
 		}
-		modeTable.Rows = append(modeTable.Rows, row)
 	}
+	return shapes
+}
 
-	val := graphValidation()
-	valTable := &scene.Table{Columns: []string{"what", "measured", "model", "error", "tolerance", "source"}}
-	within := 0
-	for _, r := range val {
-		if r.Within() {
-			within++
-		}
-		valTable.Rows = append(valTable.Rows, []string{r.Name, fmt.Sprintf("%.3g %s", r.Measured, r.Unit), fmt.Sprintf("%.3g %s", r.Value, r.Unit),
-			fmt.Sprintf("%+.1f%%", 100*r.Error), fmt.Sprintf("±%.0f%%", 100*r.Tolerance), "[" + r.Source + "]"})
+// The article's figures: typed into its simulator, for no stated model or
+// GPU (Part 14 §3.3).
+const articleEagerMS, articleReplayMS = 0.85, 0.04
+
+func (r graphsRun) kernels() int { return len(r.eager.cost.Kernels) }
+
+func (r graphsRun) perLayer() int {
+	if r.e.tp > 1 {
+		return 12
 	}
+	return 10
+}
 
-	// The article's figures: typed into its simulator, for no stated model
-	// or GPU (Part 14 §3.3).
-	const articleEagerMS, articleReplayMS = 0.85, 0.04
-	cppDispatch := float64(nk) * hardware.PerLaunchCPP
-	eagerMS, fullMS, pwMS := 1e3*eager.plan.CPU, 1e3*full.plan.CPU, 1e3*pw.plan.CPU
-	setup := fmt.Sprintf("%s on %s", e.model.Name, e.gpu.Name)
+// setup names the model and GPUs, e.g. "Llama-3.1-8B on NVIDIA H100 SXM5 80GB".
+func (r graphsRun) setup() string {
+	e := r.e
 	if e.tp > 1 {
-		setup = fmt.Sprintf("%s on %d× %s", e.model.Name, e.tp, e.gpu.Name)
+		return fmt.Sprintf("%s on %d× %s", e.model.Name, e.tp, e.gpu.Name)
 	}
+	return fmt.Sprintf("%s on %s", e.model.Name, e.gpu.Name)
+}
 
-	s := &Script{}
-	s.Metrics = []Metric{
-		{Key: "dispatch_ms_eager", Label: "CPU dispatch, eager (NONE)", Unit: "ms", Value: round4(eagerMS)},
-		{Key: "dispatch_ms_graph", Label: "CPU dispatch, full graph replay", Unit: "ms", Value: round4(fullMS)},
-		{Key: "dispatch_ms_piecewise", Label: "CPU dispatch, piecewise graphs", Unit: "ms", Value: round4(pwMS)},
-		{Key: "step_ms_eager", Label: "Step time, eager", Unit: "ms", Value: round4(1e3 * eager.cost.Total)},
-		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Value: round4(1e3 * full.cost.Total)},
-		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Value: round4(1e3 * pw.cost.Total)},
-		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Value: round4(1e3 * chosen.cost.Total)},
-		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: round4(1e3 * gpuWork)},
-		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Value: round4(1e3 * eager.cost.Idle)},
-		{Key: "padded_tokens", Label: "Tokens the GPU computes in the chosen mode (padded)", Unit: "tokens", Value: float64(chosen.cost.PaddedTokens)},
-		{Key: "kernels_per_step", Label: "Kernels per step", Unit: "kernels", Value: float64(nk)},
-		{Key: "kernels_shorter_than_launch", Label: "Kernels whose GPU time is below one eager launch", Unit: "kernels", Value: float64(short)},
-		{Key: "dispatch_ratio", Label: "Eager dispatch ÷ graph replay", Unit: "×", Value: round2(eager.plan.CPU / full.plan.CPU)},
-		{Key: "speedup_graph", Label: "Step time eager ÷ full graph", Unit: "×", Value: round4(eager.cost.Total / full.cost.Total)},
-		{Key: "dispatch_matters_below_batch", Label: "Smallest captured batch where eager is within 2% of the graph (0: none)", Unit: "sequences", Value: float64(crossover)},
-		{Key: "capture_graphs", Label: "Graphs captured at start-up", Unit: "graphs", Value: float64(capCost.FullGraphs + capCost.PiecewiseGraphs)},
-		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Value: round2(capCost.Seconds)},
-		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Value: round2(capCost.Bytes / (1 << 30))},
-		{Key: "validation_within", Label: "Dispatch validation cases within tolerance", Unit: "of " + strconv.Itoa(len(val)), Value: float64(within)},
+func (r graphsRun) perUS() float64 { return 1e6 * r.e.perLaunch }
+
+// Dispatch CPU times of the step, in ms.
+func (r graphsRun) eagerMS() float64 { return 1e3 * r.eager.plan.CPU }
+func (r graphsRun) fullMS() float64  { return 1e3 * r.full.plan.CPU }
+func (r graphsRun) pwMS() float64    { return 1e3 * r.piecewise.plan.CPU }
+
+func (r graphsRun) within() int {
+	n := 0
+	for _, c := range r.validation {
+		if c.Within() {
+			n++
+		}
 	}
-	s.Claims = []Claim{{
+	return n
+}
+
+func (r graphsRun) metrics() []Metric {
+	e := r.e
+	return []Metric{
+		{Key: "dispatch_ms_eager", Label: "CPU dispatch, eager (NONE)", Unit: "ms", Value: round4(r.eagerMS())},
+		{Key: "dispatch_ms_graph", Label: "CPU dispatch, full graph replay", Unit: "ms", Value: round4(r.fullMS())},
+		{Key: "dispatch_ms_piecewise", Label: "CPU dispatch, piecewise graphs", Unit: "ms", Value: round4(r.pwMS())},
+		{Key: "step_ms_eager", Label: "Step time, eager", Unit: "ms", Value: round4(1e3 * r.eager.cost.Total)},
+		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Value: round4(1e3 * r.full.cost.Total)},
+		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Value: round4(1e3 * r.piecewise.cost.Total)},
+		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Value: round4(1e3 * r.chosen.cost.Total)},
+		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: round4(1e3 * r.gpuWork)},
+		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Value: round4(1e3 * r.eager.cost.Idle)},
+		{Key: "padded_tokens", Label: "Tokens the GPU computes in the chosen mode (padded)", Unit: "tokens", Value: float64(r.chosen.cost.PaddedTokens)},
+		{Key: "kernels_per_step", Label: "Kernels per step", Unit: "kernels", Value: float64(r.kernels())},
+		{Key: "kernels_shorter_than_launch", Label: "Kernels whose GPU time is below one eager launch", Unit: "kernels", Value: float64(r.short)},
+		{Key: "dispatch_ratio", Label: "Eager dispatch ÷ graph replay", Unit: "×", Value: round2(r.eager.plan.CPU / r.full.plan.CPU)},
+		{Key: "speedup_graph", Label: "Step time eager ÷ full graph", Unit: "×", Value: round4(r.eager.cost.Total / r.full.cost.Total)},
+		{Key: "dispatch_matters_below_batch", Label: "Smallest captured batch where eager is within 2% of the graph (0: none)", Unit: "sequences", Value: float64(r.crossover)},
+		{Key: "capture_graphs", Label: "Graphs captured at start-up", Unit: "graphs", Value: float64(r.capture.FullGraphs + r.capture.PiecewiseGraphs)},
+		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Value: round2(r.capture.Seconds)},
+		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Value: round2(r.capture.Bytes / (1 << 30))},
+		{Key: "validation_within", Label: "Dispatch validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(r.within())},
+	}
+}
+
+func (r graphsRun) claims() []Claim {
+	nk, L := r.kernels(), r.e.model.Layers
+	cppDispatch := float64(nk) * hardware.PerLaunchCPP
+	return []Claim{{
 		What:    "CPU dispatch of one eager step",
 		Article: fmt.Sprintf("~%.2f ms per step (model and GPU not stated)", articleEagerMS),
-		Model:   fmt.Sprintf("%.2f ms: %d kernels × %.4g µs for %s (%.2f ms with C++ launches at %.0f µs)", eagerMS, nk, perUS, setup, 1e3*cppDispatch, 1e6*hardware.PerLaunchCPP),
+		Model:   fmt.Sprintf("%.2f ms: %d kernels × %.4g µs for %s (%.2f ms with C++ launches at %.0f µs)", r.eagerMS(), nk, r.perUS(), r.setup(), 1e3*cppDispatch, 1e6*hardware.PerLaunchCPP),
 		Why: fmt.Sprintf("The article types its figure in. Spread over this step's %d kernels, 0.85 ms is %.1f µs a kernel, below even a C++ cudaLaunchKernel (4–6 µs [PEGA-3]); "+
 			"a launch from Python costs about 20 µs [NUMBA-3003], and plain PyTorch issues several ops per fused kernel.", nk, 850/float64(nk)),
 	}, {
 		What:    "CPU cost of a graph replay",
 		Article: fmt.Sprintf("~%.2f ms per step, called piecewise", articleReplayMS),
-		Model:   fmt.Sprintf("%.2f ms for one full graph; %.2f ms for piecewise (%d pieces and %d eager attention kernels)", fullMS, pwMS, cudagraph.Pieces(ks), 2*L),
+		Model:   fmt.Sprintf("%.2f ms for one full graph; %.2f ms for piecewise (%d pieces and %d eager attention kernels)", r.fullMS(), r.pwMS(), cudagraph.Pieces(r.eager.cost.Kernels), 2*L),
 		Why: "The full-graph figure is vLLM's measured model_execution_launch with graphs on, 0.07–0.09 ms [VIDUR-CPU], input copy included. " +
 			"A piecewise step is not one replay: vLLM replays the L+1 pieces between attention ops and launches attention eagerly, so its CPU cost grows with the layers.",
 	}, {
 		What:    "Graphs cut CPU dispatch 20×",
 		Article: fmt.Sprintf("20× (%.2f / %.2f ms = %.4g)", articleEagerMS, articleReplayMS, articleEagerMS/articleReplayMS),
 		Model: fmt.Sprintf("dispatch %.0f× (%.2f → %.2f ms), but the step only %.2f× (%.2f → %.2f ms) at batch %d",
-			eager.plan.CPU/full.plan.CPU, eagerMS, fullMS, eager.cost.Total/full.cost.Total, 1e3*eager.cost.Total, 1e3*full.cost.Total, batch),
+			r.eager.plan.CPU/r.full.plan.CPU, r.eagerMS(), r.fullMS(), r.eager.cost.Total/r.full.cost.Total, 1e3*r.eager.cost.Total, 1e3*r.full.cost.Total, r.batch),
 		Why: fmt.Sprintf("A step takes the later of the CPU's last launch and the GPU's last kernel. Graphs remove launches, not GPU work (%.2f ms here), "+
-			"so they pay off only where kernels are shorter than their launches: small batches, small or tensor-parallel models, fast GPUs.", 1e3*gpuWork),
+			"so they pay off only where kernels are shorter than their launches: small batches, small or tensor-parallel models, fast GPUs.", 1e3*r.gpuWork),
 	}}
+}
 
-	// Timelines. Zoomed: the head and the first layers kernel by kernel, up
-	// to where the slower of the compared runs finishes layer detail−1.
-	zoomTo := func(rs ...run) float64 {
-		w := 0.0
-		for _, r := range rs {
-			w = max(w, layerEnd(r, min(detailLayers, L)-1))
+// layerTable lists layer 0's kernels against the eager launch cost.
+func (r graphsRun) layerTable() *scene.Table {
+	tbl := &scene.Table{Columns: []string{"kernel (layer 0)", "kind", "GPU time", "eager launch", "shorter than its launch?"}}
+	for _, k := range r.eager.cost.Kernels {
+		if k.Layer != 0 {
+			continue
 		}
-		return w
+		yes := "no"
+		if k.GPUTime < r.e.perLaunch {
+			yes = "yes"
+		}
+		tbl.Rows = append(tbl.Rows, []string{k.Name, k.Kind.String(), fmt.Sprintf("%.1f µs", 1e6*k.GPUTime), fmt.Sprintf("%.1f µs", r.perUS()), yes})
 	}
-	eagerZoom := timelineScene("zoom", fmt.Sprintf("Eager: the first %d layers, kernel by kernel (ms)", detailLayers),
-		ganttLanes("eager", eager, detailLayers, zoomTo(eager), false))
-	eagerWhole := timelineScene("whole", "Eager: the whole step, one bar per layer (ms)", ganttLanes("eager", eager, 0, 0, false))
-	bothZoom := timelineScene("zoom", fmt.Sprintf("Eager vs full graph: the first %d layers (ms)", detailLayers),
-		ganttLanes("eager", eager, detailLayers, zoomTo(eager, full), false), ganttLanes("full graph", full, detailLayers, zoomTo(eager, full), false))
-	bothWhole := timelineScene("whole", "Eager vs full graph: the whole step (ms)", ganttLanes("eager", eager, 0, 0, false), ganttLanes("full graph", full, 0, 0, false))
-	pwZoom := timelineScene("zoom", fmt.Sprintf("Piecewise vs full graph: the first %d layers; eager attention highlighted (ms)", detailLayers),
-		ganttLanes("piecewise", pw, detailLayers, zoomTo(pw, full), true), ganttLanes("full graph", full, detailLayers, zoomTo(pw, full), false))
-	pwWhole := timelineScene("whole", "Piecewise vs full graph: the whole step (ms)", ganttLanes("piecewise", pw, 0, 0, true), ganttLanes("full graph", full, 0, 0, false))
-	chosenWhole := timelineScene("whole", fmt.Sprintf("%s at batch %d: runs as %s (ms)", e.mode, batch, runtimeName(chosen.plan.Runtime)),
-		ganttLanes(strings.ToLower(e.mode.String()), chosen, 0, 0, chosen.plan.Runtime == cudagraph.RunPiecewise))
+	return tbl
+}
 
-	cards := func(rs ...struct {
-		name string
-		r    run
-	}) scene.Scene {
-		var cs []scene.Card
-		for _, x := range rs {
-			cs = append(cs,
-				scene.Card{Label: x.name + ": CPU dispatch", Value: round4(1e3 * x.r.plan.CPU), Unit: "ms"},
-				scene.Card{Label: x.name + ": step", Value: round4(1e3 * x.r.cost.Total), Unit: "ms", Note: fmt.Sprintf("GPU waits %.3f ms", 1e3*x.r.cost.Idle)})
+func (r graphsRun) sweepChart() *scene.Chart {
+	sw := &scene.Chart{Type: scene.Line, XLabel: "decode batch", XUnit: "sequences", YLabel: "step time", YUnit: "ms", XLog: true}
+	sEager := scene.Series{Name: fmt.Sprintf("NONE: eager, %.4g µs per launch", r.perUS())}
+	sPW := scene.Series{Name: "PIECEWISE"}
+	sFull := scene.Series{Name: "FULL (= FULL_AND_PIECEWISE for decode)"}
+	sGPU := scene.Series{Name: "GPU work alone, unpadded"}
+	sCPP := scene.Series{Name: fmt.Sprintf("NONE from C++, %.0f µs per launch", 1e6*hardware.PerLaunchCPP)}
+	for _, p := range r.sweep {
+		x := float64(p.batch)
+		sEager.X, sEager.Y = append(sEager.X, x), append(sEager.Y, ms(p.eager))
+		sPW.X, sPW.Y = append(sPW.X, x), append(sPW.Y, ms(p.piecewise))
+		sFull.X, sFull.Y = append(sFull.X, x), append(sFull.Y, ms(p.full))
+		sGPU.X, sGPU.Y = append(sGPU.X, x), append(sGPU.Y, ms(p.gpu))
+		if r.e.perLaunch != hardware.PerLaunchCPP {
+			sCPP.X, sCPP.Y = append(sCPP.X, x), append(sCPP.Y, ms(p.cpp))
 		}
-		return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This step", Cards: cs}
 	}
-	type named = struct {
-		name string
-		r    run
+	sw.Series = []scene.Series{sEager, sPW, sFull, sGPU}
+	if len(sCPP.X) > 0 {
+		sw.Series = append(sw.Series, sCPP)
 	}
-	stepFormula := scene.Scene{Kind: scene.KindFormula, ID: "formula", Title: "When dispatch dominates", Formula: &scene.Formula{
+	return sw
+}
+
+// paddingScenes are the padding chart, the padding cases as cards and the
+// capture cost; notes are the cases as narration.
+func (r graphsRun) paddingScenes() (scenes []scene.Scene, notes []string) {
+	padChart := &scene.Chart{Type: scene.Bar, XLabel: "tokens in the batch", XUnit: "tokens", YLabel: "padding tokens computed for nothing", YUnit: "tokens"}
+	padS := scene.Series{Name: "padded − actual"}
+	for i, p := range r.padTo {
+		n := i + 1
+		padS.X, padS.Y = append(padS.X, float64(n)), append(padS.Y, float64(p-n))
+	}
+	padChart.Series = []scene.Series{padS}
+	padCards := []scene.Card{}
+	for _, pc := range r.padding {
+		label := fmt.Sprintf("%d tokens → %d", pc.n, pc.padded)
+		note := fmt.Sprintf("%d → %d tokens (%s, %.1f µs more GPU work)", pc.n, pc.padded, runtimeName(pc.rt), 1e6*pc.extra)
+		if pc.padded == pc.n {
+			label = fmt.Sprintf("%d tokens: no padding", pc.n)
+			note = fmt.Sprintf("%d %s: no padding (%s)", pc.n, plural(pc.n, "token", "tokens"), runtimeName(pc.rt))
+		}
+		if pc.thisBatch {
+			label = "this batch, " + label
+			note = "this batch, " + note
+		}
+		padCards = append(padCards, scene.Card{Label: label, Value: us(pc.extra), Unit: "µs extra GPU", Note: runtimeName(pc.rt)})
+		notes = append(notes, note)
+	}
+	c := r.capture
+	capCards := []scene.Card{
+		{Label: "graphs captured (" + r.e.mode.String() + ")", Value: float64(c.FullGraphs + c.PiecewiseGraphs), Note: fmt.Sprintf("%d full + %d piecewise", c.FullGraphs, c.PiecewiseGraphs)},
+		{Label: "capture time", Value: round2(c.Seconds), Unit: "s", Note: "at the published 2 s per 53 shapes"},
+		{Label: "graph memory", Value: round2(c.Bytes / (1 << 30)), Unit: "GiB", Note: "at the published 0.45 GiB per 53 shapes"},
+		{Label: "KV cache given up", Value: float64(r.captureKV), Unit: "tokens", Note: "graph memory ÷ KV bytes per token"},
+	}
+	return []scene.Scene{{Kind: scene.KindChart, ID: "padding", Title: "Padding to the next captured size", Chart: padChart},
+		{Kind: scene.KindCards, ID: "padcards", Title: "Padding cost at this context", Cards: padCards},
+		{Kind: scene.KindCards, ID: "capture", Title: "Capture cost (vLLM log: 53 shapes, 2 s, 0.45 GiB)", Cards: capCards}}, notes
+}
+
+// modeTable shows which runtime each mode picks for each shape.
+func (r graphsRun) modeTable() *scene.Table {
+	tbl := &scene.Table{Columns: []string{"batch"}}
+	for _, m := range cudagraph.Modes() {
+		tbl.Columns = append(tbl.Columns, m.String())
+	}
+	for _, sh := range r.shapes {
+		row := []string{fmt.Sprintf("%s: %d tokens", sh.name, sh.batch.Tokens())}
+		for _, x := range sh.runs {
+			cell := fmt.Sprintf("%s, %.2f ms", runtimeName(x.plan.Runtime), 1e3*x.cost.Total)
+			if x.plan.Padded > x.plan.Tokens {
+				cell = fmt.Sprintf("%s ↑%d, %.2f ms", runtimeName(x.plan.Runtime), x.plan.Padded, 1e3*x.cost.Total)
+			}
+			row = append(row, cell)
+		}
+		tbl.Rows = append(tbl.Rows, row)
+	}
+	return tbl
+}
+
+func (r graphsRun) validationTable() *scene.Table {
+	tbl := &scene.Table{Columns: []string{"what", "measured", "model", "error", "tolerance", "source"}}
+	for _, c := range r.validation {
+		tbl.Rows = append(tbl.Rows, []string{c.Name, fmt.Sprintf("%.3g %s", c.Measured, c.Unit), fmt.Sprintf("%.3g %s", c.Value, c.Unit),
+			fmt.Sprintf("%+.1f%%", 100*c.Error), fmt.Sprintf("±%.0f%%", 100*c.Tolerance), "[" + c.Source + "]"})
+	}
+	return tbl
+}
+
+// zoomTo is where the slower of the compared runs finishes layer
+// detailLayers−1: the zoomed timelines end there.
+func (r graphsRun) zoomTo(rs ...run) float64 {
+	w := 0.0
+	for _, x := range rs {
+		w = max(w, layerEnd(x, min(detailLayers, r.e.model.Layers)-1))
+	}
+	return w
+}
+
+// stepCards are the dispatch and step times of the named runs.
+func stepCards(names []string, rs ...run) scene.Scene {
+	var cs []scene.Card
+	for i, x := range rs {
+		cs = append(cs,
+			scene.Card{Label: names[i] + ": CPU dispatch", Value: round4(1e3 * x.plan.CPU), Unit: "ms"},
+			scene.Card{Label: names[i] + ": step", Value: round4(1e3 * x.cost.Total), Unit: "ms", Note: fmt.Sprintf("GPU waits %.3f ms", 1e3*x.cost.Idle)})
+	}
+	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This step", Cards: cs}
+}
+
+// pair draws two runs, zoomed on the first layers and whole.
+func (r graphsRun) pair(zoomTitle, wholeTitle, nameA, nameB string, a, b run, markA bool) (zoom, whole scene.Scene) {
+	w := r.zoomTo(a, b)
+	zoom = timelineScene("zoom", zoomTitle, ganttLanes(nameA, a, detailLayers, w, markA), ganttLanes(nameB, b, detailLayers, w, false))
+	whole = timelineScene("whole", wholeTitle, ganttLanes(nameA, a, 0, 0, markA), ganttLanes(nameB, b, 0, 0, false))
+	return zoom, whole
+}
+
+func (r graphsRun) stepFormula() scene.Scene {
+	nk := r.kernels()
+	return scene.Scene{Kind: scene.KindFormula, ID: "formula", Title: "When dispatch dominates", Formula: &scene.Formula{
 		Expr: "t_step = max(CPU end, GPU end); kernel i starts at max(end of kernel i−1, launch_i)",
 		Terms: []scene.Term{
 			{Symbol: "N", Meaning: "kernels in the step", Value: strconv.Itoa(nk)},
-			{Symbol: "t_launch", Meaning: "CPU per eager kernel", Value: fmt.Sprintf("%.4g µs", perUS)},
-			{Symbol: "N · t_launch", Meaning: "eager CPU dispatch", Value: fmt.Sprintf("%.3f ms", eagerMS)},
-			{Symbol: "GPU work", Meaning: "sum of kernel times", Value: fmt.Sprintf("%.3f ms", 1e3*gpuWork)},
+			{Symbol: "t_launch", Meaning: "CPU per eager kernel", Value: fmt.Sprintf("%.4g µs", r.perUS())},
+			{Symbol: "N · t_launch", Meaning: "eager CPU dispatch", Value: fmt.Sprintf("%.3f ms", r.eagerMS())},
+			{Symbol: "GPU work", Meaning: "sum of kernel times", Value: fmt.Sprintf("%.3f ms", 1e3*r.gpuWork)},
 		},
-		Result: fmt.Sprintf("eager step %.3f ms; %d of %d kernels are shorter than their launch", 1e3*eager.cost.Total, short, nk),
+		Result: fmt.Sprintf("eager step %.3f ms; %d of %d kernels are shorter than their launch", 1e3*r.eager.cost.Total, r.short, nk),
 	}}
+}
 
+// gapText says whether the CPU keeps ahead of a piecewise layer: one
+// piece and two eager kernels per layer against the layer's GPU work.
+func (r graphsRun) gapText() string {
+	pwLayerCPU := 3 * r.e.perLaunch
+	pw := r.piecewise
+	if pwLayerCPU > r.layerGPU {
+		return fmt.Sprintf("Here a layer's GPU work is only %.1f µs but the CPU needs %.1f µs per layer (a piece and two eager kernels): the GPU waits at every attention, %.3f ms in all, and the step takes %.3f ms instead of %.3f ms with one full graph.",
+			1e6*r.layerGPU, 1e6*pwLayerCPU, 1e3*pw.cost.Idle, 1e3*pw.cost.Total, 1e3*r.full.cost.Total)
+	}
+	return fmt.Sprintf("Here a layer's GPU work is %.1f µs and the CPU needs %.1f µs per layer (a piece and two eager kernels), so the CPU stays ahead and the GPU waits only %.3f ms in all.",
+		1e6*r.layerGPU, 1e6*pwLayerCPU, 1e3*pw.cost.Idle)
+}
+
+// crossText says from which batch eager launches stop mattering.
+func (r graphsRun) crossText() string {
+	t := fmt.Sprintf("From batch %d on, eager launches cost less than 2%% over the graph: the GPU work per kernel has outgrown the launch.", r.crossover)
+	switch r.crossover {
+	case 0:
+		t = fmt.Sprintf("Up to max_num_seqs (%d) eager launches never come within 2%% of the graph: the kernels stay shorter than their launches.", r.e.seqs)
+	case 1:
+		t = "Even at batch 1 eager launches cost less than 2% over the graph: the GPU work per kernel already exceeds the launch."
+	}
+	if r.kvFit < r.e.seqs {
+		t += fmt.Sprintf(" Beyond batch %d the KV cache at %s tokens of context would not fit; those points show the dispatch arithmetic alone.", r.kvFit, comma(r.context))
+	}
+	return t
+}
+
+func (r graphsRun) captureText() string {
+	if r.e.mode == cudagraph.None {
+		return "NONE captures nothing and pads nothing: it pays every launch instead."
+	}
+	c := r.capture
+	return fmt.Sprintf("Capturing the %s graphs takes time and memory at start-up, and the memory comes out of the KV cache: %d graphs, about %.1f s and %.2f GiB at the rate of a published vLLM log [VLLM-23739].",
+		r.e.mode, c.FullGraphs+c.PiecewiseGraphs, c.Seconds, c.Bytes/(1<<30))
+}
+
+func (r graphsRun) script() *Script {
+	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s.Steps = append(r.dispatchSteps(), r.graphSteps(s.Claims)...)
+	indexCursors(s.Steps)
+	return s
+}
+
+// dispatchSteps are the first four steps: the kernels, eager, full graph
+// and piecewise.
+func (r graphsRun) dispatchSteps() []Step {
+	e, nk, L := r.e, r.kernels(), r.e.model.Layers
+	eager, full, pw := r.eager, r.full, r.piecewise
 	regime := "The GPU work is longer than the launches on the whole, so only the stretches of short kernels wait."
-	if eager.plan.CPU > gpuWork {
+	if eager.plan.CPU > r.gpuWork {
 		regime = "The launches alone take longer than the GPU work: the CPU, not the GPU, sets the pace."
 	}
-	gapText := fmt.Sprintf("Here a layer's GPU work is %.1f µs and the CPU needs %.1f µs per layer (a piece and two eager kernels), so the CPU stays ahead and the GPU waits only %.3f ms in all.",
-		1e6*layerGPU, 1e6*pwLayerCPU, 1e3*pw.cost.Idle)
-	if pwLayerCPU > layerGPU {
-		gapText = fmt.Sprintf("Here a layer's GPU work is only %.1f µs but the CPU needs %.1f µs per layer (a piece and two eager kernels): the GPU waits at every attention, %.3f ms in all, and the step takes %.3f ms instead of %.3f ms with one full graph.",
-			1e6*layerGPU, 1e6*pwLayerCPU, 1e3*pw.cost.Idle, 1e3*pw.cost.Total, 1e3*full.cost.Total)
-	}
-	crossText := fmt.Sprintf("From batch %d on, eager launches cost less than 2%% over the graph: the GPU work per kernel has outgrown the launch.", crossover)
-	if crossover == 0 {
-		crossText = fmt.Sprintf("Up to max_num_seqs (%d) eager launches never come within 2%% of the graph: the kernels stay shorter than their launches.", e.seqs)
-	}
-	if crossover == 1 {
-		crossText = "Even at batch 1 eager launches cost less than 2% over the graph: the GPU work per kernel already exceeds the launch."
-	}
-	if kvFit < e.seqs {
-		crossText += fmt.Sprintf(" Beyond batch %d the KV cache at %s tokens of context would not fit; those points show the dispatch arithmetic alone.", kvFit, comma(ctx))
-	}
-
-	captureText := fmt.Sprintf("Capturing the %s graphs takes time and memory at start-up, and the memory comes out of the KV cache: %d graphs, about %.1f s and %.2f GiB at the rate of a published vLLM log [VLLM-23739].",
-		e.mode, capCost.FullGraphs+capCost.PiecewiseGraphs, capCost.Seconds, capCost.Bytes/(1<<30))
-	if e.mode == cudagraph.None {
-		captureText = "NONE captures nothing and pads nothing: it pays every launch instead."
-	}
-	quizAnswer := round2(1e3 * full.cost.Total)
-	s.Steps = []Step{{
+	eagerZoom := timelineScene("zoom", fmt.Sprintf("Eager: the first %d layers, kernel by kernel (ms)", detailLayers),
+		ganttLanes("eager", eager, detailLayers, r.zoomTo(eager), false))
+	eagerWhole := timelineScene("whole", "Eager: the whole step, one bar per layer (ms)", ganttLanes("eager", eager, 0, 0, false))
+	bothZoom, bothWhole := r.pair(fmt.Sprintf("Eager vs full graph: the first %d layers (ms)", detailLayers), "Eager vs full graph: the whole step (ms)", "eager", "full graph", eager, full, false)
+	pwZoom, pwWhole := r.pair(fmt.Sprintf("Piecewise vs full graph: the first %d layers; eager attention highlighted (ms)", detailLayers), "Piecewise vs full graph: the whole step (ms)", "piecewise", "full graph", pw, full, true)
+	return []Step{{
 		Title: fmt.Sprintf("One decode step is %d kernels", nk),
 		Narration: fmt.Sprintf("A decode step of %s runs %d layers of %d kernels each (norm, QKV projection, rotary, KV-cache write, attention, output projection, norm, gate/up, SiLU, down%s) plus embedding, final norm, lm_head and sampler: %d kernels. "+
 			"At batch %d most are tiny: %d of them take less GPU time than the %.4g µs the CPU needs to launch one from Python.",
-			setup, L, perLayer, tpText(e.tp), nk, batch, short, perUS),
-		Scenes: []scene.Scene{stepFormula, {Kind: scene.KindTable, ID: "layer", Title: "The kernels of one layer", Table: layerTable}},
+			r.setup(), L, r.perLayer(), tpText(e.tp), nk, r.batch, r.short, r.perUS()),
+		Scenes: []scene.Scene{r.stepFormula(), {Kind: scene.KindTable, ID: "layer", Title: "The kernels of one layer", Table: r.layerTable()}},
 	}, {
 		Title: "Eager: the GPU waits for the CPU",
 		Narration: fmt.Sprintf("Without graphs (vLLM's NONE mode) the CPU launches the %d kernels one after another, %.4g µs each: %.3f ms of CPU per step. A kernel cannot start before it is launched, so "+
 			"whenever a run of short kernels outpaces the launches the GPU sits idle: %.3f ms in this step, which takes %.3f ms against %.3f ms of GPU work. %s",
-			nk, perUS, eagerMS, 1e3*eager.cost.Idle, 1e3*eager.cost.Total, 1e3*gpuWork, regime),
-		Scenes: []scene.Scene{eagerZoom, eagerWhole, cards(named{"eager", eager})},
+			nk, r.perUS(), r.eagerMS(), 1e3*eager.cost.Idle, 1e3*eager.cost.Total, 1e3*r.gpuWork, regime),
+		Scenes: []scene.Scene{eagerZoom, eagerWhole, stepCards([]string{"eager"}, eager)},
 	}, {
-		Quiz: numberQuiz(fmt.Sprintf("Now replay the whole step as one captured CUDA graph: %.2f ms of CPU instead of %.2f ms. How long does the step take, in ms?", fullMS, eagerMS),
-			quizAnswer, 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*gpuWork)),
+		Quiz: numberQuiz(fmt.Sprintf("Now replay the whole step as one captured CUDA graph: %.2f ms of CPU instead of %.2f ms. How long does the step take, in ms?", r.fullMS(), r.eagerMS()),
+			round2(1e3*full.cost.Total), 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*r.gpuWork)),
 		Title: "Full graph replay: one launch",
 		Narration: fmt.Sprintf("A CUDA graph records the step's kernels once; replaying it is one call: %.2f ms of CPU, measured for vLLM [VIDUR-CPU], after which every kernel is queued on the GPU. "+
 			"The step now takes %.3f ms, the GPU work plus the replay, against %.3f ms eager: %.2f× faster, although dispatch shrank %.0f×.",
-			fullMS, 1e3*full.cost.Total, 1e3*eager.cost.Total, eager.cost.Total/full.cost.Total, eager.plan.CPU/full.plan.CPU),
-		Scenes: []scene.Scene{bothZoom, bothWhole, cards(named{"eager", eager}, named{"full graph", full})},
+			r.fullMS(), 1e3*full.cost.Total, 1e3*eager.cost.Total, eager.cost.Total/full.cost.Total, eager.plan.CPU/full.plan.CPU),
+		Scenes: []scene.Scene{bothZoom, bothWhole, stepCards([]string{"eager", "full graph"}, eager, full)},
 	}, {
 		Title: "Piecewise graphs: attention launched eagerly",
 		Narration: fmt.Sprintf("Attention's shapes change with every batch's context lengths, so vLLM's PIECEWISE mode captures only what lies between attention ops: %d pieces per step, with each layer's KV-cache write and attention launched eagerly between them. "+
-			"That costs %.3f ms of CPU per step. %s", cudagraph.Pieces(ks), pwMS, gapText),
-		Scenes: []scene.Scene{pwZoom, pwWhole, cards(named{"piecewise", pw}, named{"full graph", full})},
-	}, {
+			"That costs %.3f ms of CPU per step. %s", cudagraph.Pieces(eager.cost.Kernels), r.pwMS(), r.gapText()),
+		Scenes: []scene.Scene{pwZoom, pwWhole, stepCards([]string{"piecewise", "full graph"}, pw, full)},
+	}}
+}
+
+// graphSteps are the last four steps: the chosen mode, the batch sweep,
+// padding and capture, and the article's claims.
+func (r graphsRun) graphSteps(claims []Claim) []Step {
+	e, chosen := r.e, r.chosen
+	maxCapture := r.sizes[len(r.sizes)-1]
+	chosenWhole := timelineScene("whole", fmt.Sprintf("%s at batch %d: runs as %s (ms)", e.mode, r.batch, runtimeName(chosen.plan.Runtime)),
+		ganttLanes(strings.ToLower(e.mode.String()), chosen, 0, 0, chosen.plan.Runtime == cudagraph.RunPiecewise))
+	padScenes, padNotes := r.paddingScenes()
+	return []Step{{
 		Title: fmt.Sprintf("%s: which graph runs when", e.mode),
 		Narration: fmt.Sprintf("vLLM's dispatcher pads a batch's tokens to the next captured size and picks a graph: a full graph for a decode-only batch within max_num_seqs (under FULL, FULL_DECODE_ONLY and FULL_AND_PIECEWISE), "+
 			"a piecewise graph for mixed batches (PIECEWISE, FULL_AND_PIECEWISE), eager above the largest captured size (%d tokens) or without graphs. Your step in %s runs %s and takes %.3f ms.",
-			d.MaxCaptureSize(), e.mode, runtimePhrase(chosen.plan), 1e3*chosen.cost.Total),
-		Scenes: []scene.Scene{chosenWhole, {Kind: scene.KindTable, ID: "modes", Title: "Runtime per mode: graph kind, ↑ padded tokens, step time", Table: modeTable}},
+			maxCapture, e.mode, runtimePhrase(chosen.plan), 1e3*chosen.cost.Total),
+		Scenes: []scene.Scene{chosenWhole, {Kind: scene.KindTable, ID: "modes", Title: "Runtime per mode: graph kind, ↑ padded tokens, step time", Table: r.modeTable()}},
 	}, {
 		Title: "Where dispatch stops mattering",
 		Narration: fmt.Sprintf("Growing the batch makes every GEMM and attention kernel longer while the launch cost stays put. Once the GPU time per kernel exceeds the launch, the CPU runs ahead and eager costs nothing extra. %s "+
-			"With launches from a C++ engine (%.0f µs) the crossover comes much earlier.", crossText, 1e6*hardware.PerLaunchCPP),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "sweep", Title: fmt.Sprintf("Step time by decode batch, %s, %s tokens of context", setup, comma(ctx)), Chart: sw}},
+			"With launches from a C++ engine (%.0f µs) the crossover comes much earlier.", r.crossText(), 1e6*hardware.PerLaunchCPP),
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "sweep", Title: fmt.Sprintf("Step time by decode batch, %s, %s tokens of context", r.setup(), comma(r.context)), Chart: r.sweepChart()}},
 	}, {
 		Title: "Capture sizes and padding",
 		Narration: fmt.Sprintf("Graphs have fixed shapes, so vLLM captures %d sizes (1, 2, 4, every 8 up to 248, every 16 up to %d) and pads each batch to the next one; the padded tokens run through every linear layer for nothing. "+
 			"In %s: %s. %s",
-			len(d.Sizes), d.MaxCaptureSize(), e.mode, strings.Join(padNotes, "; "), captureText),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "padding", Title: "Padding to the next captured size", Chart: padChart},
-			{Kind: scene.KindCards, ID: "padcards", Title: "Padding cost at this context", Cards: padCards},
-			{Kind: scene.KindCards, ID: "capture", Title: "Capture cost (vLLM log: 53 shapes, 2 s, 0.45 GiB)", Cards: capCards}},
+			len(r.sizes), maxCapture, e.mode, strings.Join(padNotes, "; "), r.captureText()),
+		Scenes: padScenes,
 	}, {
 		Title: "Article claim vs this model",
 		Narration: fmt.Sprintf("The article's 0.85 ms, 0.04 ms and 20× are typed into its simulator. Here they are computed for %s at batch %d, and the dispatch model is checked against %d published measurements: %d within tolerance.",
-			setup, batch, len(val), within),
-		Scenes: []scene.Scene{claimsTable(s.Claims), {Kind: scene.KindTable, ID: "validation", Title: "Dispatch model vs measurements (docs/VALIDATION.md)", Table: valTable}},
+			r.setup(), r.batch, len(r.validation), r.within()),
+		Scenes: []scene.Scene{claimsTable(claims), {Kind: scene.KindTable, ID: "validation", Title: "Dispatch model vs measurements (docs/VALIDATION.md)", Table: r.validationTable()}},
 	}}
-	indexCursors(s.Steps)
-	return s, nil
 }
 
 // graphValidation runs core/cudagraph's validation cases once per process:

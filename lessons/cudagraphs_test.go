@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,19 @@ func runGraphs(t *testing.T, set map[string]string) *Script {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func graphsRunOf(t *testing.T, set map[string]string) graphsRun {
+	t.Helper()
+	v, err := cudaGraphs.resolveChecked(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runCUDAGraphs(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func graphMetric(t *testing.T, s *Script, key string) float64 {
@@ -66,7 +80,7 @@ func TestCUDAGraphsDefaults(t *testing.T) {
 func TestCUDAGraphsPadding(t *testing.T) {
 	for _, c := range []struct {
 		batch, seqs string
-		want        float64
+		want        int
 	}{
 		{"250", "256", 256},
 		{"3", "256", 4},
@@ -74,9 +88,13 @@ func TestCUDAGraphsPadding(t *testing.T) {
 		{"256", "256", 256},
 		{"100", "100", 104}, // 104 > max_num_seqs: piecewise, still padded
 	} {
-		s := runGraphs(t, map[string]string{"batch": c.batch, "max_num_seqs": c.seqs})
-		if got := graphMetric(t, s, "padded_tokens"); got != c.want {
+		r := graphsRunOf(t, map[string]string{"batch": c.batch, "max_num_seqs": c.seqs})
+		if got := r.chosen.cost.PaddedTokens; got != c.want {
 			t.Errorf("batch %s, max_num_seqs %s: padded %v, want %v", c.batch, c.seqs, got, c.want)
+		}
+		// The padding chart agrees with the dispatcher.
+		if n, _ := strconv.Atoi(c.batch); n <= len(r.padTo) && r.padTo[n-1] != c.want {
+			t.Errorf("batch %s: chart pads to %d, want %d", c.batch, r.padTo[n-1], c.want)
 		}
 	}
 	s := runGraphs(t, map[string]string{"batch": "3", "mode": "none"})

@@ -46,41 +46,122 @@ func pointOf(m hardware.StepModel, b hardware.Batch) stepPoint {
 	return p
 }
 
+func (p stepPoint) regime() string {
+	if p.computeBound {
+		return "compute-bound"
+	}
+	return "memory-bound"
+}
+
 func tflops(x float64) float64 { return round2(x / 1e12) }
 
+// roofCurve is a GPU's datasheet roof min(peak, I × bandwidth) at the
+// chart's intensities, in FLOP/s.
+type roofCurve struct {
+	name       string
+	intensity  []float64
+	attainable []float64
+}
+
+// roofIntensities are the x values every roof is drawn at.
+var roofIntensities = logspace(0.5, 5000, 40)
+
+func roofOf(m hardware.StepModel, name string) roofCurve {
+	c := roofCurve{name: name}
+	for _, x := range roofIntensities {
+		c.intensity = append(c.intensity, x)
+		c.attainable = append(c.attainable, m.Roof(x, false))
+	}
+	return c
+}
+
+// gpuRoof is one GPU profile's roof and where this step lands on it.
+type gpuRoof struct {
+	gpu             hardware.GPU
+	roof            roofCurve
+	decode, prefill stepPoint
+}
+
+// gemmPoint is the model's time for one GEMM over some tokens.
+type gemmPoint struct {
+	tokens int
+	time   float64
+}
+
+// vidurGateUp is vidur's measured H100 gate+up GEMM for Llama-2-7B, µs by
+// tokens (profiles.md §5.2, §6.3) [VIDUR-MLP].
+var vidurGateUp = []struct{ tokens, us float64 }{{1, 64}, {128, 71}, {256, 130}, {4096, 987}}
+
+// rooflineRun is what the roofline lesson computed.
+type rooflineRun struct {
+	gpu                    hardware.GPU
+	model                  hardware.Model
+	batch, context, prompt int
+	roof                   roofCurve
+	// decode at the chosen batch, decode at batch 1, the prefill.
+	decode, decode1, prefill stepPoint
+	// sweep is decode at batch 1, 2, 4, … 1,024.
+	sweep []stepPoint
+	// crossover is the smallest compute-bound decode batch up to 8,192, 0
+	// if none.
+	crossover int
+	gpus      []gpuRoof
+	// gateUp is the model's Llama-2-7B gate+up GEMM on the H100, against
+	// vidurGateUp.
+	gateUp     []gemmPoint
+	validation []hardware.ValidationResult
+}
+
 func buildRoofline(v Values) (*Script, error) {
-	g, md, err := chosenHardware(v)
+	r, err := runRoofline(v)
 	if err != nil {
 		return nil, err
+	}
+	return r.script(), nil
+}
+
+// runRoofline prices the steps the lesson places on the rooflines.
+func runRoofline(v Values) (rooflineRun, error) {
+	g, md, err := chosenHardware(v)
+	if err != nil {
+		return rooflineRun{}, err
 	}
 	m, err := hardware.NewStepModel(g, md, 1, hardware.BF16)
 	if err != nil {
-		return nil, err
+		return rooflineRun{}, err
 	}
-	batch, ctx, prompt := v.Int("batch"), v.Int("context"), v.Int("prompt")
-	roofSeries := func(gm hardware.StepModel, name string) scene.Series {
-		sr := scene.Series{Name: name, Type: scene.Line}
-		for _, x := range logspace(0.5, 5000, 40) {
-			sr.X = append(sr.X, round2(x))
-			sr.Y = append(sr.Y, tflops(gm.Roof(x, false)))
-		}
-		return sr
-	}
-	dec := pointOf(m, hardware.DecodeBatch(batch, ctx))
-	pre := pointOf(m, hardware.PrefillBatch(1, prompt))
-	one := pointOf(m, hardware.DecodeBatch(1, ctx))
-	ridge := g.Ridge()
-
-	decodeSweep := scene.Series{Name: "decode, batch 1 → 1,024", Type: scene.Scatter}
+	r := rooflineRun{gpu: g, model: md, batch: v.Int("batch"), context: v.Int("context"), prompt: v.Int("prompt")}
+	r.roof = roofOf(m, g.Name+" roof")
+	r.decode = pointOf(m, hardware.DecodeBatch(r.batch, r.context))
+	r.prefill = pointOf(m, hardware.PrefillBatch(1, r.prompt))
+	r.decode1 = pointOf(m, hardware.DecodeBatch(1, r.context))
 	for b := 1; b <= 1024; b *= 2 {
-		p := pointOf(m, hardware.DecodeBatch(b, ctx))
-		decodeSweep.X = append(decodeSweep.X, round2(p.intensity))
-		decodeSweep.Y = append(decodeSweep.Y, tflops(p.attained))
+		r.sweep = append(r.sweep, pointOf(m, hardware.DecodeBatch(b, r.context)))
 	}
-	// The smallest batch whose decode step is compute-bound, if any ≤ 8192:
-	// double until it is, then bisect (the regime only moves one way as the
-	// batch grows).
-	crossover := 0
+	r.crossover = computeBoundBatch(m, r.context)
+	for _, gg := range hardware.GPUs() {
+		gm, err := hardware.NewStepModel(gg, md, 1, hardware.BF16)
+		if err != nil {
+			continue
+		}
+		r.gpus = append(r.gpus, gpuRoof{gpu: gg, roof: roofOf(gm, gg.Name),
+			decode: pointOf(gm, hardware.DecodeBatch(r.batch, r.context)), prefill: pointOf(gm, hardware.PrefillBatch(1, r.prompt))})
+	}
+	vm, err := hardware.NewStepModel(hardware.MustGPU("h100-sxm"), hardware.MustModel("llama-2-7b"), 1, hardware.BF16)
+	if err != nil {
+		return rooflineRun{}, err
+	}
+	for _, n := range []int{1, 2, 4, 8, 16, 32, 64, 128, 192, 256, 384, 512, 1024, 2048, 4096} {
+		r.gateUp = append(r.gateUp, gemmPoint{tokens: n, time: gemmTime(vm, n, "gate_up_proj")})
+	}
+	r.validation = validation()
+	return r, nil
+}
+
+// computeBoundBatch is the smallest batch whose decode step is
+// compute-bound, if any ≤ 8192: double until it is, then bisect (the regime
+// only moves one way as the batch grows). 0 when none is.
+func computeBoundBatch(m hardware.StepModel, ctx int) int {
 	bound := func(b int) bool { return pointOf(m, hardware.DecodeBatch(b, ctx)).computeBound }
 	for hi := 1; hi <= 8192; hi *= 2 {
 		if bound(hi) {
@@ -92,114 +173,145 @@ func buildRoofline(v Values) (*Script, error) {
 					lo = mid
 				}
 			}
-			crossover = hi
-			break
+			return hi
 		}
 	}
-	chart := func(extra ...scene.Series) *scene.Chart {
-		c := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
-		c.Series = append([]scene.Series{roofSeries(m, g.Name+" roof")}, extra...)
-		return c
-	}
-	pointSeries := func(name string, p stepPoint) scene.Series {
-		return scene.Series{Name: name, Type: scene.Scatter, X: []float64{round2(p.intensity)}, Y: []float64{tflops(p.attained)}}
-	}
-	regime := func(p stepPoint) string {
-		if p.computeBound {
-			return "compute-bound"
-		}
-		return "memory-bound"
-	}
-	allGPUs := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
-	ridges := &scene.Table{Columns: []string{"GPU", "HBM bandwidth", "dense BF16 peak", "ridge (FLOP/byte)", fmt.Sprintf("decode batch %d", batch), fmt.Sprintf("prefill %s", comma(prompt))}}
-	for _, gg := range hardware.GPUs() {
-		gm, err := hardware.NewStepModel(gg, md, 1, hardware.BF16)
-		if err != nil {
-			continue
-		}
-		allGPUs.Series = append(allGPUs.Series, roofSeries(gm, gg.Name))
-		ridges.Rows = append(ridges.Rows, []string{gg.Name, fmt.Sprintf("%.2f TB/s", gg.MemBandwidth/1e12), fmt.Sprintf("%.0f TFLOP/s", gg.PeakBF16/1e12),
-			fmt.Sprintf("%.0f", gg.Ridge()), regime(pointOf(gm, hardware.DecodeBatch(batch, ctx))), regime(pointOf(gm, hardware.PrefillBatch(1, prompt)))})
-	}
+	return 0
+}
 
-	// vidur's measured H100 gate+up GEMM for Llama-2-7B against the model
-	// (profiles.md §5.2, §6.3) [VIDUR-MLP].
-	vidurH100, _ := hardware.GPUByID("h100-sxm")
-	l27, _ := hardware.ModelByID("llama-2-7b")
-	vm, _ := hardware.NewStepModel(vidurH100, l27, 1, hardware.BF16)
+// series draws a roof as a line in TFLOP/s.
+func (c roofCurve) series() scene.Series {
+	sr := scene.Series{Name: c.name, Type: scene.Line}
+	for i, x := range c.intensity {
+		sr.X = append(sr.X, round2(x))
+		sr.Y = append(sr.Y, tflops(c.attainable[i]))
+	}
+	return sr
+}
+
+func pointSeries(name string, p stepPoint) scene.Series {
+	return scene.Series{Name: name, Type: scene.Scatter, X: []float64{round2(p.intensity)}, Y: []float64{tflops(p.attained)}}
+}
+
+// chart is the chosen GPU's roof with extra series on it.
+func (r rooflineRun) chart(extra ...scene.Series) *scene.Chart {
+	c := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
+	c.Series = append([]scene.Series{r.roof.series()}, extra...)
+	return c
+}
+
+func (r rooflineRun) sweepSeries() scene.Series {
+	sr := scene.Series{Name: "decode, batch 1 → 1,024", Type: scene.Scatter}
+	for _, p := range r.sweep {
+		sr.X = append(sr.X, round2(p.intensity))
+		sr.Y = append(sr.Y, tflops(p.attained))
+	}
+	return sr
+}
+
+// gpuScenes are the rooflines of every GPU and the table of their ridges.
+func (r rooflineRun) gpuScenes() []scene.Scene {
+	all := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
+	ridges := &scene.Table{Columns: []string{"GPU", "HBM bandwidth", "dense BF16 peak", "ridge (FLOP/byte)", fmt.Sprintf("decode batch %d", r.batch), fmt.Sprintf("prefill %s", comma(r.prompt))}}
+	for _, gr := range r.gpus {
+		gg := gr.gpu
+		all.Series = append(all.Series, gr.roof.series())
+		ridges.Rows = append(ridges.Rows, []string{gg.Name, fmt.Sprintf("%.2f TB/s", gg.MemBandwidth/1e12), fmt.Sprintf("%.0f TFLOP/s", gg.PeakBF16/1e12),
+			fmt.Sprintf("%.0f", gg.Ridge()), gr.decode.regime(), gr.prefill.regime()})
+	}
+	return []scene.Scene{{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: all},
+		{Kind: scene.KindTable, ID: "ridges", Title: "Ridge points and the regime of this step on each GPU", Table: ridges}}
+}
+
+// vidurChart puts the model's gate+up GEMM beside vidur's measurement.
+func (r rooflineRun) vidurChart() *scene.Chart {
 	measured := scene.Series{Name: "vidur measured (H100, Llama-2-7B gate+up)", Type: scene.Scatter}
 	modelled := scene.Series{Name: "this model", Type: scene.Line}
-	for _, pt := range []struct{ tokens, us float64 }{{1, 64}, {128, 71}, {256, 130}, {4096, 987}} {
+	for _, pt := range vidurGateUp {
 		measured.X, measured.Y = append(measured.X, pt.tokens), append(measured.Y, pt.us)
 	}
-	for _, n := range []int{1, 2, 4, 8, 16, 32, 64, 128, 192, 256, 384, 512, 1024, 2048, 4096} {
-		modelled.X = append(modelled.X, float64(n))
-		modelled.Y = append(modelled.Y, round2(1e6*gemmTime(vm, n, "gate_up_proj")))
+	for _, p := range r.gateUp {
+		modelled.X = append(modelled.X, float64(p.tokens))
+		modelled.Y = append(modelled.Y, round2(1e6*p.time))
 	}
-	vidur := &scene.Chart{Type: scene.Line, XLabel: "tokens in the GEMM", XUnit: "tokens", YLabel: "gate+up GEMM time", YUnit: "µs", XLog: true, YLog: true, Series: []scene.Series{measured, modelled}}
+	return &scene.Chart{Type: scene.Line, XLabel: "tokens in the GEMM", XUnit: "tokens", YLabel: "gate+up GEMM time", YUnit: "µs", XLog: true, YLog: true, Series: []scene.Series{measured, modelled}}
+}
 
-	val := validation()
-	valTable := &scene.Table{Columns: []string{"case", "what", "measured", "model", "error", "tolerance", "source"}}
+// validationTable lists the step-time model's validation cases and counts
+// those within tolerance.
+func (r rooflineRun) validationTable() (*scene.Table, int) {
+	tbl := &scene.Table{Columns: []string{"case", "what", "measured", "model", "error", "tolerance", "source"}}
 	within := 0
-	for _, r := range val {
-		if r.Within() {
+	for _, c := range r.validation {
+		if c.Within() {
 			within++
 		}
-		valTable.Rows = append(valTable.Rows, []string{r.ID, r.Name, fmt.Sprintf("%.4g %s", r.Measured, r.Unit), fmt.Sprintf("%.4g %s", r.Model, r.Unit),
-			fmt.Sprintf("%+.1f%%", 100*r.Error), fmt.Sprintf("±%.0f%%", 100*r.Tolerance), "[" + r.Source + "]"})
+		tbl.Rows = append(tbl.Rows, []string{c.ID, c.Name, fmt.Sprintf("%.4g %s", c.Measured, c.Unit), fmt.Sprintf("%.4g %s", c.Model, c.Unit),
+			fmt.Sprintf("%+.1f%%", 100*c.Error), fmt.Sprintf("±%.0f%%", 100*c.Tolerance), "[" + c.Source + "]"})
 	}
+	return tbl, within
+}
 
-	s := &Script{}
-	s.Metrics = []Metric{
-		{Key: "ridge_flop_per_byte", Label: g.Name + " ridge: dense BF16 peak / HBM bandwidth", Unit: "FLOP/B", Value: round2(ridge)},
-		{Key: "decode_intensity", Label: fmt.Sprintf("Decode step intensity, batch %d", batch), Unit: "FLOP/B", Value: round2(dec.intensity)},
+func (r rooflineRun) metrics(within int) []Metric {
+	g, dec, one, pre := r.gpu, r.decode, r.decode1, r.prefill
+	return []Metric{
+		{Key: "ridge_flop_per_byte", Label: g.Name + " ridge: dense BF16 peak / HBM bandwidth", Unit: "FLOP/B", Value: round2(g.Ridge())},
+		{Key: "decode_intensity", Label: fmt.Sprintf("Decode step intensity, batch %d", r.batch), Unit: "FLOP/B", Value: round2(dec.intensity)},
 		{Key: "decode1_intensity", Label: "Decode step intensity, batch 1", Unit: "FLOP/B", Value: round2(one.intensity)},
-		{Key: "prefill_intensity", Label: fmt.Sprintf("Prefill intensity, %s tokens", comma(prompt)), Unit: "FLOP/B", Value: round2(pre.intensity)},
-		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", batch), Unit: "ms", Value: round2(dec.ms)},
-		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", batch), Unit: "tok/s", Value: round2(float64(batch) / dec.ms * 1000)},
+		{Key: "prefill_intensity", Label: fmt.Sprintf("Prefill intensity, %s tokens", comma(r.prompt)), Unit: "FLOP/B", Value: round2(pre.intensity)},
+		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", r.batch), Unit: "ms", Value: round2(dec.ms)},
+		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Value: round2(float64(r.batch) / dec.ms * 1000)},
 		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Value: round2(pre.ms)},
-		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none up to 8,192)", Unit: "sequences", Value: float64(crossover)},
-		{Key: "validation_within", Label: "Validation cases within tolerance", Unit: "of " + strconv.Itoa(len(val)), Value: float64(within)},
+		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none up to 8,192)", Unit: "sequences", Value: float64(r.crossover)},
+		{Key: "validation_within", Label: "Validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}
+}
+
+func (r rooflineRun) script() *Script {
+	g, md, ridge := r.gpu, r.model, r.gpu.Ridge()
+	dec, one, pre := r.decode, r.decode1, r.prefill
+	valTable, within := r.validationTable()
+	s := &Script{Metrics: r.metrics(within)}
 	s.Claims = []Claim{{
 		What:    "Prefill intensity grows with S; decode is O(1)",
 		Article: "I_prefill = O(S), compute-bound; I_decode = O(1), memory-bound",
-		Model:   fmt.Sprintf("prefill of %s tokens: %.0f FLOP/B (%s); decode batch 1: %.1f FLOP/B (%s); ridge %.0f", comma(prompt), pre.intensity, regime(pre), one.intensity, regime(one), ridge),
+		Model:   fmt.Sprintf("prefill of %s tokens: %.0f FLOP/B (%s); decode batch 1: %.1f FLOP/B (%s); ridge %.0f", comma(r.prompt), pre.intensity, pre.regime(), one.intensity, one.regime(), ridge),
 		Why:     "Agrees. The article's formula omits that decode's intensity grows with the batch (weights are read once per step for every sequence) until attention's KV reads, which do not batch, hold it back.",
 	}}
-
+	roofScene := func(extra ...scene.Series) scene.Scene {
+		return scene.Scene{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: r.chart(extra...)}
+	}
 	s.Steps = []Step{{
 		Title: "A roofline",
 		Narration: fmt.Sprintf("A kernel that does F FLOPs while moving B bytes has arithmetic intensity I = F/B. On the %s it can run no faster than min(peak, I × bandwidth): "+
 			"%.0f TFLOP/s of dense BF16 and %.2f TB/s of HBM meet at the ridge, I = %.0f FLOP/byte. Left of the ridge a kernel waits on memory; right of it, on the tensor cores.",
 			g.Name, g.PeakBF16/1e12, g.MemBandwidth/1e12, ridge),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: chart()}},
+		Scenes: []scene.Scene{roofScene()},
 	}, {
 		Quiz: choiceQuiz(fmt.Sprintf("One decode step of %s at batch 1 on the %s: memory-bound or compute-bound?", md.Name, g.Name),
-			[]string{"memory-bound", "compute-bound"}, regime(one), fmt.Sprintf("Its intensity is %.1f FLOP/byte; the ridge is at %.0f.", one.intensity, ridge)),
+			[]string{"memory-bound", "compute-bound"}, one.regime(), fmt.Sprintf("Its intensity is %.1f FLOP/byte; the ridge is at %.0f.", one.intensity, ridge)),
 		Title: "Decode at batch 1",
 		Narration: fmt.Sprintf("One decode step of %s reads every weight once to produce a single token: %.1f FLOP per byte, far left of the ridge. It is %s: the GPU reaches %.1f TFLOP/s of its %.0f, and the step takes %.2f ms of GPU time.",
-			md.Name, one.intensity, regime(one), one.attained/1e12, g.PeakBF16/1e12, one.ms),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: chart(pointSeries("decode, batch 1", one))}},
+			md.Name, one.intensity, one.regime(), one.attained/1e12, g.PeakBF16/1e12, one.ms),
+		Scenes: []scene.Scene{roofScene(pointSeries("decode, batch 1", one))},
 	}, {
 		Title: "Batching moves decode to the right",
 		Narration: fmt.Sprintf("Batching B sequences reuses each weight read B times, so the step's intensity grows with B until the KV cache reads, which every sequence pays alone, dominate. At batch %d: %.1f FLOP/B, %s, %.2f ms per step (%s tokens/s). %s",
-			batch, dec.intensity, regime(dec), dec.ms, comma(int(float64(batch)/dec.ms*1000)), crossoverText(crossover, ctx)),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: chart(decodeSweep, pointSeries(fmt.Sprintf("decode, batch %d", batch), dec))}},
+			r.batch, dec.intensity, dec.regime(), dec.ms, comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context)),
+		Scenes: []scene.Scene{roofScene(r.sweepSeries(), pointSeries(fmt.Sprintf("decode, batch %d", r.batch), dec))},
 	}, {
 		Title: "Prefill is compute-bound",
 		Narration: fmt.Sprintf("A %s-token prefill multiplies every weight by %s token vectors: %.0f FLOP/B, %s. It takes %.1f ms of GPU time at %.0f TFLOP/s attained.",
-			comma(prompt), comma(prompt), pre.intensity, regime(pre), pre.ms, pre.attained/1e12),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: chart(decodeSweep, pointSeries(fmt.Sprintf("prefill %d", prompt), pre))}},
+			comma(r.prompt), comma(r.prompt), pre.intensity, pre.regime(), pre.ms, pre.attained/1e12),
+		Scenes: []scene.Scene{roofScene(r.sweepSeries(), pointSeries(fmt.Sprintf("prefill %d", r.prompt), pre))},
 	}, {
 		Title:     "Every GPU has its own ridge",
 		Narration: "Memory bandwidth grew more slowly than tensor-core FLOPS, so newer GPUs have ridges further right and need bigger batches before decode stops being memory-bound. " + h200Note(),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: allGPUs},
-			{Kind: scene.KindTable, ID: "ridges", Title: "Ridge points and the regime of this step on each GPU", Table: ridges}},
+		Scenes:    r.gpuScenes(),
 	}, {
 		Title:     "Checked against measurements",
-		Narration: fmt.Sprintf("vidur's measured H100 GEMM times are flat from 1 to about 128 tokens, then rise: the memory-bound floor, then the compute roof. The model gives the same shape. Below, the model against %d published measurements: %d within their stated tolerance.", len(val), within),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "vidur", Title: "H100 gate+up GEMM (Llama-2-7B): vidur measured vs this model", Chart: vidur},
+		Narration: fmt.Sprintf("vidur's measured H100 GEMM times are flat from 1 to about 128 tokens, then rise: the memory-bound floor, then the compute roof. The model gives the same shape. Below, the model against %d published measurements: %d within their stated tolerance.", len(r.validation), within),
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "vidur", Title: "H100 gate+up GEMM (Llama-2-7B): vidur measured vs this model", Chart: r.vidurChart()},
 			{Kind: scene.KindTable, ID: "validation", Title: "Model vs published measurements (docs/VALIDATION.md)", Table: valTable}},
 	}, {
 		Title:     "Article claim vs this model",
@@ -207,7 +319,7 @@ func buildRoofline(v Values) (*Script, error) {
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},
 	}}
 	indexCursors(s.Steps)
-	return s, nil
+	return s
 }
 
 // validation runs core/hardware's validation cases once per process: they
@@ -216,11 +328,7 @@ var validation = sync.OnceValue(hardware.Validate)
 
 // h200Note compares the H100 and H200 profiles: same compute, more bandwidth.
 func h200Note() string {
-	a, errA := hardware.GPUByID("h100-sxm")
-	b, errB := hardware.GPUByID("h200-sxm")
-	if errA != nil || errB != nil {
-		return ""
-	}
+	a, b := hardware.MustGPU("h100-sxm"), hardware.MustGPU("h200-sxm")
 	return fmt.Sprintf("The H200 has the H100's %.0f TFLOP/s with %.0f%% more bandwidth (%.2f vs %.2f TB/s), so its ridge sits further left: %.0f vs %.0f FLOP/byte.",
 		b.PeakBF16/1e12, 100*(b.MemBandwidth/a.MemBandwidth-1), b.MemBandwidth/1e12, a.MemBandwidth/1e12, b.Ridge(), a.Ridge())
 }

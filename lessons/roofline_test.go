@@ -3,23 +3,34 @@ package lessons
 import (
 	"fmt"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/hardware"
 )
 
 func TestRooflineRegimes(t *testing.T) {
-	s, _, err := roofline.Run(nil)
+	r, err := runRoofline(roofline.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(k string) float64 { v, _ := s.Metric(k); return v }
-	ridge := get("ridge_flop_per_byte")
-	if d := get("decode1_intensity"); d > 2 || d >= ridge {
-		t.Errorf("batch-1 decode intensity %v FLOP/B: want about 1 and below the ridge %v", d, ridge)
+	ridge := r.gpu.Ridge()
+	if d := r.decode1.intensity; d > 2 || d >= ridge || r.decode1.computeBound {
+		t.Errorf("batch-1 decode intensity %v FLOP/B: want about 1, memory-bound, below the ridge %v", d, ridge)
 	}
-	if p := get("prefill_intensity"); p <= ridge {
+	if p := r.prefill.intensity; p <= ridge || !r.prefill.computeBound {
 		t.Errorf("prefill intensity %v FLOP/B not above the ridge %v", p, ridge)
 	}
-	if get("decode_intensity") <= get("decode1_intensity") {
+	if r.decode.intensity <= r.decode1.intensity {
 		t.Errorf("batching did not raise decode intensity")
+	}
+	// Every GPU whose step model builds is on the chart, each roof capped by
+	// its own peak.
+	if len(r.gpus) != len(hardware.GPUs()) {
+		t.Errorf("%d of %d GPUs drawn", len(r.gpus), len(hardware.GPUs()))
+	}
+	for _, g := range r.gpus {
+		if top := g.roof.attainable[len(g.roof.attainable)-1]; top != g.gpu.PeakBF16 {
+			t.Errorf("%s roof tops at %v, want the dense BF16 peak %v", g.gpu.ID, top, g.gpu.PeakBF16)
+		}
 	}
 }
 

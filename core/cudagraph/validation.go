@@ -48,15 +48,7 @@ func Validate() []ValidationResult {
 }
 
 func mustStep(gpu, model string, tp int) hardware.StepModel {
-	g, err := hardware.GPUByID(gpu)
-	if err != nil {
-		panic(err)
-	}
-	m, err := hardware.ModelByID(model)
-	if err != nil {
-		panic(err)
-	}
-	s, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
+	s, err := hardware.NewStepModel(hardware.MustGPU(gpu), hardware.MustModel(model), tp, hardware.BF16)
 	if err != nil {
 		panic(err)
 	}

@@ -39,6 +39,16 @@
 // URL or repository path given in the note's §8, so a user interface can
 // show a citation next to any number.
 //
+// # Adding a profile
+//
+// A GPU or a model is one entry in GPUs (gpu.go) or Models (model.go): the
+// entry carries everything the cost models read, including the GPU's
+// efficiency factors (Eff) and NCCL all-reduce figures (NCCL), so no other
+// file switches on IDs. A profile without them is refused by NewStepModel
+// and fails TestGPUsHaveCostFigures. A citation tag not yet in sources.go
+// is added there once, with its URL. Code that names a profile by a literal
+// ID uses MustGPU and MustModel, which panic with the ID if it is renamed.
+//
 // This first cut covers dense models with full attention only. Mixture of
 // experts, multi-head latent attention and sliding-window layouts (DeepSeek,
 // gpt-oss, Gemma 2) change the KV and weight arithmetic and are left out.

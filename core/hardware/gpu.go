@@ -28,8 +28,25 @@ type GPU struct {
 	// HostLinkBW is theoretical GPU-to-host bandwidth (PCIe) per direction
 	// in bytes per second.
 	HostLinkBW float64
+	// Eff turns the peaks above into achieved rates (profiles.md §6.7).
+	// Every profile sets it; a part without measurements of its own carries
+	// a sibling's factors, and its entry in GPUs says which.
+	Eff Efficiency
+	// NCCL is the part's NCCL all-reduce (profiles.md §6.5): measured where
+	// vidur profiled the part, otherwise derived from its links.
+	NCCL AllReduceFigures
 	// Sources are the profiles.md tags behind the figures; see Sources().
 	Sources []string
+}
+
+// AllReduceFigures are one part's NCCL all-reduce figures, from which
+// DefaultAllReduce builds the AllReduce of a tensor-parallel group.
+type AllReduceFigures struct {
+	// Latency is α in seconds.
+	Latency float64
+	// BusBW is the bus bandwidth of a group of up to 4 GPUs, BusBW8 of 8,
+	// in bytes per second.
+	BusBW, BusBW8 float64
 }
 
 // Ridge returns the roofline ridge point in FLOP per byte: dense BF16 peak
@@ -71,6 +88,11 @@ const (
 	nvlink5 = 1800 * gbps / 2 // B200, 18 links [KLK-B200]
 )
 
+// linkBus is the all-reduce bus bandwidth of a part without a measurement
+// of its own: its link bandwidth times the fraction a measured part
+// reaches. It multiplies in float64, as the profiles always have.
+func linkBus(link, fraction float64) float64 { return link * fraction }
+
 // GPUs returns every GPU profile in a stable order: by generation, then by
 // variant. Each call returns fresh values, so callers may modify them.
 func GPUs() []GPU {
@@ -84,6 +106,8 @@ func GPUs() []GPU {
 			PeakFP8:      0,            // Ampere has no FP8 tensor cores [TC-A100]
 			ScaleUpBW:    nvlink3,      // 600 GB/s bidir [KLK-A100] [FUD-A100]
 			HostLinkBW:   pcieGen4x16,  // [FUD-A100]
+			Eff:          Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed},
+			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4, BusBW8: busBWA100x8}, // [VIDUR-NET]
 			Sources:      []string{"KLK-A100", "UPB-A100", "FUD-A100", "TC-A100"},
 		},
 		{
@@ -95,6 +119,8 @@ func GPUs() []GPU {
 			PeakFP8:      0,            // no FP8 [TC-A100]
 			ScaleUpBW:    nvlink3,      // [KLK-A100]
 			HostLinkBW:   pcieGen4x16,  // PCIe Gen4 x16 [FUD-A100]
+			Eff:          Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed},
+			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4, BusBW8: busBWA100x8}, // [VIDUR-NET]
 			Sources:      []string{"KLK-A100", "TC-A100", "FUD-A100"},
 		},
 		{
@@ -108,6 +134,8 @@ func GPUs() []GPU {
 			PeakFP8:      1979 * tflops,  // dense [HPC-H100]
 			ScaleUpBW:    nvlink4,        // NVLink4, 900 GB/s bidir [HPC-H100] [KLK-H100]
 			HostLinkBW:   pcieGen5x16,    // PCIe Gen5 x16 [HPC-H100] [HT-PM1743]
+			Eff:          Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
+			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4, BusBW8: busBWH100x8}, // [VIDUR-NET]
 			Sources:      []string{"HPC-H100", "KLK-H100", "HT-PM1743"},
 		},
 		{
@@ -121,7 +149,13 @@ func GPUs() []GPU {
 			// every NVLink marketing figure. It pairs cards; it is not a switch.
 			ScaleUpBW:  600 * gbps / 2,
 			HostLinkBW: pcieGen5x16, // [HPC-H100] [HT-PM1743]
-			Sources:    []string{"HPC-H100", "H100PCIE-PB", "HT-PM1743"},
+			// No measurement of this part: the H100 SXM factors, as §6.7
+			// gives them for Hopper.
+			Eff: Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
+			// The bridge only pairs two cards, so collectives are modelled
+			// over PCIe at η 0.80, with the A100's NCCL latency.
+			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen5x16, pcieEfficiency), BusBW8: linkBus(pcieGen5x16, pcieEfficiency)},
+			Sources: []string{"HPC-H100", "H100PCIE-PB", "HT-PM1743"},
 		},
 		{
 			ID:           "h200-sxm",
@@ -133,7 +167,11 @@ func GPUs() []GPU {
 			PeakFP8:    1979 * tflops, // dense [LZW-H200]
 			ScaleUpBW:  nvlink4,       // "18x 4th Gen NVLink, 900GB/s" [MLP-LENOVO]
 			HostLinkBW: pcieGen5x16,   // "PCIe Gen5 x16" [MLP-LENOVO] [HT-PM1743]
-			Sources:    []string{"LZW-H200", "GEEK-H200", "MLP-LENOVO", "HT-PM1743"},
+			// The H100 SXM's factors and NCCL figures: same GH100 compute
+			// and the same NVLink4 switch fabric [MLP-LENOVO].
+			Eff:     Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
+			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4, BusBW8: busBWH100x8},
+			Sources: []string{"LZW-H200", "GEEK-H200", "MLP-LENOVO", "HT-PM1743"},
 		},
 		{
 			ID:   "b200",
@@ -149,7 +187,12 @@ func GPUs() []GPU {
 			// The part supports PCIe Gen6, but HGX hosts are Gen5 in practice
 			// (profiles.md §1), so the host link is modelled as Gen5.
 			HostLinkBW: pcieGen5x16, // [KLK-B200] [HT-PM1743]
-			Sources:    []string{"KLK-B200", "VERDA", "VULTR-B200", "HT-PM1743"},
+			// No measurement of this part: the Hopper factors of §6.7 (and
+			// 92% HBM on GB200 [AZ-GB200]); collectives at the fraction of
+			// NVLink the 8×H100 measurement reaches, with its latency.
+			Eff:     Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
+			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: linkBus(nvlink5, nvlinkBusFraction), BusBW8: linkBus(nvlink5, nvlinkBusFraction)},
+			Sources: []string{"KLK-B200", "VERDA", "VULTR-B200", "HT-PM1743"},
 		},
 		{
 			ID:           "l4",
@@ -160,7 +203,12 @@ func GPUs() []GPU {
 			PeakFP8:      242.5 * tflops, // dense [GROK-L4]
 			ScaleUpBW:    0,              // no NVLink
 			HostLinkBW:   pcieGen4x16,    // PCIe Gen4 x16 [GROK-L4] [FUD-A100]
-			Sources:      []string{"GROK-L4", "SC-L4", "FPS-L4", "FUD-A100"},
+			// Ada: the L40S FP8 factor [TRT-PERF]; no HBM/BF16 measurement,
+			// so the A100 factors stand in. No NVLink: collectives over PCIe
+			// at η 0.80 [NVBW-42] with the A100's NCCL latency.
+			Eff:     Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed},
+			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen4x16, pcieEfficiency), BusBW8: linkBus(pcieGen4x16, pcieEfficiency)},
+			Sources: []string{"GROK-L4", "SC-L4", "FPS-L4", "FUD-A100"},
 		},
 		{
 			ID:           "l40s",
@@ -171,9 +219,30 @@ func GPUs() []GPU {
 			PeakFP8:      733 * tflops,    // dense [MULLET-L40S]
 			ScaleUpBW:    0,               // no NVLink
 			HostLinkBW:   pcieGen4x16,     // PCIe Gen4 x16 [OMEGA-L40S] [FUD-A100]
-			Sources:      []string{"MULLET-L40S", "OMEGA-L40S", "FUD-A100"},
+			// Ada: the L40S FP8 factor [TRT-PERF]; no HBM/BF16 measurement,
+			// so the A100 factors stand in. No NVLink: collectives over PCIe
+			// at η 0.80 [NVBW-42] with the A100's NCCL latency.
+			Eff:     Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed},
+			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen4x16, pcieEfficiency), BusBW8: linkBus(pcieGen4x16, pcieEfficiency)},
+			Sources: []string{"MULLET-L40S", "OMEGA-L40S", "FUD-A100"},
 		},
 	}
+}
+
+// checkCostFigures reports a profile that lacks the efficiency or
+// all-reduce figures the step-time model needs, so that a new GPU cannot
+// silently run on zeros (or on another part's factors).
+func (g GPU) checkCostFigures() error {
+	e, n := g.Eff, g.NCCL
+	switch {
+	case !(e.HBM > 0 && e.HBM <= 1 && e.MFU > 0 && e.MFU <= 1 && e.KernelFixed > 0):
+		return fmt.Errorf("hardware: GPU %q has efficiency factors %+v, want 0 < HBM, MFU ≤ 1 and KernelFixed > 0 (profiles.md §6.7)", g.ID, e)
+	case g.PeakFP8 > 0 && !(e.MFUFP8 > 0 && e.MFUFP8 <= 1):
+		return fmt.Errorf("hardware: GPU %q has FP8 tensor cores but MFUFP8 = %g, want 0 < MFUFP8 ≤ 1", g.ID, e.MFUFP8)
+	case !(n.Latency > 0 && n.BusBW > 0 && n.BusBW8 > 0):
+		return fmt.Errorf("hardware: GPU %q has NCCL figures %+v, want latency and both bus bandwidths > 0 (profiles.md §6.5)", g.ID, n)
+	}
+	return nil
 }
 
 // ErrUnknownProfile is wrapped by GPUByID and ModelByID when no profile has
@@ -193,4 +262,16 @@ func GPUByID(id string) (GPU, error) {
 		ids[i] = g.ID
 	}
 	return GPU{}, fmt.Errorf("%w: GPU %q; valid ids: %s", ErrUnknownProfile, id, strings.Join(ids, ", "))
+}
+
+// MustGPU is GPUByID for an id written in the program's own text: it panics,
+// naming the id, when no profile has it. A renamed profile is then caught by
+// the first test that runs the code, instead of silently pricing a zero GPU.
+// Use GPUByID for ids that come from users.
+func MustGPU(id string) GPU {
+	g, err := GPUByID(id)
+	if err != nil {
+		panic(fmt.Sprintf("hardware.MustGPU(%q): %v", id, err))
+	}
+	return g
 }

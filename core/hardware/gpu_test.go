@@ -2,6 +2,7 @@ package hardware
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -84,19 +85,67 @@ func TestGPUInvariants(t *testing.T) {
 	}
 }
 
-func TestGPUIDsUniqueAndStable(t *testing.T) {
-	want := []string{"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l4", "l40s"}
-	got := GPUs()
-	if len(got) != len(want) {
-		t.Fatalf("GPUs() has %d profiles, want %d", len(got), len(want))
-	}
-	for i, g := range got {
-		if g.ID != want[i] {
-			t.Errorf("GPUs()[%d].ID = %q, want %q", i, g.ID, want[i])
+// IDs are unique slugs and GPUByID finds each profile. No list of IDs is
+// kept here: adding a GPU touches gpu.go only.
+func TestGPUIDsUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, g := range GPUs() {
+		if seen[g.ID] {
+			t.Errorf("duplicate GPU id %q", g.ID)
+		}
+		seen[g.ID] = true
+		if g.ID == "" || g.ID != strings.ToLower(g.ID) || strings.ContainsAny(g.ID, " _/") {
+			t.Errorf("GPU id %q is not a lower-case slug", g.ID)
 		}
 		if back := mustGPU(t, g.ID); back.Name != g.Name {
 			t.Errorf("GPUByID(%q) returned %q", g.ID, back.Name)
 		}
+	}
+}
+
+// Every profile carries the figures the step-time model needs: efficiency
+// factors and NCCL all-reduce figures. A profile without them is refused by
+// NewStepModel instead of running on zeros or on another part's factors.
+func TestGPUsHaveCostFigures(t *testing.T) {
+	m := MustModel("llama-3.1-8b")
+	for _, g := range GPUs() {
+		if err := g.checkCostFigures(); err != nil {
+			t.Error(err)
+		}
+		if _, err := NewStepModel(g, m, 1, BF16); err != nil {
+			t.Errorf("%s: %v", g.ID, err)
+		}
+	}
+	for name, broken := range map[string]func(*GPU){
+		"no efficiency":   func(g *GPU) { g.Eff = Efficiency{} },
+		"no FP8 MFU":      func(g *GPU) { g.Eff.MFUFP8 = 0 },
+		"no kernel t0":    func(g *GPU) { g.Eff.KernelFixed = 0 },
+		"no NCCL":         func(g *GPU) { g.NCCL = AllReduceFigures{} },
+		"no 8-GPU bus BW": func(g *GPU) { g.NCCL.BusBW8 = 0 },
+		"HBM η above one": func(g *GPU) { g.Eff.HBM = 1.2 },
+	} {
+		g := MustGPU("h100-sxm")
+		broken(&g)
+		if _, err := NewStepModel(g, m, 1, BF16); err == nil || !strings.Contains(err.Error(), "h100-sxm") {
+			t.Errorf("%s: NewStepModel error %v, want one naming the GPU", name, err)
+		}
+	}
+}
+
+func TestMustPanicsWithID(t *testing.T) {
+	for _, f := range []func(){func() { MustGPU("h100") }, func() { MustModel("llama-9") }} {
+		func() {
+			defer func() {
+				r := recover()
+				if r == nil || !(strings.Contains(fmt.Sprint(r), `"h100"`) || strings.Contains(fmt.Sprint(r), `"llama-9"`)) {
+					t.Errorf("recovered %v, want a panic naming the id", r)
+				}
+			}()
+			f()
+		}()
+	}
+	if MustGPU("l4").ID != "l4" || MustModel("qwen2.5-7b").ID != "qwen2.5-7b" {
+		t.Error("Must helpers return the wrong profile")
 	}
 }
 

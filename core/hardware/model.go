@@ -184,3 +184,13 @@ func ModelByID(id string) (Model, error) {
 	}
 	return Model{}, fmt.Errorf("%w: model %q; valid ids: %s", ErrUnknownProfile, id, strings.Join(ids, ", "))
 }
+
+// MustModel is ModelByID for an id written in the program's own text: it
+// panics, naming the id, when no profile has it (see MustGPU).
+func MustModel(id string) Model {
+	m, err := ModelByID(id)
+	if err != nil {
+		panic(fmt.Sprintf("hardware.MustModel(%q): %v", id, err))
+	}
+	return m
+}

@@ -221,28 +221,10 @@ const (
 	kernelFixed = 4e-6
 )
 
-// DefaultEfficiency returns the §6.7 factors for a GPU. Figures measured on
-// one part are carried to its siblings where profiles.md has none of their
-// own; each case says so.
-func DefaultEfficiency(g GPU) Efficiency {
-	switch g.ID {
-	case "a100-40gb-sxm", "a100-80gb-sxm":
-		return Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed}
-	case "h100-sxm", "h200-sxm":
-		return Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed}
-	case "h100-pcie", "b200":
-		// No measurement of these parts in profiles.md: the H100 SXM
-		// factors, as §6.7 gives them for Hopper (and 92% HBM on GB200
-		// [AZ-GB200]).
-		return Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed}
-	case "l40s", "l4":
-		// Ada: the L40S FP8 factor [TRT-PERF]; no HBM/BF16 measurement, so
-		// the A100 factors stand in.
-		return Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed}
-	}
-	// Unknown part: the more conservative A100 factors.
-	return Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed}
-}
+// DefaultEfficiency returns the §6.7 factors of a GPU: its profile's Eff.
+// Figures measured on one part are carried to its siblings where profiles.md
+// has none of their own; each profile in GPUs says so.
+func DefaultEfficiency(g GPU) Efficiency { return g.Eff }
 
 // AllReduce models one tensor-parallel all-reduce of a message of m bytes
 // over p GPUs (profiles.md §6.5):
@@ -300,29 +282,17 @@ const (
 	pcieEfficiency = 0.80
 )
 
-// DefaultAllReduce returns NCCL-like all-reduce figures for tp GPUs of the
-// given part: the measured ones of profiles.md §6.5 where they exist (the
-// 4-GPU figure serves tp = 2, which was not measured), otherwise the link
-// bandwidth scaled by what H100 achieves of NVLink, or PCIe at η 0.80.
-// Engines with a custom all-reduce (vLLM, SGLang, TRT-LLM) reach about
-// AllReduceLatencyCustom instead of the NCCL latency.
+// DefaultAllReduce returns NCCL all-reduce figures for tp GPUs of the given
+// part, from its profile's NCCL field: the measured ones of profiles.md §6.5
+// where they exist (the 4-GPU figure serves tp = 2, which was not measured),
+// otherwise the link bandwidth scaled by what H100 achieves of NVLink, or
+// PCIe at η 0.80. Engines with a custom all-reduce (vLLM, SGLang, TRT-LLM)
+// reach about AllReduceLatencyCustom instead of the NCCL latency.
 func DefaultAllReduce(g GPU, tp int) AllReduce {
-	switch g.ID {
-	case "h100-sxm", "h200-sxm": // same NVLink4 switch fabric [MLP-LENOVO]
-		if tp >= 8 {
-			return AllReduce{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x8}
-		}
-		return AllReduce{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4}
-	case "a100-40gb-sxm", "a100-80gb-sxm":
-		if tp >= 8 {
-			return AllReduce{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x8}
-		}
-		return AllReduce{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4}
+	if tp >= 8 {
+		return AllReduce{Latency: g.NCCL.Latency, BusBW: g.NCCL.BusBW8}
 	}
-	if g.ScaleUpBW > 0 && g.ID != "h100-pcie" { // the PCIe card's bridge only pairs two cards
-		return AllReduce{Latency: allReduceLatencyNCCLH100, BusBW: g.ScaleUpBW * nvlinkBusFraction}
-	}
-	return AllReduce{Latency: allReduceLatencyNCCLA100, BusBW: g.HostLinkBW * pcieEfficiency}
+	return AllReduce{Latency: g.NCCL.Latency, BusBW: g.NCCL.BusBW}
 }
 
 // HostOverhead is the engine's CPU work around each forward pass:
@@ -474,6 +444,9 @@ const activationBytes = 2
 func NewStepModel(g GPU, m Model, tp int, p Precision) (StepModel, error) {
 	if tp < 1 {
 		return StepModel{}, fmt.Errorf("hardware: tp = %d, want tp ≥ 1", tp)
+	}
+	if err := g.checkCostFigures(); err != nil {
+		return StepModel{}, err
 	}
 	if m.QHeads%tp != 0 || m.Intermediate%tp != 0 || (m.KVHeads%tp != 0 && tp%m.KVHeads != 0) {
 		return StepModel{}, fmt.Errorf("hardware: tp = %d does not split %s (%d query heads, %d KV heads, intermediate %d)", tp, m.ID, m.QHeads, m.KVHeads, m.Intermediate)

@@ -88,20 +88,10 @@ func validationModel(id string) Model {
 	if id == "llama-2-70b" {
 		return llama2_70b()
 	}
-	m, err := ModelByID(id)
-	if err != nil {
-		panic(err)
-	}
-	return m
+	return MustModel(id)
 }
 
-func validationGPU(id string) GPU {
-	g, err := GPUByID(id)
-	if err != nil {
-		panic(err)
-	}
-	return g
-}
+func validationGPU(id string) GPU { return MustGPU(id) }
 
 func mustStepModel(gpu, model string, tp int, p Precision) StepModel {
 	s, err := NewStepModel(validationGPU(gpu), validationModel(model), tp, p)

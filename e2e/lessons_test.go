@@ -195,8 +195,6 @@ func TestLessons(t *testing.T) {
 	}
 }
 
-// expectChartsReady checks that every chart scene of the step reports data-ready and
-// carries the native series (the generic step check compares the names).
 // expectKind checks that the step shows at least one scene of kind k (the
 // shared check has already compared every scene with the native one).
 func expectKind(k scene.Kind) func(d *lessonsDriver, s *lessons.Script, v ldView) {
@@ -210,6 +208,8 @@ func expectKind(k scene.Kind) func(d *lessonsDriver, s *lessons.Script, v ldView
 	}
 }
 
+// expectChartsReady checks that every chart scene of the step reports data-ready and
+// carries the native series (the generic step check compares the names).
 func expectChartsReady(d *lessonsDriver, s *lessons.Script, v ldView) {
 	n := 0
 	for _, f := range v.Scenes {

@@ -8,8 +8,7 @@ package detmath
 
 import "math"
 
-// This file holds the floating-point code whose results reach generated
-// the simulations. Every product that feeds a sum is wrapped in float64(...): the
+// Every product that feeds a sum is wrapped in float64(...): the
 // Go spec lets a compiler fuse x*y + z into one rounding (arm64 does, and
 // amd64 with GOAMD64=v3), and an explicit conversion forbids it, so these
 // functions round the same way on every architecture and in WebAssembly.

@@ -6,18 +6,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/server"
 )
 
@@ -301,22 +308,24 @@ func (b *browser) installLiveProbe() {
 // step caches the app shell, so the next navigation is a warm one).
 func (b *browser) waitServiceWorker() {
 	b.t.Helper()
-	deadline := time.Now().Add(swTimeout)
-	const js = `navigator.serviceWorker ? navigator.serviceWorker.getRegistration().then(r => !!(r && r.active && r.active.state === "activated")) : false`
-	for {
-		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
-		if err != nil {
-			b.fatal("querying the service worker: %v", err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.fatal("the service worker was not active %v after the first load", swTimeout)
-		}
-		if err := chromedp.Do(b.ctx, chromedp.Sleep(100*time.Millisecond)); err != nil { // polling interval
-			b.fatal("waiting for the service worker: %v", err)
-		}
+	b.awaitCondition("an active service worker", swTimeout,
+		`navigator.serviceWorker ? navigator.serviceWorker.getRegistration().then(r => !!(r && r.active && r.active.state === "activated")) : false`)
+}
+
+// awaitCondition waits until the asynchronous JavaScript predicate (an
+// expression that may return a promise) is truthy, re-checking it in the page
+// after each animation frame and at most every 50 ms.
+func (b *browser) awaitCondition(what string, timeout time.Duration, predicate string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	defer cancel()
+	js := `(async () => {
+  const check = async () => { try { return !!(await (` + predicate + `)); } catch (e) { return false; } };
+  while (!(await check())) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)));
+  return true;
+})()`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise)); err != nil {
+		b.fatal("waiting %v for %s: %v", timeout, what, err)
 	}
 }
 
@@ -440,4 +449,302 @@ func jsString(s string) string {
 	}
 	sb.WriteByte('"')
 	return sb.String()
+}
+
+// ---- helpers shared by every browser test ----------------------------------
+
+// evalJS evaluates js in the page and returns its value.
+func evalJS[T any](b *browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		b.fatal("evaluating %.300s: %v", js, err)
+	}
+	return v
+}
+
+// awaitJS evaluates js that returns a promise and returns its value.
+func awaitJS[T any](b *browser, js string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.fatal("evaluating %.300s: %v", js, err)
+	}
+	return v
+}
+
+// nextFrame waits for the next animation frame (the grid and charts patch
+// themselves in deferred calls after a render).
+func (b *browser) nextFrame() {
+	b.t.Helper()
+	awaitJS[bool](b, `new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`)
+}
+
+// navigateIndex loads the lesson index and waits until the app is live.
+func (b *browser) navigateIndex(url string) {
+	b.t.Helper()
+	b.do("navigate to "+url, liveTimeout, chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`#index[data-live="true"]`)))
+}
+
+// keys types keys into the focused element (or the page).
+func (b *browser) keys(keys string) {
+	b.t.Helper()
+	b.do("press "+strconv.Quote(keys), changeTimeout, chromedp.KeyEvent(keys))
+}
+
+// shortcut presses a printable shortcut key as a keyboard does: one
+// keyDown carrying the text, then keyUp. Chromium then suppresses the
+// character when a handler prevents the keydown, which kb's separate char
+// event (chromedp.KeyEvent) would type regardless.
+func (b *browser) shortcut(key, code string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, changeTimeout)
+	defer cancel()
+	for _, ev := range []input.DispatchKeyEventParams{
+		{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: code, Text: key, UnmodifiedText: key},
+		{Type: input.DispatchKeyEventTypeKeyUp, Key: key, Code: code},
+	} {
+		if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, ev); err != nil {
+			b.fatal("pressing %q: %v", key, err)
+		}
+	}
+}
+
+// waitStep waits until #lab shows step n.
+func (b *browser) waitStep(what string, n int) {
+	b.t.Helper()
+	b.waitFor(fmt.Sprintf("#lab[data-step=%d] %s", n, what),
+		`document.querySelector("#lab")?.dataset.step === `+jsString(strconv.Itoa(n)))
+}
+
+// nativeDefaults builds a lesson natively with its defaults.
+func nativeDefaults(t *testing.T, slug string) (*lessons.Lesson, lessons.Values, *lessons.Script) {
+	t.Helper()
+	l := lessons.Get(slug)
+	if l == nil {
+		t.Fatalf("no lesson %q", slug)
+	}
+	s, v, err := l.Run(nil)
+	if err != nil {
+		t.Fatalf("native %s: %v", slug, err)
+	}
+	return l, v, s
+}
+
+// quizIndex is the 0-based index of the first step whose quiz has the kind.
+func quizIndex(t *testing.T, s *lessons.Script, kind lessons.QuizKind) int {
+	t.Helper()
+	for i, st := range s.Steps {
+		if st.Quiz != nil && st.Quiz.Kind == kind && i > 0 {
+			return i
+		}
+	}
+	t.Fatalf("test data: no %s quiz after step 1", kind)
+	return -1
+}
+
+// subtest runs a subtest that shares the browser b.
+func subtest(t *testing.T, b *browser, name string, f func(t *testing.T)) {
+	t.Run(name, func(st *testing.T) {
+		b.t = st
+		defer func() { b.t = t }()
+		f(st)
+		b.checkConsole()
+	})
+}
+
+// swapHandler serves whatever handler was set last: a new deployment on the
+// same origin.
+type swapHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+// labHandler is the lab's handler with a fixed version.
+func labHandler(t *testing.T, version string) http.Handler {
+	t.Helper()
+	log := &testLog{t: t}
+	t.Cleanup(log.close)
+	h, err := server.New(webDir, server.Options{Version: version, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// waitCached waits until the service worker's cache holds path.
+func (b *browser) waitCached(path string) {
+	b.t.Helper()
+	b.awaitCondition(path+" in the service worker's cache", swTimeout,
+		`caches.keys().then((ks) => Promise.all(ks.map((k) => caches.open(k).then((c) => c.match(`+jsString(path)+`))))).then((rs) => rs.some(Boolean))`)
+}
+
+// downloads lets the page download into a temporary directory and returns a
+// function that waits for the browser's "completed" event of the file name
+// and returns its bytes.
+func downloads(t *testing.T, b *browser) func(name string) []byte {
+	dl := t.TempDir()
+	var mu sync.Mutex
+	names := map[string]string{} // download GUID → suggested file name
+	done := map[string]chan struct{}{}
+	doneFor := func(name string) chan struct{} {
+		if done[name] == nil {
+			done[name] = make(chan struct{})
+		}
+		return done[name]
+	}
+	chromedp.ListenBrowser(b.ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *cdpbrowser.EventDownloadWillBegin:
+			names[e.GUID] = e.SuggestedFilename
+		case *cdpbrowser.EventDownloadProgress:
+			if n, ok := names[e.GUID]; ok && e.State == cdpbrowser.DownloadProgressStateCompleted {
+				select {
+				case <-doneFor(n):
+				default:
+					close(doneFor(n))
+				}
+			}
+		}
+	})
+	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl, EventsEnabled: ptrTo(true)}); err != nil {
+		t.Fatal(err)
+	}
+	return func(name string) []byte {
+		b.t.Helper()
+		mu.Lock()
+		ch := doneFor(name)
+		mu.Unlock()
+		select {
+		case <-ch:
+		case <-time.After(changeTimeout):
+			entries, _ := os.ReadDir(dl)
+			b.fatal("no completed download %s after %v (downloads: %v)", name, changeTimeout, entries)
+		}
+		data, err := os.ReadFile(filepath.Join(dl, name))
+		if err != nil {
+			b.fatal("reading the download %s: %v", name, err)
+		}
+		return data
+	}
+}
+
+// goCmd runs the go command in the repository and returns its standard output.
+func goCmd(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go %v: %v\n%s", args, err, stderr)
+	}
+	return out
+}
+
+// frameContext attaches to the cross-site iframe whose URL contains part: it
+// looks at the targets the browser has, and otherwise waits for the target
+// events that announce a new or navigated iframe.
+func (b *browser) frameContext(part string) context.Context {
+	b.t.Helper()
+	found := make(chan target.ID, 1)
+	offer := func(ti *target.Info) {
+		if ti != nil && ti.Type == "iframe" && strings.Contains(ti.URL, part) {
+			select {
+			case found <- ti.TargetID:
+			default:
+			}
+		}
+	}
+	lctx, stop := context.WithCancel(b.ctx)
+	defer stop()
+	chromedp.ListenBrowser(lctx, func(ev any) {
+		switch e := ev.(type) {
+		case *target.EventTargetCreated:
+			offer(e.TargetInfo)
+		case *target.EventTargetInfoChanged:
+			offer(e.TargetInfo)
+		}
+	})
+	ts, err := chromedp.Targets(b.ctx)
+	if err != nil {
+		b.fatal("listing targets: %v", err)
+	}
+	for _, ti := range ts {
+		offer(ti)
+	}
+	select {
+	case id := <-found:
+		ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+		b.t.Cleanup(cancel)
+		return ctx
+	case <-time.After(liveTimeout):
+		b.fatal("no iframe target for %s after %v", part, liveTimeout)
+		return nil
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestLearnerUpdate: a new deployment (a new version on the same origin) is picked up
+// on the next load: the page shows the update banner, and reloading runs the new
+// version.
+func TestLearnerUpdate(t *testing.T) {
+	swap := &swapHandler{}
+	swap.set(labHandler(t, "update-v1"))
+	srv := httptest.NewServer(swap)
+	t.Cleanup(srv.Close)
+	b := newBrowser(t)
+	version := `goappGetenv("GOAPP_VERSION")`
+
+	b.navigate(srv.URL + "/lesson/garage")
+	b.waitServiceWorker()
+	b.waitCached("/lesson/garage")
+	if v := evalJS[string](b, version); v != "update-v1" {
+		t.Fatalf("version %q, want update-v1", v)
+	}
+
+	swap.set(labHandler(t, "update-v2")) // the deployment
+	b.navigate(srv.URL + "/lesson/garage?step=2")
+	if v := evalJS[string](b, version); v != "update-v1" {
+		t.Errorf("the first load after the deployment runs %q, want the cached update-v1", v)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(b.ctx, swTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#update-banner"))); err != nil {
+		b.fatal("no #update-banner %v after loading the new deployment: %v", swTimeout, err)
+	}
+	recordTiming(t, fmt.Sprintf("E2E_TIMING update banner_after_ms=%d", time.Since(start).Milliseconds()))
+	b.screenshot("learner-update-banner")
+	if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#btn-reload")))); err != nil {
+		b.fatal("reloading from the banner: %v", err)
+	}
+	b.waitFor("live after the reload", `document.querySelector("#lab")?.dataset.live === "true"`)
+	if v := evalJS[string](b, version); v != "update-v2" {
+		t.Errorf("after reloading from the banner the page runs %q, want update-v2", v)
+	}
+	if s := b.mustState(); s.Step != "2" {
+		t.Errorf("the reload lost the step: %s", s)
+	}
+}
+
+// tryWaitFor is waitFor that returns the error instead of stopping the test.
+func (b *browser) tryWaitFor(predicate string) error {
+	_, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](predicate,
+		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(changeTimeout)))
+	return err
 }

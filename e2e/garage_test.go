@@ -173,13 +173,6 @@ func (b *browser) changeBlockSize() {
 	}
 }
 
-// tryWaitFor is waitFor that returns the error instead of stopping the test.
-func (b *browser) tryWaitFor(predicate string) error {
-	_, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](predicate,
-		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(changeTimeout)))
-	return err
-}
-
 // TestGarageURLState covers deep links: the step and the parameters come from the URL,
 // and invalid values show a notice naming the knob and fall back to defaults.
 func TestGarageURLState(t *testing.T) {
@@ -245,10 +238,10 @@ func TestGarageURLState(t *testing.T) {
 			b.fatal("counting history writes: %v", err)
 		}
 		// Six presses in one task: as fast as a held key, whatever the machine.
-		lrEval[bool](b, `(() => { for (let i = 0; i < 6; i++) window.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true})); return true; })()`)
+		evalJS[bool](b, `(() => { for (let i = 0; i < 6; i++) window.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true})); return true; })()`)
 		b.waitFor("step 8 in the address", `document.querySelector("#lab")?.dataset.step === "8" && `+urlStepIs(8))
 		time.Sleep(400 * time.Millisecond) // longer than the settle time: no write is pending
-		writes := lrEval[int](b, `window.__e2eWrites`)
+		writes := evalJS[int](b, `window.__e2eWrites`)
 		if writes != 1 {
 			t.Errorf("6 quick steps wrote the address %d times, want once", writes)
 		}

@@ -8,25 +8,18 @@ package e2e
 // Every test fails on console errors, as the other browser tests do.
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -36,147 +29,6 @@ import (
 	"github.com/inferlab/inferlab/server"
 )
 
-// ---- helpers (this file's own; the shared ones live in browser_test.go) ----
-
-// lrEval evaluates js in the page and returns its value.
-func lrEval[T any](b *browser, js string) T {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		b.fatal("evaluating %.300s: %v", js, err)
-	}
-	return v
-}
-
-// lrAwait evaluates js that returns a promise and returns its value.
-func lrAwait[T any](b *browser, js string) T {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		b.fatal("evaluating %.300s: %v", js, err)
-	}
-	return v
-}
-
-// lrFrame waits for the next animation frame (the grid and charts patch
-// themselves in deferred calls after a render).
-func lrFrame(b *browser) {
-	b.t.Helper()
-	lrAwait[bool](b, `new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(true), 0)))`)
-}
-
-// lrNavigateIndex loads the lesson index and waits until the app is live.
-func lrNavigateIndex(b *browser, url string) {
-	b.t.Helper()
-	b.do("navigate to "+url, liveTimeout, chromedp.Navigate(url),
-		chromedp.WaitVisible(chromedp.CSS(`#index[data-live="true"]`)))
-}
-
-// lrKeys types keys into the focused element (or the page).
-func lrKeys(b *browser, keys string) {
-	b.t.Helper()
-	b.do("press "+strconv.Quote(keys), changeTimeout, chromedp.KeyEvent(keys))
-}
-
-// lrShortcut presses a printable shortcut key as a keyboard does: one
-// keyDown carrying the text, then keyUp. Chromium then suppresses the
-// character when a handler prevents the keydown, which kb's separate char
-// event (chromedp.KeyEvent) would type regardless.
-func lrShortcut(b *browser, key, code string) {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, changeTimeout)
-	defer cancel()
-	for _, ev := range []input.DispatchKeyEventParams{
-		{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: code, Text: key, UnmodifiedText: key},
-		{Type: input.DispatchKeyEventTypeKeyUp, Key: key, Code: code},
-	} {
-		if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, ev); err != nil {
-			b.fatal("pressing %q: %v", key, err)
-		}
-	}
-}
-
-// lrWaitStep waits until #lab shows step n.
-func lrWaitStep(b *browser, what string, n int) {
-	b.t.Helper()
-	b.waitFor(fmt.Sprintf("#lab[data-step=%d] %s", n, what),
-		`document.querySelector("#lab")?.dataset.step === `+jsString(strconv.Itoa(n)))
-}
-
-// lrScript builds a lesson natively with its defaults.
-func lrScript(t *testing.T, slug string) (*lessons.Lesson, lessons.Values, *lessons.Script) {
-	t.Helper()
-	l := lessons.Get(slug)
-	if l == nil {
-		t.Fatalf("no lesson %q", slug)
-	}
-	s, v, err := l.Run(nil)
-	if err != nil {
-		t.Fatalf("native %s: %v", slug, err)
-	}
-	return l, v, s
-}
-
-// lrQuizIndex is the 0-based index of the first step whose quiz has the kind.
-func lrQuizIndex(t *testing.T, s *lessons.Script, kind lessons.QuizKind) int {
-	t.Helper()
-	for i, st := range s.Steps {
-		if st.Quiz != nil && st.Quiz.Kind == kind && i > 0 {
-			return i
-		}
-	}
-	t.Fatalf("test data: no %s quiz after step 1", kind)
-	return -1
-}
-
-// lrSub runs a subtest that shares the browser b.
-func lrSub(t *testing.T, b *browser, name string, f func(t *testing.T)) {
-	t.Run(name, func(st *testing.T) {
-		b.t = st
-		defer func() { b.t = t }()
-		f(st)
-		b.checkConsole()
-	})
-}
-
-// swapHandler serves whatever handler was set last: a new deployment on the
-// same origin.
-type swapHandler struct{ h atomic.Pointer[http.Handler] }
-
-func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	(*s.h.Load()).ServeHTTP(w, r)
-}
-func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
-
-// lrHandler is the lab's handler with a fixed version.
-func lrHandler(t *testing.T, version string) http.Handler {
-	t.Helper()
-	log := &testLog{t: t}
-	t.Cleanup(log.close)
-	h, err := server.New(webDir, server.Options{Version: version, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// lrWaitCached waits until the service worker's cache holds path.
-func lrWaitCached(b *browser, path string) {
-	b.t.Helper()
-	js := `caches.keys().then((ks) => Promise.all(ks.map((k) => caches.open(k).then((c) => c.match(` + jsString(path) + `))))).then((rs) => rs.some(Boolean))`
-	deadline := time.Now().Add(swTimeout)
-	for !lrAwait[bool](b, js) {
-		if time.Now().After(deadline) {
-			b.fatal("%s is not in the service worker's cache after %v", path, swTimeout)
-		}
-		b.do("wait", time.Second, chromedp.Sleep(100*time.Millisecond)) // polling interval
-	}
-}
-
 // ---- quizzes ----------------------------------------------------------------
 
 // TestLearnerQuiz: a checkpoint asks before its step, accepts a right answer and a
@@ -185,9 +37,9 @@ func lrWaitCached(b *browser, path string) {
 func TestLearnerQuiz(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
-	_, _, cow := lrScript(t, "cow-fork")
-	ti := lrQuizIndex(t, cow, lessons.QuizTerm)
-	ni := lrQuizIndex(t, cow, lessons.QuizNumber)
+	_, _, cow := nativeDefaults(t, "cow-fork")
+	ti := quizIndex(t, cow, lessons.QuizTerm)
+	ni := quizIndex(t, cow, lessons.QuizNumber)
 
 	// ask opens the step before quiz step i and checks the question is asked.
 	ask := func(slug string, s *lessons.Script, i int) {
@@ -195,7 +47,7 @@ func TestLearnerQuiz(t *testing.T) {
 		b.navigate(fmt.Sprintf("%s/lesson/%s?step=%d", site, slug, i))
 		b.waitFor("#quiz asking for step "+strconv.Itoa(i+1),
 			`document.querySelector("#quiz")?.dataset.quizStep === `+jsString(strconv.Itoa(i+1)))
-		if q := lrEval[string](b, `document.querySelector("#quiz-question").textContent`); q != s.Steps[i].Quiz.Question {
+		if q := evalJS[string](b, `document.querySelector("#quiz-question").textContent`); q != s.Steps[i].Quiz.Question {
 			b.t.Errorf("#quiz-question = %q, want %q", q, s.Steps[i].Quiz.Question)
 		}
 		if st := b.mustState(); st.Step != strconv.Itoa(i) {
@@ -205,16 +57,16 @@ func TestLearnerQuiz(t *testing.T) {
 	// verdict waits for the reveal of step i+1 and checks #quiz-verdict.
 	verdict := func(s *lessons.Script, i int, answer, wantKind string) {
 		b.t.Helper()
-		lrWaitStep(b, "after answering", i+1)
+		b.waitStep("after answering", i+1)
 		// The address follows even though the form that moved the step is gone.
 		b.waitFor(fmt.Sprintf("step=%d in the address after answering", i+1), urlStepIs(i+1))
 		b.waitFor("#quiz-verdict[data-verdict="+wantKind+"]",
 			`document.querySelector("#quiz-verdict")?.dataset.verdict === `+jsString(wantKind))
 		want := s.Steps[i].Quiz.Check(answer).Message
-		if got := lrEval[string](b, `document.querySelector("#quiz-verdict .verdict-message")?.textContent ?? ""`); got != want {
+		if got := evalJS[string](b, `document.querySelector("#quiz-verdict .verdict-message")?.textContent ?? ""`); got != want {
 			b.t.Errorf("#quiz-verdict message = %q, want %q", got, want)
 		}
-		if live := lrEval[string](b, `document.querySelector("#quiz-verdict").getAttribute("aria-live")`); live != "polite" {
+		if live := evalJS[string](b, `document.querySelector("#quiz-verdict").getAttribute("aria-live")`); live != "polite" {
 			b.t.Errorf("#quiz-verdict aria-live = %q", live)
 		}
 		wantFocus := "btn-next"
@@ -222,22 +74,22 @@ func TestLearnerQuiz(t *testing.T) {
 			wantFocus = "btn-play"
 		}
 		if err := b.tryWaitFor(`document.activeElement?.id === ` + jsString(wantFocus)); err != nil {
-			b.t.Errorf("focus after answering is on %q, want #%s", lrEval[string](b, `document.activeElement?.id ?? ""`), wantFocus)
+			b.t.Errorf("focus after answering is on %q, want #%s", evalJS[string](b, `document.activeElement?.id ?? ""`), wantFocus)
 		}
 	}
 
-	lrSub(t, b, "typo'd term accepted", func(t *testing.T) {
+	subtest(t, b, "typo'd term accepted", func(t *testing.T) {
 		ask("cow-fork", cow, ti)
-		if k := lrEval[string](b, `document.querySelector("#quiz").dataset.kind`); k != "term" {
+		if k := evalJS[string](b, `document.querySelector("#quiz").dataset.kind`); k != "term" {
 			t.Errorf("#quiz[data-kind] = %q, want term", k)
 		}
 		b.do("type the answer", changeTimeout, chromedp.SendKeys(chromedp.CSS("#quiz-answer"), "copy on wrte"))
-		lrKeys(b, kb.Enter)
+		b.keys(kb.Enter)
 		verdict(cow, ti, "copy on wrte", "close")
 		b.screenshot("learner-quiz-term")
 	})
 
-	lrSub(t, b, "wrong number rejected", func(t *testing.T) {
+	subtest(t, b, "wrong number rejected", func(t *testing.T) {
 		ask("cow-fork", cow, ni)
 		wrong := "7"
 		if cow.Steps[ni].Quiz.Answer == wrong {
@@ -248,7 +100,7 @@ func TestLearnerQuiz(t *testing.T) {
 		verdict(cow, ni, wrong, "wrong")
 	})
 
-	lrSub(t, b, "right number accepted", func(t *testing.T) {
+	subtest(t, b, "right number accepted", func(t *testing.T) {
 		ask("cow-fork", cow, ni)
 		// An empty answer is not judged: a hint, and the step stays.
 		b.do("click #quiz-submit", changeTimeout, chromedp.Click(chromedp.CSS("#quiz-submit")))
@@ -257,13 +109,13 @@ func TestLearnerQuiz(t *testing.T) {
 			t.Errorf("an empty answer moved to step %s", st.Step)
 		}
 		b.do("type the answer", changeTimeout, chromedp.SendKeys(chromedp.CSS("#quiz-answer"), cow.Steps[ni].Quiz.Answer))
-		lrKeys(b, kb.Enter)
+		b.keys(kb.Enter)
 		verdict(cow, ni, cow.Steps[ni].Quiz.Answer, "correct")
 	})
 
-	lrSub(t, b, "choice by keyboard", func(t *testing.T) {
-		_, _, roof := lrScript(t, "roofline")
-		ci := lrQuizIndex(t, roof, lessons.QuizChoice)
+	subtest(t, b, "choice by keyboard", func(t *testing.T) {
+		_, _, roof := nativeDefaults(t, "roofline")
+		ci := quizIndex(t, roof, lessons.QuizChoice)
 		q := roof.Steps[ci].Quiz
 		ask("roofline", roof, ci)
 		want := -1
@@ -273,38 +125,38 @@ func TestLearnerQuiz(t *testing.T) {
 			}
 		}
 		// Focus the first radio; arrows move within the group; Enter submits.
-		lrEval[bool](b, `(document.querySelector("#quiz-choice-0").focus(), true)`)
-		lrKeys(b, " ")
+		evalJS[bool](b, `(document.querySelector("#quiz-choice-0").focus(), true)`)
+		b.keys(" ")
 		for i := 0; i < want; i++ {
-			lrKeys(b, kb.ArrowDown)
+			b.keys(kb.ArrowDown)
 		}
-		if got := lrEval[string](b, `document.querySelector('#quiz input[name="quiz-choice"]:checked')?.value ?? ""`); got != q.Answer {
+		if got := evalJS[string](b, `document.querySelector('#quiz input[name="quiz-choice"]:checked')?.value ?? ""`); got != q.Answer {
 			t.Fatalf("checked choice %q after the arrow keys, want %q", got, q.Answer)
 		}
-		lrKeys(b, kb.Enter)
+		b.keys(kb.Enter)
 		verdict(roof, ci, q.Answer, "correct")
 	})
 
-	lrSub(t, b, "skip with Escape, and Next passes", func(t *testing.T) {
+	subtest(t, b, "skip with Escape, and Next passes", func(t *testing.T) {
 		ask("cow-fork", cow, ni)
-		lrEval[bool](b, `(document.querySelector("#quiz-answer").focus(), true)`)
-		lrKeys(b, kb.Escape)
-		lrWaitStep(b, "after skipping", ni+1)
+		evalJS[bool](b, `(document.querySelector("#quiz-answer").focus(), true)`)
+		b.keys(kb.Escape)
+		b.waitStep("after skipping", ni+1)
 		b.waitFor(fmt.Sprintf("step=%d in the address after skipping", ni+1), urlStepIs(ni+1))
-		if v := lrEval[string](b, `document.querySelector("#quiz-verdict").dataset.verdict ?? ""`); v != "" {
+		if v := evalJS[string](b, `document.querySelector("#quiz-verdict").dataset.verdict ?? ""`); v != "" {
 			t.Errorf("a skipped question shows verdict %q", v)
 		}
 		// Next by hand is never blocked: from the step before the term checkpoint.
 		b.navigate(fmt.Sprintf("%s/lesson/cow-fork?step=%d", site, ti))
 		b.waitFor("#quiz", `!!document.querySelector("#quiz")`)
 		b.do("click #btn-next", changeTimeout, chromedp.Click(chromedp.CSS("#btn-next")))
-		lrWaitStep(b, "after Next past a checkpoint", ti+1)
+		b.waitStep("after Next past a checkpoint", ti+1)
 	})
 
-	lrSub(t, b, "playback pauses at a checkpoint", func(t *testing.T) {
+	subtest(t, b, "playback pauses at a checkpoint", func(t *testing.T) {
 		b.navigate(fmt.Sprintf("%s/lesson/cow-fork?step=%d", site, ni))
 		b.do("speed 4x", changeTimeout, chromedp.SetValue(chromedp.CSS("#speed"), "4"))
-		lrEval[bool](b, `(document.querySelector("#speed").dispatchEvent(new Event("change", {bubbles: true})), true)`)
+		evalJS[bool](b, `(document.querySelector("#speed").dispatchEvent(new Event("change", {bubbles: true})), true)`)
 		b.do("click #btn-play", changeTimeout, chromedp.Click(chromedp.CSS("#btn-play")))
 		b.waitFor("playback paused with the focus in the question",
 			`document.querySelector("#btn-play").getAttribute("aria-pressed") === "false" && document.activeElement?.id === "quiz-answer"`)
@@ -313,16 +165,16 @@ func TestLearnerQuiz(t *testing.T) {
 		}
 		// Play again: the learner chose to go on without answering.
 		b.do("click #btn-play", changeTimeout, chromedp.Click(chromedp.CSS("#btn-play")))
-		lrWaitStep(b, "playing on past the checkpoint", ni+1)
+		b.waitStep("playing on past the checkpoint", ni+1)
 		b.do("pause", changeTimeout, chromedp.Click(chromedp.CSS("#btn-play")))
 	})
 
-	lrSub(t, b, "opened directly: folded, not blocking", func(t *testing.T) {
+	subtest(t, b, "opened directly: folded, not blocking", func(t *testing.T) {
 		b.navigate(fmt.Sprintf("%s/lesson/cow-fork?step=%d", site, ti+1))
-		if n := lrEval[int](b, `document.querySelectorAll("#quiz-review").length`); n != 1 {
+		if n := evalJS[int](b, `document.querySelectorAll("#quiz-review").length`); n != 1 {
 			t.Errorf("#quiz-review count = %d on the checkpoint's own step, want 1", n)
 		}
-		if lrEval[bool](b, `document.querySelector("#quiz-review").open`) {
+		if evalJS[bool](b, `document.querySelector("#quiz-review").open`) {
 			t.Error("#quiz-review is open: the answer should be folded away")
 		}
 	})
@@ -344,7 +196,7 @@ func TestLearnerSearch(t *testing.T) {
 	b := newBrowser(t)
 
 	hits := func() []string {
-		return lrEval[[]string](b, `Array.from(document.querySelectorAll("#search-results .search-hit")).map((e) => e.querySelector(".hit-name").textContent)`)
+		return evalJS[[]string](b, `Array.from(document.querySelectorAll("#search-results .search-hit")).map((e) => e.querySelector(".hit-name").textContent)`)
 	}
 	open := func(query string) {
 		b.t.Helper()
@@ -353,24 +205,24 @@ func TestLearnerSearch(t *testing.T) {
 	}
 	expectLesson := func(slug, find string) {
 		b.t.Helper()
-		_, _, s := lrScript(b.t, slug)
+		_, _, s := nativeDefaults(b.t, slug)
 		want := lessons.StepFor(s, find)
 		if want == 0 {
 			want = 1
 		}
 		b.waitFor("lesson "+slug+" live", `document.querySelector("#lab")?.dataset.lesson === `+jsString(slug)+
 			` && document.querySelector("#lab")?.dataset.live === "true"`)
-		lrWaitStep(b, "from find="+find, want)
+		b.waitStep("from find="+find, want)
 		b.waitFor("find= replaced by step= in the URL", `!location.search.includes("find=") && new URLSearchParams(location.search).get("step") === `+jsString(strconv.Itoa(want)))
 	}
 
-	lrSub(t, b, "ttft from the index", func(t *testing.T) {
-		lrNavigateIndex(b, site+"/")
-		lrShortcut(b, "/", "Slash")
-		if id := lrEval[string](b, `document.activeElement?.id ?? ""`); id != "search" {
+	subtest(t, b, "ttft from the index", func(t *testing.T) {
+		b.navigateIndex(site + "/")
+		b.shortcut("/", "Slash")
+		if id := evalJS[string](b, `document.activeElement?.id ?? ""`); id != "search" {
 			t.Fatalf("/ focused %q, want #search", id)
 		}
-		if v := lrEval[string](b, `document.querySelector("#search").value`); v != "" {
+		if v := evalJS[string](b, `document.querySelector("#search").value`); v != "" {
 			t.Fatalf("/ typed %q into #search: the shortcut should only focus it", v)
 		}
 		open("ttft")
@@ -378,21 +230,21 @@ func TestLearnerSearch(t *testing.T) {
 		if hs[0] != "TTFT" {
 			t.Errorf("first hit for ttft = %q, want TTFT (all: %v)", hs[0], hs)
 		}
-		if e := lrEval[string](b, `document.querySelector("#search").getAttribute("aria-expanded")`); e != "true" {
+		if e := evalJS[string](b, `document.querySelector("#search").getAttribute("aria-expanded")`); e != "true" {
 			t.Errorf("#search aria-expanded = %q", e)
 		}
 		// go-app renders on its own tick, so each key's effect is awaited
 		// before the next: ↓ must reach the second result and ↑ come back.
 		active := `document.querySelector("#search").getAttribute("aria-activedescendant") === `
-		lrKeys(b, kb.ArrowDown)
+		b.keys(kb.ArrowDown)
 		b.waitFor("↓ activates the second result", active+`"search-hit-1" && document.querySelector("#search-hit-1").classList.contains("active")`)
-		lrKeys(b, kb.ArrowUp)
+		b.keys(kb.ArrowUp)
 		b.waitFor("↑ activates the first result again", active+`"search-hit-0" && document.querySelector("#search-hit-0").getAttribute("aria-selected") === "true"`)
-		lrKeys(b, kb.Enter)
+		b.keys(kb.Enter)
 		expectLesson("measuring", "TTFT")
 	})
 
-	lrSub(t, b, "typo'd paged attention from a lesson's header", func(t *testing.T) {
+	subtest(t, b, "typo'd paged attention from a lesson's header", func(t *testing.T) {
 		b.navigate(site + "/lesson/cow-fork")
 		b.do("click #search", changeTimeout, chromedp.Click(chromedp.CSS("#search")))
 		open("paged atention")
@@ -400,24 +252,24 @@ func TestLearnerSearch(t *testing.T) {
 		if hs[0] != "PagedAttention" {
 			t.Errorf("first hit for %q = %q, want PagedAttention (all: %v)", "paged atention", hs[0], hs)
 		}
-		href := lrEval[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`)
+		href := evalJS[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`)
 		if !strings.HasPrefix(href, "/lesson/garage?") || !strings.Contains(href, "find=") {
 			t.Errorf("first hit links to %q, want /lesson/garage?…find=…", href)
 		}
-		lrKeys(b, kb.Escape)
+		b.keys(kb.Escape)
 		b.waitFor("Escape closes the results", `document.querySelector("#search-results").hidden`)
-		lrKeys(b, kb.ArrowDown)
+		b.keys(kb.ArrowDown)
 		b.waitFor("↓ reopens the results", `!document.querySelector("#search-results").hidden`)
-		lrKeys(b, kb.Enter)
+		b.keys(kb.Enter)
 		expectLesson("garage", "blocks of")
 	})
 }
 
 // ---- keyboard, dialog, theme, contrast -------------------------------------------
 
-// lrControlsJS lists the player's keyboard-reachable controls: every enabled,
+// controlsJS lists the player's keyboard-reachable controls: every enabled,
 // visible button, input, select, textarea, link, summary and tabindex=0 element.
-const lrControlsJS = `(() => {
+const controlsJS = `(() => {
   const sel = 'a[href], button, input, select, textarea, summary, [tabindex]';
   const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
   const name = (e) => e.id ? "#" + e.id : e.tagName.toLowerCase() + (e.className ? "." + String(e.className).trim().split(/\s+/).join(".") : "") + "[" + (e.textContent || "").trim().slice(0, 24) + "]";
@@ -440,8 +292,8 @@ func TestLearnerKeyboard(t *testing.T) {
 	b.navigate(site + "/lesson/garage?step=3")
 
 	tabOrder := func(t *testing.T) {
-		want := lrEval[[]string](b, lrControlsJS)
-		lrEval[bool](b, `(document.activeElement?.blur(), window.scrollTo(0, 0), true)`)
+		want := evalJS[[]string](b, controlsJS)
+		evalJS[bool](b, `(document.activeElement?.blur(), window.scrollTo(0, 0), true)`)
 		type focused struct {
 			Name    string `json:"name"`
 			Outline string `json:"outline"`
@@ -457,8 +309,8 @@ func TestLearnerKeyboard(t *testing.T) {
 		reached := map[string]bool{}
 		var order []string
 		for i := 0; i < len(want)+15; i++ {
-			lrKeys(b, kb.Tab)
-			f := lrEval[focused](b, probe)
+			b.keys(kb.Tab)
+			f := evalJS[focused](b, probe)
 			if f.Name == "" {
 				continue
 			}
@@ -482,31 +334,31 @@ func TestLearnerKeyboard(t *testing.T) {
 		}
 		t.Logf("Tab order (%d of %d controls): %s", len(order), len(want), strings.Join(order, " "))
 	}
-	lrSub(t, b, "Tab order reaches every control", tabOrder)
-	lrSub(t, b, "Tab order with a question and the embed panel open", func(t *testing.T) {
+	subtest(t, b, "Tab order reaches every control", tabOrder)
+	subtest(t, b, "Tab order with a question and the embed panel open", func(t *testing.T) {
 		b.navigate(site + "/lesson/garage?step=1")
 		b.waitFor("#quiz", `!!document.querySelector("#quiz-answer")`)
-		lrEval[bool](b, `(document.querySelector("#embed-panel").open = true, true)`)
+		evalJS[bool](b, `(document.querySelector("#embed-panel").open = true, true)`)
 		b.waitFor("the embed panel's content", `!!document.querySelector("#embed-code")`)
 		tabOrder(t)
 		for _, must := range []string{"#quiz-answer", "#quiz-submit", "#quiz-skip", "#embed-hide-controls", "#embed-theme", "#embed-code"} {
-			if !strings.Contains(strings.Join(lrEval[[]string](b, lrControlsJS), " "), must) {
+			if !strings.Contains(strings.Join(evalJS[[]string](b, controlsJS), " "), must) {
 				t.Errorf("%s is not among the keyboard controls", must)
 			}
 		}
 		b.navigate(site + "/lesson/garage?step=3")
 	})
 
-	lrSub(t, b, "? opens the shortcuts, Escape closes them", func(t *testing.T) {
-		lrEval[bool](b, `(document.querySelector("#btn-next").focus(), true)`)
-		lrShortcut(b, "?", "Slash")
+	subtest(t, b, "? opens the shortcuts, Escape closes them", func(t *testing.T) {
+		evalJS[bool](b, `(document.querySelector("#btn-next").focus(), true)`)
+		b.shortcut("?", "Slash")
 		b.waitFor("#keys-dialog open", `document.querySelector("#keys-dialog").open`)
-		if n := lrEval[int](b, `document.querySelectorAll("#keys-dialog dt").length`); n < 6 {
+		if n := evalJS[int](b, `document.querySelectorAll("#keys-dialog dt").length`); n < 6 {
 			t.Errorf("#keys-dialog lists %d keys", n)
 		}
-		lrKeys(b, kb.Escape)
+		b.keys(kb.Escape)
 		b.waitFor("#keys-dialog closed", `!document.querySelector("#keys-dialog").open`)
-		if f := lrEval[string](b, `document.activeElement?.id ?? ""`); f != "btn-next" {
+		if f := evalJS[string](b, `document.activeElement?.id ?? ""`); f != "btn-next" {
 			t.Errorf("focus after closing the dialog is on %q, want #btn-next back", f)
 		}
 		// The button opens it too.
@@ -524,33 +376,33 @@ func TestLearnerKeyboard(t *testing.T) {
 			FG    string  `json:"fg"`
 			BG    string  `json:"bg"`
 		}
-		lows := lrEval[[]low](b, lrContrastJS)
+		lows := evalJS[[]low](b, contrastJS)
 		for _, l := range lows {
 			b.t.Errorf("%s theme: %s: contrast %.2f:1 (%s on %s), want ≥ 4.5:1", theme, l.What, l.Ratio, l.FG, l.BG)
 		}
 	}
 
-	lrSub(t, b, "theme toggle, remembered; contrast in both themes", func(t *testing.T) {
+	subtest(t, b, "theme toggle, remembered; contrast in both themes", func(t *testing.T) {
 		// Without a choice the page is dark, whatever the system prefers.
 		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "light"}}}); err != nil {
 			t.Fatal(err)
 		}
-		lrEval[bool](b, `(localStorage.removeItem("inferlab-theme"), true)`)
+		evalJS[bool](b, `(localStorage.removeItem("inferlab-theme"), true)`)
 		b.navigate(site + "/lesson/chunked-prefill?step=2")
 		b.waitFor("dark by default", `document.documentElement.dataset.theme === "dark"`)
-		lrFrame(b)
+		b.nextFrame()
 		contrast("dark")
 		b.screenshot("learner-theme-dark")
 		b.do("click #btn-theme", changeTimeout, chromedp.Click(chromedp.CSS("#btn-theme")))
 		b.waitFor("light theme chosen", `document.documentElement.dataset.theme === "light" && localStorage.getItem("inferlab-theme") === "light"`)
-		lrFrame(b)
+		b.nextFrame()
 		contrast("light")
 		b.screenshot("learner-theme-light")
 		b.do("click #btn-theme", changeTimeout, chromedp.Click(chromedp.CSS("#btn-theme")))
 		b.waitFor("dark theme chosen", `document.documentElement.dataset.theme === "dark" && localStorage.getItem("inferlab-theme") === "dark"`)
 		b.navigate(site + "/lesson/chunked-prefill?step=2")
-		if th := lrEval[string](b, `document.documentElement.dataset.theme`); th != "dark" {
+		if th := evalJS[string](b, `document.documentElement.dataset.theme`); th != "dark" {
 			t.Errorf("after a reload the theme is %q, want the remembered dark", th)
 		}
 		b.waitFor("charts drawn", `document.querySelectorAll(".chart[data-ready=true]").length > 0`)
@@ -558,15 +410,15 @@ func TestLearnerKeyboard(t *testing.T) {
 		b.waitFor("light theme chosen", `document.documentElement.dataset.theme === "light"`)
 		b.waitFor("charts redrawn in the light theme",
 			`Array.from(document.querySelectorAll(".chart")).every((e) => { const c = echarts.getInstanceByDom(e); return c && !c.isDisposed() && e.dataset.ready === "true"; })`)
-		lrFrame(b)
+		b.nextFrame()
 		contrast("light")
 	})
 }
 
-// lrContrastJS returns the visible text elements whose text contrast against
+// contrastJS returns the visible text elements whose text contrast against
 // the nearest opaque background is under 4.5:1 (gradients and images are
 // skipped: block cells carry labels on fixed pastel colours, checked in app).
-const lrContrastJS = `(() => {
+const contrastJS = `(() => {
   const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null; const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1}; };
   const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
   const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
@@ -610,25 +462,25 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 	const durationsJS = `Array.from(document.querySelectorAll(".segment, .seg-used, .chart-cursor, button")).slice(0, 40).map((e) => getComputedStyle(e).transitionDuration)`
 	stepAndCount := func(n int) int {
 		b.t.Helper()
-		lrEval[bool](b, countJS)
+		evalJS[bool](b, countJS)
 		for i := 0; i < n; i++ {
 			before := b.mustState().Step
-			lrKeys(b, kb.ArrowRight)
+			b.keys(kb.ArrowRight)
 			b.waitFor("the next step", `document.querySelector("#lab").dataset.step !== `+jsString(before))
-			lrFrame(b)
+			b.nextFrame()
 		}
-		lrAwait[bool](b, `new Promise((r) => setTimeout(() => r(true), 300))`) // let any transition start
-		return lrEval[int](b, `window.__e2eTransitions`)
+		awaitJS[bool](b, `new Promise((r) => setTimeout(() => r(true), 300))`) // let any transition start
+		return evalJS[int](b, `window.__e2eTransitions`)
 	}
 
-	lrSub(t, b, "motion by default", func(t *testing.T) {
+	subtest(t, b, "motion by default", func(t *testing.T) {
 		setMotion("no-preference")
 		b.navigate(site + "/lesson/garage?step=3")
-		if n := lrEval[int](b, `document.querySelectorAll(".memory-strip .segment").length`); n == 0 {
+		if n := evalJS[int](b, `document.querySelectorAll(".memory-strip .segment").length`); n == 0 {
 			t.Fatal("test data: garage step 3 shows no memory strip segments")
 		}
 		moving := false
-		for _, d := range lrEval[[]string](b, durationsJS) {
+		for _, d := range evalJS[[]string](b, durationsJS) {
 			if d != "0s" {
 				moving = true
 			}
@@ -641,13 +493,13 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 		}
 	})
 
-	lrSub(t, b, "reduced motion", func(t *testing.T) {
+	subtest(t, b, "reduced motion", func(t *testing.T) {
 		setMotion("reduce")
 		b.navigate(site + "/lesson/garage?step=3")
-		if !lrEval[bool](b, `document.querySelector("#lab").classList.contains("reduced-motion")`) {
+		if !evalJS[bool](b, `document.querySelector("#lab").classList.contains("reduced-motion")`) {
 			t.Error("#lab lacks .reduced-motion under prefers-reduced-motion: reduce")
 		}
-		for i, d := range lrEval[[]string](b, durationsJS) {
+		for i, d := range evalJS[[]string](b, durationsJS) {
 			if d != "0s" {
 				t.Errorf("element %d has transition-duration %s under reduced motion", i, d)
 			}
@@ -658,7 +510,7 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 		// ECharts animation is off too.
 		b.navigate(site + "/lesson/chunked-prefill?step=2")
 		b.waitFor("charts drawn", `document.querySelectorAll(".chart[data-ready=true]").length > 0`)
-		anim := lrEval[[]bool](b, `Array.from(document.querySelectorAll(".chart")).map((e) => echarts.getInstanceByDom(e)?.getOption()?.animation !== false)`)
+		anim := evalJS[[]bool](b, `Array.from(document.querySelectorAll(".chart")).map((e) => echarts.getInstanceByDom(e)?.getOption()?.animation !== false)`)
 		for i, a := range anim {
 			if a {
 				t.Errorf("chart %d animates under reduced motion", i)
@@ -667,7 +519,7 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 		setMotion("no-preference")
 	})
 
-	lrSub(t, b, "375 px phone layout", func(t *testing.T) {
+	subtest(t, b, "375 px phone layout", func(t *testing.T) {
 		b.do("phone viewport", changeTimeout, chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile))
 		defer b.do("desktop viewport", changeTimeout, chromedp.EmulateViewport(1200, 900))
 		const overflowJS = `(() => {
@@ -683,24 +535,24 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 		}
 		check := func(what string) {
 			b.t.Helper()
-			lrFrame(b)
-			o := lrEval[overflow](b, overflowJS)
+			b.nextFrame()
+			o := evalJS[overflow](b, overflowJS)
 			if o.Scroll > 375 {
 				b.t.Errorf("%s at 375 px: document.documentElement.scrollWidth = %d (> 375); too wide: %v", what, o.Scroll, o.Wide)
 			}
 		}
-		lrNavigateIndex(b, site+"/")
+		b.navigateIndex(site + "/")
 		check("index")
 		for _, l := range lessons.All() {
 			b.navigate(site + "/lesson/" + l.Slug)
 			check(l.Slug + " step 1")
-			lrEval[bool](b, `(document.activeElement?.blur(), true)`)
-			lrKeys(b, kb.End)
+			evalJS[bool](b, `(document.activeElement?.blur(), true)`)
+			b.keys(kb.End)
 			b.waitFor("last step", `document.querySelector("#lab").dataset.step === document.querySelector("#scrubber").max`)
 			check(l.Slug + " last step")
 			if l.Slug == "garage" {
 				// Stacked: controls above the narration, the narration above the scenes.
-				stack := lrEval[[]float64](b, `["#controls", "#narration-panel", ".scenes"].map((s) => document.querySelector(s).getBoundingClientRect().top)`)
+				stack := evalJS[[]float64](b, `["#controls", "#narration-panel", ".scenes"].map((s) => document.querySelector(s).getBoundingClientRect().top)`)
 				if !(stack[0] < stack[1] && stack[1] < stack[2]) {
 					t.Errorf("at 375 px the controls, narration and scenes do not stack (tops %v)", stack)
 				}
@@ -714,60 +566,17 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 
 // ---- export -------------------------------------------------------------------------
 
-// TestLearnerExport: "Export JSON" downloads exactly what `inferlab run SLUG --format
-// json` prints; a chart saves as PNG; the copy buttons copy this step's link and an
-// embed snippet.
-// lrDownloads lets the page download into a fresh folder and returns a
-// function that waits for a download by name and returns its bytes.
-func lrDownloads(t *testing.T, b *browser) func(name string) []byte {
-	dl := t.TempDir()
-	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl}); err != nil {
-		t.Fatal(err)
-	}
-	return func(name string) []byte {
-		b.t.Helper()
-		deadline := time.Now().Add(changeTimeout)
-		for {
-			if data, err := os.ReadFile(filepath.Join(dl, name)); err == nil && len(data) > 0 {
-				return data
-			}
-			if time.Now().After(deadline) {
-				entries, _ := os.ReadDir(dl)
-				b.fatal("no download %s after %v (downloads: %v)", name, changeTimeout, entries)
-			}
-			time.Sleep(50 * time.Millisecond) // polling a directory
-		}
-	}
-}
-
-// lrGo runs the go command in the repository and returns its standard output.
-func lrGo(t *testing.T, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = repoRoot
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("go %v: %v\n%s", args, err, stderr)
-	}
-	return out
-}
-
 func TestLearnerExport(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
-	waitFile := lrDownloads(t, b)
+	waitFile := downloads(t, b)
 	raw := map[string]string{"n": "3"}
 	l := lessons.Get("cow-fork")
 	if _, ok := l.Param("n"); !ok {
 		raw = nil
 	}
 
-	lrSub(t, b, "JSON equals the CLI's", func(t *testing.T) {
+	subtest(t, b, "JSON equals the CLI's", func(t *testing.T) {
 		s, v, err := l.Run(raw)
 		if err != nil {
 			t.Fatal(err)
@@ -787,14 +596,14 @@ func TestLearnerExport(t *testing.T) {
 		for _, p := range l.Params {
 			args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
 		}
-		cli := lrGo(t, args...)
+		cli := goCmd(t, args...)
 		if string(cli) != string(got) {
 			t.Errorf("downloaded JSON differs from `inferlab run cow-fork --format json`:\n got %.300s\n cli %.300s", got, cli)
 		}
 	})
 
-	lrSub(t, b, "chart PNG", func(t *testing.T) {
-		_, _, s := lrScript(t, "chunked-prefill")
+	subtest(t, b, "chart PNG", func(t *testing.T) {
+		_, _, s := nativeDefaults(t, "chunked-prefill")
 		step, id := 0, ""
 		for i, st := range s.Steps {
 			for _, sc := range st.Scenes {
@@ -815,18 +624,18 @@ func TestLearnerExport(t *testing.T) {
 		}
 	})
 
-	lrSub(t, b, "copy link and embed code", func(t *testing.T) {
+	subtest(t, b, "copy link and embed code", func(t *testing.T) {
 		b.navigate(site + "/lesson/garage?step=4")
 		// Record what the page copies (the real clipboard needs a focused window).
-		lrEval[bool](b, `(Object.defineProperty(navigator, "clipboard", {configurable: true, value: {writeText: (t) => { window.__e2eCopied = t; return Promise.resolve(); }}}), true)`)
+		evalJS[bool](b, `(Object.defineProperty(navigator, "clipboard", {configurable: true, value: {writeText: (t) => { window.__e2eCopied = t; return Promise.resolve(); }}}), true)`)
 		b.do("click #btn-copy-link", changeTimeout, chromedp.Click(chromedp.CSS("#btn-copy-link")))
 		b.waitFor("#share-status", `(document.querySelector("#share-status")?.textContent ?? "").includes("copied")`)
-		if got, href := lrEval[string](b, `window.__e2eCopied`), lrEval[string](b, `location.href`); got != href {
+		if got, href := evalJS[string](b, `window.__e2eCopied`), evalJS[string](b, `location.href`); got != href {
 			t.Errorf("copied link %q, want this step's address %q", got, href)
 		}
 		b.do("click #btn-copy-embed", changeTimeout, chromedp.Click(chromedp.CSS("#btn-copy-embed")))
 		b.waitFor("embed code copied", `(window.__e2eCopied ?? "").startsWith("<iframe")`)
-		code := lrEval[string](b, `window.__e2eCopied`)
+		code := evalJS[string](b, `window.__e2eCopied`)
 		for _, want := range []string{`src="` + site + `/embed/garage?step=4&`, `width="100%"`, `loading="lazy"`, `sandbox="allow-scripts allow-same-origin`, `border:0`, `title="`, `<script src="` + site + `/web/embed.js" defer></script>`} {
 			if !strings.Contains(code, want) {
 				t.Errorf("embed code lacks %q:\n%s", want, code)
@@ -835,7 +644,7 @@ func TestLearnerExport(t *testing.T) {
 		// The panel shows the same snippet, and its options change it.
 		b.do("open the embed panel", changeTimeout, chromedp.Click(chromedp.CSS("#embed-panel summary")))
 		b.waitFor("#embed-code", `!!document.querySelector("#embed-code")`)
-		if ta := lrEval[string](b, `document.querySelector("#embed-code").value`); ta != code {
+		if ta := evalJS[string](b, `document.querySelector("#embed-code").value`); ta != code {
 			t.Errorf("#embed-code = %q, want the copied snippet", ta)
 		}
 		b.do("hide controls", changeTimeout, chromedp.Click(chromedp.CSS("#embed-hide-controls")))
@@ -852,7 +661,7 @@ func TestLearnerEmbed(t *testing.T) {
 	site := startSite(t)                                            // http://127.0.0.1:PORT
 	labOrigin := strings.Replace(site, "127.0.0.1", "localhost", 1) // another site for the host
 	b := newBrowser(t)
-	l, v, _ := lrScript(t, "garage")
+	l, v, _ := nativeDefaults(t, "garage")
 	src := labOrigin + "/embed/garage?" + app.EncodeQuery(l, v, 3) + "&theme=dark"
 	snippet := app.EmbedSnippet(src, l.Title, labOrigin+"/web/embed.js")
 	hostPage := `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Host article</title>
@@ -882,12 +691,12 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 	}
 	frameHeight := `Math.round(document.querySelector("iframe[data-inferlab]").getBoundingClientRect().height)`
 
-	lrSub(t, b, "height reported, iframe resized", func(t *testing.T) {
+	subtest(t, b, "height reported, iframe resized", func(t *testing.T) {
 		b.do("open the host page", liveTimeout, chromedp.Navigate(host.URL+"/"),
 			chromedp.WaitVisible(chromedp.CSS("iframe[data-inferlab]")))
 		b.waitFor("a height message", `window.__msgs.length > 0`)
 		// Wait for the app inside the frame to run (the frame is cross-site: its own target).
-		frameCtx := lrFrameContext(b, "/embed/garage")
+		frameCtx := b.frameContext("/embed/garage")
 		if _, err := chromedp.Run(frameCtx, chromedp.Poll[chromedp.Void](`document.querySelector("#lab")?.dataset.live === "true"`,
 			chromedp.WithPollingTimeout(liveTimeout))); err != nil {
 			b.fatal("the embed did not go live inside the iframe: %v", err)
@@ -899,10 +708,10 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 			href != labOrigin+"/lesson/garage?"+app.EncodeQuery(l, v, 3) {
 			t.Errorf(`"open in the full lab" links to %q (%v), want %q`, href, err, labOrigin+"/lesson/garage?"+app.EncodeQuery(l, v, 3))
 		}
-		lrFrame(b)
+		b.nextFrame()
 		b.waitFor("the iframe takes the last reported height",
 			`window.__msgs.length > 0 && `+frameHeight+` === window.__msgs[window.__msgs.length - 1].height`)
-		ms := lrEval[[]msg](b, `window.__msgs`)
+		ms := evalJS[[]msg](b, `window.__msgs`)
 		last := ms[len(ms)-1]
 		if last.Origin != labOrigin || last.Slug != "garage" || last.Height < 400 {
 			t.Errorf("last message %+v, want origin %s, slug garage, a height of the content (≥ 400 px)", last, labOrigin)
@@ -918,22 +727,22 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 
 		// A narrower frame is taller: a new message, a new height.
 		before := last.Height
-		lrEval[bool](b, `(document.querySelector("#wrap").style.width = "420px", true)`)
+		evalJS[bool](b, `(document.querySelector("#wrap").style.width = "420px", true)`)
 		b.waitFor("a taller height after narrowing the frame",
 			`window.__msgs[window.__msgs.length - 1].height > `+strconv.Itoa(before)+` && `+frameHeight+` === window.__msgs[window.__msgs.length - 1].height`)
 
 		// A forged message from the host itself is ignored.
-		h := lrEval[int](b, frameHeight)
-		lrEval[bool](b, `(window.postMessage({type: "inferlab:height", height: 37, slug: "garage"}, "*"), true)`)
-		lrAwait[bool](b, `new Promise((r) => setTimeout(() => r(true), 200))`)
-		if got := lrEval[int](b, frameHeight); got != h {
+		h := evalJS[int](b, frameHeight)
+		evalJS[bool](b, `(window.postMessage({type: "inferlab:height", height: 37, slug: "garage"}, "*"), true)`)
+		awaitJS[bool](b, `new Promise((r) => setTimeout(() => r(true), 200))`)
+		if got := evalJS[int](b, frameHeight); got != h {
 			t.Errorf("a message from the host page itself resized the frame to %d", got)
 		}
 	})
 
-	lrSub(t, b, "hide= flags", func(t *testing.T) {
+	subtest(t, b, "hide= flags", func(t *testing.T) {
 		shown := func(sel string) bool {
-			return lrEval[bool](b, `(() => { const e = document.querySelector(`+jsString(sel)+`); return !!e && e.getClientRects().length > 0; })()`)
+			return evalJS[bool](b, `(() => { const e = document.querySelector(`+jsString(sel)+`); return !!e && e.getClientRects().length > 0; })()`)
 		}
 		b.navigate(site + "/embed/garage?step=2&hide=controls,narration")
 		if shown("#controls") || shown("#narration-panel") {
@@ -942,11 +751,11 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 		if !shown("#embed-params") || !shown(".scenes") || !shown("a.open-full") {
 			t.Error("hide=controls,narration also hid the parameters, the scenes or the full-lab link")
 		}
-		if h := lrEval[string](b, `new URLSearchParams(location.search).get("hide")`); h != "controls,narration" {
+		if h := evalJS[string](b, `new URLSearchParams(location.search).get("hide")`); h != "controls,narration" {
 			t.Errorf("the URL keeps hide=%q, want controls,narration", h)
 		}
-		lrKeys(b, kb.ArrowRight)
-		lrFrame(b)
+		b.keys(kb.ArrowRight)
+		b.nextFrame()
 		if s := b.mustState(); s.Step != "2" {
 			t.Errorf("→ stepped a frame whose controls are hidden (step %s)", s.Step)
 		}
@@ -967,35 +776,12 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 	})
 }
 
-// lrFrameContext attaches to the cross-site iframe whose URL contains part.
-func lrFrameContext(b *browser, part string) context.Context {
-	b.t.Helper()
-	deadline := time.Now().Add(liveTimeout)
-	for {
-		ts, err := chromedp.Targets(b.ctx)
-		if err != nil {
-			b.fatal("listing targets: %v", err)
-		}
-		for _, ti := range ts {
-			if ti.Type == "iframe" && strings.Contains(ti.URL, part) {
-				ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(ti.TargetID), chromedp.WithDetachOnCancel())
-				b.t.Cleanup(cancel)
-				return ctx
-			}
-		}
-		if time.Now().After(deadline) {
-			b.fatal("no iframe target for %s", part)
-		}
-		time.Sleep(100 * time.Millisecond) // polling the target list
-	}
-}
-
 // ---- offline, updates, static sub-path ---------------------------------------------
 
 // TestLearnerOffline: after one visit, with the server gone and the network emulated
 // offline, other lesson pages and an embed load and step.
 func TestLearnerOffline(t *testing.T) {
-	srv := httptest.NewServer(lrHandler(t, "offline-v1"))
+	srv := httptest.NewServer(labHandler(t, "offline-v1"))
 	var closeOnce sync.Once
 	stop := func() { closeOnce.Do(srv.Close) }
 	t.Cleanup(stop)
@@ -1003,7 +789,7 @@ func TestLearnerOffline(t *testing.T) {
 	b.navigate(srv.URL + "/lesson/garage")
 	b.waitServiceWorker()
 	for _, l := range lessons.All() {
-		lrWaitCached(b, "/lesson/"+l.Slug)
+		b.waitCached("/lesson/" + l.Slug)
 	}
 	b.checkConsole()
 
@@ -1022,13 +808,13 @@ func TestLearnerOffline(t *testing.T) {
 	if s := b.mustState(); s.Lesson != "cow-fork" || s.Step != "2" || s.Narration == "" {
 		t.Fatalf("offline cow-fork: %s", s)
 	}
-	if on := lrEval[bool](b, `navigator.onLine`); on {
+	if on := evalJS[bool](b, `navigator.onLine`); on {
 		t.Error("navigator.onLine is true: the offline emulation is not on")
 	}
-	lrEval[bool](b, `(document.activeElement?.blur(), true)`)
+	evalJS[bool](b, `(document.activeElement?.blur(), true)`)
 	before := b.mustState()
-	lrKeys(b, kb.ArrowRight)
-	lrWaitStep(b, "offline, after →", 3)
+	b.keys(kb.ArrowRight)
+	b.waitStep("offline, after →", 3)
 	if after := b.mustState(); after.Narration == before.Narration {
 		t.Error("offline: the narration did not change with the step")
 	}
@@ -1039,53 +825,8 @@ func TestLearnerOffline(t *testing.T) {
 	if s := b.mustState(); s.Lesson != "roofline" || s.Step != "2" {
 		t.Errorf("offline embed: %s", s)
 	}
-	if !lrEval[bool](b, `document.querySelector("#lab").classList.contains("embed")`) {
+	if !evalJS[bool](b, `document.querySelector("#lab").classList.contains("embed")`) {
 		t.Error("offline /embed/roofline is not an embed page")
-	}
-}
-
-func ptrTo[T any](v T) *T { return &v }
-
-// TestLearnerUpdate: a new deployment (a new version on the same origin) is picked up
-// on the next load: the page shows the update banner, and reloading runs the new
-// version.
-func TestLearnerUpdate(t *testing.T) {
-	swap := &swapHandler{}
-	swap.set(lrHandler(t, "update-v1"))
-	srv := httptest.NewServer(swap)
-	t.Cleanup(srv.Close)
-	b := newBrowser(t)
-	version := `goappGetenv("GOAPP_VERSION")`
-
-	b.navigate(srv.URL + "/lesson/garage")
-	b.waitServiceWorker()
-	lrWaitCached(b, "/lesson/garage")
-	if v := lrEval[string](b, version); v != "update-v1" {
-		t.Fatalf("version %q, want update-v1", v)
-	}
-
-	swap.set(lrHandler(t, "update-v2")) // the deployment
-	b.navigate(srv.URL + "/lesson/garage?step=2")
-	if v := lrEval[string](b, version); v != "update-v1" {
-		t.Errorf("the first load after the deployment runs %q, want the cached update-v1", v)
-	}
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(b.ctx, swTimeout)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#update-banner"))); err != nil {
-		b.fatal("no #update-banner %v after loading the new deployment: %v", swTimeout, err)
-	}
-	recordTiming(t, fmt.Sprintf("E2E_TIMING update banner_after_ms=%d", time.Since(start).Milliseconds()))
-	b.screenshot("learner-update-banner")
-	if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#btn-reload")))); err != nil {
-		b.fatal("reloading from the banner: %v", err)
-	}
-	b.waitFor("live after the reload", `document.querySelector("#lab")?.dataset.live === "true"`)
-	if v := lrEval[string](b, version); v != "update-v2" {
-		t.Errorf("after reloading from the banner the page runs %q, want update-v2", v)
-	}
-	if s := b.mustState(); s.Step != "2" {
-		t.Errorf("the reload lost the step: %s", s)
 	}
 }
 
@@ -1124,37 +865,37 @@ func TestLearnerStaticSubpath(t *testing.T) {
 	b := newBrowser(t)
 
 	b.navigate(srv.URL + "/repo/lesson/garage?step=3")
-	lrWaitStep(b, "from the deep link", 3)
-	lrEval[bool](b, `(document.activeElement?.blur(), true)`)
-	lrKeys(b, kb.ArrowRight)
-	lrWaitStep(b, "after →", 4)
-	if p := lrEval[string](b, `location.pathname`); p != "/repo/lesson/garage" {
+	b.waitStep("from the deep link", 3)
+	evalJS[bool](b, `(document.activeElement?.blur(), true)`)
+	b.keys(kb.ArrowRight)
+	b.waitStep("after →", 4)
+	if p := evalJS[string](b, `location.pathname`); p != "/repo/lesson/garage" {
 		t.Errorf("pathname %q after stepping, want /repo/lesson/garage", p)
 	}
-	if h := lrEval[string](b, `document.querySelector(".brand").getAttribute("href")`); !strings.HasPrefix(h, "/repo") {
+	if h := evalJS[string](b, `document.querySelector(".brand").getAttribute("href")`); !strings.HasPrefix(h, "/repo") {
 		t.Errorf("the home link is %q, want it under /repo", h)
 	}
 	b.do("open the embed panel", changeTimeout, chromedp.Click(chromedp.CSS("#embed-panel summary")))
 	b.waitFor("#embed-code", `!!document.querySelector("#embed-code")`)
-	if code := lrEval[string](b, `document.querySelector("#embed-code").value`); !strings.Contains(code, srv.URL+"/repo/embed/garage?step=4") ||
+	if code := evalJS[string](b, `document.querySelector("#embed-code").value`); !strings.Contains(code, srv.URL+"/repo/embed/garage?step=4") ||
 		!strings.Contains(code, srv.URL+"/repo/web/embed.js") {
 		t.Errorf("the embed snippet leaves /repo:\n%s", code)
 	}
 	b.do("click #search", changeTimeout, chromedp.Click(chromedp.CSS("#search")))
 	b.do("type ttft", changeTimeout, chromedp.SendKeys(chromedp.CSS("#search"), "ttft"))
 	b.waitFor("results", searchSettled("ttft"))
-	if h := lrEval[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`); !strings.HasPrefix(h, "/repo/lesson/measuring?") {
+	if h := evalJS[string](b, `document.querySelector("#search-hit-0 a").getAttribute("href")`); !strings.HasPrefix(h, "/repo/lesson/measuring?") {
 		t.Errorf("the search result links to %q, want /repo/lesson/measuring?…", h)
 	}
-	lrKeys(b, kb.Enter)
+	b.keys(kb.Enter)
 	b.waitFor("measuring live", `document.querySelector("#lab")?.dataset.lesson === "measuring" && document.querySelector("#lab")?.dataset.live === "true"`)
-	if p := lrEval[string](b, `location.pathname`); p != "/repo/lesson/measuring" {
+	if p := evalJS[string](b, `location.pathname`); p != "/repo/lesson/measuring" {
 		t.Errorf("pathname %q after the search, want /repo/lesson/measuring", p)
 	}
 	// A reload of the address works on the static host (no 404, no go-app "not found").
-	b.navigate(lrEval[string](b, `location.href`))
+	b.navigate(evalJS[string](b, `location.href`))
 	if s := b.mustState(); s.Lesson != "measuring" {
-		t.Errorf("reloading %s: %s", lrEval[string](b, `location.href`), s)
+		t.Errorf("reloading %s: %s", evalJS[string](b, `location.href`), s)
 	}
 }
 
@@ -1166,14 +907,14 @@ func TestLearnerStepTiming(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
 	b.navigate(site + "/lesson/garage?step=3")
-	lrEval[bool](b, `(document.activeElement?.blur(), true)`)
+	evalJS[bool](b, `(document.activeElement?.blur(), true)`)
 	var ms []float64
 	for i := 0; i < 24; i++ {
 		before := b.mustState().Step
-		lrEval[bool](b, `(window.inferlabStepMs = -1, true)`)
-		lrKeys(b, kb.ArrowRight)
+		evalJS[bool](b, `(window.inferlabStepMs = -1, true)`)
+		b.keys(kb.ArrowRight)
 		b.waitFor("the next step", `document.querySelector("#lab").dataset.step !== `+jsString(before)+` && window.inferlabStepMs >= 0`)
-		ms = append(ms, lrEval[float64](b, `window.inferlabStepMs`))
+		ms = append(ms, evalJS[float64](b, `window.inferlabStepMs`))
 	}
 	sorted := append([]float64(nil), ms...)
 	sortFloats(sorted)

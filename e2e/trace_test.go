@@ -22,7 +22,7 @@ import (
 func TestSandboxTrace(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
-	waitFile := lrDownloads(t, b)
+	waitFile := downloads(t, b)
 	dir := t.TempDir()
 
 	good := filepath.Join(dir, "my-trace.jsonl")
@@ -47,15 +47,15 @@ func TestSandboxTrace(t *testing.T) {
 	status := `(document.querySelector("#trace-status")?.dataset.trace ?? "")`
 	narration := `document.querySelector("#narration").textContent`
 
-	lrSub(t, b, "upload, and the JSON equals the CLI's", func(t *testing.T) {
+	subtest(t, b, "upload, and the JSON equals the CLI's", func(t *testing.T) {
 		b.navigate(site + "/lesson/sandbox?" + app.EncodeQuery(l, v, 3))
 		b.do("choose my-trace.jsonl", changeTimeout, chromedp.SetUploadFiles(chromedp.CSS("#trace-file"), []string{good}))
 		b.waitFor("the trace in use", status+` === "my-trace.jsonl" && `+narration+`.includes("my-trace.jsonl")`)
-		lrWaitStep(b, "the trace's run from its start", 1)
+		b.waitStep("the trace's run from its start", 1)
 		if m := b.mustState().Metrics["requests"]; m != "40" {
 			t.Errorf("requests metric %q, want the trace's 40", m)
 		}
-		lrEval[bool](b, `(document.querySelector("#trace-panel").scrollIntoView(), true)`)
+		evalJS[bool](b, `(document.querySelector("#trace-panel").scrollIntoView(), true)`)
 		b.screenshot("sandbox-trace")
 		b.do("click #btn-export-json", changeTimeout, chromedp.Click(chromedp.CSS("#btn-export-json")))
 		got := waitFile("inferlab-sandbox.json")
@@ -74,27 +74,27 @@ func TestSandboxTrace(t *testing.T) {
 		for _, p := range l.Params {
 			args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
 		}
-		if cli := lrGo(t, args...); string(cli) != string(got) {
+		if cli := goCmd(t, args...); string(cli) != string(got) {
 			t.Errorf("downloaded JSON differs from `inferlab run sandbox --trace`:\n got %.300s\n cli %.300s", got, cli)
 		}
 	})
 
-	lrSub(t, b, "a bad file is refused and loses nothing", func(t *testing.T) {
+	subtest(t, b, "a bad file is refused and loses nothing", func(t *testing.T) {
 		before := b.mustState()
 		b.do("choose bad.jsonl", changeTimeout, chromedp.SetUploadFiles(chromedp.CSS("#trace-file"), []string{bad}))
 		b.waitFor("#trace-error", `!document.querySelector("#trace-error").hidden`)
-		if e := lrEval[string](b, `document.querySelector("#trace-error").textContent`); e != fmt.Sprintf("bad.jsonl: line 2: prompt_tokens = -5 is not allowed: want 1 to %d", l.TraceLimits().MaxTokens) {
+		if e := evalJS[string](b, `document.querySelector("#trace-error").textContent`); e != fmt.Sprintf("bad.jsonl: line 2: prompt_tokens = -5 is not allowed: want 1 to %d", l.TraceLimits().MaxTokens) {
 			t.Errorf("#trace-error = %q", e)
 		}
 		after := b.mustState()
-		if got := lrEval[string](b, status); got != "my-trace.jsonl" || after.Narration != before.Narration || after.Step != before.Step {
+		if got := evalJS[string](b, status); got != "my-trace.jsonl" || after.Narration != before.Narration || after.Step != before.Step {
 			t.Errorf("a refused file changed the page: trace %q, step %s → %s", got, before.Step, after.Step)
 		}
 	})
 
-	lrSub(t, b, "a knob change keeps the trace", func(t *testing.T) {
+	subtest(t, b, "a knob change keeps the trace", func(t *testing.T) {
 		before := b.mustState()
-		lrEval[bool](b, `(() => { const el = document.querySelector("#param-workers"); el.value = "3";
+		evalJS[bool](b, `(() => { const el = document.querySelector("#param-workers"); el.value = "3";
   el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 		b.do("click #params-apply", changeTimeout, chromedp.Click(chromedp.CSS("#params-apply")))
 		b.waitFor("workers=3 in the URL", `new URLSearchParams(location.search).get("workers") === "3"`)
@@ -103,12 +103,12 @@ func TestSandboxTrace(t *testing.T) {
 		if m := b.mustState().Metrics["requests"]; m != "40" {
 			t.Errorf("requests metric %q after a knob change, want the trace's 40", m)
 		}
-		if e := lrEval[bool](b, `document.querySelector("#trace-error").hidden`); !e {
+		if e := evalJS[bool](b, `document.querySelector("#trace-error").hidden`); !e {
 			t.Error("#trace-error still shown after the knob change")
 		}
 	})
 
-	lrSub(t, b, "back to the generated workload", func(t *testing.T) {
+	subtest(t, b, "back to the generated workload", func(t *testing.T) {
 		b.do("click #trace-clear", changeTimeout, chromedp.Click(chromedp.CSS("#trace-clear")))
 		b.waitFor("no trace", status+` === "" && !`+narration+`.includes("my-trace.jsonl")`)
 		if m := b.mustState().Metrics["requests"]; m != "20" {

@@ -62,8 +62,80 @@ const (
 	dynamoGainTwoNodes   = 2    // "over 2× gains in two-node setups"
 )
 
+// disaggBlock is the KV block size in tokens (vLLM's default).
+const disaggBlock = 16
+
+// disaggSweepLinks are the links the "when does the link matter?" step
+// compares, fastest first.
+var disaggSweepLinks = []string{"nvlink4", "rdma-8x400", "ib-ndr", "tcpxo"}
+
+// disaggRun is what one disaggregation run did: the setup, both
+// deployments' results, the request the lesson follows, and every figure
+// the narration prices on the chosen GPUs.
+type disaggRun struct {
+	e                                          *engine
+	tp, prefill, decode, budget                int
+	rate, sloTTFTms, sloTPOTms                 float64
+	promptMin, promptMax, outputMin, outputMax int
+	link                                       cluster.Link
+	rule                                       cluster.ConditionalDisagg
+	conditional                                bool
+	reqs                                       []cluster.Request
+	bytesPerToken                              int64   // one GPU's share of S_entry
+	sEntry                                     int64   // S_entry, B/token, BF16
+	blockBytes                                 float64 // one GPU's bytes per block
+
+	cmp                                *cluster.Comparison
+	xfer                               scheduler.Percentiles // transfer times of the remote requests
+	thrMono, thrDis, goodMono, goodDis float64               // per GPU
+
+	// The followed request: the remote one with the median TTFT (probeIdx
+	// −1 when none went remote).
+	probeIdx                 int
+	probe                    cluster.Journey
+	probePrompt, probeBlocks int
+	probeXfer                float64 // its KV over the chosen link
+	probeAlone               float64 // its prefill and first decode step on an idle worker
+
+	// The monolithic stall: the longest step that carried both a prefill
+	// and decodes (stallI −1 when none did), and the article's 4,000-token
+	// prompt priced beside as many decodes.
+	stallW, stallI, stallDecodes int
+	stall4k                      float64
+
+	// The article's sub-millisecond claim: a 4,096-token Llama-3.1-70B KV.
+	kv70, articleT70 float64
+	ndr              cluster.Link
+
+	// The link sweep: prompt lengths, each one's prefill alone, and each
+	// link's transfer of those prompts' KV and of the followed prompt's.
+	lengths   []int
+	prefillAt []float64
+	sweep     []linkSweep
+
+	longPrompts int // prompts above max_local_prefill_length
+}
+
+// linkSweep is one link's KV transfer times for the sweep's prompt lengths
+// and for the followed request.
+type linkSweep struct {
+	link  cluster.Link
+	times []float64
+	probe float64
+}
+
 func buildDisaggregation(v Values) (*Script, error) {
-	const bs = 16
+	r, err := runDisaggregation(v)
+	if err != nil {
+		return nil, err
+	}
+	return r.script(), nil
+}
+
+// runDisaggregation serves the knobs' stream on both deployments and prices
+// the figures the narration quotes.
+func runDisaggregation(v Values) (*disaggRun, error) {
+	const bs = disaggBlock
 	tp := v.Int("tp")
 	e, capa, err := newTPEngine(v, tp, bs)
 	if err != nil {
@@ -73,71 +145,134 @@ func buildDisaggregation(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	P, D := v.Int("prefill_workers"), v.Int("decode_workers")
-	budget := v.Int("budget")
-	sc := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
+	r := &disaggRun{e: e, tp: tp, prefill: v.Int("prefill_workers"), decode: v.Int("decode_workers"), budget: v.Int("budget"),
+		rate: v.Float("rate"), sloTTFTms: v.Float("slo_ttft_ms"), sloTPOTms: v.Float("slo_tpot_ms"),
+		promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), outputMin: v.Int("output_min"), outputMax: v.Int("output_max"),
+		link: link, conditional: v.Choice("conditional") == "on",
+		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
+		bytesPerToken: capa.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(bs) * float64(capa.BytesPerToken)}
+	sc := scheduler.Config{MaxNumBatchedTokens: r.budget, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
-	if need := (v.Int("prompt_max") + v.Int("output_max") + bs - 1) / bs; need > e.kvBlocks {
-		return nil, Relation("prompt_max", strconv.Itoa(v.Int("prompt_max")), fmt.Sprintf("a prompt whose KV fits one worker (%s tokens on %d× %s)", comma(e.kvBlocks*bs), tp, e.gpu.Name))
+	if need := (r.promptMax + r.outputMax + bs - 1) / bs; need > e.kvBlocks {
+		return nil, Relation("prompt_max", strconv.Itoa(r.promptMax), fmt.Sprintf("a prompt whose KV fits one worker (%s tokens on %d× %s)", comma(e.kvBlocks*bs), tp, e.gpu.Name))
 	}
-	seed := uint64(v.Int("seed"))
-	wl := workload.Poisson(v.Int("requests"), v.Float("rate"), workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")},
-		workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}, seed)
-	reqs := make([]cluster.Request, len(wl))
-	for i, r := range wl {
-		reqs[i] = cluster.Request{ID: r.ID, Arrival: r.Arrival, PromptIDs: r.TokenIDs(), Output: r.Output}
+	wl := workload.Poisson(v.Int("requests"), r.rate, workload.Uniform{Min: r.promptMin, Max: r.promptMax},
+		workload.Uniform{Min: r.outputMin, Max: r.outputMax}, uint64(v.Int("seed")))
+	r.reqs = make([]cluster.Request, len(wl))
+	for i, w := range wl {
+		r.reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
 	}
-	cfg := cluster.DisaggConfig{Prefill: P, Decode: D, Scheduler: sc, Link: link, KVBytesPerToken: float64(capa.BytesPerToken),
+	cfg := cluster.DisaggConfig{Prefill: r.prefill, Decode: r.decode, Scheduler: sc, Link: link, KVBytesPerToken: float64(capa.BytesPerToken),
 		Timer: func(bool, int) scheduler.Timer { return timer }}
-	rule := cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")}
-	conditional := v.Choice("conditional") == "on"
-	if conditional {
+	if r.conditional {
+		rule := r.rule
 		cfg.Conditional = &rule
 	}
-	slo := scheduler.SLO{TTFT: v.Float("slo_ttft_ms") / 1000, TPOT: v.Float("slo_tpot_ms") / 1000}
-	cmp, err := cluster.CompareDisagg(cfg, tp, slo, reqs)
-	if err != nil {
+	slo := scheduler.SLO{TTFT: r.sloTTFTms / 1000, TPOT: r.sloTPOTms / 1000}
+	if r.cmp, err = cluster.CompareDisagg(cfg, tp, slo, r.reqs); err != nil {
 		return nil, err
 	}
-	mono, dis := cmp.Mono, cmp.Dis
-	xfers := cmp.Disagg.TransferTimes()
-	xfer := scheduler.Summarise(xfers)
-	thrMono, thrDis := cmp.ThroughputPerGPU(mono), cmp.ThroughputPerGPU(dis)
-	goodMono, goodDis := cmp.GoodputPerGPU(mono), cmp.GoodputPerGPU(dis)
-	sEntry := e.model.KVBytesPerToken(2)
-	blockBytes := float64(bs) * float64(capa.BytesPerToken)
+	r.xfer = scheduler.Summarise(r.cmp.Disagg.TransferTimes())
+	r.thrMono, r.thrDis = r.cmp.ThroughputPerGPU(r.cmp.Mono), r.cmp.ThroughputPerGPU(r.cmp.Dis)
+	r.goodMono, r.goodDis = r.cmp.GoodputPerGPU(r.cmp.Mono), r.cmp.GoodputPerGPU(r.cmp.Dis)
+	r.followProbe()
+	r.findStall()
+	r.price(timer)
+	for _, q := range r.reqs {
+		if len(q.PromptIDs) > r.rule.MaxLocalPrefillLength {
+			r.longPrompts++
+		}
+	}
+	return r, nil
+}
 
-	// The request to follow: the remote one with the median TTFT.
+// followProbe picks the request to follow: the remote one with the median
+// TTFT.
+func (r *disaggRun) followProbe() {
 	var remote []int
-	for i, j := range cmp.Disagg.Journeys {
+	for i, j := range r.cmp.Disagg.Journeys {
 		if j.Remote {
 			remote = append(remote, i)
 		}
 	}
-	sort.SliceStable(remote, func(a, b int) bool { return cmp.Disagg.Requests[remote[a]].TTFT < cmp.Disagg.Requests[remote[b]].TTFT })
-	var probe cluster.Journey
-	probeIdx := -1
+	sort.SliceStable(remote, func(a, b int) bool {
+		return r.cmp.Disagg.Requests[remote[a]].TTFT < r.cmp.Disagg.Requests[remote[b]].TTFT
+	})
+	r.probeIdx = -1
 	if len(remote) > 0 {
-		probeIdx = remote[len(remote)/2]
-		probe = cmp.Disagg.Journeys[probeIdx]
+		r.probeIdx = remote[len(remote)/2]
+		r.probe = r.cmp.Disagg.Journeys[r.probeIdx]
 	}
-	probePrompt := len(reqs[max(probeIdx, 0)].PromptIDs)
-	probeBlocks := (probePrompt + bs - 1) / bs
-	probeXfer := link.Transfer(float64(probeBlocks) * blockBytes)
+	r.probePrompt = len(r.reqs[max(r.probeIdx, 0)].PromptIDs)
+	r.probeBlocks = (r.probePrompt + disaggBlock - 1) / disaggBlock
+	r.probeXfer = r.link.Transfer(float64(r.probeBlocks) * r.blockBytes)
+}
 
-	// The monolithic stall: the longest step that carried both a prefill
-	// and decodes, on any worker.
-	stallW, stallI := 0, -1
-	for w, steps := range cmp.Monolithic.DecodeSteps {
+// findStall finds the monolithic stall: the longest step, on any worker,
+// that carried both a prefill and decodes.
+func (r *disaggRun) findStall() {
+	r.stallW, r.stallI = 0, -1
+	for w, steps := range r.cmp.Monolithic.DecodeSteps {
 		for i, st := range steps {
-			if st.PrefillTokens > 0 && st.DecodeTokens > 0 && (stallI < 0 || st.Duration > cmp.Monolithic.DecodeSteps[stallW][stallI].Duration) {
-				stallW, stallI = w, i
+			if st.PrefillTokens > 0 && st.DecodeTokens > 0 && (r.stallI < 0 || st.Duration > r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI].Duration) {
+				r.stallW, r.stallI = w, i
 			}
 		}
 	}
+	if r.stallI >= 0 {
+		r.stallDecodes = r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI].DecodeTokens
+	}
+}
 
-	s := &Script{}
-	s.Metrics = []Metric{
+// price prices what the narration quotes beside the run: the article's
+// stall and KV sizes, the followed prompt alone, and the link sweep.
+func (r *disaggRun) price(timer scheduler.Timer) {
+	const bs = disaggBlock
+	// The article's stall, priced: a 4,000-token prompt in one step beside
+	// the decodes the worst observed step carried, each at the mean context.
+	meanCtx := (r.promptMin + r.promptMax + r.outputMin + r.outputMax) / 2
+	stallBatch := []scheduler.Work{{NewTokens: articleStallTokens, Prefill: true}}
+	for i := 0; i < r.stallDecodes; i++ {
+		stallBatch = append(stallBatch, scheduler.Work{NewTokens: 1, Context: meanCtx})
+	}
+	r.stall4k = timer.StepSeconds(stallBatch)
+	r.kv70 = float64(4096 * hardware.MustModel("llama-3.1-70b").KVBytesPerToken(2))
+	r.articleT70 = articleAlphaRDMA + r.kv70/articleFabricBW
+	r.ndr = cluster.MustLink("ib-ndr")
+
+	// Link sweep: transfer time of a prompt's KV on each link against the
+	// prompt's own prefill time.
+	for n := 256; n <= min(contextLimit(r.e.model.MaxPositions), 131072); n *= 2 {
+		if (n+bs-1)/bs <= r.e.kvBlocks {
+			r.lengths = append(r.lengths, n)
+			r.prefillAt = append(r.prefillAt, prefillSeconds(timer, n, r.budget))
+		}
+	}
+	p := r.probePrompt
+	r.probeAlone = prefillSeconds(timer, p, r.budget) + timer.StepSeconds([]scheduler.Work{{NewTokens: p - (p-1)/bs*bs, Context: (p - 1) / bs * bs, Prefill: true}})
+	for _, id := range disaggSweepLinks {
+		ls := linkSweep{link: cluster.MustLink(id)}
+		for _, n := range r.lengths {
+			ls.times = append(ls.times, ls.link.Transfer(float64((n+bs-1)/bs)*r.blockBytes))
+		}
+		ls.probe = ls.link.Transfer(float64(r.probeBlocks) * r.blockBytes)
+		r.sweep = append(r.sweep, ls)
+	}
+}
+
+// probeKV is the followed request's KV per GPU, in bytes.
+func (r *disaggRun) probeKV() float64 { return float64(r.probeBlocks) * r.blockBytes }
+
+func (r *disaggRun) script() *Script {
+	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s.Steps = r.steps(s.Claims)
+	indexCursors(s.Steps)
+	return s
+}
+
+func (r *disaggRun) metrics() []Metric {
+	mono, dis := r.cmp.Mono, r.cmp.Dis
+	return []Metric{
 		{Key: "ttft_p50_ms_monolithic", Label: "Monolithic: median TTFT", Unit: "ms", Value: ms(mono.TTFT.P50)},
 		{Key: "ttft_p50_ms_disagg", Label: "Disaggregated: median TTFT", Unit: "ms", Value: ms(dis.TTFT.P50)},
 		{Key: "ttft_p99_ms_monolithic", Label: "Monolithic: p99 TTFT", Unit: "ms", Value: ms(mono.TTFT.P99)},
@@ -148,40 +283,29 @@ func buildDisaggregation(v Values) (*Script, error) {
 		{Key: "itl_p99_ms_disagg", Label: "Disaggregated: p99 ITL", Unit: "ms", Value: ms(dis.ITL.P99)},
 		{Key: "itl_max_ms_monolithic", Label: "Monolithic: worst ITL", Unit: "ms", Value: ms(mono.ITL.Max)},
 		{Key: "itl_max_ms_disagg", Label: "Disaggregated: worst ITL", Unit: "ms", Value: ms(dis.ITL.Max)},
-		{Key: "transfer_ms", Label: "Mean KV transfer time per request", Unit: "ms", Value: round4(1000 * xfer.Mean)},
-		{Key: "transfer_p99_ms", Label: "p99 KV transfer time", Unit: "ms", Value: round4(1000 * xfer.P99)},
-		{Key: "kv_mb_per_gpu", Label: "KV one GPU sends for the followed request", Unit: "MB", Value: round2(float64(probeBlocks) * blockBytes / 1e6)},
-		{Key: "throughput_per_gpu_monolithic", Label: "Monolithic: output tokens/s per GPU", Unit: "tok/s", Value: round2(thrMono)},
-		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Value: round2(thrDis)},
-		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(goodMono)},
-		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(goodDis)},
-		{Key: "gpus", Label: "GPUs in each deployment", Value: float64(cmp.GPUs)},
-		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Value: float64(cmp.Disagg.Local)},
+		{Key: "transfer_ms", Label: "Mean KV transfer time per request", Unit: "ms", Value: round4(1000 * r.xfer.Mean)},
+		{Key: "transfer_p99_ms", Label: "p99 KV transfer time", Unit: "ms", Value: round4(1000 * r.xfer.P99)},
+		{Key: "kv_mb_per_gpu", Label: "KV one GPU sends for the followed request", Unit: "MB", Value: round2(r.probeKV() / 1e6)},
+		{Key: "throughput_per_gpu_monolithic", Label: "Monolithic: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.thrMono)},
+		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.thrDis)},
+		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.goodMono)},
+		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.goodDis)},
+		{Key: "gpus", Label: "GPUs in each deployment", Value: float64(r.cmp.GPUs)},
+		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Value: float64(r.cmp.Disagg.Local)},
 	}
+}
 
-	// Claims.
-	m70, _ := hardware.ModelByID("llama-3.1-70b")
-	kv70 := float64(4096 * m70.KVBytesPerToken(2))
-	articleT70 := articleAlphaRDMA + kv70/articleFabricBW
-	ndr, _ := cluster.LinkByID("ib-ndr")
-	// The article's stall, priced: a 4,000-token prompt in one step beside
-	// the decodes the worst observed step carried, each at the mean context.
-	stallDecodes, meanCtx := 0, (v.Int("prompt_min")+v.Int("prompt_max")+v.Int("output_min")+v.Int("output_max"))/2
-	if stallI >= 0 {
-		stallDecodes = cmp.Monolithic.DecodeSteps[stallW][stallI].DecodeTokens
+// timesText is a/b as "1.23×", or "—" when b is 0.
+func timesText(a, b float64) string {
+	if b == 0 {
+		return "—"
 	}
-	stallBatch := []scheduler.Work{{NewTokens: articleStallTokens, Prefill: true}}
-	for i := 0; i < stallDecodes; i++ {
-		stallBatch = append(stallBatch, scheduler.Work{NewTokens: 1, Context: meanCtx})
-	}
-	stall4k := timer.StepSeconds(stallBatch)
-	ratio := func(a, b float64) string {
-		if b == 0 {
-			return "—"
-		}
-		return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
-	}
-	s.Claims = []Claim{{
+	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
+}
+
+func (r *disaggRun) claims() []Claim {
+	ndr := r.ndr
+	return []Claim{{
 		What:    "Formulation 3's constants",
 		Article: fmt.Sprintf("α_RDMA ≈ %.1f µs; BW_fabric = 400 Gbps = %.0f GB/s", articleAlphaRDMA*1e6, articleFabricBW/1e9),
 		Model:   fmt.Sprintf("%s: α = %.0f µs, BW·η = %s (%.0f%% of %s)", ndr.Name, ndr.Alpha*1e6, gbps(ndr.Effective()), 100*ndr.Eff, gbps(ndr.Bandwidth)),
@@ -191,153 +315,183 @@ func buildDisaggregation(v Values) (*Script, error) {
 		What:    "\"Sub-millisecond inter-node KV migration\"",
 		Article: "sub-millisecond latency over 400 Gbps RDMA",
 		Model: fmt.Sprintf("a 4,096-token Llama-3.1-70B KV is %s: %s by the article's own formula (α + bytes/50 GB/s), %s at the measured NDR rate; here the followed %s-token prompt's %s per GPU takes %s over %s",
-			bytesText(kv70), msText(articleT70), msText(ndr.Transfer(kv70)), comma(probePrompt), bytesText(float64(probeBlocks)*blockBytes), msText(probeXfer), link.Name),
+			bytesText(r.kv70), msText(r.articleT70), msText(ndr.Transfer(r.kv70)), comma(r.probePrompt), bytesText(r.probeKV()), msText(r.probeXfer), r.link.Name),
 		Why: "Sub-millisecond holds only for small transfers (a few blocks) or when the KV is split over many NICs; a whole prompt's KV is hundreds of MB to GB, so the bytes term, not α, sets the time.",
 	}, {
 		What:    fmt.Sprintf("A %s-token prefill stalls the decodes", comma(articleStallTokens)),
 		Article: fmt.Sprintf("%d ms of latency spikes (GPU and model not stated)", articleStallMSDisagg),
 		Model: fmt.Sprintf("a %s-token prefill beside %d decodes: a %s step on %d× %s with %s; in the run the worst ITL was %s monolithic vs %s disaggregated",
-			comma(articleStallTokens), stallDecodes, msText(stall4k), tp, e.gpu.Name, e.model.Name, msText(mono.ITL.Max), msText(dis.ITL.Max)),
+			comma(articleStallTokens), r.stallDecodes, msText(r.stall4k), r.tp, r.e.gpu.Name, r.e.model.Name, msText(r.cmp.Mono.ITL.Max), msText(r.cmp.Dis.ITL.Max)),
 		Why: "The model prices the step from its FLOPs and bytes on the chosen GPUs (core/hardware); the article's 100 ms is a round figure for an unstated GPU and model. In the run a step can carry more than one prompt, up to the token budget, so the worst gap can exceed one prompt's stall.",
 	}, {
 		What:    "Disaggregation's throughput gain (Dynamo docs)",
 		Article: fmt.Sprintf("+%.0f%% throughput/GPU on one node, over %d× on two (R1-Distill-Llama-70B FP8, H100, ISL 3K / OSL 150)", 100*(dynamoGainOneNode-1), dynamoGainTwoNodes),
 		Model: fmt.Sprintf("output tokens/s per GPU: %s (%.0f vs %.0f); goodput per GPU under the SLO: %s, on %d GPUs with %d prefill + %d decode %s at %g req/s",
-			ratio(thrDis, thrMono), thrDis, thrMono, ratio(goodDis, goodMono), cmp.GPUs, P, D, plural(D, "worker", "workers"), v.Float("rate")),
+			timesText(r.thrDis, r.thrMono), r.thrDis, r.thrMono, timesText(r.goodDis, r.goodMono), r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"), r.rate),
 		Why: "Dynamo's figure is measured at a latency target with each pool's TP and size tuned, in FP8; here both pools share one TP degree in BF16 and serve the offered rate, so per-GPU throughput only moves when one deployment saturates — raise the rate or tune the split to see where each one breaks.",
 	}}
+}
 
-	// Scenes.
-	setup := scene.Scene{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
-		{Label: "GPUs in each deployment", Value: float64(cmp.GPUs)},
-		{Label: "monolithic workers", Value: float64(P + D), Note: fmt.Sprintf("%d× %s each", tp, e.gpu.Name)},
-		{Label: "prefill + decode workers", Value: float64(P + D), Note: fmt.Sprintf("%d + %d", P, D)},
-		{Label: "S_entry", Value: float64(sEntry), Unit: "B/token", Note: fmt.Sprintf("%s per GPU", comma(int(capa.BytesPerToken)))},
+func (r *disaggRun) setupScene() scene.Scene {
+	return scene.Scene{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
+		{Label: "GPUs in each deployment", Value: float64(r.cmp.GPUs)},
+		{Label: "monolithic workers", Value: float64(r.prefill + r.decode), Note: fmt.Sprintf("%d× %s each", r.tp, r.e.gpu.Name)},
+		{Label: "prefill + decode workers", Value: float64(r.prefill + r.decode), Note: fmt.Sprintf("%d + %d", r.prefill, r.decode)},
+		{Label: "S_entry", Value: float64(r.sEntry), Unit: "B/token", Note: fmt.Sprintf("%s per GPU", comma(int(r.bytesPerToken)))},
 	}}
-	window := func() (float64, float64) {
-		if stallI < 0 {
-			steps := cmp.Monolithic.DecodeSteps[0]
-			if len(steps) == 0 {
-				return 0, 1
-			}
-			return steps[0].Start, steps[min(len(steps)-1, 24)].Start + steps[min(len(steps)-1, 24)].Duration
+}
+
+// window is the interval the step timelines show: a dozen steps either
+// side of the stall, or the first 25 steps of W1 when there was none.
+func (r *disaggRun) window() (float64, float64) {
+	if r.stallI < 0 {
+		steps := r.cmp.Monolithic.DecodeSteps[0]
+		if len(steps) == 0 {
+			return 0, 1
 		}
-		steps := cmp.Monolithic.DecodeSteps[stallW]
-		a, b := max(0, stallI-12), min(len(steps)-1, stallI+12)
-		return steps[a].Start, steps[b].Start + steps[b].Duration
+		last := steps[min(len(steps)-1, 24)]
+		return steps[0].Start, last.Start + last.Duration
 	}
-	t0, t1 := window()
-	lane := func(label string, steps []scheduler.Step, hl int) scene.Lane {
-		l := scene.Lane{Label: label}
-		for i, st := range steps {
-			end := st.Start + st.Duration
-			if end <= t0 || st.Start >= t1 || st.Duration == 0 {
-				continue
-			}
-			cls, lbl := "decode", fmt.Sprintf("%d dec", st.DecodeTokens)
-			if st.PrefillTokens > 0 {
-				cls = "prefill"
-				lbl = fmt.Sprintf("%d prefill", st.PrefillTokens)
-				if st.DecodeTokens > 0 {
-					lbl = fmt.Sprintf("%d dec + %d prefill", st.DecodeTokens, st.PrefillTokens)
-				}
-			}
-			l.Bars = append(l.Bars, scene.Span{Start: ms(max(st.Start, t0) - t0), End: ms(min(end, t1) - t0), Label: lbl, Class: cls,
-				Highlight: i == hl})
+	steps := r.cmp.Monolithic.DecodeSteps[r.stallW]
+	a, b := max(0, r.stallI-12), min(len(steps)-1, r.stallI+12)
+	return steps[a].Start, steps[b].Start + steps[b].Duration
+}
+
+// stepLane draws the steps of one worker inside [t0, t1), highlighting
+// step hl.
+func stepLane(label string, steps []scheduler.Step, hl int, t0, t1 float64) scene.Lane {
+	l := scene.Lane{Label: label}
+	for i, st := range steps {
+		end := st.Start + st.Duration
+		if end <= t0 || st.Start >= t1 || st.Duration == 0 {
+			continue
 		}
-		return l
+		cls, lbl := "decode", fmt.Sprintf("%d dec", st.DecodeTokens)
+		if st.PrefillTokens > 0 {
+			cls = "prefill"
+			lbl = fmt.Sprintf("%d prefill", st.PrefillTokens)
+			if st.DecodeTokens > 0 {
+				lbl = fmt.Sprintf("%d dec + %d prefill", st.DecodeTokens, st.PrefillTokens)
+			}
+		}
+		l.Bars = append(l.Bars, scene.Span{Start: ms(max(st.Start, t0) - t0), End: ms(min(end, t1) - t0), Label: lbl, Class: cls,
+			Highlight: i == hl})
 	}
-	monoTimeline := scene.Scene{Kind: scene.KindTimeline, ID: "steps-mono", Title: "Monolithic worker steps (ms)", Gantt: &scene.Timeline{Unit: "ms",
-		Lanes: []scene.Lane{lane(fmt.Sprintf("monolithic W%d", stallW+1), cmp.Monolithic.DecodeSteps[stallW], stallI)}}}
+	return l
+}
+
+// timelines are the monolithic worker's steps around the stall and the
+// disaggregated pools over the same interval.
+func (r *disaggRun) timelines() (mono, dis scene.Scene) {
+	t0, t1 := r.window()
+	mono = scene.Scene{Kind: scene.KindTimeline, ID: "steps-mono", Title: "Monolithic worker steps (ms)", Gantt: &scene.Timeline{Unit: "ms",
+		Lanes: []scene.Lane{stepLane(fmt.Sprintf("monolithic W%d", r.stallW+1), r.cmp.Monolithic.DecodeSteps[r.stallW], r.stallI, t0, t1)}}}
 	linkLane := scene.Lane{Label: "KV transfers"}
-	for _, j := range cmp.Disagg.Journeys {
+	for _, j := range r.cmp.Disagg.Journeys {
 		if j.Remote && j.TransferEnd > t0 && j.TransferStart < t1 {
 			linkLane.Bars = append(linkLane.Bars, scene.Span{Start: ms(max(j.TransferStart, t0) - t0), End: ms(min(j.TransferEnd, t1) - t0), Label: reqName(j.ID), Class: "transfer"})
 		}
 	}
-	disLanes := []scene.Lane{}
-	if len(cmp.Disagg.PrefillSteps) > 0 {
-		disLanes = append(disLanes, lane("prefill P1", cmp.Disagg.PrefillSteps[0], -1))
+	lanes := []scene.Lane{}
+	if len(r.cmp.Disagg.PrefillSteps) > 0 {
+		lanes = append(lanes, stepLane("prefill P1", r.cmp.Disagg.PrefillSteps[0], -1, t0, t1))
 	}
-	disLanes = append(disLanes, linkLane, lane("decode D1", cmp.Disagg.DecodeSteps[0], -1))
-	disTimeline := scene.Scene{Kind: scene.KindTimeline, ID: "steps-disagg", Title: "Disaggregated pools over the same interval (ms)", Gantt: &scene.Timeline{Unit: "ms", Lanes: disLanes}}
+	lanes = append(lanes, linkLane, stepLane("decode D1", r.cmp.Disagg.DecodeSteps[0], -1, t0, t1))
+	dis = scene.Scene{Kind: scene.KindTimeline, ID: "steps-disagg", Title: "Disaggregated pools over the same interval (ms)", Gantt: &scene.Timeline{Unit: "ms", Lanes: lanes}}
+	return mono, dis
+}
 
-	// ITL over time for the request the worst stall hit hardest.
+// itlScene is the gaps between the tokens of the request the worst stall
+// hit hardest, in both deployments.
+func (r *disaggRun) itlScene() scene.Scene {
 	worst, worstGap := 0, -1.0
-	for i, m := range cmp.Monolithic.Requests {
+	for i, m := range r.cmp.Monolithic.Requests {
 		for _, g := range m.ITL {
 			if g > worstGap {
 				worst, worstGap = i, g
 			}
 		}
 	}
-	itlChart := &scene.Chart{Type: scene.Line, XLabel: "output token", YLabel: fmt.Sprintf("gap before this token of %s", reqName(reqs[worst].ID)), YUnit: "ms"}
-	for _, r := range []struct {
+	chart := &scene.Chart{Type: scene.Line, XLabel: "output token", YLabel: fmt.Sprintf("gap before this token of %s", reqName(r.reqs[worst].ID)), YUnit: "ms"}
+	for _, d := range []struct {
 		name string
 		m    scheduler.RequestMetrics
-	}{{"monolithic", cmp.Monolithic.Requests[worst]}, {"disaggregated", cmp.Disagg.Requests[worst]}} {
-		sr := scene.Series{Name: r.name}
-		for k, g := range r.m.ITL {
+	}{{"monolithic", r.cmp.Monolithic.Requests[worst]}, {"disaggregated", r.cmp.Disagg.Requests[worst]}} {
+		sr := scene.Series{Name: d.name}
+		for k, g := range d.m.ITL {
 			sr.X, sr.Y = append(sr.X, float64(k+2)), append(sr.Y, ms(g))
 		}
-		itlChart.Series = append(itlChart.Series, sr)
+		chart.Series = append(chart.Series, sr)
 	}
-	itlScene := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between one request's tokens", Chart: itlChart}
-	cards := func(title string, sum scheduler.Summary, thr float64) scene.Scene {
-		return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: title, Cards: []scene.Card{
-			{Label: "median ITL", Value: ms(sum.ITL.P50), Unit: "ms"},
-			{Label: "p99 ITL", Value: ms(sum.ITL.P99), Unit: "ms"},
-			{Label: "median TTFT", Value: ms(sum.TTFT.P50), Unit: "ms"},
-			{Label: "output tokens/s per GPU", Value: round2(thr)},
-		}}
-	}
+	return scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between one request's tokens", Chart: chart}
+}
 
-	// Formulation 3 for the followed request.
-	formula := scene.Scene{Kind: scene.KindFormula, ID: "formula", Title: "Formulation 3: KV migration time", Formula: &scene.Formula{
+// deploymentCards are one deployment's headline figures.
+func deploymentCards(title string, sum scheduler.Summary, thr float64) scene.Scene {
+	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: title, Cards: []scene.Card{
+		{Label: "median ITL", Value: ms(sum.ITL.P50), Unit: "ms"},
+		{Label: "p99 ITL", Value: ms(sum.ITL.P99), Unit: "ms"},
+		{Label: "median TTFT", Value: ms(sum.TTFT.P50), Unit: "ms"},
+		{Label: "output tokens/s per GPU", Value: round2(thr)},
+	}}
+}
+
+// formulaScene is formulation 3 for the followed request.
+func (r *disaggRun) formulaScene() scene.Scene {
+	const bs = disaggBlock
+	link := r.link
+	return scene.Scene{Kind: scene.KindFormula, ID: "formula", Title: "Formulation 3: KV migration time", Formula: &scene.Formula{
 		Expr: "T = α + B · S_block / (BW · η)",
 		Terms: []scene.Term{
 			{Symbol: "α", Meaning: "fixed start-up cost of " + link.Name, Value: fmt.Sprintf("%g µs", round2(link.Alpha*1e6))},
-			{Symbol: "B", Meaning: fmt.Sprintf("blocks of %s's %s-token prompt (⌈%d / %d⌉)", reqName(probe.ID), comma(probePrompt), probePrompt, bs), Value: comma(probeBlocks)},
-			{Symbol: "S_block", Meaning: fmt.Sprintf("bytes one GPU holds per block: %d tokens × S_entry %s B / %d GPUs", bs, comma(int(sEntry)), int(int64(sEntry)/capa.BytesPerToken)), Value: comma(int(blockBytes)) + " B"},
+			{Symbol: "B", Meaning: fmt.Sprintf("blocks of %s's %s-token prompt (⌈%d / %d⌉)", reqName(r.probe.ID), comma(r.probePrompt), r.probePrompt, bs), Value: comma(r.probeBlocks)},
+			{Symbol: "S_block", Meaning: fmt.Sprintf("bytes one GPU holds per block: %d tokens × S_entry %s B / %d GPUs", bs, comma(int(r.sEntry)), int(r.sEntry/r.bytesPerToken)), Value: comma(int(r.blockBytes)) + " B"},
 			{Symbol: "BW", Meaning: "nominal rate per direction", Value: gbps(link.Bandwidth)},
 			{Symbol: "η", Meaning: "measured share of it: " + link.Note, Value: strconv.FormatFloat(link.Eff, 'f', 3, 64)},
 		},
-		Result: fmt.Sprintf("%s + %s / %s = %s", msText(link.Alpha), bytesText(float64(probeBlocks)*blockBytes), gbps(link.Effective()), msText(probeXfer)),
+		Result: fmt.Sprintf("%s + %s / %s = %s", msText(link.Alpha), bytesText(r.probeKV()), gbps(link.Effective()), msText(r.probeXfer)),
 	}}
+}
 
-	// The followed request's journey.
-	journey := scene.Scene{Kind: scene.KindTimeline, ID: "journey", Title: fmt.Sprintf("%s from arrival to its last token (ms)", reqName(probe.ID))}
-	if probeIdx >= 0 {
-		at := func(x float64) float64 { return ms(x - probe.Arrival) }
-		lanes := []scene.Lane{
-			{Label: fmt.Sprintf("prefill P%d", probe.PrefillWorker+1), Bars: []scene.Span{
-				{Start: 0, End: at(probe.PrefillStart), Label: "queued", Class: "wait"},
-				{Start: at(probe.PrefillStart), End: at(probe.PrefillEnd), Label: fmt.Sprintf("prefill %s tokens", comma(probePrompt)), Class: "prefill"}}},
-			{Label: "link", Bars: []scene.Span{
-				{Start: at(probe.PrefillEnd), End: at(probe.TransferStart), Label: "link busy", Class: "wait"},
-				{Start: at(probe.TransferStart), End: at(probe.TransferEnd), Label: "KV " + bytesText(probe.Bytes) + " per GPU", Class: "transfer", Highlight: true}}},
-			{Label: fmt.Sprintf("decode D%d", probe.DecodeWorker+1), Bars: []scene.Span{
-				{Start: at(probe.TransferEnd), End: at(probe.KVPlaced), Label: "waits for room", Class: "wait"},
-				{Start: at(probe.KVPlaced), End: at(probe.DecodeAdmit), Label: "waits for a step", Class: "wait"},
-				{Start: at(probe.DecodeAdmit), End: at(probe.FirstToken), Label: "tail + token 1", Class: "prefill"},
-				{Start: at(probe.FirstToken), End: at(probe.LastToken), Label: fmt.Sprintf("%d more tokens", reqs[probeIdx].Output-1), Class: "decode"}}},
-		}
-		for i := range lanes {
-			kept := lanes[i].Bars[:0]
-			for _, b := range lanes[i].Bars {
-				if b.End > b.Start {
-					kept = append(kept, b)
-				}
-			}
-			lanes[i].Bars = kept
-		}
-		ttft := at(probe.FirstToken)
-		journey.Gantt = &scene.Timeline{Unit: "ms", Lanes: lanes, Cursor: &ttft}
-	} else {
+// journeyScene is the followed request from arrival to its last token.
+func (r *disaggRun) journeyScene() scene.Scene {
+	p := r.probe
+	journey := scene.Scene{Kind: scene.KindTimeline, ID: "journey", Title: fmt.Sprintf("%s from arrival to its last token (ms)", reqName(p.ID))}
+	if r.probeIdx < 0 {
 		journey.Gantt = &scene.Timeline{Unit: "ms"}
+		return journey
 	}
+	at := func(x float64) float64 { return ms(x - p.Arrival) }
+	lanes := []scene.Lane{
+		{Label: fmt.Sprintf("prefill P%d", p.PrefillWorker+1), Bars: []scene.Span{
+			{Start: 0, End: at(p.PrefillStart), Label: "queued", Class: "wait"},
+			{Start: at(p.PrefillStart), End: at(p.PrefillEnd), Label: fmt.Sprintf("prefill %s tokens", comma(r.probePrompt)), Class: "prefill"}}},
+		{Label: "link", Bars: []scene.Span{
+			{Start: at(p.PrefillEnd), End: at(p.TransferStart), Label: "link busy", Class: "wait"},
+			{Start: at(p.TransferStart), End: at(p.TransferEnd), Label: "KV " + bytesText(p.Bytes) + " per GPU", Class: "transfer", Highlight: true}}},
+		{Label: fmt.Sprintf("decode D%d", p.DecodeWorker+1), Bars: []scene.Span{
+			{Start: at(p.TransferEnd), End: at(p.KVPlaced), Label: "waits for room", Class: "wait"},
+			{Start: at(p.KVPlaced), End: at(p.DecodeAdmit), Label: "waits for a step", Class: "wait"},
+			{Start: at(p.DecodeAdmit), End: at(p.FirstToken), Label: "tail + token 1", Class: "prefill"},
+			{Start: at(p.FirstToken), End: at(p.LastToken), Label: fmt.Sprintf("%d more tokens", r.reqs[r.probeIdx].Output-1), Class: "decode"}}},
+	}
+	for i := range lanes {
+		kept := lanes[i].Bars[:0]
+		for _, b := range lanes[i].Bars {
+			if b.End > b.Start {
+				kept = append(kept, b)
+			}
+		}
+		lanes[i].Bars = kept
+	}
+	ttft := at(p.FirstToken)
+	journey.Gantt = &scene.Timeline{Unit: "ms", Lanes: lanes, Cursor: &ttft}
+	return journey
+}
 
-	// Percentile table.
+// percentileScene sets both deployments' percentiles side by side.
+func (r *disaggRun) percentileScene() scene.Scene {
+	mono, dis := r.cmp.Mono, r.cmp.Dis
 	tbl := &scene.Table{Columns: []string{"", "monolithic", "disaggregated"}}
 	row := func(name string, a, b float64, unit string) {
 		tbl.Rows = append(tbl.Rows, []string{name, strconv.FormatFloat(a, 'f', 1, 64) + unit, strconv.FormatFloat(b, 'f', 1, 64) + unit})
@@ -349,146 +503,155 @@ func buildDisaggregation(v Values) (*Script, error) {
 	row("ITL p99", 1000*mono.ITL.P99, 1000*dis.ITL.P99, " ms")
 	row("ITL max", 1000*mono.ITL.Max, 1000*dis.ITL.Max, " ms")
 	row("TPOT p50", 1000*mono.TPOT.P50, 1000*dis.TPOT.P50, " ms")
-	row("output tokens/s per GPU", thrMono, thrDis, "")
+	row("output tokens/s per GPU", r.thrMono, r.thrDis, "")
 	row("SLO attainment", 100*mono.SLOAttainment, 100*dis.SLOAttainment, "%")
-	tbl.Rows = append(tbl.Rows, []string{"goodput per GPU", strconv.FormatFloat(goodMono, 'f', 3, 64) + " req/s", strconv.FormatFloat(goodDis, 'f', 3, 64) + " req/s"})
-	pctScene := scene.Scene{Kind: scene.KindTable, ID: "percentiles", Title: fmt.Sprintf("Same %d requests, same %d GPUs", len(reqs), cmp.GPUs), Table: tbl}
+	tbl.Rows = append(tbl.Rows, []string{"goodput per GPU", strconv.FormatFloat(r.goodMono, 'f', 3, 64) + " req/s", strconv.FormatFloat(r.goodDis, 'f', 3, 64) + " req/s"})
+	return scene.Scene{Kind: scene.KindTable, ID: "percentiles", Title: fmt.Sprintf("Same %d requests, same %d GPUs", len(r.reqs), r.cmp.GPUs), Table: tbl}
+}
 
-	// Link sweep: transfer time of a prompt's KV on each link against the
-	// prompt's own prefill time.
-	sweepLinks := []string{"nvlink4", "rdma-8x400", "ib-ndr", "tcpxo"}
-	sweep := &scene.Chart{Type: scene.Line, XLabel: "prompt", XUnit: "tokens", YLabel: "time", YUnit: "ms", XLog: true, YLog: true}
-	var lengths []int
-	for n := 256; n <= min(contextLimit(e.model.MaxPositions), 131072); n *= 2 {
-		if (n+bs-1)/bs <= e.kvBlocks {
-			lengths = append(lengths, n)
-		}
-	}
+// linkScenes are the link sweep: transfer per link against the prompt's
+// prefill, and a table for the followed request.
+func (r *disaggRun) linkScenes() (scene.Scene, *scene.Table) {
+	chart := &scene.Chart{Type: scene.Line, XLabel: "prompt", XUnit: "tokens", YLabel: "time", YUnit: "ms", XLog: true, YLog: true}
 	pre := scene.Series{Name: "prefill of the prompt (one worker, alone)"}
-	for _, n := range lengths {
-		pre.X, pre.Y = append(pre.X, float64(n)), append(pre.Y, ms(prefillSeconds(timer, n, budget)))
+	for i, n := range r.lengths {
+		pre.X, pre.Y = append(pre.X, float64(n)), append(pre.Y, ms(r.prefillAt[i]))
 	}
-	sweep.Series = append(sweep.Series, pre)
-	linkTbl := &scene.Table{Columns: []string{"link", "α", "BW · η", fmt.Sprintf("%s's KV (%s tokens)", reqName(probe.ID), comma(probePrompt)), "share of its TTFT alone"}}
-	probeAlone := prefillSeconds(timer, probePrompt, budget) + timer.StepSeconds([]scheduler.Work{{NewTokens: probePrompt - (probePrompt-1)/bs*bs, Context: (probePrompt - 1) / bs * bs, Prefill: true}})
-	for _, id := range sweepLinks {
-		l, _ := cluster.LinkByID(id)
-		sr := scene.Series{Name: l.Name}
-		for _, n := range lengths {
-			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, round4(1000*l.Transfer(float64((n+bs-1)/bs)*blockBytes)))
+	chart.Series = append(chart.Series, pre)
+	tbl := &scene.Table{Columns: []string{"link", "α", "BW · η", fmt.Sprintf("%s's KV (%s tokens)", reqName(r.probe.ID), comma(r.probePrompt)), "share of its TTFT alone"}}
+	for _, ls := range r.sweep {
+		sr := scene.Series{Name: ls.link.Name}
+		for i, n := range r.lengths {
+			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, round4(1000*ls.times[i]))
 		}
-		sweep.Series = append(sweep.Series, sr)
-		t := l.Transfer(float64(probeBlocks) * blockBytes)
-		name := l.Name
-		if id == link.ID {
+		chart.Series = append(chart.Series, sr)
+		name := ls.link.Name
+		if ls.link.ID == r.link.ID {
 			name += " (chosen)"
 		}
-		linkTbl.Rows = append(linkTbl.Rows, []string{name, fmt.Sprintf("%g µs", round2(l.Alpha*1e6)), gbps(l.Effective()), msText(t), pct(t / (probeAlone + t))})
+		tbl.Rows = append(tbl.Rows, []string{name, fmt.Sprintf("%g µs", round2(ls.link.Alpha*1e6)), gbps(ls.link.Effective()), msText(ls.probe), pct(ls.probe / (r.probeAlone + ls.probe))})
 	}
+	return scene.Scene{Kind: scene.KindChart, ID: "links", Title: "KV transfer per link vs the prompt's prefill", Chart: chart}, tbl
+}
 
-	// Steps.
-	s.Steps = append(s.Steps, Step{
+// ndrProbe is the followed request's KV over one NDR NIC.
+func (r *disaggRun) ndrProbe() float64 { return r.ndr.Transfer(r.probeKV()) }
+
+// steps narrates the run.
+func (r *disaggRun) steps(claims []Claim) []Step {
+	mono, dis := r.cmp.Mono, r.cmp.Dis
+	monoTimeline, disTimeline := r.timelines()
+	itl := r.itlScene()
+	steps := []Step{{
 		Title: "One stream, two deployments",
 		Narration: fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s. "+
 			"The monolithic deployment has %d workers that each prefill and decode their own requests; the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s.",
-			len(reqs), v.Float("rate"), comma(v.Int("prompt_min")), comma(v.Int("prompt_max")), v.Int("output_min"), v.Int("output_max"), tp, e.gpu.Name, e.model.Name,
-			P+D, cmp.GPUs, P, D, plural(D, "worker", "workers")),
-		Scenes: []scene.Scene{setup},
-	})
-	stallText := "No step mixed a prefill with decodes in this run."
-	if stallI >= 0 {
-		st := cmp.Monolithic.DecodeSteps[stallW][stallI]
-		stallText = fmt.Sprintf("The worst such step, on W%d, computed %s prompt tokens beside %d decodes and took %s, while a decode-only step takes about %s (the article: a 4,000-token prompt stalls tables for 100 ms; here such a step takes %s).",
-			stallW+1, comma(st.PrefillTokens), st.DecodeTokens, msText(st.Duration), msText(dis.ITL.P50), msText(stall4k))
-	}
-	s.Steps = append(s.Steps, Step{
+			len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name,
+			r.prefill+r.decode, r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers")),
+		Scenes: []scene.Scene{r.setupScene()},
+	}, {
 		Title: "Monolithic: every prefill stalls the decodes",
 		Narration: fmt.Sprintf("vLLM serves running decodes first and gives the rest of its %s-token budget to a new prompt, so a long prompt rides in the same step as every decode on that worker, and no decode gets its next token until the step ends. %s "+
 			"Median ITL is %.1f ms but p99 is %.1f ms and the worst gap %.1f ms.",
-			comma(budget), stallText, 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max),
-		Scenes: []scene.Scene{monoTimeline, itlScene, cards("Monolithic", mono, thrMono)},
-	})
-	s.Steps = append(s.Steps, Step{
+			comma(r.budget), r.stallText(), 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max),
+		Scenes: []scene.Scene{monoTimeline, itl, deploymentCards("Monolithic", mono, r.thrMono)},
+	}, {
 		Quiz: choiceQuiz("Now the prompts go to a separate prefill pool. Will the decode worker's p99 ITL be below or above the monolithic p99?",
 			[]string{"below", "above"}, map[bool]string{true: "below", false: "above"}[dis.ITL.P99 < mono.ITL.P99],
 			"A decode worker's steps carry only decodes (and each arriving prompt's short tail), so no step waits for a long prefill."),
 		Title: "Separate pools: smooth decodes",
 		Narration: fmt.Sprintf("Each prompt is computed on a prefill worker, its KV crosses the %s, and a decode worker generates the tokens. The decode worker never computes a prompt — only the last partial block of each arriving one — so its steps stay short: "+
 			"median ITL %.1f ms, p99 %.1f ms, worst %.1f ms (monolithic: %.1f, %.1f, %.1f ms).",
-			link.Name, 1000*dis.ITL.P50, 1000*dis.ITL.P99, 1000*dis.ITL.Max, 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max),
-		Scenes: []scene.Scene{disTimeline, itlScene, cards("Disaggregated", dis, thrDis)},
-	})
-	s.Steps = append(s.Steps, Step{
+			r.link.Name, 1000*dis.ITL.P50, 1000*dis.ITL.P99, 1000*dis.ITL.Max, 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max),
+		Scenes: []scene.Scene{disTimeline, itl, deploymentCards("Disaggregated", dis, r.thrDis)},
+	}, {
 		Quiz: numberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
-			reqName(probe.ID), comma(probePrompt), tp, comma(int(capa.BytesPerToken)), link.Name, round2(link.Alpha*1e6), gbps(link.Effective())),
-			round2(1000*probeXfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
+			reqName(r.probe.ID), comma(r.probePrompt), r.tp, comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
+			round2(1000*r.probeXfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
 		Title: "Formulation 3, live",
 		Narration: fmt.Sprintf("The article's formula for moving B blocks of S_block bytes: T = α + B·S_block/BW. With the measured efficiency η the chosen link moves %s's %s of KV per GPU in %s. "+
 			"Across the run the mean transfer took %s (p99 %s); α is %.2f%% of it — the bytes decide.",
-			reqName(probe.ID), bytesText(float64(probeBlocks)*blockBytes), msText(probeXfer), msText(xfer.Mean), msText(xfer.P99), 100*link.Alpha/math.Max(probeXfer, 1e-12)),
-		Scenes: []scene.Scene{formula},
-	})
-	if probeIdx >= 0 {
-		s.Steps = append(s.Steps, Step{
-			Title: fmt.Sprintf("%s's journey", reqName(probe.ID)),
-			Narration: fmt.Sprintf("%s (the median TTFT) %s for prefill worker P%d, was prefilled in %s, crossed the link in %s%s,%s then decode worker D%d computed its last partial block with the running decodes and sampled token 1 at %s: that is its TTFT. "+
-				"Its remaining %d tokens came every %s on average.",
-				reqName(probe.ID), waited(probe.PrefillStart-probe.Arrival), probe.PrefillWorker+1, msText(probe.PrefillEnd-probe.PrefillStart), msText(probe.TransferEnd-probe.TransferStart),
-				map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", msText(probe.TransferStart-probe.PrefillEnd)), false: ""}[probe.TransferStart > probe.PrefillEnd],
-				map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", msText(probe.KVPlaced-probe.TransferEnd)), false: ""}[probe.KVPlaced > probe.TransferEnd],
-				probe.DecodeWorker+1, msText(probe.FirstToken-probe.Arrival), reqs[probeIdx].Output-1, msText(cmp.Disagg.Requests[probeIdx].TPOT)),
-			Scenes: []scene.Scene{journey},
-		})
+			reqName(r.probe.ID), bytesText(r.probeKV()), msText(r.probeXfer), msText(r.xfer.Mean), msText(r.xfer.P99), 100*r.link.Alpha/math.Max(r.probeXfer, 1e-12)),
+		Scenes: []scene.Scene{r.formulaScene()},
+	}}
+	if r.probeIdx >= 0 {
+		steps = append(steps, r.journeyStep())
 	}
+	return append(steps, r.tradeSteps(claims)...)
+}
+
+// stallText narrates the worst monolithic step that mixed a prefill with
+// decodes.
+func (r *disaggRun) stallText() string {
+	if r.stallI < 0 {
+		return "No step mixed a prefill with decodes in this run."
+	}
+	st := r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI]
+	return fmt.Sprintf("The worst such step, on W%d, computed %s prompt tokens beside %d decodes and took %s, while a decode-only step takes about %s (the article: a 4,000-token prompt stalls tables for 100 ms; here such a step takes %s).",
+		r.stallW+1, comma(st.PrefillTokens), st.DecodeTokens, msText(st.Duration), msText(r.cmp.Dis.ITL.P50), msText(r.stall4k))
+}
+
+// journeyStep follows one remote request through both pools.
+func (r *disaggRun) journeyStep() Step {
+	p := r.probe
+	return Step{
+		Title: fmt.Sprintf("%s's journey", reqName(p.ID)),
+		Narration: fmt.Sprintf("%s (the median TTFT) %s for prefill worker P%d, was prefilled in %s, crossed the link in %s%s,%s then decode worker D%d computed its last partial block with the running decodes and sampled token 1 at %s: that is its TTFT. "+
+			"Its remaining %d tokens came every %s on average.",
+			reqName(p.ID), waited(p.PrefillStart-p.Arrival), p.PrefillWorker+1, msText(p.PrefillEnd-p.PrefillStart), msText(p.TransferEnd-p.TransferStart),
+			map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", msText(p.TransferStart-p.PrefillEnd)), false: ""}[p.TransferStart > p.PrefillEnd],
+			map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", msText(p.KVPlaced-p.TransferEnd)), false: ""}[p.KVPlaced > p.TransferEnd],
+			p.DecodeWorker+1, msText(p.FirstToken-p.Arrival), r.reqs[r.probeIdx].Output-1, msText(r.cmp.Disagg.Requests[r.probeIdx].TPOT)),
+		Scenes: []scene.Scene{r.journeyScene()},
+	}
+}
+
+// tradeSteps are the closing steps: the trade, the link, the conditional
+// rule and the claims.
+func (r *disaggRun) tradeSteps(claims []Claim) []Step {
+	mono, dis := r.cmp.Mono, r.cmp.Dis
+	linkChart, linkTbl := r.linkScenes()
 	ttftWinner := map[bool]string{true: "disaggregated", false: "monolithic"}[dis.TTFT.P99 < mono.TTFT.P99]
-	s.Steps = append(s.Steps, Step{
+	return []Step{{
 		Quiz: choiceQuiz("Which deployment has the lower p99 TTFT on this stream?", []string{"monolithic", "disaggregated"}, ttftWinner,
 			"Disaggregation adds the transfer and a decode step to every TTFT and gives prompts fewer GPUs; monolithic workers prefill on every GPU but interleave with decodes. Which wins depends on the split and the load."),
 		Title: "The trade: ITL for TTFT and a link",
 		Narration: fmt.Sprintf("p99 ITL: %.1f ms monolithic vs %.1f ms disaggregated. Median TTFT: %.1f vs %.1f ms, p99 %.1f vs %.1f ms — each disaggregated TTFT carries a transfer (mean %s) and a decode step, and %d of %d GPUs do all the prefills. "+
 			"Output tokens per second per GPU: %.0f vs %.0f; requests meeting the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms): %.0f%% vs %.0f%%.",
-			1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(xfer.Mean), P*tp, cmp.GPUs,
-			thrMono, thrDis, v.Float("slo_ttft_ms"), v.Float("slo_tpot_ms"), 100*mono.SLOAttainment, 100*dis.SLOAttainment),
-		Scenes: []scene.Scene{pctScene},
-	})
-	s.Steps = append(s.Steps, Step{
+			1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.xfer.Mean), r.prefill*r.tp, r.cmp.GPUs,
+			r.thrMono, r.thrDis, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment),
+		Scenes: []scene.Scene{r.percentileScene()},
+	}, {
 		Title: "When does the link matter?",
 		Narration: fmt.Sprintf("Transfer time grows with the prompt like prefill does, but far more slowly on a fast fabric: for %s's prompt alone (prefill + first decode step %s), NVLink adds %s, %s, and GPUDirect-TCPXO %s. "+
 			"The link matters when its time is a visible share of TTFT: short prompts on slow paths, or models with many KV bytes per FLOP (no grouped-query attention).",
-			reqName(probe.ID), msText(probeAlone), linkTbl.Rows[0][3], func() string {
-				l, _ := cluster.LinkByID("ib-ndr")
-				return "one NDR NIC " + msText(l.Transfer(float64(probeBlocks)*blockBytes))
-			}(), linkTbl.Rows[3][3]),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "links", Title: "KV transfer per link vs the prompt's prefill", Chart: sweep},
-			{Kind: scene.KindTable, ID: "link-table", Title: "Links (profiles.md §2, §6.6)", Table: linkTbl}},
-	})
-	longPrompts := 0
-	for _, r := range reqs {
-		if len(r.PromptIDs) > rule.MaxLocalPrefillLength {
-			longPrompts++
-		}
-	}
-	condText := fmt.Sprintf("Dynamo's conditional disaggregation lets a decode worker prefill a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
-		"It is off in this run: every prompt went remote. With it on, %d of these %d prompts are long enough to go remote, as long as the queue stays short.",
-		rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, longPrompts, len(reqs))
-	if conditional {
-		condText = fmt.Sprintf("Dynamo's conditional disaggregation is on: a decode worker prefills a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
-			"%d prompts went remote and %d were prefilled locally — each local one is a monolithic-style stall on its decode worker (worst ITL %.1f ms), traded for a shorter wait when the prefill pool is busy.",
-			rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, cmp.Disagg.Remote, cmp.Disagg.Local, 1000*dis.ITL.Max)
-	}
-	s.Steps = append(s.Steps, Step{
+			reqName(r.probe.ID), msText(r.probeAlone), linkTbl.Rows[0][3], "one NDR NIC "+msText(r.ndrProbe()), linkTbl.Rows[3][3]),
+		Scenes: []scene.Scene{linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links (profiles.md §2, §6.6)", Table: linkTbl}},
+	}, {
 		Title:     "Conditional disaggregation",
-		Narration: condText,
+		Narration: r.conditionalText(),
 		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "conditional", Title: "Where prompts were prefilled", Cards: []scene.Card{
-			{Label: "remote (prefill pool)", Value: float64(cmp.Disagg.Remote)},
-			{Label: "local (decode worker)", Value: float64(cmp.Disagg.Local)},
-			{Label: "max_local_prefill_length", Value: float64(rule.MaxLocalPrefillLength), Unit: "tokens"},
-			{Label: "max_prefill_queue_size", Value: float64(rule.MaxPrefillQueueSize)},
+			{Label: "remote (prefill pool)", Value: float64(r.cmp.Disagg.Remote)},
+			{Label: "local (decode worker)", Value: float64(r.cmp.Disagg.Local)},
+			{Label: "max_local_prefill_length", Value: float64(r.rule.MaxLocalPrefillLength), Unit: "tokens"},
+			{Label: "max_prefill_queue_size", Value: float64(r.rule.MaxPrefillQueueSize)},
 		}}},
-	})
-	s.Steps = append(s.Steps, Step{Title: "Article claim vs this model", Narration: "The article's and Dynamo's figures beside this model's for the chosen setup.", Scenes: []scene.Scene{claimsTable(s.Claims)}})
-	indexCursors(s.Steps)
-	return s, nil
+	}, {
+		Title: "Article claim vs this model", Narration: "The article's and Dynamo's figures beside this model's for the chosen setup.", Scenes: []scene.Scene{claimsTable(claims)},
+	}}
+}
+
+// conditionalText narrates Dynamo's conditional rule, on or off.
+func (r *disaggRun) conditionalText() string {
+	rule := r.rule
+	if r.conditional {
+		return fmt.Sprintf("Dynamo's conditional disaggregation is on: a decode worker prefills a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
+			"%d prompts went remote and %d were prefilled locally — each local one is a monolithic-style stall on its decode worker (worst ITL %.1f ms), traded for a shorter wait when the prefill pool is busy.",
+			rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, r.cmp.Disagg.Remote, r.cmp.Disagg.Local, 1000*r.cmp.Dis.ITL.Max)
+	}
+	return fmt.Sprintf("Dynamo's conditional disaggregation lets a decode worker prefill a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
+		"It is off in this run: every prompt went remote. With it on, %d of these %d prompts are long enough to go remote, as long as the queue stays short.",
+		rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, r.longPrompts, len(r.reqs))
 }
 
 // waited says how long something queued, or that it did not.

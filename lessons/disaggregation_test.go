@@ -86,23 +86,32 @@ func TestDisaggregationLinks(t *testing.T) {
 // With the rule on and no room in the prefill queue, every prompt stays on
 // its decode worker: the deployment is monolithic again, spikes included.
 func TestDisaggregationConditional(t *testing.T) {
-	s, _, err := disaggregation.Run(map[string]string{"conditional": "on", "max_prefill_queue_size": "0", "requests": "30"})
-	if err != nil {
-		t.Fatal(err)
+	run := func(set map[string]string) *disaggRun {
+		t.Helper()
+		v, errs := disaggregation.Resolve(set)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		r, err := runDisaggregation(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
-	if got := metricOf(t, s, "local_prefills"); got != 30 {
-		t.Errorf("%v local prefills, want all 30", got)
+	r := run(map[string]string{"conditional": "on", "max_prefill_queue_size": "0", "requests": "30"})
+	if got := r.cmp.Disagg.Local; got != 30 || r.cmp.Disagg.Remote != 0 {
+		t.Errorf("%d local and %d remote prefills, want all 30 local", got, r.cmp.Disagg.Remote)
 	}
-	if metricOf(t, s, "itl_p99_ms_disagg") < 3*metricOf(t, s, "itl_p50_ms_disagg") {
+	if r.cmp.Dis.ITL.P99 < 3*r.cmp.Dis.ITL.P50 {
 		t.Error("local prefills on the decode worker should bring the ITL spikes back")
 	}
 	// Long prompts and an empty queue: the rule sends them remote.
-	s, _, err = disaggregation.Run(map[string]string{"conditional": "on", "max_prefill_queue_size": "1000", "requests": "30"})
-	if err != nil {
-		t.Fatal(err)
+	r = run(map[string]string{"conditional": "on", "max_prefill_queue_size": "1000", "requests": "30"})
+	if got := r.cmp.Disagg.Local; got != 0 {
+		t.Errorf("%d local prefills of 2,048+-token prompts with max_local_prefill_length 1000", got)
 	}
-	if got := metricOf(t, s, "local_prefills"); got != 0 {
-		t.Errorf("%v local prefills of 2,048+-token prompts with max_local_prefill_length 1000", got)
+	if r.probeIdx < 0 || !r.probe.Remote || r.longPrompts != 30 {
+		t.Errorf("followed request %d (remote %v), %d long prompts", r.probeIdx, r.probe.Remote, r.longPrompts)
 	}
 }
 

@@ -6,20 +6,23 @@ import (
 )
 
 func TestPrefixCacheLesson(t *testing.T) {
-	s, _, err := prefixCache.Run(nil)
+	v, _ := prefixCache.Resolve(nil)
+	r, err := runPrefixCache(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(k string) float64 { v, _ := s.Metric(k); return v }
 	// R2 splits R1's edge, R3 splits the system-prompt node, R4 splits R1's tail.
-	if get("splits") != 3 {
-		t.Errorf("splits = %v, want 3", get("splits"))
+	if r.splits != 3 || r.r2.splitsNow != 1 || r.r3.splitsNow != 1 || r.r4.splitsNow != 1 {
+		t.Errorf("splits = %d (R2 %d, R3 %d, R4 %d), want one each for R2, R3 and R4", r.splits, r.r2.splitsNow, r.r3.splitsNow, r.r4.splitsNow)
 	}
-	if get("shared_prefix_small") != 0 || get("edit_distance_small") >= get("edit_distance_large") || get("shared_prefix_large") <= get("shared_prefix_small") {
-		t.Errorf("the twist: small distance %v shares %v, large distance %v shares %v",
-			get("edit_distance_small"), get("shared_prefix_small"), get("edit_distance_large"), get("shared_prefix_large"))
+	if r.r2.matched != r.predicted {
+		t.Errorf("R2 matched %d tokens, the quiz predicts %d", r.r2.matched, r.predicted)
 	}
-	if get("evicted_tokens") == 0 {
+	small, large := r.twist[0], r.twist[1]
+	if small.shared != 0 || small.distance >= large.distance || large.shared <= small.shared {
+		t.Errorf("the twist: small distance %d shares %d, large distance %d shares %d", small.distance, small.shared, large.distance, large.shared)
+	}
+	if r.evicted == 0 {
 		t.Error("the memory-pressure step evicted nothing")
 	}
 }

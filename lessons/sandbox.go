@@ -71,100 +71,148 @@ func buildSandbox(v Values) (*Script, error) { return buildSandboxWith(v, sandbo
 // buildSandboxWith runs the sandbox on the given requests; trace names
 // their source when they come from a file.
 func buildSandboxWith(v Values, work []workload.Request, trace string) (*Script, error) {
+	r, err := runSandbox(v, work, trace)
+	if err != nil {
+		return nil, err
+	}
+	return r.script(), nil
+}
+
+// sandboxRun is one sandbox run: the cluster's result and the figures the
+// dashboard shows.
+type sandboxRun struct {
+	e                       *engine
+	workers                 int
+	policy, workload, graph string
+	rate                    float64
+	trace                   string  // the trace's name, "" for generated requests
+	lastArrival             float64 // of the trace's requests
+	requests, promptTokens  int
+	res                     *cluster.Result
+	routing                 routingRun
+	ttft, itl               scheduler.Percentiles
+	outputs, preemptions    int
+	makespan                float64 // first arrival to last token, s
+}
+
+// runSandbox serves work on the knobs' cluster.
+func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, error) {
 	e, err := newEngine(v, 16)
 	if err != nil {
 		return nil, err
 	}
+	r := &sandboxRun{e: e, workers: v.Int("workers"), policy: v.Choice("policy"), workload: v.Choice("workload"), graph: v.Choice("graph_mode"),
+		rate: v.Float("rate"), trace: trace, requests: len(work)}
 	sc := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
 	var reqs []cluster.Request
-	promptTokens := 0
-	for _, r := range work {
-		reqs = append(reqs, cluster.Request{ID: r.ID, Arrival: r.Arrival, PromptIDs: r.TokenIDs(), Output: r.Output, OutputIDs: r.OutputTokenIDs(), Group: r.PrefixGroup})
-		promptTokens += r.Prompt
+	for _, w := range work {
+		reqs = append(reqs, cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output, OutputIDs: w.OutputTokenIDs(), Group: w.PrefixGroup})
+		r.promptTokens += w.Prompt
+		r.lastArrival = max(r.lastArrival, w.Arrival)
 	}
-	policy := sandboxPolicy(v.Choice("policy"), router.KvRouterConfig{OverlapScoreWeight: 1, BlockSize: sc.BlockSize}, seed)
-	res, err := cluster.Run(cluster.Config{Workers: v.Int("workers"), Scheduler: sc, Timer: func(int) scheduler.Timer { return timer }, Policy: policy}, reqs)
+	policy := sandboxPolicy(r.policy, router.KvRouterConfig{OverlapScoreWeight: 1, BlockSize: sc.BlockSize}, seed)
+	r.res, err = cluster.Run(cluster.Config{Workers: r.workers, Scheduler: sc, Timer: func(int) scheduler.Timer { return timer }, Policy: policy}, reqs)
 	if err != nil {
 		return nil, Relation("max_num_batched_tokens", strconv.Itoa(sc.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
 	}
-	run := summariseRouting(v.Choice("policy"), res)
+	r.routing = summariseRouting(r.policy, r.res)
 	var ttft, itl []float64
-	var outputs, preempt int
 	start, end := 1e18, 0.0
-	ttftSeries := scene.Series{Name: "TTFT", Type: scene.Scatter}
-	for _, m := range res.Requests {
+	for _, m := range r.res.Requests {
 		ttft = append(ttft, m.TTFT)
 		itl = append(itl, m.ITL...)
-		outputs += m.Output
-		preempt += m.Preemptions
+		r.outputs += m.Output
+		r.preemptions += m.Preemptions
 		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)
-		ttftSeries.X = append(ttftSeries.X, round2(m.Arrival))
-		ttftSeries.Y = append(ttftSeries.Y, ms(m.TTFT))
 	}
-	pt, pi := scheduler.Summarise(ttft), scheduler.Summarise(itl)
-	makespan := max(end-start, 1e-9)
-	gpus := float64(v.Int("workers"))
-	s := &Script{}
-	s.Metrics = []Metric{
-		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Value: round2(float64(outputs) / makespan)},
-		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Value: round2(float64(outputs) / makespan / gpus)},
-		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Value: ms(pt.P50)},
-		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Value: ms(pt.P99)},
-		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Value: ms(pi.P50)},
-		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Value: ms(pi.P99)},
-		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Value: round2(100 * run.hitTokens)},
-		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Value: round2(run.imbalance)},
-		{Key: "preemptions", Label: "Preemptions", Value: float64(preempt)},
-		{Key: "requests", Label: "Requests served", Value: float64(len(res.Requests))},
+	r.ttft, r.itl = scheduler.Summarise(ttft), scheduler.Summarise(itl)
+	r.makespan = max(end-start, 1e-9)
+	return r, nil
+}
+
+func (r *sandboxRun) script() *Script {
+	s := &Script{Metrics: r.metrics()}
+	s.Steps = r.steps(s.Metrics)
+	indexCursors(s.Steps)
+	return s
+}
+
+func (r *sandboxRun) metrics() []Metric {
+	gpus := float64(r.workers)
+	return []Metric{
+		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Value: round2(float64(r.outputs) / r.makespan)},
+		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Value: round2(float64(r.outputs) / r.makespan / gpus)},
+		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Value: ms(r.ttft.P50)},
+		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Value: ms(r.ttft.P99)},
+		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Value: ms(r.itl.P50)},
+		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Value: ms(r.itl.P99)},
+		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Value: round2(100 * r.routing.hitTokens)},
+		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Value: round2(r.routing.imbalance)},
+		{Key: "preemptions", Label: "Preemptions", Value: float64(r.preemptions)},
+		{Key: "requests", Label: "Requests served", Value: float64(len(r.res.Requests))},
 	}
-	cards := []scene.Card{}
-	for _, m := range s.Metrics {
-		cards = append(cards, scene.Card{Label: m.Label, Value: m.Value, Unit: m.Unit})
-	}
+}
+
+// workerScenes show how the router spread the work and what each worker's
+// cache gave back.
+func (r *sandboxRun) workerScenes() []scene.Scene {
 	perWorker := &scene.Table{Columns: []string{"worker", "requests", "mean in flight", "TTFT p50", "TTFT p99", "prompt tokens cached"}}
 	load := &scene.Chart{Type: scene.Bar, XLabel: "worker", YLabel: "requests served", Series: []scene.Series{{Name: "requests"}}}
-	for w, wr := range res.Workers {
+	for w, wr := range r.res.Workers {
 		perWorker.Rows = append(perWorker.Rows, []string{"W" + strconv.Itoa(w+1), strconv.Itoa(wr.Requests), fmt.Sprintf("%.1f", wr.MeanActive),
 			fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P99), fmt.Sprintf("%.1f%%", 100*wr.Summary.PrefixHitRate)})
 		load.Series[0].X = append(load.Series[0].X, float64(w+1))
 		load.Series[0].Y = append(load.Series[0].Y, float64(wr.Requests))
 	}
-	rate := fmt.Sprintf("at %g per second", v.Float("rate"))
-	if trace != "" {
-		last := 0.0
-		for _, r := range work {
-			last = max(last, r.Arrival)
-		}
-		rate = fmt.Sprintf("over %.1f s", last)
+	return []scene.Scene{{Kind: scene.KindChart, ID: "load", Title: "Requests per worker", Chart: load}, {Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}}
+}
+
+// dashboardScenes are the metrics as cards and every request's TTFT.
+func (r *sandboxRun) dashboardScenes(metrics []Metric) []scene.Scene {
+	cards := []scene.Card{}
+	for _, m := range metrics {
+		cards = append(cards, scene.Card{Label: m.Label, Value: m.Value, Unit: m.Unit})
 	}
+	ttft := scene.Series{Name: "TTFT", Type: scene.Scatter}
+	for _, m := range r.res.Requests {
+		ttft.X = append(ttft.X, round2(m.Arrival))
+		ttft.Y = append(ttft.Y, ms(m.TTFT))
+	}
+	return []scene.Scene{{Kind: scene.KindCards, ID: "dash", Title: "Dashboard", Cards: cards},
+		{Kind: scene.KindChart, ID: "ttft", Title: "TTFT of each request by arrival time", Chart: &scene.Chart{Type: scene.Scatter, XLabel: "arrival", XUnit: "s", YLabel: "TTFT", YUnit: "ms", Series: []scene.Series{ttft}}}}
+}
+
+// steps narrates the run.
+func (r *sandboxRun) steps(metrics []Metric) []Step {
+	gpus := float64(r.workers)
+	rate := fmt.Sprintf("at %g per second", r.rate)
 	kind := map[string]string{"chats": fmt.Sprintf("%d-turn conversations whose prompts grow with every turn", sandboxTurns),
-		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[v.Choice("workload")]
-	if trace != "" {
-		kind = "from the trace " + trace
+		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[r.workload]
+	if r.trace != "" {
+		rate = fmt.Sprintf("over %.1f s", r.lastArrival)
+		kind = "from the trace " + r.trace
 	}
-	s.Steps = []Step{{
+	thr := float64(r.outputs) / r.makespan
+	return []Step{{
 		Title: "The setup",
 		Narration: fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
-			len(reqs), kind, rate, v.Int("workers"), e.gpu.Name, e.model.Name, v.Choice("policy"), v.Choice("graph_mode")),
+			r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph),
 		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
-			{Label: "workers", Value: gpus}, {Label: "requests", Value: float64(len(reqs))}, {Label: "prompt tokens", Value: float64(promptTokens)},
-			{Label: "KV blocks per worker", Value: float64(e.kvBlocks)}}}},
-		Quiz: choiceQuiz(fmt.Sprintf("With %s routing this workload, will more than a third of the prompt tokens be found in a prefix cache?", v.Choice("policy")),
-			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[run.hitTokens > 1.0/3],
-			fmt.Sprintf("%.1f%% were.", 100*run.hitTokens)),
+			{Label: "workers", Value: gpus}, {Label: "requests", Value: float64(r.requests)}, {Label: "prompt tokens", Value: float64(r.promptTokens)},
+			{Label: "KV blocks per worker", Value: float64(r.e.kvBlocks)}}}},
+		Quiz: choiceQuiz(fmt.Sprintf("With %s routing this workload, will more than a third of the prompt tokens be found in a prefix cache?", r.policy),
+			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[r.routing.hitTokens > 1.0/3],
+			fmt.Sprintf("%.1f%% were.", 100*r.routing.hitTokens)),
 	}, {
 		Title: "The dashboard",
 		Narration: fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",
-			comma(int(float64(outputs)/makespan)), comma(int(float64(outputs)/makespan/gpus)), 1000*pt.P50, 1000*pt.P99, 1000*pi.P50, 1000*pi.P99, 100*run.hitTokens, run.imbalance, preempt),
-		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "dash", Title: "Dashboard", Cards: cards},
-			{Kind: scene.KindChart, ID: "ttft", Title: "TTFT of each request by arrival time", Chart: &scene.Chart{Type: scene.Scatter, XLabel: "arrival", XUnit: "s", YLabel: "TTFT", YUnit: "ms", Series: []scene.Series{ttftSeries}}}},
+			comma(int(thr)), comma(int(thr/gpus)), 1000*r.ttft.P50, 1000*r.ttft.P99, 1000*r.itl.P50, 1000*r.itl.P99, 100*r.routing.hitTokens, r.routing.imbalance, r.preemptions),
+		Scenes: r.dashboardScenes(metrics),
 	}, {
 		Title:     "Per worker",
 		Narration: "How the router spread the work, and what each worker's cache gave back.",
-		Scenes:    []scene.Scene{{Kind: scene.KindChart, ID: "load", Title: "Requests per worker", Chart: load}, {Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}},
+		Scenes:    r.workerScenes(),
 	}}
-	indexCursors(s.Steps)
-	return s, nil
 }

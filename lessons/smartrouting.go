@@ -108,54 +108,101 @@ func routingStream(v Values, n int, rate, hot float64, seed uint64) []cluster.Re
 	return out
 }
 
+// smartRoutingRun is what the smart-routing lesson simulated: four
+// policies on one stream, two on the overload stream, and the caches the
+// router's index saw at the end.
+type smartRoutingRun struct {
+	e                                    *engine
+	workers, requests, systemPrompts     int
+	prefixTokens, promptMin, promptMax   int
+	overloadRequests                     int
+	rate, weight, hotShare, overloadRate float64
+	rr, kv, rnd, ll                      routingRun // the article's stream
+	aff, kvHot                           routingRun // the overload stream
+	cachedRR, cachedKV                   [][]int    // per worker, per system prompt: blocks the index holds at the end
+}
+
 func buildSmartRouting(v Values) (*Script, error) {
+	r, err := runSmartRouting(v)
+	if err != nil {
+		return nil, err
+	}
+	return r.script(), nil
+}
+
+// runSmartRouting routes the stream with every policy, and the overload
+// stream with pure affinity and the KV-aware cost.
+func runSmartRouting(v Values) (*smartRoutingRun, error) {
 	e, err := newEngine(v, 16)
 	if err != nil {
 		return nil, err
 	}
-	workers := v.Int("workers")
+	r := &smartRoutingRun{e: e, workers: v.Int("workers"), requests: v.Int("requests"), systemPrompts: v.Int("system_prompts"),
+		prefixTokens: v.Int("prefix_tokens"), promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), overloadRequests: v.Int("overload_requests"),
+		rate: v.Float("rate"), weight: v.Float("overlap_weight"), hotShare: v.Float("hot_share"), overloadRate: v.Float("overload_rate")}
 	sc := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
-	kvCfg := router.KvRouterConfig{OverlapScoreWeight: v.Float("overlap_weight"), BlockSize: sc.BlockSize}
-	run := func(name string, p router.Policy, reqs []cluster.Request) (routingRun, error) {
-		res, err := cluster.Run(cluster.Config{Workers: workers, Scheduler: sc, Timer: func(int) scheduler.Timer { return timer }, Policy: p}, reqs)
+	kvCfg := router.KvRouterConfig{OverlapScoreWeight: r.weight, BlockSize: sc.BlockSize}
+	run := func(dst *routingRun, name string, p router.Policy, reqs []cluster.Request) error {
+		res, err := cluster.Run(cluster.Config{Workers: r.workers, Scheduler: sc, Timer: func(int) scheduler.Timer { return timer }, Policy: p}, reqs)
 		if err != nil {
-			return routingRun{}, err
+			return err
 		}
-		return summariseRouting(name, res), nil
+		*dst = summariseRouting(name, res)
+		return nil
 	}
-	stream := routingStream(v, v.Int("requests"), v.Float("rate"), 0, seed)
-	rr, err := run("round robin", router.NewRoundRobin(), stream)
-	if err != nil {
-		return nil, err
-	}
-	kv, err := run("KV-aware", router.NewKVAware(nil, kvCfg, seed), stream)
-	if err != nil {
-		return nil, err
-	}
-	rnd, err := run("random", router.NewRandom(seed), stream)
-	if err != nil {
-		return nil, err
-	}
-	ll, err := run("least loaded", router.LeastLoaded{}, stream)
-	if err != nil {
-		return nil, err
-	}
+	stream := routingStream(v, r.requests, r.rate, 0, seed)
 	// Overload: one hot system prompt, arriving fast.
-	hotStream := routingStream(v, v.Int("overload_requests"), v.Float("overload_rate"), v.Float("hot_share"), seed+7)
-	affRun, err := run("cache affinity (the article's router)", &affinity{}, hotStream)
-	if err != nil {
-		return nil, err
+	hotStream := routingStream(v, r.overloadRequests, r.overloadRate, r.hotShare, seed+7)
+	for _, c := range []struct {
+		dst    *routingRun
+		name   string
+		policy router.Policy
+		reqs   []cluster.Request
+	}{
+		{&r.rr, "round robin", router.NewRoundRobin(), stream},
+		{&r.kv, "KV-aware", router.NewKVAware(nil, kvCfg, seed), stream},
+		{&r.rnd, "random", router.NewRandom(seed), stream},
+		{&r.ll, "least loaded", router.LeastLoaded{}, stream},
+		{&r.aff, "cache affinity (the article's router)", &affinity{}, hotStream},
+		{&r.kvHot, "KV-aware", router.NewKVAware(nil, kvCfg, seed), hotStream},
+	} {
+		if err := run(c.dst, c.name, c.policy, c.reqs); err != nil {
+			return nil, err
+		}
 	}
-	kvHot, err := run("KV-aware", router.NewKVAware(nil, kvCfg, seed), hotStream)
-	if err != nil {
-		return nil, err
-	}
+	r.cachedRR, r.cachedKV = r.cachedPrompts(r.rr.res.Index, sc.BlockSize), r.cachedPrompts(r.kv.res.Index, sc.BlockSize)
+	return r, nil
+}
 
-	label := func(w int) string { return "W" + strconv.Itoa(w+1) }
-	s := &Script{}
-	s.Metrics = []Metric{
+// cachedPrompts asks the router's index, for each worker, how many leading
+// blocks of each system prompt it caches.
+func (r *smartRoutingRun) cachedPrompts(idx *router.Index, blockSize int) [][]int {
+	var prefixes [][]uint64
+	for g := 0; g < r.systemPrompts; g++ {
+		wr := workload.Request{ID: 0, Prompt: r.prefixTokens, PrefixGroup: g, PrefixLen: r.prefixTokens}
+		prefixes = append(prefixes, router.BlockHashes(wr.TokenIDs(), blockSize, ""))
+	}
+	out := make([][]int, r.workers)
+	for w := range out {
+		for _, hs := range prefixes {
+			out[w] = append(out[w], idx.Overlap(hs)[w])
+		}
+	}
+	return out
+}
+
+func (r *smartRoutingRun) script() *Script {
+	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s.Steps = r.steps(s.Claims)
+	indexCursors(s.Steps)
+	return s
+}
+
+func (r *smartRoutingRun) metrics() []Metric {
+	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
+	return []Metric{
 		{Key: "hit_rate_pct_round_robin", Label: "Round robin: prompt tokens found cached", Unit: "%", Value: round2(100 * rr.hitTokens)},
 		{Key: "hit_rate_pct_kv_aware", Label: "KV-aware: prompt tokens found cached", Unit: "%", Value: round2(100 * kv.hitTokens)},
 		{Key: "request_hit_pct_round_robin", Label: "Round robin: requests that found their prefix cached", Unit: "%", Value: round2(100 * rr.hitRequests)},
@@ -171,7 +218,11 @@ func buildSmartRouting(v Values) (*Script, error) {
 		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Value: round2(affRun.imbalance)},
 		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Value: round2(kvHot.imbalance)},
 	}
-	s.Claims = []Claim{{
+}
+
+func (r *smartRoutingRun) claims() []Claim {
+	rr, kv := r.rr, r.kv
+	return []Claim{{
 		What:    "KV cache hit rate, KV-aware vs round robin",
 		Article: fmt.Sprintf("%.1f%% vs %.1f%% (60 requests, 4 system prompts, 8 decode workers)", articleHitKV, articleHitRR),
 		Model:   fmt.Sprintf("%.1f%% vs %.1f%% of requests found their prefix cached; %.1f%% vs %.1f%% of prompt tokens", 100*kv.hitRequests, 100*rr.hitRequests, 100*kv.hitTokens, 100*rr.hitTokens),
@@ -179,143 +230,163 @@ func buildSmartRouting(v Values) (*Script, error) {
 	}, {
 		What:    "Mean TTFT, KV-aware vs round robin",
 		Article: fmt.Sprintf("%.2f ms vs %.2f ms", articleTTFTKV, articleTTFTRR),
-		Model:   fmt.Sprintf("%.2f ms vs %.2f ms on %s with %s", 1000*kv.ttftMean, 1000*rr.ttftMean, e.gpu.Name, e.model.Name),
+		Model:   fmt.Sprintf("%.2f ms vs %.2f ms on %s with %s", 1000*kv.ttftMean, 1000*rr.ttftMean, r.e.gpu.Name, r.e.model.Name),
 		Why:     "The article types in a 1.2 ms hit and 0.018 ms per prompt token on a miss and serves requests one at a time; here a hit still computes the prompt's unshared tokens, every step is priced on the GPU, and requests queue behind each other.",
 	}}
+}
 
-	// Which worker caches which system prompt at the end: the router's
-	// index, asked for each prompt's leading blocks.
-	cacheMap := func(r routingRun) scene.Scene {
-		cols := []string{"worker"}
-		var prefixes [][]uint64
-		for g := 0; g < v.Int("system_prompts"); g++ {
-			cols = append(cols, fmt.Sprintf("prompt %d", g+1))
-			wr := workload.Request{ID: 0, Prompt: v.Int("prefix_tokens"), PrefixGroup: g, PrefixLen: v.Int("prefix_tokens")}
-			prefixes = append(prefixes, router.BlockHashes(wr.TokenIDs(), sc.BlockSize, ""))
-		}
-		tbl := &scene.Table{Columns: cols}
-		for w := 0; w < workers; w++ {
-			row := []string{label(w)}
-			for _, hs := range prefixes {
-				n := r.res.Index.Overlap(hs)[w]
-				cell := "—"
-				if n > 0 {
-					cell = fmt.Sprintf("%d blocks", n)
-				}
-				row = append(row, cell)
-			}
-			tbl.Rows = append(tbl.Rows, row)
-		}
-		return scene.Scene{Kind: scene.KindTable, ID: "cache-" + r.name, Title: "Cached system-prompt blocks per worker at the end (" + r.name + ")", Table: tbl}
+func workerLabel(w int) string { return "W" + strconv.Itoa(w+1) }
+
+// cacheMap is which worker caches which system prompt at the end of run
+// name, as the router's index saw it.
+func (r *smartRoutingRun) cacheMap(name string, cached [][]int) scene.Scene {
+	cols := []string{"worker"}
+	for g := 0; g < r.systemPrompts; g++ {
+		cols = append(cols, fmt.Sprintf("prompt %d", g+1))
 	}
-	// Steps.
-	decisionTable := func(d router.Decision) scene.Scene {
-		tbl := &scene.Table{Columns: []string{"worker", "cached blocks of this prompt", "prefill blocks", "decode blocks", "cost (lower wins)", "in flight"}}
-		for _, sc := range d.Scores {
-			mark := ""
-			if sc.Worker == d.Worker {
-				mark = " ← chosen"
+	tbl := &scene.Table{Columns: cols}
+	for w, row := range cached {
+		cells := []string{workerLabel(w)}
+		for _, n := range row {
+			cell := "—"
+			if n > 0 {
+				cell = fmt.Sprintf("%d blocks", n)
 			}
-			tbl.Rows = append(tbl.Rows, []string{label(sc.Worker) + mark, strconv.Itoa(sc.Overlap), fmt.Sprintf("%.1f", sc.PrefillBlocks), fmt.Sprintf("%.0f", sc.DecodeBlocks), fmt.Sprintf("%.1f", sc.Logit), strconv.Itoa(sc.Load)})
+			cells = append(cells, cell)
 		}
-		return scene.Scene{Kind: scene.KindTable, ID: "decision", Title: "The KV router's view of each worker", Table: tbl}
+		tbl.Rows = append(tbl.Rows, cells)
 	}
-	workerBars := func(runs ...routingRun) *scene.Chart {
-		c := &scene.Chart{Type: scene.Bar, XLabel: "worker", YLabel: "requests served"}
-		for _, r := range runs {
-			sr := scene.Series{Name: r.name}
-			for w, n := range r.perWorker {
-				sr.X = append(sr.X, float64(w+1))
-				sr.Y = append(sr.Y, float64(n))
-			}
-			c.Series = append(c.Series, sr)
+	return scene.Scene{Kind: scene.KindTable, ID: "cache-" + name, Title: "Cached system-prompt blocks per worker at the end (" + name + ")", Table: tbl}
+}
+
+// decisionTable is the KV router's view of every worker for one request.
+func decisionTable(d router.Decision) scene.Scene {
+	tbl := &scene.Table{Columns: []string{"worker", "cached blocks of this prompt", "prefill blocks", "decode blocks", "cost (lower wins)", "in flight"}}
+	for _, sc := range d.Scores {
+		mark := ""
+		if sc.Worker == d.Worker {
+			mark = " ← chosen"
 		}
-		return c
+		tbl.Rows = append(tbl.Rows, []string{workerLabel(sc.Worker) + mark, strconv.Itoa(sc.Overlap), fmt.Sprintf("%.1f", sc.PrefillBlocks), fmt.Sprintf("%.0f", sc.DecodeBlocks), fmt.Sprintf("%.1f", sc.Logit), strconv.Itoa(sc.Load)})
 	}
-	s.Steps = append(s.Steps, Step{
+	return scene.Scene{Kind: scene.KindTable, ID: "decision", Title: "The KV router's view of each worker", Table: tbl}
+}
+
+// workerBars charts the requests each worker served under each run.
+func workerBars(runs ...routingRun) *scene.Chart {
+	c := &scene.Chart{Type: scene.Bar, XLabel: "worker", YLabel: "requests served"}
+	for _, r := range runs {
+		sr := scene.Series{Name: r.name}
+		for w, n := range r.perWorker {
+			sr.X = append(sr.X, float64(w+1))
+			sr.Y = append(sr.Y, float64(n))
+		}
+		c.Series = append(c.Series, sr)
+	}
+	return c
+}
+
+// shownRoutes picks the KV-aware decisions the lesson walks through: the
+// first three, then ones that found a cached prefix (or the last), five in
+// all.
+func (r *smartRoutingRun) shownRoutes() []cluster.Routed {
+	var out []cluster.Routed
+	routes := r.kv.res.Routes
+	for i, rt := range routes {
+		if len(out) == 5 {
+			break
+		}
+		if i > 0 && i < len(routes)-1 && len(out) >= 3 && rt.Overlap == 0 {
+			continue
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+// routeWhy explains one KV-aware decision from its scores.
+func routeWhy(rt cluster.Routed) string {
+	chosen, next, ties := 0.0, math.Inf(1), 0
+	for _, sc := range rt.Decision.Scores {
+		if sc.Worker == rt.Worker {
+			chosen = sc.Logit
+		}
+	}
+	for _, sc := range rt.Decision.Scores {
+		if sc.Worker != rt.Worker {
+			next = math.Min(next, sc.Logit)
+		}
+		if sc.Logit == chosen {
+			ties++
+		}
+	}
+	if rt.Overlap > 0 {
+		return fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term: its cost is %.1f against the next best %.1f, despite the %d requests it already has in flight.",
+			workerLabel(rt.Worker), rt.Overlap, comma(16*rt.Overlap), chosen, next, rt.Load[rt.Worker])
+	}
+	why := fmt.Sprintf("No worker holds system prompt %d yet, so every cost is the full prompt's prefill blocks plus the worker's load; %s wins with %.1f", rt.Group+1, workerLabel(rt.Worker), chosen)
+	if ties > 1 {
+		return why + fmt.Sprintf(", tied with %d others; ties go to the smallest cached tree, then to a seeded draw.", ties-1)
+	}
+	return why + fmt.Sprintf(" against %.1f.", next)
+}
+
+// routeSteps walk through a few of the KV router's decisions.
+func (r *smartRoutingRun) routeSteps() []Step {
+	var choices []string
+	for w := 0; w < r.workers; w++ {
+		choices = append(choices, workerLabel(w))
+	}
+	var steps []Step
+	for i, rt := range r.shownRoutes() {
+		var quiz *Quiz
+		if i == 3 {
+			quiz = choiceQuiz(fmt.Sprintf("R%d opens with system prompt %d. Which worker will the KV-aware router pick?", rt.Request+1, rt.Group+1), choices, workerLabel(rt.Worker),
+				"The lowest cost: cached blocks cut the prefill term, the worker's active blocks and pending prefill add to it.")
+		}
+		steps = append(steps, Step{
+			Quiz:      quiz,
+			Title:     fmt.Sprintf("Routing R%d (system prompt %d)", rt.Request+1, rt.Group+1),
+			Narration: fmt.Sprintf("R%d arrives at %.2f s. The router scores each worker: cost = %g × prefill blocks + decode blocks. %s", rt.Request+1, rt.Arrival, r.weight, routeWhy(rt)),
+			Scenes:    []scene.Scene{decisionTable(rt.Decision)},
+		})
+	}
+	return steps
+}
+
+// steps narrates the run.
+func (r *smartRoutingRun) steps(claims []Claim) []Step {
+	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
+	steps := []Step{{
 		Title: "Agents sharing system prompts",
 		Narration: fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on). "+
 			"A request reuses KV only on the worker that already holds its system prompt.",
-			v.Int("requests"), v.Float("rate"), v.Int("system_prompts"), comma(v.Int("prefix_tokens")), comma(v.Int("prompt_min")), comma(v.Int("prompt_max")), workers, e.gpu.Name, e.model.Name),
+			r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpu.Name, r.e.model.Name),
 		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
-			{Label: "workers", Value: float64(workers)}, {Label: "system prompts", Value: float64(v.Int("system_prompts"))},
-			{Label: "requests", Value: float64(v.Int("requests"))}, {Label: "overlap_score_weight", Value: v.Float("overlap_weight")}}}},
-	})
-	shown := 0
-	for i, rt := range kv.res.Routes {
-		if shown == 5 {
-			break
-		}
-		if i > 0 && i < len(kv.res.Routes)-1 && shown >= 3 && rt.Overlap == 0 {
-			continue
-		}
-		shown++
-		d := rt.Decision
-		var choices []string
-		for w := 0; w < workers; w++ {
-			choices = append(choices, label(w))
-		}
-		var quiz *Quiz
-		if shown == 4 {
-			quiz = choiceQuiz(fmt.Sprintf("R%d opens with system prompt %d. Which worker will the KV-aware router pick?", rt.Request+1, rt.Group+1), choices, label(rt.Worker),
-				"The lowest cost: cached blocks cut the prefill term, the worker's active blocks and pending prefill add to it.")
-		}
-		chosen, next, ties := 0.0, math.Inf(1), 0
-		for _, sc := range d.Scores {
-			if sc.Worker == rt.Worker {
-				chosen = sc.Logit
-			}
-		}
-		for _, sc := range d.Scores {
-			if sc.Worker != rt.Worker {
-				next = math.Min(next, sc.Logit)
-			}
-			if sc.Logit == chosen {
-				ties++
-			}
-		}
-		why := fmt.Sprintf("No worker holds system prompt %d yet, so every cost is the full prompt's prefill blocks plus the worker's load; %s wins with %.1f", rt.Group+1, label(rt.Worker), chosen)
-		if ties > 1 {
-			why += fmt.Sprintf(", tied with %d others; ties go to the smallest cached tree, then to a seeded draw.", ties-1)
-		} else {
-			why += fmt.Sprintf(" against %.1f.", next)
-		}
-		if rt.Overlap > 0 {
-			why = fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term: its cost is %.1f against the next best %.1f, despite the %d requests it already has in flight.",
-				label(rt.Worker), rt.Overlap, comma(16*rt.Overlap), chosen, next, rt.Load[rt.Worker])
-		}
-		s.Steps = append(s.Steps, Step{
-			Quiz:      quiz,
-			Title:     fmt.Sprintf("Routing R%d (system prompt %d)", rt.Request+1, rt.Group+1),
-			Narration: fmt.Sprintf("R%d arrives at %.2f s. The router scores each worker: cost = %g × prefill blocks + decode blocks. %s", rt.Request+1, rt.Arrival, v.Float("overlap_weight"), why),
-			Scenes:    []scene.Scene{decisionTable(d)},
-		})
+			{Label: "workers", Value: float64(r.workers)}, {Label: "system prompts", Value: float64(r.systemPrompts)},
+			{Label: "requests", Value: float64(r.requests)}, {Label: "overlap_score_weight", Value: r.weight}}}},
+	}}
+	steps = append(steps, r.routeSteps()...)
+	pol := &scene.Table{Columns: []string{"policy", "requests with a cached prefix", "prompt tokens cached", "mean TTFT", "p99 TTFT", "imbalance"}}
+	for _, p := range []routingRun{rr, r.rnd, r.ll, kv} {
+		pol.Rows = append(pol.Rows, []string{p.name, fmt.Sprintf("%.1f%%", 100*p.hitRequests), fmt.Sprintf("%.1f%%", 100*p.hitTokens),
+			fmt.Sprintf("%.1f ms", 1000*p.ttftMean), fmt.Sprintf("%.1f ms", 1000*p.ttftP99), fmt.Sprintf("%.2f", p.imbalance)})
 	}
-	s.Steps = append(s.Steps, Step{
+	return append(steps, Step{
 		Title: "Round robin vs KV-aware",
 		Narration: fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. The KV router sends each prompt back where it is cached: %.0f%%. "+
 			"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). The price is balance: requests gather where their prompts live, and the busiest worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
 			100*rr.hitRequests, 100*kv.hitRequests, 1000*rr.ttftMean, 1000*kv.ttftMean, 1000*rr.ttftP99, 1000*kv.ttftP99, kv.imbalance, rr.imbalance),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "per-worker", Title: "Requests per worker", Chart: workerBars(rr, kv)}, cacheMap(rr), cacheMap(kv)},
-	})
-	pol := &scene.Table{Columns: []string{"policy", "requests with a cached prefix", "prompt tokens cached", "mean TTFT", "p99 TTFT", "imbalance"}}
-	for _, r := range []routingRun{rr, rnd, ll, kv} {
-		pol.Rows = append(pol.Rows, []string{r.name, fmt.Sprintf("%.1f%%", 100*r.hitRequests), fmt.Sprintf("%.1f%%", 100*r.hitTokens),
-			fmt.Sprintf("%.1f ms", 1000*r.ttftMean), fmt.Sprintf("%.1f ms", 1000*r.ttftP99), fmt.Sprintf("%.2f", r.imbalance)})
-	}
-	s.Steps = append(s.Steps, Step{
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "per-worker", Title: "Requests per worker", Chart: workerBars(rr, kv)}, r.cacheMap(rr.name, r.cachedRR), r.cacheMap(kv.name, r.cachedKV)},
+	}, Step{
 		Title:     "Every policy on the same stream",
 		Narration: "Random and least-loaded routing spread load but scatter each prompt's cache; only the cache-aware cost keeps both hit rate and balance.",
 		Scenes:    []scene.Scene{{Kind: scene.KindTable, ID: "policies", Title: "Policies compared", Table: pol}},
-	})
-	s.Steps = append(s.Steps, Step{
+	}, Step{
 		Title: "Overload: when affinity hot-spots one worker",
 		Narration: fmt.Sprintf("Now %d requests arrive at %g per second and %.0f%% of them share one system prompt. The article's router sends every request to the worker that caches its prefix: that worker queues (imbalance %.2f, mean TTFT %.0f ms). "+
 			"Dynamo's cost counts the pending prefill tokens and active blocks too, so once the hot worker is loaded a cold worker's full prefill is cheaper and the hot prompt spreads (imbalance %.2f, mean TTFT %.0f ms).",
-			v.Int("overload_requests"), v.Float("overload_rate"), v.Float("hot_share"), affRun.imbalance, 1000*affRun.ttftMean, kvHot.imbalance, 1000*kvHot.ttftMean),
+			r.overloadRequests, r.overloadRate, r.hotShare, affRun.imbalance, 1000*affRun.ttftMean, kvHot.imbalance, 1000*kvHot.ttftMean),
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "overload", Title: "Requests per worker under overload", Chart: workerBars(affRun, kvHot)}},
-	})
-	s.Steps = append(s.Steps, Step{Title: "Article claim vs this model", Narration: "The article's simulator beside this model, same experiment.", Scenes: []scene.Scene{claimsTable(s.Claims)}})
-	indexCursors(s.Steps)
-	return s, nil
+	}, Step{Title: "Article claim vs this model", Narration: "The article's simulator beside this model, same experiment.", Scenes: []scene.Scene{claimsTable(claims)}})
 }

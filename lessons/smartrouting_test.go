@@ -3,31 +3,35 @@ package lessons
 import "testing"
 
 func TestSmartRouting(t *testing.T) {
-	s, _, err := smartRouting.Run(nil)
+	v, _ := smartRouting.Resolve(nil)
+	r, err := runSmartRouting(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(k string) float64 {
-		v, ok := s.Metric(k)
-		if !ok {
-			t.Fatalf("no metric %s", k)
-		}
-		return v
+	if r.kv.hitRequests <= r.rr.hitRequests || r.kv.hitTokens <= r.rr.hitTokens {
+		t.Errorf("KV-aware hit rate %v (tokens %v) not above round robin %v (%v)", r.kv.hitRequests, r.kv.hitTokens, r.rr.hitRequests, r.rr.hitTokens)
 	}
-	if get("request_hit_pct_kv_aware") <= get("request_hit_pct_round_robin") || get("hit_rate_pct_kv_aware") <= get("hit_rate_pct_round_robin") {
-		t.Errorf("KV-aware hit rate %v%% (tokens %v%%) not above round robin %v%% (%v%%)",
-			get("request_hit_pct_kv_aware"), get("hit_rate_pct_kv_aware"), get("request_hit_pct_round_robin"), get("hit_rate_pct_round_robin"))
-	}
-	if get("ttft_mean_ms_kv_aware") >= get("ttft_mean_ms_round_robin") {
-		t.Errorf("KV-aware mean TTFT %v ms not below round robin %v ms", get("ttft_mean_ms_kv_aware"), get("ttft_mean_ms_round_robin"))
+	if r.kv.ttftMean >= r.rr.ttftMean {
+		t.Errorf("KV-aware mean TTFT %v s not below round robin %v s", r.kv.ttftMean, r.rr.ttftMean)
 	}
 	// Under a hot prompt, pure affinity piles onto one worker; the cost's
 	// load terms spread it.
-	if get("imbalance_affinity_overload") <= 2*get("imbalance_kv_aware_overload") {
-		t.Errorf("overload imbalance: affinity %v vs KV-aware %v", get("imbalance_affinity_overload"), get("imbalance_kv_aware_overload"))
+	if r.aff.imbalance <= 2*r.kvHot.imbalance {
+		t.Errorf("overload imbalance: affinity %v vs KV-aware %v", r.aff.imbalance, r.kvHot.imbalance)
 	}
-	if get("ttft_mean_ms_affinity_overload") <= get("ttft_mean_ms_kv_aware_overload") {
-		t.Errorf("overload TTFT: affinity %v ms vs KV-aware %v ms", get("ttft_mean_ms_affinity_overload"), get("ttft_mean_ms_kv_aware_overload"))
+	if r.aff.ttftMean <= r.kvHot.ttftMean {
+		t.Errorf("overload TTFT: affinity %v s vs KV-aware %v s", r.aff.ttftMean, r.kvHot.ttftMean)
+	}
+	// The cache map is the index's view: under KV-aware routing every
+	// system prompt is cached whole somewhere.
+	for g := 0; g < r.systemPrompts; g++ {
+		best := 0
+		for w := range r.cachedKV {
+			best = max(best, r.cachedKV[w][g])
+		}
+		if best != r.prefixTokens/16 {
+			t.Errorf("system prompt %d: at most %d of its %d blocks cached on any worker", g+1, best, r.prefixTokens/16)
+		}
 	}
 }
 

@@ -178,10 +178,14 @@ func (c *Cluster) advance(w int, t float64) error {
 			return evErr
 		}
 		for _, id := range st.FirstTokens {
-			_ = c.active.PrefillDone(id)
+			if err := c.active.PrefillDone(id); err != nil {
+				return fmt.Errorf("cluster: worker %d: %w", w, err)
+			}
 		}
 		for _, id := range st.Finished {
-			_ = c.active.Free(id)
+			if err := c.active.Free(id); err != nil {
+				return fmt.Errorf("cluster: worker %d: %w", w, err)
+			}
 		}
 	}
 	return nil

@@ -201,20 +201,45 @@ func pinID(id int) int { return -1 - id }
 
 // RunDisagg serves reqs on a disaggregated deployment.
 func RunDisagg(cfg DisaggConfig, reqs []Request) (*DisaggResult, error) {
-	switch {
-	case cfg.Decode < 1:
-		return nil, fmt.Errorf("cluster: Decode = %d workers, want ≥ 1", cfg.Decode)
-	case cfg.Prefill < 0:
-		return nil, fmt.Errorf("cluster: Prefill = %d workers, want ≥ 0", cfg.Prefill)
-	case cfg.Timer == nil:
-		return nil, errors.New("cluster: a timer is required")
-	case !(cfg.KVBytesPerToken >= 0) || math.IsInf(cfg.KVBytesPerToken, 0):
-		return nil, fmt.Errorf("cluster: KVBytesPerToken = %g, want ≥ 0", cfg.KVBytesPerToken)
+	d, err := newDisagg(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Prefill > 0 {
-		if err := cfg.Link.Validate(); err != nil {
+	sorted := append([]Request(nil), reqs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
+	for _, r := range sorted {
+		if err := d.register(r); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.run(sorted); err != nil {
+		return nil, err
+	}
+	return d.finish(sorted)
+}
+
+// validate checks a deployment's description.
+func (cfg DisaggConfig) validate() error {
+	switch {
+	case cfg.Decode < 1:
+		return fmt.Errorf("cluster: Decode = %d workers, want ≥ 1", cfg.Decode)
+	case cfg.Prefill < 0:
+		return fmt.Errorf("cluster: Prefill = %d workers, want ≥ 0", cfg.Prefill)
+	case cfg.Timer == nil:
+		return errors.New("cluster: a timer is required")
+	case !(cfg.KVBytesPerToken >= 0) || math.IsInf(cfg.KVBytesPerToken, 0):
+		return fmt.Errorf("cluster: KVBytesPerToken = %g, want ≥ 0", cfg.KVBytesPerToken)
+	}
+	if cfg.Prefill > 0 {
+		return cfg.Link.Validate()
+	}
+	return nil
+}
+
+// newDisagg builds both pools' schedulers.
+func newDisagg(cfg DisaggConfig) (*disagg, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	sc := cfg.Scheduler
 	sc.PrefixCaching, sc.KVEvents = true, false
@@ -234,21 +259,28 @@ func RunDisagg(cfg DisaggConfig, reqs []Request) (*DisaggResult, error) {
 		}
 		d.dec = append(d.dec, s)
 	}
-	sorted := append([]Request(nil), reqs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Arrival < sorted[j].Arrival })
-	for _, r := range sorted {
-		if r.ID < 0 {
-			return nil, fmt.Errorf("cluster: request id %d, want ≥ 0", r.ID)
-		}
-		if _, dup := d.reqs[r.ID]; dup {
-			return nil, fmt.Errorf("cluster: request id %d appears twice", r.ID)
-		}
-		if len(r.PromptIDs) < 1 || r.Output < 1 {
-			return nil, fmt.Errorf("cluster: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, len(r.PromptIDs), r.Output)
-		}
-		d.reqs[r.ID] = r
-	}
+	return d, nil
+}
 
+// register checks one request and records it by id.
+func (d *disagg) register(r Request) error {
+	if r.ID < 0 {
+		return fmt.Errorf("cluster: request id %d, want ≥ 0", r.ID)
+	}
+	if _, dup := d.reqs[r.ID]; dup {
+		return fmt.Errorf("cluster: request id %d appears twice", r.ID)
+	}
+	if len(r.PromptIDs) < 1 || r.Output < 1 {
+		return fmt.Errorf("cluster: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, len(r.PromptIDs), r.Output)
+	}
+	d.reqs[r.ID] = r
+	return nil
+}
+
+// run is the event loop: before each arrival the prefill workers step up
+// to it and every earlier event (a prefill done, a KV arrival) is handled;
+// then the decode workers drain.
+func (d *disagg) run(sorted []Request) error {
 	next := 0
 	for {
 		ta := math.Inf(1)
@@ -257,19 +289,12 @@ func RunDisagg(cfg DisaggConfig, reqs []Request) (*DisaggResult, error) {
 		}
 		for w := range d.pre {
 			if err := d.advancePrefill(w, ta); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if len(d.events) > 0 && d.events[0].t <= ta {
-			e := heap.Pop(&d.events).(event)
-			var err error
-			if e.kind == evPrefillDone {
-				err = d.prefillDone(e)
-			} else {
-				err = d.kvArrive(e)
-			}
-			if err != nil {
-				return nil, err
+			if err := d.handle(heap.Pop(&d.events).(event)); err != nil {
+				return err
 			}
 			continue
 		}
@@ -277,16 +302,24 @@ func RunDisagg(cfg DisaggConfig, reqs []Request) (*DisaggResult, error) {
 			break
 		}
 		if err := d.arrive(sorted[next]); err != nil {
-			return nil, err
+			return err
 		}
 		next++
 	}
 	for w := range d.dec {
 		if err := d.advanceDecode(w, math.Inf(1)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return d.finish(sorted)
+	return nil
+}
+
+// handle dispatches one event.
+func (d *disagg) handle(e event) error {
+	if e.kind == evPrefillDone {
+		return d.prefillDone(e)
+	}
+	return d.kvArrive(e)
 }
 
 func (d *disagg) push(t float64, k evKind, id int) {

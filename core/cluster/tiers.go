@@ -135,6 +135,17 @@ func LinkByID(id string) (Link, error) {
 	return Link{}, fmt.Errorf("%w: %q; valid ids: %s", ErrUnknownLink, id, strings.Join(ids, ", "))
 }
 
+// MustLink is LinkByID for an id written in the program's own text: it
+// panics, naming the id, when no profile has it (a programming error that
+// any test reaching the call catches).
+func MustLink(id string) Link {
+	l, err := LinkByID(id)
+	if err != nil {
+		panic(fmt.Sprintf("cluster.MustLink(%q): %v", id, err))
+	}
+	return l
+}
+
 // HostLink is the PCIe link a GPU reaches host DRAM over: Gen5 when its
 // theoretical host bandwidth is a Gen5 x16's, else Gen4.
 func HostLink(hostLinkBW float64) Link {
@@ -142,8 +153,7 @@ func HostLink(hostLinkBW float64) Link {
 	if hostLinkBW >= pcie5x16 {
 		id = "pcie5"
 	}
-	l, _ := LinkByID(id)
-	return l
+	return MustLink(id)
 }
 
 // TierID names a level of Dynamo KVBM's hierarchy (engines.md §5.5).

@@ -49,87 +49,107 @@ func FuzzRadix(f *testing.F) {
 	f.Add([]byte{0, 0, 3, 1, 2, 0, 2, 2, 2, 0, 3, 1, 2, 2, 1, 3, 1, 2, 0, 4, 50, 3, 4, 50})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &bytesIn{b: data}
-		tr := NewRadixTree(1 + r.next(3))
-		var last *Node
-		var held []*Node
+		z := &radixFuzz{t: t, r: r, tr: NewRadixTree(1 + r.next(3))}
+		ops := []func(){z.insert, z.match, z.lock, z.unlock, z.evict}
 		for r.more() {
-			switch r.next(5) {
-			case 0: // insert
-				key := r.seq(12)
-				want := longest(tr, key)
-				before := tr.TotalSize()
-				if got := tr.Insert(key); got != want {
-					t.Fatalf("insert %v found %d cached, brute force %d", key, got, want)
-				}
-				if grew := tr.TotalSize() - before; grew != len(key)/tr.pageSize*tr.pageSize-want {
-					t.Fatalf("insert %v grew the cache by %d", key, grew)
-				}
-			case 1: // match
-				key := r.seq(12)
-				want := longest(tr, key)
-				before := tr.TotalSize()
-				got, node := tr.Match(key)
-				if got != want || tr.TotalSize() != before {
-					t.Fatalf("match %v = %d, brute force %d; size %d → %d", key, got, want, before, tr.TotalSize())
-				}
-				depth := -1
-				tr.Walk(func(v NodeView) bool {
-					if v.ID == node.ID() {
-						depth = v.Prefix + len(v.Key)
-					}
-					return true
-				})
-				if depth != got {
-					t.Fatalf("match %v = %d ends at a node %d tokens deep", key, got, depth)
-				}
-				last = node
-			case 2: // lock the last match
-				if last == nil {
-					continue
-				}
-				err := tr.Lock(last)
-				if last.Evicted() != errors.Is(err, ErrEvicted) || (err != nil && !last.Evicted()) {
-					t.Fatalf("lock: %v, evicted %v", err, last.Evicted())
-				}
-				if err == nil {
-					held = append(held, last)
-				}
-			case 3: // release a lock
-				if len(held) == 0 {
-					if last != nil && !last.Evicted() && last.LockRef() == 0 && last != tr.Root() {
-						if err := tr.Unlock(last); !errors.Is(err, ErrNotLocked) {
-							t.Fatalf("unlock of an unlocked node: %v", err)
-						}
-					}
-					continue
-				}
-				i := r.next(len(held))
-				if err := tr.Unlock(held[i]); err != nil {
-					t.Fatalf("unlock of a held node: %v", err)
-				}
-				held = append(held[:i], held[i+1:]...)
-			case 4: // evict
-				n := r.next(30)
-				ev, prot := tr.EvictableSize(), tr.ProtectedSize()
-				got := tr.Evict(n)
-				if got != ev-tr.EvictableSize() || tr.ProtectedSize() != prot {
-					t.Fatalf("evict(%d) freed %d, evictable %d → %d, protected %d → %d",
-						n, got, ev, tr.EvictableSize(), prot, tr.ProtectedSize())
-				}
-				if got < n && tr.EvictableSize() != 0 {
-					t.Fatalf("evict(%d) stopped at %d with %d evictable tokens left", n, got, tr.EvictableSize())
-				}
-				for _, h := range held {
-					if h.Evicted() {
-						t.Fatalf("locked node %d evicted", h.ID())
-					}
-				}
-			}
-			if err := tr.Check(); err != nil {
+			ops[r.next(len(ops))]()
+			if err := z.tr.Check(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
+}
+
+// radixFuzz drives a RadixTree from fuzz input and checks each operation
+// against brute force.
+type radixFuzz struct {
+	t    *testing.T
+	r    *bytesIn
+	tr   *RadixTree
+	last *Node   // the node the last match ended at
+	held []*Node // nodes locked and not yet released
+}
+
+func (z *radixFuzz) insert() {
+	key := z.r.seq(12)
+	want := longest(z.tr, key)
+	before := z.tr.TotalSize()
+	if got := z.tr.Insert(key); got != want {
+		z.t.Fatalf("insert %v found %d cached, brute force %d", key, got, want)
+	}
+	if grew := z.tr.TotalSize() - before; grew != len(key)/z.tr.pageSize*z.tr.pageSize-want {
+		z.t.Fatalf("insert %v grew the cache by %d", key, grew)
+	}
+}
+
+func (z *radixFuzz) match() {
+	key := z.r.seq(12)
+	want := longest(z.tr, key)
+	before := z.tr.TotalSize()
+	got, node := z.tr.Match(key)
+	if got != want || z.tr.TotalSize() != before {
+		z.t.Fatalf("match %v = %d, brute force %d; size %d → %d", key, got, want, before, z.tr.TotalSize())
+	}
+	depth := -1
+	z.tr.Walk(func(v NodeView) bool {
+		if v.ID == node.ID() {
+			depth = v.Prefix + len(v.Key)
+		}
+		return true
+	})
+	if depth != got {
+		z.t.Fatalf("match %v = %d ends at a node %d tokens deep", key, got, depth)
+	}
+	z.last = node
+}
+
+// lock locks the last match.
+func (z *radixFuzz) lock() {
+	if z.last == nil {
+		return
+	}
+	err := z.tr.Lock(z.last)
+	if z.last.Evicted() != errors.Is(err, ErrEvicted) || (err != nil && !z.last.Evicted()) {
+		z.t.Fatalf("lock: %v, evicted %v", err, z.last.Evicted())
+	}
+	if err == nil {
+		z.held = append(z.held, z.last)
+	}
+}
+
+// unlock releases a held lock, or checks that an unlocked node refuses.
+func (z *radixFuzz) unlock() {
+	if len(z.held) == 0 {
+		if l := z.last; l != nil && !l.Evicted() && l.LockRef() == 0 && l != z.tr.Root() {
+			if err := z.tr.Unlock(l); !errors.Is(err, ErrNotLocked) {
+				z.t.Fatalf("unlock of an unlocked node: %v", err)
+			}
+		}
+		return
+	}
+	i := z.r.next(len(z.held))
+	if err := z.tr.Unlock(z.held[i]); err != nil {
+		z.t.Fatalf("unlock of a held node: %v", err)
+	}
+	z.held = append(z.held[:i], z.held[i+1:]...)
+}
+
+func (z *radixFuzz) evict() {
+	n := z.r.next(30)
+	ev, prot := z.tr.EvictableSize(), z.tr.ProtectedSize()
+	got := z.tr.Evict(n)
+	if got != ev-z.tr.EvictableSize() || z.tr.ProtectedSize() != prot {
+		z.t.Fatalf("evict(%d) freed %d, evictable %d → %d, protected %d → %d",
+			n, got, ev, z.tr.EvictableSize(), prot, z.tr.ProtectedSize())
+	}
+	if got < n && z.tr.EvictableSize() != 0 {
+		z.t.Fatalf("evict(%d) stopped at %d with %d evictable tokens left", n, got, z.tr.EvictableSize())
+	}
+	for _, h := range z.held {
+		if h.Evicted() {
+			z.t.Fatalf("locked node %d evicted", h.ID())
+		}
+	}
 }
 
 // indexModel is the brute force: per worker, copies of each hash.

@@ -362,3 +362,74 @@ func (d Dispatcher) Capture() Capture {
 	c.Bytes = n * CaptureBytesPerGraph
 	return c
 }
+
+// OneLaunch implements hardware.OneLaunch: a step that runs as a full graph
+// is one replay, after which every kernel may start.
+func (d Dispatcher) OneLaunch(b hardware.Batch) (hardware.Dispatch, bool) {
+	c := d.Select(b)
+	if c.Runtime != RunFull {
+		return hardware.Dispatch{}, false
+	}
+	out := hardware.Dispatch{Mode: string(c.Runtime), CPUTime: 0 + d.GraphLaunch}
+	if c.Padded > c.Tokens {
+		out.PaddedTokens = c.Padded
+	}
+	return out, true
+}
+
+// Stream implements hardware.Streaming: the launches Plan would lay out,
+// computed kernel by kernel with the same additions.
+func (d Dispatcher) Stream(b hardware.Batch) (hardware.Dispatch, hardware.LaunchStream) {
+	c := d.Select(b)
+	out := hardware.Dispatch{Mode: string(c.Runtime)}
+	if c.Padded > c.Tokens {
+		out.PaddedTokens = c.Padded
+	}
+	piece := d.PieceLaunch
+	if piece == 0 {
+		piece = d.PerLaunch
+	}
+	return out, &launchStream{rt: c.Runtime, perLaunch: d.PerLaunch, piece: piece, graph: d.GraphLaunch}
+}
+
+// launchStream is Plan's CPU timeline, one kernel at a time: t is the end
+// of the latest launch.
+type launchStream struct {
+	rt                      Runtime
+	perLaunch, piece, graph float64
+	t                       float64
+	i                       int
+	inPiece                 bool
+}
+
+// Next implements hardware.LaunchStream.
+func (s *launchStream) Next(k hardware.Kernel) float64 {
+	first := s.i == 0
+	s.i++
+	switch s.rt {
+	case RunFull:
+		if first {
+			s.t += s.graph
+		}
+	case RunPiecewise:
+		switch {
+		case Splitting(k):
+			s.t += s.perLaunch
+			s.inPiece = false
+		case !s.inPiece:
+			// A piece starts: the first carries the input copy.
+			if first {
+				s.t += s.graph
+			} else {
+				s.t += s.piece
+			}
+			s.inPiece = true
+		}
+	default:
+		s.t += s.perLaunch
+	}
+	return s.t
+}
+
+// CPU implements hardware.LaunchStream.
+func (s *launchStream) CPU() float64 { return s.t }

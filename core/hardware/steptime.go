@@ -514,134 +514,24 @@ func (m StepModel) Kernels(b Batch) []Kernel {
 }
 
 // kernels appends to dst[:0] the list with nLin tokens through the linear
-// layers, which is more than b.Tokens() when a CUDA graph pads the batch.
+// layers, which is more than b.Tokens() when a CUDA graph pads the batch:
+// the step's layout with layer 0 repeated for every layer.
 func (m StepModel) kernels(dst []Kernel, b Batch, nLin int) []Kernel {
-	md, tp := m.Model, m.tp()
-	N := float64(nLin)
-	S := float64(len(b.Seqs))
-	d := float64(md.Hidden)
-	hd := float64(md.HeadDim)
-	qh := float64(md.QHeads) / float64(tp)
-	// With tp > kv_heads each GPU holds one replicated KV head, as in
-	// KVCapacity.
-	kvh := float64(md.KVHeads) / float64(min(tp, md.KVHeads))
-	inter := float64(md.Intermediate) / float64(tp)
-	vocab := float64(md.Vocab) / float64(tp)
-	bw := m.WeightBytesPerParam
-	ba := float64(activationBytes)
-	bkv := float64(m.KVBytesPerElement)
-
-	// Attention over the real sequences (padding slots attend to nothing):
-	// FLOPs 4·n_q·hd·(n·c + n(n+1)/2) per sequence (QKᵀ and PV, causal),
-	// bytes every cached and new key and value read once, plus q in and
-	// the output out (profiles.md §6.1).
-	var attnFLOPs, attnKV float64
-	for _, s := range b.Seqs {
-		n, c := float64(s.NewTokens), float64(s.Context)
-		attnFLOPs += 4 * qh * hd * (n*c + n*(n+1)/2)
-		attnKV += (c + n) * 2 * kvh * hd * bkv
-	}
-	attnBytes := attnKV + 2*N*qh*hd*ba
-
-	gemm := func(name string, layer int, tokens, in, out float64) Kernel {
-		return Kernel{Name: name, Layer: layer, Kind: GEMM,
-			FLOPs: 2 * tokens * in * out,
-			Bytes: bw*in*out + ba*tokens*(in+out)}
-	}
-	// Fused residual-add + RMSNorm reads x and the residual and writes
-	// both (4 activations per element), plus the weight vector. FLOPs of
-	// elementwise kernels are nominal (a few per element); they never set
-	// the time.
-	norm := func(name string, layer int) Kernel {
-		return Kernel{Name: name, Layer: layer, Kind: Elementwise,
-			FLOPs: 5 * N * d, Bytes: 4*N*d*ba + d*ba}
-	}
-	allReduce := func(name string, layer int) Kernel {
-		msg := N * d * ba
-		return Kernel{Name: name, Layer: layer, Kind: Collective,
-			Bytes: msg, GPUTime: m.AllReduce.Time(msg, tp)}
-	}
-
-	perLayer := 10
-	if tp > 1 {
-		perLayer = 12
-	}
+	var l stepLayout
+	m.layout(&l, b, nLin)
+	n := l.count()
 	ks := dst[:0]
-	if cap(ks) < md.Layers*perLayer+6 {
-		ks = make([]Kernel, 0, md.Layers*perLayer+6)
+	if cap(ks) < n {
+		ks = make([]Kernel, 0, n)
 	}
-	// price fills in a kernel's time; collectives come priced.
-	price := func(k Kernel) Kernel {
-		if k.Kind != Collective {
-			m.roofline(&k)
-		}
-		return k
-	}
-
-	// Embedding lookup: read N rows, write N activations. Vocabulary-
-	// parallel at TP > 1, so an all-reduce combines the shards.
-	ks = append(ks, price(Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bw + ba)}))
-	if tp > 1 {
-		ks = append(ks, allReduce("all_reduce_embedding", -1))
-	}
-	first := len(ks)
-	for l := 0; l < md.Layers; l++ {
-		if l > 0 {
-			// Every layer has the same shapes: reuse layer 0's priced
-			// kernels (this is the simulator's hot path).
-			for _, k := range ks[first : first+perLayer] {
-				k.Layer = l
-				ks = append(ks, k)
-			}
-			continue
-		}
-		ks = append(ks,
-			norm("input_norm", l),
-			gemm("qkv_proj", l, N, d, (qh+2*kvh)*hd),
-			// Rotary embedding reads and rewrites q and k.
-			Kernel{Name: "rotary", Layer: l, Kind: Elementwise,
-				FLOPs: 3 * N * (qh + kvh) * hd, Bytes: 2 * N * (qh + kvh) * hd * ba},
-			// reshape_and_cache reads the new k and v and writes them
-			// into the cache.
-			Kernel{Name: "kv_cache_write", Layer: l, Kind: Elementwise,
-				Bytes: N * 2 * kvh * hd * (ba + bkv)},
-			Kernel{Name: "attention", Layer: l, Kind: Attention, FLOPs: attnFLOPs, Bytes: attnBytes},
-			gemm("o_proj", l, N, qh*hd, d),
-		)
-		if tp > 1 {
-			ks = append(ks, allReduce("all_reduce_attn", l))
-		}
-		ks = append(ks,
-			norm("post_attn_norm", l),
-			gemm("gate_up_proj", l, N, d, 2*inter),
-			// SiLU-and-mul reads gate and up, writes their product.
-			Kernel{Name: "silu_mul", Layer: l, Kind: Elementwise,
-				FLOPs: 5 * N * inter, Bytes: 3 * N * inter * ba},
-			gemm("down_proj", l, N, inter, d),
-		)
-		if tp > 1 {
-			ks = append(ks, allReduce("all_reduce_mlp", l))
-		}
-		for i := first; i < len(ks); i++ {
-			ks[i] = price(ks[i])
+	ks = append(ks, l.headKernels()...)
+	for layer := 0; layer < l.layers; layer++ {
+		for _, k := range l.layerKernels() {
+			k.Layer = layer
+			ks = append(ks, k)
 		}
 	}
-	tail := len(ks)
-	ks = append(ks, norm("final_norm", -1), gemm("lm_head", -1, S, d, vocab))
-	if tp > 1 {
-		msg := S * float64(md.Vocab) * ba
-		ks = append(ks, Kernel{Name: "logits_gather", Layer: -1, Kind: Collective,
-			Bytes: msg, GPUTime: m.AllReduce.gatherTime(msg, tp)})
-	}
-	// Sampling reads each sequence's logits a few times (softmax, top-k,
-	// draw); counted as two passes over fp32 logits.
-	ks = append(ks, Kernel{Name: "sampler", Layer: -1, Kind: Elementwise,
-		FLOPs: 5 * S * float64(md.Vocab), Bytes: 2 * S * float64(md.Vocab) * 4})
-
-	for i := tail; i < len(ks); i++ {
-		ks[i] = price(ks[i])
-	}
-	return ks
+	return append(ks, l.tailKernels()...)
 }
 
 // StepCost is the priced step.
@@ -681,8 +571,23 @@ func (m StepModel) Step(b Batch) StepCost { return m.step(nil, b) }
 var scratch = sync.Pool{New: func() any { return new([]Kernel) }}
 
 // Seconds is Step(b).Total without keeping the kernel list: the scheduler
-// prices every step with it. Dispatchers must not retain the kernels slice.
+// prices every step with it. A dispatcher that issues the step with one
+// launch (OneLaunch) or launch by launch (Streaming) is priced from the
+// step's layout, one layer's kernels walked Layers times, with the same
+// additions in the same order as Step and so the same result to the last
+// bit; others get Step's per-kernel path. Dispatchers must not retain the
+// kernels slice.
 func (m StepModel) Seconds(b Batch) float64 {
+	disp := m.dispatcher()
+	if o, ok := disp.(OneLaunch); ok {
+		if d, ok := o.OneLaunch(b); ok {
+			return m.oneLaunchSeconds(b, d)
+		}
+	}
+	if s, ok := disp.(Streaming); ok {
+		d, st := s.Stream(b)
+		return m.streamSeconds(b, d, st)
+	}
 	buf := scratch.Get().(*[]Kernel)
 	c := m.step(*buf, b)
 	*buf = c.Kernels[:0]
@@ -690,11 +595,16 @@ func (m StepModel) Seconds(b Batch) float64 {
 	return c.Total
 }
 
-func (m StepModel) step(dst []Kernel, b Batch) StepCost {
-	disp := m.Dispatcher
-	if disp == nil {
-		disp = Eager{PerLaunch: PerLaunchPython}
+// dispatcher is m.Dispatcher, or eager Python launches when it is nil.
+func (m StepModel) dispatcher() Dispatcher {
+	if m.Dispatcher == nil {
+		return Eager{PerLaunch: PerLaunchPython}
 	}
+	return m.Dispatcher
+}
+
+func (m StepModel) step(dst []Kernel, b Batch) StepCost {
+	disp := m.dispatcher()
 	tokens := b.Tokens()
 	ks := m.kernels(dst, b, tokens)
 	d := disp.Dispatch(b, ks)

@@ -1,0 +1,261 @@
+package hardware
+
+import "math"
+
+// This file prices a step without laying out every kernel. Every decoder
+// layer has the same shapes, so a step is a head (embedding), one layer's
+// kernels repeated Layers times, and a tail (final norm, lm_head,
+// sampler): stepLayout holds those three parts, priced once. Kernels
+// expands them into the full list for the lessons that draw kernels; Seconds,
+// which the scheduler calls every step, walks the layout instead.
+//
+// The walk adds the kernels' GPU times one by one in launch order, exactly
+// as Step's timeline does, rather than multiplying one layer's time by the
+// layer count: the product would differ from the sum in the last bits, and
+// every figure the lessons print must stay the same.
+
+// Most kernels one layer issues (12 at TP > 1) and the most the head and
+// tail issue together (embedding and its all-reduce; final norm, lm_head,
+// logits gather, sampler).
+const (
+	maxLayerKernels = 12
+	maxEdgeKernels  = 6
+)
+
+// stepLayout is one step's kernels with the layers folded: buf holds the
+// head, then layer 0, then the tail, each priced.
+type stepLayout struct {
+	buf               [maxLayerKernels + maxEdgeKernels]Kernel
+	head, layer, tail int
+	layers            int
+}
+
+func (l *stepLayout) headKernels() []Kernel  { return l.buf[:l.head] }
+func (l *stepLayout) layerKernels() []Kernel { return l.buf[l.head : l.head+l.layer] }
+func (l *stepLayout) tailKernels() []Kernel {
+	return l.buf[l.head+l.layer : l.head+l.layer+l.tail]
+}
+
+// count is the number of kernels in the expanded step.
+func (l *stepLayout) count() int { return l.head + l.layers*l.layer + l.tail }
+
+// layout fills l with the priced head, layer and tail of a step over b
+// with nLin tokens through the linear layers (profiles.md §3.2, §6.1; see
+// Kernels for the list).
+func (m StepModel) layout(l *stepLayout, b Batch, nLin int) {
+	md, tp := m.Model, m.tp()
+	N := float64(nLin)
+	S := float64(len(b.Seqs))
+	d := float64(md.Hidden)
+	hd := float64(md.HeadDim)
+	qh := float64(md.QHeads) / float64(tp)
+	// With tp > kv_heads each GPU holds one replicated KV head, as in
+	// KVCapacity.
+	kvh := float64(md.KVHeads) / float64(min(tp, md.KVHeads))
+	inter := float64(md.Intermediate) / float64(tp)
+	vocab := float64(md.Vocab) / float64(tp)
+	bw := m.WeightBytesPerParam
+	ba := float64(activationBytes)
+	bkv := float64(m.KVBytesPerElement)
+
+	// Attention over the real sequences (padding slots attend to nothing),
+	// summed per sequence: FLOPs 4·n_q·hd·(n·c + n(n+1)/2) (QKᵀ and PV,
+	// causal), bytes every cached and new key and value read once, plus q
+	// in and the output out (profiles.md §6.1).
+	var attnFLOPs, attnKV float64
+	for _, s := range b.Seqs {
+		n, c := float64(s.NewTokens), float64(s.Context)
+		attnFLOPs += 4 * qh * hd * (n*c + n*(n+1)/2)
+		attnKV += (c + n) * 2 * kvh * hd * bkv
+	}
+	attnBytes := attnKV + 2*N*qh*hd*ba
+
+	gemm := func(name string, layer int, tokens, in, out float64) Kernel {
+		return Kernel{Name: name, Layer: layer, Kind: GEMM,
+			FLOPs: 2 * tokens * in * out,
+			Bytes: bw*in*out + ba*tokens*(in+out)}
+	}
+	// Fused residual-add + RMSNorm reads x and the residual and writes
+	// both (4 activations per element), plus the weight vector. FLOPs of
+	// elementwise kernels are nominal (a few per element); they never set
+	// the time.
+	norm := func(name string, layer int) Kernel {
+		return Kernel{Name: name, Layer: layer, Kind: Elementwise,
+			FLOPs: 5 * N * d, Bytes: 4*N*d*ba + d*ba}
+	}
+	allReduce := func(name string, layer int) Kernel {
+		msg := N * d * ba
+		return Kernel{Name: name, Layer: layer, Kind: Collective,
+			Bytes: msg, GPUTime: m.AllReduce.Time(msg, tp)}
+	}
+
+	ks := l.buf[:0]
+	// Embedding lookup: read N rows, write N activations. Vocabulary-
+	// parallel at TP > 1, so an all-reduce combines the shards.
+	ks = append(ks, Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bw + ba)})
+	if tp > 1 {
+		ks = append(ks, allReduce("all_reduce_embedding", -1))
+	}
+	l.head = len(ks)
+	ks = append(ks,
+		norm("input_norm", 0),
+		gemm("qkv_proj", 0, N, d, (qh+2*kvh)*hd),
+		// Rotary embedding reads and rewrites q and k.
+		Kernel{Name: "rotary", Layer: 0, Kind: Elementwise,
+			FLOPs: 3 * N * (qh + kvh) * hd, Bytes: 2 * N * (qh + kvh) * hd * ba},
+		// reshape_and_cache reads the new k and v and writes them into
+		// the cache.
+		Kernel{Name: "kv_cache_write", Layer: 0, Kind: Elementwise,
+			Bytes: N * 2 * kvh * hd * (ba + bkv)},
+		Kernel{Name: "attention", Layer: 0, Kind: Attention, FLOPs: attnFLOPs, Bytes: attnBytes},
+		gemm("o_proj", 0, N, qh*hd, d),
+	)
+	if tp > 1 {
+		ks = append(ks, allReduce("all_reduce_attn", 0))
+	}
+	ks = append(ks,
+		norm("post_attn_norm", 0),
+		gemm("gate_up_proj", 0, N, d, 2*inter),
+		// SiLU-and-mul reads gate and up, writes their product.
+		Kernel{Name: "silu_mul", Layer: 0, Kind: Elementwise,
+			FLOPs: 5 * N * inter, Bytes: 3 * N * inter * ba},
+		gemm("down_proj", 0, N, inter, d),
+	)
+	if tp > 1 {
+		ks = append(ks, allReduce("all_reduce_mlp", 0))
+	}
+	l.layer = len(ks) - l.head
+	ks = append(ks, norm("final_norm", -1), gemm("lm_head", -1, S, d, vocab))
+	if tp > 1 {
+		msg := S * float64(md.Vocab) * ba
+		ks = append(ks, Kernel{Name: "logits_gather", Layer: -1, Kind: Collective,
+			Bytes: msg, GPUTime: m.AllReduce.gatherTime(msg, tp)})
+	}
+	// Sampling reads each sequence's logits a few times (softmax, top-k,
+	// draw); counted as two passes over fp32 logits.
+	ks = append(ks, Kernel{Name: "sampler", Layer: -1, Kind: Elementwise,
+		FLOPs: 5 * S * float64(md.Vocab), Bytes: 2 * S * float64(md.Vocab) * 4})
+	l.tail = len(ks) - l.head - l.layer
+	l.layers = md.Layers
+	// Collectives come priced by the all-reduce model; the rest by the
+	// roofline.
+	for i := range ks {
+		if ks[i].Kind != Collective {
+			m.roofline(&ks[i])
+		}
+	}
+}
+
+// OneLaunch is implemented by dispatchers that issue some steps with a
+// single launch, a captured graph replayed whole, after which every kernel
+// may start. Seconds prices such a step from its layout alone, without a
+// kernel list or a launch list.
+type OneLaunch interface {
+	Dispatcher
+	// OneLaunch reports whether a step over b is issued by one launch. If
+	// so, the returned Dispatch has no Launches: every kernel may start at
+	// its CPUTime, when the launch ends. Mode and PaddedTokens are as
+	// Dispatch would return them.
+	OneLaunch(b Batch) (Dispatch, bool)
+}
+
+// OneLaunch implements the OneLaunch interface: every step is one launch.
+func (r Replay) OneLaunch(b Batch) (Dispatch, bool) {
+	return Dispatch{Mode: "replay", CPUTime: r.Launch}, true
+}
+
+// oneLaunchSeconds is Step(b).Total for a step issued by one launch ending
+// at d.CPUTime: the kernels run back to back from there. Their GPU times
+// are added one by one in launch order, as Step's timeline adds them.
+func (m StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
+	n := b.Tokens()
+	if d.PaddedTokens > n {
+		n = d.PaddedTokens
+	}
+	var l stepLayout
+	m.layout(&l, b, n)
+	end := d.CPUTime
+	for _, k := range l.headKernels() {
+		end += k.GPUTime
+	}
+	layer := l.layerKernels()
+	for range l.layers {
+		for j := range layer {
+			end += layer[j].GPUTime
+		}
+	}
+	for _, k := range l.tailKernels() {
+		end += k.GPUTime
+	}
+	return m.total(b, math.Max(end, d.CPUTime))
+}
+
+// total adds the host overhead to the device time of a step over b.
+func (m StepModel) total(b Batch, device float64) float64 {
+	host := m.Host.Time(b)
+	if m.OverlapHost {
+		return math.Max(device, host)
+	}
+	return device + host
+}
+
+// Streaming is implemented by dispatchers whose launches can be computed
+// kernel by kernel in launch order, without the whole kernel list. Seconds
+// prices their steps from the layout, with no list of kernels or launches.
+type Streaming interface {
+	Dispatcher
+	// Stream starts the dispatch of a step over b. The returned Dispatch
+	// has Mode and PaddedTokens as Dispatch would return them, and no
+	// Launches; the LaunchStream gives each kernel's launch in turn.
+	Stream(b Batch) (Dispatch, LaunchStream)
+}
+
+// LaunchStream yields the launches of one step's kernels in order.
+type LaunchStream interface {
+	// Next returns when kernel k, the next in launch order, has been
+	// issued and may start on the GPU.
+	Next(k Kernel) float64
+	// CPU is the dispatch CPU time, read after the last kernel.
+	CPU() float64
+}
+
+// Stream implements Streaming.
+func (e Eager) Stream(b Batch) (Dispatch, LaunchStream) {
+	return Dispatch{Mode: "eager"}, &eagerStream{per: e.PerLaunch}
+}
+
+type eagerStream struct {
+	per float64
+	n   int
+}
+
+// Next is the end of the kernel's launch, (i+1)·PerLaunch as in Dispatch.
+func (s *eagerStream) Next(Kernel) float64 {
+	s.n++
+	return float64(s.n) * s.per
+}
+
+func (s *eagerStream) CPU() float64 { return float64(s.n) * s.per }
+
+// streamSeconds is Step(b).Total for a streamed dispatch: kernel i starts
+// at max(end of kernel i−1, its launch), walked over the layout.
+func (m StepModel) streamSeconds(b Batch, d Dispatch, st LaunchStream) float64 {
+	n := b.Tokens()
+	if d.PaddedTokens > n {
+		n = d.PaddedTokens
+	}
+	var l stepLayout
+	m.layout(&l, b, n)
+	end := 0.0
+	run := func(ks []Kernel) {
+		for _, k := range ks {
+			end = math.Max(end, st.Next(k)) + k.GPUTime
+		}
+	}
+	run(l.headKernels())
+	for range l.layers {
+		run(l.layerKernels())
+	}
+	run(l.tailKernels())
+	return m.total(b, math.Max(end, st.CPU()))
+}

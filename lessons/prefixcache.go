@@ -19,12 +19,12 @@ var prefixCache = &Lesson{
 	Title:   "The radix tree: prefix caching, splits, locks and eviction",
 	Part:    "Parts 11–12",
 	Summary: "Requests insert into SGLang's radix tree; watch matches, edge splits, lock counts and LRU eviction — and why a one-word change at the start shares nothing.",
-	Engine: "SGLang RadixCache (match_prefix splits edges, insert de-duplicates, lock_ref protects running requests, LRU eviction of unlocked leaves), page size 1. " +
-		"Simplified: one word is one token, and the cache capacity is counted in tokens.",
+	Engine: "SGLang RadixCache (match_prefix splits edges, insert de-duplicates, lock_ref protects running requests and the prefix a new one matched, LRU eviction of unlocked leaves) and PrefillAdder's admission (a request waits when its new tokens do not fit even after eviction), page size 1. " +
+		"Simplified: one word is one token, the cache capacity is counted in tokens, no output tokens are reserved, and a request is computed and cached in one go.",
 	Params: []Param{
-		{Key: "capacity", Label: "Cache capacity", Unit: "tokens", Help: "Tokens the KV pool can hold; inserting past it evicts least-recently-used unlocked leaves.", Kind: Int, Default: 48, Min: 24, Max: 400, Step: 1},
+		{Key: "capacity", Label: "Cache capacity", Unit: "tokens", Help: "Tokens the KV pool can hold; inserting past it evicts least-recently-used unlocked leaves.", Kind: Int, Default: 48, Min: prefixCacheMinCapacity, Max: 400, Step: 1},
 		{Key: "system", Label: "System prompt", Help: "The shared opening every request starts with.", Kind: Choice,
-			Choices: []string{"You are a careful assistant for the finance team .", "Answer briefly .", "You are a patient tutor who explains every step and checks the student's reasoning before giving the answer ."}},
+			Choices: []string{"You are a careful assistant for the finance team .", "Answer briefly .", "You are a patient tutor who explains every step ."}},
 	},
 	Build: buildPrefixCache,
 }
@@ -88,6 +88,11 @@ var (
 	}
 )
 
+// prefixCacheMinCapacity is the longest request's length (the travel plan,
+// 26 tokens): with less, that request could never be admitted, even into an
+// empty cache.
+const prefixCacheMinCapacity = 26
+
 // prefixCacheRun is what the radix tree did with the lesson's requests:
 // each request's outcome, the tree as it stood after each, and the twist's
 // pairs.
@@ -97,27 +102,24 @@ type prefixCacheRun struct {
 	voc       vocab
 	requests  []string // the four system-prompt requests
 	predicted int      // R2's shared prefix with R1, for the quiz
-	r1, r2    served
-	r3, r4    served
-	r5        served // the long request
-	before    int    // tokens cached before the long request
-	held      int    // tokens R3 held locked when it finished
-	frames    []cacheFrame
+	r1r4      int      // tokens R4 shares with R1: what it matches when R1's tail is still cached
+	r         [4]router.Served
+	long      router.Served // the long request's first try
+	before    int           // tokens cached before the long request
+	held      int           // tokens R3 held locked when it finished
+	retried   []retry       // requests that waited, served again once R3 finished
+	frames    []cacheFrame  // after each tree step: empty, R1–R4, the long request, R3's release
 	twist     [2]twistPair
-	final     cacheFrame
 	splits    int
 	evicted   int
-	reused    int // prompt tokens found cached
-	prompted  int // prompt tokens
+	reused    int // prompt tokens of admitted requests that were found cached
+	prompted  int // prompt tokens of admitted requests
 }
 
-// served is one request's pass through the cache.
-type served struct {
-	tokens                                   int
-	matched, inserted, evictedNow, splitsNow int
-	waits                                    bool // no room even after evicting every unlocked leaf
-	node                                     *router.Node
-	touched                                  map[int]bool
+// retry is a request served again after R3 released its lock.
+type retry struct {
+	name string
+	router.Served
 }
 
 // cacheFrame is the tree and its counts at one moment.
@@ -142,7 +144,10 @@ func buildPrefixCache(v Values) (*Script, error) {
 	return r.script(), nil
 }
 
-// runPrefixCache serves the lesson's requests through one radix tree.
+// runPrefixCache serves the lesson's requests through one radix tree, as
+// SGLang admits them into a pool of capacity tokens: R3 stays running
+// (locked) until after the long request; whatever had to wait is served
+// again once R3 finishes.
 func runPrefixCache(v Values) (*prefixCacheRun, error) {
 	r := &prefixCacheRun{capacity: v.Int("capacity"), system: v.Choice("system")}
 	for _, tail := range prefixCacheTails {
@@ -150,26 +155,52 @@ func runPrefixCache(v Values) (*prefixCacheRun, error) {
 	}
 	tree := router.NewRadixTree(1)
 	r.frames = append(r.frames, r.frame(tree))
-	r.r1 = r.serve(tree, r.requests[0], false)
-	r.frames = append(r.frames, r.frame(tree))
 	r.predicted = sharedPrefix(r.voc.encode(r.requests[0]), r.voc.encode(r.requests[1]))
-	r.r2 = r.serve(tree, r.requests[1], false)
-	r.frames = append(r.frames, r.frame(tree))
-	r.r3 = r.serve(tree, r.requests[2], true)
-	r.frames = append(r.frames, r.frame(tree))
-	r.r4 = r.serve(tree, r.requests[3], false)
-	r.frames = append(r.frames, r.frame(tree))
-	// Memory pressure: a long unrelated prompt.
-	r.before = tree.TotalSize()
-	r.r5 = r.serve(tree, prefixCacheLong, false)
-	r.frames = append(r.frames, r.frame(tree))
-	r.held = tree.ProtectedSize()
-	if r.r3.node != nil {
-		if err := tree.Unlock(r.r3.node); err != nil {
+	r.r1r4 = sharedPrefix(r.voc.encode(r.requests[0]), r.voc.encode(r.requests[3]))
+	var waiting []retry
+	for i, text := range r.requests {
+		s, err := r.serve(tree, text, i == 2)
+		if err != nil {
 			return nil, err
 		}
+		if s.Waits {
+			if i < 3 { // only R4 can meet R3's lock; R1–R3 fit any allowed capacity
+				return nil, fmt.Errorf("prefix-cache: R%d does not fit a %d-token cache", i+1, r.capacity)
+			}
+			waiting = append(waiting, retry{name: "R4", Served: s})
+		}
+		r.r[i] = s
+		r.frames = append(r.frames, r.frame(tree))
 	}
-	r.final = r.frame(tree)
+	// Memory pressure: a long unrelated prompt.
+	r.before = tree.TotalSize()
+	var err error
+	if r.long, err = r.serve(tree, prefixCacheLong, false); err != nil {
+		return nil, err
+	}
+	if r.long.Waits {
+		waiting = append(waiting, retry{name: "the long request", Served: r.long})
+	}
+	r.frames = append(r.frames, r.frame(tree))
+	r.held = tree.ProtectedSize()
+	if err := tree.Unlock(r.r[2].Node); err != nil {
+		return nil, err
+	}
+	for _, w := range waiting {
+		text := prefixCacheLong
+		if w.name == "R4" {
+			text = r.requests[3]
+		}
+		s, err := r.serve(tree, text, false)
+		if err != nil {
+			return nil, err
+		}
+		if s.Waits { // nothing is locked now and every request fits the capacity
+			return nil, fmt.Errorf("prefix-cache: %s does not fit a %d-token cache", w.name, r.capacity)
+		}
+		r.retried = append(r.retried, retry{name: w.name, Served: s})
+	}
+	r.frames = append(r.frames, r.frame(tree))
 	if err := tree.Check(); err != nil {
 		return nil, err
 	}
@@ -181,46 +212,24 @@ func runPrefixCache(v Values) (*prefixCacheRun, error) {
 	return r, nil
 }
 
-// serve runs one request through the cache: match, make room, insert,
-// and (lock) keep it locked as a running request.
-func (r *prefixCacheRun) serve(tree *router.RadixTree, text string, lock bool) served {
-	ids := r.voc.encode(text)
-	tree.Events()
-	matched, _ := tree.Match(ids)
-	r.prompted += len(ids)
-	r.reused += matched
-	out := served{tokens: len(ids), matched: matched}
-	if need := tree.TotalSize() + len(ids) - matched - r.capacity; need > 0 {
-		out.evictedNow = tree.Evict(need)
-		r.evicted += out.evictedNow
-		if out.evictedNow < need {
-			out.waits = true // SGLang cannot allocate: the request stays queued
-			return out
-		}
+// serve runs one request through the cache (core's Serve: match, lock the
+// match, make room, insert) and counts what it reused once admitted.
+func (r *prefixCacheRun) serve(tree *router.RadixTree, text string, hold bool) (router.Served, error) {
+	s, err := tree.Serve(r.voc.encode(text), r.capacity, hold)
+	if err != nil {
+		return s, err
 	}
-	tree.Insert(ids)
-	_, node := tree.Match(ids)
-	out.node = node
-	if lock {
-		// node was just inserted or matched, so it is in the tree.
-		if err := tree.Lock(node); err != nil {
-			panic(fmt.Sprintf("prefix-cache: locking a node just matched: %v", err))
-		}
+	r.splits += s.Splits
+	r.evicted += s.Evicted
+	if !s.Waits {
+		r.prompted += s.Tokens
+		r.reused += s.Matched
 	}
-	out.touched = map[int]bool{}
-	for _, e := range tree.Events() {
-		switch e.Kind {
-		case router.TreeSplit:
-			out.splitsNow++
-			out.touched[e.Node] = true
-		case router.TreeInserted:
-			out.touched[e.Node] = true
-			out.inserted += e.Len
-		}
-	}
-	r.splits += out.splitsNow
-	return out
+	return s, nil
 }
+
+// final is the tree at the end.
+func (r *prefixCacheRun) final() cacheFrame { return r.frames[len(r.frames)-1] }
 
 // frame copies the tree and its counts.
 func (r *prefixCacheRun) frame(tree *router.RadixTree) cacheFrame {
@@ -228,8 +237,19 @@ func (r *prefixCacheRun) frame(tree *router.RadixTree) cacheFrame {
 		nodeCount: tree.Nodes(), reused: r.reused}
 }
 
-// hitRate is the share of prompt tokens found cached.
+// hitRate is the share of admitted prompt tokens found cached.
 func (r *prefixCacheRun) hitRate() float64 { return float64(r.reused) / float64(max(1, r.prompted)) }
+
+// touched marks the nodes a request created.
+func touched(ss ...router.Served) map[int]bool {
+	out := map[int]bool{}
+	for _, s := range ss {
+		for _, id := range s.Touched {
+			out[id] = true
+		}
+	}
+	return out
+}
 
 // treeScene draws the tree of frame f, marking the nodes in highlight.
 func (r *prefixCacheRun) treeScene(f cacheFrame, highlight map[int]bool) scene.Scene {
@@ -269,44 +289,94 @@ func (r *prefixCacheRun) script() *Script {
 	return s
 }
 
+// evictionText says what a request evicted to make room, if anything.
+func evictionText(s router.Served, kept string) string {
+	if s.Evicted == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" To make room the cache first evicted %d tokens: the least recently used unlocked leaves, deepest first; %s stayed.", s.Evicted, kept)
+}
+
 // treeSteps narrate the requests, one step per frame.
 func (r *prefixCacheRun) treeSteps() []Step {
-	sysTokens := len(strings.Fields(r.system))
-	r1, r2, r3, r4, r5 := r.r1, r.r2, r.r3, r.r4, r.r5
-	evictText := "Nothing had to be evicted."
-	if r4.evictedNow > 0 {
-		evictText = fmt.Sprintf("The cache was full, so %d tokens were evicted first: the least recently used unlocked leaves, deepest first; R3's locked path stayed.", r4.evictedNow)
-	}
-	long := len(strings.Fields(prefixCacheLong))
-	pressure := fmt.Sprintf("A long unrelated request (%d tokens) needs room. The cache held %d of %d tokens, so it evicted %d: SGLang heaps the leaves by last use and drops unlocked ones, pushing a parent that becomes a leaf. Locked nodes are skipped; only leaves ever go, so a shared prefix outlives its extensions.",
-		long, r.before, r.capacity, r5.evictedNow)
-	if r5.waits {
-		pressure = fmt.Sprintf("A long unrelated request (%d tokens) needs room, but after evicting every unlocked leaf (%d tokens) the cache is still too full: %d tokens are locked by the running R3. The request waits until R3 finishes.",
-			long, r5.evictedNow, r.frames[5].protected)
-	}
+	r1, r2, r3, r4 := r.r[0], r.r[1], r.r[2], r.r[3]
 	texts := []struct {
 		title, narration string
 		hl               map[int]bool
 		quiz             *Quiz
 	}{
 		{"An empty tree", fmt.Sprintf("SGLang keeps the KV of finished requests in a radix tree: each edge holds a run of tokens, and a path from the root spells a cached prefix. Every request here starts with the same system prompt (%d tokens); the cache holds %d tokens.",
-			sysTokens, r.capacity), nil, nil},
-		{"R1: a miss, then one leaf", fmt.Sprintf("R1 finds nothing cached and computes all %d tokens. When it finishes, its tokens are inserted as one leaf: a single edge of %d tokens under the root.", r1.tokens, r1.inserted), r1.touched, nil},
-		{"R2: a partial match splits the edge", fmt.Sprintf("R2 shares its first %d tokens with R1. The match stops inside R1's edge, so the tree splits it there: a new node holds the shared %d tokens, and R1's tail and R2's new tail (%d tokens) hang below it as siblings. R2 reuses %d tokens of KV and computes %d.",
-			r2.matched, r2.matched, r2.inserted, r2.matched, r2.tokens-r2.matched), r2.touched,
+			len(strings.Fields(r.system)), r.capacity), nil, nil},
+		{"R1: a miss, then one leaf", fmt.Sprintf("R1 finds nothing cached and computes all %d tokens. When it finishes, its tokens are inserted as one leaf: a single edge of %d tokens under the root.", r1.Tokens, r1.Inserted), touched(r1), nil},
+		{"R2: a partial match splits the edge", fmt.Sprintf("R2 shares its first %d tokens with R1. The match stops inside R1's edge, so the tree splits it there: a new node holds the shared %d tokens, and R1's tail and R2's new tail (%d tokens) hang below it as siblings. R2 reuses %d tokens of KV and computes %d.%s",
+			r2.Matched, r2.Matched, r2.Inserted, r2.Matched, r2.Tokens-r2.Matched, evictionText(r2, "the prefix R2 matched was locked and")), touched(r2),
 			numberQuiz("R2 starts with the same system prompt and the same first words as R1. How many of its tokens will it find in the cache?", float64(r.predicted), 0, "The longest common prefix with what is cached; the match then splits R1's edge there.")},
-		{"R3 runs: its path is locked", fmt.Sprintf("R3 reuses the %d-token system prompt and adds %d tokens. While it runs it holds a lock on its path: lock_ref is 1 on every node from its leaf to the root, and those %d tokens move from evictable to protected, so memory pressure cannot take them.",
-			r3.matched, r3.inserted, r.frames[3].protected), r3.touched, nil},
-		{"R4 extends a cached prefix", fmt.Sprintf("R4 matches %d tokens, all of R1 up to its closing full stop, and adds %d. %s", r4.matched, r4.inserted, evictText), r4.touched, nil},
-		{"Memory pressure: LRU eviction", pressure, r5.touched, nil},
-		{"R3 finishes: the lock is released", fmt.Sprintf("R3 is done and releases its lock chain: lock_ref drops to 0 along its path and its %d tokens become evictable again.", r.held), nil, nil},
+		{"R3 runs: its path is locked", fmt.Sprintf("R3 reuses the %d-token system prompt and adds %d tokens.%s While it runs it holds a lock on its path: lock_ref is 1 on every node from its leaf to the root, and those %d tokens move from evictable to protected, so memory pressure cannot take them.",
+			r3.Matched, r3.Inserted, evictionText(r3, "the system prompt R3 matched was locked, so it"), r.frames[3].protected), touched(r3), nil},
+		{r.r4Title(), r.r4Text(), touched(r4), nil},
+		{"Memory pressure: LRU eviction", r.pressureText(), touched(r.long), nil},
+		{"R3 finishes: the lock is released", r.releaseText(), touched(r.retriedServed()...), nil},
 	}
-	frames := append(r.frames, r.final)
 	var steps []Step
 	for i, t := range texts {
-		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{r.treeScene(frames[i], t.hl), r.cardsScene(frames[i])}})
+		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{r.treeScene(r.frames[i], t.hl), r.cardsScene(r.frames[i])}})
 	}
 	return steps
+}
+
+func (r *prefixCacheRun) r4Title() string {
+	if r.r[3].Waits {
+		return "R4 waits: its room is locked"
+	}
+	return "R4 extends a cached prefix"
+}
+
+// r4Text narrates R4: it extends R1, or waits for R3's lock.
+func (r *prefixCacheRun) r4Text() string {
+	r4 := r.r[3]
+	what := "all of R1 up to its closing full stop"
+	if r4.Matched < r.r1r4 {
+		what = "what is still cached of R1's opening (R1's tail was evicted earlier)"
+	}
+	if r4.Waits {
+		return fmt.Sprintf("R4 matches %d tokens, %s, and needs room for %d more. SGLang locks the prefix it matched, and R3's %d tokens are locked too, so even evicting every unlocked leaf would free too little: R4 is not admitted, nothing is evicted, and it waits for R3 to finish.",
+			r4.Matched, what, r4.Tokens-r4.Matched, r.frames[3].protected)
+	}
+	evict := "Nothing had to be evicted."
+	if r4.Evicted > 0 {
+		evict = fmt.Sprintf("The cache was full, so %d tokens were evicted first: the least recently used unlocked leaves, deepest first; R3's locked path and the prefix R4 matched stayed.", r4.Evicted)
+	}
+	return fmt.Sprintf("R4 matches %d tokens, %s, and adds %d. %s", r4.Matched, what, r4.Inserted, evict)
+}
+
+// pressureText narrates the long request: it evicts, or waits for R3.
+func (r *prefixCacheRun) pressureText() string {
+	long := r.long.Tokens
+	if r.long.Waits {
+		f := r.frames[5]
+		return fmt.Sprintf("A long unrelated request (%d tokens) needs room. The cache holds %d of %d tokens, %d of them locked by the running R3; even evicting every unlocked leaf (%d tokens) would leave too little, so SGLang does not admit it and evicts nothing. The request waits until R3 finishes.",
+			long, f.total, r.capacity, f.protected, f.evictable)
+	}
+	return fmt.Sprintf("A long unrelated request (%d tokens) needs room. The cache held %d of %d tokens, so it evicted %d: SGLang heaps the leaves by last use and drops unlocked ones, pushing a parent that becomes a leaf. Locked nodes are skipped; only leaves ever go, so a shared prefix outlives its extensions.",
+		long, r.before, r.capacity, r.long.Evicted)
+}
+
+// retriedServed lists the retries' outcomes.
+func (r *prefixCacheRun) retriedServed() []router.Served {
+	var out []router.Served
+	for _, w := range r.retried {
+		out = append(out, w.Served)
+	}
+	return out
+}
+
+// releaseText narrates R3's release and the retries it lets in.
+func (r *prefixCacheRun) releaseText() string {
+	text := fmt.Sprintf("R3 is done and releases its lock chain: lock_ref drops to 0 along its path and its %d tokens become evictable again.", r.held)
+	for _, w := range r.retried {
+		text += fmt.Sprintf(" Now %s is admitted: it matches %d tokens, evicts %d and adds %d.", w.name, w.Matched, w.Evicted, w.Inserted)
+	}
+	return text
 }
 
 // twistStep sets edit distance against shared prefix.
@@ -320,7 +390,7 @@ func (r *prefixCacheRun) twistStep() Step {
 		Title: "Similar is not shared",
 		Narration: fmt.Sprintf("KV reuse needs an identical prefix, because each token's keys and values depend on every token before it. Two prompts %d characters apart that differ in their first word share %d tokens: nothing is reused. "+
 			"Two prompts %d characters apart that start the same way share %d tokens. Put what varies at the end of a prompt, not the start.", small.distance, small.shared, large.distance, large.shared),
-		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "twist", Title: "Edit distance vs shared prefix", Table: tbl}, r.treeScene(r.final, nil)},
+		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "twist", Title: "Edit distance vs shared prefix", Table: tbl}, r.treeScene(r.final(), nil)},
 		Quiz: choiceQuiz(fmt.Sprintf("\"%s\" vs \"%s\": %d characters apart. Will the second reuse the first one's KV cache?", small.a, small.b, small.distance),
 			[]string{"yes, most of it", "almost none of it"}, map[bool]string{true: "yes, most of it", false: "almost none of it"}[small.shared > 0],
 			fmt.Sprintf("They share %d leading tokens: the first word differs, so every later token's keys and values differ too.", small.shared)),
@@ -330,8 +400,8 @@ func (r *prefixCacheRun) twistStep() Step {
 func (r *prefixCacheRun) metrics() []Metric {
 	small, large := r.twist[0], r.twist[1]
 	return []Metric{
-		{Key: "cached_tokens", Label: "Tokens cached at the end", Unit: "tokens", Value: float64(r.final.total)},
-		{Key: "tree_nodes", Label: "Nodes in the tree at the end (root included)", Value: float64(r.final.nodeCount)},
+		{Key: "cached_tokens", Label: "Tokens cached at the end", Unit: "tokens", Value: float64(r.final().total)},
+		{Key: "tree_nodes", Label: "Nodes in the tree at the end (root included)", Value: float64(r.final().nodeCount)},
 		{Key: "splits", Label: "Edge splits", Value: float64(r.splits)},
 		{Key: "evicted_tokens", Label: "Tokens evicted", Unit: "tokens", Value: float64(r.evicted)},
 		{Key: "hit_rate_pct", Label: "Prompt tokens found in the cache", Unit: "%", Value: round2(100 * r.hitRate())},

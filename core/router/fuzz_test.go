@@ -47,10 +47,11 @@ func FuzzRadix(f *testing.F) {
 	f.Add([]byte{1, 0, 6, 0, 0, 1, 1, 2, 2, 1, 6, 0, 0, 1, 1, 0, 0, 2, 3, 4, 1})
 	f.Add([]byte{2, 0, 9, 1, 1, 1, 2, 2, 2, 0, 0, 0, 1, 9, 1, 1, 1, 2, 2, 2, 2, 4, 3, 4, 20})
 	f.Add([]byte{0, 0, 3, 1, 2, 0, 2, 2, 2, 0, 3, 1, 2, 2, 1, 3, 1, 2, 0, 4, 50, 3, 4, 50})
+	f.Add([]byte{0, 5, 6, 0, 0, 1, 1, 2, 2, 20, 1, 5, 5, 0, 0, 1, 1, 2, 7, 0, 5, 8, 0, 0, 1, 2, 2, 2, 1, 2, 9, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &bytesIn{b: data}
 		z := &radixFuzz{t: t, r: r, tr: NewRadixTree(1 + r.next(3))}
-		ops := []func(){z.insert, z.match, z.lock, z.unlock, z.evict}
+		ops := []func(){z.insert, z.match, z.lock, z.unlock, z.evict, z.serve}
 		for r.more() {
 			ops[r.next(len(ops))]()
 			if err := z.tr.Check(); err != nil {
@@ -132,6 +133,37 @@ func (z *radixFuzz) unlock() {
 		z.t.Fatalf("unlock of a held node: %v", err)
 	}
 	z.held = append(z.held[:i], z.held[i+1:]...)
+}
+
+// serve admits a request into a pool of a drawn capacity: admitted, it
+// keeps every matched token and ends within the capacity; waiting, it
+// changes no size.
+func (z *radixFuzz) serve() {
+	key := z.r.seq(12)
+	capacity := z.r.next(40)
+	hold := z.r.next(2) == 1
+	want := longest(z.tr, key)
+	total, prot := z.tr.TotalSize(), z.tr.ProtectedSize()
+	s, err := z.tr.Serve(key, capacity, hold)
+	if err != nil {
+		z.t.Fatalf("serve %v: %v", key, err)
+	}
+	if s.Matched != want || s.Tokens != len(key)/z.tr.pageSize*z.tr.pageSize {
+		z.t.Fatalf("serve %v matched %d of %d, brute force %d", key, s.Matched, s.Tokens, want)
+	}
+	if s.Waits {
+		if z.tr.TotalSize() != total || z.tr.ProtectedSize() != prot || s.Evicted != 0 || s.Node != nil {
+			z.t.Fatalf("serve %v waited but sizes went %d → %d (protected %d → %d), evicted %d", key, total, z.tr.TotalSize(), prot, z.tr.ProtectedSize(), s.Evicted)
+		}
+		return
+	}
+	if s.Matched+s.Inserted != s.Tokens || z.tr.TotalSize() > capacity {
+		z.t.Fatalf("serve %v into %d: matched %d + inserted %d of %d, %d cached", key, capacity, s.Matched, s.Inserted, s.Tokens, z.tr.TotalSize())
+	}
+	if hold {
+		z.held = append(z.held, s.Node)
+	}
+	z.last = s.Node
 }
 
 func (z *radixFuzz) evict() {

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/allocator"
@@ -39,6 +40,14 @@ var blockTable = &Lesson{
 
 func init() { register(blockTable) }
 
+func buildBlockTable(v Values) (*Script, error) {
+	run, err := runBlockTable(v)
+	if err != nil {
+		return nil, err
+	}
+	return run.script(), nil
+}
+
 func kvBytes(dtype string) int {
 	if dtype == "fp8" {
 		return 1
@@ -49,158 +58,265 @@ func kvBytes(dtype string) int {
 // maxTableSteps bounds the block-by-block steps of a long request.
 const maxTableSteps = 16
 
-func buildBlockTable(v Values) (*Script, error) {
+// ---- Simulation: the typed run ----
+
+// tableView is the pool at one moment: every physical block and every
+// request's block table.
+type tableView struct {
+	blocks []allocator.BlockState
+	rows   []tableRow
+}
+
+type tableRow struct {
+	req, tokens int
+	blocks      []int
+}
+
+func viewTables(p *allocator.Paged) tableView {
+	v := tableView{blocks: p.Snapshot()}
+	for _, req := range p.Requests() {
+		v.rows = append(v.rows, tableRow{req: req, tokens: p.Tokens(req), blocks: p.Table(req)})
+	}
+	return v
+}
+
+// blockOpened is a moment A's growth took a new block.
+type blockOpened struct {
+	token   int   // the token that did not fit A's last block
+	logical int   // the logical block it opened
+	table   []int // A's table then
+	view    tableView
+}
+
+// blockTableRun is what runBlockTable simulated.
+type blockTableRun struct {
+	model                     hardware.Model
+	dtype                     string
+	bpe, b, length, target, k int
+	sEntry, sLayer            int64
+	numBlocks                 int
+	start                     tableView
+	opened                    []blockOpened // the openings shown as steps
+	final                     tableView
+	table                     []int // A's final table
+	addr                      allocator.Address
+	layerAddr                 int64 // byte offset inside one layer's K tensor
+}
+
+// requestA is A, the request whose table the lesson follows.
+const requestA = 0
+
+// neighbour is another request: it writes left more tokens, then finishes.
+type neighbour struct{ id, left int }
+
+// tableGrowth is the pool and the requests growing in it, one token per
+// tick, written by a request picked at random.
+type tableGrowth struct {
+	pool   *allocator.Paged
+	rng    *rand.Rand
+	b      int
+	next   int
+	others []neighbour
+}
+
+// spawn admits a new neighbour that will write B to 3B tokens.
+func (g *tableGrowth) spawn() (neighbour, error) {
+	n := neighbour{id: g.next, left: uniform(g.rng, g.b, 3*g.b)}
+	g.next++
+	return n, g.pool.AllocateSlots(n.id, allocator.Slots{})
+}
+
+// tick lets one request, picked at random, write a token; it reports
+// whether A wrote it.
+func (g *tableGrowth) tick() (bool, error) {
+	pick := g.rng.IntN(len(g.others) + 1)
+	if pick == len(g.others) {
+		return true, g.pool.AllocateSlots(requestA, allocator.Slots{New: 1})
+	}
+	n := &g.others[pick]
+	if err := g.pool.AllocateSlots(n.id, allocator.Slots{New: 1}); err != nil {
+		return false, err
+	}
+	if n.left--; n.left > 0 {
+		return false, nil
+	}
+	if err := g.pool.Free(n.id); err != nil {
+		return false, err
+	}
+	var err error
+	g.others[pick], err = g.spawn()
+	return false, err
+}
+
+func runBlockTable(v Values) (blockTableRun, error) {
 	m, err := hardware.ModelByID(v.Choice("model"))
 	if err != nil {
-		return nil, err
+		return blockTableRun{}, err
 	}
-	b, length, target := v.Int("block_size"), v.Int("length"), v.Int("token")
-	bpe := kvBytes(v.Choice("kv_dtype"))
-	sEntry := m.KVBytesPerToken(bpe)
-	sLayer := m.KVBytesPerTokenPerLayer(bpe) / 2 // one of K or V in one layer
-	k := v.Int("neighbours")
+	r := blockTableRun{model: m, dtype: v.Choice("kv_dtype"), b: v.Int("block_size"), length: v.Int("length"), target: v.Int("token"), k: v.Int("neighbours")}
+	r.bpe = kvBytes(r.dtype)
+	r.sEntry = m.KVBytesPerToken(r.bpe)
+	r.sLayer = m.KVBytesPerTokenPerLayer(r.bpe) / 2 // one of K or V in one layer
 	// Room for the request and every neighbour at its longest (3 blocks), so
 	// nobody ever waits and the only thing that varies is where blocks land.
-	pool, err := allocator.NewPaged(allocator.BlocksNeeded(length, b)+3*k+2, b)
+	pool, err := allocator.NewPaged(allocator.BlocksNeeded(r.length, r.b)+3*r.k+2, r.b)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	rng := newRand(v.Int("seed"))
-	const me = 0
-	type neighbour struct{ id, left int }
-	var others []neighbour
-	next := 1
-	spawn := func() neighbour {
-		n := neighbour{id: next, left: uniform(rng, b, 3*b)}
-		next++
-		_ = pool.Admit(n.id, 0)
-		return n
+	r.numBlocks = pool.NumBlocks()
+	if err := r.grow(&tableGrowth{pool: pool, rng: newRand(v.Int("seed")), b: r.b, next: 1}); err != nil {
+		return r, err
 	}
-	for i := 0; i < k; i++ {
-		others = append(others, spawn())
+	r.table, r.final = pool.Table(requestA), viewTables(pool)
+	if r.addr, err = pool.Translate(requestA, r.target, r.sEntry); err != nil {
+		return r, err
 	}
-	_ = pool.Admit(me, 0)
+	r.layerAddr = int64(r.addr.Physical)*int64(r.b)*r.sLayer + int64(r.addr.Offset)*r.sLayer
+	return r, nil
+}
 
-	s := &Script{}
-	tables := func(focus int) scene.Scene {
-		bt := &scene.BlockTables{BlockSize: b}
-		for _, req := range pool.Requests() {
-			row := scene.TableRow{Owner: req, Label: tableLabel(req), Tokens: pool.Tokens(req), Blocks: pool.Table(req), Focus: -1}
-			if req == me {
-				row.Focus = focus
-			}
-			bt.Rows = append(bt.Rows, row)
+// grow admits the neighbours and A, then lets them write until A holds its
+// length, recording the openings of A's blocks shown as steps (at most
+// about maxTableSteps, the last always).
+func (r *blockTableRun) grow(g *tableGrowth) error {
+	for i := 0; i < r.k; i++ {
+		n, err := g.spawn()
+		if err != nil {
+			return err
 		}
-		return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Title: "Block tables (logical → physical)", Tables: bt}
+		g.others = append(g.others, n)
 	}
-	grid := func(focusBlock int) scene.Scene {
-		g := &scene.BlockGrid{BlockSize: b}
-		for i, st := range pool.Snapshot() {
-			g.Blocks = append(g.Blocks, scene.Block{Owner: st.Owner, Label: tableLabel(st.Owner), Used: st.Used, Highlight: i == focusBlock})
+	if err := g.pool.AllocateSlots(requestA, allocator.Slots{}); err != nil {
+		return err
+	}
+	r.start = viewTables(g.pool)
+	totalBlocks := allocator.BlocksNeeded(r.length, r.b)
+	every := max(1, totalBlocks/maxTableSteps)
+	for g.pool.Tokens(requestA) < r.length {
+		before := len(g.pool.Table(requestA))
+		mine, err := g.tick()
+		if err != nil {
+			return err
 		}
-		return scene.Scene{Kind: scene.KindBlockGrid, ID: "pool", Title: fmt.Sprintf("Physical blocks (%d × %d tokens)", pool.NumBlocks(), b), Grid: g}
+		tbl := g.pool.Table(requestA)
+		if !mine || len(tbl) == before {
+			continue
+		}
+		if logical := len(tbl) - 1; logical%every == 0 || logical == totalBlocks-1 {
+			r.opened = append(r.opened, blockOpened{token: g.pool.Tokens(requestA) - 1, logical: logical, table: tbl, view: viewTables(g.pool)})
+		}
 	}
+	return nil
+}
+
+// ---- Formatting: scenes and text from the run ----
+
+func (r blockTableRun) grid(v tableView, focusBlock int) scene.Scene {
+	g := &scene.BlockGrid{BlockSize: r.b}
+	for i, st := range v.blocks {
+		g.Blocks = append(g.Blocks, scene.Block{Owner: st.Owner, Label: tableLabel(st.Owner), Used: st.Used, Highlight: i == focusBlock})
+	}
+	return scene.Scene{Kind: scene.KindBlockGrid, ID: "pool", Title: fmt.Sprintf("Physical blocks (%d × %d tokens)", r.numBlocks, r.b), Grid: g}
+}
+
+func (r blockTableRun) tables(v tableView, focus int) scene.Scene {
+	bt := &scene.BlockTables{BlockSize: r.b}
+	for _, row := range v.rows {
+		tr := scene.TableRow{Owner: row.req, Label: tableLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1}
+		if row.req == requestA {
+			tr.Focus = focus
+		}
+		bt.Rows = append(bt.Rows, tr)
+	}
+	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Title: "Block tables (logical → physical)", Tables: bt}
+}
+
+func (r blockTableRun) script() *Script {
+	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = append(s.Steps, Step{
 		Title: "An empty block table",
 		Narration: fmt.Sprintf("Request A will grow to %d tokens, one at a time, while %d other %s start, grow and finish beside it. "+
-			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", length, k, plural(k, "request", "requests"), b),
-		Scenes: []scene.Scene{grid(-1), tables(-1)},
+			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", r.length, r.k, plural(r.k, "request", "requests"), r.b),
+		Scenes: []scene.Scene{r.grid(r.start, -1), r.tables(r.start, -1)},
 	})
-	// Grow: each tick one request, chosen at random, writes a token.
-	blocksShown := 0
-	totalBlocks := allocator.BlocksNeeded(length, b)
-	every := max(1, totalBlocks/maxTableSteps)
-	for pool.Tokens(me) < length {
-		pick := rng.IntN(len(others) + 1)
-		if pick == len(others) {
-			before := len(pool.Table(me))
-			_ = pool.Append(me, 1)
-			tbl := pool.Table(me)
-			if len(tbl) > before {
-				blocksShown++
-				logical := len(tbl) - 1
-				if logical%every == 0 || logical == totalBlocks-1 {
-					s.Steps = append(s.Steps, Step{
-						Title: fmt.Sprintf("Token %d opens logical block %d", pool.Tokens(me)-1, logical),
-						Narration: fmt.Sprintf("Token %d does not fit in A's last block, so A takes the block at the head of the free queue: physical block %d. "+
-							"A's table now maps logical %s. %s",
-							pool.Tokens(me)-1, tbl[logical], mapping(tbl), contiguity(tbl)),
-						Scenes: []scene.Scene{grid(tbl[logical]), tables(logical)},
-						Cursor: float64(pool.Tokens(me)),
-					})
-				}
-			}
-			continue
-		}
-		n := &others[pick]
-		_ = pool.Append(n.id, 1)
-		if n.left--; n.left == 0 {
-			_ = pool.Free(n.id)
-			others[pick] = spawn()
-		}
+	for _, o := range r.opened {
+		phys := o.table[o.logical]
+		s.Steps = append(s.Steps, Step{
+			Title: fmt.Sprintf("Token %d opens logical block %d", o.token, o.logical),
+			Narration: fmt.Sprintf("Token %d does not fit in A's last block, so A takes the block at the head of the free queue: physical block %d. "+
+				"A's table now maps logical %s. %s", o.token, phys, mapping(o.table), contiguity(o.table)),
+			Scenes: []scene.Scene{r.grid(o.view, phys), r.tables(o.view, o.logical)},
+			Cursor: float64(o.token + 1),
+		})
 	}
-	tbl := pool.Table(me)
-	a, err := pool.Translate(me, target, sEntry)
-	if err != nil {
-		return nil, err
-	}
-	layerAddr := int64(a.Physical)*int64(b)*sLayer + int64(a.Offset)*sLayer
+	s.Steps = append(s.Steps, r.lookupStep())
+	return s
+}
+
+func (r blockTableRun) lookupStep() Step {
+	a, m := r.addr, r.model
 	f := &scene.Formula{
 		Expr: "Addr(t) = T[⌊t/B⌋] · B · S_entry + (t mod B) · S_entry",
 		Terms: []scene.Term{
-			{Symbol: "t", Meaning: "token index", Value: strconv.Itoa(target)},
-			{Symbol: "B", Meaning: "tokens per block", Value: strconv.Itoa(b)},
+			{Symbol: "t", Meaning: "token index", Value: strconv.Itoa(r.target)},
+			{Symbol: "B", Meaning: "tokens per block", Value: strconv.Itoa(r.b)},
 			{Symbol: "⌊t/B⌋", Meaning: "logical block", Value: strconv.Itoa(a.Logical)},
 			{Symbol: "t mod B", Meaning: "offset in the block", Value: strconv.Itoa(a.Offset)},
 			{Symbol: "T[⌊t/B⌋]", Meaning: "physical block from A's table", Value: strconv.Itoa(a.Physical)},
-			{Symbol: "S_entry", Meaning: fmt.Sprintf("2 · %d layers · %d KV heads · %d head dim · %d B (%s)", m.Layers, m.KVHeads, m.HeadDim, bpe, m.Name), Value: comma(int(sEntry)) + " B"},
+			{Symbol: "S_entry", Meaning: fmt.Sprintf("2 · %d layers · %d KV heads · %d head dim · %d B (%s)", m.Layers, m.KVHeads, m.HeadDim, r.bpe, m.Name), Value: comma(int(r.sEntry)) + " B"},
 		},
-		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, b, comma(int(sEntry)), a.Offset, comma(int(sEntry)), comma64(a.Byte)),
+		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.b, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry)), comma64(a.Byte)),
 	}
 	perLayer := &scene.Formula{
 		Expr: "Addr_K,layer(t) = T[⌊t/B⌋] · B · S_K + (t mod B) · S_K, inside that layer's K tensor",
 		Terms: []scene.Term{
-			{Symbol: "S_K", Meaning: fmt.Sprintf("%d KV heads · %d head dim · %d B: one token's K in one layer", m.KVHeads, m.HeadDim, bpe), Value: comma(int(sLayer)) + " B"},
+			{Symbol: "S_K", Meaning: fmt.Sprintf("%d KV heads · %d head dim · %d B: one token's K in one layer", m.KVHeads, m.HeadDim, r.bpe), Value: comma(int(r.sLayer)) + " B"},
 		},
-		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, b, comma(int(sLayer)), a.Offset, comma(int(sLayer)), comma64(layerAddr)),
+		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.b, comma(int(r.sLayer)), a.Offset, comma(int(r.sLayer)), comma64(r.layerAddr)),
 	}
-	s.Metrics = []Metric{
-		{Key: "token", Label: "Token looked up", Value: float64(target)},
+	return Step{
+		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", r.target, r.target, r.b), float64(a.Physical), 0,
+			fmt.Sprintf("Logical block %d maps to physical block %d in A's table.", a.Logical, a.Physical)),
+		Title: fmt.Sprintf("Where does token %d live?", r.target),
+		Narration: fmt.Sprintf("Token %d is in logical block ⌊%d/%d⌋ = %d at offset %d mod %d = %d. A's block table maps logical block %d to physical block %d, "+
+			"so its K and V start %s bytes into the KV pool (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",
+			r.target, r.target, r.b, a.Logical, r.target, r.b, a.Offset, a.Logical, a.Physical, comma64(a.Byte),
+			comma64(int64(r.b)*r.sEntry), comma(int(r.sEntry)), m.Name, comma64(r.layerAddr)),
+		Scenes: []scene.Scene{r.grid(r.final, a.Physical), r.tables(r.final, a.Logical),
+			{Kind: scene.KindFormula, ID: "addr", Title: "Formulation 1: address translation", Formula: f},
+			{Kind: scene.KindFormula, ID: "layer", Title: "The same lookup inside one layer (vLLM's layout)", Formula: perLayer}},
+		Cursor: float64(r.target),
+	}
+}
+
+func (r blockTableRun) metrics() []Metric {
+	a := r.addr
+	return []Metric{
+		{Key: "token", Label: "Token looked up", Value: float64(r.target)},
 		{Key: "logical_block", Label: "Logical block ⌊t/B⌋", Value: float64(a.Logical)},
 		{Key: "offset", Label: "Offset t mod B", Unit: "tokens", Value: float64(a.Offset)},
 		{Key: "physical_block", Label: "Physical block from the table", Value: float64(a.Physical)},
 		{Key: "physical_address_bytes", Label: "Byte address (all-layer layout)", Unit: "B", Value: float64(a.Byte)},
-		{Key: "per_layer_address_bytes", Label: "Byte offset inside one layer's K tensor", Unit: "B", Value: float64(layerAddr)},
-		{Key: "s_entry_bytes", Label: "S_entry: K and V of one token, all layers", Unit: "B", Value: float64(sEntry)},
-		{Key: "block_bytes", Label: "One block: B · S_entry", Unit: "B", Value: float64(int64(b) * sEntry)},
-		{Key: "table_blocks", Label: "Blocks in A's table", Value: float64(len(tbl))},
-		{Key: "contiguous_runs", Label: "Runs of consecutive physical blocks in A's table", Value: float64(runs(tbl))},
+		{Key: "per_layer_address_bytes", Label: "Byte offset inside one layer's K tensor", Unit: "B", Value: float64(r.layerAddr)},
+		{Key: "s_entry_bytes", Label: "S_entry: K and V of one token, all layers", Unit: "B", Value: float64(r.sEntry)},
+		{Key: "block_bytes", Label: "One block: B · S_entry", Unit: "B", Value: float64(int64(r.b) * r.sEntry)},
+		{Key: "table_blocks", Label: "Blocks in A's table", Value: float64(len(r.table))},
+		{Key: "contiguous_runs", Label: "Runs of consecutive physical blocks in A's table", Value: float64(runs(r.table))},
 	}
-	s.Claims = []Claim{{
+}
+
+func (r blockTableRun) claims() []Claim {
+	return []Claim{{
 		What:    "S_entry = 2 · N_layers · N_KV heads · d_head · bytes",
 		Article: "formula only; no figure given",
-		Model:   fmt.Sprintf("%s B for %s with a %s cache", comma(int(sEntry)), m.Name, v.Choice("kv_dtype")),
-		Why:     "Same formula, evaluated with the model's config.json shape (sources: " + joinTags(m.Sources) + ").",
+		Model:   fmt.Sprintf("%s B for %s with a %s cache", comma(int(r.sEntry)), r.model.Name, r.dtype),
+		Why:     "Same formula, evaluated with the model's config.json shape (sources: " + joinTags(r.model.Sources) + ").",
 	}, {
 		What:    "Blocks need not be contiguous",
 		Article: "the block table maps logical blocks to wherever free blocks exist",
-		Model:   fmt.Sprintf("A's %d blocks fall into %d contiguous runs", len(tbl), runs(tbl)),
+		Model:   fmt.Sprintf("A's %d blocks fall into %d contiguous runs", len(r.table), runs(r.table)),
 		Why:     "Agrees: blocks come from the head of the free queue, which neighbours' frees keep reordering.",
 	}}
-	s.Steps = append(s.Steps, Step{
-		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", target, target, b), float64(a.Physical), 0,
-			fmt.Sprintf("Logical block %d maps to physical block %d in A's table.", a.Logical, a.Physical)),
-		Title: fmt.Sprintf("Where does token %d live?", target),
-		Narration: fmt.Sprintf("Token %d is in logical block ⌊%d/%d⌋ = %d at offset %d mod %d = %d. A's block table maps logical block %d to physical block %d, "+
-			"so its K and V start %s bytes into the KV pool (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",
-			target, target, b, a.Logical, target, b, a.Offset, a.Logical, a.Physical, comma64(a.Byte),
-			comma64(int64(b)*sEntry), comma(int(sEntry)), m.Name, comma64(layerAddr)),
-		Scenes: []scene.Scene{grid(a.Physical), tables(a.Logical),
-			{Kind: scene.KindFormula, ID: "addr", Title: "Formulation 1: address translation", Formula: f},
-			{Kind: scene.KindFormula, ID: "layer", Title: "The same lookup inside one layer (vLLM's layout)", Formula: perLayer}},
-		Cursor: float64(target),
-	})
-	return s, nil
 }
 
 func tableLabel(req int) string {

@@ -3,6 +3,7 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,35 @@ func TestBlockTableScatter(t *testing.T) {
 	}
 	if r, _ := busy.Metric("contiguous_runs"); r < 3 {
 		t.Errorf("with 4 neighbours: %v runs, want the blocks scattered", r)
+	}
+}
+
+// The run's openings follow A's growth: each opened block is the next
+// logical block, its table is a prefix of A's final table, and the address
+// comes from that table.
+func TestBlockTableRunFollowsTheTable(t *testing.T) {
+	v, err := blockTable.resolveChecked(map[string]string{"length": "300", "neighbours": "5", "token": "250"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runBlockTable(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.opened) == 0 || len(r.opened) > 2*maxTableSteps {
+		t.Fatalf("%d openings shown, want 1 to %d", len(r.opened), 2*maxTableSteps)
+	}
+	last := -1
+	for _, o := range r.opened {
+		if o.logical <= last || len(o.table) != o.logical+1 || !slices.Equal(o.table, r.table[:len(o.table)]) || o.token != o.logical*r.b {
+			t.Fatalf("opening %+v after logical %d; final table %v", o, last, r.table)
+		}
+		last = o.logical
+	}
+	if last != len(r.table)-1 {
+		t.Errorf("the last opening is logical %d, the table has %d blocks", last, len(r.table))
+	}
+	if r.addr.Physical != r.table[r.addr.Logical] || r.addr.Logical != 250/r.b {
+		t.Errorf("address %+v, table %v", r.addr, r.table)
 	}
 }

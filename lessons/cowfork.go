@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/allocator"
@@ -40,6 +41,16 @@ var cowFork = &Lesson{
 
 func init() { register(cowFork) }
 
+func buildCowFork(v Values) (*Script, error) {
+	run, err := runCowFork(v)
+	if err != nil {
+		return nil, err
+	}
+	return run.script(), nil
+}
+
+// ---- Simulation: the typed run ----
+
 // forkStats is the outcome of one run of the scenario.
 type forkStats struct {
 	inUse, unshared   int // blocks at the end, with and without sharing
@@ -49,159 +60,270 @@ type forkStats struct {
 	recomputed        int // prompt tokens children computed again
 }
 
-func buildCowFork(v Values) (*Script, error) {
-	n, mode, b := v.Int("n"), v.Choice("mode"), v.Int("block_size")
-	promptLen, output := v.Int("prompt"), v.Int("output")
+// forkView is the pool at one moment: every block, every sample's table
+// (with which of its blocks are shared) and the sharing counts.
+type forkView struct {
+	blocks          []allocator.BlockState
+	rows            []forkRow
+	inUse, unshared int
+	copies          int
+}
+
+type forkRow struct {
+	req, tokens int
+	blocks      []int
+	shared      []bool
+}
+
+func viewFork(p *allocator.Paged) forkView {
+	v := forkView{blocks: p.Snapshot(), copies: p.Copies()}
+	v.inUse, v.unshared = p.Sharing()
+	for _, req := range p.Requests() {
+		row := forkRow{req: req, tokens: p.Tokens(req), blocks: p.Table(req)}
+		for _, b := range row.blocks {
+			row.shared = append(row.shared, p.Refs(b) > 1)
+		}
+		v.rows = append(v.rows, row)
+	}
+	return v
+}
+
+// forkDecode is a decode step shown as a step: the samples wrote output
+// token token+1, making newCopies copies and taking newBlocks blocks.
+type forkDecode struct {
+	token, newCopies, newBlocks int
+	view                        forkView
+}
+
+// cowForkRun is what runCowFork simulated.
+type cowForkRun struct {
+	n, promptLen, output, b, numBlocks int
+	mode                               string
+	start, prefilled, shared, final    forkView
+	prefillBlocks                      int // blocks S1's prompt took
+	hitBlocks                          int // prefix mode: prompt blocks the cache finds for samples 2..n
+	decodes                            []forkDecode
+	stats                              forkStats
+}
+
+// admitPrompt admits sample req with the prompt, reusing what the prefix
+// cache holds of it; it returns the prompt tokens found cached.
+func admitPrompt(p *allocator.Paged, req int, prompt []int) (int, error) {
+	hits, hit := p.ComputedBlocks(allocator.BlockHashes(nil, prompt, p.BlockSize(), ""), len(prompt))
+	return hit, p.AllocateSlots(req, allocator.Slots{New: len(prompt) - hit, IDs: prompt[hit:], Computed: hits})
+}
+
+func runCowFork(v Values) (cowForkRun, error) {
+	r := cowForkRun{n: v.Int("n"), mode: v.Choice("mode"), b: v.Int("block_size"), promptLen: v.Int("prompt"), output: v.Int("output")}
 	rng := newRand(v.Int("seed"))
-	prompt := make([]int, promptLen)
+	prompt := make([]int, r.promptLen)
 	for i := range prompt {
 		prompt[i] = rng.IntN(128000)
 	}
-	blocks := n*allocator.BlocksNeeded(promptLen+output, b) + 2
-	pool, err := allocator.NewPaged(blocks, b)
+	r.numBlocks = r.n*allocator.BlocksNeeded(r.promptLen+r.output, r.b) + 2
+	pool, err := allocator.NewPaged(r.numBlocks, r.b)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	if mode == "prefix" {
+	if r.mode == "prefix" {
 		pool.EnablePrefixCaching()
 	}
-	s := &Script{}
-	var st forkStats
-	label := func(req int) string { return "S" + strconv.Itoa(req+1) }
-	prev := map[int]int{}
-	grid := func() scene.Scene {
-		g := &scene.BlockGrid{BlockSize: b}
-		for i, bs := range pool.Snapshot() {
-			blk := scene.Block{Owner: bs.Owner, Used: bs.Used, Refs: bs.Refs, Cached: bs.Cached, Highlight: prev[i] != bs.Refs}
-			if bs.Owner >= 0 {
-				blk.Label = label(bs.Owner) // renderers add ×k for a block k tables share
-			}
-			prev[i] = bs.Refs
-			g.Blocks = append(g.Blocks, blk)
+	r.start = viewFork(pool)
+	if _, err := admitPrompt(pool, 0, prompt); err != nil {
+		return r, err
+	}
+	r.prefillBlocks, r.prefilled = len(pool.Table(0)), viewFork(pool)
+	if err := r.share(pool, prompt); err != nil {
+		return r, err
+	}
+	for t := 0; t < r.output; t++ {
+		if err := r.decode(pool, t, rng); err != nil {
+			return r, err
 		}
-		return scene.Scene{Kind: scene.KindBlockGrid, ID: "pool", Title: fmt.Sprintf("Physical blocks (%d × %d tokens); ×k marks a block k tables share", blocks, b), Grid: g}
 	}
-	tables := func() scene.Scene {
-		bt := &scene.BlockTables{BlockSize: b}
-		for _, req := range pool.Requests() {
-			row := scene.TableRow{Owner: req, Label: label(req), Tokens: pool.Tokens(req), Blocks: pool.Table(req), Focus: -1}
-			for _, p := range row.Blocks {
-				row.Shared = append(row.Shared, pool.Refs(p) > 1)
-			}
-			bt.Rows = append(bt.Rows, row)
-		}
-		return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Title: "Block tables", Tables: bt}
-	}
-	cards := func() scene.Scene {
-		inUse, unshared := pool.Sharing()
-		return scene.Scene{Kind: scene.KindCards, ID: "now", Title: "Memory now", Cards: []scene.Card{
-			{Label: "blocks in use", Value: float64(inUse)},
-			{Label: "blocks without sharing", Value: float64(unshared)},
-			{Label: "saved", Value: round1(100 * savedFrac(inUse, unshared)), Unit: "%"},
-			{Label: "copy-on-write copies", Value: float64(pool.Copies())},
-		}}
-	}
-	step := func(title, text string) {
-		s.Steps = append(s.Steps, Step{Title: title, Narration: text, Scenes: []scene.Scene{grid(), tables(), cards()}, Cursor: float64(len(s.Steps))})
-	}
-	step("One prompt, n samples", fmt.Sprintf("A %d-token prompt will be sampled %d times, %d output tokens each. Blocks hold %d tokens, so the prompt fills %d full %s and %d tokens of a partial one.",
-		promptLen, n, output, b, promptLen/b, plural(promptLen/b, "block", "blocks"), promptLen%b))
+	r.final = viewFork(pool)
+	r.stats.inUse, r.stats.unshared = pool.Sharing()
+	r.stats.copies = pool.Copies()
+	return r, nil
+}
 
-	// Prefill.
-	if _, err := pool.AdmitTokens(0, prompt, ""); err != nil {
-		return nil, err
-	}
-	cachedNote := ""
-	if mode == "prefix" {
-		cachedNote = fmt.Sprintf(" With prefix caching on, its %d full %s are hashed into the cache as they fill.", promptLen/b, plural(promptLen/b, "block is", "blocks are"))
-	}
-	step("S1 computes the prompt", fmt.Sprintf("The first sample prefills the prompt into %d blocks.%s", len(pool.Table(0)), cachedNote))
-	s.Steps[len(s.Steps)-1].Quiz = numberQuiz(fmt.Sprintf("How many %d-token blocks does the %d-token prompt take?", b, promptLen), float64(len(pool.Table(0))), 0,
-		fmt.Sprintf("⌈%d/%d⌉ = %d: the last one only partly full.", promptLen, b, len(pool.Table(0))))
-
-	// The other samples get the prompt.
-	for i := 1; i < n; i++ {
-		if mode == "cow" {
+// share gives samples 2..n the prompt: a fork of S1 in cow mode, their own
+// admission through the prefix cache in prefix mode.
+func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
+	for i := 1; i < r.n; i++ {
+		if r.mode == "cow" {
 			if err := pool.Fork(0, i); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
-		hit, err := pool.AdmitTokens(i, prompt, "")
+		hit, err := admitPrompt(pool, i, prompt)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		st.recomputed += promptLen - hit
+		r.stats.recomputed += r.promptLen - hit
 	}
-	st.afterFork, st.unsharedAfterFork = pool.Sharing()
-	if n > 1 {
-		if mode == "cow" {
-			step("Fork: the tables share every block", fmt.Sprintf("The other %d samples fork from S1: each gets a copy of S1's block table, not of its blocks, so every prompt block now has reference count %d, the partial last block included. "+
-				"%d blocks hold what %d would without sharing.", n-1, n, st.afterFork, st.unsharedAfterFork))
-		} else {
-			hitBlocks := len(pool.Lookup(prompt, ""))
-			step("Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. The prefix cache finds %d of the prompt's blocks (it stops before the block holding the last prompt token, which must be computed to produce logits), "+
-				"so each sample allocates its own copy of the rest and recomputes %d prompt tokens: %d recomputed in all. %d blocks hold what %d would without sharing.",
-				hitBlocks, promptLen-hitBlocks*b, st.recomputed, st.afterFork, st.unsharedAfterFork))
-			s.Steps[len(s.Steps)-1].Quiz = numberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", promptLen),
-				float64(promptLen-hitBlocks*b), 0, "Only full blocks are cached, and never the block holding the last prompt token: that block is recomputed.")
-		}
-	}
+	r.stats.afterFork, r.stats.unsharedAfterFork = pool.Sharing()
+	hits, _ := pool.ComputedBlocks(allocator.BlockHashes(nil, prompt, r.b, ""), len(prompt))
+	r.hitBlocks, r.shared = len(hits), viewFork(pool)
+	return nil
+}
 
-	// Decode in lockstep; narrate the first step and each step that needs new blocks.
-	for t := 0; t < output; t++ {
-		before, _ := pool.Sharing()
-		copiesBefore := pool.Copies()
-		for i := 0; i < n; i++ {
-			if err := pool.AppendTokens(i, []int{rng.IntN(128000)}); err != nil {
-				return nil, err
-			}
+// decode has every sample write output token t+1 (a fresh id each) and
+// keeps the step when it copied, was the first, or took new blocks.
+func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand) error {
+	before, _ := pool.Sharing()
+	copiesBefore := pool.Copies()
+	for i := 0; i < r.n; i++ {
+		if err := pool.AllocateSlots(i, allocator.Slots{New: 1, IDs: []int{rng.IntN(128000)}}); err != nil {
+			return err
 		}
-		after, _ := pool.Sharing()
-		newCopies := pool.Copies() - copiesBefore
-		switch {
-		case newCopies > 0:
-			step(fmt.Sprintf("Output token %d: copy on write", t+1), fmt.Sprintf("Each sample writes a different token. The shared partial block has reference count > 1, so the first %d writers each copy it into a new block (the KV of its %d prompt tokens moves with it) and write there; "+
-				"the last sample finds itself the only holder and writes in place. %d %s made, no tokens recomputed.", newCopies, promptLen%b, newCopies, plural(newCopies, "copy", "copies")))
-			s.Steps[len(s.Steps)-1].Quiz = &Quiz{Question: fmt.Sprintf("Every sample now writes a token into the partial prompt block, which %d block tables share. What must the block manager do before the first write?", n),
+	}
+	after, _ := pool.Sharing()
+	d := forkDecode{token: t, newCopies: pool.Copies() - copiesBefore, newBlocks: after - before}
+	if d.newCopies > 0 || t == 0 || after > before {
+		d.view = viewFork(pool)
+		r.decodes = append(r.decodes, d)
+	}
+	return nil
+}
+
+// ---- Formatting: scenes and text from the run ----
+
+// forkText formats one run; prevRefs are the reference counts of the last
+// grid drawn, so a grid highlights the blocks whose count changed.
+type forkText struct {
+	cowForkRun
+	prevRefs map[int]int
+	steps    []Step
+}
+
+func forkLabel(req int) string { return "S" + strconv.Itoa(req+1) }
+
+func (f *forkText) grid(v forkView) scene.Scene {
+	g := &scene.BlockGrid{BlockSize: f.b}
+	for i, bs := range v.blocks {
+		blk := scene.Block{Owner: bs.Owner, Used: bs.Used, Refs: bs.Refs, Cached: bs.Cached, Highlight: f.prevRefs[i] != bs.Refs}
+		if bs.Owner >= 0 {
+			blk.Label = forkLabel(bs.Owner) // renderers add ×k for a block k tables share
+		}
+		f.prevRefs[i] = bs.Refs
+		g.Blocks = append(g.Blocks, blk)
+	}
+	return scene.Scene{Kind: scene.KindBlockGrid, ID: "pool", Title: fmt.Sprintf("Physical blocks (%d × %d tokens); ×k marks a block k tables share", f.numBlocks, f.b), Grid: g}
+}
+
+func (f *forkText) tables(v forkView) scene.Scene {
+	bt := &scene.BlockTables{BlockSize: f.b}
+	for _, row := range v.rows {
+		bt.Rows = append(bt.Rows, scene.TableRow{Owner: row.req, Label: forkLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1, Shared: row.shared})
+	}
+	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Title: "Block tables", Tables: bt}
+}
+
+func forkCards(v forkView) scene.Scene {
+	return scene.Scene{Kind: scene.KindCards, ID: "now", Title: "Memory now", Cards: []scene.Card{
+		{Label: "blocks in use", Value: float64(v.inUse)},
+		{Label: "blocks without sharing", Value: float64(v.unshared)},
+		{Label: "saved", Value: round1(100 * savedFrac(v.inUse, v.unshared)), Unit: "%"},
+		{Label: "copy-on-write copies", Value: float64(v.copies)},
+	}}
+}
+
+// step appends a step drawing v; it returns the step so a quiz can be set.
+func (f *forkText) step(v forkView, title, text string) *Step {
+	f.steps = append(f.steps, Step{Title: title, Narration: text, Scenes: []scene.Scene{f.grid(v), f.tables(v), forkCards(v)}, Cursor: float64(len(f.steps))})
+	return &f.steps[len(f.steps)-1]
+}
+
+func (r cowForkRun) script() *Script {
+	f := &forkText{cowForkRun: r, prevRefs: map[int]int{}}
+	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	full := r.promptLen / r.b
+	f.step(r.start, "One prompt, n samples", fmt.Sprintf("A %d-token prompt will be sampled %d times, %d output tokens each. Blocks hold %d tokens, so the prompt fills %d full %s and %d tokens of a partial one.",
+		r.promptLen, r.n, r.output, r.b, full, plural(full, "block", "blocks"), r.promptLen%r.b))
+	cachedNote := ""
+	if r.mode == "prefix" {
+		cachedNote = fmt.Sprintf(" With prefix caching on, its %d full %s are hashed into the cache as they fill.", full, plural(full, "block is", "blocks are"))
+	}
+	f.step(r.prefilled, "S1 computes the prompt", fmt.Sprintf("The first sample prefills the prompt into %d blocks.%s", r.prefillBlocks, cachedNote)).Quiz =
+		numberQuiz(fmt.Sprintf("How many %d-token blocks does the %d-token prompt take?", r.b, r.promptLen), float64(r.prefillBlocks), 0,
+			fmt.Sprintf("⌈%d/%d⌉ = %d: the last one only partly full.", r.promptLen, r.b, r.prefillBlocks))
+	if r.n > 1 {
+		f.shareStep()
+	}
+	for _, d := range r.decodes {
+		f.decodeStep(d)
+	}
+	st := r.stats
+	saved := savedFrac(st.inUse, st.unshared)
+	f.steps = append(f.steps, Step{
+		Title: "What sharing saved",
+		Narration: fmt.Sprintf("At the end %d blocks hold what %d independent copies would: %.1f%% saved, with %d %s and %d recomputed prompt tokens. Right after every sample had its prompt the saving was %.1f%%; each private output block lowers it.",
+			st.inUse, st.unshared, 100*saved, st.copies, plural(st.copies, "copy", "copies"), st.recomputed, 100*savedFrac(st.afterFork, st.unsharedAfterFork)),
+		Scenes: []scene.Scene{f.grid(r.final), f.tables(r.final), forkCards(r.final), claimsTable(s.Claims)},
+		Cursor: float64(len(f.steps)),
+	})
+	s.Steps = f.steps
+	return s
+}
+
+// shareStep narrates how samples 2..n got the prompt.
+func (f *forkText) shareStep() {
+	st := f.stats
+	if f.mode == "cow" {
+		f.step(f.shared, "Fork: the tables share every block", fmt.Sprintf("The other %d samples fork from S1: each gets a copy of S1's block table, not of its blocks, so every prompt block now has reference count %d, the partial last block included. "+
+			"%d blocks hold what %d would without sharing.", f.n-1, f.n, st.afterFork, st.unsharedAfterFork))
+		return
+	}
+	recompute := f.promptLen - f.hitBlocks*f.b
+	f.step(f.shared, "Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. The prefix cache finds %d of the prompt's blocks (it stops before the block holding the last prompt token, which must be computed to produce logits), "+
+		"so each sample allocates its own copy of the rest and recomputes %d prompt tokens: %d recomputed in all. %d blocks hold what %d would without sharing.",
+		f.hitBlocks, recompute, st.recomputed, st.afterFork, st.unsharedAfterFork)).Quiz =
+		numberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", f.promptLen),
+			float64(recompute), 0, "Only full blocks are cached, and never the block holding the last prompt token: that block is recomputed.")
+}
+
+// decodeStep narrates one kept decode step.
+func (f *forkText) decodeStep(d forkDecode) {
+	switch {
+	case d.newCopies > 0:
+		f.step(d.view, fmt.Sprintf("Output token %d: copy on write", d.token+1), fmt.Sprintf("Each sample writes a different token. The shared partial block has reference count > 1, so the first %d writers each copy it into a new block (the KV of its %d prompt tokens moves with it) and write there; "+
+			"the last sample finds itself the only holder and writes in place. %d %s made, no tokens recomputed.", d.newCopies, f.promptLen%f.b, d.newCopies, plural(d.newCopies, "copy", "copies"))).Quiz =
+			&Quiz{Question: fmt.Sprintf("Every sample now writes a token into the partial prompt block, which %d block tables share. What must the block manager do before the first write?", f.n),
 				Kind: QuizTerm, Answer: "copy-on-write", Accept: []string{"cow", "copy on write"},
 				Explain: "Copy-on-write: the writer gets a private copy of the shared block, so the others still see the prompt alone."}
-		case t == 0:
-			step("Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into a block only it holds; %d new %s.", after-before, plural(after-before, "block was", "blocks were")))
-		case after > before:
-			step(fmt.Sprintf("Output token %d: new blocks", t+1), fmt.Sprintf("The samples' last blocks filled, so each takes a private block: %d new. Shared prompt blocks stay shared.", after-before))
-		}
+	case d.token == 0:
+		f.step(d.view, "Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into a block only it holds; %d new %s.", d.newBlocks, plural(d.newBlocks, "block was", "blocks were")))
+	default:
+		f.step(d.view, fmt.Sprintf("Output token %d: new blocks", d.token+1), fmt.Sprintf("The samples' last blocks filled, so each takes a private block: %d new. Shared prompt blocks stay shared.", d.newBlocks))
 	}
-	st.inUse, st.unshared = pool.Sharing()
-	st.copies = pool.Copies()
-	saved := savedFrac(st.inUse, st.unshared)
-	s.Metrics = []Metric{
+}
+
+func (r cowForkRun) metrics() []Metric {
+	st := r.stats
+	return []Metric{
 		{Key: "blocks_shared", Label: "Blocks in use with sharing (end)", Value: float64(st.inUse)},
 		{Key: "blocks_unshared", Label: "Blocks n independent copies would use (end)", Value: float64(st.unshared)},
-		{Key: "memory_saved_pct", Label: "Memory saved at the end", Unit: "%", Value: round2(100 * saved)},
+		{Key: "memory_saved_pct", Label: "Memory saved at the end", Unit: "%", Value: round2(100 * savedFrac(st.inUse, st.unshared))},
 		{Key: "memory_saved_after_fork_pct", Label: "Memory saved once every sample has its prompt", Unit: "%", Value: round2(100 * savedFrac(st.afterFork, st.unsharedAfterFork))},
 		{Key: "copies", Label: "Copy-on-write block copies", Value: float64(st.copies)},
 		{Key: "recomputed_tokens", Label: "Prompt tokens recomputed by samples 2..n", Unit: "tokens", Value: float64(st.recomputed)},
 	}
-	s.Claims = []Claim{{
+}
+
+func (r cowForkRun) claims() []Claim {
+	return []Claim{{
 		What:    "Children share the parent's prompt blocks and allocate new blocks only for unique output tokens",
 		Article: "stated (Part 14 §3.1)",
-		Model:   claimModel(mode, st, promptLen, b),
+		Model:   claimModel(r.mode, r.stats, r.promptLen, r.b),
 		Why:     "The article describes vLLM v0's copy-on-write; vLLM v1 replaced it with prefix caching, which shares only full blocks.",
 	}, {
 		What:    "Memory saved by sharing",
 		Article: "vLLM paper (OPT-13B, Alpaca): 6.1%–9.8% parallel sampling, 37.6%–55.2% beam search (measured; engines.md §6)",
-		Model:   fmt.Sprintf("%.2f%% for this prompt, n = %d, %d output tokens each", 100*saved, n, output),
+		Model:   fmt.Sprintf("%.2f%% for this prompt, n = %d, %d output tokens each", 100*savedFrac(r.stats.inUse, r.stats.unshared), r.n, r.output),
 		Why:     "The paper averages over a whole serving run where outputs are long and requests come and go; this is one request at its end. Longer outputs per sample shrink the shared share.",
 	}}
-	s.Steps = append(s.Steps, Step{
-		Title: "What sharing saved",
-		Narration: fmt.Sprintf("At the end %d blocks hold what %d independent copies would: %.1f%% saved, with %d %s and %d recomputed prompt tokens. Right after every sample had its prompt the saving was %.1f%%; each private output block lowers it.",
-			st.inUse, st.unshared, 100*saved, st.copies, plural(st.copies, "copy", "copies"), st.recomputed, 100*savedFrac(st.afterFork, st.unsharedAfterFork)),
-		Scenes: []scene.Scene{grid(), tables(), cards(), claimsTable(s.Claims)},
-		Cursor: float64(len(s.Steps)),
-	})
-	return s, nil
 }
 
 func savedFrac(inUse, unshared int) float64 {

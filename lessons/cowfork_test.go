@@ -66,3 +66,26 @@ func TestCowForkStepsShowSharingAndCopy(t *testing.T) {
 		t.Errorf("n = 1 saved %v%%, want 0", v)
 	}
 }
+
+// In cow mode every decode step that copies makes n−1 copies at most, and
+// the run's views agree with its final counts.
+func TestCowForkRunViews(t *testing.T) {
+	v, err := cowFork.resolveChecked(map[string]string{"mode": "cow", "n": "6", "prompt": "37", "output": "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runCowFork(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := 0
+	for _, d := range r.decodes {
+		if d.newCopies > r.n-1 {
+			t.Errorf("token %d: %d copies for %d samples", d.token+1, d.newCopies, r.n)
+		}
+		copies += d.newCopies
+	}
+	if copies != r.stats.copies || r.stats.copies != r.n-1 || r.final.inUse != r.stats.inUse || len(r.final.rows) != r.n {
+		t.Errorf("copies %d shown, %d counted; final view %d blocks in %d tables, stats %+v", copies, r.stats.copies, r.final.inUse, len(r.final.rows), r.stats)
+	}
+}

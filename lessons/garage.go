@@ -3,20 +3,21 @@ package lessons
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/scene"
 )
 
 // garage: Part 14 §1 and formulation 2. The same seeded stream of requests is
 // served by a contiguous allocator that reserves a whole run per request and
 // by vLLM's paged block pool; requests decode one token per tick and finish,
-// and the lesson counts how many fit and how much memory each wastes.
+// and the lesson counts how many fit and how much memory each wastes. The
+// serving loop is core/scheduler's Loop; the lesson narrates what it did.
 var garage = &Lesson{
 	Slug:    "garage",
 	Title:   "The parking garage: contiguous reservations vs 16-token pages",
@@ -62,208 +63,92 @@ func checkGarage(v Values) error {
 	return nil
 }
 
-// garageReq is one request of the stream and its progress in one pool.
-type garageReq struct {
-	id, prompt, output int
-	produced           int // output tokens generated so far (kept across a recompute preemption)
-	reserve            int // contiguous reservation size
+func buildGarage(v Values) (*Script, error) {
+	run, err := runGarage(v)
+	if err != nil {
+		return nil, err
+	}
+	return run.script(), nil
 }
 
-func (r *garageReq) length() int { return r.prompt + r.produced }
-
-// garagePool adapts the two allocators to the loop below.
-type garagePool interface {
-	admit(r *garageReq) error
-	grow(r *garageReq) error
-	free(r *garageReq)
-	usage() allocator.Usage
-}
-
-type pagedPool struct{ *allocator.Paged }
-
-func (p pagedPool) admit(r *garageReq) error { return p.Admit(r.id, r.length()) }
-func (p pagedPool) grow(r *garageReq) error  { return p.Append(r.id, 1) }
-func (p pagedPool) free(r *garageReq)        { _ = p.Free(r.id) }
-func (p pagedPool) usage() allocator.Usage   { return p.Usage() }
-
-type contiguousPool struct{ *allocator.Contiguous }
-
-func (c contiguousPool) admit(r *garageReq) error { return c.Admit(r.id, r.reserve, r.length()) }
-func (c contiguousPool) grow(r *garageReq) error  { return c.Append(r.id, 1) }
-func (c contiguousPool) free(r *garageReq)        { _ = c.Free(r.id) }
-func (c contiguousPool) usage() allocator.Usage   { return c.Usage() }
-
-// tickLog is what happened in one pool during one tick.
-type tickLog struct {
-	admitted, finished, preempted []int
-	blocked                       int // request at the queue head that did not fit, or -1
-	fragBlocked                   bool
-	largestHole, freeSlots        int  // contiguous, when blocked
-	holeReuse                     bool // contiguous: a request went into a hole left by another
-	decodeBlocks                  int  // paged: blocks allocated because decoding crossed a boundary
-	usage                         allocator.Usage
-	waiting                       int
-}
-
-// poolRun is one allocator serving the stream, tick by tick.
-type poolRun struct {
-	pool    garagePool
-	paged   *allocator.Paged
-	contig  *allocator.Contiguous
-	waiting []*garageReq
-	running []*garageReq
-	ticks   []tickLog
-
-	maxResident, peakTick int
-	// Sums over the ticks in which requests were still waiting (the pool was
-	// the bottleneck); the waste and utilisation metrics are ratios of sums.
-	pressureTicks                         int
-	sumStored, sumReserved, sumPool, sumN int64
-	sumUnusable, sumFree                  int64
-	preemptions                           int
-	everBlocked                           map[int]bool
-}
-
-func newRun(pool garagePool, reqs []garageReq) *poolRun {
-	r := &poolRun{pool: pool, everBlocked: map[int]bool{}}
-	for i := range reqs {
-		c := reqs[i]
-		r.waiting = append(r.waiting, &c)
-	}
-	return r
-}
-
-// maxTicks stops a run that cannot finish; the parameter checks make it
-// unreachable, so hitting it is a bug worth an error, not a hang.
-const maxTicks = 1 << 22
-
-// step runs one tick: finished requests leave, waiting ones are admitted in
-// order while they fit (first come, first served: the head blocks the rest),
-// then every running request decodes one token.
-func (r *poolRun) step(maxContext int) tickLog {
-	lg := tickLog{blocked: -1}
-	kept := r.running[:0]
-	for _, q := range r.running {
-		if q.produced == q.output {
-			r.pool.free(q)
-			lg.finished = append(lg.finished, q.id)
-		} else {
-			kept = append(kept, q)
-		}
-	}
-	r.running = kept
-
-	frontier := 0
-	if r.contig != nil {
-		frontier = r.contig.End() // runs are kept in address order
-	}
-	for len(r.waiting) > 0 {
-		q := r.waiting[0]
-		if err := r.pool.admit(q); err != nil {
-			lg.blocked = q.id
-			if r.contig != nil {
-				free := r.contig.PoolTokens() - r.contig.Usage().Reserved
-				for _, h := range r.contig.Holes() {
-					lg.largestHole = max(lg.largestHole, h.Len)
-				}
-				lg.freeSlots = free
-				lg.fragBlocked = free >= q.reserve
-			}
-			break
-		}
-		if r.contig != nil {
-			if run, ok := r.contig.RunOf(q.id); ok && run.Start < frontier {
-				lg.holeReuse = true
-			}
-		}
-		r.waiting = r.waiting[1:]
-		r.running = append(r.running, q)
-		lg.admitted = append(lg.admitted, q.id)
-	}
-
-	takenBefore := r.taken()
-	for i := 0; i < len(r.running); i++ {
-		q := r.running[i]
-		if q.produced == q.output {
-			continue
-		}
-		for r.pool.grow(q) != nil {
-			// vLLM v1: preempt the most recently admitted request by
-			// recompute; it returns to the head of the queue.
-			victim := r.running[len(r.running)-1]
-			r.running = r.running[:len(r.running)-1]
-			r.pool.free(victim)
-			r.waiting = append([]*garageReq{victim}, r.waiting...)
-			lg.preempted = append(lg.preempted, victim.id)
-			r.preemptions++
-			if victim == q {
-				break
-			}
-		}
-		if i < len(r.running) && r.running[i] == q {
-			q.produced++
-		}
-	}
-	lg.decodeBlocks = r.taken() - takenBefore
-
-	lg.usage = r.pool.usage()
-	lg.waiting = len(r.waiting)
-	if lg.usage.Resident > r.maxResident {
-		r.maxResident, r.peakTick = lg.usage.Resident, len(r.ticks)
-	}
-	if len(r.waiting) > 0 || len(r.ticks) == 0 {
-		r.pressureTicks++
-		r.sumStored += int64(lg.usage.Stored)
-		r.sumReserved += int64(lg.usage.Reserved)
-		r.sumPool += int64(lg.usage.Pool)
-		r.sumN += int64(lg.usage.Resident)
-		if r.contig != nil {
-			r.sumUnusable += int64(r.contig.Unusable(maxContext))
-			r.sumFree += int64(lg.usage.Pool - lg.usage.Reserved)
-		}
-	}
-	r.ticks = append(r.ticks, lg)
-	return lg
-}
-
-// taken counts the blocks the paged pool has handed out (the contiguous pool
-// reserves at admission only, so its decode takes nothing).
-func (r *poolRun) taken() int {
-	if r.paged != nil {
-		return r.paged.Taken()
-	}
-	return 0
-}
-
-func (r *poolRun) done() bool { return len(r.waiting) == 0 && len(r.running) == 0 }
-
-func (r *poolRun) waste() float64 { return ratio(r.sumReserved-r.sumStored, r.sumReserved) }
-func (r *poolRun) util() float64  { return ratio(r.sumStored, r.sumPool) }
+// ---- Simulation: the typed run ----
 
 // garageSetup is everything the runs need from the parameters.
 type garageSetup struct {
-	b, maxContext, pool int
-	reserve             string
-	reqs                []garageReq
+	b, pool   int
+	reserve   allocator.Reservation
+	reqs      []scheduler.LoopRequest // request i has ID i
+	promptMin int                     // the drawn lengths' extremes
+	promptMax int
+	outputMin int
+	outputMax int
 }
 
 func newGarageSetup(v Values) garageSetup {
-	s := garageSetup{b: v.Int("block_size"), maxContext: v.Int("max_context"), pool: v.Int("pool_tokens"), reserve: v.Choice("reserve")}
+	s := garageSetup{b: v.Int("block_size"), pool: v.Int("pool_tokens"),
+		reserve: allocator.Reservation{Policy: allocator.ReservePolicy(v.Choice("reserve")), MaxContext: v.Int("max_context")}}
 	rng := newRand(v.Int("seed"))
 	for i := 0; i < v.Int("requests"); i++ {
-		q := garageReq{id: i, prompt: uniform(rng, v.Int("prompt_min"), v.Int("prompt_max")), output: uniform(rng, v.Int("output_min"), v.Int("output_max"))}
-		switch s.reserve {
-		case "exact":
-			q.reserve = max(1, q.prompt+q.output)
-		case "pow2":
-			q.reserve = min(s.maxContext, 1<<bits.Len(uint(max(1, q.prompt+q.output)-1)))
-		default:
-			q.reserve = s.maxContext
-		}
+		q := scheduler.LoopRequest{ID: i, Prompt: uniform(rng, v.Int("prompt_min"), v.Int("prompt_max")), Output: uniform(rng, v.Int("output_min"), v.Int("output_max"))}
 		s.reqs = append(s.reqs, q)
+		if i == 0 {
+			s.promptMin, s.promptMax, s.outputMin, s.outputMax = q.Prompt, q.Prompt, q.Output, q.Output
+		}
+		s.promptMin, s.promptMax = min(s.promptMin, q.Prompt), max(s.promptMax, q.Prompt)
+		s.outputMin, s.outputMax = min(s.outputMin, q.Output), max(s.outputMax, q.Output)
 	}
 	return s
 }
+
+// garageTick is one tick of one pool: what the loop did, and whether a run
+// went into a hole a finished request left (contiguous, first fit).
+type garageTick struct {
+	scheduler.Tick
+	holeReuse bool
+}
+
+// poolHistory is one pool's ticks and the sums behind its figures.
+type poolHistory struct {
+	ticks                 []garageTick
+	maxResident, peakTick int
+	preemptions           int
+	reuses                int // Usage.HoleReuses at the last tick
+	// Sums over the ticks in which requests were still waiting (the pool was
+	// the bottleneck); the waste and utilisation metrics are ratios of sums.
+	sumStored, sumReserved, sumPool, sumN, sumUnusable int64
+}
+
+// record appends tick t; unusable, when the pool is contiguous, is its
+// count of free slots a max-context request cannot use.
+func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
+	g := garageTick{Tick: t, holeReuse: t.Usage.HoleReuses > h.reuses}
+	h.reuses = t.Usage.HoleReuses
+	h.preemptions += len(t.Preempted)
+	if t.Usage.Resident > h.maxResident {
+		h.maxResident, h.peakTick = t.Usage.Resident, len(h.ticks)
+	}
+	if t.Waiting > 0 || len(h.ticks) == 0 {
+		h.sumStored += int64(t.Usage.Stored)
+		h.sumReserved += int64(t.Usage.Reserved)
+		h.sumPool += int64(t.Usage.Pool)
+		h.sumN += int64(t.Usage.Resident)
+		if unusable != nil {
+			h.sumUnusable += int64(unusable())
+		}
+	}
+	h.ticks = append(h.ticks, g)
+}
+
+// tickOf returns the log of tick t, or the final idle state after the run ended.
+func (h *poolHistory) tickOf(t int) (garageTick, bool) {
+	if t < len(h.ticks) {
+		return h.ticks[t], true
+	}
+	return garageTick{Tick: scheduler.Tick{Blocked: -1}}, false
+}
+
+func (h *poolHistory) waste() float64 { return ratio(h.sumReserved-h.sumStored, h.sumReserved) }
+func (h *poolHistory) util() float64  { return ratio(h.sumStored, h.sumPool) }
 
 // snapshot is the state of both pools drawn at one step.
 type snapshot struct {
@@ -271,115 +156,149 @@ type snapshot struct {
 	runs         []allocator.Run
 }
 
-// garageResult is both runs of one setup, plus snapshots at chosen ticks.
-type garageResult struct {
-	setup         garageSetup
-	paged, contig *poolRun
+// garageServed is both pools serving one setup, with snapshots at chosen
+// ticks.
+type garageServed struct {
+	paged, contig poolHistory
 	snaps         map[int]snapshot
-	labels        []string // request labels, made once: grids repeat them thousands of times
 }
 
-// label is request id's name, R1, R2, …
-func (r *garageResult) label(id int) string {
-	if r.labels == nil {
-		r.labels = make([]string, len(r.setup.reqs))
-		for i := range r.labels {
-			r.labels[i] = reqName(i)
-		}
-	}
-	return r.labels[id]
-}
+// maxTicks stops a run that cannot finish; the parameter checks make it
+// unreachable, so hitting it is a bug worth an error, not a hang.
+const maxTicks = 1 << 22
 
-// simulate serves the stream with both pools; it captures the pools' state
-// at the end of each tick listed in capture. like, when set, is an earlier
-// run of the same setup: its tick counts size the logs up front.
-func simulate(s garageSetup, capture map[int]bool, like *garageResult) (*garageResult, error) {
+// serveGarage serves the stream with both pools in lockstep, one loop tick
+// each per tick, capturing the pools' state at the end of each tick listed
+// in capture. like, when set, is an earlier run of the same setup: its tick
+// counts size the logs up front.
+func serveGarage(s garageSetup, capture map[int]bool, like *garageServed) (*garageServed, error) {
 	pg, err := allocator.NewPaged(s.pool/s.b, s.b)
 	if err != nil {
 		return nil, err
 	}
-	ct, err := allocator.NewContiguous(s.pool)
+	ct, err := allocator.NewContiguous(s.pool, s.reserve)
 	if err != nil {
 		return nil, err
 	}
-	// The runs count allocations with Paged.Taken and draw snapshots, so
+	// The runs count allocations with Usage.Taken and draw snapshots, so
 	// the event log would only cost time (a quarter of a 1,000-request run).
 	pg.DisableEvents()
 	ct.DisableEvents()
-	res := &garageResult{setup: s, snaps: map[int]snapshot{}}
-	res.paged = newRun(pagedPool{pg}, s.reqs)
-	res.paged.paged = pg
-	res.contig = newRun(contiguousPool{ct}, s.reqs)
-	res.contig.contig = ct
-	if like != nil {
-		res.paged.ticks = make([]tickLog, 0, len(like.paged.ticks))
-		res.contig.ticks = make([]tickLog, 0, len(like.contig.ticks))
+	pl, err := scheduler.NewLoop(pg, s.reqs)
+	if err != nil {
+		return nil, err
 	}
-	for t := 0; !res.paged.done() || !res.contig.done(); t++ {
+	cl, err := scheduler.NewLoop(ct, s.reqs)
+	if err != nil {
+		return nil, err
+	}
+	res := &garageServed{snaps: map[int]snapshot{}}
+	if like != nil {
+		res.paged.ticks = make([]garageTick, 0, len(like.paged.ticks))
+		res.contig.ticks = make([]garageTick, 0, len(like.contig.ticks))
+	}
+	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
+	for t := 0; !pl.Done() || !cl.Done(); t++ {
 		if t >= maxTicks {
 			return nil, errors.New("garage: the stream did not finish; this is a bug")
 		}
-		for _, run := range []*poolRun{res.paged, res.contig} {
-			if !run.done() {
-				run.step(s.maxContext)
-			}
+		if err := stepInto(pl, &res.paged, nil); err != nil {
+			return nil, err
+		}
+		if err := stepInto(cl, &res.contig, unusable); err != nil {
+			return nil, err
 		}
 		if capture[t] {
-			blocks := pg.Snapshot()
-			snap := snapshot{runs: ct.Runs(), owners: make([]int, len(blocks)), used: make([]int, len(blocks))}
-			for i, b := range blocks {
-				snap.owners[i], snap.used[i] = b.Owner, b.Used
-			}
-			res.snaps[t] = snap
+			res.snaps[t] = snapshotOf(pg, ct)
 		}
 	}
 	return res, nil
 }
 
-// tickOf returns the log of tick t, or the final idle state after the run ended.
-func (r *poolRun) tickOf(t int) (tickLog, bool) {
-	if t < len(r.ticks) {
-		return r.ticks[t], true
+// stepInto runs one tick of l, unless it is done, and records it in h.
+func stepInto(l *scheduler.Loop, h *poolHistory, unusable func() int) error {
+	if l.Done() {
+		return nil
 	}
-	return tickLog{blocked: -1}, false
+	t, err := l.Step()
+	if err != nil {
+		return err
+	}
+	h.record(t, unusable)
+	return nil
 }
 
-// maxGarageSteps bounds the steps between the introduction and the summary;
-// the ticks that teach something new are always kept.
-const maxGarageSteps = 40
+func snapshotOf(pg *allocator.Paged, ct *allocator.Contiguous) snapshot {
+	blocks := pg.Snapshot()
+	snap := snapshot{runs: ct.Runs(), owners: make([]int, len(blocks)), used: make([]int, len(blocks))}
+	for i, b := range blocks {
+		snap.owners[i], snap.used[i] = b.Owner, b.Used
+	}
+	return snap
+}
 
-func buildGarage(v Values) (*Script, error) {
+// garageRun is what runGarage simulated: the setup, both pools' histories,
+// the ticks shown as steps, and the figures of the article's setup.
+type garageRun struct {
+	setup   garageSetup
+	served  *garageServed
+	ticks   []int // ticks shown as steps
+	figures garageFigures
+	article garageFigures
+}
+
+// runGarage serves the stream once to choose the ticks worth showing, then
+// again capturing the pools at those ticks.
+func runGarage(v Values) (garageRun, error) {
 	setup := newGarageSetup(v)
-	first, err := simulate(setup, nil, nil)
+	first, err := serveGarage(setup, nil, nil)
 	if err != nil {
-		return nil, err
+		return garageRun{}, err
 	}
 	ticks := chooseTicks(first)
 	capture := map[int]bool{}
 	for _, t := range ticks {
 		capture[t] = true
 	}
-	res, err := simulate(setup, capture, first)
+	served, err := serveGarage(setup, capture, first)
 	if err != nil {
-		return nil, err
+		return garageRun{}, err
 	}
-	article, err := garageArticleRun(v, res)
-	if err != nil {
-		return nil, err
+	run := garageRun{setup: setup, served: served, ticks: ticks, figures: figuresOf(setup, served)}
+	run.article, err = garageArticleFigures(v, run.figures)
+	return run, err
+}
+
+// garageFigures are a run's final figures, rounded as the metrics show
+// them.
+type garageFigures struct {
+	pool, maxContext                 int
+	pagedAdmitted, contigAdmitted    int
+	pagedUtil, contigUtil            float64 // % of pool slots holding tokens while requests wait
+	pagedWaste, contigWaste          float64 // % of reserved slots left empty
+	wasteBound                       float64 // 100·(B−1)/L̄
+	externalFrag                     float64 // % of the pool no max-context request can use
+	meanResident, meanRequest        float64 // tokens
+	pagedTicks, contigTicks, preempt int
+}
+
+func figuresOf(s garageSetup, r *garageServed) garageFigures {
+	p, c := &r.paged, &r.contig
+	meanLen := ratio(p.sumStored, p.sumN)
+	total := 0
+	for _, q := range s.reqs {
+		total += q.Prompt + q.Output
 	}
-	s := &Script{Metrics: garageMetrics(res)}
-	s.Claims = garageClaims(article, res)
-	chart := utilChart(res)
-	s.Steps = append(s.Steps, introStep(res, chart))
-	steps := tickSteps(res, ticks, chart)
-	if len(steps) > 0 && ticks[0] == 0 {
-		c0 := res.contig.ticks[0].usage.Resident
-		steps[0].Quiz = numberQuiz(fmt.Sprintf("Tick 0: %d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(setup.reqs), comma(setup.pool)),
-			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(setup), c0))
+	return garageFigures{
+		pool: s.pool, maxContext: s.reserve.MaxContext,
+		pagedAdmitted: p.maxResident, contigAdmitted: c.maxResident,
+		pagedUtil: round2(100 * p.util()), contigUtil: round2(100 * c.util()),
+		pagedWaste: round2(100 * p.waste()), contigWaste: round2(100 * c.waste()),
+		wasteBound:   round2(100 * float64(s.b-1) / max(meanLen, 1)),
+		externalFrag: round2(100 * ratio(c.sumUnusable, c.sumPool)),
+		meanResident: round2(meanLen), meanRequest: round2(float64(total) / float64(len(s.reqs))),
+		pagedTicks: len(p.ticks), contigTicks: len(c.ticks), preempt: p.preemptions,
 	}
-	s.Steps = append(s.Steps, steps...)
-	s.Steps = append(s.Steps, summaryStep(res, s, chart))
-	return s, nil
 }
 
 // garageArticle holds the figures of the article's setup (the knobs'
@@ -388,31 +307,22 @@ func buildGarage(v Values) (*Script, error) {
 // of a rebuild.
 var garageArticle struct {
 	once sync.Once
-	figs articleFigures
+	figs garageFigures
 	err  error
 }
 
-// articleFigures is what the claims table needs of the article's run.
-type articleFigures struct {
-	metrics          []Metric
-	pool, maxContext int
-}
-
-func figuresOf(res *garageResult) articleFigures {
-	return articleFigures{metrics: garageMetrics(res), pool: res.setup.pool, maxContext: res.setup.maxContext}
-}
-
-// garageArticleRun returns the figures of the article's setup; res is the
-// run of v, used when v is that setup.
-func garageArticleRun(v Values, res *garageResult) (articleFigures, error) {
+// garageArticleFigures returns the figures of the article's setup; figs
+// are those of v, used when v is that setup.
+func garageArticleFigures(v Values, figs garageFigures) (garageFigures, error) {
 	if sameValues(v, v.Defaults()) {
-		return figuresOf(res), nil
+		return figs, nil
 	}
 	garageArticle.once.Do(func() {
-		var a *garageResult
-		a, garageArticle.err = simulate(newGarageSetup(v.Defaults()), nil, nil)
-		if a != nil {
-			garageArticle.figs = figuresOf(a)
+		s := newGarageSetup(v.Defaults())
+		var r *garageServed
+		r, garageArticle.err = serveGarage(s, nil, nil)
+		if r != nil {
+			garageArticle.figs = figuresOf(s, r)
 		}
 	})
 	return garageArticle.figs, garageArticle.err
@@ -428,59 +338,67 @@ func sameValues(a, b Values) bool {
 	return true
 }
 
-// chooseTicks picks the ticks shown as steps: every tick where something
-// happens for the first time, and evenly spaced others up to the budget.
-func chooseTicks(res *garageResult) []int {
-	n := max(len(res.paged.ticks), len(res.contig.ticks))
-	special := map[int]bool{0: true, len(res.paged.ticks) - 1: true, len(res.contig.ticks) - 1: true,
-		res.paged.peakTick: true, res.contig.peakTick: true}
-	var others []int
-	seen := map[string]bool{}
-	blockedBefore := []map[int]bool{{}, {}} // per pool: requests already seen blocked at the queue head
-	firstTime := func(key string, t int) {
-		if !seen[key] {
-			seen[key] = true
-			special[t] = true
+// maxGarageSteps bounds the steps between the introduction and the summary;
+// the ticks that teach something new are always kept.
+const maxGarageSteps = 40
+
+// tickPicker remembers which events have been seen, to mark the tick where
+// each first happens.
+type tickPicker struct {
+	special map[int]bool
+	seen    map[string]bool
+	blocked [2]map[int]bool // per pool: requests already seen blocked at the queue head
+}
+
+// note marks tick t of pool i special where something happens there for the
+// first time, and reports whether anything happened.
+func (p *tickPicker) note(i, t int, lg garageTick) bool {
+	pool := strconv.Itoa(i)
+	first := func(key string, happened bool) {
+		if happened && !p.seen[key] {
+			p.seen[key] = true
+			p.special[t] = true
 		}
 	}
+	first("decode"+pool, lg.DecodeTaken > 0)
+	first("finish"+pool, len(lg.Finished) > 0)
+	newBlock := lg.Blocked >= 0 && !p.blocked[i][lg.Blocked]
+	if newBlock {
+		p.blocked[i][lg.Blocked] = true
+	}
+	first("blocked"+pool, newBlock)
+	first("frag", fragBlocked(lg.Tick))
+	first("reuse", lg.holeReuse)
+	first("preempt", len(lg.Preempted) > 0)
+	return newBlock || len(lg.Admitted)+len(lg.Finished)+len(lg.Preempted) > 0
+}
+
+// fragBlocked reports whether the head of the queue was refused although
+// enough slots were free: external fragmentation.
+func fragBlocked(t scheduler.Tick) bool {
+	return t.Shortfall != nil && t.Shortfall.Free >= t.Shortfall.Need
+}
+
+// chooseTicks picks the ticks shown as steps: every tick where something
+// happens for the first time, and evenly spaced others up to the budget.
+func chooseTicks(r *garageServed) []int {
+	n := max(len(r.paged.ticks), len(r.contig.ticks))
+	p := tickPicker{special: map[int]bool{0: true, len(r.paged.ticks) - 1: true, len(r.contig.ticks) - 1: true,
+		r.paged.peakTick: true, r.contig.peakTick: true}, seen: map[string]bool{}, blocked: [2]map[int]bool{{}, {}}}
+	var others []int
 	for t := 0; t < n; t++ {
 		busy := false
-		for i, run := range []*poolRun{res.paged, res.contig} {
-			lg, ok := run.tickOf(t)
-			if !ok {
-				continue
-			}
-			pool := strconv.Itoa(i)
-			if lg.decodeBlocks > 0 {
-				firstTime("decode"+pool, t)
-			}
-			if len(lg.finished) > 0 {
-				firstTime("finish"+pool, t)
-			}
-			if lg.blocked >= 0 && !blockedBefore[i][lg.blocked] {
-				blockedBefore[i][lg.blocked] = true
-				firstTime("blocked"+pool, t)
-				busy = true
-			}
-			if lg.fragBlocked {
-				firstTime("frag", t)
-			}
-			if lg.holeReuse {
-				firstTime("reuse", t)
-			}
-			if len(lg.preempted) > 0 {
-				firstTime("preempt", t)
-			}
-			if len(lg.admitted)+len(lg.finished)+len(lg.preempted) > 0 {
+		for i, h := range []*poolHistory{&r.paged, &r.contig} {
+			if t < len(h.ticks) && p.note(i, t, h.ticks[t]) {
 				busy = true
 			}
 		}
-		if busy && !special[t] {
+		if busy && !p.special[t] {
 			others = append(others, t)
 		}
 	}
 	var out []int
-	for t := range special {
+	for t := range p.special {
 		if t >= 0 && t < n {
 			out = append(out, t)
 		}
@@ -496,278 +414,116 @@ func chooseTicks(res *garageResult) []int {
 		}
 	}
 	slices.Sort(out)
-	out = slices.Compact(out)
-	return out
+	return slices.Compact(out)
 }
 
-// window sums one pool's tick logs over (from, to].
-type window struct {
+// tickWindow sums one pool's ticks over (from, to].
+type tickWindow struct {
 	admitted, finished, preempted []int
 	decodeBlocks                  int
 	holeReuse                     bool
-	last                          tickLog
+	last                          garageTick
 	active                        bool // the pool still had work in the window
 }
 
-func (r *poolRun) window(from, to int) window {
-	var w window
-	for t := from + 1; t <= to && t < len(r.ticks); t++ {
-		lg := r.ticks[t]
+func (h *poolHistory) window(from, to int) tickWindow {
+	var w tickWindow
+	for t := from + 1; t <= to && t < len(h.ticks); t++ {
+		lg := h.ticks[t]
 		w.active = true
-		w.admitted = append(w.admitted, lg.admitted...)
-		w.finished = append(w.finished, lg.finished...)
-		w.preempted = append(w.preempted, lg.preempted...)
-		w.decodeBlocks += lg.decodeBlocks
+		w.admitted = append(w.admitted, lg.Admitted...)
+		w.finished = append(w.finished, lg.Finished...)
+		w.preempted = append(w.preempted, lg.Preempted...)
+		w.decodeBlocks += lg.DecodeTaken
 		w.holeReuse = w.holeReuse || lg.holeReuse
 	}
-	w.last, _ = r.tickOf(min(to, len(r.ticks)-1))
+	w.last, _ = h.tickOf(min(to, len(h.ticks)-1))
 	return w
 }
 
-func utilChart(res *garageResult) *scene.Chart {
-	c := &scene.Chart{Type: scene.Line, XLabel: "tick (one decode step)", YLabel: "KV slots holding tokens", YUnit: "%"}
-	for _, p := range []struct {
-		name string
-		run  *poolRun
-	}{{"paged", res.paged}, {"contiguous", res.contig}} {
-		sr := scene.Series{Name: p.name}
-		for t, lg := range p.run.ticks {
-			sr.X = append(sr.X, float64(t))
-			sr.Y = append(sr.Y, round1(100*lg.usage.Utilization()))
-		}
-		c.Series = append(c.Series, sr)
-	}
-	return c
+// ---- Formatting: scenes and text from the run ----
+
+// garageText formats one run; labels are the request names, made once
+// because grids repeat them thousands of times.
+type garageText struct {
+	*garageRun
+	labels []string
+	chart  *scene.Chart
 }
 
-func gridScene(res *garageResult, snap snapshot, prev *snapshot) scene.Scene {
-	g := &scene.BlockGrid{BlockSize: res.setup.b, Blocks: make([]scene.Block, len(snap.owners))}
-	for i, o := range snap.owners {
-		blk := scene.Block{Owner: o, Used: snap.used[i]}
-		if o >= 0 {
-			blk.Label = res.label(o)
-		}
-		blk.Highlight = prev != nil && prev.owners[i] != o
-		g.Blocks[i] = blk
+func (r garageRun) script() *Script {
+	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs))}
+	for i := range g.labels {
+		g.labels[i] = reqName(i)
 	}
-	return scene.Scene{Kind: scene.KindBlockGrid, ID: "paged",
-		Title: fmt.Sprintf("Paged pool: %s blocks × %d tokens", comma(len(snap.owners)), res.setup.b), Grid: g}
+	g.chart = g.utilChart()
+	s := &Script{Metrics: r.figures.metrics(), Claims: garageClaims(r.article, r.figures)}
+	s.Steps = append(s.Steps, g.introStep())
+	steps := g.tickSteps()
+	if len(steps) > 0 && r.ticks[0] == 0 {
+		c0 := r.served.contig.ticks[0].Usage.Resident
+		steps[0].Quiz = numberQuiz(fmt.Sprintf("Tick 0: %d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), comma(r.setup.pool)),
+			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(r.setup), c0))
+	}
+	s.Steps = append(s.Steps, steps...)
+	s.Steps = append(s.Steps, g.summaryStep(s))
+	return s
 }
 
-func stripScene(res *garageResult, snap snapshot, prev *snapshot) scene.Scene {
-	st := &scene.MemoryStrip{Total: res.setup.pool}
-	old := map[int]allocator.Run{}
-	if prev != nil {
-		for _, r := range prev.runs {
-			old[r.Req] = r
-		}
-	}
-	for _, r := range snap.runs {
-		was, ok := old[r.Req]
-		st.Segments = append(st.Segments, scene.Segment{Start: r.Start, Len: r.Len, Used: r.Tokens, Owner: r.Req,
-			Label: res.label(r.Req), Highlight: prev != nil && (!ok || was.Start != r.Start)})
-	}
-	return scene.Scene{Kind: scene.KindMemoryStrip, ID: "contiguous",
-		Title: fmt.Sprintf("Contiguous pool: %s slots, %s per request", comma(res.setup.pool), reserveWords(res.setup)), Strip: st}
-}
-
-func reserveWords(s garageSetup) string {
-	switch s.reserve {
-	case "exact":
-		return "exact length reserved"
-	case "pow2":
-		return "next power of two reserved"
-	}
-	return comma(s.maxContext) + " reserved"
-}
-
-func nowCards(p, c tickLog) scene.Scene {
-	cards := []scene.Card{
-		{Label: "paged: resident", Value: float64(p.usage.Resident)},
-		{Label: "paged: waiting", Value: float64(p.waiting)},
-		{Label: "paged: slots holding tokens", Value: round1(100 * p.usage.Utilization()), Unit: "%"},
-		{Label: "paged: reserved but empty", Value: round1(100 * p.usage.Waste()), Unit: "%"},
-		{Label: "contiguous: resident", Value: float64(c.usage.Resident)},
-		{Label: "contiguous: waiting", Value: float64(c.waiting)},
-		{Label: "contiguous: slots holding tokens", Value: round1(100 * c.usage.Utilization()), Unit: "%"},
-		{Label: "contiguous: reserved but empty", Value: round1(100 * c.usage.Waste()), Unit: "%"},
-	}
-	return scene.Scene{Kind: scene.KindCards, ID: "now", Title: "At this tick", Cards: cards}
-}
-
-func introStep(res *garageResult, chart *scene.Chart) Step {
-	s := res.setup
+func (g *garageText) introStep() Step {
+	s := g.setup
 	empty := snapshot{owners: make([]int, s.pool/s.b), used: make([]int, s.pool/s.b)}
 	for i := range empty.owners {
 		empty.owners[i] = scene.Free
 	}
 	var fit string
-	if s.reserve == "max" {
+	if s.reserve.Policy == allocator.ReserveMax {
 		fit = fmt.Sprintf(" At %s slots each, at most %d requests can ever be resident in the contiguous pool, whatever their length.",
-			comma(s.maxContext), s.pool/s.maxContext)
+			comma(s.reserve.MaxContext), s.pool/s.reserve.MaxContext)
 	}
-	idle := tickLog{blocked: -1, waiting: len(s.reqs), usage: allocator.Usage{Pool: s.pool}}
+	idle := scheduler.Tick{Blocked: -1, Waiting: len(s.reqs), Usage: allocator.Usage{Pool: s.pool}}
 	return Step{
 		Title: "Two garages, one queue",
 		Narration: fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens) queue in order. Each pool has %s KV slots. "+
 			"The paged pool cuts them into %s blocks of %d tokens and gives a request a block only when it needs one; "+
 			"the contiguous pool gives each request one unbroken run (%s).%s",
-			len(s.reqs), comma(minPrompt(s)), comma(maxPrompt(s)), comma(minOutput(s)), comma(maxOutput(s)), comma(s.pool),
+			len(s.reqs), comma(s.promptMin), comma(s.promptMax), comma(s.outputMin), comma(s.outputMax), comma(s.pool),
 			comma(s.pool/s.b), s.b, reserveWords(s), fit),
-		Scenes: []scene.Scene{gridScene(res, empty, nil), stripScene(res, empty, nil), nowCards(idle, idle), chartScene(chart, 0)},
+		Scenes: []scene.Scene{g.gridScene(empty, nil), g.stripScene(empty, nil), nowCards(idle, idle), chartScene(g.chart, 0)},
 		Cursor: 0,
 	}
 }
 
-func minPrompt(s garageSetup) int {
-	return extreme(s, func(q garageReq) int { return q.prompt }, false)
-}
-func maxPrompt(s garageSetup) int { return extreme(s, func(q garageReq) int { return q.prompt }, true) }
-func minOutput(s garageSetup) int {
-	return extreme(s, func(q garageReq) int { return q.output }, false)
-}
-func maxOutput(s garageSetup) int { return extreme(s, func(q garageReq) int { return q.output }, true) }
+// teller says each explanation once: the first time its mechanism shows up.
+type teller map[string]bool
 
-func extreme(s garageSetup, f func(garageReq) int, biggest bool) int {
-	best := f(s.reqs[0])
-	for _, q := range s.reqs[1:] {
-		if x := f(q); (biggest && x > best) || (!biggest && x < best) {
-			best = x
-		}
+func (t teller) once(key, text string) string {
+	if t[key] {
+		return ""
 	}
-	return best
+	t[key] = true
+	return " " + text
 }
 
 // tickSteps narrates each chosen tick: what happened in both pools since the
 // previous step, explaining each mechanism the first time it shows up.
-func tickSteps(res *garageResult, ticks []int, chart *scene.Chart) []Step {
+func (g *garageText) tickSteps() []Step {
 	var steps []Step
-	told := map[string]bool{}
-	once := func(key, text string) string {
-		if told[key] {
-			return ""
-		}
-		told[key] = true
-		return " " + text
-	}
+	told := teller{}
 	prevTick := -1
 	var prev *snapshot
-	s := res.setup
-	for _, t := range ticks {
-		snap := res.snaps[t]
-		pw, cw := res.paged.window(prevTick, t), res.contig.window(prevTick, t)
-		var title string
-		var b strings.Builder
-
-		// Paged pool.
-		b.WriteString("Paged: ")
-		switch {
-		case !pw.active:
-			b.WriteString(fmt.Sprintf("has served every request (done at tick %d).", len(res.paged.ticks)-1))
-		default:
-			var parts []string
-			if len(pw.admitted) > 0 {
-				parts = append(parts, fmt.Sprintf("admitted %s", names(pw.admitted)))
-			}
-			if len(pw.finished) > 0 {
-				parts = append(parts, fmt.Sprintf("%s finished and returned %s blocks to the free queue", names(pw.finished), plural(len(pw.finished), "its", "their")))
-			}
-			if pw.decodeBlocks > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s allocated on demand as decoding filled last blocks", pw.decodeBlocks, plural(pw.decodeBlocks, "block", "blocks")))
-			}
-			if len(pw.preempted) > 0 {
-				parts = append(parts, fmt.Sprintf("%s preempted", names(pw.preempted)))
-			}
-			if len(parts) == 0 {
-				parts = append(parts, "requests kept decoding")
-			}
-			b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens.",
-				pw.last.usage.Resident, pw.last.waiting, pct(pw.last.usage.Utilization())))
-			if t == 0 {
-				b.WriteString(once("paged-admit", fmt.Sprintf("Each request took ⌈prompt/%d⌉ blocks for its prompt and nothing more.", s.b)))
-			}
-			if pw.decodeBlocks > 0 {
-				b.WriteString(once("decode", fmt.Sprintf("A request takes a new block only when its last one is full, so at most %d slots per request sit empty.", s.b-1)))
-			}
-			if len(pw.preempted) > 0 {
-				if txt := once("preempt", "No block was free for the next token, so (as in vLLM v1) the most recently admitted request was preempted: its blocks were freed and it went back to the head of the queue, to be recomputed later."); txt != "" {
-					b.WriteString(txt)
-					title = "Preemption: out of blocks"
-				}
-			}
-			if pw.last.blocked >= 0 && len(pw.admitted) == 0 && t > 0 {
-				b.WriteString(once("paged-blocked", fmt.Sprintf("%s waits: its %d blocks are not free yet.", reqName(pw.last.blocked),
-					(res.setup.reqs[pw.last.blocked].prompt+s.b-1)/s.b)))
-			}
-		}
-
-		// Contiguous pool.
-		b.WriteString(" Contiguous: ")
-		switch {
-		case !cw.active:
-			b.WriteString(fmt.Sprintf("has served every request (done at tick %d).", len(res.contig.ticks)-1))
-		default:
-			var parts []string
-			if len(cw.finished) > 0 {
-				parts = append(parts, fmt.Sprintf("%s finished, leaving %s", names(cw.finished), plural(len(cw.finished), "a hole", "holes")))
-			}
-			if len(cw.admitted) > 0 {
-				parts = append(parts, fmt.Sprintf("admitted %s", names(cw.admitted)))
-			}
-			if len(cw.preempted) > 0 {
-				parts = append(parts, fmt.Sprintf("%s preempted", names(cw.preempted)))
-			}
-			if len(parts) == 0 {
-				parts = append(parts, "requests kept decoding inside their reservations")
-			}
-			b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens, %s of reserved slots are empty.",
-				cw.last.usage.Resident, cw.last.waiting, pct(cw.last.usage.Utilization()), pct(cw.last.usage.Waste())))
-			if t == 0 {
-				b.WriteString(once("contig-admit", "Every admitted request holds its whole reservation from the first token: that empty tail is internal fragmentation."))
-				title = "Tick 0: admission"
-			}
-			if cw.holeReuse {
-				if txt := once("reuse", "First fit placed a new request in a hole a finished one left behind."); txt != "" {
-					b.WriteString(txt)
-					if title == "" {
-						title = "A hole is reused (first fit)"
-					}
-				}
-			}
-			if lg := cw.last; lg.blocked >= 0 {
-				q := res.setup.reqs[lg.blocked]
-				if lg.fragBlocked {
-					if txt := once("frag", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and %s slots are free, but the largest hole holds only %s. That is external fragmentation.",
-						reqName(q.id), comma(q.reserve), comma(lg.freeSlots), comma(lg.largestHole))); txt != "" {
-						b.WriteString(txt)
-						if title == "" {
-							title = "External fragmentation"
-						}
-					}
-				} else if txt := once("reject", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and only %s are free. It waits at the head of the queue, and everyone behind it waits too.",
-					reqName(q.id), comma(q.reserve), comma(lg.freeSlots))); txt != "" {
-					b.WriteString(txt)
-					if title == "" {
-						title = "A rejection"
-					}
-				}
-			}
-		}
+	for _, t := range g.ticks {
+		snap := g.served.snaps[t]
+		pw, cw := g.served.paged.window(prevTick, t), g.served.contig.window(prevTick, t)
+		paged, title := g.pagedText(pw, t, told)
+		contig, title := g.contigText(cw, t, told, title)
 		if title == "" {
-			switch {
-			case t == res.paged.peakTick:
-				title = "Paged pool at its fullest"
-			case len(cw.finished) > 0 && !told["holes"]:
-				told["holes"] = true
-				title = "Requests finish, leaving holes"
-			default:
-				title = fmt.Sprintf("Tick %d", t)
-			}
+			title = g.plainTitle(cw, t, told)
 		}
 		steps = append(steps, Step{
 			Title:     title,
-			Narration: fmt.Sprintf("Tick %d. ", t) + b.String(),
-			Scenes:    []scene.Scene{gridScene(res, snap, prev), stripScene(res, snap, prev), nowCards(pw.last, cw.last), chartScene(chart, float64(t))},
+			Narration: fmt.Sprintf("Tick %d. ", t) + "Paged: " + paged + " Contiguous: " + contig,
+			Scenes:    []scene.Scene{g.gridScene(snap, prev), g.stripScene(snap, prev), nowCards(pw.last.Tick, cw.last.Tick), chartScene(g.chart, float64(t))},
 			Cursor:    float64(t),
 		})
 		prevTick = t
@@ -777,103 +533,286 @@ func tickSteps(res *garageResult, ticks []int, chart *scene.Chart) []Step {
 	return steps
 }
 
-func garageMetrics(res *garageResult) []Metric {
-	p, c := res.paged, res.contig
-	meanLen := ratio(p.sumStored, p.sumN)
-	var total int
-	for _, q := range res.setup.reqs {
-		total += q.prompt + q.output
+// pagedText narrates the paged pool over one window, and titles the step
+// when it shows the first preemption.
+func (g *garageText) pagedText(w tickWindow, t int, told teller) (text, title string) {
+	if !w.active {
+		return fmt.Sprintf("has served every request (done at tick %d).", len(g.served.paged.ticks)-1), ""
 	}
+	var parts []string
+	if len(w.admitted) > 0 {
+		parts = append(parts, fmt.Sprintf("admitted %s", names(w.admitted)))
+	}
+	if len(w.finished) > 0 {
+		parts = append(parts, fmt.Sprintf("%s finished and returned %s blocks to the free queue", names(w.finished), plural(len(w.finished), "its", "their")))
+	}
+	if w.decodeBlocks > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s allocated on demand as decoding filled last blocks", w.decodeBlocks, plural(w.decodeBlocks, "block", "blocks")))
+	}
+	if len(w.preempted) > 0 {
+		parts = append(parts, fmt.Sprintf("%s preempted", names(w.preempted)))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "requests kept decoding")
+	}
+	var b strings.Builder
+	u := w.last.Usage
+	b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens.", u.Resident, w.last.Waiting, pct(u.Utilization())))
+	bs := g.setup.b
+	if t == 0 {
+		b.WriteString(told.once("paged-admit", fmt.Sprintf("Each request took ⌈prompt/%d⌉ blocks for its prompt and nothing more.", bs)))
+	}
+	if w.decodeBlocks > 0 {
+		b.WriteString(told.once("decode", fmt.Sprintf("A request takes a new block only when its last one is full, so at most %d slots per request sit empty.", bs-1)))
+	}
+	if len(w.preempted) > 0 {
+		if txt := told.once("preempt", "No block was free for the next token, so (as in vLLM v1) the most recently admitted request was preempted: its blocks were freed and it went back to the head of the queue, to be recomputed later."); txt != "" {
+			b.WriteString(txt)
+			title = "Preemption: out of blocks"
+		}
+	}
+	if blocked := w.last.Blocked; blocked >= 0 && len(w.admitted) == 0 && t > 0 {
+		b.WriteString(told.once("paged-blocked", fmt.Sprintf("%s waits: its %d blocks are not free yet.", reqName(blocked), (g.setup.reqs[blocked].Prompt+bs-1)/bs)))
+	}
+	return b.String(), title
+}
+
+// contigText narrates the contiguous pool over one window; it titles tick 0
+// and, when no title is set yet, the first hole reuse and rejection.
+func (g *garageText) contigText(w tickWindow, t int, told teller, title string) (string, string) {
+	if !w.active {
+		return fmt.Sprintf("has served every request (done at tick %d).", len(g.served.contig.ticks)-1), title
+	}
+	var parts []string
+	if len(w.finished) > 0 {
+		parts = append(parts, fmt.Sprintf("%s finished, leaving %s", names(w.finished), plural(len(w.finished), "a hole", "holes")))
+	}
+	if len(w.admitted) > 0 {
+		parts = append(parts, fmt.Sprintf("admitted %s", names(w.admitted)))
+	}
+	if len(w.preempted) > 0 {
+		parts = append(parts, fmt.Sprintf("%s preempted", names(w.preempted)))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "requests kept decoding inside their reservations")
+	}
+	var b strings.Builder
+	u := w.last.Usage
+	b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens, %s of reserved slots are empty.",
+		u.Resident, w.last.Waiting, pct(u.Utilization()), pct(u.Waste())))
+	if t == 0 {
+		b.WriteString(told.once("contig-admit", "Every admitted request holds its whole reservation from the first token: that empty tail is internal fragmentation."))
+		title = "Tick 0: admission"
+	}
+	if w.holeReuse {
+		if txt := told.once("reuse", "First fit placed a new request in a hole a finished one left behind."); txt != "" {
+			b.WriteString(txt)
+			title = orTitle(title, "A hole is reused (first fit)")
+		}
+	}
+	if w.last.Blocked >= 0 {
+		txt, why := rejectionText(w.last.Tick, told)
+		b.WriteString(txt)
+		title = orTitle(title, why)
+	}
+	return b.String(), title
+}
+
+// cmp returns title, or else alt.
+func orTitle(title, alt string) string {
+	if title != "" {
+		return title
+	}
+	return alt
+}
+
+// rejectionText explains, once, why the head of the contiguous queue was
+// refused: external fragmentation when enough slots were free, else plain
+// lack of room.
+func rejectionText(lg scheduler.Tick, told teller) (text, title string) {
+	short := lg.Shortfall
+	if fragBlocked(lg) {
+		text = told.once("frag", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and %s slots are free, but the largest hole holds only %s. That is external fragmentation.",
+			reqName(lg.Blocked), comma(short.Need), comma(short.Free), comma(short.Largest)))
+		if text != "" {
+			title = "External fragmentation"
+		}
+		return text, title
+	}
+	text = told.once("reject", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and only %s are free. It waits at the head of the queue, and everyone behind it waits too.",
+		reqName(lg.Blocked), comma(short.Need), comma(short.Free)))
+	if text != "" {
+		title = "A rejection"
+	}
+	return text, title
+}
+
+// plainTitle titles a tick that showed nothing new.
+func (g *garageText) plainTitle(cw tickWindow, t int, told teller) string {
+	switch {
+	case t == g.served.paged.peakTick:
+		return "Paged pool at its fullest"
+	case len(cw.finished) > 0 && !told["holes"]:
+		told["holes"] = true
+		return "Requests finish, leaving holes"
+	}
+	return fmt.Sprintf("Tick %d", t)
+}
+
+func (g *garageText) utilChart() *scene.Chart {
+	c := &scene.Chart{Type: scene.Line, XLabel: "tick (one decode step)", YLabel: "KV slots holding tokens", YUnit: "%"}
+	for _, p := range []struct {
+		name string
+		h    *poolHistory
+	}{{"paged", &g.served.paged}, {"contiguous", &g.served.contig}} {
+		sr := scene.Series{Name: p.name, X: make([]float64, 0, len(p.h.ticks)), Y: make([]float64, 0, len(p.h.ticks))}
+		for t, lg := range p.h.ticks {
+			sr.X = append(sr.X, float64(t))
+			sr.Y = append(sr.Y, round1(100*lg.Usage.Utilization()))
+		}
+		c.Series = append(c.Series, sr)
+	}
+	return c
+}
+
+func (g *garageText) gridScene(snap snapshot, prev *snapshot) scene.Scene {
+	grid := &scene.BlockGrid{BlockSize: g.setup.b, Blocks: make([]scene.Block, len(snap.owners))}
+	for i, o := range snap.owners {
+		blk := scene.Block{Owner: o, Used: snap.used[i]}
+		if o >= 0 {
+			blk.Label = g.labels[o]
+		}
+		blk.Highlight = prev != nil && prev.owners[i] != o
+		grid.Blocks[i] = blk
+	}
+	return scene.Scene{Kind: scene.KindBlockGrid, ID: "paged",
+		Title: fmt.Sprintf("Paged pool: %s blocks × %d tokens", comma(len(snap.owners)), g.setup.b), Grid: grid}
+}
+
+func (g *garageText) stripScene(snap snapshot, prev *snapshot) scene.Scene {
+	st := &scene.MemoryStrip{Total: g.setup.pool}
+	old := map[int]allocator.Run{}
+	if prev != nil {
+		for _, r := range prev.runs {
+			old[r.Req] = r
+		}
+	}
+	for _, r := range snap.runs {
+		was, ok := old[r.Req]
+		st.Segments = append(st.Segments, scene.Segment{Start: r.Start, Len: r.Len, Used: r.Tokens, Owner: r.Req,
+			Label: g.labels[r.Req], Highlight: prev != nil && (!ok || was.Start != r.Start)})
+	}
+	return scene.Scene{Kind: scene.KindMemoryStrip, ID: "contiguous",
+		Title: fmt.Sprintf("Contiguous pool: %s slots, %s per request", comma(g.setup.pool), reserveWords(g.setup)), Strip: st}
+}
+
+func reserveWords(s garageSetup) string {
+	switch s.reserve.Policy {
+	case allocator.ReserveExact:
+		return "exact length reserved"
+	case allocator.ReservePow2:
+		return "next power of two reserved"
+	}
+	return comma(s.reserve.MaxContext) + " reserved"
+}
+
+func nowCards(p, c scheduler.Tick) scene.Scene {
+	cards := []scene.Card{
+		{Label: "paged: resident", Value: float64(p.Usage.Resident)},
+		{Label: "paged: waiting", Value: float64(p.Waiting)},
+		{Label: "paged: slots holding tokens", Value: round1(100 * p.Usage.Utilization()), Unit: "%"},
+		{Label: "paged: reserved but empty", Value: round1(100 * p.Usage.Waste()), Unit: "%"},
+		{Label: "contiguous: resident", Value: float64(c.Usage.Resident)},
+		{Label: "contiguous: waiting", Value: float64(c.Waiting)},
+		{Label: "contiguous: slots holding tokens", Value: round1(100 * c.Usage.Utilization()), Unit: "%"},
+		{Label: "contiguous: reserved but empty", Value: round1(100 * c.Usage.Waste()), Unit: "%"},
+	}
+	return scene.Scene{Kind: scene.KindCards, ID: "now", Title: "At this tick", Cards: cards}
+}
+
+func (f garageFigures) metrics() []Metric {
 	return []Metric{
-		{Key: "paged_admitted", Label: "Paged: most requests resident at once", Unit: "requests", Value: float64(p.maxResident)},
-		{Key: "contiguous_admitted", Label: "Contiguous: most requests resident at once", Unit: "requests", Value: float64(c.maxResident)},
-		{Key: "paged_utilization_pct", Label: "Paged: slots holding tokens while requests wait", Unit: "%", Value: round2(100 * p.util())},
-		{Key: "contiguous_utilization_pct", Label: "Contiguous: slots holding tokens while requests wait", Unit: "%", Value: round2(100 * c.util())},
-		{Key: "paged_waste_pct", Label: "Paged: reserved slots left empty (internal fragmentation)", Unit: "%", Value: round2(100 * p.waste())},
-		{Key: "contiguous_waste_pct", Label: "Contiguous: reserved slots left empty (internal fragmentation)", Unit: "%", Value: round2(100 * c.waste())},
-		{Key: "paged_waste_bound_pct", Label: "Paged waste bound 100·(B−1)/L̄, L̄ = mean resident length", Unit: "%", Value: round2(100 * float64(res.setup.b-1) / max(meanLen, 1))},
-		{Key: "contiguous_external_frag_pct", Label: "Contiguous: free slots no new max-context request can use", Unit: "% of pool", Value: round2(100 * ratio(c.sumUnusable, c.sumPool))},
-		{Key: "mean_resident_tokens", Label: "L̄: mean length of resident requests (paged, while requests wait)", Unit: "tokens", Value: round2(meanLen)},
-		{Key: "mean_request_tokens", Label: "Mean final request length (prompt + output)", Unit: "tokens", Value: round2(float64(total) / float64(len(res.setup.reqs)))},
-		{Key: "paged_ticks", Label: "Paged: ticks to serve the whole stream", Unit: "ticks", Value: float64(len(p.ticks))},
-		{Key: "contiguous_ticks", Label: "Contiguous: ticks to serve the whole stream", Unit: "ticks", Value: float64(len(c.ticks))},
-		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "", Value: float64(p.preemptions)},
+		{Key: "paged_admitted", Label: "Paged: most requests resident at once", Unit: "requests", Value: float64(f.pagedAdmitted)},
+		{Key: "contiguous_admitted", Label: "Contiguous: most requests resident at once", Unit: "requests", Value: float64(f.contigAdmitted)},
+		{Key: "paged_utilization_pct", Label: "Paged: slots holding tokens while requests wait", Unit: "%", Value: f.pagedUtil},
+		{Key: "contiguous_utilization_pct", Label: "Contiguous: slots holding tokens while requests wait", Unit: "%", Value: f.contigUtil},
+		{Key: "paged_waste_pct", Label: "Paged: reserved slots left empty (internal fragmentation)", Unit: "%", Value: f.pagedWaste},
+		{Key: "contiguous_waste_pct", Label: "Contiguous: reserved slots left empty (internal fragmentation)", Unit: "%", Value: f.contigWaste},
+		{Key: "paged_waste_bound_pct", Label: "Paged waste bound 100·(B−1)/L̄, L̄ = mean resident length", Unit: "%", Value: f.wasteBound},
+		{Key: "contiguous_external_frag_pct", Label: "Contiguous: free slots no new max-context request can use", Unit: "% of pool", Value: f.externalFrag},
+		{Key: "mean_resident_tokens", Label: "L̄: mean length of resident requests (paged, while requests wait)", Unit: "tokens", Value: f.meanResident},
+		{Key: "mean_request_tokens", Label: "Mean final request length (prompt + output)", Unit: "tokens", Value: f.meanRequest},
+		{Key: "paged_ticks", Label: "Paged: ticks to serve the whole stream", Unit: "ticks", Value: float64(f.pagedTicks)},
+		{Key: "contiguous_ticks", Label: "Contiguous: ticks to serve the whole stream", Unit: "ticks", Value: float64(f.contigTicks)},
+		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "", Value: float64(f.preempt)},
 	}
+}
+
+// versus formats "a vs b" with the figures' shortest decimal form.
+func versus(a, b float64, unit string) string {
+	return strconv.FormatFloat(a, 'f', -1, 64) + unit + " vs " + strconv.FormatFloat(b, 'f', -1, 64) + unit
 }
 
 // garageClaims compares the article's figures with the model, for the
 // article's setup (the defaults) and for the current run.
-func garageClaims(article articleFigures, run *garageResult) []Claim {
-	a := article.metrics
-	r := garageMetrics(run)
-	get := func(ms []Metric, key string) float64 {
-		for _, m := range ms {
-			if m.Key == key {
-				return m.Value
-			}
-		}
-		return 0
-	}
-	pair := func(ms []Metric, k1, k2, unit string) string {
-		return strconv.FormatFloat(get(ms, k1), 'f', -1, 64) + unit + " vs " + strconv.FormatFloat(get(ms, k2), 'f', -1, 64) + unit
-	}
+func garageClaims(a, r garageFigures) []Claim {
+	streams := func(f garageFigures) string { return versus(float64(f.contigAdmitted), float64(f.pagedAdmitted), "") }
+	util := func(f garageFigures) string { return versus(f.contigUtil, f.pagedUtil, "%") }
 	return []Claim{
 		{What: "Streams resident at once, contiguous vs paged",
 			Article: "14 vs 31",
-			Model:   pair(a, "contiguous_admitted", "paged_admitted", "") + " (article setup); " + pair(r, "contiguous_admitted", "paged_admitted", "") + " (this run)",
+			Model:   streams(a) + " (article setup); " + streams(r) + " (this run)",
 			Why: fmt.Sprintf("The article's script types in 14 contiguous slots; with its pool (4 × 512 blocks × 16 = %s slots) and %s-slot reservations the count is %d. "+
 				"Its paged figure only allocates prompts and never decodes; here requests also grow by one slot per output token, finish and leave, and the queue refills the pool.",
-				comma(article.pool), comma(article.maxContext), article.pool/article.maxContext)},
+				comma(a.pool), comma(a.maxContext), a.pool/a.maxContext)},
 		{What: "Memory utilisation, contiguous vs paged",
 			Article: "54.2% vs 98.9%",
-			Model:   pair(a, "contiguous_utilization_pct", "paged_utilization_pct", "%") + " (article setup); " + pair(r, "contiguous_utilization_pct", "paged_utilization_pct", "%") + " (this run)",
+			Model:   util(a) + " (article setup); " + util(r) + " (this run)",
 			Why:     "54.2% is a constant in the article's script and 98.9% counts blocks in use, not tokens. Here both are tokens stored / pool slots, averaged over the ticks in which requests were still waiting."},
 		{What: "Paged waste bound (B−1)/L",
 			Article: "15/1024 ≈ 1.46% at L = 1,024",
 			Model: fmt.Sprintf("bound %.2f%%, measured %.2f%% (article setup, L̄ = %.0f); bound %.2f%%, measured %.2f%% (this run)",
-				get(a, "paged_waste_bound_pct"), get(a, "paged_waste_pct"), get(a, "mean_resident_tokens"),
-				get(r, "paged_waste_bound_pct"), get(r, "paged_waste_pct")),
+				a.wasteBound, a.pagedWaste, a.meanResident, r.wasteBound, r.pagedWaste),
 			Why: "Same formula; L̄ here is the mean length of the requests actually resident, and the measured waste sits below the bound because a last block is on average half full, not 1 slot full."},
 		{What: "Contiguous internal waste 1 − L_actual/L_max",
 			Article: "≈ 60%–90%",
-			Model:   fmt.Sprintf("%.2f%% (article setup); %.2f%% (this run)", get(a, "contiguous_waste_pct"), get(r, "contiguous_waste_pct")),
+			Model:   fmt.Sprintf("%.2f%% (article setup); %.2f%% (this run)", a.contigWaste, r.contigWaste),
 			Why:     "It depends only on how far the reservation exceeds the tokens actually held; the article's 350-token request in an 8,192-token reservation would waste 96%. Set reserve = exact to see Orca-Oracle, which wastes nothing inside reservations but still fragments between them."},
 		{What: "KV memory holding real token state in pre-paging systems",
 			Article: "20.4%–38.2% (vLLM paper, Fig. 2, measured; cited for reference)",
-			Model:   fmt.Sprintf("%.2f%% contiguous utilisation (article setup)", get(a, "contiguous_utilization_pct")),
+			Model:   fmt.Sprintf("%.2f%% contiguous utilisation (article setup)", a.contigUtil),
 			Why:     "The paper's systems reserve for the model's full context (2,048 tokens for OPT) and serve ShareGPT/Alpaca lengths; this toy stream's lengths and pool differ, so only the direction should match."},
 	}
 }
 
-func summaryStep(res *garageResult, s *Script, chart *scene.Chart) Step {
-	get := func(k string) float64 { x, _ := s.Metric(k); return x }
+func (g *garageText) summaryStep(s *Script) Step {
+	f := g.figures
 	var cards []scene.Card
 	for _, m := range s.Metrics {
 		cards = append(cards, scene.Card{Label: m.Label, Value: m.Value, Unit: m.Unit})
 	}
-	b := float64(res.setup.b)
-	f := &scene.Formula{
+	formula := &scene.Formula{
 		Expr: "waste_paged ≤ (B − 1) / L̄",
 		Terms: []scene.Term{
-			{Symbol: "B", Meaning: "tokens per block", Value: strconv.Itoa(res.setup.b)},
-			{Symbol: "L̄", Meaning: "mean resident request length", Value: fmt.Sprintf("%.1f tokens", get("mean_resident_tokens"))},
+			{Symbol: "B", Meaning: "tokens per block", Value: strconv.Itoa(g.setup.b)},
+			{Symbol: "L̄", Meaning: "mean resident request length", Value: fmt.Sprintf("%.1f tokens", f.meanResident)},
 		},
-		Result: fmt.Sprintf("(%g − 1) / %.1f = %.2f%% ≥ measured %.2f%%", b, get("mean_resident_tokens"), get("paged_waste_bound_pct"), get("paged_waste_pct")),
+		Result: fmt.Sprintf("(%g − 1) / %.1f = %.2f%% ≥ measured %.2f%%", float64(g.setup.b), f.meanResident, f.wasteBound, f.pagedWaste),
 	}
-	last := max(len(res.paged.ticks), len(res.contig.ticks)) - 1
+	last := max(f.pagedTicks, f.contigTicks) - 1
 	return Step{
 		Title: "The comparison",
-		Narration: fmt.Sprintf("With the same %d requests and the same %s slots, the paged pool held up to %.0f requests at once against %.0f for contiguous reservations, "+
-			"kept %.1f%% of its slots busy against %.1f%%, and served the stream in %.0f ticks against %.0f. "+
+		Narration: fmt.Sprintf("With the same %d requests and the same %s slots, the paged pool held up to %d requests at once against %d for contiguous reservations, "+
+			"kept %.1f%% of its slots busy against %.1f%%, and served the stream in %d ticks against %d. "+
 			"Paged waste was %.2f%%, under its bound of %.2f%%; contiguous reservations left %.2f%% of what they reserved empty. The table sets the article's figures beside these.",
-			len(res.setup.reqs), comma(res.setup.pool), get("paged_admitted"), get("contiguous_admitted"),
-			get("paged_utilization_pct"), get("contiguous_utilization_pct"), get("paged_ticks"), get("contiguous_ticks"),
-			get("paged_waste_pct"), get("paged_waste_bound_pct"), get("contiguous_waste_pct")),
+			len(g.setup.reqs), comma(g.setup.pool), f.pagedAdmitted, f.contigAdmitted,
+			f.pagedUtil, f.contigUtil, f.pagedTicks, f.contigTicks,
+			f.pagedWaste, f.wasteBound, f.contigWaste),
 		Scenes: []scene.Scene{
 			{Kind: scene.KindCards, ID: "final", Title: "Final figures", Cards: cards},
-			{Kind: scene.KindFormula, ID: "bound", Title: "Formulation 2: the paged waste bound", Formula: f},
+			{Kind: scene.KindFormula, ID: "bound", Title: "Formulation 2: the paged waste bound", Formula: formula},
 			claimsTable(s.Claims),
-			chartScene(chart, float64(last)),
+			chartScene(g.chart, float64(last)),
 		},
 		Cursor: float64(last),
 	}

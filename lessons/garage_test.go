@@ -7,15 +7,31 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/scene"
 )
 
-func runGarage(t *testing.T, set map[string]string) *Script {
+func garageScript(t *testing.T, set map[string]string) *Script {
 	t.Helper()
 	s, _, err := garage.Run(set)
 	if err != nil {
 		t.Fatalf("garage %v: %v", set, err)
 	}
 	return s
+}
+
+// garageRunOf simulates garage with the given knobs and returns the typed run.
+func garageRunOf(t *testing.T, set map[string]string) garageRun {
+	t.Helper()
+	v, err := garage.resolveChecked(set)
+	if err != nil {
+		t.Fatalf("garage %v: %v", set, err)
+	}
+	run, err := runGarage(v)
+	if err != nil {
+		t.Fatalf("garage %v: %v", set, err)
+	}
+	return run
 }
 
 func metric(t *testing.T, s *Script, key string) float64 {
@@ -39,26 +55,23 @@ func TestGarageAdmittedFormula(t *testing.T) {
 			"prompt_min": fmt.Sprint(tc.l), "prompt_max": fmt.Sprint(tc.l), "output_min": "0", "output_max": "0",
 			"requests": "2000",
 		}
-		s := runGarage(t, set)
+		f := garageRunOf(t, set).figures
 		wantC := tc.pool / tc.mc
 		wantP := (tc.pool / tc.b) / ((tc.l + tc.b - 1) / tc.b)
-		if got := metric(t, s, "contiguous_admitted"); int(got) != wantC {
-			t.Errorf("%+v: contiguous_admitted = %v, want %d", tc, got, wantC)
-		}
-		if got := metric(t, s, "paged_admitted"); int(got) != wantP {
-			t.Errorf("%+v: paged_admitted = %v, want %d", tc, got, wantP)
+		if f.contigAdmitted != wantC || f.pagedAdmitted != wantP {
+			t.Errorf("%+v: %d contiguous and %d paged resident at once, want %d and %d", tc, f.contigAdmitted, f.pagedAdmitted, wantC, wantP)
 		}
 	}
 }
 
 func TestGarageDeterministic(t *testing.T) {
 	set := map[string]string{"seed": "7", "reserve": "exact"}
-	a, _ := json.Marshal(runGarage(t, set))
-	b, _ := json.Marshal(runGarage(t, set))
+	a, _ := json.Marshal(garageScript(t, set))
+	b, _ := json.Marshal(garageScript(t, set))
 	if string(a) != string(b) {
 		t.Fatal("same parameters and seed gave different scripts")
 	}
-	c, _ := json.Marshal(runGarage(t, map[string]string{"seed": "8", "reserve": "exact"}))
+	c, _ := json.Marshal(garageScript(t, map[string]string{"seed": "8", "reserve": "exact"}))
 	if string(a) == string(c) {
 		t.Fatal("a different seed gave the same script; the seed is not used")
 	}
@@ -87,14 +100,20 @@ func TestGarageProperties(t *testing.T) {
 			"prompt_min": fmt.Sprint(pmin), "prompt_max": fmt.Sprint(pmax), "output_min": "0", "output_max": fmt.Sprint(omax),
 			"requests": fmt.Sprint(1 + r.IntN(120)), "seed": fmt.Sprint(trial),
 		}
-		s := runGarage(t, set)
-		if w, bound := metric(t, s, "paged_waste_pct"), metric(t, s, "paged_waste_bound_pct"); w > bound+0.01 {
-			t.Errorf("%v: paged waste %.2f%% above bound %.2f%%", set, w, bound)
+		run := garageRunOf(t, set)
+		f := run.figures
+		if f.pagedWaste > f.wasteBound+0.01 {
+			t.Errorf("%v: paged waste %.2f%% above bound %.2f%%", set, f.pagedWaste, f.wasteBound)
 		}
-		if p, c := metric(t, s, "paged_admitted"), metric(t, s, "contiguous_admitted"); p < c {
-			t.Errorf("%v: paged held %v requests, contiguous %v", set, p, c)
+		if f.pagedAdmitted < f.contigAdmitted {
+			t.Errorf("%v: paged held %d requests, contiguous %d", set, f.pagedAdmitted, f.contigAdmitted)
 		}
-		if len(s.Steps) < 3 {
+		for _, h := range []*poolHistory{&run.served.paged, &run.served.contig} {
+			if served := finishedOnce(t, h); served != len(run.setup.reqs) {
+				t.Errorf("%v: %d of %d requests served", set, served, len(run.setup.reqs))
+			}
+		}
+		if s := run.script(); len(s.Steps) < 3 {
 			t.Errorf("%v: only %d steps", set, len(s.Steps))
 		}
 	}
@@ -129,7 +148,7 @@ func TestGarageBadParams(t *testing.T) {
 }
 
 func TestGarageShowsArticleBesideModel(t *testing.T) {
-	s := runGarage(t, nil)
+	s := garageScript(t, nil)
 	text, _ := json.Marshal(s.Claims)
 	for _, want := range []string{"14 vs 31", "54.2% vs 98.9%", "1.46%"} {
 		if !strings.Contains(string(text), want) {
@@ -159,14 +178,51 @@ func TestGarageStepsTeachEachMechanism(t *testing.T) {
 		}
 		return b.String()
 	}
-	def := all(runGarage(t, nil))
+	def := all(garageScript(t, nil))
 	for _, want := range []string{"admitted", "allocated on demand", "leaving a hole", "rejected for now", "internal fragmentation", "first fit"} {
 		if !strings.Contains(def, want) {
 			t.Errorf("default garage never says %q", want)
 		}
 	}
-	exact := all(runGarage(t, map[string]string{"reserve": "exact", "requests": "120"}))
+	exact := all(garageScript(t, map[string]string{"reserve": "exact", "requests": "120"}))
 	if !strings.Contains(exact, "external fragmentation") {
 		t.Errorf("reserve=exact never shows external fragmentation")
+	}
+}
+
+// finishedOnce counts the requests a pool served, failing if one finished
+// twice.
+func finishedOnce(t *testing.T, h *poolHistory) int {
+	t.Helper()
+	seen := map[int]bool{}
+	for _, tk := range h.ticks {
+		for _, id := range tk.Finished {
+			if seen[id] {
+				t.Fatalf("request %d finished twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	return len(seen)
+}
+
+// Every step's "At this tick" cards show the pools' state at that tick as
+// the loop recorded it.
+func TestGarageCardsShowTheLoopState(t *testing.T) {
+	run := garageRunOf(t, map[string]string{"requests": "120", "reserve": "exact"})
+	s := run.script()
+	for i, tick := range run.ticks {
+		st := s.Steps[i+1] // after the introduction
+		var cards []scene.Card
+		for _, sc := range st.Scenes {
+			if sc.ID == "now" {
+				cards = sc.Cards
+			}
+		}
+		p, _ := run.served.paged.tickOf(min(tick, len(run.served.paged.ticks)-1))
+		c, _ := run.served.contig.tickOf(min(tick, len(run.served.contig.ticks)-1))
+		if len(cards) != 8 || cards[0].Value != float64(p.Usage.Resident) || cards[4].Value != float64(c.Usage.Resident) {
+			t.Fatalf("tick %d: cards %+v, loop resident %d and %d", tick, cards, p.Usage.Resident, c.Usage.Resident)
+		}
 	}
 }

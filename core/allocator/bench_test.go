@@ -19,7 +19,7 @@ func benchPrompt(seed, n int) []int {
 func BenchmarkAdmitFree(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	for i := 0; b.Loop(); i++ {
-		_ = p.Admit(i, 512)
+		_ = p.AllocateSlots(i, Slots{New: 512})
 		_ = p.Free(i)
 		p.Events()
 	}
@@ -29,15 +29,15 @@ func BenchmarkAdmitFree(b *testing.B) {
 func BenchmarkAppendToken(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	for r := 0; r < 256; r++ {
-		_ = p.Admit(r, 512)
+		_ = p.AllocateSlots(r, Slots{New: 512})
 	}
 	for i := 0; b.Loop(); i++ {
 		r := i % 256
 		if p.Tokens(r) >= 1536 {
 			_ = p.Free(r)
-			_ = p.Admit(r, 512)
+			_ = p.AllocateSlots(r, Slots{New: 512})
 		}
-		_ = p.Append(r, 1)
+		_ = p.AllocateSlots(r, Slots{New: 1})
 		if i%1024 == 0 {
 			p.Events()
 		}
@@ -47,10 +47,10 @@ func BenchmarkAppendToken(b *testing.B) {
 // Fork a 512-token sequence and free the child (copy-on-write sharing).
 func BenchmarkFork(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
-	_ = p.Admit(0, 500)
+	_ = p.AllocateSlots(0, Slots{New: 500})
 	for i := 1; b.Loop(); i++ {
 		_ = p.Fork(0, i)
-		_ = p.Append(i, 1) // forces the copy of the shared partial block
+		_ = p.AllocateSlots(i, Slots{New: 1}) // forces the copy of the shared partial block
 		_ = p.Free(i)
 		p.Events()
 	}
@@ -60,10 +60,10 @@ func BenchmarkFork(b *testing.B) {
 func BenchmarkPrefixLookup(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	p.EnablePrefixCaching()
-	_, _ = p.AdmitTokens(0, benchPrompt(1, 256), "")
+	_, _ = admitIDs(p, 0, benchPrompt(1, 256), "")
 	query := append(benchPrompt(1, 256), benchPrompt(2, 256)...)
 	for b.Loop() {
-		if len(p.Lookup(query, "")) != 16 {
+		if len(lookup(p, query, "")) != 16 {
 			b.Fatal("expected all 16 cached blocks to hit")
 		}
 	}
@@ -73,9 +73,9 @@ func BenchmarkPrefixLookup(b *testing.B) {
 func BenchmarkAdmitTokensCached(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	p.EnablePrefixCaching()
-	_, _ = p.AdmitTokens(0, benchPrompt(1, 256), "")
+	_, _ = admitIDs(p, 0, benchPrompt(1, 256), "")
 	for i := 1; b.Loop(); i++ {
-		_, _ = p.AdmitTokens(i, append(benchPrompt(1, 256), benchPrompt(i+1, 256)...), "")
+		_, _ = admitIDs(p, i, append(benchPrompt(1, 256), benchPrompt(i+1, 256)...), "")
 		_ = p.Free(i)
 		p.Events()
 	}

@@ -6,12 +6,17 @@ import (
 )
 
 // Contiguous is a token pool in which each request reserves one contiguous
-// run of slots when admitted, placed at the lowest address where it fits
-// (first fit).
+// run of slots when admitted, sized by its Reservation and placed at the
+// lowest address where it fits (first fit).
 type Contiguous struct {
 	log
-	pool int
-	runs []Run // sorted by Start, non-overlapping
+	pool    int
+	reserve Reservation
+	runs    []Run // sorted by Start, non-overlapping
+	// stored and reserved total the runs' tokens and lengths, so Usage
+	// need not walk every run each tick; taken and holeReuses count
+	// reservations since the pool was made.
+	stored, reserved, taken, holeReuses int
 }
 
 // Run is one request's reservation in a Contiguous pool.
@@ -25,16 +30,22 @@ type Run struct {
 // Hole is a run of free slots between reservations.
 type Hole struct{ Start, Len int }
 
-// NewContiguous makes a pool of poolTokens slots.
-func NewContiguous(poolTokens int) (*Contiguous, error) {
+// NewContiguous makes a pool of poolTokens slots that reserves runs by r.
+func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if poolTokens < 1 {
 		return nil, fmt.Errorf("allocator: poolTokens = %d, want ≥ 1", poolTokens)
 	}
-	return &Contiguous{pool: poolTokens}, nil
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	return &Contiguous{pool: poolTokens, reserve: r}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
 func (c *Contiguous) PoolTokens() int { return c.pool }
+
+// Reservation is the pool's sizing rule.
+func (c *Contiguous) Reservation() Reservation { return c.reserve }
 
 func (c *Contiguous) find(req int) int {
 	for i, r := range c.runs {
@@ -45,46 +56,65 @@ func (c *Contiguous) find(req int) int {
 	return -1
 }
 
-// Admit reserves reserve slots for req and stores its n prompt tokens in
-// them. It fails with ErrNoSpace when no hole is large enough, even if the
-// free slots add up to more than reserve (external fragmentation).
-func (c *Contiguous) Admit(req, reserve, n int) error {
-	if c.find(req) >= 0 {
-		return fmt.Errorf("allocator: request %d already admitted", req)
+// AllocateSlots admits req, if the pool does not hold it yet, by reserving
+// a run of Reservation().Slots(a.Final) slots and storing a.New tokens in
+// it; admission fails with ErrNoSpace when no hole is large enough, even if
+// the free slots add up to more (external fragmentation). For a resident
+// req it stores a.New more tokens in its run and fails with ErrNoSpace if
+// the run is full: a contiguous reservation cannot grow in place. There is
+// no prefix cache, so a.Computed must be empty; token ids are not kept.
+func (c *Contiguous) AllocateSlots(req int, a Slots) error {
+	if a.New < 0 || len(a.Computed) > 0 {
+		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
 	}
-	if reserve < 1 || n < 0 || n > reserve {
-		return fmt.Errorf("allocator: reserve %d slots for a %d-token prompt", reserve, n)
+	if i := c.find(req); i >= 0 {
+		return c.extend(i, a.New)
 	}
-	for _, h := range c.Holes() {
-		if h.Len >= reserve {
-			r := Run{Req: req, Start: h.Start, Len: reserve, Tokens: n}
-			i := sort.Search(len(c.runs), func(i int) bool { return c.runs[i].Start > h.Start })
-			c.runs = append(c.runs, Run{})
-			copy(c.runs[i+1:], c.runs[i:])
-			c.runs[i] = r
-			c.record(Event{Kind: Admitted, Req: req, Tokens: n})
-			c.record(Event{Kind: Allocated, Req: req, Start: r.Start, Len: r.Len})
-			return nil
-		}
-	}
-	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
-	return ErrNoSpace
+	return c.admit(req, a.New, a.Final)
 }
 
-// Append stores n more tokens in req's run; it fails with ErrNoSpace if the
-// run is full (a contiguous reservation cannot grow in place).
-func (c *Contiguous) Append(req, n int) error {
-	i := c.find(req)
-	if i < 0 {
-		return fmt.Errorf("allocator: request %d not admitted", req)
+// admit reserves a run for req, which will hold final tokens, and stores n.
+func (c *Contiguous) admit(req, n, final int) error {
+	reserve := c.reserve.Slots(final)
+	if final < n || n > reserve {
+		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", req, reserve, n, final)
 	}
-	if c.runs[i].Tokens+n > c.runs[i].Len {
-		c.record(Event{Kind: Rejected, Req: req, Tokens: n})
-		return ErrNoSpace
+	largest, free := 0, c.pool-c.reserved
+	for _, h := range c.Holes() {
+		if h.Len < reserve {
+			largest = max(largest, h.Len)
+			continue
+		}
+		if h.Start < c.End() {
+			c.holeReuses++
+		}
+		r := Run{Req: req, Start: h.Start, Len: reserve, Tokens: n}
+		i := sort.Search(len(c.runs), func(i int) bool { return c.runs[i].Start > h.Start })
+		c.runs = append(c.runs, Run{})
+		copy(c.runs[i+1:], c.runs[i:])
+		c.runs[i] = r
+		c.stored += n
+		c.reserved += reserve
+		c.taken++
+		c.record(Event{Kind: Admitted, Req: req, Tokens: n})
+		c.record(Event{Kind: Allocated, Req: req, Start: r.Start, Len: r.Len})
+		return nil
 	}
-	c.runs[i].Tokens += n
+	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
+	return &NoSpaceError{Need: reserve, Free: free, Largest: largest}
+}
+
+// extend stores n more tokens in run i.
+func (c *Contiguous) extend(i, n int) error {
+	r := &c.runs[i]
+	if r.Tokens+n > r.Len {
+		c.record(Event{Kind: Rejected, Req: r.Req, Tokens: n})
+		return &NoSpaceError{Need: n, Free: r.Len - r.Tokens, Largest: r.Len - r.Tokens}
+	}
+	r.Tokens += n
+	c.stored += n
 	if n > 0 {
-		c.record(Event{Kind: Appended, Req: req, Tokens: n})
+		c.record(Event{Kind: Appended, Req: r.Req, Tokens: n})
 	}
 	return nil
 }
@@ -97,6 +127,8 @@ func (c *Contiguous) Free(req int) error {
 	}
 	r := c.runs[i]
 	c.runs = append(c.runs[:i], c.runs[i+1:]...)
+	c.stored -= r.Tokens
+	c.reserved -= r.Len
 	c.record(Event{Kind: Freed, Req: req, Start: r.Start, Len: r.Len})
 	return nil
 }
@@ -153,10 +185,5 @@ func (c *Contiguous) Unusable(reserve int) int {
 
 // Usage reports the pool's slot usage.
 func (c *Contiguous) Usage() Usage {
-	u := Usage{Resident: len(c.runs), Pool: c.pool}
-	for _, r := range c.runs {
-		u.Stored += r.Tokens
-		u.Reserved += r.Len
-	}
-	return u
+	return Usage{Resident: len(c.runs), Pool: c.pool, Stored: c.stored, Reserved: c.reserved, Taken: c.taken, HoleReuses: c.holeReuses}
 }

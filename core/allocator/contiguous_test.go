@@ -6,29 +6,32 @@ import (
 	"testing"
 )
 
+// exact reserves what the test gives as Final: the run lengths below.
+var exact = Reservation{Policy: ReserveExact}
+
 func TestContiguousFirstFitReusesHoles(t *testing.T) {
-	c, _ := NewContiguous(400)
+	c, _ := NewContiguous(400, exact)
 	for req, n := range []int{100, 100, 100} {
-		if err := c.Admit(req, 100, n/2); err != nil {
+		if err := c.AllocateSlots(req, Slots{New: n / 2, Final: 100}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	_ = c.Free(1) // hole [100,200)
-	if err := c.Admit(3, 50, 10); err != nil {
+	if err := c.AllocateSlots(3, Slots{New: 10, Final: 50}); err != nil {
 		t.Fatal(err)
 	}
 	if r := c.Runs()[1]; r.Req != 3 || r.Start != 100 {
 		t.Fatalf("first fit put request 3 at %+v, want start 100 (the hole)", r)
 	}
 	// Holes now: [150,200) 50 slots and [300,400) 100 slots.
-	if err := c.Admit(4, 60, 0); err != nil {
+	if err := c.AllocateSlots(4, Slots{New: 0, Final: 60}); err != nil {
 		t.Fatal(err)
 	}
 	if r := c.Runs()[3]; r.Req != 4 || r.Start != 300 {
 		t.Fatalf("request 4 at %+v, want start 300 (the first hole that fits)", r)
 	}
 	// 90 slots free (50 + 40) but no hole of 60: external fragmentation.
-	if err := c.Admit(5, 60, 0); !errors.Is(err, ErrNoSpace) {
+	if err := c.AllocateSlots(5, Slots{New: 0, Final: 60}); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("admit with 90 free slots in holes of 50 and 40: err = %v", err)
 	}
 	if got := c.Unusable(60); got != 90 {
@@ -40,12 +43,12 @@ func TestContiguousFirstFitReusesHoles(t *testing.T) {
 }
 
 func TestContiguousAppendStaysInsideRun(t *testing.T) {
-	c, _ := NewContiguous(100)
-	_ = c.Admit(0, 10, 8)
-	if err := c.Append(0, 2); err != nil {
+	c, _ := NewContiguous(100, exact)
+	_ = c.AllocateSlots(0, Slots{New: 8, Final: 10})
+	if err := c.AllocateSlots(0, Slots{New: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Append(0, 1); !errors.Is(err, ErrNoSpace) {
+	if err := c.AllocateSlots(0, Slots{New: 1}); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("append past the reservation: err = %v", err)
 	}
 	if u := c.Usage(); u.Stored != 10 || u.Reserved != 10 || u.Waste() != 0 {
@@ -58,15 +61,15 @@ func TestContiguousAppendStaysInsideRun(t *testing.T) {
 func TestContiguousConservation(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 200; trial++ {
-		c, _ := NewContiguous(1 + r.IntN(2000))
+		c, _ := NewContiguous(1+r.IntN(2000), exact)
 		for op := 0; op < 300; op++ {
 			req := r.IntN(10)
 			switch r.IntN(3) {
 			case 0:
 				res := 1 + r.IntN(300)
-				_ = c.Admit(req, res, r.IntN(res+1))
+				_ = c.AllocateSlots(req, Slots{New: r.IntN(res + 1), Final: res})
 			case 1:
-				_ = c.Append(req, r.IntN(5))
+				_ = c.AllocateSlots(req, Slots{New: r.IntN(5)})
 			case 2:
 				_ = c.Free(req)
 			}
@@ -75,6 +78,14 @@ func TestContiguousConservation(t *testing.T) {
 				free += h.Len
 			}
 			u := c.Usage()
+			stored, reserved := 0, 0
+			for _, run := range c.Runs() {
+				stored += run.Tokens
+				reserved += run.Len
+			}
+			if u.Stored != stored || u.Reserved != reserved || u.Resident != len(c.Runs()) {
+				t.Fatalf("usage %+v, the runs hold %d tokens in %d slots", u, stored, reserved)
+			}
 			if u.Reserved+free != c.PoolTokens() {
 				t.Fatalf("reserved %d + free %d != pool %d", u.Reserved, free, c.PoolTokens())
 			}
@@ -85,6 +96,74 @@ func TestContiguousConservation(t *testing.T) {
 				}
 				end = run.Start + run.Len
 			}
+		}
+	}
+}
+
+// The rejection carries its figures: 90 slots free in holes of 50 and 40 do
+// not hold a 60-slot run. A run placed in a hole below the last reservation
+// counts as a hole reuse; one placed at the end does not.
+func TestContiguousNoSpaceFiguresAndHoleReuse(t *testing.T) {
+	c, _ := NewContiguous(300, exact)
+	for req := 0; req < 3; req++ {
+		if err := c.AllocateSlots(req, Slots{New: 1, Final: 100}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Free(1); err != nil {
+		t.Fatal(err)
+	}
+	if u := c.Usage(); u.Taken != 3 || u.HoleReuses != 0 {
+		t.Fatalf("usage %+v: want 3 runs taken, no hole reused", u)
+	}
+	if err := c.AllocateSlots(3, Slots{New: 1, Final: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if u := c.Usage(); u.Taken != 4 || u.HoleReuses != 1 {
+		t.Fatalf("usage %+v: want the 4th run in the hole at 100", u)
+	}
+	if err := c.Free(2); err != nil { // the end is now 150: run 3 is the last
+
+		t.Fatal(err)
+	}
+	if err := c.AllocateSlots(4, Slots{New: 1, Final: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if u := c.Usage(); u.HoleReuses != 1 {
+		t.Fatalf("usage %+v: a run placed at the end (150) reuses no hole", u)
+	}
+	err := c.AllocateSlots(5, Slots{New: 1, Final: 60})
+	var ns *NoSpaceError
+	if !errors.As(err, &ns) || !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("err = %v, want a *NoSpaceError that is ErrNoSpace", err)
+	}
+	if *ns != (NoSpaceError{Need: 60, Free: 50, Largest: 50}) {
+		t.Fatalf("figures %+v, want need 60, free 50, largest 50", *ns)
+	}
+}
+
+// Reservation sizes: the paper's baselines.
+func TestReservationSlots(t *testing.T) {
+	for _, tc := range []struct {
+		r           Reservation
+		final, want int
+	}{
+		{Reservation{ReserveMax, 2048}, 700, 2048},
+		{Reservation{ReservePow2, 2048}, 700, 1024},
+		{Reservation{ReservePow2, 2048}, 1024, 1024},
+		{Reservation{ReservePow2, 2048}, 1025, 2048},
+		{Reservation{ReservePow2, 1500}, 1025, 1500},
+		{Reservation{ReservePow2, 2048}, 0, 1},
+		{Reservation{ReserveExact, 0}, 700, 700},
+		{Reservation{ReserveExact, 0}, 0, 1},
+	} {
+		if got := tc.r.Slots(tc.final); got != tc.want {
+			t.Errorf("%+v for %d tokens: %d slots, want %d", tc.r, tc.final, got, tc.want)
+		}
+	}
+	for _, bad := range []Reservation{{"some", 10}, {ReserveMax, 0}, {ReservePow2, -1}} {
+		if _, err := NewContiguous(100, bad); err == nil {
+			t.Errorf("NewContiguous accepted %+v", bad)
 		}
 	}
 }

@@ -43,6 +43,9 @@ type Usage struct {
 	Stored   int // token slots holding a token
 	Reserved int // slots handed to requests (used or not)
 	Pool     int // slots in the pool
+	// Counters since the pool was made:
+	Taken      int // allocations: blocks (paged, copies included) or runs (contiguous) handed out
+	HoleReuses int // contiguous: runs placed below the last reservation, in a hole a freed run left (first fit); paged: 0
 }
 
 // Waste is the reserved-but-unused share of reserved slots, in [0,1]

@@ -130,62 +130,77 @@ func (p *Paged) Stats() CacheStats { return p.stats }
 // Copies is the number of copy-on-write block copies made so far.
 func (p *Paged) Copies() int { return p.copies }
 
-// Admit gives request req a block table for a prompt of n tokens whose ids
-// are not known (no prefix caching for it).
-func (p *Paged) Admit(req, n int) error {
-	if n < 0 {
-		return fmt.Errorf("allocator: prompt of %d tokens", n)
+// ComputedBlocks is vLLM's get_computed_blocks: the cached blocks holding
+// the longest block-aligned prefix of a request of numTokens tokens whose
+// full blocks' chain hashes are hashes (BlockHashes), and the tokens they
+// hold. The walk stops at the first miss, at the last hash given, and before
+// the block holding the last token, which must be recomputed to produce
+// logits: a prompt of exactly k·B cached tokens hits k−1 blocks. It changes
+// nothing; with prefix caching off it finds nothing.
+func (p *Paged) ComputedBlocks(hashes []uint64, numTokens int) (blocks []int, tokens int) {
+	if !p.caching || numTokens <= 0 {
+		return nil, 0
 	}
-	_, err := p.admit(req, nil, nil, n, "")
-	return err
+	for i := 0; i < (numTokens-1)/p.blockSize && i < len(hashes); i++ {
+		list := p.cached[hashes[i]]
+		if len(list) == 0 {
+			break
+		}
+		blocks = append(blocks, list[0])
+	}
+	return blocks, len(blocks) * p.blockSize
 }
 
-// AdmitTokens admits req with the given prompt token ids. With prefix caching
-// on, the longest chain of cached full blocks is reused (never covering the
-// last prompt token, which must be recomputed to produce logits); it returns
-// the number of prompt tokens found in the cache.
-func (p *Paged) AdmitTokens(req int, ids []int, extra string) (int, error) {
-	return p.admit(req, ids, nil, len(ids), extra)
+// AllocateSlots is vLLM's allocate_slots: it admits req, if the pool does
+// not hold it yet, with the computed blocks a ComputedBlocks lookup found
+// (num_new_computed_tokens is their token count) and room for a.New more
+// tokens; or it gives a resident req room for a.New more tokens, allocating
+// a block each time the last one fills. If a resident req's last block is
+// partial and shared with another request (after Fork), it is first copied
+// to a private block: copy-on-write. It is all or nothing: on ErrNoSpace
+// nothing changed.
+func (p *Paged) AllocateSlots(req int, a Slots) error {
+	if a.New < 0 {
+		return fmt.Errorf("allocator: request %d asks for %d new tokens", req, a.New)
+	}
+	if a.IDs != nil && len(a.IDs) != a.New {
+		return fmt.Errorf("allocator: request %d gives %d token ids for %d new tokens", req, len(a.IDs), a.New)
+	}
+	s, ok := p.seqs[req]
+	if !ok {
+		return p.admit(req, a)
+	}
+	if len(a.Computed) > 0 {
+		return fmt.Errorf("allocator: request %d is resident; computed blocks are given only at admission", req)
+	}
+	return p.extend(req, s, a.New, a.IDs)
 }
 
-// AdmitHashed is AdmitTokens for a request whose full blocks' chain hashes
-// are known (BlockHashes over the same ids and extra key): the lookup reads
-// them instead of hashing the prompt again.
-func (p *Paged) AdmitHashed(req int, ids []int, hashes []uint64, extra string) (int, error) {
-	if hashes == nil {
-		hashes = []uint64{} // known to be none, not unknown
-	}
-	return p.admit(req, ids, hashes, len(ids), extra)
-}
-
-func (p *Paged) admit(req int, ids []int, hashes []uint64, n int, extra string) (int, error) {
-	if _, ok := p.seqs[req]; ok {
-		return 0, fmt.Errorf("allocator: request %d already admitted", req)
-	}
-	var hits []int
-	switch {
-	case !p.caching || ids == nil:
-	case hashes != nil:
-		hits = p.LookupHashes(hashes, len(ids))
-	default:
-		hits = p.Lookup(ids, extra)
-	}
-	need := p.BlocksFor(n) - len(hits)
+// admit gives req a block table holding the hit blocks a.Computed, then
+// a.New tokens.
+func (p *Paged) admit(req int, a Slots) error {
+	hits := a.Computed
 	revive := 0 // cached hits sitting in the free queue also use free capacity
 	for _, b := range hits {
+		if b < 0 || b >= len(p.blocks) || !p.blocks[b].hashed {
+			return fmt.Errorf("allocator: request %d: computed block %d is not in the prefix cache", req, b)
+		}
 		if p.blocks[b].refs == 0 {
 			revive++
 		}
 	}
+	hitTokens := len(hits) * p.blockSize
+	n := hitTokens + a.New
+	need := p.BlocksFor(n) - len(hits)
 	if need+revive > p.free.len() {
 		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need + revive})
-		return 0, ErrNoSpace
+		return p.noSpace(need + revive)
 	}
-	if p.caching && ids != nil {
+	if p.caching && (a.IDs != nil || len(hits) > 0) {
 		p.stats.QueryTokens += n
-		p.stats.HitTokens += len(hits) * p.blockSize
+		p.stats.HitTokens += hitTokens
 	}
-	s := &seq{extra: extra}
+	s := &seq{extra: a.Extra}
 	p.seqs[req] = s
 	p.record(Event{Kind: Admitted, Req: req, Tokens: n})
 	for _, b := range hits {
@@ -195,45 +210,21 @@ func (p *Paged) admit(req int, ids []int, hashes []uint64, n int, extra string) 
 		p.incRef(b)
 		s.blocks = append(s.blocks, b)
 		s.hashes = append(s.hashes, p.blocks[b].hash)
+		if p.caching {
+			s.ids = append(s.ids, p.blocks[b].ids...)
+		}
 		p.record(Event{Kind: Hit, Req: req, Block: b, Hash: p.blocks[b].hash})
 	}
-	hitTokens := len(hits) * p.blockSize
 	s.n = hitTokens
 	p.sumTokens += hitTokens
 	p.sumBlocks += len(hits)
-	if ids == nil {
-		p.grow(req, s, n, nil)
-	} else {
-		if p.caching {
-			s.ids = append(s.ids, ids[:hitTokens]...)
-		}
-		p.grow(req, s, n-hitTokens, ids[hitTokens:])
-	}
-	return hitTokens, nil
+	p.grow(req, s, a.New, a.IDs)
+	return nil
 }
 
-// Append writes n more tokens (ids unknown) for req.
-func (p *Paged) Append(req, n int) error {
-	if n < 0 {
-		return fmt.Errorf("allocator: append of %d tokens", n)
-	}
-	return p.appendN(req, n, nil)
-}
-
-// AppendTokens writes tokens for req, allocating a block each time the last
-// one fills. If the last block is partial and shared with another request
-// (after Fork), it is first copied to a private block: copy-on-write. It is
-// all-or-nothing.
-func (p *Paged) AppendTokens(req int, ids []int) error {
-	return p.appendN(req, len(ids), ids)
-}
-
-// appendN appends n tokens whose ids are given, or unknown when ids is nil.
-func (p *Paged) appendN(req, n int, ids []int) error {
-	s, ok := p.seqs[req]
-	if !ok {
-		return fmt.Errorf("allocator: request %d not admitted", req)
-	}
+// extend makes room for n more tokens of resident request s, copying a
+// shared partial last block first.
+func (p *Paged) extend(req int, s *seq, n int, ids []int) error {
 	if n == 0 {
 		return nil
 	}
@@ -245,7 +236,7 @@ func (p *Paged) appendN(req, n int, ids []int) error {
 	}
 	if need > p.free.len() {
 		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need})
-		return ErrNoSpace
+		return p.noSpace(need)
 	}
 	if cow {
 		src := s.blocks[last]
@@ -257,6 +248,13 @@ func (p *Paged) appendN(req, n int, ids []int) error {
 	}
 	p.grow(req, s, n, ids)
 	return nil
+}
+
+// noSpace is the error of an allocation that needed blocks more than the
+// free ones; any free block serves, so the largest free run is all of them.
+func (p *Paged) noSpace(blocks int) error {
+	free := p.free.len() * p.blockSize
+	return &NoSpaceError{Need: blocks * p.blockSize, Free: free, Largest: free}
 }
 
 // grow appends n tokens to s, taking blocks as needed; the caller checked
@@ -351,36 +349,6 @@ func (p *Paged) register(req int, s *seq) {
 		p.hashed++
 		p.record(Event{Kind: Stored, Req: req, Block: b, Hash: h, Parent: parent, Tokens: p.blockSize})
 	}
-}
-
-// Lookup returns the cached blocks that hold the longest block-aligned prefix
-// of ids: it walks the chain of full-block hashes and stops at the first
-// miss. It never covers the last token, so a prompt of exactly k·B cached
-// tokens hits k−1 blocks and recomputes one whole block. It changes nothing.
-func (p *Paged) Lookup(ids []int, extra string) []int {
-	if !p.caching || len(ids) == 0 {
-		return nil
-	}
-	full := (len(ids) - 1) / p.blockSize // the blocks a hit may cover
-	return p.LookupHashes(BlockHashes(nil, ids[:full*p.blockSize], p.blockSize, extra), len(ids))
-}
-
-// LookupHashes is Lookup for a request of numTokens tokens whose full
-// blocks' chain hashes are known (BlockHashes): the walk stops at the first
-// miss, at the last hash given, and before the block holding the last token.
-func (p *Paged) LookupHashes(hashes []uint64, numTokens int) []int {
-	if !p.caching || numTokens <= 0 {
-		return nil
-	}
-	var hits []int
-	for i := 0; i < (numTokens-1)/p.blockSize && i < len(hashes); i++ {
-		list := p.cached[hashes[i]]
-		if len(list) == 0 {
-			break
-		}
-		hits = append(hits, list[0])
-	}
-	return hits
 }
 
 // Fork makes child a copy of parent that shares every block, the partial
@@ -500,7 +468,7 @@ func (p *Paged) Snapshot() []BlockState {
 // Usage reports the pool's slot usage. A shared block counts once. Only each
 // request's last block can hold unused slots, so waste per request is below B.
 func (p *Paged) Usage() Usage {
-	u := Usage{Resident: len(p.seqs), Pool: len(p.blocks) * p.blockSize}
+	u := Usage{Resident: len(p.seqs), Pool: len(p.blocks) * p.blockSize, Taken: p.taken}
 	if p.shared == 0 { // every held block has one holder: no double counting
 		u.Stored, u.Reserved = p.sumTokens, p.sumBlocks*p.blockSize
 		return u

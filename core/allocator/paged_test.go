@@ -8,6 +8,23 @@ import (
 	"testing"
 )
 
+// admitIDs admits req with prompt ids as the scheduler does: one lookup of
+// the cached prefix, then an allocation that takes its result. It returns
+// the prompt tokens found in the cache.
+func admitIDs(p *Paged, req int, ids []int, extra string) (int, error) {
+	hits, hit := p.ComputedBlocks(BlockHashes(nil, ids, p.BlockSize(), extra), len(ids))
+	if err := p.AllocateSlots(req, Slots{New: len(ids) - hit, IDs: ids[hit:], Computed: hits, Extra: extra}); err != nil {
+		return 0, err
+	}
+	return hit, nil
+}
+
+// lookup is the hit blocks of a request with token ids.
+func lookup(p *Paged, ids []int, extra string) []int {
+	hits, _ := p.ComputedBlocks(BlockHashes(nil, ids, p.BlockSize(), extra), len(ids))
+	return hits
+}
+
 // checkPaged runs the invariant checker and the waste bound.
 func checkPaged(t *testing.T, p *Paged) {
 	t.Helper()
@@ -56,17 +73,18 @@ func runPagedOps(t *testing.T, numBlocks, blockSize int, caching bool, ops []byt
 		before := fingerprint(p)
 		switch op {
 		case 0:
-			_, err = p.AdmitTokens(req, tokens(c%3, 1+c%70), []string{"", "tenant-a"}[a%2])
+			_, err = admitIDs(p, req, tokens(c%3, 1+c%70), []string{"", "tenant-a"}[a%2])
 		case 1:
-			err = p.AppendTokens(req, tokens(c, c%40))
+			ids := tokens(c, c%40)
+			err = p.AllocateSlots(req, Slots{New: len(ids), IDs: ids})
 		case 2:
 			err = p.Free(req)
 		case 3:
 			err = p.Fork(req, c%8)
 		case 4:
-			err = p.Admit(req, c)
+			err = p.AllocateSlots(req, Slots{New: c})
 		case 5:
-			err = p.Append(req, c%20)
+			err = p.AllocateSlots(req, Slots{New: c % 20})
 		}
 		if errors.Is(err, ErrNoSpace) && fingerprint(p) != before {
 			t.Fatalf("op %d failed with ErrNoSpace but changed the pool", op)
@@ -98,21 +116,21 @@ func FuzzPagedOps(f *testing.F) {
 
 func TestPagedOnDemandAndTailFirstFree(t *testing.T) {
 	p, _ := NewPaged(8, 4)
-	if err := p.Admit(0, 5); err != nil { // 5 tokens → 2 blocks
+	if err := p.AllocateSlots(0, Slots{New: 5}); err != nil { // 5 tokens → 2 blocks
 		t.Fatal(err)
 	}
 	if got := p.Table(0); len(got) != 2 || got[0] != 0 || got[1] != 1 {
 		t.Fatalf("table after admit = %v, want [0 1] (head of the free queue)", got)
 	}
 	for i := 0; i < 3; i++ { // tokens 6..8 fit in block 1
-		if err := p.Append(0, 1); err != nil {
+		if err := p.AllocateSlots(0, Slots{New: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := len(p.Table(0)); n != 2 {
 		t.Fatalf("8 tokens in blocks of 4 hold %d blocks, want 2", n)
 	}
-	_ = p.Append(0, 1) // token 9 opens block 2
+	_ = p.AllocateSlots(0, Slots{New: 1}) // token 9 opens block 2
 	if got := p.Table(0); len(got) != 3 || got[2] != 2 {
 		t.Fatalf("table = %v, want a third block 2", got)
 	}
@@ -129,14 +147,14 @@ func TestPagedOnDemandAndTailFirstFree(t *testing.T) {
 
 func TestPagedAllOrNothing(t *testing.T) {
 	p, _ := NewPaged(4, 16)
-	_ = p.Admit(0, 40) // 3 blocks
-	if err := p.Admit(1, 20); !errors.Is(err, ErrNoSpace) {
+	_ = p.AllocateSlots(0, Slots{New: 40}) // 3 blocks
+	if err := p.AllocateSlots(1, Slots{New: 20}); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("admit needing 2 of 1 free blocks: err = %v", err)
 	}
 	if p.Table(1) != nil || p.FreeBlocks() != 1 {
 		t.Fatalf("failed admit left state behind")
 	}
-	if err := p.Append(0, 30); !errors.Is(err, ErrNoSpace) { // 70 tokens need 5 blocks
+	if err := p.AllocateSlots(0, Slots{New: 30}); !errors.Is(err, ErrNoSpace) { // 70 tokens need 5 blocks
 		t.Fatalf("append past the pool: err = %v", err)
 	}
 	if p.Tokens(0) != 40 || len(p.Table(0)) != 3 {
@@ -150,7 +168,7 @@ func TestPagedWasteBound(t *testing.T) {
 		{16, 16, 0}, {16, 17, 15}, {16, 31, 1}, {16, 1024, 0}, {16, 1025, 15}, {1, 77, 0}, {32, 100, 28},
 	} {
 		p, _ := NewPaged(1000, tc.b)
-		_ = p.Admit(0, tc.tokens)
+		_ = p.AllocateSlots(0, Slots{New: tc.tokens})
 		u := p.Usage()
 		if got := u.Reserved - u.Stored; got != tc.waste {
 			t.Errorf("B=%d L=%d: waste %d slots, want %d", tc.b, tc.tokens, got, tc.waste)
@@ -171,11 +189,11 @@ func TestPagedTaken(t *testing.T) {
 		do   func() error
 		want int
 	}{
-		{"admit 40 tokens", func() error { return p.Admit(1, 40) }, 3},
-		{"append 8 (fills block 3)", func() error { return p.Append(1, 8) }, 3},
-		{"append 1 (crosses into block 4)", func() error { return p.Append(1, 1) }, 4},
+		{"admit 40 tokens", func() error { return p.AllocateSlots(1, Slots{New: 40}) }, 3},
+		{"append 8 (fills block 3)", func() error { return p.AllocateSlots(1, Slots{New: 8}) }, 3},
+		{"append 1 (crosses into block 4)", func() error { return p.AllocateSlots(1, Slots{New: 1}) }, 4},
 		{"fork: shares, takes nothing", func() error { return p.Fork(1, 2) }, 4},
-		{"child appends into the shared partial block: one copy", func() error { return p.Append(2, 1) }, 5},
+		{"child appends into the shared partial block: one copy", func() error { return p.AllocateSlots(2, Slots{New: 1}) }, 5},
 		{"free the parent", func() error { return p.Free(1) }, 5},
 	}
 	for _, s := range steps {
@@ -190,10 +208,10 @@ func TestPagedTaken(t *testing.T) {
 	c, _ := NewPaged(32, 4)
 	c.EnablePrefixCaching()
 	ids := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
-	if _, err := c.AdmitTokens(1, ids, ""); err != nil {
+	if _, err := admitIDs(c, 1, ids, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AdmitTokens(2, ids, ""); err != nil {
+	if _, err := admitIDs(c, 2, ids, ""); err != nil {
 		t.Fatal(err)
 	}
 	// The second request hits the 2 full cached blocks and takes 1 for its tail.

@@ -89,7 +89,9 @@ func TestRouterHashesMatchAllocatorEvents(t *testing.T) {
 	for i := range ids {
 		ids[i] = i * 7
 	}
-	_, _ = p.AdmitTokens(0, ids, "")
+	if err := p.AllocateSlots(0, allocator.Slots{New: len(ids), IDs: ids}); err != nil { // an empty cache: nothing to look up
+		t.Fatal(err)
+	}
 	var stored []uint64
 	for _, e := range p.Events() {
 		if e.Kind == allocator.Stored {

@@ -63,6 +63,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
@@ -390,7 +391,8 @@ func (d *disagg) place(w int, now float64) error {
 			}
 			return nil
 		}
-		if _, err := pool.AdmitTokens(pinID(id), r.PromptIDs, ""); err != nil {
+		hits, hit := pool.ComputedBlocks(allocator.BlockHashes(nil, r.PromptIDs, pool.BlockSize(), ""), len(r.PromptIDs))
+		if err := pool.AllocateSlots(pinID(id), allocator.Slots{New: len(r.PromptIDs) - hit, IDs: r.PromptIDs[hit:], Computed: hits}); err != nil {
 			return err
 		}
 		d.pinned[id] = w
@@ -459,7 +461,7 @@ func (d *disagg) arrive(r Request) error {
 			return err
 		}
 		j.DecodeWorker = d.leastLoadedDecode()
-		j.PrefixHit = len(d.dec[j.DecodeWorker].Pool().Lookup(r.PromptIDs, "")) * d.cfg.Scheduler.BlockSize
+		_, j.PrefixHit = d.dec[j.DecodeWorker].Pool().ComputedBlocks(allocator.BlockHashes(nil, r.PromptIDs, d.cfg.Scheduler.BlockSize, ""), len(r.PromptIDs))
 		queue := 0
 		for _, s := range d.pre {
 			queue += s.Load().Waiting

@@ -53,7 +53,8 @@ func TestHashesMatchAllocator(t *testing.T) {
 		{ids(900, 20), ""}, // evicts cached blocks to make room
 	}
 	for req, pr := range prompts {
-		hit, err := p.AdmitTokens(req, pr.ids, pr.extra)
+		hits, hit := p.ComputedBlocks(allocator.BlockHashes(nil, pr.ids, b, pr.extra), len(pr.ids))
+		err := p.AllocateSlots(req, allocator.Slots{New: len(pr.ids) - hit, IDs: pr.ids[hit:], Computed: hits, Extra: pr.extra})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,10 +71,11 @@ func TestHashesMatchAllocator(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Index overlap = the allocator's hit count for the same prompt plus
-		// one token (Lookup never covers the last token).
+		// one token (the lookup never covers the last token).
 		for _, q := range prompts {
 			probe := append(slices.Clone(q.ids), 0)
-			want := len(p.Lookup(probe, q.extra))
+			hits, _ := p.ComputedBlocks(allocator.BlockHashes(nil, probe, b, q.extra), len(probe))
+			want := len(hits)
 			if got := x.Overlap(router.BlockHashes(q.ids, b, q.extra))[7]; got != want {
 				t.Fatalf("after request %d: index overlap %d, allocator lookup %d", req, got, want)
 			}

@@ -13,7 +13,15 @@
 // waits. When a running request cannot get a block, the most recently
 // admitted running request is preempted by recompute: its blocks are freed,
 // its computed tokens reset to zero, and it goes to the front of the waiting
-// queue. KV blocks come from core/allocator, prefix hits included.
+// queue. KV blocks come from core/allocator: the head of the waiting queue is
+// looked up in the prefix cache once per admission attempt
+// (ComputedBlocks) and admitted with what was found (AllocateSlots), as
+// vLLM's get_computed_blocks and allocate_slots.
+//
+// Loop is the same memory policy without the compute model (no token
+// budget, no clock, one token per running request per tick), over any
+// allocator.KVPool: the garage lesson serves one stream with the paged pool
+// and with contiguous reservations through it.
 //
 // Time comes from a Timer (core/hardware's step-time model); the scheduler
 // itself is synchronous: a step's outputs are known before the next step is

@@ -85,8 +85,7 @@ func ChatRequests(n int) []scheduler.Request {
 
 // H100 is the scheduler configuration and step timer of the core scenarios.
 func H100() (scheduler.Config, scheduler.Timer, error) {
-	g, _ := hardware.GPUByID("h100-sxm")
-	m, _ := hardware.ModelByID("llama-3.1-8b")
+	g, m := mustGPU("h100-sxm"), mustModel("llama-3.1-8b")
 	sm, err := hardware.NewStepModel(g, m, 1, hardware.BF16)
 	if err != nil {
 		return scheduler.Config{}, nil, err
@@ -99,6 +98,24 @@ func H100() (scheduler.Config, scheduler.Timer, error) {
 	}
 	cfg := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, ChunkedPrefill: true, BlockSize: 16, NumBlocks: int(capa.Blocks)}
 	return cfg, scheduler.HardwareTimer{Model: sm}, nil
+}
+
+// mustGPU and mustModel look up profiles by literal ID: a missing one is a
+// programming error, caught by the package's tests.
+func mustGPU(id string) hardware.GPU {
+	g, err := hardware.GPUByID(id)
+	if err != nil {
+		panic(fmt.Sprintf("bench: GPU %q: %v", id, err))
+	}
+	return g
+}
+
+func mustModel(id string) hardware.Model {
+	m, err := hardware.ModelByID(id)
+	if err != nil {
+		panic(fmt.Sprintf("bench: model %q: %v", id, err))
+	}
+	return m
 }
 
 // Serve runs the requests to completion on the H100 configuration.

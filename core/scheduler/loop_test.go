@@ -1,0 +1,198 @@
+package scheduler
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/inferlab/inferlab/core/allocator"
+)
+
+func mustPaged(t *testing.T, blocks, b int) *allocator.Paged {
+	t.Helper()
+	p, err := allocator.NewPaged(blocks, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustContiguous(t *testing.T, pool int, r allocator.Reservation) *allocator.Contiguous {
+	t.Helper()
+	c, err := allocator.NewContiguous(pool, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// serve runs l to the end and returns its ticks; check runs after each.
+func serve(t *testing.T, l *Loop, check func() error) []Tick {
+	t.Helper()
+	var ticks []Tick
+	for !l.Done() {
+		if len(ticks) > 1_000_000 {
+			t.Fatal("the loop does not finish")
+		}
+		tk, err := l.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check != nil {
+			if err := check(); err != nil {
+				t.Fatalf("tick %d: %v", len(ticks), err)
+			}
+		}
+		ticks = append(ticks, tk)
+	}
+	return ticks
+}
+
+func equalRequests(n, prompt, output int) []LoopRequest {
+	reqs := make([]LoopRequest, n)
+	for i := range reqs {
+		reqs[i] = LoopRequest{ID: i, Prompt: prompt, Output: output}
+	}
+	return reqs
+}
+
+// With equal prompts and no output, the most requests resident follow from
+// the pool geometry: pool/max_context runs, or blocks/⌈L/B⌉ tables.
+func TestLoopResidentByGeometry(t *testing.T) {
+	for _, tc := range []struct{ pool, mc, b, l int }{
+		{32768, 2048, 16, 1000}, {32768, 2048, 16, 1025}, {10000, 1000, 8, 300}, {4096, 512, 1, 77},
+	} {
+		peak := func(pool allocator.KVPool) int {
+			l, err := NewLoop(pool, equalRequests(200, tc.l, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			most := 0
+			for _, tk := range serve(t, l, nil) {
+				most = max(most, tk.Usage.Resident)
+			}
+			return most
+		}
+		if got, want := peak(mustContiguous(t, tc.pool, allocator.Reservation{Policy: allocator.ReserveMax, MaxContext: tc.mc})), tc.pool/tc.mc; got != want {
+			t.Errorf("%+v: contiguous held %d, want %d", tc, got, want)
+		}
+		if got, want := peak(mustPaged(t, tc.pool/tc.b, tc.b)), (tc.pool/tc.b)/((tc.l+tc.b-1)/tc.b); got != want {
+			t.Errorf("%+v: paged held %d, want %d", tc, got, want)
+		}
+	}
+}
+
+// Out of blocks while decoding, the most recently admitted request is
+// preempted, goes back to the head of the queue and, readmitted, stores its
+// prompt and the outputs it had made.
+func TestLoopRecomputePreemption(t *testing.T) {
+	p := mustPaged(t, 4, 4)
+	l, err := NewLoop(p, []LoopRequest{{ID: 0, Prompt: 7, Output: 5}, {ID: 1, Prompt: 7, Output: 5}, {ID: 2, Prompt: 1, Output: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := l.Step() // both take 2 blocks; each stores its 8th token in place; 2 waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tk.Admitted, []int{0, 1}) || tk.Blocked != 2 || tk.Shortfall == nil || tk.DecodeTaken != 0 || tk.Usage.Stored != 16 {
+		t.Fatalf("tick 0: %+v", tk)
+	}
+	tk, err = l.Step() // 0's 9th token needs a block: 1 (the last admitted) is preempted
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tk.Preempted, []int{1}) || tk.DecodeTaken != 1 || tk.Waiting != 2 || tk.Usage.Resident != 1 || p.Tokens(0) != 9 {
+		t.Fatalf("tick 1: %+v, request 0 holds %d tokens", tk, p.Tokens(0))
+	}
+	if l.waiting.front().ID != 1 || l.waiting.front().produced != 1 {
+		t.Fatalf("head of the queue is %d with %d outputs, want 1 with 1", l.waiting.front().ID, l.waiting.front().produced)
+	}
+	ticks := serve(t, l, p.Check)
+	readmitted := false
+	for _, tk := range ticks {
+		if slices.Contains(tk.Admitted, 1) {
+			readmitted = true
+		}
+	}
+	if !readmitted || l.Preemptions() != 1 || p.FreeBlocks() != 4 {
+		t.Fatalf("readmitted %v, %d preemptions, %d free blocks", readmitted, l.Preemptions(), p.FreeBlocks())
+	}
+}
+
+// Over random streams, both pools serve every request exactly once, the
+// paged pool's invariants hold at every tick, and paged never holds fewer
+// requests at its peak than max-context reservations.
+func TestLoopRandomStreams(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for trial := 0; trial < 80; trial++ {
+		b := 1 << r.IntN(5)
+		mc := 64 + r.IntN(400)
+		pool := max(mc*(1+r.IntN(6)), (mc+b-1)/b*b) // one max-context request fits either pool
+		reqs := make([]LoopRequest, 1+r.IntN(60))
+		for i := range reqs {
+			out := r.IntN(mc / 2)
+			reqs[i] = LoopRequest{ID: i, Prompt: 1 + r.IntN(mc-out), Output: out}
+		}
+		peaks := map[string]int{}
+		for name, pool := range map[string]allocator.KVPool{
+			"paged":      mustPaged(t, pool/b, b),
+			"contiguous": mustContiguous(t, pool, allocator.Reservation{Policy: allocator.ReserveMax, MaxContext: mc}),
+		} {
+			l, err := NewLoop(pool, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var check func() error
+			if p, ok := pool.(*allocator.Paged); ok {
+				check = p.Check
+			}
+			finished := map[int]int{}
+			for _, tk := range serve(t, l, check) {
+				for _, id := range tk.Finished {
+					finished[id]++
+				}
+				peaks[name] = max(peaks[name], tk.Usage.Resident)
+			}
+			if u := pool.Usage(); len(finished) != len(reqs) || u.Resident != 0 {
+				t.Fatalf("trial %d %s: %d of %d finished, %d still resident", trial, name, len(finished), len(reqs), u.Resident)
+			}
+		}
+		if peaks["paged"] < peaks["contiguous"] {
+			t.Errorf("trial %d: paged peak %d below contiguous %d", trial, peaks["paged"], peaks["contiguous"])
+		}
+	}
+}
+
+// A request that cannot fit even alone is an error, not a loop without end.
+func TestLoopNeverFits(t *testing.T) {
+	for _, reqs := range [][]LoopRequest{
+		{{ID: 0, Prompt: 40, Output: 1}}, // the prompt alone needs 10 of 8 blocks
+		{{ID: 0, Prompt: 30, Output: 5}}, // fits, then grows past the pool
+	} {
+		l, err := NewLoop(mustPaged(t, 8, 4), reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10 && err == nil && !l.Done(); i++ {
+			_, err = l.Step()
+		}
+		if !errors.Is(err, ErrNeverFits) {
+			t.Errorf("%+v: err = %v, want ErrNeverFits", reqs, err)
+		}
+	}
+}
+
+func TestNewLoopRefusesBadStreams(t *testing.T) {
+	p := mustPaged(t, 8, 4)
+	for _, reqs := range [][]LoopRequest{
+		{{ID: 1, Prompt: -1}},
+		{{ID: 1, Prompt: 3, Output: -2}},
+		{{ID: 1, Prompt: 3}, {ID: 1, Prompt: 4}},
+	} {
+		if _, err := NewLoop(p, reqs); err == nil {
+			t.Errorf("NewLoop accepted %+v", reqs)
+		}
+	}
+}

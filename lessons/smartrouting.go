@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/inferlab/inferlab/core/cluster"
 	"github.com/inferlab/inferlab/core/router"
@@ -304,31 +305,85 @@ func (r *smartRoutingRun) shownRoutes() []cluster.Routed {
 	return out
 }
 
-// routeWhy explains one KV-aware decision from its scores.
+// routeWhy explains one KV-aware decision from its scores, saying so
+// when the lowest cost was a tie and how the tie was broken.
 func routeWhy(rt cluster.Routed) string {
-	chosen, next, ties := 0.0, math.Inf(1), 0
+	var chosen router.Score
+	var tied []router.Score // every other worker at the chosen cost
+	next := math.Inf(1)
 	for _, sc := range rt.Decision.Scores {
 		if sc.Worker == rt.Worker {
-			chosen = sc.Logit
+			chosen = sc
 		}
 	}
 	for _, sc := range rt.Decision.Scores {
-		if sc.Worker != rt.Worker {
-			next = math.Min(next, sc.Logit)
+		if sc.Worker == rt.Worker {
+			continue
 		}
-		if sc.Logit == chosen {
-			ties++
+		next = math.Min(next, sc.Logit)
+		if sc.Logit == chosen.Logit {
+			tied = append(tied, sc)
 		}
 	}
+	w := workerLabel(rt.Worker)
 	if rt.Overlap > 0 {
-		return fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term: its cost is %.1f against the next best %.1f, despite the %d requests it already has in flight.",
-			workerLabel(rt.Worker), rt.Overlap, comma(16*rt.Overlap), chosen, next, rt.Load[rt.Worker])
+		inFlight := "with nothing in flight"
+		if n := rt.Load[rt.Worker]; n > 0 {
+			inFlight = fmt.Sprintf("despite the %d %s it already has in flight", n, plural(n, "request", "requests"))
+		}
+		why := fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term, %s: ", w, rt.Overlap, comma(16*rt.Overlap), inFlight)
+		if len(tied) == 0 {
+			return why + fmt.Sprintf("its cost is %.1f against the next best %.1f.", chosen.Logit, next)
+		}
+		return why + fmt.Sprintf("its cost is %.1f, a tie with %s. %s", chosen.Logit, workerList(tied), tieBreakText(chosen, tied))
 	}
-	why := fmt.Sprintf("No worker holds system prompt %d yet, so every cost is the full prompt's prefill blocks plus the worker's load; %s wins with %.1f", rt.Group+1, workerLabel(rt.Worker), chosen)
-	if ties > 1 {
-		return why + fmt.Sprintf(", tied with %d others; ties go to the smallest cached tree, then to a seeded draw.", ties-1)
+	why := fmt.Sprintf("No worker holds system prompt %d yet, so every cost is the full prompt's prefill blocks plus the worker's load; ", rt.Group+1)
+	if len(tied) == 0 {
+		return why + fmt.Sprintf("%s has the lowest, %.1f against %.1f.", w, chosen.Logit, next)
 	}
-	return why + fmt.Sprintf(" against %.1f.", next)
+	return why + fmt.Sprintf("%s ties with %s at %.1f. %s", w, workerList(tied), chosen.Logit, tieBreakText(chosen, tied))
+}
+
+// workerList names the workers of scores: "W2", "W2 and W5", "W2, W3 and
+// W5".
+func workerList(scores []router.Score) string {
+	var ws []string
+	for _, sc := range scores {
+		ws = append(ws, workerLabel(sc.Worker))
+	}
+	if len(ws) == 1 {
+		return ws[0]
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
+// tieBreakText says how Dynamo's selector broke a tie between chosen and
+// the others at its cost: the smallest indexed tree, where a worker holding
+// none of the prompt counts 0, then a random pick (seeded here).
+func tieBreakText(chosen router.Score, others []router.Score) string {
+	smaller, equal := 0, 0
+	for _, o := range others {
+		switch {
+		case o.TreeSize > chosen.TreeSize:
+			smaller++
+		case o.TreeSize == chosen.TreeSize:
+			equal++
+		}
+	}
+	w := workerLabel(chosen.Worker)
+	switch {
+	case equal == 0 && chosen.Overlap == 0:
+		return fmt.Sprintf("Ties go to the smallest indexed tree, and Dynamo knows tree sizes only for workers holding part of the prompt, counting the others as 0: %s holds none of it, so it wins the tie.", w)
+	case equal == 0:
+		var sizes []string
+		for _, o := range others {
+			sizes = append(sizes, fmt.Sprintf("%s (%s)", workerLabel(o.Worker), comma(o.TreeSize)))
+		}
+		return fmt.Sprintf("Ties go to the smallest indexed tree: %s caches %s blocks in all, fewer than %s, so it wins the tie.", w, comma(chosen.TreeSize), strings.Join(sizes, ", "))
+	case chosen.TreeSize == 0:
+		return fmt.Sprintf("None of the tied workers holds any of the prompt, so Dynamo has no tree size for them and picks one at random: here a seeded draw chose %s.", w)
+	}
+	return fmt.Sprintf("Ties go to the smallest indexed tree; %d of the tied workers have the same, %d blocks, so a random pick decides: here a seeded draw chose %s.", equal+1, chosen.TreeSize, w)
 }
 
 // routeSteps walk through a few of the KV router's decisions.

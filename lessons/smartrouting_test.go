@@ -1,6 +1,10 @@
 package lessons
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestSmartRouting(t *testing.T) {
 	v, _ := smartRouting.Resolve(nil)
@@ -44,5 +48,46 @@ func TestSmartRoutingWeightZero(t *testing.T) {
 	h1, _ := s1.Metric("request_hit_pct_kv_aware")
 	if h0 >= h1 {
 		t.Errorf("weight 0 hit %v%%, weight 1 hit %v%%", h0, h1)
+	}
+}
+
+// Issue 11 item 7: a tie at the lowest cost is narrated as a tie, with how
+// it was broken — never as "its cost is 376.8 against the next best
+// 376.8". Walks every narrated decision of the defaults and a few seeds.
+func TestSmartRoutingNarratesTies(t *testing.T) {
+	ties := 0
+	for _, seed := range []string{"42", "1", "2", "3", "7"} {
+		v, _ := smartRouting.Resolve(map[string]string{"seed": seed})
+		r, err := runSmartRouting(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rt := range r.shownRoutes() {
+			var chosen float64
+			for _, sc := range rt.Decision.Scores {
+				if sc.Worker == rt.Worker {
+					chosen = sc.Logit
+				}
+			}
+			tied := false
+			for _, sc := range rt.Decision.Scores {
+				if sc.Worker != rt.Worker && sc.Logit == chosen {
+					tied = true
+				}
+			}
+			why := routeWhy(rt)
+			if tied {
+				ties++
+			}
+			if tied != strings.Contains(why, "tie") || strings.Contains(why, fmt.Sprintf("%.1f against the next best %.1f", chosen, chosen)) {
+				t.Errorf("seed %s, R%d: tied %v, narration %q", seed, rt.Request+1, tied, why)
+			}
+			if tied && !strings.Contains(why, "smallest indexed tree") && !strings.Contains(why, "at random") {
+				t.Errorf("seed %s, R%d: a tie without how it was broken: %q", seed, rt.Request+1, why)
+			}
+		}
+	}
+	if ties == 0 {
+		t.Error("no tie among the narrated decisions: the test checks nothing")
 	}
 }

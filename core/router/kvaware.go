@@ -42,7 +42,14 @@ type Recorder interface {
 //	logit          = overlap_score_weight × prefill blocks + decode blocks
 //
 // Lower wins. At temperature 0 the minimum logit is chosen, ties going to the
-// smallest indexed tree, then uniformly at random; above 0 a worker is drawn
+// smallest indexed tree, then uniformly at random. As in Dynamo, a worker's
+// tree size is known only when it holds at least one of the request's
+// blocks (find_matches fills tree_sizes for the workers it scored; the
+// selector reads a missing one as 0): a worker holding none of the prefix
+// counts 0 and wins a tie against one that holds some, and a tie among
+// such cold workers is a random pick, not the least-filled cache. Where
+// Dynamo takes the first of several smallest trees in hash-map order, this
+// draws among them. Above 0 a worker is drawn
 // with probability ∝ exp(−(logit − min)/((max − min)·T)), uniform when all
 // logits are equal. The request's blocks are its full blocks (Hashes).
 // Dynamo's newest selectors add credits for lower KVBM tiers and other
@@ -104,7 +111,7 @@ func (k *KVAware) Route(req Request, workers []WorkerState) Decision {
 			PrefillBlocks: float64(pt) / float64(bs),
 			DecodeBlocks:  float64(w.ActiveBlocks + fresh),
 		}
-		if useCache {
+		if useCache && o > 0 {
 			s.TreeSize = k.Index.Blocks(w.ID)
 		}
 		s.Logit = weight*s.PrefillBlocks + s.DecodeBlocks
@@ -157,12 +164,18 @@ func (k *KVAware) argmin(s []Score) (int, string) {
 	switch {
 	case ties == 1:
 		return pick, fmt.Sprintf("lowest cost on worker %d (%d blocks cached): %s", c.Worker, c.Overlap, formula)
+	case len(tied) == 1 && c.Overlap == 0:
+		return pick, fmt.Sprintf("%d workers tie at %.3f; worker %d holds none of the prefix, so its tree counts as 0, the smallest", ties, c.Logit, c.Worker)
 	case len(tied) == 1:
 		return pick, fmt.Sprintf("%d workers tie at %.3f; worker %d has the smallest tree (%d blocks)", ties, c.Logit, c.Worker, c.TreeSize)
 	}
 	pick = tied[k.rng.IntN(len(tied))]
-	return pick, fmt.Sprintf("%d workers tie at %.3f with %d cached blocks each; worker %d drawn at random",
-		len(tied), lo, tree, s[pick].Worker)
+	if tree == 0 {
+		return pick, fmt.Sprintf("%d workers tie at %.3f, %d of them holding none of the prefix (tree counted as 0); worker %d drawn at random",
+			ties, lo, len(tied), s[pick].Worker)
+	}
+	return pick, fmt.Sprintf("%d workers tie at %.3f, %d of them with the smallest tree (%d blocks); worker %d drawn at random",
+		ties, lo, len(tied), tree, s[pick].Worker)
 }
 
 // sample draws a worker from the softmax of the normalised negative logits.

@@ -87,18 +87,52 @@ func TestKVAwareWeightZeroIgnoresCache(t *testing.T) {
 	}
 }
 
+// Ties follow Dynamo (lib/llm/src/kv_router/scheduler.rs at db19bd2:
+// softmax_sample returns every minimum, then tree_sizes.get(w).unwrap_or(0)
+// with tree_sizes filled by find_matches only for workers it scored, i.e.
+// holding at least one of the request's blocks). Issue 11 item 7: the
+// tie-break used every worker's whole cache.
 func TestKVAwareTies(t *testing.T) {
-	// Equal logits everywhere (nothing cached in the request's prefix);
-	// tree sizes differ: the smallest tree wins.
+	// A cold tie (no worker holds any of the request's blocks): the
+	// workers' cache sizes are unknown to Dynamo's selector, so the pick is
+	// random — not always the least-filled cache.
 	x := NewIndex()
 	x.Apply(0, Event{Kind: Stored, Hashes: chain(7, 7, 7), Parent: RootHash})
 	x.Apply(2, Event{Kind: Stored, Hashes: chain(8), Parent: RootHash})
 	req := Request{Tokens: 32, Hashes: chain(1, 2)}
 	workers := []WorkerState{{ID: 0}, {ID: 1, ActiveBlocks: 1}, {ID: 2}}
-	k := NewKVAware(x, DefaultKvRouterConfig(), 3)
-	d := k.Route(req, workers)
-	if d.Worker != 2 || d.Scores[0].Logit != d.Scores[2].Logit {
-		t.Fatalf("chose W%d (%s), want W2: tied with W0, smaller tree", d.Worker, d.Reason)
+	picked := map[int]int{}
+	for seed := range uint64(64) {
+		d := NewKVAware(x, DefaultKvRouterConfig(), seed).Route(req, workers)
+		if d.Scores[0].Logit != d.Scores[2].Logit || d.Scores[0].TreeSize != 0 || d.Scores[2].TreeSize != 0 {
+			t.Fatalf("cold tie: scores %+v", d.Scores)
+		}
+		picked[d.Worker]++
+	}
+	if picked[0] < 16 || picked[2] < 16 || picked[1] != 0 {
+		t.Fatalf("cold tie picks over 64 seeds: %v, want W0 and W2 about evenly (the smaller cache, W2, always won before)", picked)
+	}
+	// A tie between a worker holding part of the prefix (a small cache) and
+	// one holding none of it (a large cache): the cold one's tree counts 0
+	// and wins.
+	x = NewIndex()
+	x.Apply(0, Event{Kind: Stored, Hashes: chain(1), Parent: RootHash})
+	x.Apply(2, Event{Kind: Stored, Hashes: chain(8, 8, 8, 8), Parent: RootHash})
+	h := chain(1, 2)
+	active := map[uint64]int{h[0]: 1, h[1]: 1}
+	// W0: 1 prefill block + 2 decode blocks; W2: 2 prefill blocks + 1 active block.
+	workers = []WorkerState{{ID: 0}, {ID: 1, ActiveBlocks: 9}, {ID: 2, ActiveBlocks: 1, ActiveHashes: active}}
+	d := NewKVAware(x, DefaultKvRouterConfig(), 3).Route(Request{Tokens: 32, Hashes: h}, workers)
+	if d.Scores[0].Logit != 3 || d.Scores[2].Logit != 3 || d.Worker != 2 || d.Scores[0].TreeSize != 1 || d.Scores[2].TreeSize != 0 {
+		t.Fatalf("chose W%d (%s), scores %+v; want W2: tied with W0, holding none of the prefix", d.Worker, d.Reason, d.Scores)
+	}
+	// Both hold part of the prefix: the smaller whole cache wins.
+	x.Apply(2, Event{Kind: Stored, Hashes: chain(1), Parent: RootHash})
+	x.Apply(0, Event{Kind: Stored, Hashes: chain(9, 9, 9, 9, 9, 9), Parent: RootHash})
+	workers = []WorkerState{{ID: 0}, {ID: 1, ActiveBlocks: 9}, {ID: 2}}
+	d = NewKVAware(x, DefaultKvRouterConfig(), 3).Route(Request{Tokens: 32, Hashes: h}, workers)
+	if d.Worker != 2 || d.Scores[0].Logit != d.Scores[2].Logit || d.Scores[0].TreeSize != 7 || d.Scores[2].TreeSize != 5 {
+		t.Fatalf("chose W%d (%s), scores %+v; want W2: tied with W0, smaller tree", d.Worker, d.Reason, d.Scores)
 	}
 	// All tied, equal trees: a seeded uniform draw, reproducible.
 	workers = []WorkerState{{ID: 10}, {ID: 11}, {ID: 12}, {ID: 13}}

@@ -35,7 +35,7 @@ type Score struct {
 	Worker        int
 	Load          int     // running + waiting requests
 	Overlap       int     // KVAware: leading blocks cached there; CacheAware: tokens matched, for the owner of the deepest match
-	TreeSize      int     // KVAware: blocks indexed for it; CacheAware: tokens in the approximate tree
+	TreeSize      int     // KVAware: blocks indexed for it when it holds part of the request's prefix, else 0 (Dynamo's tree_sizes); CacheAware: tokens in the approximate tree
 	PrefillTokens int     // KVAware: pending prefill tokens plus this request's uncached ones
 	PrefillBlocks float64 // KVAware: PrefillTokens / block size
 	DecodeBlocks  float64 // KVAware: active blocks plus this request's blocks not active there

@@ -101,6 +101,9 @@ func (p Param) parse(raw string) (float64, string, *ParamError) {
 		}
 		return 0, "", bad
 	}
+	if !isDecimal(raw) {
+		return 0, "", bad // strconv also reads 1_000, 0x10, Inf and NaN
+	}
 	x, err := strconv.ParseFloat(raw, 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0, "", bad
@@ -112,6 +115,42 @@ func (p Param) parse(raw string) (float64, string, *ParamError) {
 		return 0, "", bad
 	}
 	return x, "", nil
+}
+
+// isDecimal reports whether s is a plain decimal number: an optional sign,
+// digits with at most one decimal point, and an optional exponent (12,
+// -0.5, .25, 1e3). Underscores, hexadecimal, Inf and NaN are not.
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // Values holds a lesson's resolved parameters.

@@ -9,24 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/export"
 	"github.com/inferlab/inferlab/lessons"
 )
-
-// setFlags collects repeated --set key=value pairs.
-type setFlags map[string]string
-
-func (s setFlags) String() string { return "" }
-func (s setFlags) Set(kv string) error {
-	k, v, ok := strings.Cut(kv, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("--set %q: want key=value", kv)
-	}
-	s[k] = v
-	return nil
-}
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -44,9 +32,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "set a parameter: key=value (repeatable)")
-	seed := fs.String("seed", "", "random seed (same as --set seed=N)")
-	format := fs.String("format", "text", "output format: text or json")
-	trace := fs.String("trace", "", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
+	var seed, formatFlag, traceFlag textFlag
+	fs.Var(&seed, "seed", "random seed (same as --set seed=N)")
+	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
+	fs.Var(&traceFlag, "trace", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -54,33 +43,38 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inferlab run: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *seed != "" {
-		sets["seed"] = *seed
+	if seed.set {
+		if v, dup := sets["seed"]; dup {
+			fmt.Fprintf(stderr, "inferlab run: --seed %s and --set seed=%s both give the seed: give it once\n", seed.value, v)
+			return 2
+		}
+		sets["seed"] = seed.value
 	}
+	format, trace := formatFlag.or("text"), traceFlag.value
 	for k := range sets {
 		if _, ok := l.Param(k); !ok {
 			fmt.Fprintf(stderr, "inferlab run: %s has no parameter %q; parameters: %s\n", slug, k, paramKeys(l))
 			return 2
 		}
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "inferlab run: --format = %q is not allowed: want text or json\n", *format)
+	if format != "text" && format != "json" {
+		fmt.Fprintf(stderr, "inferlab run: --format = %q is not allowed: want text or json\n", format)
 		return 2
 	}
 	var script *lessons.Script
 	var values lessons.Values
 	var err error
-	if *trace != "" {
+	if trace != "" {
 		if l.BuildTrace == nil {
 			fmt.Fprintf(stderr, "inferlab run: --trace works with lessons that take a trace (%s), not %s\n", traceSlugs(), slug)
 			return 2
 		}
-		reqs, terr := readTrace(*trace)
+		reqs, terr := readTrace(trace)
 		if terr != nil {
-			fmt.Fprintf(stderr, "inferlab run %s: --trace %s: %v\n", slug, *trace, terr)
+			fmt.Fprintf(stderr, "inferlab run %s: --trace %s: %v\n", slug, trace, terr)
 			return 2
 		}
-		script, values, err = l.RunTrace(sets, reqs, filepath.Base(*trace))
+		script, values, err = l.RunTrace(sets, reqs, filepath.Base(trace))
 	} else {
 		script, values, err = l.Run(sets)
 	}
@@ -93,7 +87,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inferlab run %s: %v\n", slug, err)
 		return 1
 	}
-	if *format == "json" {
+	if format == "json" {
 		b, err := export.RunJSON(slug, values, script)
 		if err != nil {
 			fmt.Fprintln(stderr, "inferlab run:", err)
@@ -106,14 +100,53 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// readTrace parses a JSONL trace within core/workload's default limits.
+// readTrace parses a JSONL trace within core/workload's default limits. It
+// reads regular files only: a named pipe with no writer would block open()
+// forever, and a device (/dev/zero) or a directory is no trace. The file is
+// checked before it is opened, and the opened file again (opened without
+// blocking, so a file swapped for a pipe in between cannot hang it).
 func readTrace(path string) ([]workload.Request, error) {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularFile(st); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regularFile(st); err != nil {
+		return nil, err
+	}
 	return workload.ParseTrace(f, workload.DefaultLimits())
+}
+
+// regularFile refuses anything but a regular file, naming what it is.
+func regularFile(st os.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeCharDevice != 0:
+		what = "a character device"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("is %s: want a regular file holding a JSONL trace", what)
 }
 
 func listCmd(stdout io.Writer) int {

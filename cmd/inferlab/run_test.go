@@ -97,3 +97,39 @@ func TestRunTrace(t *testing.T) {
 		t.Errorf("--trace on garage: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// Each flag once, never empty, numbers in plain decimal; every refusal
+// names the flag or knob (issue 14: a repeated --set took the last value,
+// --seed ” was ignored, 1_000 read as 1000).
+func TestRunStrictFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "garage", "--set", "block_size=16", "--set", "block_size=32"}, []string{"block_size is given twice", `"16"`, `"32"`}},
+		{[]string{"run", "garage", "--seed", "1", "--set", "seed=2"}, []string{"--seed 1 and --set seed=2", "give it once"}},
+		{[]string{"run", "garage", "--seed", "1", "--seed", "2"}, []string{"-seed", "given twice"}},
+		{[]string{"run", "garage", "--seed", ""}, []string{"-seed", "empty"}},
+		{[]string{"run", "garage", "--seed", " "}, []string{"-seed", "empty"}},
+		{[]string{"run", "sandbox", "--trace", ""}, []string{"-trace", "empty"}},
+		{[]string{"run", "garage", "--format", ""}, []string{"-format", "empty"}},
+		{[]string{"run", "garage", "--format", "json", "--format", "text"}, []string{"-format", "given twice"}},
+		{[]string{"run", "garage", "--set", "requests=1_000"}, []string{"requests", "1_000", "an integer from"}},
+		{[]string{"run", "garage", "--set", "requests=0x10"}, []string{"requests", "0x10"}},
+		{[]string{"run", "garage", "--seed", "1_0"}, []string{"seed", "1_0"}},
+		{[]string{"run", "garage", "--set", "=3"}, []string{"-set", "want key=value"}},
+	} {
+		code, out, errOut := run(tc.args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, stdout %.80q; want exit 2 and nothing printed", tc.args, code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q does not mention %q", tc.args, errOut, w)
+			}
+		}
+	}
+	if code, _, errOut := run("run", "garage", "--set", "requests=1e1", "--format", "json"); code != 0 {
+		t.Errorf("requests=1e1 (a decimal exponent): exit %d, %s", code, errOut)
+	}
+}

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/agnivade/levenshtein v1.2.2
+	github.com/andybalholm/brotli v1.2.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-echarts/go-echarts/v2 v2.6.7

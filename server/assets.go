@@ -3,10 +3,7 @@
 package server
 
 import (
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -14,18 +11,22 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
 // assets serves the files of the web directory with Content-Encoding
-// negotiation: text-like files (the wasm, scripts, styles, SVG) are gzipped
-// once and kept in memory, keyed by path, size and modification time, so a
-// rebuilt app.wasm is picked up without a restart. A fresh precompressed
-// sibling (app.wasm.br, app.wasm.gz, newer than the file) is used as is,
-// which is how brotli gets served: the standard library only writes gzip.
+// negotiation: text-like files (the wasm, scripts, styles, SVG) are
+// compressed once and kept in memory, keyed by path, size and modification
+// time, so a rebuilt app.wasm is picked up without a restart. Brotli comes
+// from a precompressed sibling (app.wasm.br, written at build time by
+// `inferlab compress`: quality 11 takes minutes on the wasm); gzip from a
+// sibling app.wasm.gz or, without one, is computed here. A sibling is used
+// only if it decodes to exactly the file's bytes.
+//
+// A request whose ?v= is the file's content hash (the addresses the pages
+// use) is cached for a year as immutable; any other is revalidated.
 type assets struct {
 	dir string
 	log io.Writer
@@ -34,10 +35,15 @@ type assets struct {
 // compressible lists the extensions worth compressing.
 var compressible = map[string]bool{".wasm": true, ".js": true, ".css": true, ".svg": true, ".json": true, ".txt": true, ".xml": true, ".webmanifest": true, ".html": true}
 
+// Cache-Control values.
+const (
+	immutable   = "public, max-age=31536000, immutable"
+	revalidated = "no-cache"
+)
+
 type encoded struct {
 	once sync.Once
-	body []byte
-	etag string
+	v    *variant
 	err  error
 }
 
@@ -55,31 +61,32 @@ func init() {
 	_ = mime.AddExtensionType(".webmanifest", "application/manifest+json")
 }
 
-// warm starts compressing a file in the background, so the first request
-// for app.wasm does not wait for it.
+// warm computes a file's encodings in the background, so the first request
+// for app.wasm does not wait for them.
 func (a *assets) warm(name string) {
 	full := filepath.Join(a.dir, name)
 	st, err := os.Stat(full)
 	if err != nil {
 		return
 	}
-	go a.variant(full, st, "gzip")
+	go func() {
+		for _, enc := range append([]string{"identity"}, encodings...) {
+			a.variant(full, st, enc)
+		}
+	}()
 }
 
 func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	name := path.Clean("/" + r.URL.Path)
-	if strings.Contains(name, "\x00") {
+	// Files only: no directory listings, and no file under an address with a
+	// trailing slash (/web/lab.js/ is not lab.js).
+	if strings.HasSuffix(r.URL.Path, "/") || strings.Contains(r.URL.Path, "\x00") {
 		http.NotFound(w, r)
 		return
 	}
+	name := path.Clean("/" + r.URL.Path)
 	full := filepath.Join(a.dir, filepath.FromSlash(name))
 	st, err := os.Stat(full)
-	if err != nil || st.IsDir() {
+	if err != nil || !st.Mode().IsRegular() {
 		http.NotFound(w, r)
 		return
 	}
@@ -88,116 +95,78 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", ctype)
-	hd.Set("Cache-Control", "no-cache")
-	if compressible[ext] {
-		hd.Add("Vary", "Accept-Encoding")
-		accept := r.Header.Get("Accept-Encoding")
-		for _, enc := range []string{"br", "gzip"} {
-			if !accepts(accept, enc) {
-				continue
-			}
-			e := a.variant(full, st, enc)
-			if e == nil || e.err != nil {
-				continue
-			}
-			hd.Set("Content-Encoding", enc)
-			hd.Set("ETag", e.etag)
-			http.ServeContent(w, r, "", st.ModTime(), bytes.NewReader(e.body))
-			return
-		}
-	}
-	e := a.variant(full, st, "identity")
-	if e == nil || e.err != nil {
-		a.logf("serving %s: %v", name, e.err)
+	raw := a.variant(full, st, "identity")
+	if raw.err != nil {
+		a.logf("serving %s: %v", name, raw.err)
 		http.Error(w, "cannot read file", http.StatusInternalServerError)
 		return
 	}
-	hd.Set("ETag", e.etag)
-	http.ServeContent(w, r, "", st.ModTime(), bytes.NewReader(e.body))
+	vs := variants{"identity": raw.v}
+	if compressible[ext] {
+		for _, enc := range encodings {
+			if e := a.variant(full, st, enc); e.err == nil {
+				vs[enc] = e.v
+			}
+		}
+	}
+	cache := revalidated
+	if v := r.URL.Query().Get("v"); v != "" && strings.HasPrefix(raw.v.hash, v) && len(v) >= 16 {
+		cache = immutable
+	}
+	serveVariants(w, r, ctype, cache, vs)
 }
 
 // variant returns the file's bytes in one encoding, computing them once per
-// file version. br only comes from a fresh precompressed sibling.
+// file version.
 func (a *assets) variant(full string, st os.FileInfo, enc string) *encoded {
-	k := assetKey{full, st.Size(), st.ModTime(), enc}
-	v, _ := assetCache.LoadOrStore(k, &encoded{})
+	v, _ := assetCache.LoadOrStore(assetKey{full, st.Size(), st.ModTime(), enc}, &encoded{})
 	e := v.(*encoded)
 	e.once.Do(func() {
-		var body []byte
-		var err error
-		switch enc {
-		case "identity":
-			body, err = os.ReadFile(full)
-		case "br":
-			body, err = a.sibling(full, st, ".br")
-		case "gzip":
-			body, err = a.sibling(full, st, ".gz")
-			if err != nil {
-				var raw []byte
-				raw, err = os.ReadFile(full)
-				if err == nil {
-					body, err = gzipBytes(raw)
-				}
+		if enc == "identity" {
+			body, err := os.ReadFile(full)
+			if err == nil && int64(len(body)) != st.Size() {
+				err = fmt.Errorf("%s changed while it was read", full)
 			}
+			if err != nil {
+				e.err = err
+				return
+			}
+			e.v = newVariant(body, enc)
+			return
+		}
+		raw := a.variant(full, st, "identity")
+		if raw.err != nil {
+			e.err = raw.err
+			return
+		}
+		body, err := a.sibling(full, enc, raw.v.body)
+		if err != nil && enc == "gzip" {
+			body, err = gzipBytes(raw.v.body)
 		}
 		if err != nil {
 			e.err = err
 			return
 		}
-		sum := sha256.Sum256(body)
-		e.body = body
-		e.etag = `"` + hex.EncodeToString(sum[:8]) + "-" + enc + `"`
+		e.v = newVariant(body, enc)
 	})
 	return e
 }
 
-// sibling reads FILE.ext when it exists and is not older than FILE.
-func (a *assets) sibling(full string, st os.FileInfo, ext string) ([]byte, error) {
-	sst, err := os.Stat(full + ext)
+// siblingExt names the precompressed sibling of each encoding.
+var siblingExt = map[string]string{"br": ".br", "gzip": ".gz"}
+
+// sibling reads FILE.br or FILE.gz when it decodes to the file's bytes.
+func (a *assets) sibling(full, enc string, raw []byte) ([]byte, error) {
+	p := full + siblingExt[enc]
+	body, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	if sst.ModTime().Before(st.ModTime()) {
-		return nil, fmt.Errorf("%s%s is older than %s", full, ext, full)
+	if !decodes(body, enc, raw) {
+		a.logf("ignoring %s: it does not decode to %s (rebuild with `make build`)", p, filepath.Base(full))
+		return nil, errors.New(p + " is stale")
 	}
-	return os.ReadFile(full + ext)
-}
-
-func gzipBytes(raw []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(raw); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// accepts reports whether an Accept-Encoding header allows enc (q>0).
-func accepts(header, enc string) bool {
-	for _, part := range strings.Split(header, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(name), enc) {
-			continue
-		}
-		for _, p := range strings.Split(params, ";") {
-			k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-			if strings.EqualFold(strings.TrimSpace(k), "q") {
-				if q, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && q <= 0 {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return false
+	return body, nil
 }
 
 func (a *assets) logf(format string, args ...any) {

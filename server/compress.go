@@ -3,76 +3,74 @@
 package server
 
 import (
-	"compress/gzip"
-	"net/http"
-	"strings"
-	"sync"
+	"fmt"
+	"os"
+	"path/filepath"
 )
 
-// compress gzips go-app's text responses (prerendered pages, app.js,
-// wasm_exec.js, app.css, the manifest and worker) for clients that accept it.
-// Files under /web/ are served by assets, which caches their compressed form.
-func compress(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !accepts(r.Header.Get("Accept-Encoding"), "gzip") || r.Method == http.MethodHead {
-			next.ServeHTTP(w, r)
-			return
+// Compress writes FILE.br (brotli at quality, 0 to 11) and FILE.gz (gzip at
+// its best level) beside a file, for the server to send as they are: the
+// build does it once for app.wasm (`inferlab compress`), since brotli's
+// best quality takes minutes on it. Each sibling is written to a temporary
+// file and renamed into place, so a server never reads half of one; the
+// server checks that a sibling decodes to the file before using it.
+func Compress(path string, quality int) error {
+	if quality < 0 || quality > 11 {
+		return fmt.Errorf("compress: quality = %d is not allowed: want 0 to 11", quality)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	br, err := brotliBytes(raw, quality)
+	if err != nil {
+		return err
+	}
+	gz, err := gzipBytes(raw)
+	if err != nil {
+		return err
+	}
+	for ext, body := range map[string][]byte{".br": br, ".gz": gz} {
+		if err := writeAtomic(path+ext, body); err != nil {
+			return err
 		}
-		gw := &gzipWriter{ResponseWriter: w}
-		defer gw.close()
-		next.ServeHTTP(gw, r)
-	})
-}
-
-var gzipPool = sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return zw }}
-
-type gzipWriter struct {
-	http.ResponseWriter
-	zw          *gzip.Writer
-	wroteHeader bool
-}
-
-func (g *gzipWriter) WriteHeader(code int) {
-	if g.wroteHeader {
-		return
 	}
-	g.wroteHeader = true
-	h := g.Header()
-	h.Add("Vary", "Accept-Encoding")
-	ct := h.Get("Content-Type")
-	if code == http.StatusOK && h.Get("Content-Encoding") == "" && textual(ct) {
-		h.Del("Content-Length")
-		h.Set("Content-Encoding", "gzip")
-		zw := gzipPool.Get().(*gzip.Writer)
-		zw.Reset(g.ResponseWriter)
-		g.zw = zw
-	}
-	g.ResponseWriter.WriteHeader(code)
+	return nil
 }
 
-func (g *gzipWriter) Write(b []byte) (int, error) {
-	if !g.wroteHeader {
-		if g.Header().Get("Content-Type") == "" {
-			g.Header().Set("Content-Type", http.DetectContentType(b))
+// UpToDate reports whether FILE.br and FILE.gz both decode to the file.
+func UpToDate(path string) bool {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for enc, ext := range siblingExt {
+		body, err := os.ReadFile(path + ext)
+		if err != nil || !decodes(body, enc, raw) {
+			return false
 		}
-		g.WriteHeader(http.StatusOK)
 	}
-	if g.zw != nil {
-		return g.zw.Write(b)
-	}
-	return g.ResponseWriter.Write(b)
+	return true
 }
 
-func (g *gzipWriter) close() {
-	if g.zw != nil {
-		g.zw.Close()
-		gzipPool.Put(g.zw)
-		g.zw = nil
+func writeAtomic(path string, body []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
 	}
-}
-
-func textual(ct string) bool {
-	ct = strings.ToLower(ct)
-	return strings.HasPrefix(ct, "text/") || strings.Contains(ct, "javascript") || strings.Contains(ct, "json") ||
-		strings.Contains(ct, "xml") || strings.Contains(ct, "manifest")
+	_, werr := f.Write(body)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
 }

@@ -4,11 +4,18 @@
 // the only place that touches go-app's app.Handler and net/http, and it never
 // compiles into app.wasm (that would double the wasm's size; stack.md §2).
 //
-// New returns the live handler: go-app prerenders every page (so the first
-// step is readable before the wasm runs), app.wasm and the other text assets
-// are sent compressed with Content-Encoding negotiation, and every response
-// carries the Content-Security-Policy in CSP. GenerateStatic writes the same
-// site as files for static hosts.
+// New returns the live handler. Its cost never depends on what a client
+// asks: every page is prerendered once per process at the lesson's
+// defaults, whatever the query string (the query only changes what the wasm
+// computes in the browser, as on a static host), and kept in memory with its
+// gzip and brotli forms; prerendering runs at most renderSlots at a time.
+// Only GET and HEAD are served. The files of the web directory are sent
+// compressed with Content-Encoding negotiation; the page asks for app.wasm,
+// the scripts, the stylesheet and the icons with their content hash in the
+// URL (?v=…), and those answers are cached immutably, while pages, app.js
+// and the worker are revalidated (ETag per content and encoding). Every
+// response carries the Content-Security-Policy in CSP. GenerateStatic writes
+// the same site as files for static hosts.
 package server
 
 import (
@@ -28,14 +35,20 @@ import (
 	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// Options tunes New. The zero value is what `inferlab serve` uses.
+// Options tunes New. The zero value serves what `inferlab serve` serves;
+// serve also sets Warm.
 type Options struct {
 	// Version overrides the app version (by default a hash of the files in
 	// the web directory that the service worker caches, so a restart of the
 	// same build is not an "update").
 	Version string
-	// Log receives one line per failed request to an asset; nil discards.
+	// Log receives one line per failed request to an asset or page; nil
+	// discards.
 	Log io.Writer
+	// Warm prerenders every page in the background as New returns (at most
+	// renderSlots at a time), so the first visitor of a lesson does not wait
+	// for its build. Without it a page is rendered on its first request.
+	Warm bool
 }
 
 // CSP is the Content-Security-Policy of every response. Scripts come only
@@ -74,18 +87,23 @@ func New(webDir string, opts Options) (http.Handler, error) {
 		return nil, err
 	}
 	registerRoutes()
-	h, err := newAppHandler(dir, opts.Version, nil)
+	s, err := newSite(dir, opts.Version, "")
 	if err != nil {
 		return nil, err
 	}
+	s.log = opts.Log
 	files := &assets{dir: dir, log: opts.Log}
 	files.warm("app.wasm")
+	if opts.Warm {
+		go s.warm()
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle("/web/", http.StripPrefix("/web", files))
 	wasm := func(w http.ResponseWriter, r *http.Request) {
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = "/app.wasm"
+		r2.URL.RawQuery = "" // never the immutable answer: this address has no version
 		files.ServeHTTP(w, r2)
 	}
 	mux.HandleFunc("/app.wasm", wasm)
@@ -93,8 +111,21 @@ func New(webDir string, opts Options) (http.Handler, error) {
 	for _, p := range []string{"/robots.txt", "/sitemap.xml", "/ads.txt"} {
 		mux.Handle(p, files) // served from web/ when present, else 404
 	}
-	mux.Handle("/", compress(h))
-	return secure(mux), nil
+	mux.Handle("/", s)
+	return secure(getOrHead(mux)), nil
+}
+
+// getOrHead answers 405 to every method but GET and HEAD: nothing the lab
+// serves changes state, and no request should cost a render.
+func getOrHead(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed: this site answers GET and HEAD", http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // secure adds the security headers to every response.
@@ -108,19 +139,15 @@ func secure(next http.Handler) http.Handler {
 	})
 }
 
-// newAppHandler configures go-app's handler. resources is nil for the live
-// server (paths stay /web/...; package server serves them) and a prefixed
-// resolver for static generation under a sub-path.
-func newAppHandler(dir, version string, resources goapp.ResourceResolver) (*goapp.Handler, error) {
+// newAppHandler configures go-app's handler. res resolves /web/... paths:
+// the site's root for the live server, a prefix for static generation.
+func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Handler, error) {
 	if version == "" {
 		v, err := Version(dir)
 		if err != nil {
 			return nil, err
 		}
 		version = v
-	}
-	if resources == nil {
-		resources = webResolver{}
 	}
 	wasmLen := ""
 	if st, err := os.Stat(filepath.Join(dir, "app.wasm")); err == nil {
@@ -158,7 +185,7 @@ func newAppHandler(dir, version string, resources goapp.ResourceResolver) (*goap
 		Version:               version,
 		WasmContentLength:     wasmLen,
 		ServiceWorkerTemplate: ReloadingWorker,
-		Resources:             resources,
+		Resources:             res,
 	}, nil
 }
 
@@ -171,7 +198,7 @@ func (webResolver) Resolve(location string) string {
 	if location == "" || location == "/" {
 		return "/"
 	}
-	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
+	if remote(location) {
 		return location
 	}
 	if location == "web" || location == "/web" || strings.HasPrefix(location, "web/") || strings.HasPrefix(location, "/web/") {
@@ -180,9 +207,64 @@ func (webResolver) Resolve(location string) string {
 	return location
 }
 
+func remote(location string) bool {
+	return strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://")
+}
+
+// versioned adds ?v=HASH to the address of each web file it knows, so that
+// the page, app.js (the wasm's address) and the worker's list name each
+// file's content: a new build is a new address, and an address can be
+// cached for good.
+type versioned struct {
+	base     goapp.ResourceResolver
+	versions map[string]string // "/web/lab.js" → content hash
+}
+
+func (v versioned) Resolve(location string) string {
+	out := v.base.Resolve(location)
+	if remote(location) {
+		return out
+	}
+	if h, ok := v.versions["/"+strings.Trim(location, "/")]; ok {
+		out += "?v=" + h
+	}
+	return out
+}
+
 // cachedFiles are the files of web/ that the service worker caches; the
-// version hashes them, so a change to any of them is an update.
+// version hashes them, so a change to any of them is an update. Pages ask
+// for each with its content hash in the address.
 var cachedFiles = []string{"app.wasm", "echarts.min.js", "lab.js", "lab.css", "icon-192.png", "icon-512.png", "icon.svg"}
+
+// fileVersions hashes each of cachedFiles that exists.
+func fileVersions(webDir string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, name := range cachedFiles {
+		h, err := fileHash(filepath.Join(webDir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out["/web/"+name] = h
+	}
+	return out, nil
+}
+
+// fileHash is the first 16 hex digits of a file's SHA-256.
+func fileHash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
 
 // Version is a short hash of the web files the service worker caches (the
 // wasm first). The same build gives the same version across restarts.

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/inferlab/inferlab/app"
-	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 // GenerateStatic writes the whole site into outDir for a static host:
@@ -20,6 +21,7 @@ import (
 // lesson/SLUG/index.html), go-app's app.js, app-worker.js, wasm_exec.js,
 // app.css and manifest, a copy of webDir under web/, and 404.html (a copy of
 // the index, so a host that serves it for unknown paths still boots the app).
+// It is WriteStatic without Force.
 //
 // prefix is the sub-path the site will live under ("/repo" for
 // https://user.github.io/repo/), or "" for the host's root.
@@ -33,49 +35,245 @@ import (
 //   - not set a Content-Security-Policy stricter than package server's CSP
 //     (scripts need 'wasm-unsafe-eval'), and allow framing for /embed/ pages.
 //
-// On a static host the prerendered page is the query-less state: a link with
-// ?step=3 shows step 1 until the wasm takes over (under a second).
+// On a static host the prerendered page is the query-less state, as on the
+// live server: a link with ?step=3 shows step 1 until the wasm takes over.
 func GenerateStatic(outDir, webDir, prefix string) error {
+	return WriteStatic(outDir, webDir, StaticOptions{Prefix: prefix})
+}
+
+// StaticOptions tunes WriteStatic.
+type StaticOptions struct {
+	// Prefix is the sub-path the site lives under ("" or "/" for the root);
+	// see CleanPrefix.
+	Prefix string
+	// Force replaces a non-empty outDir that WriteStatic did not write.
+	Force bool
+}
+
+// staticMarker is the file WriteStatic leaves in its output, so that a later
+// run knows the directory is its own and may replace it without Force.
+const staticMarker = ".inferlab-static"
+
+// WriteStatic writes the site (see GenerateStatic) without ever touching a
+// file outside outDir, and all or nothing:
+//
+//   - it refuses an outDir that is, contains or lies inside webDir (the files
+//     it reads), that contains the working directory, that is a file or a
+//     symbolic link, or whose parent directory does not exist;
+//   - it refuses a non-empty outDir that it did not write (no marker file)
+//     unless Force is set;
+//   - it writes into a fresh temporary directory beside outDir and renames
+//     that into place only when every file is written; a failure removes the
+//     temporary directory and leaves the previous outDir as it was.
+func WriteStatic(outDir, webDir string, o StaticOptions) error {
+	prefix, err := CleanPrefix(o.Prefix)
+	if err != nil {
+		return err
+	}
 	dir, err := FindWebDir(webDir)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "app.wasm")); err != nil {
-		return fmt.Errorf("static: %s: build it first (GOOS=js GOARCH=wasm go build -o web/app.wasm ./wasm)", filepath.Join(dir, "app.wasm"))
+		return fmt.Errorf("static: %s: build it first (make build, or GOOS=js GOARCH=wasm go build -o web/app.wasm ./wasm)", filepath.Join(dir, "app.wasm"))
 	}
-	prefix = strings.TrimRight(prefix, "/")
-	if prefix != "" && !strings.HasPrefix(prefix, "/") {
-		prefix = "/" + prefix
-	}
-	registerRoutes()
-	var res goapp.ResourceResolver
-	if prefix != "" {
-		res = goapp.PrefixedLocation(prefix)
-	}
-	h, err := newAppHandler(dir, "", res)
+	out, err := checkOut(outDir, dir, o.Force)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("static: --out %s: cannot write beside it: %w", outDir, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700: hosts must read it
+		os.RemoveAll(tmp)
 		return err
 	}
-	if err := goapp.GenerateStaticWebsite(outDir, h, app.Paths()...); err != nil {
-		return fmt.Errorf("static: generating pages: %w", err)
+	if err := writeSite(tmp, dir, prefix); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := replaceDir(out, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("static: --out %s: %w", outDir, err)
+	}
+	return nil
+}
+
+// testFailWrite, when set by a test, fails writeSite after the pages are
+// written: the failure path must leave the previous output intact.
+var testFailWrite func() error
+
+// writeSite writes the site into dir, an empty directory: every document
+// (rendered once per process, as the live server does) and a copy of web.
+func writeSite(dir, web, prefix string) error {
+	registerRoutes()
+	s, err := newSite(web, "", prefix)
+	if err != nil {
+		return err
+	}
+	files := []string{"/index.html", "/404.html"}
+	for p := range goappFiles {
+		if goappFiles[p] == p {
+			files = append(files, p)
+		}
 	}
 	for _, p := range app.Paths() {
-		if p == "/" {
-			continue
-		}
-		src := filepath.Join(outDir, filepath.FromSlash(p)+".html")
-		dst := filepath.Join(outDir, filepath.FromSlash(p), "index.html")
-		if err := copyFile(src, dst); err != nil {
-			return fmt.Errorf("static: %s: %w", p, err)
+		if p != "/" {
+			files = append(files, p+".html", p+"/index.html")
 		}
 	}
-	if err := copyFile(filepath.Join(outDir, "index.html"), filepath.Join(outDir, "404.html")); err != nil {
+	for _, f := range files {
+		name, ok := s.docs[f]
+		if f == "/404.html" {
+			name, ok = "/", true // a host that serves it for unknown paths still boots the app
+		}
+		d := s.doc(nil, name)
+		if !ok || d.status != http.StatusOK {
+			return fmt.Errorf("static: rendering %s: status %d", name, d.status)
+		}
+		target := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, d.vars["identity"].body, 0o644); err != nil {
+			return err
+		}
+	}
+	if testFailWrite != nil {
+		if err := testFailWrite(); err != nil {
+			return err
+		}
+	}
+	if err := copyDir(web, filepath.Join(dir, "web")); err != nil {
+		return fmt.Errorf("static: copying %s: %w", web, err)
+	}
+	return os.WriteFile(filepath.Join(dir, staticMarker), []byte("Written by `inferlab static`; the next run replaces this directory.\n"), 0o644)
+}
+
+// checkOut returns outDir as an absolute path after the refusals listed
+// at WriteStatic.
+func checkOut(outDir, web string, force bool) (string, error) {
+	out, err := filepath.Abs(outDir)
+	if err != nil {
+		return "", err
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("static: --out %s "+format, append([]any{outDir}, args...)...)
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(out))
+	if err != nil {
+		return "", bad("cannot be written: its parent directory: %w", err)
+	}
+	real := filepath.Join(parent, filepath.Base(out))
+	if filepath.Base(out) == string(filepath.Separator) || filepath.Dir(out) == out {
+		return "", bad("is the root directory: want a directory of its own, e.g. dist")
+	}
+	webReal, err := filepath.EvalSymlinks(web)
+	if err != nil {
+		return "", err
+	}
+	resolved := real // where a symbolic link at --out leads
+	if r, err := filepath.EvalSymlinks(real); err == nil {
+		resolved = r
+	}
+	for _, p := range []string{real, resolved} {
+		switch {
+		case p == webReal:
+			return "", bad("is the web directory %s, which it reads: want a directory of its own, e.g. dist", web)
+		case within(p, webReal):
+			return "", bad("lies inside the web directory %s, which it reads: want a directory outside it, e.g. dist", web)
+		case within(webReal, p):
+			return "", bad("contains the web directory %s, which it reads: want a directory of its own, e.g. dist", web)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if wdReal, err := filepath.EvalSymlinks(wd); err == nil && (wdReal == real || within(wdReal, real)) {
+			return "", bad("is or contains the working directory: want a directory of its own, e.g. dist")
+		}
+	}
+	st, err := os.Lstat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return real, nil
+	case err != nil:
+		return "", bad("cannot be read: %w", err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		return "", bad("is a symbolic link: name the directory itself")
+	case !st.IsDir():
+		return "", bad("is a file, not a directory: want a directory of its own, e.g. dist")
+	}
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		return "", bad("cannot be read: %w", err)
+	}
+	if len(entries) == 0 || force {
+		return real, nil
+	}
+	if m, err := os.Lstat(filepath.Join(real, staticMarker)); err == nil && m.Mode().IsRegular() {
+		return real, nil
+	}
+	return "", bad("holds %d entries that inferlab static did not write (no %s file): pass --force to replace the directory, or pick a new one", len(entries), staticMarker)
+}
+
+// within reports whether path lies strictly inside dir (both clean and
+// absolute).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// replaceDir renames the finished tmp to out; an existing out is moved
+// aside first, put back if the rename fails, and removed after.
+func replaceDir(out, tmp string) error {
+	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, out)
+	}
+	aside, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".old-")
+	if err != nil {
 		return err
 	}
-	return copyDir(dir, filepath.Join(outDir, "web"))
+	old := filepath.Join(aside, "old")
+	if err := os.Rename(out, old); err != nil {
+		os.Remove(aside)
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		if back := os.Rename(old, out); back != nil {
+			return fmt.Errorf("%w (and putting the previous output back failed: %v; it is in %s)", err, back, old)
+		}
+		os.Remove(aside)
+		return err
+	}
+	return os.RemoveAll(aside)
+}
+
+// prefixSegment is one segment of a site prefix: the characters a URL path
+// carries unescaped that cannot end an HTML attribute or start a host.
+var prefixSegment = regexp.MustCompile(`^[A-Za-z0-9._~-]+$`)
+
+// CleanPrefix checks a site prefix and returns it without a trailing slash
+// ("" for the host's root, given as "" or "/"). A prefix must be a clean
+// absolute path, /name or /name/name…, of letters, digits and . _ ~ -:
+// anything else could leave an HTML attribute (a quote), point at another
+// host (//evil.example) or climb out of the site (..).
+func CleanPrefix(prefix string) (string, error) {
+	if prefix == "" || prefix == "/" {
+		return "", nil
+	}
+	p := strings.TrimSuffix(prefix, "/")
+	ok := strings.HasPrefix(p, "/")
+	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if !ok || seg == "." || seg == ".." || !prefixSegment.MatchString(seg) {
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		return "", fmt.Errorf("static: --prefix = %q is not allowed: want a clean absolute path like /repo or /docs/lab "+
+			"(segments of letters, digits, '.', '_', '~' and '-'; no empty, '.' or '..' segment)", prefix)
+	}
+	return p, nil
 }
 
 // copyDir copies the web directory, leaving out precompressed siblings

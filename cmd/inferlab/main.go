@@ -2,7 +2,8 @@
 // out as a static site, and runs lessons from the command line.
 //
 //	inferlab serve  [--addr 127.0.0.1:8080]      serve the lab (prerendered, app.wasm compressed)
-//	inferlab static --out DIR [--prefix /repo]   write a static site
+//	inferlab static --out DIR [--prefix /repo] [--force]   write a static site
+//	inferlab compress [--quality 0-11] FILE...   write FILE.br and FILE.gz for serve
 //	inferlab run SLUG [--set k=v ...] [--seed N] [--format text|json]
 //	inferlab list                                list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
@@ -28,6 +29,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return serveCmd(args[1:], stdout, stderr)
 	case "static":
 		return staticCmd(args[1:], stdout, stderr)
+	case "compress":
+		return compressCmd(args[1:], stdout, stderr)
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
 	case "list":
@@ -46,7 +49,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   inferlab serve  [--addr 127.0.0.1:8080]
-  inferlab static --out DIR [--prefix /repo]
+  inferlab static --out DIR [--prefix /repo] [--force]
+  inferlab compress [--quality 0-11] FILE...
   inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]
   inferlab list
   inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list]

@@ -16,13 +16,39 @@ import (
 	"github.com/inferlab/inferlab/server"
 )
 
+// Timeouts of the HTTP server. Requests carry no body (GET and HEAD only),
+// so reading one takes a header's worth of time. Writing is sized for the
+// largest file: app.wasm, about 11 MB uncompressed for a client that
+// accepts no compression, in 2 minutes is 0.75 Mbit/s (2.4 MB brotli: 0.16
+// Mbit/s). An idle keep-alive connection is closed after a minute.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 20 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 60 * time.Second
+	maxHeaderBytes    = 64 << 10 // a lesson address with every knob is about 300 bytes
+)
+
+// newHTTPServer is the server `inferlab serve` runs.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+}
+
 // serveCmd runs the lab's web server: prerendered pages, compressed app.wasm,
 // CSP headers (package server).
 func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	web := fs.String("web", "web", "directory with app.wasm, echarts.min.js, lab.css and icons")
+	var addrFlag, webFlag textFlag
+	fs.Var(&addrFlag, "addr", "address to listen on (default 127.0.0.1:8080)")
+	fs.Var(&webFlag, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -30,17 +56,22 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inferlab serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	h, err := server.New(*web, server.Options{Log: stderr})
+	addr := addrFlag.or("127.0.0.1:8080")
+	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true})
 	if err != nil {
 		fmt.Fprintln(stderr, "inferlab serve:", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		fmt.Fprintf(stderr, "inferlab serve: %s is in use (another inferlab serve?): pick another address with --addr 127.0.0.1:8081 (make run ADDR=127.0.0.1:8081)\n", addr)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "inferlab serve:", err)
 		return 1
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(h)
 	fmt.Fprintf(stdout, "Inference Lab on http://%s/\n", ln.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -8,25 +8,31 @@ import (
 	"github.com/inferlab/inferlab/server"
 )
 
-// staticCmd writes the site as static files (see server.GenerateStatic for
-// what a static host must do).
+// staticCmd writes the site as static files (see server.WriteStatic for
+// what it refuses and server.GenerateStatic for what a static host must do).
 func staticCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("static", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "output directory (required)")
-	prefix := fs.String("prefix", "", "sub-path the site is hosted under, e.g. /repo for https://user.github.io/repo/")
-	web := fs.String("web", "web", "directory with app.wasm, echarts.min.js, lab.css and icons")
+	var out, prefix, web textFlag
+	fs.Var(&out, "out", "output directory (required): new, empty, or written by an earlier inferlab static")
+	fs.Var(&prefix, "prefix", "sub-path the site is hosted under, e.g. /repo for https://user.github.io/repo/ (default: the host's root)")
+	fs.Var(&web, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
+	force := fs.Bool("force", false, "replace a non-empty --out that inferlab static did not write")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: inferlab static --out DIR [--prefix /repo] [--web web]")
+	if !out.set || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: inferlab static --out DIR [--prefix /repo] [--web web] [--force]")
 		return 2
 	}
-	if err := server.GenerateStatic(*out, *web, *prefix); err != nil {
-		fmt.Fprintln(stderr, "inferlab static:", err)
+	if _, err := server.CleanPrefix(prefix.value); err != nil {
+		fmt.Fprintln(stderr, "inferlab", err)
+		return 2
+	}
+	if err := server.WriteStatic(out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value, Force: *force}); err != nil {
+		fmt.Fprintln(stderr, "inferlab", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote the static site to %s\n", *out)
+	fmt.Fprintf(stdout, "wrote the static site to %s\n", out.value)
 	return 0
 }

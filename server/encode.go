@@ -1,0 +1,205 @@
+//go:build !wasm
+
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/andybalholm/brotli"
+)
+
+// variant is a response body in one Content-Encoding, with an ETag that
+// names both the bytes and the encoding.
+type variant struct {
+	body []byte
+	etag string
+	hash string // hex SHA-256 of body
+}
+
+func newVariant(body []byte, enc string) *variant {
+	sum := sha256.Sum256(body)
+	h := hex.EncodeToString(sum[:])
+	etag := `"` + h[:16] + `"`
+	if enc != "identity" {
+		etag = `"` + h[:16] + "-" + enc + `"`
+	}
+	return &variant{body: body, etag: etag, hash: h}
+}
+
+// variants holds a body's encodings: "identity" always, "gzip" and "br"
+// when worth having.
+type variants map[string]*variant
+
+// encodings in order of preference at equal q: brotli is about 15-25%
+// smaller than gzip on the wasm and the pages.
+var encodings = []string{"br", "gzip"}
+
+// minCompress is the smallest body worth compressing.
+const minCompress = 512
+
+// encodeAll compresses a small in-memory body once (pages, app.js): gzip
+// at its best level and brotli at quality 6, a few milliseconds each.
+func encodeAll(raw []byte, text bool) variants {
+	vs := variants{"identity": newVariant(raw, "identity")}
+	if !text || len(raw) < minCompress {
+		return vs
+	}
+	if gz, err := gzipBytes(raw); err == nil && len(gz) < len(raw) {
+		vs["gzip"] = newVariant(gz, "gzip")
+	}
+	if br, err := brotliBytes(raw, 6); err == nil && len(br) < len(raw) {
+		vs["br"] = newVariant(br, "br")
+	}
+	return vs
+}
+
+// serveVariants answers with the best encoding the client accepts, with
+// conditional requests, HEAD and ranges handled by http.ServeContent.
+func serveVariants(w http.ResponseWriter, r *http.Request, ctype, cacheControl string, vs variants) {
+	hd := w.Header()
+	hd.Set("Content-Type", ctype)
+	hd.Set("Cache-Control", cacheControl)
+	if len(vs) > 1 {
+		hd.Add("Vary", "Accept-Encoding")
+	}
+	enc := negotiate(strings.Join(r.Header.Values("Accept-Encoding"), ","), vs)
+	v := vs[enc]
+	if enc != "identity" {
+		hd.Set("Content-Encoding", enc)
+	}
+	hd.Set("ETag", v.etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(v.body))
+}
+
+// negotiate picks the encoding of vs with the highest q in the
+// Accept-Encoding header (brotli first at equal q), or identity.
+func negotiate(header string, vs variants) string {
+	best, bestQ := "identity", 0.0
+	for _, enc := range encodings {
+		if vs[enc] == nil {
+			continue
+		}
+		if q := acceptQ(header, enc); q > bestQ {
+			best, bestQ = enc, q
+		}
+	}
+	return best
+}
+
+// accepts reports whether an Accept-Encoding header accepts enc (q > 0).
+func accepts(header, enc string) bool { return acceptQ(header, enc) > 0 }
+
+// acceptQ is the weight an Accept-Encoding header gives enc: its own
+// element's q, else that of "*", else 0. An element whose parameters do not
+// parse (gzip;q=abc, gzip;q=2, gzip;q) counts as absent, as RFC 9110
+// §12.4.2 allows only q=0 to q=1 with at most three decimals.
+func acceptQ(header, enc string) float64 {
+	star := -1.0
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.TrimSpace(name)
+		q, ok := parseWeight(params)
+		if !ok || name == "" {
+			continue
+		}
+		if strings.EqualFold(name, enc) {
+			return q
+		}
+		if name == "*" {
+			star = q
+		}
+	}
+	return max(star, 0)
+}
+
+// parseWeight reads the parameters of one Accept-Encoding element: none
+// (q = 1) or exactly one q=qvalue.
+func parseWeight(params string) (float64, bool) {
+	params = strings.TrimSpace(params)
+	if params == "" {
+		return 1, true
+	}
+	k, v, ok := strings.Cut(params, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+		return 0, false
+	}
+	return parseQValue(strings.TrimSpace(v))
+}
+
+// parseQValue parses qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
+func parseQValue(s string) (float64, bool) {
+	if s == "" || len(s) > 5 || (s[0] != '0' && s[0] != '1') {
+		return 0, false
+	}
+	q := float64(s[0] - '0')
+	if len(s) == 1 {
+		return q, true
+	}
+	if s[1] != '.' {
+		return 0, false
+	}
+	scale := 0.1
+	for _, c := range s[2:] {
+		if c < '0' || c > '9' || (s[0] == '1' && c != '0') {
+			return 0, false
+		}
+		q += float64(c-'0') * scale
+		scale /= 10
+	}
+	return q, true
+}
+
+func gzipBytes(raw []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// brotliBytes compresses with brotli at quality (0-11) and a 4 MiB window.
+func brotliBytes(raw []byte, quality int) ([]byte, error) {
+	var buf bytes.Buffer
+	bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: quality, LGWin: 22})
+	if _, err := bw.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := bw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodes reports whether body, in encoding enc, decodes to exactly want:
+// how a precompressed sibling (app.wasm.br) is checked against the file.
+func decodes(body []byte, enc string, want []byte) bool {
+	var rd io.Reader
+	switch enc {
+	case "br":
+		rd = brotli.NewReader(bytes.NewReader(body))
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return false
+		}
+		rd = zr
+	default:
+		return false
+	}
+	got, err := io.ReadAll(io.LimitReader(rd, int64(len(want))+1))
+	return err == nil && bytes.Equal(got, want)
+}

@@ -69,7 +69,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "inferlab run: --trace works with lessons that take a trace (%s), not %s\n", traceSlugs(), slug)
 			return 2
 		}
-		reqs, terr := readTrace(trace)
+		reqs, terr := readTrace(trace, nativeTraceLimits(l))
 		if terr != nil {
 			fmt.Fprintf(stderr, "inferlab run %s: --trace %s: %v\n", slug, trace, terr)
 			return 2
@@ -100,12 +100,22 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// readTrace parses a JSONL trace within core/workload's default limits. It
+// nativeTraceLimits are core/workload's default limits, with engine steps
+// counted at the smallest token budget the lesson's knob allows.
+func nativeTraceLimits(l *lessons.Lesson) workload.Limits {
+	lim := workload.DefaultLimits()
+	if p, ok := l.Param("max_num_batched_tokens"); ok && p.Min >= 1 {
+		lim.StepTokens = min(lim.StepTokens, int(p.Min))
+	}
+	return lim
+}
+
+// readTrace parses a JSONL trace within lim. It
 // reads regular files only: a named pipe with no writer would block open()
 // forever, and a device (/dev/zero) or a directory is no trace. The file is
 // checked before it is opened, and the opened file again (opened without
 // blocking, so a file swapped for a pipe in between cannot hang it).
-func readTrace(path string) ([]workload.Request, error) {
+func readTrace(path string, lim workload.Limits) ([]workload.Request, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -124,7 +134,7 @@ func readTrace(path string) ([]workload.Request, error) {
 	if err := regularFile(st); err != nil {
 		return nil, err
 	}
-	return workload.ParseTrace(f, workload.DefaultLimits())
+	return workload.ParseTrace(f, lim)
 }
 
 // regularFile refuses anything but a regular file, naming what it is.

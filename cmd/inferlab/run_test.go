@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,20 @@ func TestRunStrictFlags(t *testing.T) {
 	}
 	if code, _, errOut := run("run", "garage", "--set", "requests=1e1", "--format", "json"); code != 0 {
 		t.Errorf("requests=1e1 (a decimal exponent): exit %d, %s", code, errOut)
+	}
+}
+
+// Issue 14: 20 requests of 1 + 131,071 tokens arriving 5,000 s apart (1.2
+// KB) ran for 32 s and 1.38 GiB; the trace's engine steps are now bounded.
+func TestRunTraceStepBound(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, `{"arrival_s": %d, "prompt_tokens": 1, "output_tokens": 131071}`+"\n", i*5000)
+	}
+	f := filepath.Join(t.TempDir(), "long.jsonl")
+	os.WriteFile(f, []byte(b.String()), 0o644)
+	code, out, errOut := run("run", "sandbox", "--trace", f)
+	if code != 2 || out != "" || !strings.Contains(errOut, "line 4:") || !strings.Contains(errOut, "engine steps") || !strings.Contains(errOut, "want at most 500000") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

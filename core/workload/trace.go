@@ -59,13 +59,51 @@ type Limits struct {
 	// MaxTotalTokens bounds prompt_tokens + output_tokens summed over the
 	// whole trace: a simulation's run time grows with it.
 	MaxTotalTokens int
+	// MaxSteps bounds the engine steps the trace can take in the worst case
+	// (TraceSteps with StepTokens): what a simulation's run time and memory
+	// follow. Tokens alone do not bound it: 20 requests of 1 + 131,071
+	// tokens arriving 5,000 s apart are 2.6 million steps (issue 14: 32 s
+	// and 1.38 GiB before steps were priced in closed form).
+	MaxSteps int
+	// StepTokens is the fewest prompt tokens a step that computes only
+	// prompts computes (unless it finishes one): the smallest token budget
+	// (max_num_batched_tokens) of the engines that run traces.
+	StepTokens int
 }
 
 // DefaultLimits returns the limits for traces run natively: 4 MiB, 20,000
 // requests, 131,072 tokens per request (Llama 3.1's context window),
-// 100,000,000 tokens in all and arrivals within 1,000,000 s (11.6 days).
+// 100,000,000 tokens in all, arrivals within 1,000,000 s (11.6 days), and
+// at most 500,000 engine steps with a 64-token budget (TraceSteps). A step
+// costs the simulation about 1.5-2 µs of CPU and 0.55 KB of memory when few
+// requests run together (the scheduler keeps a record of every step), so the
+// worst accepted trace runs in under a second of CPU and about 300 MB
+// (BENCHMARKS.md, "Trace work bound").
 func DefaultLimits() Limits {
-	return Limits{MaxBytes: 4 << 20, MaxRequests: 20000, MaxTokens: 131072, MaxArrival: 1e6, MaxTotalTokens: 100_000_000}
+	return Limits{MaxBytes: 4 << 20, MaxRequests: 20000, MaxTokens: 131072, MaxArrival: 1e6, MaxTotalTokens: 100_000_000,
+		MaxSteps: 500_000, StepTokens: 64}
+}
+
+// TraceSteps is the most engine steps reqs can take on one engine, however
+// they overlap and whatever its batch limits, when every step either
+// produces an output token of some request or computes stepTokens prompt
+// tokens or finishes a prompt (vLLM v1's scheduler with chunked prefill
+// and a token budget of at least stepTokens): Σ output_tokens +
+// ⌈Σ prompt_tokens / stepTokens⌉ + requests. Requests that run together
+// share steps, so a real run takes fewer; recompute after a preemption
+// (which only happens when requests run together) is not counted.
+func TraceSteps(reqs []Request, stepTokens int) int64 {
+	var out, prompt int64
+	for _, r := range reqs {
+		out += int64(r.Output)
+		prompt += int64(r.Prompt)
+	}
+	return stepsBound(out, prompt, len(reqs), stepTokens)
+}
+
+func stepsBound(outputs, prompts int64, requests, stepTokens int) int64 {
+	st := int64(max(stepTokens, 1))
+	return outputs + (prompts+st-1)/st + int64(requests)
 }
 
 func (l Limits) withDefaults() Limits {
@@ -84,6 +122,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if !(l.MaxArrival > 0) {
 		l.MaxArrival = d.MaxArrival
+	}
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = d.MaxSteps
+	}
+	if l.StepTokens <= 0 {
+		l.StepTokens = d.StepTokens
 	}
 	return l
 }
@@ -123,6 +167,7 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 
 	var reqs []Request
 	total := 0
+	var outputs, prompts int64
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -144,7 +189,14 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 			return nil, lineErr(lineNo, "", "the trace passes %d tokens (%s + %s over all lines): want at most %d in all",
 				lim.MaxTotalTokens, fieldPrompt, fieldOutput, lim.MaxTotalTokens)
 		}
+		outputs += int64(req.Output)
+		prompts += int64(req.Prompt)
 		reqs = append(reqs, req)
+		if steps := stepsBound(outputs, prompts, len(reqs), lim.StepTokens); steps > int64(lim.MaxSteps) {
+			return nil, lineErr(lineNo, "", "the trace can take %d engine steps by here (%s summed, plus %s summed / %d, plus one per request): "+
+				"want at most %d, what the simulation runs in about a second: fewer requests or shorter outputs",
+				steps, fieldOutput, fieldPrompt, lim.StepTokens, lim.MaxSteps)
+		}
 	}
 	if len(reqs) == 0 {
 		return nil, &TraceError{Msg: "trace has no requests: want at least one line like " +

@@ -292,16 +292,16 @@ func (r blockTableRun) lookupStep() Step {
 func (r blockTableRun) metrics() []Metric {
 	a := r.addr
 	return []Metric{
-		{Key: "token", Label: "Token looked up", Value: float64(r.target)},
-		{Key: "logical_block", Label: "Logical block ⌊t/B⌋", Value: float64(a.Logical)},
+		{Key: "token", Label: "Token looked up", Unit: "token index", Value: float64(r.target)},
+		{Key: "logical_block", Label: "Logical block ⌊t/B⌋", Unit: "block index", Value: float64(a.Logical)},
 		{Key: "offset", Label: "Offset t mod B", Unit: "tokens", Value: float64(a.Offset)},
-		{Key: "physical_block", Label: "Physical block from the table", Value: float64(a.Physical)},
+		{Key: "physical_block", Label: "Physical block from the table", Unit: "block index", Value: float64(a.Physical)},
 		{Key: "physical_address_bytes", Label: "Byte address (all-layer layout)", Unit: "B", Value: float64(a.Byte)},
 		{Key: "per_layer_address_bytes", Label: "Byte offset inside one layer's K tensor", Unit: "B", Value: float64(r.layerAddr)},
 		{Key: "s_entry_bytes", Label: "S_entry: K and V of one token, all layers", Unit: "B", Value: float64(r.sEntry)},
 		{Key: "block_bytes", Label: "One block: B · S_entry", Unit: "B", Value: float64(int64(r.b) * r.sEntry)},
-		{Key: "table_blocks", Label: "Blocks in A's table", Value: float64(len(r.table))},
-		{Key: "contiguous_runs", Label: "Runs of consecutive physical blocks in A's table", Value: float64(runs(r.table))},
+		{Key: "table_blocks", Label: "Blocks in A's table", Unit: "blocks", Value: float64(len(r.table))},
+		{Key: "contiguous_runs", Label: "Runs of consecutive physical blocks in A's table", Unit: "runs", Value: float64(runs(r.table))},
 	}
 }
 

@@ -256,7 +256,7 @@ func (r chunkedPrefillRun) metrics() []Metric {
 		{Key: "ttft_long_ms_chunked", Label: "TTFT of the long prompt, chunked", Unit: "ms", Value: ms(chunk.ttftLong)},
 		{Key: "decode_itl_ms", Label: "Decode ITL before the prompt arrived", Unit: "ms", Value: ms(whole.baseITL)},
 		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Value: ms(r.stall())},
-		{Key: "chunks", Label: "Steps that carried a chunk of the prompt", Value: float64(chunk.chunks)},
+		{Key: "chunks", Label: "Steps that carried a chunk of the prompt", Unit: "steps", Value: float64(chunk.chunks)},
 	}
 }
 

@@ -290,8 +290,8 @@ func (r *disaggRun) metrics() []Metric {
 		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.thrDis)},
 		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.goodMono)},
 		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.goodDis)},
-		{Key: "gpus", Label: "GPUs in each deployment", Value: float64(r.cmp.GPUs)},
-		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Value: float64(r.cmp.Disagg.Local)},
+		{Key: "gpus", Label: "GPUs in each deployment", Unit: "GPUs", Value: float64(r.cmp.GPUs)},
+		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Unit: "requests", Value: float64(r.cmp.Disagg.Local)},
 	}
 }
 

@@ -744,7 +744,7 @@ func (f garageFigures) metrics() []Metric {
 		{Key: "mean_request_tokens", Label: "Mean final request length (prompt + output)", Unit: "tokens", Value: f.meanRequest},
 		{Key: "paged_ticks", Label: "Paged: ticks to serve the whole stream", Unit: "ticks", Value: float64(f.pagedTicks)},
 		{Key: "contiguous_ticks", Label: "Contiguous: ticks to serve the whole stream", Unit: "ticks", Value: float64(f.contigTicks)},
-		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "", Value: float64(f.preempt)},
+		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "preemptions", Value: float64(f.preempt)},
 	}
 }
 

@@ -401,8 +401,8 @@ func (r *prefixCacheRun) metrics() []Metric {
 	small, large := r.twist[0], r.twist[1]
 	return []Metric{
 		{Key: "cached_tokens", Label: "Tokens cached at the end", Unit: "tokens", Value: float64(r.final().total)},
-		{Key: "tree_nodes", Label: "Nodes in the tree at the end (root included)", Value: float64(r.final().nodeCount)},
-		{Key: "splits", Label: "Edge splits", Value: float64(r.splits)},
+		{Key: "tree_nodes", Label: "Nodes in the tree at the end (root included)", Unit: "nodes", Value: float64(r.final().nodeCount)},
+		{Key: "splits", Label: "Edge splits", Unit: "splits", Value: float64(r.splits)},
 		{Key: "evicted_tokens", Label: "Tokens evicted", Unit: "tokens", Value: float64(r.evicted)},
 		{Key: "hit_rate_pct", Label: "Prompt tokens found in the cache", Unit: "%", Value: round2(100 * r.hitRate())},
 		{Key: "edit_distance_small", Label: "Edit distance of the near-identical pair", Unit: "characters", Value: float64(small.distance)},

@@ -149,9 +149,9 @@ func (r *sandboxRun) metrics() []Metric {
 		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Value: ms(r.itl.P50)},
 		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Value: ms(r.itl.P99)},
 		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Value: round2(100 * r.routing.hitTokens)},
-		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Value: round2(r.routing.imbalance)},
-		{Key: "preemptions", Label: "Preemptions", Value: float64(r.preemptions)},
-		{Key: "requests", Label: "Requests served", Value: float64(len(r.res.Requests))},
+		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Unit: "× the mean", Value: round2(r.routing.imbalance)},
+		{Key: "preemptions", Label: "Preemptions", Unit: "preemptions", Value: float64(r.preemptions)},
+		{Key: "requests", Label: "Requests served", Unit: "requests", Value: float64(len(r.res.Requests))},
 	}
 }
 

@@ -212,12 +212,12 @@ func (r *smartRoutingRun) metrics() []Metric {
 		{Key: "ttft_mean_ms_kv_aware", Label: "KV-aware: mean TTFT", Unit: "ms", Value: ms(kv.ttftMean)},
 		{Key: "ttft_p99_ms_round_robin", Label: "Round robin: p99 TTFT", Unit: "ms", Value: ms(rr.ttftP99)},
 		{Key: "ttft_p99_ms_kv_aware", Label: "KV-aware: p99 TTFT", Unit: "ms", Value: ms(kv.ttftP99)},
-		{Key: "imbalance_round_robin", Label: "Round robin: busiest worker's mean active requests / the mean", Value: round2(rr.imbalance)},
-		{Key: "imbalance_kv_aware", Label: "KV-aware: busiest worker's mean active requests / the mean", Value: round2(kv.imbalance)},
+		{Key: "imbalance_round_robin", Label: "Round robin: busiest worker's mean active requests / the mean", Unit: "× the mean", Value: round2(rr.imbalance)},
+		{Key: "imbalance_kv_aware", Label: "KV-aware: busiest worker's mean active requests / the mean", Unit: "× the mean", Value: round2(kv.imbalance)},
 		{Key: "ttft_mean_ms_affinity_overload", Label: "Overload, pure cache affinity: mean TTFT", Unit: "ms", Value: ms(affRun.ttftMean)},
 		{Key: "ttft_mean_ms_kv_aware_overload", Label: "Overload, KV-aware cost: mean TTFT", Unit: "ms", Value: ms(kvHot.ttftMean)},
-		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Value: round2(affRun.imbalance)},
-		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Value: round2(kvHot.imbalance)},
+		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Unit: "× the mean", Value: round2(affRun.imbalance)},
+		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Unit: "× the mean", Value: round2(kvHot.imbalance)},
 	}
 }
 

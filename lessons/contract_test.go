@@ -1,0 +1,257 @@
+package lessons
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The lesson contract, checked for every registered lesson: a new lesson is
+// covered by registering it, without editing this test.
+//
+//   - the defaults build, and the same knobs (seed included) build the same
+//     script, byte for byte (steps with their scenes, metrics, claims);
+//   - every metric is finite, its key unique, and it has a label and a unit;
+//   - every step has a title and a narration;
+//   - every knob's minimum, default and maximum (every choice of a choice
+//     knob), with the other knobs at their defaults, builds or is refused by
+//     Check with a *ParamError that names one of the lesson's knobs;
+//   - the heaviest settings the lesson declares build within its MaxWork.
+func TestLessonContract(t *testing.T) {
+	for _, l := range All() {
+		t.Run(l.Slug, func(t *testing.T) {
+			t.Parallel()
+			for _, p := range contractProblems(l, testing.Short()) {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// contractProblems returns every way l breaks the contract, in words.
+// quick checks only the defaults (for -short).
+func contractProblems(l *Lesson, quick bool) (problems []string) {
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	defer func() {
+		if r := recover(); r != nil {
+			add("%s panicked: %v", l.Slug, r)
+		}
+	}()
+	if l.Slug == "" || l.Title == "" || l.Summary == "" || l.Engine == "" || l.Part == "" {
+		add("metadata incomplete: slug %q, title %q, part %q, summary %q, engine %q", l.Slug, l.Title, l.Part, l.Summary, l.Engine)
+	}
+	s, _, err := l.Run(nil)
+	if err != nil {
+		add("defaults do not build: %v", err)
+		return problems
+	}
+	problems = append(problems, scriptProblems(s)...)
+	if len(problems) > 0 {
+		return problems // a NaN would also stop the JSON comparison below
+	}
+	first, err1 := buildJSON(l, nil)
+	again, err2 := buildJSON(l, nil)
+	if err1 != nil || err2 != nil || !bytes.Equal(first, again) {
+		add("the same knobs built two different scripts (errors %v, %v)", err1, err2)
+	}
+	if quick {
+		return problems
+	}
+	seen := map[string]bool{}
+	for _, set := range knobExtremes(l) {
+		s, _, err := l.Run(set)
+		if err != nil {
+			var pe *ParamError
+			if !errors.As(err, &pe) {
+				add("%v: refused without naming a knob: %v", set, err)
+			} else if _, ok := l.Param(pe.Key); !ok {
+				add("%v: refusal names %q, which is not a knob of %s: %v", set, pe.Key, l.Slug, err)
+			}
+			continue
+		}
+		for _, p := range scriptProblems(s) {
+			if !seen[p] { // one report per problem, with the first knob set that shows it
+				seen[p] = true
+				add("%v: %s", set, p)
+			}
+		}
+	}
+	for _, set := range l.HeavyCorners {
+		s, _, err := l.Run(set)
+		switch {
+		case err != nil:
+			add("heavy corner %v is refused: %v", set, err)
+		case l.MaxWork > 0 && s.Work > l.MaxWork:
+			add("heavy corner %v counted %d units of work, over MaxWork %d", set, s.Work, l.MaxWork)
+		}
+	}
+	return problems
+}
+
+// scriptProblems checks one built script.
+func scriptProblems(s *Script) (problems []string) {
+	if s == nil {
+		return []string{"Build returned no script and no error"}
+	}
+	if len(s.Steps) == 0 {
+		problems = append(problems, "no steps")
+	}
+	for i, st := range s.Steps {
+		if strings.TrimSpace(st.Title) == "" || strings.TrimSpace(st.Narration) == "" {
+			problems = append(problems, fmt.Sprintf("step %d has no title or no narration (title %q)", i, st.Title))
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Metrics {
+		switch {
+		case seen[m.Key]:
+			problems = append(problems, "metric "+m.Key+" appears twice")
+		case math.IsNaN(m.Value) || math.IsInf(m.Value, 0):
+			problems = append(problems, fmt.Sprintf("metric %s is %v", m.Key, m.Value))
+		case m.Key == "" || m.Label == "" || m.Unit == "":
+			problems = append(problems, fmt.Sprintf("metric %q has no label or no unit (label %q, unit %q)", m.Key, m.Label, m.Unit))
+		}
+		seen[m.Key] = true
+	}
+	return problems
+}
+
+// buildJSON builds l with the raw knobs and returns the whole script as JSON.
+func buildJSON(l *Lesson, raw map[string]string) ([]byte, error) {
+	s, _, err := l.Run(raw)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
+
+// knobExtremes lists one knob set per knob end: each numeric knob at its
+// minimum and at its maximum, each choice knob at each choice, the other
+// knobs at their defaults.
+func knobExtremes(l *Lesson) []map[string]string {
+	var out []map[string]string
+	for _, p := range l.Params {
+		if p.Kind == Choice {
+			for _, c := range p.Choices[1:] {
+				out = append(out, map[string]string{p.Key: c})
+			}
+			continue
+		}
+		for _, x := range []float64{p.Min, p.Max} {
+			out = append(out, map[string]string{p.Key: strconv.FormatFloat(x, 'f', -1, 64)})
+		}
+	}
+	return out
+}
+
+// The contract test must fail on a broken lesson: each of these breaks one
+// rule and must be reported.
+func TestLessonContractCatchesBrokenLessons(t *testing.T) {
+	good := func() *Lesson {
+		return &Lesson{
+			Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
+			Params: []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
+			Build: func(v Values) (*Script, error) {
+				return &Script{
+					Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
+					Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
+				}, nil
+			},
+		}
+	}
+	if p := contractProblems(good(), false); len(p) > 0 {
+		t.Fatalf("the well-formed fake lesson is reported broken: %v", p)
+	}
+	cases := []struct {
+		name  string
+		break_ func(l *Lesson)
+		want  string
+	}{
+		{"defaults fail", func(l *Lesson) {
+			l.Build = func(Values) (*Script, error) { return nil, errors.New("boom") }
+		}, "defaults do not build"},
+		{"not deterministic", func(l *Lesson) {
+			calls := 0
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				calls++
+				s.Steps[0].Narration += strings.Repeat("!", calls)
+				return s, err
+			}
+		}, "two different scripts"},
+		{"NaN metric", func(l *Lesson) {
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				s.Metrics[0].Value = math.NaN()
+				return s, err
+			}
+		}, "is NaN"},
+		{"metric without unit", func(l *Lesson) {
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				s.Metrics[0].Unit = ""
+				return s, err
+			}
+		}, "no unit"},
+		{"duplicate metric", func(l *Lesson) {
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				s.Metrics = append(s.Metrics, s.Metrics[0])
+				return s, err
+			}
+		}, "appears twice"},
+		{"untitled step", func(l *Lesson) {
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				s.Steps = append(s.Steps, Step{Narration: "no title"})
+				return s, err
+			}
+		}, "no title or no narration"},
+		{"max knob panics", func(l *Lesson) {
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				if v.Int("n") == 4 {
+					var s []int
+					_ = s[v.Int("n")]
+				}
+				return b(v)
+			}
+		}, "panicked"},
+		{"unnamed refusal", func(l *Lesson) {
+			l.Check = func(v Values) error {
+				if v.Int("n") == 1 {
+					return errors.New("too small")
+				}
+				return nil
+			}
+		}, "refused without naming a knob"},
+		{"heavy corner over the bound", func(l *Lesson) {
+			l.MaxWork = 10
+			l.HeavyCorners = []map[string]string{{"n": "4"}}
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				s.Work = int64(v.Int("n")) * 100
+				return s, err
+			}
+		}, "over MaxWork"},
+	}
+	for _, c := range cases {
+		l := good()
+		c.break_(l)
+		got := strings.Join(contractProblems(l, false), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: want a problem mentioning %q, got %q", c.name, c.want, got)
+		}
+	}
+}

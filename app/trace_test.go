@@ -21,7 +21,8 @@ func TestParseUpload(t *testing.T) {
 		{"", "bad.jsonl: trace has no requests"},
 		{over, "more than 2000 requests"},
 		{`{"arrival_s": 0, "prompt_tokens": 16000, "output_tokens": 385}`, "bad.jsonl: line 1: prompt_tokens + output_tokens = 16385 is not allowed: want at most 16384"},
-		{strings.Repeat(`{"arrival_s": 0, "prompt_tokens": 10000, "output_tokens": 6000}`+"\n", 126), "bad.jsonl: line 126: the trace passes 2000000 tokens"},
+		{strings.Repeat(`{"arrival_s": 0, "prompt_tokens": 16000, "output_tokens": 1}`+"\n", 126), "bad.jsonl: line 125: the trace passes 2000000 tokens"},
+		{strings.Repeat(`{"arrival_s": 0, "prompt_tokens": 10000, "output_tokens": 6000}`+"\n", 126), "bad.jsonl: line 33: the trace can take 203190 engine steps"},
 	} {
 		if _, err := parseUpload(sb, "bad.jsonl", c.text); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("parseUpload(%.40q…) error = %v, want it to contain %q", c.text, err, c.want)

@@ -27,13 +27,15 @@ var chunkedPrefill = &Lesson{
 		{Key: "long_prompt", Label: "Long prompt", Unit: "tokens", Kind: Int, Default: 4000, Min: 64, Max: 32768, Step: 64},
 		{Key: "chunk_size", Label: "Token budget per step", Unit: "tokens", Help: "vLLM's max_num_batched_tokens with chunking on: decodes first, the prompt chunk takes the rest.", Kind: Int, Default: 512, Min: 64, Max: 16384, Step: 64},
 	},
-	Check: func(v Values) error {
-		if v.Int("chunk_size") <= v.Int("decodes") {
-			return Relation("chunk_size", strconv.Itoa(v.Int("chunk_size")), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", v.Int("decodes")))
-		}
-		return nil
+	Check:   checkChunkedPrefill,
+	Build:   buildChunkedPrefill,
+	MaxWork: chunkedMaxWork,
+	HeavyCorners: []map[string]string{
+		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "7168"},
+		{"decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "1024"},
+		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "16384", "context": "8192", "long_prompt": "8192"},
+		{"decodes": "1", "chunk_size": "64", "context": "1", "long_prompt": "32768"},
 	},
-	Build: buildChunkedPrefill,
 }
 
 func init() { register(chunkedPrefill) }
@@ -53,16 +55,104 @@ type prefillRun struct {
 	chunks     int     // steps that carried part of the long prompt
 	probeGaps  []float64
 	probeTimes []float64
+	// running is how many decodes the last step before the prompt arrived
+	// computed, preemptions how many requests were preempted in the run:
+	// the narration tells what the simulation reached, not the knobs.
+	running, preemptions int
+	// work counts the run's steps and the requests they advanced.
+	work int64
 }
 
 const longID = 1 << 20
+
+// Decode steps before the long prompt arrives, and its tokens after.
+const prefillWarm, prefillAfter = 4, 8
+
+// prefillSteps bounds the steps of a run with this budget: the decodes'
+// prompts and then the long prompt, each step's prefill share being at
+// least budget − n tokens (running decodes come first), plus the warm-up
+// and the prompt's tokens after.
+func prefillSteps(n, ctx, long, budget int) int {
+	share := max(1, budget-n)
+	return (n*ctx+share-1)/share + prefillWarm + (long+share-1)/share + prefillAfter
+}
+
+// prefillOut is the output each decode is asked for: enough to keep every
+// decode running from its own prefill until the long prompt has its
+// tokens, so that the run reaches the state the lesson narrates (all
+// decodes running when the prompt arrives).
+func prefillOut(n, ctx, long, budget int) int {
+	return prefillSteps(n, ctx, long, budget) + 16
+}
+
+// prefillFit is what a run with this budget holds at once: n decodes of
+// ctx + out tokens and the long prompt, the whole prompt in one step
+// without chunking.
+func prefillFit(g hardware.GPU, m hardware.Model, n, ctx, long, budget int) hardware.Fit {
+	out := prefillOut(n, ctx, long, budget)
+	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: n + long,
+		KVTokens: int64(n)*int64(ctx+out) + int64(long+prefillAfter), Positions: ctx + out}
+}
+
+// checkChunkedPrefill refuses what a GPU could not hold (the decodes' KV
+// cache with the long prompt's, within the model's positions) and runs
+// whose work exceeds chunkedPrefill.MaxWork.
+func checkChunkedPrefill(v Values) error {
+	n, ctx, long, budget := v.Int("decodes"), v.Int("context"), v.Int("long_prompt"), v.Int("chunk_size")
+	if budget <= n {
+		return Relation("chunk_size", strconv.Itoa(budget), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", n))
+	}
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	long1 := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: n + long, KVTokens: int64(long + prefillAfter), Positions: long + prefillAfter}
+	if err := checkFit(v, long1, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "long_prompt", hardware.LimitPositions: "long_prompt"}); err != nil {
+		return err
+	}
+	if err := checkFit(v, prefillFit(g, m, n, ctx, long, budget), fitKnobs{hardware.LimitKV: "decodes", hardware.LimitPositions: "context"}); err != nil {
+		return err
+	}
+	if w := prefillWork(g, m, n, ctx, long, budget); w > chunkedWorkLimit {
+		return Relation("long_prompt", strconv.Itoa(long), fmt.Sprintf("runs that re-simulate in about a second: %d decodes riding along a %s-token prompt cut into %s chunks of chunk_size − decodes = %d tokens, "+
+			"across the budget sweep, come to about %s units of work (each step 8, each request in a step 1), over the bound of %s; "+
+			"shorten long_prompt, run fewer decodes or raise chunk_size", n, comma(long), comma((long+budget-n-1)/(budget-n)), budget-n, comma(int(w)), comma(chunkedWorkLimit)))
+	}
+	return nil
+}
+
+// Work bound of chunked-prefill (see measuring's): Check lets the estimate
+// reach chunkedWorkLimit, Script.Work stays within MaxWork.
+const (
+	chunkedMaxWork   = 4_500_000
+	chunkedWorkLimit = 4_000_000
+)
+
+// prefillBudgets are the token budgets of the sweep.
+var prefillBudgets = []int{64, 128, 256, 512, 1024, 2048, 4096, 8192}
+
+// prefillWork estimates Script.Work of the lesson: for the whole-prefill
+// run, the chunked run and each sweep budget that fits, its steps (the
+// decodes' prompts at the budget, the warm-up, the prompt's chunks and its
+// tokens after) times the step's work, stepWork plus every request.
+func prefillWork(g hardware.GPU, m hardware.Model, n, ctx, long, budget int) float64 {
+	per := float64(stepWork + n + 1)
+	w := per * float64(2+prefillWarm+prefillAfter) // whole prefill: prompts, then the long one, in one step each
+	w += per * float64(prefillSteps(n, ctx, long, budget))
+	for _, b := range prefillBudgets {
+		if b > n && prefillFit(g, m, n, ctx, long, b).Check() == nil {
+			w += per * float64(prefillSteps(n, ctx, long, b))
+		}
+	}
+	return w
+}
 
 // runPrefill runs decodes to steady state, adds the long prompt, and runs
 // until it has produced a few tokens.
 func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, error) {
 	n, ctx, long := v.Int("decodes"), v.Int("context"), v.Int("long_prompt")
-	const warm, after = 4, 8 // decode steps before the prompt arrives; its tokens after
-	out := warm + long/max(1, budget-n) + after + 16
+	const warm, after = prefillWarm, prefillAfter
+	out := prefillOut(n, ctx, long, budget)
 	cfg := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: n + 1, ChunkedPrefill: chunked, BlockSize: 16, NumBlocks: e.kvBlocks}
 	if !chunked {
 		cfg.MaxNumBatchedTokens = max(budget, n*(ctx+out), long+after) // vLLM: budget = max_model_len when chunking is off
@@ -93,7 +183,12 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	}
 	run.steps = s.Steps()
 	run.ttftLong = s.TokenTimes(longID)[0] - run.arrival
+	run.work = stepsWork(run.steps)
 	for _, st := range run.steps {
+		run.preemptions += len(st.Preempted)
+		if st.Start < run.arrival {
+			run.running = st.DecodeTokens
+		}
 		if st.Start >= run.arrival {
 			run.longest = max(run.longest, st.Duration)
 		}
@@ -135,6 +230,8 @@ type chunkedPrefillRun struct {
 	decodes, context, long, budget int
 	whole, chunk                   *prefillRun
 	sweep                          []budgetPoint
+	// work counts the steps of every run and the requests they advanced.
+	work int64
 }
 
 func buildChunkedPrefill(v Values) (*Script, error) {
@@ -142,7 +239,9 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.script(), nil
+	s := r.script()
+	s.Work = r.work
+	return s, nil
 }
 
 // runChunkedPrefill runs the scenario without and with chunking, then with
@@ -159,8 +258,10 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 	if r.chunk, err = runPrefill(e, v, true, r.budget); err != nil {
 		return chunkedPrefillRun{}, err
 	}
-	for _, b := range []int{64, 128, 256, 512, 1024, 2048, 4096, 8192} {
-		if b <= r.decodes {
+	for _, b := range prefillBudgets {
+		// Only budgets whose run the GPU could hold: small budgets keep
+		// the decodes running longer.
+		if b <= r.decodes || prefillFit(e.gpu, e.model, r.decodes, r.context, r.long, b).Check() != nil {
 			continue
 		}
 		pr, err := runPrefill(e, v, true, b)
@@ -168,7 +269,9 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 			return chunkedPrefillRun{}, err
 		}
 		r.sweep = append(r.sweep, budgetPoint{budget: b, ttft: pr.ttftLong, worstITL: pr.maxITL})
+		r.work += pr.work
 	}
+	r.work += r.whole.work + r.chunk.work
 	return r, nil
 }
 
@@ -265,7 +368,7 @@ func (r chunkedPrefillRun) claims() []Claim {
 	return []Claim{{
 		What:    fmt.Sprintf("A %s-token prefill in one step stalls decodes", comma(r.long)),
 		Article: fmt.Sprintf("%d ms (4,000 tokens; GPU and model not stated)", articleStallMS),
-		Model:   fmt.Sprintf("%.1f ms step for %s on %s with %d decodes riding along", 1000*r.stall(), r.model.Name, r.gpu.Name, r.decodes),
+		Model:   fmt.Sprintf("%.1f ms step for %s on %s with %d decodes riding along", 1000*r.stall(), r.model.Name, r.gpu.Name, r.whole.running),
 		Why:     "The model prices the step from FLOPs at the GPU's dense BF16 peak × MFU 0.72 plus attention over the context (core/hardware); the article does not say which GPU or model its 80 ms is for.",
 	}, {
 		What:    "512-token chunks keep ITL smooth",
@@ -277,13 +380,13 @@ func (r chunkedPrefillRun) claims() []Claim {
 }
 
 func (r chunkedPrefillRun) script() *Script {
-	whole, chunk, n, long, budget, stall := r.whole, r.chunk, r.decodes, r.long, r.budget, r.stall()
+	whole, chunk, long, budget, stall := r.whole, r.chunk, r.long, r.budget, r.stall()
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
 	itl := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between a decode's tokens", Chart: r.itlChart()}
 	s.Steps = []Step{{
 		Title: "Decodes in steady state",
-		Narration: fmt.Sprintf("%d requests are decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: a decode step takes %.1f ms, so each stream gets a token every %.1f ms.",
-			n, r.gpu.Name, r.model.Name, comma(r.context), 1000*whole.baseITL, 1000*whole.baseITL),
+		Narration: fmt.Sprintf("%d %s decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: a decode step takes %.1f ms, so each stream gets a token every %.1f ms.",
+			whole.running, plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, comma(r.context), 1000*whole.baseITL, 1000*whole.baseITL),
 		Scenes: []scene.Scene{r.cards(whole), itl},
 	}, {
 		Title: "Without chunking: one long step",
@@ -298,7 +401,7 @@ func (r chunkedPrefillRun) script() *Script {
 		Title: fmt.Sprintf("With a %d-token budget: chunks", budget),
 		Narration: fmt.Sprintf("With chunked prefill, each step first serves the %d running decodes, then gives the rest of the %d-token budget to the prompt: %d chunks of up to %d tokens. "+
 			"No step is much longer than a decode step, so the worst gap is %.1f ms; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",
-			n, budget, chunk.chunks, budget-n, 1000*chunk.maxITL, 1000*chunk.ttftLong, 1000*whole.ttftLong),
+			chunk.running, budget, chunk.chunks, budget-chunk.running, 1000*chunk.maxITL, 1000*chunk.ttftLong, 1000*whole.ttftLong),
 		Scenes: []scene.Scene{chunk.timeline("chunked"), r.cards(chunk), itl},
 	}, {
 		Title: "The trade-off",

@@ -38,6 +38,14 @@ var cudaGraphs = &Lesson{
 	},
 	Check: checkCUDAGraphs,
 	Build: buildCUDAGraphs,
+	// Pricing only: every knob combination stays far below this (the
+	// heaviest, 405B at TP 8 with 1,024 sequences, counts about 800,000:
+	// 40 ms natively).
+	MaxWork: 2_000_000,
+	HeavyCorners: []map[string]string{
+		{"gpu": "b200", "model": "llama-3.1-405b", "tp": "8", "max_num_seqs": "1024", "batch": "512", "context": "1000"},
+		{"gpu": "b200", "model": "llama-3.1-70b", "tp": "8", "max_num_seqs": "1024", "batch": "512", "context": "1", "mode": "piecewise"},
+	},
 }
 
 func init() { register(cudaGraphs) }
@@ -66,6 +74,9 @@ type graphSetup struct {
 	perLaunch float64
 	seqs      int
 	mode      cudagraph.Mode
+	// work counts the kernels and sequences of every step priced, for
+	// Script.Work.
+	work int64
 }
 
 func newGraphSetup(v Values) (*graphSetup, error) {
@@ -81,9 +92,12 @@ func newGraphSetup(v Values) (*graphSetup, error) {
 	// The lesson times the forward pass alone: host work (scheduling,
 	// output processing) overlaps it in vLLM v1 and is another lesson's.
 	sm.Host = hardware.HostOverhead{}
+	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: graphTokenBudget}, fitKnobs{hardware.LimitWeights: "model"}); err != nil {
+		return nil, err
+	}
 	c, err := hardware.KVCapacity(g, m, 0.9, 16, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
 	if err != nil {
-		return nil, Relation("model", m.ID, fmt.Sprintf("a model whose BF16 weights fit on %d× %s (%v)", tp, g.Name, err))
+		return nil, err
 	}
 	mode, err := cudagraph.ParseMode(v.Choice("mode"))
 	if err != nil {
@@ -101,10 +115,15 @@ func checkCUDAGraphs(v Values) error {
 	if b > e.seqs {
 		return Relation("batch", strconv.Itoa(b), fmt.Sprintf("at most max_num_seqs (%d): vLLM runs no more sequences at once", e.seqs))
 	}
-	if need := int64(b) * int64(ctx+1); need > e.cap.Tokens {
-		return Relation("context", strconv.Itoa(ctx), fmt.Sprintf("a context whose KV cache for %d sequences fits the %s tokens %s leaves on %d× %s", b, comma(int(e.cap.Tokens)), e.model.Name, e.tp, e.gpu.Name))
-	}
-	return nil
+	return checkFit(v, e.decodeFit(b, ctx), fitKnobs{hardware.LimitKV: "context", hardware.LimitPositions: "context"})
+}
+
+// decodeFit is a decode step of batch sequences at ctx tokens of context
+// on the lesson's TP group, with vLLM's activation reserve at the token
+// budget.
+func (e *graphSetup) decodeFit(batch, ctx int) hardware.Fit {
+	return hardware.Fit{GPU: e.gpu, Model: e.model, TP: e.tp, BatchedTokens: graphTokenBudget,
+		KVTokens: int64(batch) * int64(ctx+1), Positions: ctx + 1}
 }
 
 // dispatcher returns vLLM's dispatcher for a mode with the lesson's launch
@@ -127,6 +146,7 @@ func (e *graphSetup) run(mode cudagraph.Mode, b hardware.Batch) run {
 	sm := e.step
 	sm.Dispatcher = d
 	c := sm.Step(b)
+	e.work += 2*int64(len(c.Kernels)) + int64(len(b.Seqs)) // the step and its plan
 	return run{cost: c, plan: d.Plan(b, c.Kernels)}
 }
 
@@ -136,6 +156,7 @@ func (e *graphSetup) gpuOnly(b hardware.Batch) float64 {
 	sm := e.step
 	sm.Dispatcher = hardware.Replay{}
 	c := sm.Step(b)
+	e.work += int64(len(c.Kernels)) + int64(len(b.Seqs))
 	return c.GPU + c.Comm
 }
 
@@ -337,7 +358,9 @@ func buildCUDAGraphs(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.script(), nil
+	s := r.script()
+	s.Work = r.e.work
+	return s, nil
 }
 
 // runCUDAGraphs prices the lesson's decode step in every mode, sweeps the
@@ -369,7 +392,7 @@ func runCUDAGraphs(v Values) (graphsRun, error) {
 		r.padTo = append(r.padTo, p)
 	}
 	r.sweep, r.crossover = e.sweep(d, r.context)
-	r.kvFit = int(e.cap.Tokens / int64(r.context+1))
+	r.kvFit = maxFitting(e.seqs, func(n int) bool { return e.decodeFit(n, r.context).Check() == nil })
 	r.padding = e.paddingCases(r.batch, r.context)
 	r.capture = e.dispatcher(e.mode).Capture()
 	if e.cap.BytesPerToken > 0 {

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -55,6 +56,54 @@ func chosenHardware(v Values) (hardware.GPU, hardware.Model, error) {
 	}
 	m, err := hardware.ModelByID(v.Choice("model"))
 	return g, m, err
+}
+
+// fitKnobs says which knob a lesson ties to each limit of hardware.Fit.
+type fitKnobs map[hardware.FitLimit]string
+
+// checkFit runs the shared feasibility check (hardware.Fit) and turns a
+// refusal into an error on the knob the lesson ties to the broken limit,
+// e.g. weights → "model", KV → "context", positions → "prompt".
+func checkFit(v Values, f hardware.Fit, knobs fitKnobs) error {
+	err := f.Check()
+	var fe *hardware.FitError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	key := knobs[fe.Limit]
+	return Relation(key, v.TextOf(key), "a setting a real GPU can run: "+fe.Error())
+}
+
+// stepWork is what one engine step counts in Script.Work beside the
+// requests it advances: scheduling and pricing a step cost about as much
+// CPU as advancing eight requests (measuring: 1.4 µs per step against 0.2
+// µs per request advanced, BENCHMARKS.md).
+const stepWork = 8
+
+// stepsWork counts a scheduler run's work for Script.Work: stepWork for
+// each step and one for each request it advanced.
+func stepsWork(steps []scheduler.Step) int64 {
+	w := stepWork * int64(len(steps))
+	for _, st := range steps {
+		w += int64(st.Running)
+	}
+	return w
+}
+
+// maxFitting is the largest n in [0, limit] for which fits holds, given
+// that it holds for every smaller n (a batch that fits stays fitting when
+// smaller): 0 when even 1 does not.
+func maxFitting(limit int, fits func(n int) bool) int {
+	lo, hi := 0, limit
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // tpRelation is the error for a tensor-parallel degree that does not split
@@ -149,8 +198,9 @@ func modelIDs() []string {
 	return ids
 }
 
-// contextLimit is a model's context window, or 131,072 tokens where its
-// profile leaves max_position_embeddings unknown (0).
+// contextLimit is a model's context window, or 131,072 tokens where a
+// profile leaves max_position_embeddings unknown (0; every profile now
+// states it, see hardware.Model.MaxPositions).
 func contextLimit(maxPositions int) int {
 	if maxPositions <= 0 {
 		return 1 << 17

@@ -33,19 +33,112 @@ var measuring = &Lesson{
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		seedParam,
 	},
-	Check: func(v Values) error {
-		if v.Float("rate_min") >= v.Float("rate_max") {
-			return Relation("rate_min", strconv.FormatFloat(v.Float("rate_min"), 'g', -1, 64), fmt.Sprintf("below rate_max (%g)", v.Float("rate_max")))
-		}
-		return nil
-	},
+	Check: checkMeasuring,
 	Build: buildMeasuring,
+	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
+	MaxWork: measuringMaxWork,
+	HeavyCorners: []map[string]string{
+		{"duration_s": "600", "rate_max": "1000", "rate_min": "600", "points": "2"},
+		{"duration_s": "40", "points": "12", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
+		{"max_num_seqs": "2", "max_num_batched_tokens": "64", "duration_s": "20"},
+		{"duration_s": "150", "rate_min": "0.1", "rate_max": "2", "points": "12"},
+		{"duration_s": "120"},
+	},
 }
 
 func init() { register(measuring) }
 
 // maxRequestsPerRate bounds the work of one point of the sweep.
 const maxRequestsPerRate = 3000
+
+// Work bound: Script.Work counts each step as stepWork units and each
+// request advanced by a step as one. measuringWorkLimit is what Check lets
+// the estimate reach, below MaxWork to leave room for preemptions and for
+// the estimate's error (within 10% on the settings measured).
+const (
+	measuringMaxWork   = 4_500_000
+	measuringWorkLimit = 4_000_000
+)
+
+// checkMeasuring refuses inverted rates, a token budget below
+// max_num_seqs (vLLM refuses it too), a model whose weights do not fit
+// and sweeps whose work would exceed the bound.
+func checkMeasuring(v Values) error {
+	if v.Float("rate_min") >= v.Float("rate_max") {
+		return Relation("rate_min", strconv.FormatFloat(v.Float("rate_min"), 'g', -1, 64), fmt.Sprintf("below rate_max (%g)", v.Float("rate_max")))
+	}
+	seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens")
+	if budget < seqs {
+		return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs))
+	}
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	prompts, outputs := chatLengths(m)
+	longest := prompts.Max + outputs.Max
+	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(longest), Positions: longest},
+		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}); err != nil {
+		return err
+	}
+	e, err := newEngine(v, 16)
+	if err != nil {
+		return err
+	}
+	step := e.timer(seqs, budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
+	reqs, est := measuringWork(v, step, prompts, outputs)
+	if est > measuringWorkLimit {
+		return Relation("duration_s", v.TextOf("duration_s"), fmt.Sprintf("a sweep that re-simulates in about a second: %s requests (%s rates, each rate × duration_s, at most 3,000) "+
+			"of chat length with max_num_seqs = %d come to about %s units of work (each step 8, each request in a step 1), over the bound of %s; "+
+			"shorten duration_s, lower rate_max or points, or raise max_num_seqs", comma(reqs), v.TextOf("points"), seqs, comma(int(est)), comma(measuringWorkLimit)))
+	}
+	return nil
+}
+
+// chatLengths are the chat workload's prompt and output lengths, their
+// ranges halved to fit a model whose context is shorter than 12,288 tokens
+// (Llama-2-7B's 4,096), as a load generator would pick a dataset that fits.
+func chatLengths(m hardware.Model) (prompts, outputs workload.LongTail) {
+	prompts, outputs = workload.ChatPrompts(), workload.ChatOutputs()
+	if prompts.Max+outputs.Max > m.MaxPositions {
+		prompts.Max = min(prompts.Max, m.MaxPositions/2)
+		outputs.Max = min(outputs.Max, m.MaxPositions/2)
+	}
+	return prompts, outputs
+}
+
+// sweepRates are the rates the sweep serves and each one's request count.
+func sweepRates(v Values) (rates []float64, counts []int) {
+	for _, rate := range logspace(v.Float("rate_min"), v.Float("rate_max"), v.Int("points")) {
+		rates = append(rates, rate)
+		counts = append(counts, min(maxRequestsPerRate, max(10, int(rate*v.Float("duration_s")))))
+	}
+	return rates, counts
+}
+
+// measuringWork estimates the sweep's Script.Work from the requests it will
+// serve, drawn as Build draws them. Each request is advanced once per
+// output token and once per prefill chunk. A rate's steps are those
+// advances divided by the requests running at once, estimated as rate ×
+// a request's time alone (its advances × one decode step at batch 1),
+// between 1 and max_num_seqs; each step counts stepWork. Within 15% of the
+// counted work on the settings in BENCHMARKS.md, and above it when
+// batches grow (a larger batch makes each step longer, so fewer steps).
+func measuringWork(v Values, step float64, prompts, outputs workload.LongTail) (requests int, work float64) {
+	rates, counts := sweepRates(v)
+	budget, seqs := v.Int("max_num_batched_tokens"), float64(v.Int("max_num_seqs"))
+	for i, rate := range rates {
+		advances := 0
+		for _, q := range workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed"))) {
+			advances += q.Output + (q.Prompt+budget-1)/budget
+		}
+		running := rate * float64(advances) / float64(counts[i]) * step
+		running = max(1, min(seqs, running))
+		work += float64(advances) * (1 + stepWork/running)
+		requests += counts[i]
+	}
+	return requests, work
+}
 
 // loadPoint is one rate of the sweep.
 type loadPoint struct {
@@ -60,11 +153,15 @@ type measuringRun struct {
 	// duration is the arrival window per rate in seconds; lo and hi the
 	// rates swept; sloTTFT and sloTPOT the SLO in ms, as the knobs say.
 	duration, lo, hi, sloTTFT, sloTPOT float64
-	// promptMedian and outputMedian describe the chat workload.
+	// promptMedian and outputMedian describe the chat workload; promptMax
+	// and outputMax are its longest lengths, halved for a short context.
 	promptMedian, outputMedian int
+	promptMax, outputMax       int
 	points                     []loadPoint
 	// best is the point with the highest goodput (the first of equals).
 	best loadPoint
+	// work counts every rate's steps and the requests they advanced.
+	work int64
 }
 
 func buildMeasuring(v Values) (*Script, error) {
@@ -72,7 +169,9 @@ func buildMeasuring(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.script(), nil
+	s := r.script()
+	s.Work = r.work
+	return s, nil
 }
 
 // runMeasuring serves a Poisson chat workload at each rate of the sweep.
@@ -84,15 +183,16 @@ func runMeasuring(v Values) (measuringRun, error) {
 	r := measuringRun{gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
 		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms")}
 	slo := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
-	prompts, outputs := workload.ChatPrompts(), workload.ChatOutputs()
+	prompts, outputs := chatLengths(e.model)
 	r.promptMedian, r.outputMedian = int(prompts.Median), int(outputs.Median)
+	r.promptMax, r.outputMax = prompts.Max, outputs.Max
 	cfg := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true,
 		BlockSize: 16, NumBlocks: e.kvBlocks}
 	// Prefix caching is left off: these prompts share no prefix, so it
 	// would find nothing and only cost simulation time.
-	for _, rate := range logspace(r.lo, r.hi, v.Int("points")) {
-		n := min(maxRequestsPerRate, max(10, int(rate*r.duration)))
-		reqs := workload.Poisson(n, rate, prompts, outputs, uint64(v.Int("seed")))
+	rates, counts := sweepRates(v)
+	for i, rate := range rates {
+		reqs := workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed")))
 		var in []scheduler.Request
 		for _, q := range reqs {
 			in = append(in, scheduler.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output})
@@ -104,6 +204,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 		if err := s.Run(); err != nil {
 			return measuringRun{}, err
 		}
+		r.work += stepsWork(s.Steps())
 		r.points = append(r.points, loadPoint{rate: rate, sum: s.Summary(slo)})
 	}
 	r.best = r.points[0]
@@ -113,6 +214,15 @@ func runMeasuring(v Values) (measuringRun, error) {
 		}
 	}
 	return r, nil
+}
+
+// clampNote says when the lengths were cut to fit the model's context.
+func (r measuringRun) clampNote() string {
+	def := workload.ChatPrompts().Max + workload.ChatOutputs().Max
+	if r.promptMax+r.outputMax >= def {
+		return ""
+	}
+	return fmt.Sprintf(", at most %s + %s to fit %s's %s positions", comma(r.promptMax), comma(r.outputMax), r.model.Name, comma(r.model.MaxPositions))
 }
 
 func (r measuringRun) first() loadPoint { return r.points[0] }
@@ -216,9 +326,9 @@ func (r measuringRun) script() *Script {
 	}}
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
-		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
+		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
 			"At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (TTFT ≤ %g ms and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, r.sloTTFT, r.sloTPOT),
+			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, r.sloTTFT, r.sloTPOT),
 		Scenes: []scene.Scene{pointCards(r.first())},
 	})
 	for i := range r.points {

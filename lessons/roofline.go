@@ -26,7 +26,15 @@ var roofline = &Lesson{
 		{Key: "context", Label: "Decode context", Unit: "tokens", Kind: Int, Default: 1024, Min: 1, Max: 131072, Step: 1},
 		{Key: "prompt", Label: "Prefill prompt", Unit: "tokens", Kind: Int, Default: 2048, Min: 1, Max: 131072, Step: 1},
 	},
+	Check: checkRoofline,
 	Build: buildRoofline,
+	// Pricing only, bounded by the knobs' ranges: the heaviest setting
+	// prices about 60 steps of the largest model.
+	MaxWork: 1_000_000,
+	HeavyCorners: []map[string]string{
+		{"gpu": "b200", "model": "qwen2.5-72b", "batch": "2048", "context": "1", "prompt": "8192"},
+		{"gpu": "b200", "model": "llama-3.1-8b", "batch": "1", "context": "131071", "prompt": "131072"},
+	},
 }
 
 func init() { register(roofline) }
@@ -37,8 +45,13 @@ type stepPoint struct {
 	computeBound            bool
 }
 
-func pointOf(m hardware.StepModel, b hardware.Batch) stepPoint {
+// pricer prices steps and counts the work for Script.Work: the kernels of
+// each step priced (twice: the step and its intensity) and its sequences.
+type pricer struct{ work int64 }
+
+func (pr *pricer) pointOf(m hardware.StepModel, b hardware.Batch) stepPoint {
 	c := m.Step(b)
+	pr.work += 2*int64(len(c.Kernels)) + int64(len(b.Seqs))
 	p := stepPoint{intensity: m.ArithmeticIntensity(b), ms: 1000 * c.GPU, computeBound: c.ComputeBound}
 	if c.GPU > 0 {
 		p.attained = c.FLOPs / c.GPU
@@ -80,6 +93,9 @@ type gpuRoof struct {
 	gpu             hardware.GPU
 	roof            roofCurve
 	decode, prefill stepPoint
+	// decodeFits and prefillFits say whether the step fits this GPU's
+	// memory (hardware.Fit); the table does not place steps that do not.
+	decodeFits, prefillFits bool
 }
 
 // gemmPoint is the model's time for one GEMM over some tokens.
@@ -100,16 +116,50 @@ type rooflineRun struct {
 	roof                   roofCurve
 	// decode at the chosen batch, decode at batch 1, the prefill.
 	decode, decode1, prefill stepPoint
-	// sweep is decode at batch 1, 2, 4, … 1,024.
-	sweep []stepPoint
-	// crossover is the smallest compute-bound decode batch up to 8,192, 0
-	// if none.
+	// sweep is decode at batch 1, 2, 4, … up to 1,024 or the largest
+	// batch that fits, sweepBatches their sizes.
+	sweep        []stepPoint
+	sweepBatches []int
+	// maxBatch is the largest decode batch up to 8,192 whose KV cache fits
+	// at this context.
+	maxBatch int
+	// crossover is the smallest compute-bound decode batch up to maxBatch,
+	// 0 if none.
 	crossover int
 	gpus      []gpuRoof
 	// gateUp is the model's Llama-2-7B gate+up GEMM on the H100, against
 	// vidurGateUp.
 	gateUp     []gemmPoint
 	validation []hardware.ValidationResult
+	work       int64
+}
+
+// checkRoofline refuses steps a real GPU could not run: the decode step's
+// KV cache and the prefill's, each with the weights and the activations of
+// its own step (hardware.Fit), within the model's positions.
+func checkRoofline(v Values) error {
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	batch, ctx, prompt := v.Int("batch"), v.Int("context"), v.Int("prompt")
+	if err := checkFit(v, decodeFit(g, m, batch, ctx), fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "batch", hardware.LimitPositions: "context"}); err != nil {
+		return err
+	}
+	pre := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: prompt, KVTokens: int64(prompt), Positions: prompt}
+	return checkFit(v, pre, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt", hardware.LimitPositions: "prompt"})
+}
+
+// decodeFit is one decode step of batch sequences at ctx tokens of context
+// on one GPU.
+func decodeFit(g hardware.GPU, m hardware.Model, batch, ctx int) hardware.Fit {
+	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: batch, KVTokens: int64(batch) * int64(ctx+1), Positions: ctx + 1}
+}
+
+// maxDecodeBatch is the largest decode batch up to limit whose KV cache at
+// ctx fits one GPU beside the weights, 0 if not even one sequence does.
+func maxDecodeBatch(g hardware.GPU, m hardware.Model, ctx, limit int) int {
+	return maxFitting(limit, func(n int) bool { return decodeFit(g, m, n, ctx).Check() == nil })
 }
 
 func buildRoofline(v Values) (*Script, error) {
@@ -117,7 +167,9 @@ func buildRoofline(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.script(), nil
+	s := r.script()
+	s.Work = r.work
+	return s, nil
 }
 
 // runRoofline prices the steps the lesson places on the rooflines.
@@ -132,20 +184,25 @@ func runRoofline(v Values) (rooflineRun, error) {
 	}
 	r := rooflineRun{gpu: g, model: md, batch: v.Int("batch"), context: v.Int("context"), prompt: v.Int("prompt")}
 	r.roof = roofOf(m, g.Name+" roof")
-	r.decode = pointOf(m, hardware.DecodeBatch(r.batch, r.context))
-	r.prefill = pointOf(m, hardware.PrefillBatch(1, r.prompt))
-	r.decode1 = pointOf(m, hardware.DecodeBatch(1, r.context))
-	for b := 1; b <= 1024; b *= 2 {
-		r.sweep = append(r.sweep, pointOf(m, hardware.DecodeBatch(b, r.context)))
+	pr := &pricer{}
+	r.decode = pr.pointOf(m, hardware.DecodeBatch(r.batch, r.context))
+	r.prefill = pr.pointOf(m, hardware.PrefillBatch(1, r.prompt))
+	r.decode1 = pr.pointOf(m, hardware.DecodeBatch(1, r.context))
+	r.maxBatch = maxDecodeBatch(g, md, r.context, maxCrossoverBatch)
+	for b := 1; b <= min(1024, r.maxBatch); b *= 2 {
+		r.sweep = append(r.sweep, pr.pointOf(m, hardware.DecodeBatch(b, r.context)))
+		r.sweepBatches = append(r.sweepBatches, b)
 	}
-	r.crossover = computeBoundBatch(m, r.context)
+	r.crossover = pr.computeBoundBatch(m, r.context, r.maxBatch)
 	for _, gg := range hardware.GPUs() {
 		gm, err := hardware.NewStepModel(gg, md, 1, hardware.BF16)
 		if err != nil {
 			continue
 		}
 		r.gpus = append(r.gpus, gpuRoof{gpu: gg, roof: roofOf(gm, gg.Name),
-			decode: pointOf(gm, hardware.DecodeBatch(r.batch, r.context)), prefill: pointOf(gm, hardware.PrefillBatch(1, r.prompt))})
+			decode: pr.pointOf(gm, hardware.DecodeBatch(r.batch, r.context)), prefill: pr.pointOf(gm, hardware.PrefillBatch(1, r.prompt)),
+			decodeFits:  decodeFit(gg, md, r.batch, r.context).Check() == nil,
+			prefillFits: hardware.Fit{GPU: gg, Model: md, FixedTP: true, BatchedTokens: r.prompt, KVTokens: int64(r.prompt), Positions: r.prompt}.Check() == nil})
 	}
 	vm, err := hardware.NewStepModel(hardware.MustGPU("h100-sxm"), hardware.MustModel("llama-2-7b"), 1, hardware.BF16)
 	if err != nil {
@@ -153,19 +210,26 @@ func runRoofline(v Values) (rooflineRun, error) {
 	}
 	for _, n := range []int{1, 2, 4, 8, 16, 32, 64, 128, 192, 256, 384, 512, 1024, 2048, 4096} {
 		r.gateUp = append(r.gateUp, gemmPoint{tokens: n, time: gemmTime(vm, n, "gate_up_proj")})
+		pr.work += int64(vm.Model.Layers*10 + 4)
 	}
+	r.work = pr.work
 	r.validation = validation()
 	return r, nil
 }
 
+// maxCrossoverBatch bounds the search for the compute-bound batch.
+const maxCrossoverBatch = 8192
+
 // computeBoundBatch is the smallest batch whose decode step is
-// compute-bound, if any ≤ 8192: double until it is, then bisect (the regime
-// only moves one way as the batch grows). 0 when none is.
-func computeBoundBatch(m hardware.StepModel, ctx int) int {
-	bound := func(b int) bool { return pointOf(m, hardware.DecodeBatch(b, ctx)).computeBound }
-	for hi := 1; hi <= 8192; hi *= 2 {
+// compute-bound, if any ≤ limit: double until it is (trying limit last),
+// then bisect (the regime only moves one way as the batch grows). 0 when
+// none is.
+func (pr *pricer) computeBoundBatch(m hardware.StepModel, ctx, limit int) int {
+	bound := func(b int) bool { return pr.pointOf(m, hardware.DecodeBatch(b, ctx)).computeBound }
+	lo := 0 // not bound (or 0)
+	for hi := 1; lo < limit; hi *= 2 {
+		hi = min(hi, limit)
 		if bound(hi) {
-			lo := hi / 2 // not bound (or 0)
 			for hi-lo > 1 {
 				if mid := (lo + hi) / 2; bound(mid) {
 					hi = mid
@@ -175,6 +239,7 @@ func computeBoundBatch(m hardware.StepModel, ctx int) int {
 			}
 			return hi
 		}
+		lo = hi
 	}
 	return 0
 }
@@ -201,7 +266,11 @@ func (r rooflineRun) chart(extra ...scene.Series) *scene.Chart {
 }
 
 func (r rooflineRun) sweepSeries() scene.Series {
-	sr := scene.Series{Name: "decode, batch 1 → 1,024", Type: scene.Scatter}
+	last := 0
+	if n := len(r.sweepBatches); n > 0 {
+		last = r.sweepBatches[n-1]
+	}
+	sr := scene.Series{Name: "decode, batch 1 → " + comma(last), Type: scene.Scatter}
 	for _, p := range r.sweep {
 		sr.X = append(sr.X, round2(p.intensity))
 		sr.Y = append(sr.Y, tflops(p.attained))
@@ -216,8 +285,15 @@ func (r rooflineRun) gpuScenes() []scene.Scene {
 	for _, gr := range r.gpus {
 		gg := gr.gpu
 		all.Series = append(all.Series, gr.roof.series())
+		dec, pre := gr.decode.regime(), gr.prefill.regime()
+		if !gr.decodeFits {
+			dec = "does not fit"
+		}
+		if !gr.prefillFits {
+			pre = "does not fit"
+		}
 		ridges.Rows = append(ridges.Rows, []string{gg.Name, fmt.Sprintf("%.2f TB/s", gg.MemBandwidth/1e12), fmt.Sprintf("%.0f TFLOP/s", gg.PeakBF16/1e12),
-			fmt.Sprintf("%.0f", gg.Ridge()), gr.decode.regime(), gr.prefill.regime()})
+			fmt.Sprintf("%.0f", gg.Ridge()), dec, pre})
 	}
 	return []scene.Scene{{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: all},
 		{Kind: scene.KindTable, ID: "ridges", Title: "Ridge points and the regime of this step on each GPU", Table: ridges}}
@@ -262,7 +338,7 @@ func (r rooflineRun) metrics(within int) []Metric {
 		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", r.batch), Unit: "ms", Value: round2(dec.ms)},
 		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Value: round2(float64(r.batch) / dec.ms * 1000)},
 		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Value: round2(pre.ms)},
-		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none up to 8,192)", Unit: "sequences", Value: float64(r.crossover)},
+		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none that fits, up to 8,192)", Unit: "sequences", Value: float64(r.crossover)},
 		{Key: "validation_within", Label: "Validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}
 }
@@ -297,7 +373,7 @@ func (r rooflineRun) script() *Script {
 	}, {
 		Title: "Batching moves decode to the right",
 		Narration: fmt.Sprintf("Batching B sequences reuses each weight read B times, so the step's intensity grows with B until the KV cache reads, which every sequence pays alone, dominate. At batch %d: %.1f FLOP/B, %s, %.2f ms per step (%s tokens/s). %s",
-			r.batch, dec.intensity, dec.regime(), dec.ms, comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context)),
+			r.batch, dec.intensity, dec.regime(), dec.ms, comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context, r.maxBatch, r.gpu.Name)),
 		Scenes: []scene.Scene{roofScene(r.sweepSeries(), pointSeries(fmt.Sprintf("decode, batch %d", r.batch), dec))},
 	}, {
 		Title: "Prefill is compute-bound",
@@ -333,8 +409,11 @@ func h200Note() string {
 		b.PeakBF16/1e12, 100*(b.MemBandwidth/a.MemBandwidth-1), b.MemBandwidth/1e12, a.MemBandwidth/1e12, b.Ridge(), a.Ridge())
 }
 
-func crossoverText(b, ctx int) string {
-	if b == 0 {
+func crossoverText(b, ctx, maxBatch int, gpu string) string {
+	switch {
+	case b == 0 && maxBatch < maxCrossoverBatch:
+		return fmt.Sprintf("With %s tokens of context per sequence the %s holds the KV cache of at most %s sequences, and no batch that fits makes the decode step compute-bound.", comma(ctx), gpu, comma(maxBatch))
+	case b == 0:
 		return fmt.Sprintf("With %s tokens of context per sequence, no batch up to 8,192 makes the decode step compute-bound: KV reads grow as fast as the FLOPs.", comma(ctx))
 	}
 	return fmt.Sprintf("From batch %d on (at %s tokens of context) the step is compute-bound.", b, comma(ctx))

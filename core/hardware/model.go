@@ -28,8 +28,8 @@ type Model struct {
 	Intermediate int
 	// Vocab is vocab_size (V).
 	Vocab int
-	// MaxPositions is max_position_embeddings; 0 when profiles.md does not
-	// record it.
+	// MaxPositions is max_position_embeddings, the longest sequence (prompt
+	// + output) the model serves; every profile sets it from its config.
 	MaxPositions int
 	// Params is the total parameter count from profiles.md §4.1.
 	Params int64
@@ -161,12 +161,12 @@ func Models() []Model {
 			//     [VIDUR-MLP];
 			//   - vocab 32000: lm_head 0.131e9 params = 32000·4096 (§6.8 VC3,
 			//     [GPTFAST-README]).
-			// The totals below are §4.1's. max_position_embeddings is not in the
-			// note, so MaxPositions is left 0.
+			// The totals below are §4.1's; 4,096 positions from the model's
+			// config.json [HF-L2-7B], which also confirms the shape.
 			Layers: 32, Hidden: 4096, QHeads: 32, KVHeads: 32, HeadDim: 128,
-			Intermediate: 11008, Vocab: 32000, MaxPositions: 0,
+			Intermediate: 11008, Vocab: 32000, MaxPositions: 4096,
 			Params: 6_740_000_000, NonEmbeddingParams: 6_480_000_000, // §4.1
-			Sources: []string{"VIDUR-MLP", "GPTFAST-README"},
+			Sources: []string{"VIDUR-MLP", "GPTFAST-README", "HF-L2-7B"},
 		},
 	}
 }

@@ -134,8 +134,10 @@ func TestModelShapesConsistent(t *testing.T) {
 		if m.Params <= m.NonEmbeddingParams {
 			t.Errorf("%s: Params %d ≤ NonEmbeddingParams %d", m.ID, m.Params, m.NonEmbeddingParams)
 		}
-		if m.MaxPositions < 0 {
-			t.Errorf("%s: MaxPositions %d < 0", m.ID, m.MaxPositions)
+		// Every profile states its context window (max_position_embeddings,
+		// from its cited config): the feasibility check relies on it.
+		if m.MaxPositions < 2048 {
+			t.Errorf("%s: MaxPositions %d, want the config's max_position_embeddings", m.ID, m.MaxPositions)
 		}
 	}
 }

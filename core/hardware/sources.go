@@ -52,6 +52,7 @@ var sources = map[string]Source{
 	"HF-Q25-7B":   {Ref: "https://huggingface.co/osllmai-community/Qwen2.5-7B-Instruct/blob/main/config.json", Note: "Qwen2.5-7B-Instruct config.json"},
 	"HF-Q2-7B":    {Ref: "https://huggingface.co/Qwen/Qwen2-7B/blob/main/config.json", Note: "same dimensions; base max_position_embeddings 131072"},
 	"HF-Q25-72B":  {Ref: "https://huggingface.co/m8than/banana-2-b-72b/blob/main/config.json", Note: "config.json from Qwen/Qwen2.5-72B-Instruct"},
+	"HF-L2-7B":    {Ref: "https://huggingface.co/NousResearch/Llama-2-7b-hf/blob/main/config.json", Note: "ungated copy of meta-llama/Llama-2-7b-hf's config.json: 32 layers, 32 KV heads, intermediate 11008, vocab 32000, max_position_embeddings 4096"},
 	"HF-Q2-72B":   {Ref: "https://huggingface.co/Qwen/Qwen2-72B/blob/c03367ee2f85a5f870d5aa3feb9928c9156e048f/config.json", Note: "Qwen2-72B config.json, same dimensions"},
 
 	// Measurements whose weight sizes pin down the Llama-2-7B shape.

@@ -22,6 +22,7 @@ var costSources = map[string]Source{
 	"AZ-GB200":     {Ref: "https://techcommunity.microsoft.com/blog/azurehighperformancecomputingblog/azure%E2%80%99s-nd-gb200-v6-delivers-record-performance-for-inference-workloads/4399253", Note: "GB200 HBM microbenchmark at 92% of peak"},
 	"NVBW-42":      {Ref: "https://github.com/NVIDIA/nvbandwidth/issues/42", Note: "A100 H2D over PCIe Gen4: 25.13 GB/s of 31.5"},
 	"AZ-NHC":       {Ref: "https://github.com/Azure/azurehpc-health-checks/pull/38", Note: "health thresholds: PCIe 24/52 GB/s, NCCL 228/460 GB/s"},
+	"VLLM-10511":   {Ref: "https://github.com/vllm-project/vllm/pull/10511", Note: "vLLM memory profiling log, Meta-Llama-3-8B on H100: weights 14.96 GiB, non_torch_memory 1.79 GiB (TP 1) / 3.58 GiB (TP 2), PyTorch activation peak 1.26 GiB"},
 	"VLLM-LLAMA":   {Ref: "vllm-project/vllm, vllm/model_executor/models/llama.py", Note: "LlamaDecoderLayer: the kernels one layer issues"},
 	"TRT-OVERLAP":  {Ref: "https://nvidia.github.io/TensorRT-LLM/latest/features/overlap-scheduler.html", Note: "TensorRT-LLM overlap scheduler hides host work behind the GPU step"},
 

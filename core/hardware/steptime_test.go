@@ -596,6 +596,7 @@ func TestCostCitations(t *testing.T) {
 	}
 	more, _ := filepath.Glob("validation*.go")
 	files = append(files, more...)
+	files = append(files, "fit.go", "gpu.go")
 	tagRE := regexp.MustCompile(`\[([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*)\]`)
 	cited := map[string]bool{}
 	for _, f := range files {

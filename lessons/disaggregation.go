@@ -45,8 +45,24 @@ var disaggregation = &Lesson{
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: Float, Default: 40, Min: 1, Max: 1000, Step: 1},
 		seedParam,
 	},
-	Check: func(v Values) error { return checkOrdered(v, lengthPairs...) },
-	Build: buildDisaggregation,
+	Check: func(v Values) error {
+		if err := checkOrdered(v, lengthPairs...); err != nil {
+			return err
+		}
+		return workBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
+			2*requestWork(disaggLengths(v)), servingCheckWork)
+	},
+	Build:   buildDisaggregation,
+	MaxWork: servingMaxWork,
+	// The heaviest accepted settings of each shape: the most requests, the
+	// longest prompts and outputs on 16 workers, long outputs one request
+	// at a time, and the smallest budget with conditional disaggregation.
+	HeavyCorners: []map[string]string{
+		{"requests": "200"},
+		{"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"},
+		{"requests": "106", "model": "llama-3.1-8b", "tp": "1", "rate": "0.1", "prompt_min": "16", "prompt_max": "16", "output_min": "2048", "output_max": "2048"},
+		{"requests": "89", "budget": "256", "conditional": "on", "rate": "100", "output_min": "2048", "output_max": "2048"},
+	},
 }
 
 func init() { register(disaggregation) }
@@ -61,6 +77,12 @@ const (
 	dynamoGainOneNode    = 1.30 // "+30% throughput/GPU in single-node tests"
 	dynamoGainTwoNodes   = 2    // "over 2× gains in two-node setups"
 )
+
+// disaggLengths draws the stream's arrivals and lengths.
+func disaggLengths(v Values) []workload.Request {
+	return workload.Poisson(v.Int("requests"), v.Float("rate"), workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")},
+		workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}, uint64(v.Int("seed")))
+}
 
 // disaggBlock is the KV block size in tokens (vLLM's default).
 const disaggBlock = 16
@@ -113,7 +135,8 @@ type disaggRun struct {
 	prefillAt []float64
 	sweep     []linkSweep
 
-	longPrompts int // prompts above max_local_prefill_length
+	longPrompts int   // prompts above max_local_prefill_length
+	work        int64 // Script.Work: both deployments' simulated work and the steps priced beside
 }
 
 // linkSweep is one link's KV transfer times for the sweep's prompt lengths
@@ -156,8 +179,7 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 	if need := (r.promptMax + r.outputMax + bs - 1) / bs; need > e.kvBlocks {
 		return nil, Relation("prompt_max", strconv.Itoa(r.promptMax), fmt.Sprintf("a prompt whose KV fits one worker (%s tokens on %d× %s)", comma(e.kvBlocks*bs), tp, e.gpu.Name))
 	}
-	wl := workload.Poisson(v.Int("requests"), r.rate, workload.Uniform{Min: r.promptMin, Max: r.promptMax},
-		workload.Uniform{Min: r.outputMin, Max: r.outputMax}, uint64(v.Int("seed")))
+	wl := disaggLengths(v)
 	r.reqs = make([]cluster.Request, len(wl))
 	for i, w := range wl {
 		r.reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
@@ -177,7 +199,9 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 	r.goodMono, r.goodDis = r.cmp.GoodputPerGPU(r.cmp.Mono), r.cmp.GoodputPerGPU(r.cmp.Dis)
 	r.followProbe()
 	r.findStall()
-	r.price(timer)
+	priced := &stepCounter{Timer: timer}
+	r.price(priced)
+	r.work = r.cmp.Monolithic.Counts.Plus(r.cmp.Disagg.Counts).Work() + cluster.DecodeWeight*priced.steps
 	for _, q := range r.reqs {
 		if len(q.PromptIDs) > r.rule.MaxLocalPrefillLength {
 			r.longPrompts++
@@ -264,7 +288,7 @@ func (r *disaggRun) price(timer scheduler.Timer) {
 func (r *disaggRun) probeKV() float64 { return float64(r.probeBlocks) * r.blockBytes }
 
 func (r *disaggRun) script() *Script {
-	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = r.steps(s.Claims)
 	indexCursors(s.Steps)
 	return s

@@ -149,3 +149,11 @@ func TestDisaggregationDeterministic(t *testing.T) {
 }
 
 func BenchmarkDisaggregationDefault(b *testing.B) { benchLesson(b, disaggregation, nil) }
+
+func TestDisaggregationWorkBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the heaviest settings")
+	}
+	checkHeavyCorners(t, disaggregation)
+	refusesOverWork(t, disaggregation, map[string]string{"requests": "200", "output_min": "2048", "output_max": "2048"}, "requests")
+}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/inferlab/inferlab/core/cluster"
+	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/internal/detmath"
 	"github.com/inferlab/inferlab/internal/textfmt"
 	"github.com/inferlab/inferlab/scene"
@@ -167,3 +170,51 @@ func logspace(lo, hi float64, n int) []float64 {
 // maxGridBlocks keeps the block grid drawable and the simulation small
 // enough to re-run while a slider moves.
 const maxGridBlocks = 4096
+
+// stepCounter is a scheduler.Timer that counts the steps it prices, for
+// Script.Work.
+type stepCounter struct {
+	scheduler.Timer
+	steps int64
+}
+
+// StepSeconds prices one step and counts it.
+func (c *stepCounter) StepSeconds(b []scheduler.Work) float64 {
+	c.steps++
+	return c.Timer.StepSeconds(b)
+}
+
+// workBound refuses a knob combination whose work estimate exceeds bound,
+// naming key, the knob that carries most of it; rule says in the knobs'
+// own terms how the estimate adds up.
+func workBound(v Values, key, rule string, work, bound int64) error {
+	if work <= bound {
+		return nil
+	}
+	return Relation(key, v.TextOf(key), fmt.Sprintf("a setting whose work (%s) is at most %s; this one needs %s. The bound keeps every setting to about a second of simulation",
+		rule, comma64(bound), comma64(work)))
+}
+
+// The serving lessons' work bounds (smart-routing, disaggregation,
+// sandbox), in cluster.Counts.Work units. Check refuses a setting whose
+// work without preemption (requestWork over what it simulates) exceeds
+// servingCheckWork; recomputation after preemption adds to that — at most
+// 3% in a search of 60 sandbox settings on the smallest KV pools (L4,
+// Llama-2-7B) — and servingMaxWork leaves 14% for it. The heaviest accepted
+// settings (each lesson's HeavyCorners, BenchmarkServingHeavyCorners) took
+// 0.2–0.84 s of CPU and at most 230 MB of peak memory natively.
+const (
+	servingCheckWork = 7_000_000
+	servingMaxWork   = 8_000_000
+)
+
+// requestWork is the most work cluster.Counts.Work counts for serving reqs
+// once without preemption: 2 × prompt + cluster.DecodeWeight × output per
+// request.
+func requestWork(reqs []workload.Request) int64 {
+	var w int64
+	for _, r := range reqs {
+		w += 2*int64(r.Prompt) + cluster.DecodeWeight*int64(r.Output)
+	}
+	return w
+}

@@ -44,8 +44,22 @@ var kvTiers = &Lesson{
 		}
 		return nil
 	},
-	Build: buildKVTiers,
+	Build:   buildKVTiers,
+	MaxWork: kvTiersMaxWork,
+	// The longest prompts and prefixes on the models with the longest
+	// context and the most KV per token.
+	HeavyCorners: []map[string]string{
+		{"prompt_tokens": "131072", "prefix_tokens": "131056"},
+		{"prompt_tokens": "131072", "prefix_tokens": "131056", "gpu": "b200", "model": "llama-3.1-8b", "nvme": "nvme5"},
+		{"prompt_tokens": "32768", "prefix_tokens": "32752", "model": "mistral-7b-v0.1", "nvme": "nvme5", "object": "s3-stream"},
+	},
 }
+
+// kvTiersMaxWork bounds the steps priced (16 work units each): the
+// prefills of the prefix, the rest, one token, the break-even grid and its
+// bisections and the chart, each at most 16 chunks of 8,192 tokens. No knob
+// setting comes near it (131,072-token prompts price ~150 steps).
+const kvTiersMaxWork = 100_000
 
 func init() { register(kvTiers) }
 
@@ -114,6 +128,7 @@ type kvTiersRun struct {
 	recompute               []float64   // prefill of each length
 	tierFetch               [][]float64 // per tier (G1 unused): fetch of each length
 	filter                  []diskFilterRow
+	work                    int64 // Script.Work: prefill steps priced, weighted as decode steps
 }
 
 // tierBE is where fetching from one tier and recomputing trade places.
@@ -159,7 +174,7 @@ func runKVTiers(v Values) (*kvTiersRun, error) {
 		return nil, err
 	}
 	r.tiers = cluster.Tiers(e.gpu.HostLinkBW, r.nvme, r.object)
-	timer := e.timer(kvTiersMaxSeqs, kvTiersBudget)
+	timer := &stepCounter{Timer: e.timer(kvTiersMaxSeqs, kvTiersBudget)}
 	compute := memoPrefill(timer)
 
 	// Only whole blocks are cached: the prefix a tier can return.
@@ -190,6 +205,7 @@ func runKVTiers(v Values) (*kvTiersRun, error) {
 	r.fetchPerToken = r.sEntry / r.nvme.Effective()
 	r.sweep(compute)
 	r.filter = diskFilterWalk()
+	r.work = cluster.DecodeWeight * timer.steps
 	return r, nil
 }
 
@@ -276,7 +292,7 @@ func (r *kvTiersRun) articleFetch(m int) float64 {
 }
 
 func (r *kvTiersRun) script() *Script {
-	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = r.steps(s.Claims)
 	indexCursors(s.Steps)
 	return s

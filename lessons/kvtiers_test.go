@@ -121,3 +121,5 @@ func TestKVTiersDeterministic(t *testing.T) {
 }
 
 func BenchmarkKVTiersDefault(b *testing.B) { benchLesson(b, kvTiers, nil) }
+
+func TestKVTiersWorkBound(t *testing.T) { checkHeavyCorners(t, kvTiers) }

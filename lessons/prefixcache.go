@@ -26,7 +26,11 @@ var prefixCache = &Lesson{
 		{Key: "system", Label: "System prompt", Help: "The shared opening every request starts with.", Kind: Choice,
 			Choices: []string{"You are a careful assistant for the finance team .", "Answer briefly .", "You are a patient tutor who explains every step ."}},
 	},
-	Build: buildPrefixCache,
+	Build:   buildPrefixCache,
+	MaxWork: 1_000, // tokens walked through the tree: at most seven requests of ≤ 26 tokens, whatever the knobs
+	HeavyCorners: []map[string]string{
+		{"capacity": "26"}, {"capacity": "400", "system": "You are a patient tutor who explains every step ."},
+	},
 }
 
 func init() { register(prefixCache) }
@@ -112,8 +116,9 @@ type prefixCacheRun struct {
 	twist     [2]twistPair
 	splits    int
 	evicted   int
-	reused    int // prompt tokens of admitted requests that were found cached
-	prompted  int // prompt tokens of admitted requests
+	reused    int   // prompt tokens of admitted requests that were found cached
+	prompted  int   // prompt tokens of admitted requests
+	work      int64 // Script.Work: tokens walked through the tree by every serve
 }
 
 // retry is a request served again after R3 released its lock.
@@ -219,6 +224,7 @@ func (r *prefixCacheRun) serve(tree *router.RadixTree, text string, hold bool) (
 	if err != nil {
 		return s, err
 	}
+	r.work += int64(s.Tokens)
 	r.splits += s.Splits
 	r.evicted += s.Evicted
 	if !s.Waits {
@@ -283,7 +289,7 @@ func (r *prefixCacheRun) cardsScene(f cacheFrame) scene.Scene {
 }
 
 func (r *prefixCacheRun) script() *Script {
-	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = append(r.treeSteps(), r.twistStep(), Step{Title: "Article claim vs this model", Narration: "What the series says about prefix caching, and what this run shows.", Scenes: []scene.Scene{claimsTable(s.Claims)}})
 	indexCursors(s.Steps)
 	return s

@@ -128,3 +128,5 @@ func TestPrefixCacheKnobs(t *testing.T) {
 		t.Errorf("the long request has %d tokens, the minimum capacity is %d", n, prefixCacheMinCapacity)
 	}
 }
+
+func TestPrefixCacheWorkBound(t *testing.T) { checkHeavyCorners(t, prefixCache) }

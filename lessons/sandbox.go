@@ -31,8 +31,23 @@ var sandbox = &Lesson{
 		{Key: "max_num_seqs", Label: "max_num_seqs", Kind: Int, Default: 256, Min: 1, Max: 2048, Step: 1},
 		seedParam,
 	},
+	Check: func(v Values) error {
+		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests", requestWork(sandboxWorkload(v)), servingCheckWork)
+	},
 	Build:      buildSandbox,
 	BuildTrace: buildSandboxWith,
+	MaxWork:    servingMaxWork,
+	// The heaviest accepted settings of each workload, the smallest KV pool
+	// (L4, Llama-2-7B: preemptions), one request at a time with the
+	// smallest budget, and 16 workers behind the cache-aware router.
+	HeavyCorners: []map[string]string{
+		{"requests": "883", "rate": "1000"},
+		{"requests": "822", "rate": "1000", "workload": "shared"},
+		{"requests": "1342", "rate": "0.1", "workload": "plain"},
+		{"requests": "1342", "rate": "1000", "workload": "plain", "gpu": "l4", "model": "llama-2-7b", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
+		{"requests": "883", "workers": "1", "max_num_seqs": "1", "max_num_batched_tokens": "64"},
+		{"requests": "883", "rate": "1000", "workers": "16", "policy": "cache_aware"},
+	},
 }
 
 func init() { register(sandbox) }
@@ -97,6 +112,10 @@ type sandboxRun struct {
 
 // runSandbox serves work on the knobs' cluster.
 func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, error) {
+	if w := requestWork(work); trace != "" && w > servingCheckWork {
+		return nil, fmt.Errorf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
+			trace, len(work), comma64(w), comma64(servingCheckWork))
+	}
 	e, err := newEngine(v, 16)
 	if err != nil {
 		return nil, err
@@ -133,7 +152,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 }
 
 func (r *sandboxRun) script() *Script {
-	s := &Script{Metrics: r.metrics()}
+	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work()}
 	s.Steps = r.steps(s.Metrics)
 	indexCursors(s.Steps)
 	return s

@@ -1,6 +1,8 @@
 package lessons
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,5 +72,64 @@ func TestRunTraceErrors(t *testing.T) {
 	}
 	if lim := sandbox.TraceLimits(); lim.MaxRequests != 2000 || lim.MaxTokens != 16384 || lim.MaxTotalTokens != 2_000_000 {
 		t.Errorf("sandbox trace limits = %+v, want the requests knob's maximum 2,000, 16,384 tokens each and 2,000,000 in all", lim)
+	}
+}
+
+// checkHeavyCorners builds each of l's heaviest accepted settings and
+// checks that its counted work stays within MaxWork (issue 13 item 2: a
+// count, not a timing; BENCHMARKS.md has the times).
+func checkHeavyCorners(t *testing.T, l *Lesson) {
+	t.Helper()
+	if l.MaxWork <= 0 || len(l.HeavyCorners) == 0 {
+		t.Fatalf("%s: MaxWork %d, %d heavy corners", l.Slug, l.MaxWork, len(l.HeavyCorners))
+	}
+	for _, set := range l.HeavyCorners {
+		s, _, err := l.Run(set)
+		if err != nil {
+			t.Errorf("%s %v: %v", l.Slug, set, err)
+			continue
+		}
+		if s.Work <= 0 || s.Work > l.MaxWork {
+			t.Errorf("%s %v: work %d, bound %d", l.Slug, set, s.Work, l.MaxWork)
+		}
+	}
+	if s, _, err := l.Run(nil); err != nil || s.Work <= 0 || s.Work > l.MaxWork {
+		t.Errorf("%s defaults: work %v, %v", l.Slug, s, err)
+	}
+}
+
+// refusesOverWork checks that Check refuses set, naming key, with the bound
+// in the message.
+func refusesOverWork(t *testing.T, l *Lesson, set map[string]string, key string) {
+	t.Helper()
+	_, _, err := l.Run(set)
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Key != key || !strings.Contains(err.Error(), comma64(servingCheckWork)) {
+		t.Errorf("%s %v: error %v, want one naming %s and the bound %s", l.Slug, set, err, key, comma64(servingCheckWork))
+	}
+}
+
+func TestSandboxWorkBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the heaviest settings")
+	}
+	checkHeavyCorners(t, sandbox)
+	refusesOverWork(t, sandbox, map[string]string{"requests": "2000"}, "requests")
+	refusesOverWork(t, sandbox, map[string]string{"requests": "900", "rate": "1000"}, "requests")
+	// A trace is held to the same bound: 2,000 requests of 1,000 output
+	// tokens need 2 × 64 + 16 × 1,000 each, 32 million in all.
+	heavy := workload.Poisson(2000, 10, workload.Uniform{Min: 64, Max: 64}, workload.Uniform{Min: 1000, Max: 1000}, 1)
+	if _, _, err := sandbox.RunTrace(nil, heavy, "heavy.jsonl"); err == nil || !strings.Contains(err.Error(), "heavy.jsonl") || !strings.Contains(err.Error(), "too heavy") {
+		t.Errorf("a trace over the work bound: %v", err)
+	}
+}
+
+// BenchmarkServingHeavyCorners runs the heaviest accepted setting of each
+// shape of the three serving lessons (their HeavyCorners).
+func BenchmarkServingHeavyCorners(b *testing.B) {
+	for _, l := range []*Lesson{smartRouting, disaggregation, sandbox} {
+		for i, set := range l.HeavyCorners {
+			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { benchLesson(b, l, set) })
+		}
 	}
 }

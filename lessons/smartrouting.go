@@ -49,7 +49,26 @@ var smartRouting = &Lesson{
 		case v.Int("prefix_tokens") > v.Int("prompt_min"):
 			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")))
 		}
-		return nil
+		stream, overload := smartRoutingWork(v)
+		key := "requests"
+		if overload > stream {
+			key = "overload_requests"
+		}
+		return workBound(v, key, "2 × prompt + 16 × output tokens per request, the requests served 4 times, once per policy, and the overload_requests twice",
+			stream+overload, servingCheckWork)
+	},
+	MaxWork: servingMaxWork,
+	// The heaviest accepted settings of each shape: many requests, a hot
+	// overload, the longest prompts, the longest outputs one request at a
+	// time (every decode a step of its own), the most workers and prompts,
+	// and the smallest KV pool under overload.
+	HeavyCorners: []map[string]string{
+		{"requests": "222", "overload_requests": "8"},
+		{"requests": "8", "overload_requests": "442", "hot_share": "100", "overload_rate": "1000"},
+		{"requests": "22", "overload_requests": "8", "prompt_min": "32768", "prompt_max": "32768", "prefix_tokens": "16384"},
+		{"requests": "22", "overload_requests": "8", "rate": "0.1", "output_min": "4096", "output_max": "4096", "prompt_min": "16", "prompt_max": "16", "prefix_tokens": "16"},
+		{"requests": "222", "overload_requests": "8", "rate": "500", "workers": "16", "system_prompts": "32"},
+		{"requests": "8", "overload_requests": "603", "gpu": "l4", "model": "llama-2-7b", "hot_share": "100", "overload_rate": "1000", "prompt_min": "2048", "prompt_max": "2048"},
 	},
 	Build: buildSmartRouting,
 }
@@ -86,12 +105,29 @@ func (a *affinity) Route(req router.Request, ws []router.WorkerState) router.Dec
 	return router.Decision{Worker: ws[best].ID, Overlap: ov[ws[best].ID], Reason: fmt.Sprintf("cache affinity: worker %d holds %d blocks of the prefix", ws[best].ID, ov[ws[best].ID])}
 }
 
+// smartRoutingWork is the most work the knobs ask for, from the lengths
+// routingStream draws: the stream served four times (round robin,
+// KV-aware, random, least loaded) and the overload stream twice (affinity,
+// KV-aware).
+func smartRoutingWork(v Values) (stream, overload int64) {
+	seed := uint64(v.Int("seed"))
+	stream = 4 * requestWork(routingLengths(v, v.Int("requests"), v.Float("rate"), seed))
+	overload = 2 * requestWork(routingLengths(v, v.Int("overload_requests"), v.Float("overload_rate"), seed+7))
+	return stream, overload
+}
+
+// routingLengths draws the stream's arrivals and lengths (routingStream
+// adds the system prompts and token ids).
+func routingLengths(v Values, n int, rate float64, seed uint64) []workload.Request {
+	return workload.Poisson(n, rate, workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")},
+		workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}, seed)
+}
+
 // routingStream builds the requests: Poisson arrivals, uniform lengths,
 // each prompt opening with one of the system prompts. hot > 0 sends that
 // share of requests to system prompt 0.
 func routingStream(v Values, n int, rate, hot float64, seed uint64) []cluster.Request {
-	reqs := workload.Poisson(n, rate, workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")},
-		workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}, seed)
+	reqs := routingLengths(v, n, rate, seed)
 	rng := newRand(int(seed) + 1)
 	groups := v.Int("system_prompts")
 	out := make([]cluster.Request, len(reqs))
@@ -121,6 +157,7 @@ type smartRoutingRun struct {
 	rr, kv, rnd, ll                      routingRun // the article's stream
 	aff, kvHot                           routingRun // the overload stream
 	cachedRR, cachedKV                   [][]int    // per worker, per system prompt: blocks the index holds at the end
+	work                                 int64      // Script.Work: the six runs' simulated work
 }
 
 func buildSmartRouting(v Values) (*Script, error) {
@@ -174,6 +211,9 @@ func runSmartRouting(v Values) (*smartRoutingRun, error) {
 		}
 	}
 	r.cachedRR, r.cachedKV = r.cachedPrompts(r.rr.res.Index, sc.BlockSize), r.cachedPrompts(r.kv.res.Index, sc.BlockSize)
+	for _, run := range []routingRun{r.rr, r.kv, r.rnd, r.ll, r.aff, r.kvHot} {
+		r.work += run.res.Counts.Work()
+	}
 	return r, nil
 }
 
@@ -195,7 +235,7 @@ func (r *smartRoutingRun) cachedPrompts(idx *router.Index, blockSize int) [][]in
 }
 
 func (r *smartRoutingRun) script() *Script {
-	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = r.steps(s.Claims)
 	indexCursors(s.Steps)
 	return s

@@ -91,3 +91,15 @@ func TestSmartRoutingNarratesTies(t *testing.T) {
 		t.Error("no tie among the narrated decisions: the test checks nothing")
 	}
 }
+
+// Issue 13 item 2: smart-routing at its allowed maxima took 93–107 s and
+// up to 3.8 GiB; every accepted setting now stays within the work bound.
+func TestSmartRoutingWorkBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the heaviest settings")
+	}
+	checkHeavyCorners(t, smartRouting)
+	refusesOverWork(t, smartRouting, map[string]string{"requests": "600"}, "requests")
+	refusesOverWork(t, smartRouting, map[string]string{"requests": "8", "overload_requests": "1000"}, "overload_requests")
+	refusesOverWork(t, smartRouting, map[string]string{"prompt_min": "32768", "prompt_max": "32768"}, "overload_requests")
+}

@@ -76,6 +76,8 @@ type Result struct {
 	Workers  []WorkerResult
 	// Index is the router's view of the caches at the end.
 	Index *router.Index
+	// Counts tallies the steps, tokens and scores simulated.
+	Counts Counts
 }
 
 // WorkerResult is one worker's share.
@@ -159,6 +161,7 @@ func (c *Cluster) advance(w int, t float64) error {
 		if err != nil {
 			return fmt.Errorf("cluster: worker %d: %w", w, err)
 		}
+		c.res.Counts.add(st)
 		var evErr error
 		s.DrainKVEvents(func(e allocator.Event) {
 			var re router.Event
@@ -209,6 +212,8 @@ func (c *Cluster) route(r Request) error {
 	}
 	c.active.Fill(ws)
 	d := c.cfg.Policy.Route(rr, ws)
+	c.res.Counts.Scored += int64(len(ws))
+	c.res.Counts.PromptTokens += int64(len(r.PromptIDs))
 	if d.Worker < 0 || d.Worker >= len(c.workers) {
 		return fmt.Errorf("cluster: policy chose worker %d of %d", d.Worker, len(c.workers))
 	}

@@ -136,6 +136,9 @@ type DisaggResult struct {
 	// PrefillSteps and DecodeSteps are every worker's steps.
 	PrefillSteps, DecodeSteps [][]scheduler.Step
 	Remote, Local             int
+	// Counts tallies both pools' steps and tokens (no router scores: the
+	// pools pick their least-loaded worker).
+	Counts Counts
 }
 
 // TransferTimes returns the transfer time of every remote request, by
@@ -336,6 +339,7 @@ func (d *disagg) advancePrefill(w int, t float64) error {
 		if err != nil {
 			return fmt.Errorf("cluster: prefill worker %d: %w", w, err)
 		}
+		d.res.Counts.add(st)
 		for _, id := range st.Admitted {
 			if j := d.j[id]; j.PrefillStart < 0 {
 				j.PrefillStart = st.Start
@@ -358,6 +362,7 @@ func (d *disagg) stepDecode(w int) error {
 	if err != nil {
 		return fmt.Errorf("cluster: decode worker %d: %w", w, err)
 	}
+	d.res.Counts.add(st)
 	for _, id := range st.Admitted {
 		if j := d.j[id]; j.DecodeAdmit < 0 {
 			j.DecodeAdmit = st.Start
@@ -452,6 +457,7 @@ func (d *disagg) leastLoadedPrefill() int {
 }
 
 func (d *disagg) arrive(r Request) error {
+	d.res.Counts.PromptTokens += int64(len(r.PromptIDs))
 	j := &Journey{ID: r.ID, Arrival: r.Arrival, Remote: len(d.pre) > 0, PrefillWorker: -1, DecodeWorker: -1,
 		PrefillStart: -1, PrefillEnd: -1, TransferStart: -1, TransferEnd: -1, KVPlaced: -1, DecodeAdmit: -1, FirstToken: -1, LastToken: -1}
 	d.j[r.ID] = j

@@ -25,6 +25,7 @@ GOTESTFLAGS  ?=
 LDFLAGS ?=
 
 WASM      := web/app.wasm
+SIMWASM   := web/sim.wasm
 ECHARTS   := web/echarts.min.js
 BIN       := bin/inferlab
 # Stamp inside node_modules: deleting node_modules or changing the lock file triggers npm ci.
@@ -66,8 +67,10 @@ $(ECHARTS): $(NPM_STAMP)
 echarts: $(ECHARTS)
 
 # Always handed to the go tool: its build cache makes an unchanged rebuild take about a second.
+# app.wasm is the page (go-app); sim.wasm the simulation worker (wasm/sim, no UI).
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WASM) ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(SIMWASM) ./wasm/sim
 
 native:
 	@mkdir -p bin
@@ -111,7 +114,7 @@ fuzz:
 ## clean ------------------------------------------------------------------------------------
 
 clean:
-	rm -rf bin dist e2e/test-output $(WASM) $(WASM).gz $(WASM).br $(ECHARTS)
+	rm -rf bin dist e2e/test-output $(WASM) $(WASM).gz $(WASM).br $(SIMWASM) $(SIMWASM).gz $(SIMWASM).br $(ECHARTS)
 
 distclean: clean
 	rm -rf node_modules

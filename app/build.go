@@ -1,59 +1,15 @@
 package app
 
 import (
-	"fmt"
-	"runtime/debug"
 	"strings"
 
+	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// Failure describes a lesson build that failed or panicked; the player shows
-// it in #error-panel with a link that reproduces it.
-type Failure struct {
-	Lesson  string
-	Params  map[string]string
-	Message string
-	Panic   bool
-	Stack   string
-	Trace   string // the uploaded trace the build ran on, if any
-}
-
-// BuildScript runs the lesson with the given values and never panics: a
-// panic in Build (or in the core it calls) comes back as a Failure. A failed
-// relation check is not a failure here: ResolveParams already fell back.
-// With a trace, the lesson runs on its requests (Lesson.RunTrace).
-func BuildScript(l *lessons.Lesson, v lessons.Values, debugMode string, tr *traceUpload) (s *lessons.Script, f *Failure) {
-	params := v.Text()
-	trace := traceName(tr)
-	defer func() {
-		if r := recover(); r != nil {
-			s = nil
-			st := string(debug.Stack())
-			if len(st) > 4000 {
-				st = st[:4000] + "…"
-			}
-			f = &Failure{Lesson: l.Slug, Params: params, Message: fmt.Sprint(r), Panic: true, Stack: st, Trace: trace}
-		}
-	}()
-	if debugMode == "panic" {
-		panic("debug=panic: a deliberate panic to exercise the error panel")
-	}
-	var script *lessons.Script
-	var err error
-	if tr != nil {
-		script, _, err = l.RunTrace(params, tr.Requests, tr.Name)
-	} else {
-		script, _, err = l.Run(params)
-	}
-	if err != nil {
-		return nil, &Failure{Lesson: l.Slug, Params: params, Message: err.Error(), Trace: trace}
-	}
-	if script == nil || len(script.Steps) == 0 {
-		return nil, &Failure{Lesson: l.Slug, Params: params, Message: "the lesson built no steps", Trace: trace}
-	}
-	return script, nil
-}
+// Failure describes a lesson build that failed or panicked (package sim
+// builds); the player shows it in #error-panel with a link that reproduces it.
+type Failure = sim.Failure
 
 // cliCommand is the `inferlab run` command line that reproduces a build
 // (with --trace when it ran on an uploaded file of that name).

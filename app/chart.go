@@ -117,8 +117,6 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 		return nil, err
 	}
 	m["textStyle"] = map[string]any{"fontFamily": "system-ui, sans-serif"}
-	// The y axis name sits above the axis, starting at it (centred, a long
-	// name would be cut at the chart's left edge).
 	// A series may override the chart's type (a roofline with a scatter
 	// point): both use [x, y] data (or per-category values), so only the
 	// type changes.
@@ -138,6 +136,8 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 	// Axes stay at the plot's edges even when the other axis spans zero.
 	if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
 		if y0, ok := ys[0].(map[string]any); ok {
+			// The y axis name sits above the axis, starting at it (centred,
+			// a long name would be cut at the chart's left edge).
 			y0["nameTextStyle"] = map[string]any{"align": "left"}
 			y0["axisLine"] = map[string]any{"onZero": false}
 		}
@@ -346,16 +346,39 @@ func (c *chartView) placeCursor() {
 	helper.Call("cursor", c.inst, marker, CursorValue(c.shown))
 }
 
-// sameSeries reports whether two charts share their series data (lessons
-// copy a chart per step and only move the cursor).
+// sameSeries reports whether two charts draw the same series (lessons copy
+// a chart per step and only move the cursor). Steps built in this process
+// share the series' slices; steps decoded from the simulation worker hold
+// equal copies, compared value by value (a few thousand numbers at most,
+// far cheaper than ECharts redrawing the chart).
 func sameSeries(a, b *scene.Chart) bool {
 	if len(a.Series) != len(b.Series) || a.Type != b.Type {
 		return false
 	}
-	if len(a.Series) == 0 {
+	if len(a.Series) == 0 || &a.Series[0] == &b.Series[0] {
 		return true
 	}
-	return &a.Series[0] == &b.Series[0]
+	for i := range a.Series {
+		x, y := &a.Series[i], &b.Series[i]
+		if x.Name != y.Name || x.Type != y.Type || !sameFloats(x.X, y.X) || !sameFloats(x.Y, y.Y) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFloats compares bit patterns, so NaN equals NaN and the answer is
+// whether the chart would draw the same thing.
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *chartView) OnDismount() {

@@ -93,8 +93,19 @@ func TestSameSeries(t *testing.T) {
 	if !sameSeries(a, &b) {
 		t.Error("a per-step copy shares its series")
 	}
+	// An equal copy (a step decoded from the simulation worker) is the same.
 	c := &scene.Chart{Series: []scene.Series{{Name: "x"}}}
-	if sameSeries(a, c) {
-		t.Error("distinct series reported equal")
+	if !sameSeries(a, c) {
+		t.Error("equal series in another slice reported different")
+	}
+	d := &scene.Chart{Series: []scene.Series{{Name: "x", Y: []float64{1}}}}
+	e := &scene.Chart{Series: []scene.Series{{Name: "x", Y: []float64{2}}}}
+	for _, other := range []*scene.Chart{d, {Series: []scene.Series{{Name: "y"}}}, {Type: scene.Bar, Series: a.Series}} {
+		if sameSeries(a, other) {
+			t.Errorf("different series reported equal: %+v", other)
+		}
+	}
+	if sameSeries(d, e) {
+		t.Error("series with different values reported equal")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/lessons"
 )
 
@@ -22,11 +23,8 @@ func TestParseQueryFindHideTheme(t *testing.T) {
 		t.Errorf("Extra = %q, want %q", got, want)
 	}
 	s := &lessons.Script{Steps: []lessons.Step{{Title: "one"}, {Title: "Two things"}}}
-	if n, msg := FindStep(s, st.Find); n != 2 || msg != "" {
+	if n, msg := playback.FindStep(s, st.Find); n != 2 || msg != "" {
 		t.Errorf("FindStep(two) = %d %q, want 2", n, msg)
-	}
-	if n, msg := FindStep(s, "absent"); n != 0 || !strings.Contains(msg, "absent") {
-		t.Errorf("FindStep(absent) = %d %q, want 0 and a notice", n, msg)
 	}
 
 	q, _ = url.ParseQuery("hide=controls,wings&theme=purple&find=" + strings.Repeat("x", 80))
@@ -79,6 +77,9 @@ func TestHitHrefAndVerdictKind(t *testing.T) {
 // TestPlayerQuizFlow drives the player natively: the next step's question is
 // pending, an answer reveals the step and records the verdict, and a page
 // that hides the narration asks nothing.
+// The player built natively (as the server prerenders it) asks the next
+// step's question, not under hide=narration, and find= picks the step
+// without being written back.
 func TestPlayerQuizFlow(t *testing.T) {
 	l := lessons.Get("cow-fork")
 	if l == nil {
@@ -87,11 +88,11 @@ func TestPlayerQuizFlow(t *testing.T) {
 	p := &Player{}
 	u, _ := url.Parse("/lesson/cow-fork?step=1")
 	p.load(u)
-	if p.script == nil {
-		t.Fatal("no script")
+	if p.st.Script == nil || p.st.Stale() || p.st.Busy() {
+		t.Fatal("no script built at once")
 	}
 	qi := -1
-	for i, st := range p.script.Steps {
+	for i, st := range p.st.Script.Steps {
 		if st.Quiz != nil && i > 0 {
 			qi = i
 			break
@@ -100,29 +101,38 @@ func TestPlayerQuizFlow(t *testing.T) {
 	if qi < 0 {
 		t.Skip("cow-fork has no quiz after step 1")
 	}
-	p.step = qi - 1
-	if got := p.pendingQuiz(); got != qi {
-		t.Fatalf("pendingQuiz = %d at step %d, want %d", got, p.step+1, qi)
-	}
-	p.record(qi, quizResult{Answer: "x", Verdict: p.script.Steps[qi].Quiz.Check("x")})
-	if got := p.pendingQuiz(); got != -1 {
-		t.Errorf("an answered question is still pending (%d)", got)
+	p.st.Step = qi - 1
+	if got := p.st.PendingQuiz(); got != qi {
+		t.Fatalf("pendingQuiz = %d at step %d, want %d", got, p.st.Step+1, qi)
 	}
 	u, _ = url.Parse("/embed/cow-fork?step=1&hide=narration")
 	p2 := &Player{Embed: true}
 	p2.load(u)
-	p2.step = qi - 1
-	if got := p2.pendingQuiz(); got != -1 {
+	p2.st.Step = qi - 1
+	if got := p2.st.PendingQuiz(); got != -1 {
 		t.Errorf("hide=narration still asks (%d)", got)
 	}
-	// find= picks the step and is not written back.
 	u, _ = url.Parse("/lesson/cow-fork?find=copy+on+write")
 	p3 := &Player{}
 	p3.load(u)
-	if want := lessons.StepFor(p3.script, "copy on write"); want == 0 || p3.step != want-1 {
-		t.Errorf("find=copy on write shows step %d, want %d", p3.step+1, want)
+	if want := lessons.StepFor(p3.st.Script.Script, "copy on write"); want == 0 || p3.st.Step != want-1 {
+		t.Errorf("find=copy on write shows step %d, want %d", p3.st.Step+1, want)
 	}
 	if strings.Contains(p3.extra, "find") {
 		t.Errorf("find= kept in %q", p3.extra)
+	}
+}
+
+// A bad knob in the address is kept in its field with a message naming the
+// range, while the figure uses the default.
+func TestPlayerBadKnobAtField(t *testing.T) {
+	p := &Player{}
+	u, _ := url.Parse("/lesson/garage?block_size=zero")
+	p.load(u)
+	if p.bad["block_size"] != "zero" || !strings.Contains(p.badMsg["block_size"], "from 1 to 256") {
+		t.Fatalf("bad %v, messages %v", p.bad, p.badMsg)
+	}
+	if p.values.Int("block_size") != 16 || p.st.Script == nil {
+		t.Fatalf("the figure must use the default: %v", p.values.Text())
 	}
 }

@@ -8,17 +8,15 @@ import (
 // metricsPanel draws #metrics: each final figure with its label and unit;
 // the element carrying data-metric holds exactly the value's text (the same
 // text `inferlab run` prints). A component of its own: a step change leaves
-// its Script field equal, so go-app skips it.
+// its Metrics field equal (go-app compares it; a few dozen figures), so
+// go-app skips it.
 type metricsPanel struct {
 	app.Compo
-	Script *lessons.Script
+	Metrics []lessons.Metric
 }
 
 func (m *metricsPanel) Render() app.UI {
-	var ms []lessons.Metric
-	if m.Script != nil {
-		ms = m.Script.Metrics
-	}
+	ms := m.Metrics
 	return app.Section().Class("metrics-panel panel").Aria("labelledby", "metrics-title").Body(
 		app.H2().ID("metrics-title").Text("Final figures"),
 		app.Dl().ID("metrics").Body(
@@ -39,14 +37,11 @@ func (m *metricsPanel) Render() app.UI {
 // claimsPanel draws the "article claim vs this model" table of the script.
 type claimsPanel struct {
 	app.Compo
-	Script *lessons.Script
+	Claims []lessons.Claim
 }
 
 func (c *claimsPanel) Render() app.UI {
-	var cs []lessons.Claim
-	if c.Script != nil {
-		cs = c.Script.Claims
-	}
+	cs := c.Claims
 	rows := make([][]string, len(cs))
 	for i, x := range cs {
 		rows[i] = []string{x.What, x.Article, x.Model, x.Why}

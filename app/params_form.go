@@ -2,32 +2,38 @@ package app
 
 import (
 	"strconv"
+	"time"
 
+	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// paramsPanel is form#params: one labelled control per knob (number inputs
-// with min/max/step, selects for choices), its unit and help text. It is its
-// own component so typing re-renders only the form, and a step change does
-// not touch it (its fields stay equal).
-//
-// Applying (the button or Enter) navigates to the URL of the typed values,
-// keeping the step; the player then validates them like any URL, so a bad
-// value shows a notice naming the knob and its range and falls back.
+// paramsPanel is form#params: one labelled control per knob, its unit, help
+// text, and the message of a rejected value. Numeric knobs have a number
+// field (#param-KEY) and, beside it, a slider (#slider-KEY); choices a
+// select. Knobs are live: a slider or the field's stepper arrows re-simulate
+// as they move (once they pause for knobDebounce), a select at once, typed
+// text on Enter (or when the field is left); the step shown stays. An
+// invalid value is reported at its field (aria-invalid and a message naming
+// the range) and the figure is left as it is. It is its own component so
+// typing re-renders only the form, and a step change does not touch it (its
+// fields stay equal).
 type paramsPanel struct {
 	app.Compo
 
+	P      *Player // applies the knobs (a pointer: equal across renders)
 	Lesson *lessons.Lesson
-	Values map[string]string // canonical values of the script shown
+	Values map[string]string // canonical values of the wanted state
+	Bad    map[string]string // rejected text the address carried, shown in its field
+	Errs   map[string]string // why (by knob; "" for a relation naming none)
 	Keep   string            // query kept beside the knobs (hide=, theme=), with a leading "&"
-	// Step is the player's 0-based step, read when applying: the address
-	// bar follows steps late (Player.syncURLSoon). A pointer, so a step
-	// change leaves the form's fields equal and does not re-render it.
-	Step *int
 
 	form    map[string]string // as typed
+	errs    map[string]string // messages shown at the fields
 	formFor map[string]string // the Values the form was filled from
+	badFor  map[string]string
+	slide   map[string]int // slider positions as the learner left them
 }
 
 // CompoID makes a lesson change mount a fresh form: go-app keeps an element's
@@ -41,14 +47,22 @@ func (f *paramsPanel) CompoID() string {
 	return "params:" + f.Lesson.Slug
 }
 
+// sync fills the form from the state's values (and the address's rejected
+// text) when they changed since the last fill.
 func (f *paramsPanel) sync() {
-	if f.form == nil || !sameText(f.formFor, f.Values) {
-		f.form = make(map[string]string, len(f.Values))
-		for k, v := range f.Values {
-			f.form[k] = v
-		}
-		f.formFor = f.Values
+	if f.form != nil && sameText(f.formFor, f.Values) && sameText(f.badFor, f.Bad) {
+		return
 	}
+	f.form = make(map[string]string, len(f.Values))
+	for k, v := range f.Values {
+		f.form[k] = v
+	}
+	for k, v := range f.Bad {
+		f.form[k] = v
+	}
+	f.errs = f.Errs
+	f.formFor, f.badFor = f.Values, f.Bad
+	f.slide = nil
 }
 
 func sameText(a, b map[string]string) bool {
@@ -63,19 +77,19 @@ func sameText(a, b map[string]string) bool {
 	return true
 }
 
-func (f *paramsPanel) apply(ctx app.Context) {
-	if f.Lesson == nil {
+// apply checks the form and hands valid knobs to the player: live (a
+// slider or stepper moving) after a pause, else now.
+func (f *paramsPanel) apply(ctx app.Context, live bool) {
+	if f.Lesson == nil || f.P == nil {
 		return
 	}
-	u := *ctx.Page().URL()
-	step := 1
-	if f.Step != nil {
-		step = *f.Step + 1
-	} else if n, err := strconv.Atoi(u.Query().Get("step")); err == nil && n > 0 {
-		step = n
+	v, errs := KnobErrors(f.Lesson, f.form)
+	f.errs = errs
+	if errs != nil {
+		f.P.st.Cancel(playback.KnobSim) // a pending valid value must not win over this one
+		return
 	}
-	u.RawQuery = EncodeRaw(f.Lesson, f.form, step) + f.Keep
-	ctx.NavigateTo(&u)
+	f.P.setKnobs(ctx, v, live)
 }
 
 func (f *paramsPanel) reset(ctx app.Context) {
@@ -83,7 +97,8 @@ func (f *paramsPanel) reset(ctx app.Context) {
 		return
 	}
 	f.form = f.Lesson.Defaults().Text()
-	f.apply(ctx)
+	f.slide = nil
+	f.apply(ctx, false)
 }
 
 func (f *paramsPanel) Render() app.UI {
@@ -95,30 +110,47 @@ func (f *paramsPanel) Render() app.UI {
 	return app.Form().ID("params").Class("params panel").NoValidate(true).AutoComplete(false).
 		OnSubmit(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
-			f.apply(ctx)
+			f.apply(ctx, false)
 		}).Body(
 		app.H2().Text("Parameters"),
-		app.P().Class("help").Text("Change a knob and apply: the lesson is simulated again in your browser and the address records every value."),
+		app.P().Class("help").Text("Move a slider or a field's arrows and the lesson is simulated again in your browser as you go; type a value and press Enter. The step you are on stays, and the address records every value."),
 		app.Div().Class("fields").Body(
 			app.Range(ps).Slice(func(i int) app.UI { return f.renderField(ps[i]) }),
 		),
+		app.P().ID("params-error").Class("field-error").Role("alert").Hidden(f.errs[""] == "").Text(f.errs[""]),
 		app.Div().Class("form-actions").Body(
-			app.Button().ID("params-apply").Type("submit").Class("primary").Text("Apply"),
+			app.Button().ID("params-apply").Type("submit").Class("primary").Text("Apply typed values"),
 			app.Button().ID("params-reset").Type("button").OnClick(func(ctx app.Context, e app.Event) { f.reset(ctx) }).Text("Reset to defaults"),
 		),
 	)
 }
 
+// typing reports whether an input event came from typing into the field
+// (an InputEvent with an inputType), not from its stepper arrows or the
+// arrow keys, which fire a plain event.
+func typing(e app.Event) bool {
+	t := e.Get("inputType")
+	return t.Truthy() && t.String() != ""
+}
+
 func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 	id := "param-" + pr.Key
 	helpID := "help-" + pr.Key
+	errID := "error-" + pr.Key
 	val := f.form[pr.Key]
-	onEdit := func(ctx app.Context, e app.Event) {
-		f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+	msg := f.errs[pr.Key]
+	described := helpID
+	if msg != "" {
+		described = errID + " " + helpID
 	}
 	var control app.UI
+	var slider app.UI
 	if pr.Kind == lessons.Choice {
-		control = app.Select().ID(id).Name(pr.Key).Aria("describedby", helpID).OnChange(onEdit).Body(
+		control = app.Select().ID(id).Name(pr.Key).Aria("describedby", described).Aria("invalid", msg != "").
+			OnChange(func(ctx app.Context, e app.Event) {
+				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+				f.apply(ctx, false)
+			}).Body(
 			app.Range(pr.Choices).Slice(func(i int) app.UI {
 				c := pr.Choices[i]
 				return option(c, c == val).Text(c)
@@ -127,8 +159,18 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 	} else {
 		in := app.Input().ID(id).Name(pr.Key).Type("number").Value(val).
 			Min(trimFloat(pr.Min)).Max(trimFloat(pr.Max)).
-			Aria("describedby", helpID).
-			OnInput(onEdit).OnChange(onEdit)
+			Aria("describedby", described).Aria("invalid", msg != "").
+			OnInput(func(ctx app.Context, e app.Event) {
+				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+				delete(f.slide, pr.Key)
+				if !typing(e) {
+					f.apply(ctx, true) // the stepper arrows, or ↑/↓
+				}
+			}).
+			OnChange(func(ctx app.Context, e app.Event) {
+				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+				f.apply(ctx, false)
+			})
 		switch {
 		case pr.Step > 0:
 			in = in.Attr("step", trimFloat(pr.Step))
@@ -143,18 +185,118 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 			in = in.Attr("inputmode", "decimal")
 		}
 		control = in
+		if sc, ok := scaleFor(pr); ok {
+			slider = f.renderSlider(pr, sc, val)
+		}
 	}
 	help := pr.Help
 	if help != "" {
 		help += " "
 	}
 	help += "Allowed: " + pr.Range() + "; default " + pr.DefaultText() + "."
-	return app.Div().Class("field").Body(
-		app.Label().For(id).Body(
+	return app.Div().Class("field").DataSet("invalid", msg != "").Body(
+		app.Label().ID("label-"+pr.Key).For(id).Body(
 			app.Span().Class("field-label").Text(pr.Label),
 			app.If(pr.Unit != "", func() app.UI { return app.Span().Class("unit").Text(" (" + pr.Unit + ")") }),
 		),
-		control,
+		app.Div().Class("field-controls").Body(slider, control),
+		app.P().ID(errID).Class("field-error").Hidden(msg == "").Text(msg),
 		app.P().ID(helpID).Class("help").Text(help),
 	)
+}
+
+// renderSlider is #slider-KEY, a range input over the knob's scale. Its
+// position is the learner's while dragging (a value's position can differ
+// by rounding, and moving the thumb under the pointer would fight it).
+func (f *paramsPanel) renderSlider(pr lessons.Param, sc knobScale, val string) app.UI {
+	pos, ok := f.slide[pr.Key]
+	if x, err := strconv.ParseFloat(val, 64); !ok || err != nil || sc.text(sc.value(pos)) != val {
+		if err != nil {
+			x = pr.Default
+		}
+		pos = sc.pos(x)
+	}
+	unit := ""
+	if pr.Unit != "" {
+		unit = " " + pr.Unit
+	}
+	return app.Input().ID("slider-"+pr.Key).Class("knob-slider").Type("range").
+		Min(0).Max(sliderPositions).Step(1).Value(pos).
+		Aria("labelledby", "label-"+pr.Key).Aria("valuetext", val+unit).
+		Attr("tabindex", "-1"). // the number field is the keyboard's control (↑/↓ step it live)
+		OnInput(func(ctx app.Context, e app.Event) {
+			p, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
+			if err != nil {
+				return
+			}
+			if f.slide == nil {
+				f.slide = map[string]int{}
+			}
+			f.slide[pr.Key] = p
+			f.form[pr.Key] = sc.text(sc.value(p))
+			f.apply(ctx, true)
+		}).
+		OnChange(func(ctx app.Context, e app.Event) { f.apply(ctx, false) })
+}
+
+// Live knobs: a moving slider re-simulates once it pauses for knobDebounce
+// (each pause is a simulation; the worker drops one still running), and the
+// address follows once the knobs settle for knobURLSettle: one history
+// entry per setting the learner stops at, not one per pixel.
+const (
+	knobDebounce  = 120 * time.Millisecond
+	knobURLSettle = 600 * time.Millisecond
+)
+
+// setKnobs applies valid knob values: live ones after knobDebounce (a newer
+// value supersedes a pending one), others now.
+func (p *Player) setKnobs(ctx app.Context, v lessons.Values, live bool) {
+	if !live {
+		p.st.Cancel(playback.KnobSim)
+		p.applyKnobs(ctx, v)
+		return
+	}
+	t := p.st.Later(playback.KnobSim)
+	p.later(ctx, knobDebounce, func(ctx app.Context) {
+		if p.st.Due(t) {
+			p.applyKnobs(ctx, v)
+		}
+	})
+}
+
+// applyKnobs asks for the state of new knob values, keeping the step, and
+// writes the address once they settle.
+func (p *Player) applyKnobs(ctx app.Context, v lessons.Values) {
+	if p.lesson == nil {
+		return
+	}
+	p.values, p.key = v, paramsKey(p.lesson, v)
+	if !sameText(p.text, v.Text()) {
+		p.text = v.Text()
+	}
+	p.notices, p.bad, p.badMsg = nil, nil, nil
+	p.want(playback.StepWish{Keep: true}, nil)
+	p.flush(ctx)
+	t := p.st.Later(playback.KnobURL)
+	p.later(ctx, knobURLSettle, func(ctx app.Context) {
+		if p.st.Due(t) {
+			p.pushURL(ctx)
+		}
+	})
+}
+
+// pushURL writes the knobs and the step into the address as a new history
+// entry (back returns to the previous setting).
+func (p *Player) pushURL(ctx app.Context) {
+	if p.lesson == nil {
+		return
+	}
+	u := *ctx.Page().URL()
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.extra
+	if u.RawQuery == q {
+		return
+	}
+	p.st.Cancel(playback.URLWrite)
+	u.RawQuery = q
+	ctx.NavigateTo(&u)
 }

@@ -2,8 +2,8 @@ package app
 
 import (
 	"strconv"
-	"strings"
 
+	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -23,13 +23,6 @@ import (
 //     was not answered shows the question with its answer folded away
 //     (#quiz-review), never a blocking form.
 
-// quizResult is the learner's answer to one checkpoint.
-type quizResult struct {
-	Answer  string
-	Verdict lessons.Verdict
-	Skipped bool
-}
-
 // verdictKind is #quiz-verdict's data-verdict: correct, close (a typo was
 // forgiven) or wrong.
 func verdictKind(v lessons.Verdict) string {
@@ -42,60 +35,25 @@ func verdictKind(v lessons.Verdict) string {
 	return "wrong"
 }
 
-// quizzesOn reports whether this page asks checkpoints: not when the
-// embed hides the player or the narration (a fixed figure).
-func (p *Player) quizzesOn() bool { return !p.hide.Controls && !p.hide.Narration }
-
-// pendingQuiz is the 0-based index of the step whose question is asked now
-// (the next step's), or -1.
-func (p *Player) pendingQuiz() int {
-	i := p.step + 1
-	if !p.quizzesOn() || p.script == nil || i >= len(p.script.Steps) || p.script.Steps[i].Quiz == nil {
-		return -1
-	}
-	if _, done := p.quizzes[i]; done {
-		return -1
-	}
-	return i
-}
-
 // answerQuiz judges an answer to the question of step i and reveals it.
 func (p *Player) answerQuiz(ctx app.Context, i int, answer string) {
-	if p.script == nil || i < 0 || i >= len(p.script.Steps) || p.script.Steps[i].Quiz == nil {
-		return
+	if url, ok := p.st.Answer(i, answer); ok {
+		p.reveal(ctx, url)
 	}
-	if len(answer) > 200 {
-		answer = answer[:200]
-	}
-	if strings.TrimSpace(answer) == "" {
-		p.quizHint = "Type or pick an answer first, or skip the question."
-		return
-	}
-	p.record(i, quizResult{Answer: answer, Verdict: p.script.Steps[i].Quiz.Check(answer)})
-	p.reveal(ctx, i)
 }
 
 // skipQuiz reveals step i without an answer.
 func (p *Player) skipQuiz(ctx app.Context, i int) {
-	if p.script == nil || i < 0 || i >= len(p.script.Steps) {
-		return
+	if url, ok := p.st.Skip(i); ok {
+		p.reveal(ctx, url)
 	}
-	p.record(i, quizResult{Skipped: true})
-	p.reveal(ctx, i)
 }
 
-func (p *Player) record(i int, r quizResult) {
-	if p.quizzes == nil {
-		p.quizzes = map[int]quizResult{}
-	}
-	p.quizzes[i] = r
-	p.quizHint = ""
-}
-
-// reveal shows step i and leaves the keyboard focus on Next, so → and space
-// carry on from there (the form that had the focus goes away).
-func (p *Player) reveal(ctx app.Context, i int) {
-	p.goTo(ctx, i)
+// reveal leaves the keyboard focus on Next once a question's step is shown,
+// so → and space carry on from there (the form that had the focus goes
+// away), and writes the address once stepping pauses.
+func (p *Player) reveal(ctx app.Context, url playback.Ticket) {
+	p.writeURLSoon(ctx, url)
 	labJS("focusSoon", "#btn-next:not([disabled])", "#btn-play")
 }
 
@@ -110,17 +68,15 @@ func (p *Player) focusQuiz(ctx app.Context) {
 // screen readers to announce it), then the question of the next step or the
 // folded question of this one.
 func (p *Player) renderCheckpoint() app.UI {
-	var res quizResult
+	var res playback.QuizResult
 	answered := false
-	if p.quizzes != nil {
-		if r, ok := p.quizzes[p.step]; ok && !r.Skipped {
-			res, answered = r, true
-		}
+	if r, ok := p.st.Result(p.st.Step); ok && !r.Skipped {
+		res, answered = r, true
 	}
-	ask := p.pendingQuiz()
+	ask := p.st.PendingQuiz()
 	var review *lessons.Quiz
-	if !answered && p.count() > 0 && p.quizzesOn() {
-		if q := p.script.Steps[p.step].Quiz; q != nil {
+	if !answered && p.st.Count() > 0 && p.st.QuizzesOn {
+		if q := p.st.Script.Steps[p.st.Step].Quiz; q != nil {
 			review = q
 		}
 	}
@@ -150,10 +106,10 @@ func (p *Player) renderCheckpoint() app.UI {
 		),
 		app.If(ask >= 0, func() app.UI {
 			return &quizForm{
-				Key:    p.key + "|" + strconv.Itoa(ask),
+				Key:    p.st.Shown() + "|" + strconv.Itoa(ask),
 				Step:   ask + 1,
-				Quiz:   p.script.Steps[ask].Quiz,
-				Hint:   p.quizHint,
+				Quiz:   p.st.Script.Steps[ask].Quiz,
+				Hint:   p.st.Hint,
 				Submit: func(ctx app.Context, answer string) { p.answerQuiz(ctx, ask, answer) },
 				Skip:   func(ctx app.Context) { p.skipQuiz(ctx, ask) },
 			}

@@ -46,7 +46,7 @@ func (p *Player) embedSrc() string {
 	if p.lesson == nil {
 		return ""
 	}
-	q := EncodeQuery(p.lesson, p.values, p.step+1)
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1)
 	if h := p.embed.Hide.String(); h != "" {
 		q += "&hide=" + h
 	}
@@ -77,11 +77,11 @@ func labJS(fn string, args ...any) {
 }
 
 func (p *Player) exportJSON() {
-	if p.lesson == nil || p.script == nil {
+	if p.lesson == nil || p.st.Script == nil {
 		labJS("status", "share-status", "Nothing to export: the lesson did not build.")
 		return
 	}
-	b, err := export.RunJSON(p.lesson.Slug, p.values, p.script)
+	b, err := export.RunJSON(p.lesson.Slug, p.shownValues, p.st.Script.Script)
 	if err != nil {
 		labJS("status", "share-status", "Export failed: "+err.Error())
 		return
@@ -105,7 +105,7 @@ func (b *shareBar) Render() app.UI {
 	return app.Div().ID("share").Class("share").Role("toolbar").Aria("label", "Share and export").Body(
 		button("btn-copy-link", none).Title("Copy the address of this step, with every parameter").
 			OnClick(func(ctx app.Context, e app.Event) {
-				labJS("copy", p.shareURL(), "share-status", "Link to step "+itoa(p.step+1)+" copied.")
+				labJS("copy", p.shareURL(), "share-status", "Link to step "+itoa(p.st.Step+1)+" copied.")
 			}).Body(app.Span().Aria("hidden", true).Text("↗ "), app.Text("Copy link to this step")),
 		button("btn-copy-embed", none).Title("Copy an <iframe> that embeds this lesson at this step").
 			OnClick(func(ctx app.Context, e app.Event) {
@@ -167,7 +167,7 @@ func (e *embedPanel) Render() app.UI {
 	}
 	return d.Body(
 		app.Summary().Text("Embed this lesson at this step"),
-		app.P().Text("The frame opens at step "+itoa(p.step+1)+" with these parameters. It reports its height to your page with "+
+		app.P().Text("The frame opens at step "+itoa(p.st.Step+1)+" with these parameters. It reports its height to your page with "+
 			`postMessage({type: "inferlab:height", height, slug}); the script line (optional) resizes the frame from it. See "Embedding a lesson" in the README.`),
 		app.Div().Class("embed-options").Role("group").Aria("labelledby", "embed-hide-label").Body(
 			app.Span().ID("embed-hide-label").Class("legend-label").Text("Hide in the frame:"),

@@ -60,7 +60,7 @@ func TestThemeContrast(t *testing.T) {
 		{"muted", "bg"}, {"muted", "surface"}, {"muted", "surface-2"},
 		{"link", "bg"}, {"link", "surface"}, {"link", "surface-2"},
 		{"accent-2", "bg"}, {"accent-2", "surface"}, {"accent-2", "surface-2"},
-		{"good", "surface-2"}, {"bad", "surface-2"},
+		{"good", "surface-2"}, {"bad", "surface-2"}, {"bad", "surface"},
 		{"on-accent", "accent"}, {"on-pressed", "pressed"},
 		{"notice-text", "notice-bg"}, {"error-text", "error-bg"}, {"error-link", "error-bg"},
 	}

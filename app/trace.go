@@ -2,32 +2,11 @@ package app
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
-	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
-
-// traceUpload is a trace the learner loaded from a file: the lesson runs on
-// its requests instead of the workload its knobs generate. It lives in the
-// page, not in the address: a shared link carries the knobs, not the file.
-type traceUpload struct {
-	Name     string
-	Requests []workload.Request
-}
-
-// parseUpload reads a trace file's text within the lesson's browser limits
-// (lessons.Lesson.TraceLimits). The error names the file, and the line, field,
-// value and allowed range when one line is at fault.
-func parseUpload(l *lessons.Lesson, name, text string) (*traceUpload, error) {
-	reqs, err := workload.ParseTrace(strings.NewReader(text), l.TraceLimits())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return &traceUpload{Name: name, Requests: reqs}, nil
-}
 
 // tooLarge is the error for a file over the size limit, given before
 // reading it into memory.
@@ -39,27 +18,17 @@ func tooLarge(l *lessons.Lesson, name string, size int64) error {
 	return fmt.Errorf("%s: the file is %s bytes: want at most %s", name, comma(int(size)), byteSize(max))
 }
 
-// useTrace rebuilds the lesson on an uploaded trace. A trace that does not
+// tryTrace simulates the lesson on an uploaded trace. A trace that does not
 // parse, or that the lesson cannot run with its knobs, leaves the page as it
-// was and says why in #trace-error.
-func (p *Player) useTrace(ctx app.Context, name, text string) {
+// was and says why in #trace-error (Player.deliver).
+func (p *Player) tryTrace(ctx app.Context, name, text string) {
 	if p.lesson == nil || p.lesson.BuildTrace == nil {
 		return
 	}
-	tr, err := parseUpload(p.lesson, name, text)
-	if err != nil {
-		p.traceErr = err.Error()
-		return
-	}
-	script, fail := BuildScript(p.lesson, p.values, p.debug, tr)
-	if fail != nil {
-		p.traceErr = name + ": " + fail.Message
-		return
-	}
-	p.trace, p.traceErr = tr, ""
-	p.adopt(script, nil)
-	p.step = 0
-	p.syncURL(ctx)
+	p.traceSeq++
+	p.traceErr = ""
+	p.want(playback.StepWish{Step: 1}, &traceFile{Name: name, Text: text, ID: p.traceSeq})
+	p.flush(ctx)
 }
 
 // dropTrace goes back to the workload the knobs generate.
@@ -68,9 +37,8 @@ func (p *Player) dropTrace(ctx app.Context) {
 		return
 	}
 	p.trace, p.traceErr = nil, ""
-	p.adopt(BuildScript(p.lesson, p.values, p.debug, nil))
-	p.step = 0
-	p.syncURL(ctx)
+	p.want(playback.StepWish{Step: 1}, nil)
+	p.flush(ctx)
 }
 
 // readTraceFile reads the file chosen in input#trace-file and hands its text
@@ -83,8 +51,8 @@ func (p *Player) readTraceFile(ctx app.Context) {
 	}
 	f := files.Index(0)
 	name := f.Get("name").String()
-	p.traceGen++
-	gen := p.traceGen
+	p.traceSeq++
+	gen := p.traceSeq
 	// Cleared, so choosing the same file again (after editing it) reads it again.
 	in.Set("value", "")
 	if err := tooLarge(p.lesson, name, int64(f.Get("size").Float())); err != nil {
@@ -96,19 +64,11 @@ func (p *Player) readTraceFile(ctx app.Context) {
 	done = app.FuncOf(func(this app.Value, args []app.Value) any {
 		text := args[0].String()
 		release()
-		ctx.Dispatch(func(ctx app.Context) {
-			if gen != p.traceGen {
-				return // another file was chosen, or the lesson changed
+		p.dispatch(ctx, func(ctx app.Context) {
+			if gen != p.traceSeq {
+				return // another file was chosen
 			}
-			// Say what is happening before the simulation holds the page.
-			p.traceBusy = name
-			p.later(ctx, traceRenderGap, func(ctx app.Context) {
-				if gen != p.traceGen {
-					return
-				}
-				p.traceBusy = ""
-				p.useTrace(ctx, name, text)
-			})
+			p.tryTrace(ctx, name, text)
 		})
 		return nil
 	})
@@ -118,8 +78,8 @@ func (p *Player) readTraceFile(ctx app.Context) {
 			msg = args[0].Call("toString").String()
 		}
 		release()
-		ctx.Dispatch(func(ctx app.Context) {
-			if gen == p.traceGen {
+		p.dispatch(ctx, func(ctx app.Context) {
+			if gen == p.traceSeq {
 				p.traceErr = name + ": " + msg
 			}
 		})
@@ -128,21 +88,17 @@ func (p *Player) readTraceFile(ctx app.Context) {
 	f.Call("text").Call("then", done, failed)
 }
 
-// traceRenderGap lets the "Simulating…" status paint before the trace's
-// simulation, which runs on the page's only thread.
-const traceRenderGap = 50 * time.Millisecond
-
 // renderTrace is section#trace-panel, for lessons that take a trace: a file
 // input, what the lesson now runs on, and the last upload's error.
 func (p *Player) renderTrace() app.UI {
 	lim := p.lesson.TraceLimits()
 	status := "Running on the workload the knobs generate."
 	switch {
-	case p.traceBusy != "":
-		status = "Simulating " + p.traceBusy + "…"
+	case p.sim.upload != nil:
+		status = "Simulating " + p.sim.upload.Name + "…"
 	case p.trace != nil:
 		status = fmt.Sprintf("Running on %s: %s requests. The workload, requests and rate knobs are ignored, and links to this page do not carry the trace.",
-			p.trace.Name, comma(len(p.trace.Requests)))
+			p.trace.Name, comma(p.trace.Requests))
 	}
 	return app.Section().ID("trace-panel").Class("panel trace-panel").Aria("labelledby", "trace-title").Body(
 		app.H2().ID("trace-title").Text("Your own trace"),
@@ -155,7 +111,7 @@ func (p *Player) renderTrace() app.UI {
 		app.Label().For("trace-file").Text("Run on a trace file (JSONL)"),
 		app.Input().ID("trace-file").Type("file").Accept(".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain").
 			OnChange(func(ctx app.Context, e app.Event) { p.readTraceFile(ctx) }),
-		app.P().ID("trace-status").Role("status").DataSet("trace", traceName(p.trace)).Text(status),
+		app.P().ID("trace-status").Role("status").DataSet("trace", p.traceName()).Text(status),
 		app.If(p.trace != nil, func() app.UI {
 			return app.Button().ID("trace-clear").Type("button").
 				OnClick(func(ctx app.Context, e app.Event) { p.dropTrace(ctx) }).Text("Back to the generated workload")
@@ -172,9 +128,10 @@ func byteSize(n int64) string {
 	return comma(int(n)) + " bytes"
 }
 
-func traceName(t *traceUpload) string {
-	if t == nil {
+// traceName is the name of the trace in use ("" for the knobs' workload).
+func (p *Player) traceName() string {
+	if p.trace == nil {
 		return ""
 	}
-	return t.Name
+	return p.trace.Name
 }

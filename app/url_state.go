@@ -165,18 +165,6 @@ func (st URLState) Extra() string {
 	return b.String()
 }
 
-// FindStep resolves a find= phrase to the 1-based step of s that first
-// mentions it, with a notice when no step does (then 0: the first step).
-func FindStep(s *lessons.Script, find string) (int, string) {
-	if s == nil || find == "" {
-		return 0, ""
-	}
-	if n := lessons.StepFor(s, find); n > 0 {
-		return n, ""
-	}
-	return 0, fmt.Sprintf("find = %q: no step of this lesson mentions it; showing step 1.", clip(find))
-}
-
 // ResolveParams resolves raw knob text into values. Each bad knob becomes a
 // notice and takes its default; a broken relation between knobs (the
 // lesson's Check) makes every knob take its default.
@@ -193,6 +181,36 @@ func ResolveParams(l *lessons.Lesson, raw map[string]string) (lessons.Values, []
 		}
 	}
 	return v, notices
+}
+
+// KnobErrors checks raw knob text as the parameters form holds it: the
+// values when every knob is allowed and the knobs' relations hold, else a
+// message per knob at fault ("" keys a relation that names no knob), each
+// stating the value and the allowed range.
+func KnobErrors(l *lessons.Lesson, raw map[string]string) (lessons.Values, map[string]string) {
+	v, errs := l.Resolve(raw)
+	if len(errs) > 0 {
+		out := make(map[string]string, len(errs))
+		for _, e := range errs {
+			out[e.Key] = fieldMessage(e)
+		}
+		return v, out
+	}
+	if l.Check != nil {
+		if err := l.Check(v); err != nil {
+			var pe *lessons.ParamError
+			if errors.As(err, &pe) {
+				return v, map[string]string{pe.Key: fieldMessage(pe)}
+			}
+			return v, map[string]string{"": err.Error()}
+		}
+	}
+	return v, nil
+}
+
+// fieldMessage is a rejected value's message under its field.
+func fieldMessage(e *lessons.ParamError) string {
+	return fmt.Sprintf("%q is not allowed: want %s.", e.Value, e.Want)
 }
 
 // paramNotice words a rejected knob value for the #notice area.
@@ -217,21 +235,6 @@ func checkNotice(l *lessons.Lesson, err error) string {
 		return paramNotice(l, pe, false) + " Using the default values for all parameters."
 	}
 	return err.Error() + " Using the default values for all parameters."
-}
-
-// ClampStep checks a 1-based step against the number of steps n and returns
-// the 0-based index to show, with a notice when the step had to change.
-func ClampStep(step, n int) (int, string) {
-	if n <= 0 {
-		return 0, ""
-	}
-	if step == 0 {
-		return 0, ""
-	}
-	if step > n {
-		return n - 1, fmt.Sprintf("step = %d is out of range: want a step from 1 to %d; showing step %d.", step, n, n)
-	}
-	return step - 1, ""
 }
 
 // EncodeQuery writes the step (1-based) and every knob, in the lesson's

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/lessons"
 )
 
@@ -100,24 +101,6 @@ func TestResolveRelationFallsBack(t *testing.T) {
 	}
 }
 
-func TestClampStep(t *testing.T) {
-	cases := []struct {
-		step, n, want int
-		notice        bool
-	}{
-		{0, 5, 0, false}, {1, 5, 0, false}, {5, 5, 4, false}, {9, 5, 4, true},
-	}
-	for _, c := range cases {
-		got, msg := ClampStep(c.step, c.n)
-		if got != c.want || (msg != "") != c.notice {
-			t.Errorf("ClampStep(%d,%d) = %d,%q", c.step, c.n, got, msg)
-		}
-		if c.notice && !strings.Contains(msg, "from 1 to 5") {
-			t.Errorf("notice %q lacks the range", msg)
-		}
-	}
-}
-
 func TestEncodeRawKeepsBadText(t *testing.T) {
 	l := testLesson()
 	got := EncodeRaw(l, map[string]string{"block": "1e9", "mode": "a b"}, 3)
@@ -126,21 +109,48 @@ func TestEncodeRawKeepsBadText(t *testing.T) {
 	}
 }
 
-func TestBuildScriptRecoversPanic(t *testing.T) {
+func TestBuildRecoversPanic(t *testing.T) {
 	l := testLesson()
-	v, _ := l.Resolve(map[string]string{"block": "13"})
-	s, f := BuildScript(l, v, "", nil)
+	s, f := sim.Build(l, map[string]string{"block": "13"}, "", nil)
 	if s != nil || f == nil || !f.Panic || !strings.Contains(f.Message, "unlucky") || f.Params["block"] != "13" {
 		t.Fatalf("script %v failure %+v", s, f)
 	}
-	if s, f := BuildScript(l, l.Defaults(), "", nil); s == nil || f != nil {
+	if s, f := sim.Build(l, l.Defaults().Text(), "", nil); s == nil || f != nil {
 		t.Fatalf("defaults: %v %+v", s, f)
 	}
-	if _, f := BuildScript(l, l.Defaults(), "panic", nil); f == nil || !f.Panic {
+	if _, f := sim.Build(l, l.Defaults().Text(), "panic", nil); f == nil || !f.Panic {
 		t.Fatalf("debug=panic must fail: %+v", f)
 	}
 	if got := cliCommand(l, map[string]string{"block": "13", "mode": "max"}, ""); got != "inferlab run test-lesson --set block=13 --set mode=max" {
 		t.Fatalf("cliCommand = %q", got)
+	}
+}
+
+func TestKnobErrors(t *testing.T) {
+	l := testLesson()
+	cases := []struct {
+		raw  map[string]string
+		want map[string]string // key → part of the message; nil: valid
+	}{
+		{map[string]string{"block": "32", "mode": "exact"}, nil},
+		{map[string]string{"block": "0"}, map[string]string{"block": "an integer from 1 to 256"}},
+		{map[string]string{"block": "x", "rate": "2"}, map[string]string{"block": `"x" is not allowed`, "rate": "a number from 0 to 1"}},
+		{map[string]string{"block": "7"}, map[string]string{"block": "anything but 7"}}, // the relation check
+	}
+	for _, c := range cases {
+		v, got := KnobErrors(l, c.raw)
+		if len(got) != len(c.want) {
+			t.Errorf("KnobErrors(%v) = %v, want keys of %v", c.raw, got, c.want)
+			continue
+		}
+		for k, part := range c.want {
+			if !strings.Contains(got[k], part) {
+				t.Errorf("KnobErrors(%v)[%s] = %q, want it to contain %q", c.raw, k, got[k], part)
+			}
+		}
+		if c.want == nil && v.Int("block") != 32 {
+			t.Errorf("valid knobs resolved to %v", v.Text())
+		}
 	}
 }
 

@@ -99,13 +99,15 @@ func recordTiming(t *testing.T, line string) {
 
 // buildWasm builds the browser entry with the same flags as `make wasm`, so that an
 // up-to-date web/app.wasm is left untouched and the build cache is shared.
+// It builds the simulation worker's web/sim.wasm (./wasm/sim) too.
 func buildWasm() error {
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join("web", "app.wasm"), "./wasm")
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v\n%s", err, out)
+	for out, pkg := range map[string]string{"app.wasm": "./wasm", "sim.wasm": "./wasm/sim"} {
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join("web", out), pkg)
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%s", pkg, err, b)
+		}
 	}
 	return nil
 }

@@ -12,6 +12,11 @@ import (
 )
 
 func main() {
+	// A performance mark for the interactive-time measurement (e2e
+	// TestInteractiveTime): when Go starts, after app.wasm was compiled.
+	if perf := goapp.Window().Get("performance"); perf.Truthy() && perf.Get("mark").Truthy() {
+		perf.Call("mark", "inferlab:main")
+	}
 	// Lesson scripts keep every step's scene in memory (megabytes), and the
 	// stop-the-world collector of WebAssembly then runs often during renders;
 	// trading memory for fewer collections keeps step changes within a frame.

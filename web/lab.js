@@ -1,6 +1,8 @@
 // Inference Lab: small DOM helpers the Go app calls (a step change costs one
 // WebAssembly→JS call instead of one per grid cell), the colour theme, the
-// ? and / shortcuts, clipboard and downloads, and the embed's height report.
+// ? and / shortcuts, clipboard and downloads, the embed's height report, the
+// simulation worker's client (inferlab.sim), and the mark on a prerendered
+// figure that is not the state the address asks for.
 // A plain file loaded in <head> before the page body (no inline script), so
 // the Content-Security-Policy stays script-src 'self', and the theme is set
 // before the first paint.
@@ -8,6 +10,9 @@
 (() => {
   const root = document.documentElement;
   const THEME_KEY = "inferlab-theme";
+  // This script's own address: the worker and sim.wasm sit beside it in web/
+  // (under the site's sub-path on a static host).
+  const base = (document.currentScript && document.currentScript.src) || location.href;
   const query = new URLSearchParams(location.search);
   // ?theme=light|dark pins the theme (embeds choose it in their src).
   const pinned = ["light", "dark"].includes(query.get("theme")) ? query.get("theme") : "";
@@ -48,7 +53,165 @@
     a.remove();
   };
 
+
+  // inferlab.sim runs lesson simulations in a Web Worker (web/sim-worker.js
+  // with web/sim.wasm), so the page's thread never waits for one
+  // (app/player_sim.go). Only the latest request matters: a newer one, or
+  // cancel(), answers the older one "superseded" and, when a worker is busy
+  // with it, terminates that worker and carries on with a spare one. Every
+  // request is answered exactly once, through cb(bytes, error):
+  //   bytes   Uint8Array of package sim's wire format, or null;
+  //   error   "" | "superseded" | "unavailable: why" (no worker can run:
+  //           the page simulates on its own thread) | why the worker stopped.
+  const sim = (() => {
+    // The server may name versioned (immutable) addresses of both files in
+    // <meta name="inferlab:sim-worker|inferlab:sim-wasm" content="URL">;
+    // otherwise they sit beside this script.
+    const addr = (name, file) => {
+      const m = document.querySelector('meta[name="inferlab:' + name + '"]');
+      return new URL((m && m.content) || file, base).href;
+    };
+    let workerURL = "";
+    let wasmURL = "";
+    // startMs: the last worker's start (fetch, compile, Go's start) in ms;
+    // lastMs: the last simulation's time in the worker.
+    const stats = { workers: 0, terminated: 0, replies: 0, lastMs: 0, startMs: 0 };
+    let active = null; // the worker requests go to: {worker, ready, busy, dead}
+    let spare = null; // a started worker that takes over when active is terminated
+    let job = null; // the latest request not answered yet: {id, body, cb, sent}
+    let seq = 0;
+    const api = { broken: false, stats };
+
+    const later = (f) => setTimeout(f, 0); // never call back into Go from inside its call
+    const answer = (j, bytes, err) => later(() => j.cb(bytes, err));
+
+    // The first worker fetches and compiles sim.wasm itself (off the page's
+    // thread, which is busy starting the app), and hands the compiled module
+    // back; later workers (after a cancellation) start from it.
+    let module = null;
+    const fail = (why) => {
+      api.broken = true;
+      if (job) {
+        const j = job;
+        job = null;
+        answer(j, null, "unavailable: " + why);
+      }
+    };
+
+    const spawn = () => {
+      if (!workerURL) {
+        workerURL = addr("sim-worker", "sim-worker.js");
+        wasmURL = addr("sim-wasm", "sim.wasm");
+      }
+      const slot = { worker: null, busy: false, dead: false };
+      slot.ready = new Promise((resolve, reject) => {
+        let w;
+        try {
+          w = new Worker(workerURL);
+        } catch (e) {
+          reject(e);
+          return;
+        }
+        stats.workers++;
+        slot.worker = w;
+        w.onmessage = (e) => {
+          const m = e.data;
+          if (m.type === "module") module = m.module;
+          else if (m.type === "ready") {
+            stats.startMs = performance.now() - t0;
+            resolve();
+          }
+          else if (m.type === "failed") reject(new Error(m.message));
+          else if (m.type === "reply") reply(slot, m);
+        };
+        w.onerror = (e) => {
+          e.preventDefault();
+          reject(new Error(e.message || "the worker failed to start"));
+          if (slot.busy) reply(slot, { id: slot.id, error: e.message || "the worker failed", dead: true });
+        };
+        const t0 = performance.now();
+        w.postMessage(module ? { type: "init", module } : { type: "init", url: wasmURL });
+      });
+      slot.ready.catch((e) => {
+        slot.dead = true;
+        if (slot === active) fail(String(e && e.message ? e.message : e));
+      });
+      return slot;
+    };
+
+    const drop = (slot) => {
+      slot.dead = true;
+      if (slot.worker) slot.worker.terminate();
+      stats.terminated++;
+    };
+
+    const next = () => {
+      if (!active || active.dead) {
+        active = spare && !spare.dead ? spare : spawn();
+        spare = null;
+      }
+      return active;
+    };
+
+    const send = () => {
+      const slot = next();
+      slot.ready.then(() => {
+        if (!job || job.sent || slot !== active || slot.busy) return;
+        job.sent = true;
+        slot.busy = true;
+        slot.id = job.id;
+        slot.worker.postMessage({ type: "run", id: job.id, body: job.body });
+      }, () => {});
+    };
+
+    function reply(slot, m) {
+      slot.busy = false;
+      if (m.dead) drop(slot);
+      if (job && m.id === job.id) {
+        const j = job;
+        job = null;
+        stats.replies++;
+        stats.lastMs = m.ms || 0;
+        answer(j, m.bytes || null, m.error || (m.bytes ? "" : "no reply"));
+      }
+      if (job) send(); // a newer request waited for this worker
+      else if (!spare && !slot.dead) spare = spawn(); // idle now: ready the next cancel
+    }
+
+    // supersede answers the pending request "superseded" and stops the
+    // worker running it.
+    const supersede = () => {
+      if (!job) return;
+      const j = job;
+      job = null;
+      if (j.sent && active && active.busy && active.id === j.id) {
+        drop(active);
+        active = null;
+      }
+      answer(j, null, "superseded");
+    };
+
+    api.run = (body, cb) => {
+      supersede();
+      if (api.broken) {
+        answer({ cb }, null, "unavailable: no worker");
+        return;
+      }
+      job = { id: ++seq, body, cb, sent: false };
+      send();
+    };
+    api.cancel = supersede;
+    // warm starts a worker before the first request (lesson pages call it).
+    api.warm = () => {
+      if (!api.broken && !active && typeof Worker === "function") next();
+    };
+    if (typeof Worker !== "function" || typeof WebAssembly !== "object") api.broken = true;
+    return api;
+  })();
+
   window.inferlab = {
+    sim,
+
     // patchGrid updates block-grid cells. data holds one line per changed
     // cell: index, class, owner, label, title, separated by tabs.
     patchGrid(box, data) {
@@ -183,6 +346,33 @@
       if (!open && d.open) d.close();
     },
   };
+
+  // A lesson page's prerendered figure is the lesson at its defaults (the
+  // server renders each lesson once), so an address asking for other knobs
+  // or another step must not show it as if it were that state. Until the app
+  // is live, html.inferlab-pending marks the figure (lab.css): set now,
+  // before the first paint, whenever the address carries more than hide= and
+  // theme=, and lifted once the markup shows it renders exactly what is asked
+  // (#lab[data-query], the shown state's canonical query). Once the app runs,
+  // it marks a stale figure itself (#lab[data-stale]).
+  const lessonPage = /\/(lesson|embed)\/[^/]+/.test(location.pathname);
+  const asked = [...query.keys()].filter((k) => k !== "hide" && k !== "theme");
+  if (lessonPage && asked.length) root.classList.add("inferlab-pending");
+  const onLoaded = () => {
+    const lab = document.getElementById("lab");
+    if (lab && lab.dataset.live !== "true" && root.classList.contains("inferlab-pending")) {
+      const shown = new URLSearchParams(lab.dataset.query || "");
+      if (asked.every((k) => shown.has(k) && shown.get(k) === query.get(k))) root.classList.remove("inferlab-pending");
+    }
+    if (!lessonPage || !lab) return;
+    // Start the simulation worker now when the page will need it at once
+    // (no script carried for this state); otherwise once the page has
+    // settled, so the first knob moved does not wait for it.
+    if (root.classList.contains("inferlab-pending") || !document.getElementById("script-data")) sim.warm();
+    else setTimeout(sim.warm, 2500);
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onLoaded);
+  else onLoaded();
 
   // ? opens the shortcuts, / focuses the search box (not while typing).
   window.addEventListener("keydown", (e) => {

@@ -1,0 +1,402 @@
+// Package playback is the lesson player's state as a plain type: the script
+// shown and the one wanted (a simulation may be running for it), the step,
+// playback, the quiz checkpoints, and the delayed actions pending (an address
+// write, a playback tick, a simulation, a knob settling). It has no UI and no
+// timers: the go-app component (app.Player) renders a State, runs the timers
+// it asks for, and hands each timer's Ticket back, and only the latest ticket
+// of each kind is still due. Everything here is tested natively.
+package playback
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/inferlab/inferlab/app/sim"
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// Kind names a kind of delayed action. A newer ticket of a kind supersedes
+// every older one of the same kind.
+type Kind int
+
+// The kinds of delayed action.
+const (
+	URLWrite   Kind = iota // write the step into the address once stepping pauses
+	PlayTick               // advance one step while playing
+	Simulation             // a simulation for the wanted state
+	KnobSim                // a knob moved: simulate once it pauses (debounce)
+	KnobURL                // a knob moved: write the address once it settles
+	numKinds
+)
+
+// Ticket identifies one delayed action; State.Due says whether it is still
+// the latest of its kind.
+type Ticket struct {
+	Kind Kind
+	gen  int
+}
+
+// QuizResult is the learner's answer to one checkpoint.
+type QuizResult struct {
+	Answer  string
+	Verdict lessons.Verdict
+	Skipped bool
+}
+
+// StepWish says which step to show when the wanted script arrives.
+type StepWish struct {
+	Step int    // 1-based step from the address; 0 when none
+	Find string // find= text (search links), used when Step is 0
+	Keep bool   // keep the current step, clamped (a knob changed)
+}
+
+// Speeds are the playback speeds offered, and BaseDelay the time per step
+// at 1×.
+var Speeds = []string{"0.5", "1", "2", "4"}
+
+// BaseDelay is the time a step stays on screen while playing at 1×.
+const BaseDelay = 1600 * time.Millisecond
+
+// State is one lesson page's player state. The zero value shows nothing and
+// wants nothing.
+type State struct {
+	// Script is the script shown (nil while none arrived, or when the
+	// build failed: then Fail says why).
+	Script *sim.Script
+	Fail   *sim.Failure
+	// Step is the 0-based step shown.
+	Step    int
+	Playing bool
+	Speed   string // one of Speeds; "" means 1×
+	// QuizzesOn is whether checkpoints are asked (not when an embed hides
+	// the player or the narration).
+	QuizzesOn bool
+	// Hint is the quiz form's own message (an empty answer).
+	Hint string
+
+	shown, wanted string // keys of the state shown and the state wanted
+	hasShown      bool
+	pending       bool // a simulation for wanted is running
+	wish          StepWish
+	moved         bool // the learner changed step since the wish was made
+
+	quizzes  map[int]QuizResult
+	pausedAt int // the checkpoint playback last stopped at (0: none; step 0 never asks)
+	passQuiz int // the checkpoint the current playback plays past (0 or -1: none)
+
+	gens [numKinds]int
+}
+
+// Due reports whether t is still the latest ticket of its kind.
+func (s *State) Due(t Ticket) bool {
+	return t.gen != 0 && t.Kind >= 0 && t.Kind < numKinds && t.gen == s.gens[t.Kind]
+}
+
+// Later issues a ticket of kind k, superseding the pending one.
+func (s *State) Later(k Kind) Ticket {
+	s.gens[k]++
+	return Ticket{Kind: k, gen: s.gens[k]}
+}
+
+// Cancel supersedes any pending ticket of kind k.
+func (s *State) Cancel(k Kind) { s.gens[k]++ }
+
+// Count is the number of steps of the script shown.
+func (s *State) Count() int { return s.Script.Count() }
+
+// Seek shows step i (0-based, clamped to the script). It reports whether
+// the step changed, with the ticket of the address write that follows once
+// stepping pauses.
+func (s *State) Seek(i int) (Ticket, bool) {
+	n := s.Count()
+	if n == 0 {
+		return Ticket{}, false
+	}
+	i = max(0, min(i, n-1))
+	if i == s.Step {
+		return Ticket{}, false
+	}
+	s.Step = i
+	s.moved = true
+	return s.Later(URLWrite), true
+}
+
+// Delay is the time per step at the chosen speed.
+func (s *State) Delay() time.Duration {
+	f, err := strconv.ParseFloat(s.Speed, 64)
+	if err != nil || f <= 0 {
+		f = 1
+	}
+	return time.Duration(float64(BaseDelay) / f)
+}
+
+// TogglePlay starts or stops playback. Starting returns the first tick's
+// ticket (due after Delay); at the last step playback restarts from the
+// first, and at a checkpoint where playback stopped it plays on past it.
+func (s *State) TogglePlay() (tick Ticket, url Ticket, started bool) {
+	if s.Count() == 0 {
+		return Ticket{}, Ticket{}, false
+	}
+	s.Playing = !s.Playing
+	if !s.Playing {
+		s.Cancel(PlayTick)
+		return Ticket{}, Ticket{}, false
+	}
+	s.passQuiz = -1
+	if q := s.PendingQuiz(); q >= 0 && q == s.pausedAt {
+		s.passQuiz = q // the learner chose to play on without answering
+	}
+	if s.Step >= s.Count()-1 {
+		url, _ = s.Seek(0)
+	}
+	return s.Later(PlayTick), url, true
+}
+
+// Stop stops playback.
+func (s *State) Stop() {
+	s.Playing = false
+	s.Cancel(PlayTick)
+}
+
+// TickResult is what a playback tick did.
+type TickResult int
+
+// The outcomes of a tick.
+const (
+	TickStale    TickResult = iota // not the latest tick, or not playing: nothing happened
+	TickAdvanced                   // moved one step; the next tick is due after Delay
+	TickEnded                      // at the last step: playback stopped
+	TickQuiz                       // before an unanswered checkpoint: playback stopped, ask it
+)
+
+// Tick advances playback by one step. Playback stops at the end and before
+// a checkpoint (predict before seeing), unless the learner chose to play
+// past that one.
+func (s *State) Tick(t Ticket) (res TickResult, next Ticket, url Ticket) {
+	if !s.Playing || !s.Due(t) || t.Kind != PlayTick {
+		return TickStale, Ticket{}, Ticket{}
+	}
+	if s.Step >= s.Count()-1 {
+		s.Stop()
+		return TickEnded, Ticket{}, Ticket{}
+	}
+	if q := s.PendingQuiz(); q >= 0 && q != s.passQuiz {
+		s.Stop()
+		s.pausedAt = q
+		return TickQuiz, Ticket{}, Ticket{}
+	}
+	url, _ = s.Seek(s.Step + 1)
+	return TickAdvanced, s.Later(PlayTick), url
+}
+
+// PendingQuiz is the 0-based index of the step whose question is asked now
+// (the next step's, while unanswered), or -1.
+func (s *State) PendingQuiz() int {
+	i := s.Step + 1
+	if !s.QuizzesOn || i >= s.Count() || s.Script.Steps[i].Quiz == nil {
+		return -1
+	}
+	if _, done := s.quizzes[i]; done {
+		return -1
+	}
+	return i
+}
+
+// Result is the learner's answer to step i's question, if any.
+func (s *State) Result(i int) (QuizResult, bool) {
+	r, ok := s.quizzes[i]
+	return r, ok
+}
+
+// maxAnswer bounds an answer's length.
+const maxAnswer = 200
+
+// Answer judges an answer to the question of step i and reveals the step.
+// An empty answer only sets Hint.
+func (s *State) Answer(i int, answer string) (Ticket, bool) {
+	if i < 0 || i >= s.Count() || s.Script.Steps[i].Quiz == nil {
+		return Ticket{}, false
+	}
+	if len(answer) > maxAnswer {
+		answer = answer[:maxAnswer]
+	}
+	if strings.TrimSpace(answer) == "" {
+		s.Hint = "Type or pick an answer first, or skip the question."
+		return Ticket{}, false
+	}
+	s.record(i, QuizResult{Answer: answer, Verdict: s.Script.Steps[i].Quiz.Check(answer)})
+	url, _ := s.Seek(i)
+	return url, true
+}
+
+// Skip reveals step i without an answer.
+func (s *State) Skip(i int) (Ticket, bool) {
+	if i < 0 || i >= s.Count() {
+		return Ticket{}, false
+	}
+	s.record(i, QuizResult{Skipped: true})
+	url, _ := s.Seek(i)
+	return url, true
+}
+
+func (s *State) record(i int, r QuizResult) {
+	if s.quizzes == nil {
+		s.quizzes = map[int]QuizResult{}
+	}
+	s.quizzes[i] = r
+	s.Hint = ""
+}
+
+// Shown and Wanted are the keys of the state shown and of the state wanted
+// (a lesson, its knobs, and the trace it runs on).
+func (s *State) Shown() string  { return s.shown }
+func (s *State) Wanted() string { return s.wanted }
+
+// Busy reports whether a simulation for the wanted state is running.
+func (s *State) Busy() bool { return s.pending }
+
+// Stale reports whether what is shown is not the wanted state (its
+// simulation has not answered yet): the page must say so on the figure.
+func (s *State) Stale() bool { return !s.hasShown || s.shown != s.wanted }
+
+// Want asks for the state key. It reports whether a simulation must start
+// for it (with its ticket): not when key is what is shown or already
+// running. A newer want supersedes a running simulation.
+func (s *State) Want(key string, wish StepWish) (Ticket, bool) {
+	if key == s.wanted && (s.pending || (s.hasShown && s.shown == key)) {
+		return Ticket{}, false
+	}
+	s.wanted, s.wish, s.moved = key, wish, false
+	if s.hasShown && s.shown == key {
+		// Back to what is shown: nothing to compute, and a running
+		// simulation for another state is dropped.
+		s.pending = false
+		s.Cancel(Simulation)
+		return Ticket{}, false
+	}
+	s.pending = true
+	return s.Later(Simulation), true
+}
+
+// Deliver shows the answer to simulation t (a script, or why it failed) if t
+// is still the latest; a stale answer is dropped (false). It returns the
+// notices of placing the step (a step out of range, a find= without match).
+func (s *State) Deliver(t Ticket, sc *sim.Script, f *sim.Failure) ([]string, bool) {
+	if t.Kind != Simulation || !s.Due(t) || !s.pending {
+		return nil, false
+	}
+	s.pending = false
+	return s.show(s.wanted, sc, f), true
+}
+
+// Drop ends simulation t without showing anything (its request was
+// refused, e.g. an uploaded trace that does not parse): the state shown
+// stays, and becomes the wanted one again.
+func (s *State) Drop(t Ticket) bool {
+	if t.Kind != Simulation || !s.Due(t) || !s.pending {
+		return false
+	}
+	s.pending = false
+	s.wanted = s.shown
+	return true
+}
+
+// Show shows a script built or found at once (natively, or carried by the
+// prerendered page) as the state key, which becomes the wanted state too;
+// a running simulation is dropped.
+func (s *State) Show(key string, sc *sim.Script, f *sim.Failure, wish StepWish) []string {
+	s.wanted, s.wish, s.moved, s.pending = key, wish, false, false
+	s.Cancel(Simulation)
+	return s.show(key, sc, f)
+}
+
+// ShowStale shows a script of another state (key) while the wanted one is
+// computed: the prerendered defaults under a link with other knobs. The
+// page marks it stale (Stale stays true).
+func (s *State) ShowStale(key string, sc *sim.Script) {
+	if s.hasShown {
+		return
+	}
+	s.Script, s.Fail, s.shown, s.hasShown = sc, nil, key, true
+	s.Step = 0
+	if s.wish.Step > 0 {
+		s.Step, _ = ClampStep(s.wish.Step, s.Count())
+	}
+}
+
+// Clear forgets the script shown: another lesson is asked for, and its
+// figures must not stand in for the new lesson's while it is computed.
+func (s *State) Clear() {
+	s.Stop()
+	s.Script, s.Fail, s.shown, s.hasShown, s.Step = nil, nil, "", false, 0
+	s.quizzes, s.Hint = nil, ""
+}
+
+// show adopts a script from its start: playback stops and the quiz answers,
+// which belong to the old script, are cleared; the step follows the wish,
+// unless the learner moved since.
+func (s *State) show(key string, sc *sim.Script, f *sim.Failure) []string {
+	s.Script, s.Fail, s.shown, s.hasShown = sc, f, key, true
+	if sc == nil {
+		s.Script = nil
+	}
+	s.Stop()
+	s.quizzes, s.Hint, s.pausedAt, s.passQuiz = nil, "", 0, 0
+	n := s.Count()
+	if n == 0 {
+		s.Step = 0
+		return nil
+	}
+	if s.wish.Keep || s.moved {
+		s.Step = max(0, min(s.Step, n-1))
+		return nil
+	}
+	var notices []string
+	step := s.wish.Step
+	if step == 0 && s.wish.Find != "" {
+		var msg string
+		step, msg = FindStep(s.Script.Script, s.wish.Find)
+		if msg != "" {
+			notices = append(notices, msg)
+		}
+	}
+	idx, msg := ClampStep(step, n)
+	if msg != "" {
+		notices = append(notices, msg)
+	}
+	s.Step = idx
+	return notices
+}
+
+// ClampStep checks a 1-based step against the number of steps n and returns
+// the 0-based index to show, with a notice when the step had to change.
+func ClampStep(step, n int) (int, string) {
+	if n <= 0 || step == 0 {
+		return 0, ""
+	}
+	if step > n {
+		return n - 1, fmt.Sprintf("step = %d is out of range: want a step from 1 to %d; showing step %d.", step, n, n)
+	}
+	return step - 1, ""
+}
+
+// FindStep resolves a find= phrase to the 1-based step of s that first
+// mentions it, with a notice when no step does (then 0: the first step).
+func FindStep(s *lessons.Script, find string) (int, string) {
+	if s == nil || find == "" {
+		return 0, ""
+	}
+	if n := lessons.StepFor(s, find); n > 0 {
+		return n, ""
+	}
+	return 0, fmt.Sprintf("find = %q: no step of this lesson mentions it; showing step 1.", clip(find))
+}
+
+func clip(s string) string {
+	if len(s) > 24 {
+		return s[:24] + "…"
+	}
+	return s
+}

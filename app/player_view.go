@@ -1,0 +1,294 @@
+package app
+
+import (
+	"strconv"
+
+	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/scene"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+func (p *Player) Render() app.UI {
+	slug := ""
+	title := "Lesson"
+	query := ""
+	if p.lesson != nil {
+		slug, title = p.lesson.Slug, p.lesson.Title
+		if p.st.Script != nil {
+			// The state shown (not the one wanted): web/lab.js compares it
+			// with the address before the app runs.
+			query = EncodeQuery(p.lesson, p.shownValues, p.st.Step+1)
+		}
+	}
+	n := p.st.Count()
+	cls := "page lab"
+	if p.Embed {
+		cls += " embed"
+	}
+	if p.reduced {
+		cls += " reduced-motion"
+	}
+	if p.hide.Narration {
+		cls += " no-narration"
+	}
+	var metrics []lessons.Metric
+	var claims []lessons.Claim
+	if p.st.Script != nil {
+		metrics, claims = p.st.Script.Metrics, p.st.Script.Claims
+	}
+	stale := p.st.Stale() && p.lesson != nil
+	return app.Div().ID("lab").Class(cls).
+		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.st.Step+1).
+		DataSet("hide", p.hide.String()).DataSet("query", query).
+		DataSet("stale", stale).DataSet("busy", p.st.Busy()).Body(
+		app.If(!p.Embed, func() app.UI { return siteHeader() }),
+		app.Main().ID("main").Class("lab-main").Body(
+			p.renderHead(title),
+			// Always present: notices and the error panel live in fixed
+			// wrappers so nothing is inserted before the scenes (go-app diffs
+			// children by position; the charts must survive).
+			app.Div().ID("notice").Class("notice").Aria("live", "assertive").Body(
+				app.Range(p.notices).Slice(func(i int) app.UI {
+					return app.P().Class("notice-msg").Role("alert").Text(p.notices[i])
+				}),
+			),
+			app.Div().Class("error-wrap").Body(
+				app.If(p.st.Fail != nil, func() app.UI { return p.renderError() }),
+			),
+			p.renderControls(n),
+			app.Div().Class("stage").Aria("busy", p.st.Busy()).Body(
+				// Always present, first (so go-app never inserts a node
+				// before the charts): says when the stage is not the state
+				// asked for; lab.css shows it.
+				app.P().ID("sim-status").Class("sim-status").Role("status").Aria("live", "polite").Text(p.simStatus()),
+				p.renderNarration(n),
+				app.Div().Class("scenes").Body(p.renderSceneList()...),
+			),
+			app.If(!p.Embed, func() app.UI {
+				return &shareBar{P: p, Ready: p.lesson != nil, Built: p.st.Script != nil}
+			}),
+			app.If(!p.Embed, func() app.UI {
+				return app.Div().Class("panels").Body(
+					hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
+						p.paramsPanel(),
+						app.If(p.lesson != nil && p.lesson.BuildTrace != nil, func() app.UI { return p.renderTrace() }),
+					),
+					&metricsPanel{Metrics: metrics},
+				)
+			}),
+			app.If(!p.Embed, func() app.UI { return &claimsPanel{Claims: claims} }),
+			app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.st.Step, Key: p.key} }),
+			app.If(p.Embed, func() app.UI {
+				return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
+					app.Summary().Text("Change the parameters"),
+					p.paramsPanel(),
+				)
+			}),
+		),
+		app.If(!p.Embed, func() app.UI { return siteFooter() }),
+		updateBanner(p.update),
+		keysDialog(),
+		p.renderEmbedded(),
+	)
+}
+
+// simStatus is #sim-status's text: what the figure waits for.
+func (p *Player) simStatus() string {
+	if p.lesson == nil || !p.st.Stale() {
+		return ""
+	}
+	return "Computing your settings…"
+}
+
+func (p *Player) paramsPanel() app.UI {
+	return &paramsPanel{P: p, Lesson: p.lesson, Values: p.text, Bad: p.bad, Errs: p.badMsg, Keep: p.extra}
+}
+
+func (p *Player) renderHead(title string) app.UI {
+	part, summary := "", ""
+	if p.lesson != nil {
+		part, summary = p.lesson.Part, p.lesson.Summary
+	}
+	if p.Embed {
+		return app.Div().Class("lab-head embed-head").Body(
+			app.P().Class("embed-title").Text(title),
+			app.A().Class("open-full").Href(Link(p.fullPath())).Target("_blank").Rel("noopener").Text("Open in the full lab ↗"),
+		)
+	}
+	return app.Div().Class("lab-head").Body(
+		app.P().Class("part").Text(part),
+		app.H1().Text(title),
+		app.P().Class("summary").Text(summary),
+	)
+}
+
+// fullPath is the lesson page of the current state (for embeds and links).
+func (p *Player) fullPath() string {
+	if p.lesson == nil {
+		return "/"
+	}
+	return LessonPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.st.Step+1)
+}
+
+func (p *Player) renderControls(n int) app.UI {
+	none := n == 0
+	step := p.st.Step
+	playLabel := "▶ Play"
+	if p.st.Playing {
+		playLabel = "⏸ Pause"
+	}
+	stepLabel := "No steps"
+	if n > 0 {
+		stepLabel = "Step " + strconv.Itoa(step+1) + " of " + strconv.Itoa(n)
+	}
+	max := n
+	if max < 1 {
+		max = 1
+	}
+	speed := p.st.Speed
+	if speed == "" {
+		speed = "1"
+	}
+	return hideIf(app.Div().ID("controls").Class("controls").Role("toolbar").Aria("label", "Player"), p.hide.Controls).Body(
+		app.Div().Class("buttons").Body(
+			button("btn-first", none || step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Text("« First"),
+			button("btn-prev", none || step == 0).Title("Previous step (←)").Aria("keyshortcuts", "ArrowLeft").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Text("◀ Prev"),
+			button("btn-play", none).Class("primary").Title("Play or pause (space)").Aria("keyshortcuts", "Space").
+				Aria("pressed", strconv.FormatBool(p.st.Playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).Text(playLabel),
+			button("btn-next", none || step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Text("Next ▶"),
+			button("btn-last", none || step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Text("Last »"),
+		),
+		app.Label().Class("scrub").For("scrubber").Body(
+			app.Span().Class("sr-only").Text("Step"),
+			disabledInput(app.Input().ID("scrubber").Type("range").Min(1).Max(max).Step(1).Value(step+1), none).
+				Aria("valuetext", stepLabel).
+				OnInput(func(ctx app.Context, e app.Event) {
+					if v, err := strconv.Atoi(ctx.JSSrc().Get("value").String()); err == nil {
+						p.goTo(ctx, v-1)
+					}
+				}),
+		),
+		app.Span().ID("step-label").Class("step-label").Text(stepLabel),
+		app.Label().Class("speed").For("speed").Body(
+			app.Span().Text("Speed "),
+			app.Select().ID("speed").OnChange(func(ctx app.Context, e app.Event) {
+				p.st.Speed = ctx.JSSrc().Get("value").String()
+			}).Body(
+				app.Range(playback.Speeds).Slice(func(i int) app.UI {
+					return option(playback.Speeds[i], playback.Speeds[i] == speed).Text(playback.Speeds[i] + "×")
+				}),
+			),
+		),
+		app.Button().ID("btn-keys").Type("button").Class("ghost").Title("Keyboard shortcuts (?)").Aria("keyshortcuts", "?").
+			Aria("haspopup", "dialog").OnClick(func(ctx app.Context, e app.Event) { openKeysDialog() }).
+			Body(app.Span().Aria("hidden", true).Text("⌨ "), app.Text("Keys")),
+	)
+}
+
+func (p *Player) renderNarration(n int) app.UI {
+	title, text := "", ""
+	if n > 0 {
+		st := p.st.Script.Steps[p.st.Step]
+		title, text = st.Title, st.Narration
+	}
+	return hideIf(app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration"), p.hide.Narration).Body(
+		app.H2().ID("step-title").Text(title),
+		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", true).Body(app.P().Text(text)),
+		p.renderCheckpoint(),
+		app.P().Class("keys-hint").Text("Keys: ← → step · space play/pause · Home/End first/last · ? all keys"),
+	)
+}
+
+func (p *Player) renderSceneList() []app.UI {
+	if p.st.Count() == 0 {
+		return nil
+	}
+	scenes, err := p.st.Script.Scenes(p.st.Step)
+	if err != nil {
+		// A reply that decodes badly is a bug; say so where the figure goes.
+		scenes = []scene.Scene{{Kind: scene.KindTable, ID: "decode-error", Title: "This step's figures could not be read",
+			Table: &scene.Table{Columns: []string{"error"}, Rows: [][]string{{err.Error()}}}}}
+	}
+	return renderScenes(scenes, !p.reduced)
+}
+
+func (p *Player) renderError() app.UI {
+	f := p.st.Fail
+	var params map[string]string
+	repro := "/"
+	cli := ""
+	if p.lesson != nil {
+		params = f.Params
+		q := EncodeRaw(p.lesson, params, p.st.Step+1) + p.extra
+		repro = LessonPath(p.lesson.Slug) + "?" + q
+		cli = cliCommand(p.lesson, params, f.Trace)
+	}
+	kind := "failed"
+	if f.Panic {
+		kind = "crashed (panic)"
+	}
+	var keys []string
+	if p.lesson != nil {
+		for _, pr := range p.lesson.Params {
+			if _, ok := params[pr.Key]; ok {
+				keys = append(keys, pr.Key)
+			}
+		}
+	}
+	return app.Section().ID("error-panel").Class("error-panel").Role("alert").Body(
+		app.H2().Text("Building this lesson "+kind),
+		app.Dl().Body(
+			app.Dt().Text("Lesson"), app.Dd().Body(app.Code().Text(f.Lesson)),
+			app.Dt().Text("Parameters"), app.Dd().Body(
+				app.Ul().Class("error-params").Body(app.Range(keys).Slice(func(i int) app.UI {
+					return app.Li().Body(app.Code().Text(keys[i] + "=" + params[keys[i]]))
+				})),
+			),
+			app.Dt().Text("Message"), app.Dd().Body(app.Pre().Class("error-message").Text(f.Message)),
+		),
+		app.P().Body(
+			app.A().ID("error-repro").Href(Link(repro)).Text("Reproduce this failure"),
+			app.Text(" · or run "),
+			app.Code().Text(cli),
+		),
+	)
+}
+
+// button, option and disabledInput set boolean attributes only when true:
+// go-app's server renderer writes disabled="false" (which HTML reads as
+// disabled) for a false value.
+func button(id string, disabled bool) app.HTMLButton {
+	b := app.Button().ID(id).Type("button")
+	if disabled {
+		b = b.Disabled(true)
+	}
+	return b
+}
+
+func option(value string, selected bool) app.HTMLOption {
+	o := app.Option().Value(value)
+	if selected {
+		o = o.Selected(true)
+	}
+	return o
+}
+
+// hideIf sets the hidden attribute only when hide is true (see button).
+func hideIf[T interface{ Hidden(bool) T }](el T, hide bool) T {
+	if hide {
+		return el.Hidden(true)
+	}
+	return el
+}
+
+func disabledInput(in app.HTMLInput, disabled bool) app.HTMLInput {
+	if disabled {
+		return in.Disabled(true)
+	}
+	return in
+}

@@ -1,0 +1,127 @@
+// Package sim is a lesson simulation as the page asks for it and receives it:
+// the Request the page sends, Build (a lesson run that never panics), and the
+// wire format of the reply (Encode, Decode) whose Script decodes each step's
+// scenes only when the step is first shown.
+//
+// The page runs simulations in a Web Worker with its own WebAssembly instance
+// (wasm/sim, loaded by web/sim-worker.js), so re-simulating never holds the
+// page's thread: the worker builds and encodes, the page decodes the step it
+// shows. The package imports no UI code (no go-app, no syscall/js), so the
+// worker's wasm stays small, and everything here is tested natively.
+package sim
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// Request is one simulation the page asks for: a lesson, its knobs as
+// canonical text (already resolved and checked by the page), and optionally
+// an uploaded trace to run on instead of the workload the knobs generate.
+type Request struct {
+	Slug   string            `json:"slug"`
+	Params map[string]string `json:"params"`
+	// Debug "panic" makes the build panic (exercises the error panel).
+	Debug string     `json:"debug,omitempty"`
+	Trace *TraceFile `json:"trace,omitempty"`
+}
+
+// TraceFile is a trace the learner chose in the page: its file name and
+// text, parsed where the simulation runs, within the lesson's TraceLimits.
+type TraceFile struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// Failure describes a build that failed or panicked; the player shows it in
+// #error-panel with a link that reproduces it.
+type Failure struct {
+	Lesson  string            `json:"lesson"`
+	Params  map[string]string `json:"params"`
+	Message string            `json:"message"`
+	Panic   bool              `json:"panic,omitempty"`
+	Stack   string            `json:"stack,omitempty"`
+	Trace   string            `json:"trace,omitempty"` // the uploaded trace the build ran on, if any
+}
+
+// Trace is a parsed trace: the lesson runs on its requests.
+type Trace struct {
+	Name     string
+	Requests []workload.Request
+}
+
+// ParseTrace reads a trace file's text within the lesson's browser limits
+// (lessons.Lesson.TraceLimits). The error names the file, and the line,
+// field, value and allowed range when one line is at fault.
+func ParseTrace(l *lessons.Lesson, name, text string) (*Trace, error) {
+	reqs, err := workload.ParseTrace(strings.NewReader(text), l.TraceLimits())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &Trace{Name: name, Requests: reqs}, nil
+}
+
+// Build runs the lesson with the given canonical knob text and never
+// panics: a panic in Build (or in the core it calls) comes back as a
+// Failure, as does an error. With a trace, the lesson runs on its requests
+// (Lesson.RunTrace).
+func Build(l *lessons.Lesson, params map[string]string, debugMode string, tr *Trace) (s *lessons.Script, f *Failure) {
+	trace := ""
+	if tr != nil {
+		trace = tr.Name
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s = nil
+			st := string(debug.Stack())
+			if len(st) > 4000 {
+				st = st[:4000] + "…"
+			}
+			f = &Failure{Lesson: l.Slug, Params: params, Message: fmt.Sprint(r), Panic: true, Stack: st, Trace: trace}
+		}
+	}()
+	if debugMode == "panic" {
+		panic("debug=panic: a deliberate panic to exercise the error panel")
+	}
+	var script *lessons.Script
+	var err error
+	if tr != nil {
+		script, _, err = l.RunTrace(params, tr.Requests, tr.Name)
+	} else {
+		script, _, err = l.Run(params)
+	}
+	if err != nil {
+		return nil, &Failure{Lesson: l.Slug, Params: params, Message: err.Error(), Trace: trace}
+	}
+	if script == nil || len(script.Steps) == 0 {
+		return nil, &Failure{Lesson: l.Slug, Params: params, Message: "the lesson built no steps", Trace: trace}
+	}
+	return script, nil
+}
+
+// Run answers a request where the simulation runs (the worker, or the page
+// itself when no worker can start): it parses the trace, builds, and
+// encodes the reply. It never panics and always returns a reply.
+func Run(req Request) []byte {
+	l := lessons.Get(req.Slug)
+	if l == nil {
+		return Encode(Reply{Failure: &Failure{Lesson: req.Slug, Params: req.Params, Message: fmt.Sprintf("no lesson named %q", req.Slug)}}, nil)
+	}
+	var tr *Trace
+	if req.Trace != nil {
+		var err error
+		if tr, err = ParseTrace(l, req.Trace.Name, req.Trace.Text); err != nil {
+			return Encode(Reply{TraceError: err.Error()}, nil)
+		}
+	}
+	s, f := Build(l, req.Params, req.Debug, tr)
+	rep := Reply{Failure: f}
+	if tr != nil {
+		rep.TraceRequests = len(tr.Requests)
+	}
+	return Encode(rep, s)
+}

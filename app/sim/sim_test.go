@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// TestRoundTrip: for every lesson at its defaults, the script decoded from
+// the wire (and from a page's embedded JSON, when small enough) equals the
+// one built, step by step and scene by scene.
+func TestRoundTrip(t *testing.T) {
+	for _, l := range lessons.All() {
+		t.Run(l.Slug, func(t *testing.T) {
+			params := l.Defaults().Text()
+			built, f := Build(l, params, "", nil)
+			if f != nil {
+				t.Fatalf("build: %s", f.Message)
+			}
+			want := *built
+			want.Work = 0 // not part of any output, and not sent
+
+			rep, got, err := Decode(Run(Request{Slug: l.Slug, Params: params}))
+			if err != nil || rep.Failure != nil || got == nil {
+				t.Fatalf("decode: %v %+v %v", err, rep.Failure, got)
+			}
+			if got.Count() != len(built.Steps) {
+				t.Fatalf("%d steps decoded, want %d", got.Count(), len(built.Steps))
+			}
+			// The head alone: titles, narration and quizzes before any scene.
+			for i, st := range got.Steps {
+				if st.Title != built.Steps[i].Title || st.Narration != built.Steps[i].Narration || !reflect.DeepEqual(st.Quiz, built.Steps[i].Quiz) {
+					t.Fatalf("step %d's head differs", i+1)
+				}
+			}
+			full, err := got.Full()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*full, want) {
+				for i := range want.Steps {
+					if !reflect.DeepEqual(full.Steps[i], want.Steps[i]) {
+						t.Fatalf("step %d differs after the round trip:\n got %+v\nwant %+v", i+1, full.Steps[i], want.Steps[i])
+					}
+				}
+				t.Fatalf("metrics or claims differ after the round trip")
+			}
+
+			if text, ok := EmbedJSON("k", params, built); ok {
+				key, ps, emb, err := ReadEmbedded(text)
+				if err != nil || key != "k" || !reflect.DeepEqual(ps, params) {
+					t.Fatalf("embedded: %q %v", key, err)
+				}
+				if !reflect.DeepEqual(*emb.Script, want) {
+					t.Fatalf("the embedded script differs from the built one")
+				}
+			}
+		})
+	}
+}
+
+func TestReplyFailures(t *testing.T) {
+	l := lessons.All()[0]
+	cases := []struct {
+		name string
+		req  Request
+		want func(Reply) bool
+	}{
+		{"unknown lesson", Request{Slug: "no-such"}, func(r Reply) bool {
+			return r.Failure != nil && strings.Contains(r.Failure.Message, "no-such")
+		}},
+		{"panic", Request{Slug: l.Slug, Params: l.Defaults().Text(), Debug: "panic"}, func(r Reply) bool {
+			return r.Failure != nil && r.Failure.Panic && r.Failure.Lesson == l.Slug && r.Failure.Stack != ""
+		}},
+		{"bad knob", Request{Slug: l.Slug, Params: map[string]string{l.Params[0].Key: "nonsense"}}, func(r Reply) bool {
+			return r.Failure != nil && strings.Contains(r.Failure.Message, l.Params[0].Key)
+		}},
+		{"bad trace", Request{Slug: "sandbox", Params: map[string]string{}, Trace: &TraceFile{Name: "t.jsonl", Text: `{"arrival_s": -1}`}}, func(r Reply) bool {
+			return r.Failure == nil && strings.HasPrefix(r.TraceError, "t.jsonl: ")
+		}},
+	}
+	for _, c := range cases {
+		rep, s, err := Decode(Run(c.req))
+		if err != nil || s != nil || !c.want(rep) {
+			t.Errorf("%s: reply %+v (failure %+v), script %v, err %v", c.name, rep, rep.Failure, s != nil, err)
+		}
+	}
+}
+
+func TestTraceReply(t *testing.T) {
+	text := `{"arrival_s": 0, "prompt_tokens": 64, "output_tokens": 8}` + "\n" + `{"arrival_s": 0.1, "prompt_tokens": 32, "output_tokens": 4}` + "\n"
+	rep, s, err := Decode(Run(Request{Slug: "sandbox", Params: map[string]string{}, Trace: &TraceFile{Name: "two.jsonl", Text: text}}))
+	if err != nil || rep.Failure != nil || s == nil {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if rep.TraceRequests != 2 || !strings.Contains(strings.Join(narrations(s), " "), "two.jsonl") {
+		t.Errorf("trace reply: %d requests, narration %q", rep.TraceRequests, narrations(s))
+	}
+}
+
+func narrations(s *Script) []string {
+	var out []string
+	for _, st := range s.Steps {
+		out = append(out, st.Narration)
+	}
+	return out
+}
+
+func TestDecodeRejectsGarbage(t *testing.T) {
+	good := Run(Request{Slug: "block-table", Params: map[string]string{}})
+	for name, b := range map[string][]byte{
+		"empty":     nil,
+		"magic":     []byte("XXXX\x00\x00\x00\x00"),
+		"truncated": good[:10],
+		"head":      append([]byte("ILS1\x02\x00\x00\x00"), '{', '!'),
+	} {
+		if _, _, err := Decode(b); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	// A corrupted step fails when that step is shown, naming it.
+	_, s, err := Decode(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.raw[1] = []byte("[{")
+	if _, err := s.Scenes(1); err == nil || !strings.Contains(err.Error(), "step 2") {
+		t.Errorf("corrupt step 2: %v", err)
+	}
+	if _, err := s.Scenes(0); err != nil {
+		t.Errorf("step 1: %v", err)
+	}
+}
+
+// The embedded text must not close the <script> element it sits in.
+func TestEmbedJSONIsScriptSafe(t *testing.T) {
+	s := &lessons.Script{Steps: []lessons.Step{{Title: "</script><b>", Narration: "a & b"}}}
+	text, ok := EmbedJSON("k", nil, s)
+	if !ok || strings.Contains(text, "</") || strings.Contains(text, "&") {
+		t.Fatalf("not script-safe: %s", text)
+	}
+	var back embedded
+	if err := json.Unmarshal([]byte(text), &back); err != nil || back.Script.Steps[0].Title != "</script><b>" {
+		t.Fatalf("%v %+v", err, back)
+	}
+	big := &lessons.Script{Steps: []lessons.Step{{Narration: strings.Repeat("x", MaxEmbed)}}}
+	if _, ok := EmbedJSON("k", nil, big); ok {
+		t.Error("a script over MaxEmbed was embedded")
+	}
+}

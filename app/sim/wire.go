@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/scene"
+)
+
+// Reply is what a simulation sends back besides the script: why it failed,
+// if it did, and about the trace it ran on.
+type Reply struct {
+	Failure *Failure `json:"failure,omitempty"`
+	// TraceError is why an uploaded trace was refused (it did not parse):
+	// the file, and the line, field, value and range at fault.
+	TraceError string `json:"trace_error,omitempty"`
+	// TraceRequests is the number of requests of the trace the script ran on.
+	TraceRequests int `json:"trace_requests,omitempty"`
+}
+
+// The wire format of a reply, built by Encode and read by Decode:
+//
+//	"ILS1" | head length (uint32, little endian) | head (JSON) | scenes…
+//
+// The head holds the Reply, every step's title, narration, cursor and quiz,
+// the metrics and claims, and where each step's scenes lie in the bytes that
+// follow (each a JSON array of scene.Scene). A page decodes the head at once
+// (a few kilobytes) and a step's scenes only when it shows the step: garage's
+// 42 steps of two 2,048-block grids are 3 MB of JSON, which encoding/json
+// decodes in about 50 ms natively and several times that in WebAssembly, far
+// over a frame; one step is about 80 kB.
+const magic = "ILS1"
+
+type head struct {
+	Reply
+	Steps   []lessons.Step   `json:"steps,omitempty"`
+	Metrics []lessons.Metric `json:"metrics,omitempty"`
+	Claims  []lessons.Claim  `json:"claims,omitempty"`
+	// Scenes holds the end offset of each step's scenes in the bytes after
+	// the head (a step's start is the previous step's end).
+	Scenes []int `json:"scene_ends,omitempty"`
+}
+
+// Encode writes a reply and its script (nil when the build failed) in the
+// wire format. It never fails: a script that cannot be encoded (a NaN in a
+// scene) becomes a Failure saying so.
+func Encode(r Reply, s *lessons.Script) []byte {
+	h := head{Reply: r}
+	var blobs []byte
+	if s != nil {
+		h.Steps = make([]lessons.Step, len(s.Steps))
+		h.Scenes = make([]int, len(s.Steps))
+		h.Metrics, h.Claims = s.Metrics, s.Claims
+		for i, st := range s.Steps {
+			b, err := json.Marshal(st.Scenes)
+			if err != nil {
+				return Encode(Reply{Failure: &Failure{Message: fmt.Sprintf("step %d: encoding its scenes: %v", i+1, err)}}, nil)
+			}
+			blobs = append(blobs, b...)
+			h.Scenes[i] = len(blobs)
+			st.Scenes = nil
+			h.Steps[i] = st
+		}
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return Encode(Reply{Failure: &Failure{Message: "encoding the script: " + err.Error()}}, nil)
+	}
+	out := make([]byte, 0, len(magic)+4+len(hb)+len(blobs))
+	out = append(out, magic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(hb)))
+	out = append(out, hb...)
+	return append(out, blobs...)
+}
+
+// Decode reads a reply in the wire format. The script is nil when the reply
+// carries none (a failure). The script keeps b: do not change it afterwards.
+func Decode(b []byte) (Reply, *Script, error) {
+	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
+		return Reply{}, nil, errors.New("sim: not a simulation reply")
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(magic):]))
+	rest := b[len(magic)+4:]
+	if n > len(rest) {
+		return Reply{}, nil, errors.New("sim: truncated reply")
+	}
+	var h head
+	if err := json.Unmarshal(rest[:n], &h); err != nil {
+		return Reply{}, nil, fmt.Errorf("sim: reading the reply: %w", err)
+	}
+	if h.Steps == nil {
+		return h.Reply, nil, nil
+	}
+	blobs := rest[n:]
+	if len(h.Scenes) != len(h.Steps) {
+		return Reply{}, nil, errors.New("sim: reply lists scenes for a different number of steps")
+	}
+	s := &Script{
+		Script: &lessons.Script{Steps: h.Steps, Metrics: h.Metrics, Claims: h.Claims},
+		raw:    make([][]byte, len(h.Steps)),
+	}
+	start := 0
+	for i, end := range h.Scenes {
+		if end < start || end > len(blobs) {
+			return Reply{}, nil, errors.New("sim: reply's scene offsets are out of range")
+		}
+		s.raw[i] = blobs[start:end:end]
+		start = end
+	}
+	return h.Reply, s, nil
+}
+
+// Script is a lesson's script as the page holds it: every step's title,
+// narration and quiz, the metrics and claims, and each step's scenes,
+// decoded on first use when the script came from a worker.
+type Script struct {
+	*lessons.Script
+	raw [][]byte // encoded scenes of each step; nil once decoded, or for a local script
+}
+
+// Local wraps a script built in this process (its scenes are all there).
+func Local(s *lessons.Script) *Script {
+	if s == nil {
+		return nil
+	}
+	return &Script{Script: s}
+}
+
+// Count is the number of steps (0 for a nil script).
+func (s *Script) Count() int {
+	if s == nil || s.Script == nil {
+		return 0
+	}
+	return len(s.Steps)
+}
+
+// Scenes returns step i's scenes (0-based), decoding them the first time.
+func (s *Script) Scenes(i int) ([]scene.Scene, error) {
+	if i < 0 || i >= s.Count() {
+		return nil, fmt.Errorf("sim: no step %d", i+1)
+	}
+	if s.raw == nil || s.raw[i] == nil {
+		return s.Steps[i].Scenes, nil
+	}
+	var sc []scene.Scene
+	if err := json.Unmarshal(s.raw[i], &sc); err != nil {
+		return nil, fmt.Errorf("sim: step %d: decoding its scenes: %w", i+1, err)
+	}
+	s.Steps[i].Scenes = sc
+	s.raw[i] = nil
+	return sc, nil
+}
+
+// Full decodes every step's scenes and returns the whole script.
+func (s *Script) Full() (*lessons.Script, error) {
+	for i := 0; i < s.Count(); i++ {
+		if _, err := s.Scenes(i); err != nil {
+			return nil, err
+		}
+	}
+	return s.Script, nil
+}

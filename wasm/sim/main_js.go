@@ -1,0 +1,25 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"runtime/debug"
+	"syscall/js"
+)
+
+func main() {
+	// A simulation allocates its whole script; fewer collections make it
+	// faster, and the worker holds nothing else.
+	debug.SetGCPercent(400)
+	simulate := js.FuncOf(func(this js.Value, args []js.Value) any {
+		if len(args) == 0 || args[0].Type() != js.TypeString {
+			return js.Null()
+		}
+		out := handle([]byte(args[0].String()))
+		arr := js.Global().Get("Uint8Array").New(len(out))
+		js.CopyBytesToJS(arr, out)
+		return arr
+	})
+	js.Global().Set("inferlabSimulate", simulate)
+	select {} // serve calls until the worker is terminated
+}

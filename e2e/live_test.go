@@ -164,18 +164,29 @@ func TestLiveKnobs(t *testing.T) {
 	})
 }
 
-// heavyKnobs is the heaviest re-simulation the test runs: the first of
-// smart-routing's declared heavy corners (lessons.Lesson.HeavyCorners) when it
-// declares any, else its largest request count (in range; several seconds in
-// the worker).
+// heavyKnobs is the heaviest re-simulation the test runs: of smart-routing's
+// declared heavy corners (lessons.Lesson.HeavyCorners), the one whose
+// counted work (Script.Work) is largest natively; without declared corners,
+// its largest request count.
 func heavyKnobs(t *testing.T) map[string]string {
 	t.Helper()
 	l := lessons.Get("smart-routing")
 	if l == nil {
 		t.Fatal("no smart-routing lesson")
 	}
-	if len(l.HeavyCorners) > 0 {
-		return l.HeavyCorners[0]
+	var best map[string]string
+	var most int64 = -1
+	for _, c := range l.HeavyCorners {
+		s, _, err := l.Run(c)
+		if err != nil {
+			t.Fatalf("heavy corner %v: %v", c, err)
+		}
+		if s.Work > most {
+			best, most = c, s.Work
+		}
+	}
+	if best != nil {
+		return best
 	}
 	p, ok := l.Param("requests")
 	if !ok {
@@ -193,12 +204,19 @@ func TestLiveNeverBlocks(t *testing.T) {
 	b.navigate(site + "/lesson/smart-routing?step=2")
 	defaults := mustQuery(t, evalJS[string](b, `document.querySelector("#lab").dataset.query`))
 	heavy := heavyKnobs(t)
-	// The heavy knobs, applied like a learner: each typed, then Enter.
+	// The heavy knobs, applied like a learner: numbers typed (no
+	// simulation yet), choices picked, then the form submitted (Enter).
 	apply := func(knobs map[string]string) {
+		var js strings.Builder
+		js.WriteString("(() => {\n")
 		for k, v := range knobs {
-			b.typeInto("#param-"+k, v)
+			fmt.Fprintf(&js, `  { const el = document.querySelector(%s); el.value = %s;
+    if (el.tagName === "SELECT") el.dispatchEvent(new Event("change", {bubbles: true}));
+    else el.dispatchEvent(new InputEvent("input", {bubbles: true, inputType: "insertText", data: el.value})); }
+`, jsString("#param-"+k), jsString(v))
 		}
-		b.keys(kb.Enter)
+		js.WriteString("  document.querySelector(\"#params\").requestSubmit(); return true;\n})()")
+		evalJS[bool](b, js.String())
 		b.waitFor("the re-simulation to start", `document.querySelector("#lab").dataset.busy === "true"`)
 	}
 	evalJS[bool](b, `(window.__ticks = 0, setInterval(() => window.__ticks++, 20), true)`)
@@ -230,16 +248,16 @@ func TestLiveNeverBlocks(t *testing.T) {
 	recordTiming(t, fmt.Sprintf("E2E_BUSY lesson=smart-routing knobs=%v busy_ms=%.0f timer_ticks_20ms=%.0f still_busy=%v key_answered_while_busy=true",
 		heavy, busy[0], busy[1], busy[2] == 1))
 
-	// Latest wins: another heavy value while the first runs stops the first
-	// (its worker is terminated), and the defaults at once after it win too.
-	other := map[string]string{}
+	// Latest wins: the heavy knobs with another seed while the first runs
+	// stop the first (its worker is terminated), and the defaults at once
+	// after them win too.
+	other := map[string]string{"seed": "43"}
 	for k, v := range heavy {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatalf("heavy knob %s=%s is not an integer", k, v)
-		}
-		other[k] = strconv.Itoa(n - 1)
+		other[k] = v
 	}
+	apply(map[string]string{"requests": "9"}) // away from the heavy state shown, if it came
+	b.awaitCondition("a light state", changeTimeout, settledJS)
+	apply(heavy)
 	stats := b.simStats()
 	apply(other)
 	b.do("reset", changeTimeout, chromedp.Click(chromedp.CSS("#params-reset")))

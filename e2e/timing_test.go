@@ -122,3 +122,53 @@ func medianMarks(loads []map[string]float64) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestBusyPeriod measures what the page's thread does while smart-routing's
+// heaviest declared corner re-simulates: in the simulation worker (how the
+// page runs it), and on the page's own thread (how it ran before the worker,
+// and still runs where no worker can start: inferlab.sim.broken). It records
+// the busy period's length and the ticks a 20 ms timer managed meanwhile (a
+// free thread: about one per 20 ms; a blocked one: none until the end). A
+// measurement, opt-in like TestInteractiveTime:
+//
+//	INFERLAB_TIMING_RUNS=1 go test ./e2e/ -run TestBusyPeriod -v
+func TestBusyPeriod(t *testing.T) {
+	if n, _ := strconv.Atoi(os.Getenv("INFERLAB_TIMING_RUNS")); n <= 0 {
+		t.Skip("set INFERLAB_TIMING_RUNS=N to measure the busy period")
+	}
+	site := startSite(t)
+	heavy := heavyKnobs(t)
+	for _, where := range []string{"worker", "page thread"} {
+		b := newBrowser(t)
+		b.navigate(site + "/lesson/smart-routing?step=2")
+		if where == "page thread" {
+			evalJS[bool](b, `(window.inferlab.sim.broken = true, true)`)
+		} else {
+			// A started worker: its start (measured apart) is not the
+			// simulation's time.
+			evalJS[bool](b, `(window.inferlab.sim.warm(), true)`)
+			b.awaitCondition("a started worker", time.Minute, `window.inferlab.sim.stats.startMs > 0`)
+			recordTiming(t, fmt.Sprintf("E2E_WORKER_START start_ms=%.0f", evalJS[float64](b, `window.inferlab.sim.stats.startMs`)))
+		}
+		var js strings.Builder
+		js.WriteString("(() => {\n")
+		for k, v := range heavy {
+			fmt.Fprintf(&js, "  { const el = document.querySelector(%s); el.value = %s; if (el.tagName !== \"SELECT\") el.dispatchEvent(new InputEvent(\"input\", {bubbles: true, inputType: \"insertText\"})); }\n",
+				jsString("#param-"+k), jsString(v))
+		}
+		js.WriteString(`  window.__ticks = 0; setInterval(() => window.__ticks++, 20);
+  window.__t0 = performance.now();
+  document.querySelector("#params").requestSubmit();
+  return true;
+})()`)
+		evalJS[bool](b, js.String())
+		var shown []string
+		for k, v := range heavy {
+			shown = append(shown, "q.get("+jsString(k)+") === "+jsString(v))
+		}
+		b.awaitCondition("the heavy figure", 3*time.Minute, `(() => { const l = document.querySelector("#lab"); const q = new URLSearchParams(l.dataset.query);
+  return l.dataset.busy === "false" && l.dataset.stale === "false" && `+strings.Join(shown, " && ")+`; })()`)
+		got := evalJS[[2]float64](b, `[performance.now() - window.__t0, window.__ticks]`)
+		recordTiming(t, fmt.Sprintf("E2E_BUSY_PERIOD where=%q knobs=%v busy_ms=%.0f timer_ticks_20ms=%.0f", where, heavy, got[0], got[1]))
+	}
+}

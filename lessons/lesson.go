@@ -144,17 +144,17 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 }
 
 // Browser bounds on a trace: 16,384 tokens per request, 2,000,000 in all,
-// and 200,000 engine steps in the worst case (workload.TraceSteps). A step
-// costs about 5x more in WebAssembly than natively (about 8 µs under Node
-// 20 when few requests run together) and about 0.55 KB of memory that the
-// page's heap keeps, so the worst accepted trace re-simulates in about 2 s
-// and 200 MB (BENCHMARKS.md, "Trace work bound"); tokens alone do not bound
-// that: 122 requests of 1 + 16,383 tokens, staggered so that each runs
-// alone, are 2 million steps (issue 14: 19 s natively).
+// and 250,000 engine steps in the worst case (workload.TraceSteps). A step
+// costs about 5x more in WebAssembly than natively (about 8-9 µs under Node
+// 20 when few requests run together) and about 1 KB of the page's heap, so
+// the worst accepted trace re-simulates in about 2 s of CPU and 250 MB
+// (BENCHMARKS.md, "Trace work bound"); tokens alone do
+// not bound that: 122 requests of 1 + 16,383 tokens, staggered so that each
+// runs alone, are 2 million steps (issue 14: 19 s natively).
 const (
 	traceMaxTokens      = 16384
 	traceMaxTotalTokens = 2_000_000
-	traceMaxSteps       = 200_000
+	traceMaxSteps       = 250_000
 )
 
 // TraceLimits bounds the traces a lesson takes in the browser: core/workload's

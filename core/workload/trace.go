@@ -75,9 +75,9 @@ type Limits struct {
 // requests, 131,072 tokens per request (Llama 3.1's context window),
 // 100,000,000 tokens in all, arrivals within 1,000,000 s (11.6 days), and
 // at most 500,000 engine steps with a 64-token budget (TraceSteps). A step
-// costs the simulation about 1.5-2 µs of CPU and 0.55 KB of memory when few
+// costs the simulation about 2 µs of CPU and 0.5-0.6 KB of memory when few
 // requests run together (the scheduler keeps a record of every step), so the
-// worst accepted trace runs in under a second of CPU and about 300 MB
+// worst accepted trace runs in about a second of CPU and 300 MB
 // (BENCHMARKS.md, "Trace work bound").
 func DefaultLimits() Limits {
 	return Limits{MaxBytes: 4 << 20, MaxRequests: 20000, MaxTokens: 131072, MaxArrival: 1e6, MaxTotalTokens: 100_000_000,

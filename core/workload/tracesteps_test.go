@@ -106,7 +106,7 @@ func TestTraceStepBoundRefuses(t *testing.T) {
 		return b.String()
 	}
 	page := workload.DefaultLimits()
-	page.MaxTokens, page.MaxTotalTokens, page.MaxRequests, page.MaxSteps = 16384, 2_000_000, 2000, 200_000
+	page.MaxTokens, page.MaxTotalTokens, page.MaxRequests, page.MaxSteps = 16384, 2_000_000, 2000, 250_000
 	for _, c := range []struct {
 		name string
 		text string
@@ -115,7 +115,7 @@ func TestTraceStepBoundRefuses(t *testing.T) {
 	}{
 		{"20 x (1 + 131,071) 5,000 s apart (32 s, 1.38 GiB)", jsonl(20, 1, 131071, 5000), workload.DefaultLimits(), "line 4:"},
 		{"762 x (1 + 131,071) 1,300 s apart (4.4 GiB and growing)", jsonl(762, 1, 131071, 1300), workload.DefaultLimits(), "line 4:"},
-		{"page: 122 x (1 + 16,383) staggered (19 s)", jsonl(122, 1, 16383, 100), page, "line 13:"},
+		{"page: 122 x (1 + 16,383) staggered (19 s)", jsonl(122, 1, 16383, 100), page, "line 16:"},
 	} {
 		_, err := workload.ParseTrace(strings.NewReader(c.text), c.lim)
 		if err == nil {

@@ -4,6 +4,7 @@
 //	inferlab serve  [--addr 127.0.0.1:8080]      serve the lab (prerendered, app.wasm compressed)
 //	inferlab static --out DIR [--prefix /repo] [--force]   write a static site
 //	inferlab compress [--quality 0-11] FILE...   write FILE.br and FILE.gz for serve
+//	inferlab health [--addr 127.0.0.1:8080]      exit 0 when the server beside it answers (Docker HEALTHCHECK)
 //	inferlab run SLUG [--set k=v ...] [--seed N] [--format text|json]
 //	inferlab list                                list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
@@ -29,6 +30,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return serveCmd(args[1:], stdout, stderr)
 	case "static":
 		return staticCmd(args[1:], stdout, stderr)
+	case "health":
+		return healthCmd(args[1:], stdout, stderr)
 	case "compress":
 		return compressCmd(args[1:], stdout, stderr)
 	case "run":
@@ -51,6 +54,7 @@ func usage(w io.Writer) {
   inferlab serve  [--addr 127.0.0.1:8080]
   inferlab static --out DIR [--prefix /repo] [--force]
   inferlab compress [--quality 0-11] FILE...
+  inferlab health [--addr 127.0.0.1:8080]
   inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]
   inferlab list
   inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list]

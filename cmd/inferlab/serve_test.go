@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,32 @@ func TestCompressCmd(t *testing.T) {
 		errb.Reset()
 		if code := compressCmd(args, &out, &errb); code != 2 {
 			t.Errorf("%q: exit %d, %q", args, code, errb.String())
+		}
+	}
+}
+
+// The Docker HEALTHCHECK: 0 when the server answers /, 1 when it does not,
+// 2 for a non-loopback address.
+func TestHealthCmd(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	var out, errb bytes.Buffer
+	if code := healthCmd([]string{"--addr", addr}, &out, &errb); code != 0 {
+		t.Errorf("healthy server: exit %d, %s", code, errb.String())
+	}
+	srv.Close()
+	if code := healthCmd([]string{"--addr", addr, "--timeout", "2s"}, &out, &errb); code != 1 {
+		t.Errorf("stopped server: exit %d", code)
+	}
+	for _, a := range []string{"example.org:80", "10.0.0.1:8080", "", "nonsense"} {
+		errb.Reset()
+		if code := healthCmd([]string{"--addr", a}, &out, &errb); code != 2 {
+			t.Errorf("--addr %q: exit %d, %s", a, code, errb.String())
 		}
 	}
 }

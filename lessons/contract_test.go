@@ -168,9 +168,9 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 		t.Fatalf("the well-formed fake lesson is reported broken: %v", p)
 	}
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(l *Lesson)
-		want  string
+		want   string
 	}{
 		{"defaults fail", func(l *Lesson) {
 			l.Build = func(Values) (*Script, error) { return nil, errors.New("boom") }

@@ -9,8 +9,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Go: the browser entry (GOOS=js GOARCH=wasm), the native binary, and app.wasm precompressed
-#    (brotli at its best quality, about two minutes; gzip) for the server to send as is.
+# 2. Go: the browser entries (GOOS=js GOARCH=wasm: the page, and the simulation worker), the
+#    native binary, and both wasm files precompressed (brotli at its best quality, a few minutes;
+#    gzip) for the server to send as they are.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -18,8 +19,9 @@ RUN go mod download
 COPY . .
 COPY --from=npm /src/node_modules/echarts/dist/echarts.min.js web/echarts.min.js
 RUN GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o web/app.wasm ./wasm \
+ && GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o web/sim.wasm ./wasm/sim \
  && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o bin/inferlab ./cmd/inferlab \
- && bin/inferlab compress --quality 11 web/app.wasm
+ && bin/inferlab compress --quality 11 web/app.wasm web/sim.wasm
 
 # 3. Runtime: the binary and the static resources only, run by an unprivileged user.
 FROM debian:bookworm-slim

@@ -163,7 +163,7 @@ func TestCachingHeaders(t *testing.T) {
 	// addresses are immutable, a stale or foreign version is not.
 	page := body(t, get(t, h, "/"))
 	appJS := body(t, get(t, h, "/app.js"))
-	for _, name := range []string{"lab.css", "lab.js", "echarts.min.js", "icon.svg", "app.wasm"} {
+	for _, name := range []string{"lab.css", "lab.js", "echarts.min.js", "icon.svg", "app.wasm", "sim.wasm", "sim-worker.js"} {
 		hash, err := fileHash(filepath.Join(web, name))
 		if err != nil {
 			t.Fatal(err)
@@ -173,13 +173,19 @@ func TestCachingHeaders(t *testing.T) {
 		if name == "app.wasm" {
 			where = appJS
 		}
+		if name == "sim.wasm" || name == "sim-worker.js" {
+			// lab.js's simulation worker reads them from meta tags.
+			meta := map[string]string{"sim.wasm": "sim-wasm", "sim-worker.js": "sim-worker"}[name]
+			addr = `<meta name="inferlab:` + meta + `" content="` + addr + `">`
+		}
 		if !strings.Contains(where, addr) {
 			t.Errorf("%s is not asked for as %s", name, addr)
 			continue
 		}
 		for _, enc := range []string{"", "gzip", "br"} {
-			if r := get(t, h, addr, "Accept-Encoding", enc); r.StatusCode != 200 || r.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
-				t.Errorf("%s (%q): %d, Cache-Control %q", addr, enc, r.StatusCode, r.Header.Get("Cache-Control"))
+			url := "/web/" + name + "?v=" + hash
+			if r := get(t, h, url, "Accept-Encoding", enc); r.StatusCode != 200 || r.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+				t.Errorf("%s (%q): %d, Cache-Control %q", url, enc, r.StatusCode, r.Header.Get("Cache-Control"))
 			}
 		}
 		if r := get(t, h, "/web/"+name+"?v=0123456789abcdef"); r.Header.Get("Cache-Control") != "no-cache" {

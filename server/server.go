@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"os"
@@ -154,12 +155,23 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 		wasmLen = strconv.FormatInt(st.Size(), 10)
 	}
 	// Offline after one visit: every lesson page (the embed pages boot from
-	// one of them, see worker.go) and the SVG icon, which go-app's own list
-	// leaves out although every page links it.
+	// one of them, see worker.go), the SVG icon, which go-app's own list
+	// leaves out although every page links it, and the simulation worker
+	// with its wasm when the build has them.
 	pages := []string{"/web/icon.svg"}
 	for _, p := range app.Paths() {
 		if p != "/" && strings.HasPrefix(p, "/lesson/") {
 			pages = append(pages, p)
+		}
+	}
+	// The page's simulation worker (web/lab.js, inferlab.sim) takes its
+	// files' addresses from these meta tags, so that they carry their
+	// content hash too.
+	var head []string
+	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}} {
+		if _, err := os.Stat(filepath.Join(dir, f.file)); err == nil {
+			pages = append(pages, "/web/"+f.file)
+			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)
 		}
 	}
 	return &goapp.Handler{
@@ -186,6 +198,7 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 		WasmContentLength:     wasmLen,
 		ServiceWorkerTemplate: ReloadingWorker,
 		Resources:             res,
+		RawHeaders:            head,
 	}, nil
 }
 
@@ -234,7 +247,7 @@ func (v versioned) Resolve(location string) string {
 // cachedFiles are the files of web/ that the service worker caches; the
 // version hashes them, so a change to any of them is an update. Pages ask
 // for each with its content hash in the address.
-var cachedFiles = []string{"app.wasm", "echarts.min.js", "lab.js", "lab.css", "icon-192.png", "icon-512.png", "icon.svg"}
+var cachedFiles = []string{"app.wasm", "echarts.min.js", "lab.js", "lab.css", "icon-192.png", "icon-512.png", "icon.svg", "sim.wasm", "sim-worker.js"}
 
 // fileVersions hashes each of cachedFiles that exists.
 func fileVersions(webDir string) (map[string]string, error) {

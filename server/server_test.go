@@ -27,7 +27,8 @@ func fakeWeb(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "app.wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"lab.css", "lab.js", "embed.js", "icon.svg", "icon-192.png", "icon-512.png"} {
+	os.WriteFile(filepath.Join(dir, "sim.wasm"), bytes.Repeat([]byte("\x00asm fake sim "), 3000), 0o644)
+	for _, f := range []string{"lab.css", "lab.js", "embed.js", "icon.svg", "icon-192.png", "icon-512.png", "sim-worker.js"} {
 		if b, err := os.ReadFile(filepath.Join("..", "web", f)); err == nil {
 			os.WriteFile(filepath.Join(dir, f), b, 0o644)
 		}
@@ -158,7 +159,7 @@ func TestServer(t *testing.T) {
 			t.Errorf("the worker does not cache /lesson/%s", l.Slug)
 		}
 	}
-	for _, f := range []string{"/web/icon.svg", "/web/lab.js", "/web/lab.css", "/web/echarts.min.js", "/web/app.wasm"} {
+	for _, f := range []string{"/web/icon.svg", "/web/lab.js", "/web/lab.css", "/web/echarts.min.js", "/web/app.wasm", "/web/sim.wasm", "/web/sim-worker.js"} {
 		if !strings.Contains(w, `"`+f+`?v=`) {
 			t.Errorf("the worker does not cache %s", f)
 		}

@@ -40,6 +40,9 @@ func TestGenerateStatic(t *testing.T) {
 		if prefix != "" && !strings.Contains(string(idx), prefix+"/web/lab.css") {
 			t.Errorf("prefixed index does not load %s/web/lab.css", prefix)
 		}
+		if !strings.Contains(string(idx), `<meta name="inferlab:sim-worker" content="`+prefix+`/web/sim-worker.js?v=`) {
+			t.Errorf("prefix %q: the index does not name the simulation worker under the prefix", prefix)
+		}
 		worker, _ := os.ReadFile(filepath.Join(out, "app-worker.js"))
 		if !strings.Contains(string(worker), `cache: "reload"`) {
 			t.Error("static worker is not patched")

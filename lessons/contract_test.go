@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/scene"
 )
 
 // The lesson contract, checked for every registered lesson: a new lesson is
@@ -105,6 +107,7 @@ func scriptProblems(s *Script) (problems []string) {
 		if strings.TrimSpace(st.Title) == "" || strings.TrimSpace(st.Narration) == "" {
 			problems = append(problems, fmt.Sprintf("step %d has no title or no narration (title %q)", i, st.Title))
 		}
+		problems = append(problems, mentionProblems(i, st)...)
 	}
 	seen := map[string]bool{}
 	for _, m := range s.Metrics {
@@ -117,6 +120,30 @@ func scriptProblems(s *Script) (problems []string) {
 			problems = append(problems, fmt.Sprintf("metric %q has no label or no unit (label %q, unit %q)", m.Key, m.Label, m.Unit))
 		}
 		seen[m.Key] = true
+	}
+	return problems
+}
+
+// mentionProblems checks that each mention of a step quotes its narration
+// and names an element that one of the step's scenes marks, and that each
+// mark has a reference.
+func mentionProblems(i int, st Step) (problems []string) {
+	marked := map[string]bool{}
+	for _, sc := range st.Scenes {
+		for _, m := range sc.Marks {
+			if !strings.Contains(m.Ref, ":") {
+				problems = append(problems, fmt.Sprintf("step %d: scene %q marks %q, not a kind:key reference", i, sc.ID, m.Ref))
+			}
+			marked[sc.ID+" "+m.Ref] = true
+		}
+	}
+	for _, m := range st.Mentions {
+		if !strings.Contains(st.Narration, m.Text) || m.Text == "" {
+			problems = append(problems, fmt.Sprintf("step %d: mention %q is not in the narration", i, m.Text))
+		}
+		if !marked[m.Scene+" "+m.Ref] {
+			problems = append(problems, fmt.Sprintf("step %d: mention %q names %s in scene %q, which marks no such element", i, m.Text, m.Ref, m.Scene))
+		}
 	}
 	return problems
 }
@@ -235,6 +262,14 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 				return nil
 			}
 		}, "refused without naming a knob"},
+		{"mention of an unmarked element", func(l *Lesson) {
+			b := l.Build
+			l.Build = func(v Values) (*Script, error) {
+				s, err := b(v)
+				s.Steps[0].Mentions = []scene.Mention{{Text: "n is", Scene: "grid", Ref: "block:1"}}
+				return s, err
+			}
+		}, "marks no such element"},
 		{"heavy corner over the bound", func(l *Lesson) {
 			l.MaxWork = 10
 			l.HeavyCorners = []map[string]string{{"n": "4"}}

@@ -72,6 +72,9 @@ type Step struct {
 	Cursor float64 `json:"cursor"`
 	// Quiz, when set, is asked before this step is revealed.
 	Quiz *Quiz `json:"quiz,omitempty"`
+	// Mentions link phrases of the narration to the elements of the
+	// step's scenes they name (scene.Mention).
+	Mentions []scene.Mention `json:"mentions,omitempty"`
 }
 
 // Metric is one named final figure.

@@ -37,6 +37,43 @@ type Scene struct {
 	Table   *Table       `json:"table,omitempty"`
 	Tables  *BlockTables `json:"tables,omitempty"`
 	Gantt   *Timeline    `json:"timeline,omitempty"`
+	// Main marks the step's main figure: the one picture the narration is
+	// about, kept in view beside it. When no scene of a step sets it, the
+	// first scene is the main figure.
+	Main bool `json:"main,omitempty"`
+	// Marks are the elements of this picture that the step's narration
+	// names (block 8, R17, the stall): the renderer outlines and labels
+	// them on the figure.
+	Marks []Mark `json:"marks,omitempty"`
+}
+
+// Mark points at one element of a scene.
+//
+// Ref names the element in the scene's own terms, as "kind:key":
+//
+//	block:8          physical block 8 of a block grid
+//	req:R17          request R17 wherever it is drawn (a strip segment, a table row, a lane, a bar)
+//	node:3           node 3 of a radix tree
+//	worker:W2        worker W2 of a cluster
+//	tier:G2          memory tier G2
+//	span:GPU:4       the fifth bar of the lane labelled GPU in a timeline
+//	point:decode:5   the sixth point of the chart series named decode
+//	row:2            the third row of a table
+//
+// Renderers put the same string in the element's data-ref attribute, so a
+// mention in the narration and the element find each other.
+type Mark struct {
+	Ref   string `json:"ref"`
+	Label string `json:"label,omitempty"` // a short callout drawn beside the element, e.g. "refused"
+}
+
+// Mention links a phrase of a step's narration to the element it names:
+// hovering or focusing the phrase highlights the element, and the element's
+// tooltip repeats the phrase.
+type Mention struct {
+	Text  string `json:"text"`  // the phrase as it appears in the narration (its first occurrence is linked)
+	Scene string `json:"scene"` // the ID of the scene that draws the element
+	Ref   string `json:"ref"`   // the element, as in Mark.Ref
 }
 
 // Timeline is a Gantt chart: lanes of bars on a shared time axis (steps of a

@@ -57,10 +57,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	const row = "%-24s %9s %9s %7s %9s %6s\n"
+	const row = "%-24s %9s %9s %9s %7s %9s %6s\n"
 	if *format == "text" {
-		fmt.Fprintf(stdout, "%d run(s) per scenario; wall-clock times on this machine.\n", *runs)
-		fmt.Fprintf(stdout, row, "scenario", "median", "fastest", "budget", "requests", "steps")
+		fmt.Fprintf(stdout, "%d run(s) per scenario; wall-clock times on this machine, and the process's CPU time (median).\n", *runs)
+		fmt.Fprintf(stdout, row, "scenario", "median", "fastest", "cpu", "budget", "requests", "steps")
 	}
 	var results []bench.Result
 	for _, s := range chosen {
@@ -79,7 +79,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			if r.Work.Requests > 0 {
 				reqs = strconv.Itoa(r.Work.Requests)
 			}
-			fmt.Fprintf(stdout, row, r.Name, msText(r.MedianMS), msText(r.MinMS), budget, reqs, strconv.Itoa(r.Work.Steps))
+			cpu := "—"
+			if r.CPUMedianMS > 0 {
+				cpu = msText(r.CPUMedianMS)
+			}
+			fmt.Fprintf(stdout, row, r.Name, msText(r.MedianMS), msText(r.MinMS), cpu, budget, reqs, strconv.Itoa(r.Work.Steps))
 		}
 	}
 	if *format == "json" {

@@ -44,7 +44,10 @@ func (p *Paged) checkTables() (holders []int, err error) {
 
 // checkSeq verifies one request: ⌈n/B⌉ blocks (§7.7), a token id per token
 // while caching, and chain hashes that match its tokens (§7.5).
-func (p *Paged) checkSeq(req int, s *seq) error {
+func (p *Paged) checkSeq(req int, s *Seq) error {
+	if s.req != req || !s.live {
+		return fmt.Errorf("request %d's table is filed as request %d, live = %v", req, s.req, s.live)
+	}
 	if want := p.BlocksFor(s.n); len(s.blocks) != want {
 		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", req, len(s.blocks), s.n, want)
 	}
@@ -85,16 +88,17 @@ func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
 func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 	held, shared, hashed := 0, 0, 0
 	for b, m := range p.blocks {
-		if m.refs != holders[b] {
-			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, m.refs, holders[b])
+		refs := int(p.refs[b])
+		if refs != holders[b] {
+			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, refs, holders[b])
 		}
-		if (m.refs == 0) != inQueue[b] {
-			return fmt.Errorf("block %d: ref count %d but in free queue = %v", b, m.refs, inQueue[b])
+		if (refs == 0) != inQueue[b] {
+			return fmt.Errorf("block %d: ref count %d but in free queue = %v", b, refs, inQueue[b])
 		}
-		if m.refs > 0 {
+		if refs > 0 {
 			held++
 		}
-		if m.refs > 1 {
+		if refs > 1 {
 			shared++
 		}
 		if m.hashed {

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 )
@@ -13,8 +14,9 @@ type Paged struct {
 	log
 	blockSize int
 	blocks    []blockMeta
+	refs      []int32    // reference count per block: block tables holding it
 	free      *freeQueue // blocks with refs == 0, least recently freed at the head
-	seqs      map[int]*seq
+	seqs      map[int]*Seq
 	caching   bool
 	cached    map[uint64][]int // chain hash -> blocks registered under it, oldest first
 	stats     CacheStats
@@ -39,22 +41,23 @@ func (p *Paged) CachedBlocks() int { return p.hashed }
 // incRef and decRef change a block's reference count, keeping the count of
 // shared blocks.
 func (p *Paged) incRef(b int) {
-	p.blocks[b].refs++
-	if p.blocks[b].refs == 2 {
+	p.refs[b]++
+	if p.refs[b] == 2 {
 		p.shared++
 	}
 }
 
 func (p *Paged) decRef(b int) {
-	if p.blocks[b].refs == 2 {
+	if p.refs[b] == 2 {
 		p.shared--
 	}
-	p.blocks[b].refs--
+	p.refs[b]--
 }
 
-// blockMeta is vLLM's KVCacheBlock: the metadata of one physical block.
+// blockMeta is vLLM's KVCacheBlock: the prefix-cache metadata of one
+// physical block. Its reference count lives apart, in Paged.refs, so that
+// the allocations of a serving run touch a few bytes per block.
 type blockMeta struct {
-	refs   int
 	hashed bool
 	hash   uint64
 	parent uint64 // chain hash of the previous block
@@ -62,8 +65,12 @@ type blockMeta struct {
 	ids    []int // token ids of a hashed (full) block, to check the map
 }
 
-// seq is one request's view of the pool.
-type seq struct {
+// Seq is one request's view of the pool: its block table. A caller that
+// updates a request every step keeps it as a handle (Seq, GrowSeq) instead
+// of having the pool find the request by id each time.
+type Seq struct {
+	req    int
+	live   bool     // false once freed: a stale handle is refused
 	blocks []int    // the block table: logical block i -> physical block
 	n      int      // tokens stored
 	ids    []int    // token ids, when the caller gave them (prefix caching)
@@ -92,8 +99,8 @@ const unknownToken = -1
 // NewPaged makes a pool of numBlocks blocks of blockSize token slots, with
 // prefix caching off.
 func NewPaged(numBlocks, blockSize int) (*Paged, error) {
-	if numBlocks < 1 {
-		return nil, fmt.Errorf("allocator: numBlocks = %d, want ≥ 1", numBlocks)
+	if numBlocks < 1 || numBlocks > math.MaxInt32 {
+		return nil, fmt.Errorf("allocator: numBlocks = %d, want 1 to %d", numBlocks, math.MaxInt32)
 	}
 	if blockSize < 1 {
 		return nil, fmt.Errorf("allocator: blockSize = %d, want ≥ 1", blockSize)
@@ -101,8 +108,9 @@ func NewPaged(numBlocks, blockSize int) (*Paged, error) {
 	return &Paged{
 		blockSize: blockSize,
 		blocks:    make([]blockMeta, numBlocks),
+		refs:      make([]int32, numBlocks),
 		free:      newFreeQueue(numBlocks),
-		seqs:      map[int]*seq{},
+		seqs:      map[int]*Seq{},
 		cached:    map[uint64][]int{},
 	}, nil
 }
@@ -176,6 +184,43 @@ func (p *Paged) AllocateSlots(req int, a Slots) error {
 	return p.extend(req, s, a.New, a.IDs)
 }
 
+// Seq returns resident request req's handle, or nil. It stays valid until
+// the request is freed.
+func (p *Paged) Seq(req int) *Seq { return p.seqs[req] }
+
+// GrowSeq is AllocateSlots for the resident request behind handle s: room
+// for n more tokens, with their ids when known (nil: unknown). It spares the
+// lookup by id that AllocateSlots makes, which the scheduler would pay for
+// every running request at every step.
+func (p *Paged) GrowSeq(s *Seq, n int, ids []int) error {
+	if s == nil || !s.live {
+		return fmt.Errorf("allocator: growing a request that is not resident")
+	}
+	if n < 0 || (ids != nil && len(ids) != n) {
+		return fmt.Errorf("allocator: request %d asks for %d new tokens with %d ids", s.req, n, len(ids))
+	}
+	if p.fits(s, n) {
+		p.stored(s, n)
+		return nil
+	}
+	return p.extend(s.req, s, n, ids)
+}
+
+// fits reports whether n more tokens of s fit its last block with nothing
+// to copy or hash: most of a serving run's updates.
+func (p *Paged) fits(s *Seq, n int) bool {
+	return !p.caching && p.shared == 0 && n <= len(s.blocks)*p.blockSize-s.n
+}
+
+// stored counts n tokens written into slots s already holds.
+func (p *Paged) stored(s *Seq, n int) {
+	s.n += n
+	p.sumTokens += n
+	if n > 0 && !p.off {
+		p.record(Event{Kind: Appended, Req: s.req, Tokens: n})
+	}
+}
+
 // admit gives req a block table holding the hit blocks a.Computed, then
 // a.New tokens.
 func (p *Paged) admit(req int, a Slots) error {
@@ -185,7 +230,7 @@ func (p *Paged) admit(req int, a Slots) error {
 		if b < 0 || b >= len(p.blocks) || !p.blocks[b].hashed {
 			return fmt.Errorf("allocator: request %d: computed block %d is not in the prefix cache", req, b)
 		}
-		if p.blocks[b].refs == 0 {
+		if p.refs[b] == 0 {
 			revive++
 		}
 	}
@@ -200,11 +245,14 @@ func (p *Paged) admit(req int, a Slots) error {
 		p.stats.QueryTokens += n
 		p.stats.HitTokens += hitTokens
 	}
-	s := &seq{extra: a.Extra}
+	s := &Seq{req: req, live: true, extra: a.Extra}
+	if want := p.BlocksFor(max(a.Final, n)); want > 0 {
+		s.blocks = make([]int, 0, want) // the table's final size when the caller knows it
+	}
 	p.seqs[req] = s
 	p.record(Event{Kind: Admitted, Req: req, Tokens: n})
 	for _, b := range hits {
-		if p.blocks[b].refs == 0 {
+		if p.refs[b] == 0 {
 			p.free.remove(b)
 		}
 		p.incRef(b)
@@ -224,13 +272,17 @@ func (p *Paged) admit(req int, a Slots) error {
 
 // extend makes room for n more tokens of resident request s, copying a
 // shared partial last block first.
-func (p *Paged) extend(req int, s *seq, n int, ids []int) error {
+func (p *Paged) extend(req int, s *Seq, n int, ids []int) error {
 	if n == 0 {
+		return nil
+	}
+	if p.fits(s, n) {
+		p.stored(s, n)
 		return nil
 	}
 	need := p.BlocksFor(s.n+n) - len(s.blocks)
 	last := len(s.blocks) - 1
-	cow := s.n%p.blockSize != 0 && p.blocks[s.blocks[last]].refs > 1
+	cow := s.n%p.blockSize != 0 && p.refs[s.blocks[last]] > 1
 	if cow {
 		need++
 	}
@@ -260,7 +312,7 @@ func (p *Paged) noSpace(blocks int) error {
 // grow appends n tokens to s, taking blocks as needed; the caller checked
 // room. Token ids are kept only while prefix caching is on (it hashes them);
 // unknown ones (ids == nil) are recorded as such and end the hash chain.
-func (p *Paged) grow(req int, s *seq, n int, ids []int) {
+func (p *Paged) grow(req int, s *Seq, n int, ids []int) {
 	if need := p.BlocksFor(s.n+n) - len(s.blocks); need > 0 {
 		s.blocks = slices.Grow(s.blocks, need)
 		for range need {
@@ -291,13 +343,12 @@ func (p *Paged) grow(req int, s *seq, n int, ids []int) {
 // when the slot is reused.
 func (p *Paged) take(req int) int {
 	b := p.free.popFront()
-	m := &p.blocks[b]
-	if m.hashed {
+	if m := &p.blocks[b]; p.caching && m.hashed { // only prefix caching hashes blocks
 		p.uncache(b)
 		p.record(Event{Kind: Removed, Block: b, Hash: m.hash})
 		*m = blockMeta{}
 	}
-	m.refs = 1
+	p.refs[b] = 1
 	p.taken++
 	p.record(Event{Kind: Allocated, Req: req, Block: b})
 	return b
@@ -324,7 +375,7 @@ func (p *Paged) uncache(b int) {
 // (vLLM cache_full_blocks). Identical blocks of different requests are both
 // registered: vLLM does not de-duplicate, because block tables are
 // append-only. A block holding an unknown token ends the chain.
-func (p *Paged) register(req int, s *seq) {
+func (p *Paged) register(req int, s *Seq) {
 	for i := len(s.hashes); i < s.n/p.blockSize; i++ {
 		content := s.ids[i*p.blockSize : (i+1)*p.blockSize]
 		for _, id := range content {
@@ -363,7 +414,7 @@ func (p *Paged) Fork(parent, child int) error {
 	if _, dup := p.seqs[child]; dup {
 		return fmt.Errorf("allocator: request %d already admitted", child)
 	}
-	c := &seq{blocks: append([]int(nil), s.blocks...), n: s.n, ids: append([]int(nil), s.ids...),
+	c := &Seq{req: child, live: true, blocks: append([]int(nil), s.blocks...), n: s.n, ids: append([]int(nil), s.ids...),
 		extra: s.extra, hashes: append([]uint64(nil), s.hashes...)}
 	for _, b := range c.blocks {
 		p.incRef(b)
@@ -389,13 +440,14 @@ func (p *Paged) Free(req int) error {
 	for i := len(s.blocks) - 1; i >= 0; i-- {
 		b := s.blocks[i]
 		p.decRef(b)
-		if p.blocks[b].refs == 0 {
+		if p.refs[b] == 0 {
 			p.free.pushBack(b)
 			p.record(Event{Kind: Freed, Req: req, Block: b})
 		}
 	}
 	p.sumTokens -= s.n
 	p.sumBlocks -= len(s.blocks)
+	s.live = false
 	delete(p.seqs, req)
 	return nil
 }
@@ -428,7 +480,7 @@ func (p *Paged) Requests() []int {
 }
 
 // Refs is block b's reference count.
-func (p *Paged) Refs(b int) int { return p.blocks[b].refs }
+func (p *Paged) Refs(b int) int { return int(p.refs[b]) }
 
 // Cached reports whether block b is registered in the prefix cache.
 func (p *Paged) Cached(b int) bool { return p.blocks[b].hashed }
@@ -448,7 +500,7 @@ type BlockState struct {
 func (p *Paged) Snapshot() []BlockState {
 	out := make([]BlockState, len(p.blocks))
 	for i := range out {
-		out[i] = BlockState{Owner: -1, Refs: p.blocks[i].refs, Cached: p.blocks[i].hashed}
+		out[i] = BlockState{Owner: -1, Refs: int(p.refs[i]), Cached: p.blocks[i].hashed}
 		if p.blocks[i].hashed {
 			out[i].Used = p.blockSize
 		}

@@ -84,7 +84,11 @@ func runPagedOps(t *testing.T, numBlocks, blockSize int, caching bool, ops []byt
 		case 4:
 			err = p.AllocateSlots(req, Slots{New: c})
 		case 5:
-			err = p.AllocateSlots(req, Slots{New: c % 20})
+			if h := p.Seq(req); h != nil { // the scheduler's path: grow through the handle
+				err = p.GrowSeq(h, c%20, nil)
+			} else {
+				err = p.AllocateSlots(req, Slots{New: c % 20})
+			}
 		}
 		if errors.Is(err, ErrNoSpace) && fingerprint(p) != before {
 			t.Fatalf("op %d failed with ErrNoSpace but changed the pool", op)
@@ -217,5 +221,30 @@ func TestPagedTaken(t *testing.T) {
 	// The second request hits the 2 full cached blocks and takes 1 for its tail.
 	if got := c.Taken(); got != 3+1 {
 		t.Errorf("prefix caching: Taken = %d, want 4 (3 blocks, then 1 beside 2 hits)", got)
+	}
+}
+
+// A handle grows its request without a lookup by id, and a freed request's
+// handle is refused rather than corrupting the pool.
+func TestSeqHandle(t *testing.T) {
+	p, _ := NewPaged(8, 4)
+	if err := p.AllocateSlots(3, Slots{New: 5, Final: 20}); err != nil {
+		t.Fatal(err)
+	}
+	h := p.Seq(3)
+	if h == nil || p.Seq(4) != nil {
+		t.Fatal("Seq: no handle for a resident request, or one for an absent one")
+	}
+	if err := p.GrowSeq(h, 4, nil); err != nil || p.Tokens(3) != 9 || len(p.Table(3)) != 3 {
+		t.Fatalf("GrowSeq: %v, %d tokens in %d blocks", err, p.Tokens(3), len(p.Table(3)))
+	}
+	if err := p.Free(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.GrowSeq(h, 1, nil); err == nil || errors.Is(err, ErrNoSpace) {
+		t.Fatalf("a freed request's handle grew: %v", err)
+	}
+	if err := p.Check(); err != nil || p.FreeBlocks() != 8 {
+		t.Fatalf("after the stale handle: %v, %d free", err, p.FreeBlocks())
 	}
 }

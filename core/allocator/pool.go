@@ -44,7 +44,8 @@ type Slots struct {
 	Extra string
 	// Final is the most tokens the request will ever hold (prompt +
 	// output). A contiguous pool reserves its run from it at admission; the
-	// paged pool allocates on demand and ignores it.
+	// paged pool still allocates blocks on demand and only sizes the block
+	// table's memory by it (0: unknown).
 	Final int
 }
 

@@ -22,7 +22,7 @@ func BenchmarkTenThousandRequests(b *testing.B) {
 		if err := s.Run(); err != nil {
 			b.Fatal(err)
 		}
-		if len(s.Requests()) != len(reqs) {
+		if s.Finished() != len(reqs) {
 			b.Fatal("not every request finished")
 		}
 	}

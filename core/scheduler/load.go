@@ -15,12 +15,12 @@ type Load struct {
 
 // Load reports the worker's current load.
 func (s *Scheduler) Load() Load {
-	l := Load{Running: len(s.running), Waiting: len(s.waiting) + len(s.reqs) - s.next}
+	l := Load{Running: len(s.running), Waiting: s.waiting.len() + len(s.reqs) - s.next}
 	for _, r := range s.running {
 		l.PendingPrefillTokens += max(0, r.Prompt-r.computed)
 	}
-	for _, r := range s.waiting {
-		l.PendingPrefillTokens += r.Prompt
+	for i := 0; i < s.waiting.len(); i++ {
+		l.PendingPrefillTokens += s.waiting.at(i).Prompt
 	}
 	for _, r := range s.reqs[s.next:] {
 		l.PendingPrefillTokens += r.Prompt
@@ -37,7 +37,7 @@ func (s *Scheduler) DrainKVEvents(fn func(allocator.Event)) { s.pool.Drain(fn) }
 
 // Busy reports whether the worker has requests to serve.
 func (s *Scheduler) Busy() bool {
-	return len(s.running) > 0 || len(s.waiting) > 0 || s.next < len(s.reqs)
+	return len(s.running) > 0 || s.waiting.len() > 0 || s.next < len(s.reqs)
 }
 
 // NextArrival is the arrival time of the next submitted request that has

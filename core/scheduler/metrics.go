@@ -19,33 +19,60 @@ type RequestMetrics struct {
 	Output      int
 }
 
-// Requests returns the metrics of every finished request, by arrival.
+// Requests returns the metrics of every finished request, by arrival. The
+// requests' ITL slices share one backing array.
 func (s *Scheduler) Requests() []RequestMetrics {
-	var out []RequestMetrics
+	n, gaps := 0, 0
+	for _, r := range s.reqs {
+		if r.status == finished {
+			n++
+			gaps += r.generated - 1
+		}
+	}
+	out := make([]RequestMetrics, 0, n)
+	itl := make([]float64, 0, gaps)
+	var times []float64
 	for _, r := range s.reqs {
 		if r.status != finished {
 			continue
 		}
 		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
-		first, last := r.tokenTimes[0], r.tokenTimes[len(r.tokenTimes)-1]
+		times = r.tokens.times(times[:0], s.ends)
+		k := len(times)
+		first, last := times[0], times[k-1]
 		m.TTFT, m.E2E = first-r.Arrival, last-r.Arrival
-		for i := 1; i < len(r.tokenTimes); i++ {
-			m.ITL = append(m.ITL, r.tokenTimes[i]-r.tokenTimes[i-1])
-		}
-		if len(r.tokenTimes) > 1 {
-			m.TPOT = (last - first) / float64(len(r.tokenTimes)-1)
+		if k > 1 {
+			start := len(itl)
+			for i := 1; i < k; i++ {
+				itl = append(itl, times[i]-times[i-1])
+			}
+			m.ITL = itl[start:len(itl):len(itl)]
+			m.TPOT = (last - first) / float64(k-1)
 		}
 		out = append(out, m)
 	}
 	return out
 }
 
+// Finished counts the requests that have finished, without building their
+// metrics.
+func (s *Scheduler) Finished() int {
+	n := 0
+	for _, r := range s.reqs {
+		if r.status == finished {
+			n++
+		}
+	}
+	return n
+}
+
 // TokenTimes returns the times at which request id's output tokens appeared.
 func (s *Scheduler) TokenTimes(id int) []float64 {
-	if r, ok := s.byID[id]; ok {
-		return append([]float64(nil), r.tokenTimes...)
+	r, ok := s.byID[id]
+	if !ok || r.generated == 0 {
+		return nil
 	}
-	return nil
+	return r.tokens.times(make([]float64, 0, r.generated), s.ends)
 }
 
 // Steps returns the steps run so far.

@@ -33,18 +33,62 @@ const (
 // req is a request's live state.
 type req struct {
 	Request
-	status     status
-	computed   int // tokens whose KV is computed (prompt and outputs)
-	generated  int // output tokens sampled so far
-	tokenTimes []float64
-	preempted  int
-	cachedHit  int // prompt tokens found in the prefix cache at first admission
-	admitted   bool
-	stepN      int   // tokens scheduled in the current step (0: not scheduled)
-	ids        []int // prompt then output ids, when caching
+	status    status
+	computed  int // tokens whose KV is computed (prompt and outputs)
+	generated int // output tokens sampled so far
+	// tokens are the steps that made the output tokens (indices in
+	// Scheduler.ends), in runs of consecutive steps: a running request makes
+	// one token in every step that runs, so a request has a few runs,
+	// however long its output, and a step updates only the request itself.
+	tokens    tokenSteps
+	seq       *allocator.Seq // the pool's handle while the request holds KV
+	preempted int
+	cachedHit int // prompt tokens found in the prefix cache at first admission
+	admitted  bool
+	stepN     int   // tokens scheduled in the current step (0: not scheduled)
+	ids       []int // prompt then output ids, when caching
 	// hashes are the chain hashes of ids' full blocks (vLLM's
 	// request.block_hashes), extended as tokens complete blocks.
 	hashes []uint64
+}
+
+// tokenSteps records when a request's output tokens were made: done runs
+// of consecutive steps, then the current one.
+type tokenSteps struct {
+	done []tokenRun
+	cur  tokenRun
+}
+
+// tokenRun is n tokens made in the steps that ran start, start+1, ….
+type tokenRun struct{ start, n int32 }
+
+// add records a token made in step k (an index in Scheduler.ends).
+func (t *tokenSteps) add(k int32) {
+	if t.cur.n > 0 && t.cur.start+t.cur.n == k {
+		t.cur.n++
+		return
+	}
+	if t.cur.n > 0 {
+		t.done = append(t.done, t.cur)
+	}
+	t.cur = tokenRun{start: k, n: 1}
+}
+
+// count is the number of tokens recorded.
+func (t *tokenSteps) count() int {
+	n := int(t.cur.n)
+	for _, r := range t.done {
+		n += int(r.n)
+	}
+	return n
+}
+
+// times appends the tokens' times, from ends, to dst.
+func (t *tokenSteps) times(dst, ends []float64) []float64 {
+	for _, r := range t.done {
+		dst = append(dst, ends[r.start:r.start+r.n]...)
+	}
+	return append(dst, ends[t.cur.start:t.cur.start+t.cur.n]...)
 }
 
 // numTokens is vLLM's num_tokens: prompt plus outputs sampled so far.
@@ -57,11 +101,12 @@ type Scheduler struct {
 	pool    *allocator.Paged
 	reqs    []*req // by arrival order
 	byID    map[int]*req
-	waiting []*req
+	waiting queue[*req]
 	running []*req
 	clock   float64
 	next    int // next request (by arrival) not yet in the waiting queue
 	steps   []Step
+	ends    []float64 // the clock at the end of each step that ran
 	// CheckInvariants makes Run verify the allocator and step invariants
 	// after every step (tests turn it on).
 	CheckInvariants bool
@@ -70,6 +115,8 @@ type Scheduler struct {
 	// reused, which matters at 10,000 requests.
 	RecordWork bool
 	workBuf    []Work
+	lists      [4][]int // scratch for a step's Preempted, Admitted, FirstTokens, Finished
+	arena      []int    // where finished steps' lists are kept
 }
 
 // Step records one scheduled step.
@@ -106,41 +153,57 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	if !cfg.KVEvents {
 		pool.DisableEvents()
 	}
-	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: map[int]*req{}}
-	for _, r := range requests {
-		q, err := s.prepare(r)
-		if err != nil {
+	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: make(map[int]*req, len(requests))}
+	// Served by arrival, ties by ID. The live states sit in one array in
+	// that order, so that the running requests, admitted first come first
+	// served, are mostly neighbours in memory.
+	order := make([]int, len(requests))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := &requests[order[a]], &requests[order[b]]
+		if ra.Arrival != rb.Arrival {
+			return ra.Arrival < rb.Arrival
+		}
+		return ra.ID < rb.ID
+	})
+	slot := make([]int, len(requests))
+	for k, i := range order {
+		slot[i] = k
+	}
+	states := make([]req, len(requests))
+	for i, r := range requests {
+		q := &states[slot[i]]
+		if err := s.prepare(r, q); err != nil {
 			return nil, err
 		}
-		s.reqs = append(s.reqs, q)
 		s.byID[r.ID] = q
 	}
-	sort.SliceStable(s.reqs, func(i, j int) bool {
-		if s.reqs[i].Arrival != s.reqs[j].Arrival {
-			return s.reqs[i].Arrival < s.reqs[j].Arrival
-		}
-		return s.reqs[i].ID < s.reqs[j].ID
-	})
+	s.reqs = make([]*req, len(states))
+	for k := range states {
+		s.reqs[k] = &states[k]
+	}
 	return s, nil
 }
 
-// prepare validates r and makes its live state.
-func (s *Scheduler) prepare(r Request) (*req, error) {
+// prepare validates r and makes its live state in q.
+func (s *Scheduler) prepare(r Request, q *req) error {
 	cfg := s.cfg
 	if r.Prompt < 1 || r.Output < 1 {
-		return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
+		return fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
 	}
 	if _, dup := s.byID[r.ID]; dup {
-		return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
+		return fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 	}
 	if need := allocator.BlocksNeeded(r.Prompt+r.Output, cfg.BlockSize); need > cfg.NumBlocks {
-		return nil, fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, r.ID, need, cfg.NumBlocks)
+		return fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, r.ID, need, cfg.NumBlocks)
 	}
 	if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxNumBatchedTokens {
-		return nil, fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
+		return fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
 			cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
 	}
-	q := &req{Request: r}
+	*q = req{Request: r}
 	if cfg.PrefixCaching {
 		q.ids = make([]int, 0, r.Prompt+r.Output)
 		for i := 0; i < r.Prompt; i++ {
@@ -150,7 +213,7 @@ func (s *Scheduler) prepare(r Request) (*req, error) {
 			q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
 		}
 	}
-	return q, nil
+	return nil
 }
 
 // Add submits a request while the simulation runs. Its arrival time must not
@@ -162,8 +225,8 @@ func (s *Scheduler) Add(r Request) error {
 	if s.next < len(s.reqs) && s.reqs[len(s.reqs)-1].Arrival > r.Arrival {
 		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
 	}
-	q, err := s.prepare(r)
-	if err != nil {
+	q := new(req)
+	if err := s.prepare(r, q); err != nil {
 		return err
 	}
 	s.reqs = append(s.reqs, q)
@@ -188,7 +251,7 @@ func (s *Scheduler) Clock() float64 { return s.clock }
 
 // Done reports whether every request has finished.
 func (s *Scheduler) Done() bool {
-	return s.next == len(s.reqs) && len(s.waiting) == 0 && len(s.running) == 0
+	return s.next == len(s.reqs) && s.waiting.len() == 0 && len(s.running) == 0
 }
 
 // maxSteps guards against a scheduler bug looping forever.
@@ -222,12 +285,18 @@ func (s *Scheduler) check(st Step) error {
 		return fmt.Errorf("admitted %v in a step that preempted %v", st.Admitted, st.Preempted)
 	}
 	for _, r := range s.running {
+		if r.tokens.count() != r.generated {
+			return fmt.Errorf("request %d recorded %d token times for %d tokens", r.ID, r.tokens.count(), r.generated)
+		}
+		if r.seq != s.pool.Seq(r.ID) {
+			return fmt.Errorf("request %d's pool handle is stale", r.ID)
+		}
 		if s.pool.Tokens(r.ID) != r.computed {
 			return fmt.Errorf("request %d holds KV for %d tokens, computed %d", r.ID, s.pool.Tokens(r.ID), r.computed)
 		}
 	}
-	for _, r := range s.waiting {
-		if r.computed != 0 || s.pool.Table(r.ID) != nil {
+	for i := 0; i < s.waiting.len(); i++ {
+		if r := s.waiting.at(i); r.computed != 0 || s.pool.Table(r.ID) != nil || r.seq != nil {
 			return fmt.Errorf("waiting request %d holds KV", r.ID)
 		}
 	}

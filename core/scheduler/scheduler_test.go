@@ -138,8 +138,8 @@ func TestPreemptionVictimAndRequeue(t *testing.T) {
 	if got := shapes(st); !slices.Equal(got, []shape{{1, 1, false}}) {
 		t.Fatalf("step ran %v", got)
 	}
-	if s.waiting[0].ID != 2 || s.waiting[0].computed != 0 || s.waiting[1].ID != 3 {
-		t.Fatalf("waiting %d(computed %d), %d: want 2 at the front with nothing computed, then 3", s.waiting[0].ID, s.waiting[0].computed, s.waiting[1].ID)
+	if s.waiting.at(0).ID != 2 || s.waiting.at(0).computed != 0 || s.waiting.at(1).ID != 3 {
+		t.Fatalf("waiting %d(computed %d), %d: want 2 at the front with nothing computed, then 3", s.waiting.at(0).ID, s.waiting.at(0).computed, s.waiting.at(1).ID)
 	}
 }
 
@@ -194,6 +194,14 @@ func TestRandomWorkloads(t *testing.T) {
 			tt := s.TokenTimes(m.ID)
 			if len(tt) != m.Output || m.TTFT <= 0 || !slices.IsSorted(tt) {
 				t.Fatalf("trial %d: request %d: %d token times for %d outputs, TTFT %g", trial, m.ID, len(tt), m.Output, m.TTFT)
+			}
+			if m.TTFT != tt[0]-m.Arrival || len(m.ITL) != len(tt)-1 {
+				t.Fatalf("trial %d: request %d: TTFT %g and %d gaps against token times %v", trial, m.ID, m.TTFT, len(m.ITL), tt)
+			}
+			for i, gap := range m.ITL {
+				if gap != tt[i+1]-tt[i] {
+					t.Fatalf("trial %d: request %d: gap %d is %g, token times say %g", trial, m.ID, i, gap, tt[i+1]-tt[i])
+				}
 			}
 			gen += len(tt)
 		}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/inferlab/inferlab/core/allocator"
 )
@@ -11,11 +12,14 @@ import (
 // run, the clock jumps to the next arrival and the returned step is empty.
 func (s *Scheduler) Step() (Step, error) {
 	s.arrive()
-	if len(s.running) == 0 && len(s.waiting) == 0 && s.next < len(s.reqs) {
+	if len(s.running) == 0 && s.waiting.len() == 0 && s.next < len(s.reqs) {
 		s.clock = max(s.clock, s.reqs[s.next].Arrival)
 		s.arrive()
 	}
-	st := Step{Start: s.clock}
+	st := Step{Start: s.clock, Preempted: s.lists[0][:0], Admitted: s.lists[1][:0], FirstTokens: s.lists[2][:0], Finished: s.lists[3][:0]}
+	if !s.RecordWork {
+		st.Work = s.workBuf[:0]
+	}
 	budget, err := s.scheduleRunning(&st)
 	if err != nil {
 		return st, err
@@ -32,18 +36,49 @@ func (s *Scheduler) Step() (Step, error) {
 	if err := s.sampleOutputs(&st); err != nil {
 		return st, err
 	}
-	st.Running, st.Waiting = len(s.running), len(s.waiting)
+	s.keepLists(&st)
+	st.Running, st.Waiting = len(s.running), s.waiting.len()
 	st.KVUsage = 1 - float64(s.pool.FreeBlocks())/float64(s.pool.NumBlocks())
 	if s.CheckInvariants {
 		if err := s.check(st); err != nil {
 			return st, err
 		}
 	}
-	if !ran && len(s.running) == 0 && len(s.waiting) > 0 {
-		return st, fmt.Errorf("%w: request %d cannot be admitted into an empty pool", ErrNeverFits, s.waiting[0].ID)
+	if !ran && len(s.running) == 0 && s.waiting.len() > 0 {
+		return st, fmt.Errorf("%w: request %d cannot be admitted into an empty pool", ErrNeverFits, s.waiting.front().ID)
+	}
+	if len(s.steps) == cap(s.steps) {
+		// Double, rather than append's 1.25× for large slices, which
+		// allocates about five times the final size over a long run.
+		s.steps = slices.Grow(s.steps, len(s.steps)+1)
 	}
 	s.steps = append(s.steps, st)
 	return st, nil
+}
+
+// keepLists moves the step's request lists out of the scratch buffers they
+// were built in and into the id arena, keeping the grown buffers for the
+// next step: a step's lists then cost no allocation of their own.
+func (s *Scheduler) keepLists(st *Step) {
+	for i, l := range []*[]int{&st.Preempted, &st.Admitted, &st.FirstTokens, &st.Finished} {
+		s.lists[i] = *l
+		*l = s.keep(*l)
+	}
+}
+
+// keep copies ids into the arena (nil when there are none); the copy's
+// capacity ends at its length, so appending to it never touches a
+// neighbour.
+func (s *Scheduler) keep(ids []int) []int {
+	if len(ids) == 0 {
+		return nil
+	}
+	if cap(s.arena)-len(s.arena) < len(ids) {
+		s.arena = make([]int, 0, max(4096, len(ids)))
+	}
+	start := len(s.arena)
+	s.arena = append(s.arena, ids...)
+	return s.arena[start:len(s.arena):len(s.arena)]
 }
 
 // chunk is how many of r's uncomputed tokens (beyond hit cached ones) a
@@ -75,7 +110,7 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		if !fits {
 			break // r was the last running request
 		}
-		r.stepN = n
+		s.schedule(st, r, n)
 		budget -= n
 	}
 	return budget, nil
@@ -86,7 +121,7 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 // itself was preempted.
 func (s *Scheduler) growOrPreempt(r *req, n int, st *Step) (bool, error) {
 	for {
-		err := s.pool.AllocateSlots(r.ID, s.slots(r, r.computed, n))
+		err := s.pool.GrowSeq(r.seq, n, s.ids(r, r.computed, n))
 		if err == nil {
 			return true, nil
 		}
@@ -105,13 +140,13 @@ func (s *Scheduler) growOrPreempt(r *req, n int, st *Step) (bool, error) {
 	}
 }
 
-// slots asks the pool for n tokens of r from position from, with their ids
-// when prefix caching hashes them.
-func (s *Scheduler) slots(r *req, from, n int) allocator.Slots {
+// ids are the ids of r's n tokens from position from when prefix caching
+// hashes them, else nil (unknown to the pool).
+func (s *Scheduler) ids(r *req, from, n int) []int {
 	if !s.cfg.PrefixCaching {
-		return allocator.Slots{New: n}
+		return nil
 	}
-	return allocator.Slots{New: n, IDs: r.ids[from : from+n], Extra: r.Extra}
+	return r.ids[from : from+n]
 }
 
 // scheduleWaiting admits waiting requests in arrival order while the
@@ -119,8 +154,8 @@ func (s *Scheduler) slots(r *req, from, n int) allocator.Slots {
 // up in the prefix cache once and admitted with what the lookup found; a
 // head that does not fit blocks everyone behind it.
 func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
-	for budget > 0 && len(s.waiting) > 0 && len(s.running) < s.cfg.MaxNumSeqs {
-		r := s.waiting[0]
+	for budget > 0 && s.waiting.len() > 0 && len(s.running) < s.cfg.MaxNumSeqs {
+		r := s.waiting.front()
 		var hits []int
 		hit := 0
 		if s.cfg.PrefixCaching {
@@ -132,15 +167,15 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 			return nil
 		}
 		n = min(n, budget)
-		a := s.slots(r, hit, n)
-		a.Computed = hits
+		a := allocator.Slots{New: n, IDs: s.ids(r, hit, n), Computed: hits, Extra: r.Extra, Final: r.Prompt + r.Output}
 		if err := s.pool.AllocateSlots(r.ID, a); err != nil {
 			if errors.Is(err, allocator.ErrNoSpace) {
 				return nil // head-of-line blocking: nobody behind it is admitted
 			}
 			return err
 		}
-		s.waiting = s.waiting[1:]
+		s.waiting.popFront()
+		r.seq = s.pool.Seq(r.ID)
 		s.running = append(s.running, r)
 		r.status = running
 		if !r.admitted {
@@ -149,33 +184,32 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		}
 		r.computed = hit
 		st.Admitted = append(st.Admitted, r.ID)
-		r.stepN = n
+		s.schedule(st, r, n)
 		budget -= n
 	}
 	return nil
 }
 
-// runBatch prices the scheduled work (running order is the batch order)
-// and advances the clock; it reports whether anything ran.
+// schedule gives r n tokens in this step and adds them to the batch. The
+// batch is built as requests are scheduled: running ones in order, then the
+// admitted ones, which is the running list's order (preemption only drops
+// requests from its end, not yet scheduled).
+func (s *Scheduler) schedule(st *Step, r *req, n int) {
+	r.stepN = n
+	// A decode computes one token on top of a computed prompt; anything
+	// else (a prompt chunk, a recompute after preemption) is prefill.
+	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
+	st.Work = append(st.Work, w)
+	if w.Prefill {
+		st.PrefillTokens += n
+	} else {
+		st.DecodeTokens += n
+	}
+}
+
+// runBatch prices the scheduled work and advances the clock; it reports
+// whether anything ran.
 func (s *Scheduler) runBatch(st *Step) (bool, error) {
-	if !s.RecordWork {
-		st.Work = s.workBuf[:0]
-	}
-	for _, r := range s.running {
-		n := r.stepN
-		if n == 0 {
-			continue
-		}
-		// A decode computes one token on top of a computed prompt; anything
-		// else (a prompt chunk, a recompute after preemption) is prefill.
-		w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
-		st.Work = append(st.Work, w)
-		if w.Prefill {
-			st.PrefillTokens += n
-		} else {
-			st.DecodeTokens += n
-		}
-	}
 	ran := len(st.Work) > 0
 	if ran {
 		st.Duration = s.timer.StepSeconds(st.Work)
@@ -184,6 +218,9 @@ func (s *Scheduler) runBatch(st *Step) (bool, error) {
 		}
 	}
 	s.clock += st.Duration
+	if ran {
+		s.ends = append(s.ends, s.clock)
+	}
 	if !s.RecordWork {
 		s.workBuf, st.Work = st.Work, nil
 	}
@@ -201,10 +238,10 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 			r.computed += n
 			if r.computed == r.numTokens() {
 				r.generated++
-				r.tokenTimes = append(r.tokenTimes, s.clock)
-				if len(r.tokenTimes) == 1 {
+				if r.generated == 1 {
 					st.FirstTokens = append(st.FirstTokens, r.ID)
 				}
+				r.tokens.add(int32(len(s.ends) - 1))
 			}
 		}
 		if r.generated == r.Output {
@@ -212,6 +249,7 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 			if err := s.pool.Free(r.ID); err != nil {
 				return err
 			}
+			r.seq = nil
 			st.Finished = append(st.Finished, r.ID)
 			continue
 		}
@@ -224,7 +262,7 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 // arrive moves requests whose arrival time has come into the waiting queue.
 func (s *Scheduler) arrive() {
 	for s.next < len(s.reqs) && s.reqs[s.next].Arrival <= s.clock {
-		s.waiting = append(s.waiting, s.reqs[s.next])
+		s.waiting.pushBack(s.reqs[s.next])
 		s.next++
 	}
 }
@@ -235,9 +273,9 @@ func (s *Scheduler) preempt(r *req) error {
 	if err := s.pool.Free(r.ID); err != nil {
 		return err
 	}
-	r.computed, r.stepN = 0, 0
+	r.computed, r.stepN, r.seq = 0, 0, nil
 	r.preempted++
 	r.status = waiting
-	s.waiting = append([]*req{r}, s.waiting...)
+	s.waiting.pushFront(r)
 	return nil
 }

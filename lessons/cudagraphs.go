@@ -24,7 +24,7 @@ var cudaGraphs = &Lesson{
 	Part:  "Part 14 §3.3",
 	Summary: "Launch every kernel from Python or replay one captured graph: the CPU and GPU timelines of a decode step, the batch where dispatch stops mattering, " +
 		"padding to capture sizes and piecewise graphs' eager attention.",
-	Engine: "vLLM v1 CUDA graphs (CUDAGraphMode, default capture sizes, padding, CudagraphDispatcher) in core/cudagraph; kernels and their GPU times from core/hardware's step-time model. " +
+	Engine: "vLLM v1 CUDA graphs (CUDAGraphMode, default capture sizes as of vLLM main @ 000fc94, padding, CudagraphDispatcher) in core/cudagraph; vLLM's custom all-reduce at TP > 1; kernels and their GPU times from core/hardware's step-time model. " +
 		"Simplified: one CUDA stream, no speculative decoding, host work (scheduling, sampling bookkeeping) left out of the step.",
 	Params: []Param{
 		gpuParam, modelParam,
@@ -32,7 +32,7 @@ var cudaGraphs = &Lesson{
 		{Key: "context", Label: "Context per sequence", Unit: "tokens", Help: "Tokens each sequence already holds in the KV cache.", Kind: Int, Default: 1024, Min: 1, Max: 131072, Step: 1},
 		{Key: "mode", Label: "Graph mode", Help: "vLLM's cudagraph_mode; FULL_AND_PIECEWISE is the default.", Kind: Choice, Choices: modeKeys()},
 		{Key: "tp", Label: "Tensor-parallel GPUs", Unit: "GPUs", Help: "Adds two all-reduces per layer; each GPU holds 1/tp of the weights.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
-		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: about 20 µs from Python, 4–6 µs from C++ (profiles.md §3.1).",
+		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: 24 µs from a PyTorch engine (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), 4–6 µs from C++ (profiles.md §3.1).",
 			Kind: Float, Default: hardware.PerLaunchPython * 1e6, Min: 1, Max: 200, Step: 0.5},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Unit: "sequences", Help: "vLLM's running-batch limit; it sets the largest capture size, min(2·max_num_seqs, 512).", Kind: Int, Default: 256, Min: 1, Max: 1024, Step: 1},
 	},
@@ -92,6 +92,8 @@ func newGraphSetup(v Values) (*graphSetup, error) {
 	// The lesson times the forward pass alone: host work (scheduling,
 	// output processing) overlaps it in vLLM v1 and is another lesson's.
 	sm.Host = hardware.HostOverhead{}
+	// vLLM's custom all-reduce at TP > 1 (NCCL where vLLM falls back).
+	sm.AllReduce = hardware.VLLMAllReduce(g, tp)
 	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: graphTokenBudget}, fitKnobs{hardware.LimitWeights: "model"}); err != nil {
 		return nil, err
 	}
@@ -546,7 +548,7 @@ func (r graphsRun) claims() []Claim {
 		Article: fmt.Sprintf("~%.2f ms per step (model and GPU not stated)", articleEagerMS),
 		Model:   fmt.Sprintf("%.2f ms: %d kernels × %.4g µs for %s (%.2f ms with C++ launches at %.0f µs)", r.eagerMS(), nk, r.perUS(), r.setup(), 1e3*cppDispatch, 1e6*hardware.PerLaunchCPP),
 		Why: fmt.Sprintf("The article types its figure in. Spread over this step's %d kernels, 0.85 ms is %.1f µs a kernel, below even a C++ cudaLaunchKernel (4–6 µs [PEGA-3]); "+
-			"a launch from Python costs about 20 µs [NUMBA-3003], and plain PyTorch issues several ops per fused kernel.", nk, 850/float64(nk)),
+			"an empty launch from Python costs 20.5 µs [NUMBA-3003], an eager PyTorch op about 24 µs (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), and plain PyTorch issues several ops per fused kernel.", nk, 850/float64(nk)),
 	}, {
 		What:    "CPU cost of a graph replay",
 		Article: fmt.Sprintf("~%.2f ms per step, called piecewise", articleReplayMS),

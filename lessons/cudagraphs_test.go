@@ -47,8 +47,8 @@ func TestCUDAGraphsDefaults(t *testing.T) {
 	if get("kernels_per_step") != 324 {
 		t.Errorf("Llama-3.1-8B step: %v kernels, want 32·10 + 4", get("kernels_per_step"))
 	}
-	if e, g := get("dispatch_ms_eager"), get("dispatch_ms_graph"); e != 6.48 || g != 0.08 {
-		t.Errorf("dispatch eager %v ms, graph %v ms; want 324 × 20 µs and 0.08 ms", e, g)
+	if e, g := get("dispatch_ms_eager"), get("dispatch_ms_graph"); e != 7.776 || g != 0.08 {
+		t.Errorf("dispatch eager %v ms, graph %v ms; want 324 × 24 µs and 0.08 ms", e, g)
 	}
 	if get("step_ms_graph") >= get("step_ms_eager") || get("step_ms_graph") < get("gpu_ms") {
 		t.Errorf("step graph %v, eager %v, GPU %v", get("step_ms_graph"), get("step_ms_eager"), get("gpu_ms"))
@@ -67,8 +67,8 @@ func TestCUDAGraphsDefaults(t *testing.T) {
 	if c := get("dispatch_matters_below_batch"); c < 2 || c > 64 {
 		t.Errorf("eager catches up with graphs at batch %v on an H100; want a small batch", c)
 	}
-	if get("validation_within") != 3 {
-		t.Errorf("validation: %v of 3 within tolerance", get("validation_within"))
+	if get("validation_within") < 9 {
+		t.Errorf("validation: %v of the 9 dispatch cases within tolerance", get("validation_within"))
 	}
 	if len(s.Claims) != 3 || !strings.Contains(s.Claims[0].Article, "0.85") || !strings.Contains(s.Claims[1].Article, "0.04") {
 		t.Errorf("claims %+v", s.Claims)

@@ -183,6 +183,8 @@ func newTPEngine(v Values, tp, blockSize int) (*engine, hardware.Capacity, error
 		return nil, hardware.Capacity{}, tpRelation(m, tp)
 	}
 	sm.OverlapHost = true
+	// vLLM workers: vLLM's custom all-reduce for decode-sized messages.
+	sm.AllReduce = hardware.VLLMAllReduce(g, tp)
 	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
 	if err != nil {
 		return nil, hardware.Capacity{}, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("enough %s GPUs per worker to hold %s's BF16 weights with room for KV (%v)", g.Name, m.Name, err))

@@ -93,10 +93,15 @@ const maxCaptureLimit = 512
 
 // CaptureSizes returns vLLM's default capture list for the scheduler's
 // limits: 1, 2, 4, the multiples of 8 below 256 and the multiples of 16
-// from 256, up to min(2·max_num_seqs, 512, max_num_batched_tokens)
-// (engines.md §3.3, [VLLM-CG]). The largest size in the list is the
-// effective maximum: vLLM truncates the maximum to it. A non-positive
-// maxNumBatchedTokens means no token limit.
+// from 256, up to min(2·max_num_seqs, 512, max_num_batched_tokens), and
+// max_num_batched_tokens itself when it is within that maximum but off the
+// stride, so that a full batch is captured too (engines.md §3.3,
+// [VLLM-CG]; the append follows vLLM main @ 000fc94, vllm/config/vllm.py
+// _set_cudagraph_sizes [VLLM-CGSIZES]). The largest size in the list is
+// the effective maximum: vLLM truncates the maximum to it. A non-positive
+// maxNumBatchedTokens means no token limit. That vLLM raises the 512
+// ceiling to 1,024 on Blackwell data-centre GPUs is not modelled: every GPU
+// keeps 512.
 func CaptureSizes(maxNumSeqs, maxNumBatchedTokens int) []int {
 	hi := min(2*maxNumSeqs, maxCaptureLimit)
 	if maxNumBatchedTokens > 0 {
@@ -114,6 +119,9 @@ func CaptureSizes(maxNumSeqs, maxNumBatchedTokens int) []int {
 	for s := 256; s <= hi; s += 16 {
 		sizes = append(sizes, s)
 	}
+	if maxNumBatchedTokens > 0 && maxNumBatchedTokens <= hi && (len(sizes) == 0 || sizes[len(sizes)-1] < maxNumBatchedTokens) {
+		sizes = append(sizes, maxNumBatchedTokens)
+	}
 	return sizes
 }
 
@@ -130,7 +138,7 @@ type Dispatcher struct {
 	MaxNumSeqs int
 	// PerLaunch is the CPU seconds of one eagerly launched kernel: the
 	// framework's per-op work plus cudaLaunchKernel. From Python,
-	// hardware.PerLaunchPython (20 µs [NUMBA-3003]); from C++,
+	// hardware.PerLaunchPython (24 µs, calibrated; docs/VALIDATION.md); from C++,
 	// hardware.PerLaunchCPP (5 µs [PEGA-3]).
 	PerLaunch float64
 	// GraphLaunch is the CPU seconds of replaying a full-step graph,

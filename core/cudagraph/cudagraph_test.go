@@ -46,7 +46,12 @@ func TestCaptureSizes(t *testing.T) {
 		{256, 8192, 51, 512}, // engines.md §3.3: 3 + 31 + 17
 		{1024, 16384, 51, 512},
 		{128, 8192, 35, 256},
-		{256, 300, 37, 288}, // max 300 is truncated to the last size, 288
+		// Newest vLLM appends max_num_batched_tokens when it is off the
+		// stride within the maximum [VLLM-CGSIZES]; before, 300 was
+		// truncated to 288 and a full batch ran eagerly.
+		{256, 300, 38, 300},
+		{256, 100, 16, 100},
+		{256, 256, 35, 256},
 		{100, 8192, 28, 200},
 		{1, 8192, 2, 2},
 		{2, 8192, 3, 4},
@@ -69,6 +74,8 @@ func TestCaptureSizes(t *testing.T) {
 			switch {
 			case x <= 4 && x != []int{1, 2, 4}[i]:
 				t.Errorf("size %d at %d", x, i)
+			case x == c.tokens && i == len(s)-1:
+				// the appended token budget may be off the stride
 			case x > 4 && x < 256 && x%8 != 0, x >= 256 && x%16 != 0:
 				t.Errorf("size %d breaks vLLM's steps", x)
 			}

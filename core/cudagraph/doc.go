@@ -13,8 +13,10 @@
 //     final norm, lm_head and sampler, derived from the model shape
 //     (profiles.md §3.2, [VLLM-LLAMA]).
 //   - Eager (vLLM's NONE): every kernel costs PerLaunch of CPU, the Python
-//     and framework work of one op plus its cudaLaunchKernel: 20 µs from
-//     Python [NUMBA-3003], 4–6 µs from a C++ engine [PEGA-3].
+//     and framework work of one op plus its cudaLaunchKernel: 24 µs from a
+//     PyTorch engine, calibrated on vLLM's and gpt-fast's eager decode
+//     [VLLM-10058] [GPTFAST-BLOG] (an empty launch alone is 20.5 µs
+//     [NUMBA-3003]), 4–6 µs from a C++ engine [PEGA-3].
 //   - Full graph: one replay of GraphLaunch CPU seconds issues every kernel;
 //     vLLM's model_execution_launch with graphs on took 0.07–0.09 ms
 //     [VIDUR-CPU]. vLLM v1 gained full graphs in PR #16072, which cut
@@ -30,7 +32,9 @@
 //     exactly when a kernel's GPU time is shorter than its launch cost.
 //   - Capture sizes follow vLLM's default list (1, 2, 4, multiples of 8 to
 //     248, multiples of 16 from 256 to the maximum, the maximum
-//     min(2·max_num_seqs, 512, max_num_batched_tokens)); a batch is padded
+//     min(2·max_num_seqs, 512, max_num_batched_tokens), plus
+//     max_num_batched_tokens itself when it is below that and off the
+//     stride, as vLLM main @ 000fc94 does [VLLM-CGSIZES]); a batch is padded
 //     to the smallest captured size ≥ its tokens, the padded tokens cost
 //     GPU time in the linear layers, and batches above the largest size run
 //     eagerly (engines.md §3.3–3.4, [VLLM-CG]).

@@ -28,6 +28,10 @@ type GPU struct {
 	// HostLinkBW is theoretical GPU-to-host bandwidth (PCIe) per direction
 	// in bytes per second.
 	HostLinkBW float64
+	// NVLinkDomain is how many GPUs the scale-up fabric links all to all:
+	// 8 on an HGX board with NVSwitch, 2 for a bridged pair, 0 without
+	// NVLink. Engines enable their custom all-reduce only within it.
+	NVLinkDomain int
 	// Eff turns the peaks above into achieved rates (profiles.md §6.7).
 	// Every profile sets it; a part without measurements of its own carries
 	// a sibling's factors, and its entry in GPUs says which.
@@ -106,6 +110,7 @@ func GPUs() []GPU {
 			PeakFP8:      0,            // Ampere has no FP8 tensor cores [TC-A100]
 			ScaleUpBW:    nvlink3,      // 600 GB/s bidir [KLK-A100] [FUD-A100]
 			HostLinkBW:   pcieGen4x16,  // [FUD-A100]
+			NVLinkDomain: 8,            // HGX A100, NVSwitch [FUD-A100]
 			Eff:          Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed},
 			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4, BusBW8: busBWA100x8}, // [VIDUR-NET]
 			Sources:      []string{"KLK-A100", "UPB-A100", "FUD-A100", "TC-A100"},
@@ -119,6 +124,7 @@ func GPUs() []GPU {
 			PeakFP8:      0,            // no FP8 [TC-A100]
 			ScaleUpBW:    nvlink3,      // [KLK-A100]
 			HostLinkBW:   pcieGen4x16,  // PCIe Gen4 x16 [FUD-A100]
+			NVLinkDomain: 8,            // HGX A100, NVSwitch [FUD-A100]
 			Eff:          Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed},
 			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4, BusBW8: busBWA100x8}, // [VIDUR-NET]
 			Sources:      []string{"KLK-A100", "TC-A100", "FUD-A100"},
@@ -134,6 +140,7 @@ func GPUs() []GPU {
 			PeakFP8:      1979 * tflops,  // dense [HPC-H100]
 			ScaleUpBW:    nvlink4,        // NVLink4, 900 GB/s bidir [HPC-H100] [KLK-H100]
 			HostLinkBW:   pcieGen5x16,    // PCIe Gen5 x16 [HPC-H100] [HT-PM1743]
+			NVLinkDomain: 8,              // HGX H100, NVSwitch [MLP-LENOVO]
 			Eff:          Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
 			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4, BusBW8: busBWH100x8}, // [VIDUR-NET]
 			Sources:      []string{"HPC-H100", "KLK-H100", "HT-PM1743"},
@@ -147,8 +154,9 @@ func GPUs() []GPU {
 			PeakFP8:      1513 * tflops,
 			// "NVLink bridge 600 GB/s" [HPC-H100], taken as bidirectional like
 			// every NVLink marketing figure. It pairs cards; it is not a switch.
-			ScaleUpBW:  600 * gbps / 2,
-			HostLinkBW: pcieGen5x16, // [HPC-H100] [HT-PM1743]
+			ScaleUpBW:    600 * gbps / 2,
+			HostLinkBW:   pcieGen5x16, // [HPC-H100] [HT-PM1743]
+			NVLinkDomain: 2,           // the bridge pairs two cards [HPC-H100]
 			// No measurement of this part: the H100 SXM factors, as §6.7
 			// gives them for Hopper.
 			Eff: Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
@@ -163,10 +171,11 @@ func GPUs() []GPU {
 			MemoryBytes:  141 * gb,   // HBM3e [LZW-H200] [GEEK-H200]
 			MemBandwidth: 4.8 * tbps, // [LZW-H200]
 			// Same GH100 compute as the H100 SXM; only memory changes.
-			PeakBF16:   989 * tflops,  // dense [LZW-H200]
-			PeakFP8:    1979 * tflops, // dense [LZW-H200]
-			ScaleUpBW:  nvlink4,       // "18x 4th Gen NVLink, 900GB/s" [MLP-LENOVO]
-			HostLinkBW: pcieGen5x16,   // "PCIe Gen5 x16" [MLP-LENOVO] [HT-PM1743]
+			PeakBF16:     989 * tflops,  // dense [LZW-H200]
+			PeakFP8:      1979 * tflops, // dense [LZW-H200]
+			ScaleUpBW:    nvlink4,       // "18x 4th Gen NVLink, 900GB/s" [MLP-LENOVO]
+			HostLinkBW:   pcieGen5x16,   // "PCIe Gen5 x16" [MLP-LENOVO] [HT-PM1743]
+			NVLinkDomain: 8,             // HGX H200, NVSwitch [MLP-LENOVO]
 			// The H100 SXM's factors and NCCL figures: same GH100 compute
 			// and the same NVLink4 switch fabric [MLP-LENOVO].
 			Eff:     Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
@@ -186,7 +195,8 @@ func GPUs() []GPU {
 			ScaleUpBW:    nvlink5,       // NVLink5, 1.8 TB/s bidir [KLK-B200] [VULTR-B200]
 			// The part supports PCIe Gen6, but HGX hosts are Gen5 in practice
 			// (profiles.md §1), so the host link is modelled as Gen5.
-			HostLinkBW: pcieGen5x16, // [KLK-B200] [HT-PM1743]
+			HostLinkBW:   pcieGen5x16, // [KLK-B200] [HT-PM1743]
+			NVLinkDomain: 8,           // HGX B200, NVSwitch [VULTR-B200]
 			// No measurement of this part: the Hopper factors of §6.7 (and
 			// 92% HBM on GB200 [AZ-GB200]); collectives at the fraction of
 			// NVLink the 8×H100 measurement reaches, with its latency.

@@ -78,6 +78,10 @@ func TestGPUInvariants(t *testing.T) {
 		if g.PeakFP8 != 0 && math.Abs(g.PeakFP8/g.PeakBF16-2) > 0.05 {
 			t.Errorf("%s: FP8/BF16 = %.3f, want 2", g.ID, g.PeakFP8/g.PeakBF16)
 		}
+		// An NVLink domain exactly where there is NVLink.
+		if (g.ScaleUpBW > 0) != (g.NVLinkDomain >= 2) {
+			t.Errorf("%s: scale-up %g with an NVLink domain of %d GPUs", g.ID, g.ScaleUpBW, g.NVLinkDomain)
+		}
 		// A scale-up link, where present, is faster than the host link.
 		if g.ScaleUpBW != 0 && g.ScaleUpBW <= g.HostLinkBW {
 			t.Errorf("%s: scale-up %g ≤ host link %g", g.ID, g.ScaleUpBW, g.HostLinkBW)

@@ -238,12 +238,20 @@ type AllReduce struct {
 	Latency float64
 	// BusBW is the NCCL bus bandwidth in bytes per second.
 	BusBW float64
+	// CustomMaxBytes, when above zero, sends all-reduces of up to that
+	// many bytes through the engine's custom kernel, which starts in
+	// CustomLatency instead of Latency (see VLLMAllReduce). Gathers and
+	// larger messages stay on NCCL.
+	CustomMaxBytes, CustomLatency float64
 }
 
 // Time returns the all-reduce time for m bytes over p GPUs; 0 when p ≤ 1.
 func (a AllReduce) Time(m float64, p int) float64 {
 	if p <= 1 {
 		return 0
+	}
+	if a.CustomMaxBytes > 0 && m <= a.CustomMaxBytes {
+		return a.CustomLatency + 2*float64(p-1)/float64(p)*m/a.BusBW
 	}
 	return a.Latency + 2*float64(p-1)/float64(p)*m/a.BusBW
 }
@@ -293,6 +301,32 @@ func DefaultAllReduce(g GPU, tp int) AllReduce {
 		return AllReduce{Latency: g.NCCL.Latency, BusBW: g.NCCL.BusBW8}
 	}
 	return AllReduce{Latency: g.NCCL.Latency, BusBW: g.NCCL.BusBW}
+}
+
+// vLLM's custom all-reduce (vllm/distributed/device_communicators/
+// custom_all_reduce.py [VLLM-CAR]): a one-shot or two-shot kernel over
+// peer-mapped buffers, used for tensors up to max_size = 8 MiB on 2, 4, 6
+// or 8 GPUs when every pair is linked by NVLink (or two PCIe GPUs with peer
+// access); NCCL otherwise.
+const vllmCustomARMaxBytes = 8 << 20
+
+// VLLMAllReduce is the all-reduce of a vLLM engine on tp GPUs of g:
+// DefaultAllReduce's NCCL figures, with vLLM's custom kernel for messages
+// up to 8 MiB where vLLM enables it (tp of 2, 4, 6 or 8 within the part's
+// NVLink domain) at AllReduceLatencyCustom [SGL-2904] and NCCL's bus
+// bandwidth. Two GPUs on PCIe, where vLLM also enables it, keep NCCL here:
+// there is no measurement of the kernel over PCIe. docs/VALIDATION.md
+// compares the choice with vLLM's measured custom all-reduce and with the
+// end-to-end latency it saved [VLLM-2192].
+func VLLMAllReduce(g GPU, tp int) AllReduce {
+	a := DefaultAllReduce(g, tp)
+	switch tp {
+	case 2, 4, 6, 8:
+		if tp <= g.NVLinkDomain {
+			a.CustomMaxBytes, a.CustomLatency = vllmCustomARMaxBytes, AllReduceLatencyCustom
+		}
+	}
+	return a
 }
 
 // HostOverhead is the engine's CPU work around each forward pass:
@@ -365,10 +399,16 @@ const (
 	// PerLaunchCPP: cudaLaunchKernel from a C++/Rust engine, 4–6 µs
 	// [PEGA-3].
 	PerLaunchCPP = 5e-6
-	// PerLaunchPython: an empty-kernel launch from Python, 20.5 µs with no
-	// arguments [NUMBA-3003]; §3.3 puts eager PyTorch at 5–30 µs per op
-	// [GPTFAST-BLOG].
-	PerLaunchPython = 20e-6
+	// PerLaunchPython: one eagerly launched op from a PyTorch engine, 24
+	// µs: PyTorch's per-op dispatch on top of the launch itself (an empty
+	// kernel launched from Python takes 20.5 µs [NUMBA-3003]; §3.3 puts
+	// eager PyTorch at 5–30 µs per op). Calibrated on three eager
+	// measurements: vLLM V0 and V1 benchmark_latency without graphs
+	// (Llama-3.1-8B, batch 8, 32 in / 128 out: 1.10 and 1.26 s
+	// [VLLM-10058]) and gpt-fast's plain eager decode (25.5 tok/s
+	// [GPTFAST-BLOG]), which need 22, 25.7 and 24.6 µs; docs/VALIDATION.md
+	// lists them with the out-of-sample cases.
+	PerLaunchPython = 24e-6
 	// GraphLaunch: vLLM's model_execution_launch with CUDA graphs on,
 	// 0.07–0.09 ms per step [VIDUR-CPU].
 	GraphLaunch = 80e-6

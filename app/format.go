@@ -1,10 +1,11 @@
 package app
 
 import (
-	"github.com/inferlab/inferlab/internal/textfmt"
 	"html"
 	"math"
 	"strconv"
+
+	"github.com/inferlab/inferlab/internal/textfmt"
 )
 
 // comma formats an integer with thousands separators.

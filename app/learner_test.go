@@ -5,46 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/lessons"
 )
-
-func TestParseQueryFindHideTheme(t *testing.T) {
-	l := testLesson()
-	q, _ := url.ParseQuery("find=two&hide=narration,CONTROLS,narration&theme=light&debug=x")
-	st := ParseQuery(l, q)
-	if len(st.Notices) != 0 {
-		t.Fatalf("notices %v", st.Notices)
-	}
-	if st.Find != "two" || !st.Hide.Controls || !st.Hide.Narration || st.Hide.Params || st.Theme != "light" {
-		t.Fatalf("state %+v", st)
-	}
-	if got, want := st.Extra(), "&hide=controls,narration&theme=light&debug=x"; got != want {
-		t.Errorf("Extra = %q, want %q", got, want)
-	}
-	s := &lessons.Script{Steps: []lessons.Step{{Title: "one"}, {Title: "Two things"}}}
-	if n, msg := playback.FindStep(s, st.Find); n != 2 || msg != "" {
-		t.Errorf("FindStep(two) = %d %q, want 2", n, msg)
-	}
-
-	q, _ = url.ParseQuery("hide=controls,wings&theme=purple&find=" + strings.Repeat("x", 80))
-	st = ParseQuery(l, q)
-	if !st.Hide.Controls || st.Theme != "" || st.Find != "" {
-		t.Errorf("bad values kept: %+v", st)
-	}
-	joined := strings.Join(st.Notices, "\n")
-	for _, want := range []string{"wings", "theme", "find"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("no notice naming %s: %v", want, st.Notices)
-		}
-	}
-	if h, n := ParseHide(strings.Repeat("controls,", 20)); h.Controls || len(n) != 1 {
-		t.Errorf("an over-long hide= was read: %+v %v", h, n)
-	}
-	if (Hide{}).String() != "" || (Hide{Params: true, Controls: true}).String() != "controls,params" {
-		t.Error("Hide.String is not canonical")
-	}
-}
 
 func TestEmbedSnippet(t *testing.T) {
 	s := EmbedSnippet("https://lab.example/repo/embed/garage?step=4&block_size=16", `Garage "A"`, "https://lab.example/repo/web/embed.js")

@@ -26,17 +26,3 @@ func LessonPath(slug string) string { return "/lesson/" + slug }
 
 // EmbedPath is the in-app path of a lesson's embeddable page.
 func EmbedPath(slug string) string { return "/embed/" + slug }
-
-// slugFromPath extracts the lesson slug from a page path, with or without a
-// hosting prefix and a trailing ".html" or "/" (static hosts).
-func slugFromPath(path string) (slug string, embed bool) {
-	path = strings.TrimSuffix(path, "/")
-	path = strings.TrimSuffix(path, "/index.html")
-	path = strings.TrimSuffix(path, ".html")
-	for _, p := range []string{"/lesson/", "/embed/"} {
-		if i := strings.LastIndex(path, p); i >= 0 {
-			return path[i+len(p):], p == "/embed/"
-		}
-	}
-	return "", false
-}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/app/urlstate"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -83,7 +84,7 @@ func (f *paramsPanel) apply(ctx app.Context, live bool) {
 	if f.Lesson == nil || f.P == nil {
 		return
 	}
-	v, errs := KnobErrors(f.Lesson, f.form)
+	v, errs := urlstate.KnobErrors(f.Lesson, f.form)
 	f.errs = errs
 	if errs != nil {
 		f.P.st.Cancel(playback.KnobSim) // a pending valid value must not win over this one
@@ -270,7 +271,7 @@ func (p *Player) applyKnobs(ctx app.Context, v lessons.Values) {
 	if p.lesson == nil {
 		return
 	}
-	p.values, p.key = v, paramsKey(p.lesson, v)
+	p.values, p.key = v, urlstate.Key(p.lesson, v)
 	if !sameText(p.text, v.Text()) {
 		p.text = v.Text()
 	}

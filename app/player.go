@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/app/urlstate"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -35,7 +36,7 @@ type Player struct {
 	bad, badMsg map[string]string
 	debug       string
 	hide        Hide   // parts hidden by ?hide=
-	extra       string // kept query beside knobs and step (URLState.Extra)
+	extra       string // kept query beside knobs and step (urlstate.State.Extra)
 
 	// trace is the uploaded trace the wanted state runs on (nil: the knobs'
 	// workload); traceErr is why the last upload was refused.
@@ -72,7 +73,7 @@ func (p *Player) OnInit() {
 	// On a client-side navigation the address bar still shows the previous
 	// page here (go-app updates history after mounting); OnNav loads then.
 	u := app.Window().URL()
-	if slug, _ := slugFromPath(u.Path); lessons.Get(slug) != nil {
+	if slug, _ := urlstate.SlugFromPath(u.Path); lessons.Get(slug) != nil {
 		p.load(u)
 		p.useEmbedded()
 	}
@@ -93,16 +94,16 @@ func (p *Player) OnNav(ctx app.Context) {
 // load reads the lesson, its knobs and the step from an address, and asks
 // for the state they name (nothing happens when it is the state shown).
 func (p *Player) load(u *url.URL) {
-	slug, _ := slugFromPath(u.Path)
+	slug, _ := urlstate.SlugFromPath(u.Path)
 	l := lessons.Get(slug)
 	if l == nil {
 		p.lesson = nil
 		p.st.Show("", nil, &Failure{Lesson: slug, Message: "no lesson named " + strconv.Quote(slug)}, playback.StepWish{})
 		return
 	}
-	q := ParseQuery(l, u.Query())
-	v, notices := ResolveParams(l, q.Raw)
-	_, badMsg := KnobErrors(l, q.Raw)
+	q := urlstate.ParseQuery(l, u.Query())
+	v, notices := urlstate.ResolveParams(l, q.Raw)
+	_, badMsg := urlstate.KnobErrors(l, q.Raw)
 	if l != p.lesson {
 		// A trace belongs to the lesson it was loaded into; an upload still
 		// being simulated is abandoned with the state it was for. Another
@@ -112,7 +113,7 @@ func (p *Player) load(u *url.URL) {
 			p.st.Clear()
 		}
 	}
-	p.lesson, p.values, p.key, p.debug = l, v, paramsKey(l, v), q.Debug
+	p.lesson, p.values, p.key, p.debug = l, v, urlstate.Key(l, v), q.Debug
 	p.hide, p.extra = q.Hide, q.Extra()
 	p.st.QuizzesOn = !p.hide.Controls && !p.hide.Narration
 	if p.text == nil || !sameText(p.text, v.Text()) {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -67,7 +66,7 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) {
 	if upload == nil {
 		p.traceErr = "" // about an earlier upload, not this state
 	}
-	req := sim.Request{Slug: p.lesson.Slug, Params: p.values.Text(), Debug: p.debug}
+	req := sim.NewRequest(p.lesson.Slug, p.values, p.debug)
 	if tr != nil {
 		req.Trace = &sim.TraceFile{Name: tr.Name, Text: tr.Text}
 	}
@@ -89,7 +88,7 @@ func (p *Player) flush(ctx app.Context) {
 		p.dispatch(ctx, func(ctx app.Context) { p.runHereIf(ctx, run.ticket) })
 		return
 	}
-	body, err := json.Marshal(run.req)
+	body, err := run.req.Body()
 	if err != nil {
 		p.answer(ctx, run, nil, "encoding the request: "+err.Error())
 		return

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/app/urlstate"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/scene"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -224,7 +225,7 @@ func (p *Player) renderError() app.UI {
 	cli := ""
 	if p.lesson != nil {
 		params = f.Params
-		q := EncodeRaw(p.lesson, params, p.st.Step+1) + p.extra
+		q := urlstate.EncodeRaw(p.lesson, params, p.st.Step+1) + p.extra
 		repro = LessonPath(p.lesson.Slug) + "?" + q
 		cli = cliCommand(p.lesson, params, f.Trace)
 	}

@@ -80,6 +80,11 @@
     let spare = null; // a started worker that takes over when active is terminated
     let job = null; // the latest request not answered yet: {id, body, cb, sent}
     let seq = 0;
+    // pre is the simulation of the state the page's address asks for,
+    // started before the app loads (prefetch): {slot, body (undefined until
+    // the worker says), bytes, done}. The app's first request takes its
+    // answer when the bodies match.
+    let pre = null;
     const api = { broken: false, stats };
 
     const later = (f) => setTimeout(f, 0); // never call back into Go from inside its call
@@ -117,6 +122,7 @@
         w.onmessage = (e) => {
           const m = e.data;
           if (m.type === "module") module = m.module;
+          else if (m.type === "prefetch-body") prefetchBody(slot, m.body);
           else if (m.type === "ready") {
             stats.startMs = performance.now() - t0;
             resolve();
@@ -153,7 +159,45 @@
       return active;
     };
 
+    // fromPrefetch answers the job from the prefetch when it is the same
+    // request, or drops a prefetch of another state; it reports whether the
+    // job must wait (the prefetch's request or answer is not known yet).
+    const fromPrefetch = () => {
+      if (!pre || !job || job.sent) return false;
+      if (pre.body === undefined) return true;
+      if (pre.body === job.body) {
+        if (!pre.done) return true;
+        const bytes = pre.bytes;
+        pre = null;
+        if (bytes) {
+          const j = job;
+          job = null;
+          stats.replies++;
+          stats.prefetched = true;
+          answer(j, bytes, "");
+          return true;
+        }
+        return false; // it failed: run the job
+      }
+      if (!pre.done) {
+        drop(pre.slot); // another state is wanted now
+        if (active === pre.slot) active = null;
+      }
+      pre = null;
+      return false;
+    };
+
+    function prefetchBody(slot, body) {
+      if (!pre || pre.slot !== slot) return;
+      if (body === null) {
+        pre = null;
+        slot.busy = false;
+      } else pre.body = body;
+      if (job && !job.sent) send();
+    }
+
     const send = () => {
+      if (fromPrefetch()) return;
       const slot = next();
       slot.ready.then(() => {
         if (!job || job.sent || slot !== active || slot.busy) return;
@@ -167,6 +211,15 @@
     function reply(slot, m) {
       slot.busy = false;
       if (m.dead) drop(slot);
+      if (m.id === 0) {
+        if (pre && pre.slot === slot) {
+          pre.done = true;
+          pre.bytes = m.bytes || null;
+          stats.lastMs = m.ms || 0;
+        }
+        if (job && !job.sent) send();
+        return;
+      }
       if (job && m.id === job.id) {
         const j = job;
         job = null;
@@ -204,6 +257,21 @@
     // warm starts a worker before the first request (lesson pages call it).
     api.warm = () => {
       if (!api.broken && !active && typeof Worker === "function") next();
+    };
+    // prefetch starts the simulation of the state the page's address asks
+    // for (path, query without "?"), before the app loads.
+    api.prefetch = (path, search) => {
+      if (api.broken || pre || job || typeof Worker !== "function") return;
+      const slot = next();
+      pre = { slot, body: undefined, bytes: null, done: false };
+      slot.ready.then(() => {
+        if (!pre || pre.slot !== slot || slot.busy || slot.dead) return;
+        slot.busy = true;
+        slot.id = 0;
+        slot.worker.postMessage({ type: "prefetch", path, search });
+      }, () => {
+        if (pre && pre.slot === slot) pre = null;
+      });
     };
     if (typeof Worker !== "function" || typeof WebAssembly !== "object") api.broken = true;
     return api;
@@ -365,12 +433,16 @@
       if (asked.every((k) => shown.has(k) && shown.get(k) === query.get(k))) root.classList.remove("inferlab-pending");
     }
     if (!lessonPage || !lab) return;
-    // Start the simulation worker now when the page will need it at once
-    // (no script carried for this state); otherwise once the page has
-    // settled, so the first knob moved does not wait for it.
-    if (root.classList.contains("inferlab-pending") || !document.getElementById("script-data")) sim.warm();
+    // Simulate the asked state now when the page carries no script for it
+    // (the worker runs while the app loads); otherwise start the worker once
+    // the page has settled, so the first knob moved does not wait for it.
+    if (root.classList.contains("inferlab-pending") || !document.getElementById("script-data")) prefetch();
     else setTimeout(sim.warm, 2500);
   };
+  const prefetch = () => sim.prefetch(location.pathname, location.search.slice(1));
+  // An address with knobs or a step: the prerendered state is not it, so
+  // start its simulation at once, before the page is even parsed.
+  if (lessonPage && asked.length) prefetch();
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onLoaded);
   else onLoaded();
 

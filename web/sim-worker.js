@@ -8,6 +8,9 @@
 //        → ({type: "module", module}) {type: "ready"} or {type: "failed", message}
 //   {type: "run", id, body: sim.Request JSON}    → {type: "reply", id, bytes: Uint8Array, ms}
 //                                                  or {type: "reply", id, error, dead: true}
+//   {type: "prefetch", path, search}            → {type: "prefetch-body", body} (the request the
+//        page's address asks for, as the page will send it; null: no lesson), then its reply
+//        as for run, with id 0: the page's first simulation starts before its app has loaded
 // The reply's bytes are package sim's wire format (app/sim/wire.go); their
 // buffer is transferred, not copied. A request the page no longer wants is
 // cancelled by terminating the worker.
@@ -17,7 +20,7 @@
 importScripts("../wasm_exec.js");
 
 self.onmessage = async (e) => {
-  const m = e.data;
+  let m = e.data;
   if (m.type === "init") {
     try {
       let mod = m.module;
@@ -42,6 +45,17 @@ self.onmessage = async (e) => {
       self.postMessage({ type: "failed", message: String(err && err.message ? err.message : err) });
     }
     return;
+  }
+  if (m.type === "prefetch") {
+    let body = null;
+    try {
+      body = self.inferlabRequestFor(m.path, m.search);
+    } catch (err) {
+      body = null;
+    }
+    self.postMessage({ type: "prefetch-body", body });
+    if (body === null) return;
+    m = { type: "run", id: 0, body };
   }
   if (m.type === "run") {
     const t0 = performance.now();

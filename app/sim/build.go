@@ -11,10 +11,13 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"runtime/debug"
 	"strings"
 
+	"github.com/inferlab/inferlab/app/urlstate"
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
 )
@@ -29,6 +32,36 @@ type Request struct {
 	Debug string     `json:"debug,omitempty"`
 	Trace *TraceFile `json:"trace,omitempty"`
 }
+
+// NewRequest is the request for a lesson's resolved knobs. The page and the
+// worker's prefetch (ForAddress) build requests with it, so the same state
+// gives the same bytes (Body).
+func NewRequest(slug string, v lessons.Values, debug string) Request {
+	return Request{Slug: slug, Params: v.Text(), Debug: debug}
+}
+
+// ForAddress is the request a page's address asks for (its path and raw
+// query), read as the page reads it (package urlstate: a bad knob takes its
+// default, a broken relation all defaults), or false when the path names no
+// lesson. The worker starts it before the page's app has loaded.
+func ForAddress(path, rawQuery string) (Request, bool) {
+	slug, _ := urlstate.SlugFromPath(path)
+	l := lessons.Get(slug)
+	if l == nil {
+		return Request{}, false
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return Request{}, false // the page reads what it can; do not guess
+	}
+	st := urlstate.ParseQuery(l, q)
+	v, _ := urlstate.ResolveParams(l, st.Raw)
+	return NewRequest(l.Slug, v, st.Debug), true
+}
+
+// Body is the request as JSON (map keys sorted): what the page sends, and
+// how a prefetched answer is matched to the page's request.
+func (r Request) Body() ([]byte, error) { return json.Marshal(r) }
 
 // TraceFile is a trace the learner chose in the page: its file name and
 // text, parsed where the simulation runs, within the lesson's TraceLimits.

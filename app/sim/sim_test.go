@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/scene"
 )
 
 // TestRoundTrip: for every lesson at its defaults, the script decoded from
@@ -149,5 +150,109 @@ func TestEmbedJSONIsScriptSafe(t *testing.T) {
 	big := &lessons.Script{Steps: []lessons.Step{{Narration: strings.Repeat("x", MaxEmbed)}}}
 	if _, ok := EmbedJSON("k", nil, big); ok {
 		t.Error("a script over MaxEmbed was embedded")
+	}
+}
+
+// The prefetch reads an address as the page does: the same state gives the
+// same request bytes.
+func TestForAddress(t *testing.T) {
+	l := lessons.Get("garage")
+	cases := []struct {
+		path, query string
+		knobs       map[string]string // the knobs the page resolves
+		debug       string
+		ok          bool
+	}{
+		{"/lesson/garage", "", nil, "", true},
+		{"/embed/garage/", "step=4&block_size=32&theme=dark", map[string]string{"block_size": "32"}, "", true},
+		{"/repo/lesson/garage.html", "block_size=zero&requests=12", map[string]string{"requests": "12"}, "", true}, // a bad knob takes its default
+		{"/lesson/garage", "prompt_min=1200&prompt_max=600", nil, "", true},                                        // a broken relation: all defaults
+		{"/lesson/garage", "debug=panic", nil, "panic", true},
+		{"/lesson/nope", "", nil, "", false},
+		{"/", "", nil, "", false},
+	}
+	for _, c := range cases {
+		got, ok := ForAddress(c.path, c.query)
+		if ok != c.ok {
+			t.Errorf("ForAddress(%q, %q) ok = %v", c.path, c.query, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		v, errs := l.Resolve(c.knobs)
+		if len(errs) > 0 {
+			t.Fatal(errs[0])
+		}
+		want, _ := NewRequest("garage", v, c.debug).Body()
+		body, _ := got.Body()
+		if string(body) != string(want) {
+			t.Errorf("ForAddress(%q, %q) = %s, want %s", c.path, c.query, body, want)
+		}
+	}
+}
+
+// The hand-written grid encoding decodes to the grid, whatever its labels
+// and flags.
+func TestGridEncoding(t *testing.T) {
+	grids := []*scene.BlockGrid{
+		{BlockSize: 16, Blocks: []scene.Block{
+			{Owner: scene.Free}, {Owner: 3, Label: "R3", Used: 16, Refs: 2, Cached: true, Highlight: true},
+			{Owner: 7, Label: `q"uote\\back`, Used: 1}, {Owner: 8, Label: "tab\tnl\nbell\x07", Used: 2},
+			{Owner: 9, Label: "µs ✓ 日本", Used: 3}, {Owner: 10, Label: "bad \xff utf8", Used: 4},
+		}},
+		{BlockSize: 1},
+		{BlockSize: 2, Blocks: []scene.Block{}},
+	}
+	for i, g := range grids {
+		in := []scene.Scene{{Kind: scene.KindCards, ID: "c", Cards: []scene.Card{{Label: "x", Value: 1}}}, {Kind: scene.KindBlockGrid, ID: "g", Title: "T", Grid: g}}
+		b, err := appendScenes(nil, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []scene.Scene
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("grid %d: %v\n%s", i, err, b)
+		}
+		want, _ := json.Marshal(in) // encoding/json's view (it replaces invalid UTF-8)
+		var wantScenes []scene.Scene
+		_ = json.Unmarshal(want, &wantScenes)
+		if !reflect.DeepEqual(out, wantScenes) {
+			t.Errorf("grid %d: decoded %+v, want %+v", i, out[1].Grid, wantScenes[1].Grid)
+		}
+	}
+	if b, _ := appendScenes(nil, nil); string(b) != "null" {
+		t.Errorf("nil scenes: %s", b)
+	}
+}
+
+func BenchmarkEncodeGarage(b *testing.B) {
+	l := lessons.Get("garage")
+	s, _, err := l.Run(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.SetBytes(int64(len(Encode(Reply{}, s))))
+	}
+}
+
+func BenchmarkDecodeGarageStep(b *testing.B) {
+	l := lessons.Get("garage")
+	s, _, err := l.Run(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := Encode(Reply{}, s)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, got, err := Decode(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := got.Scenes(i % got.Count()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

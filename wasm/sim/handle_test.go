@@ -17,3 +17,16 @@ func TestHandle(t *testing.T) {
 		t.Fatalf("bad request: %v %+v", err, rep.Failure)
 	}
 }
+
+func TestRequestFor(t *testing.T) {
+	body, ok := requestFor("/lesson/block-table", "step=3&block_size=32")
+	if !ok || !strings.Contains(string(body), `"block_size":"32"`) {
+		t.Fatalf("requestFor: %v %s", ok, body)
+	}
+	if _, s, err := sim.Decode(handle(body)); err != nil || s == nil {
+		t.Fatalf("its reply: %v", err)
+	}
+	if _, ok := requestFor("/", ""); ok {
+		t.Error("the index asked for a lesson")
+	}
+}

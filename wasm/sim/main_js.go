@@ -21,5 +21,16 @@ func main() {
 		return arr
 	})
 	js.Global().Set("inferlabSimulate", simulate)
+	requestFor := js.FuncOf(func(this js.Value, args []js.Value) any {
+		if len(args) < 2 {
+			return js.Null()
+		}
+		body, ok := requestFor(args[0].String(), args[1].String())
+		if !ok {
+			return js.Null()
+		}
+		return string(body)
+	})
+	js.Global().Set("inferlabRequestFor", requestFor)
 	select {} // serve calls until the worker is terminated
 }

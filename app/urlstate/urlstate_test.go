@@ -1,11 +1,10 @@
-package app
+package urlstate
 
 import (
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/lessons"
 )
 
@@ -109,23 +108,6 @@ func TestEncodeRawKeepsBadText(t *testing.T) {
 	}
 }
 
-func TestBuildRecoversPanic(t *testing.T) {
-	l := testLesson()
-	s, f := sim.Build(l, map[string]string{"block": "13"}, "", nil)
-	if s != nil || f == nil || !f.Panic || !strings.Contains(f.Message, "unlucky") || f.Params["block"] != "13" {
-		t.Fatalf("script %v failure %+v", s, f)
-	}
-	if s, f := sim.Build(l, l.Defaults().Text(), "", nil); s == nil || f != nil {
-		t.Fatalf("defaults: %v %+v", s, f)
-	}
-	if _, f := sim.Build(l, l.Defaults().Text(), "panic", nil); f == nil || !f.Panic {
-		t.Fatalf("debug=panic must fail: %+v", f)
-	}
-	if got := cliCommand(l, map[string]string{"block": "13", "mode": "max"}, ""); got != "inferlab run test-lesson --set block=13 --set mode=max" {
-		t.Fatalf("cliCommand = %q", got)
-	}
-}
-
 func TestKnobErrors(t *testing.T) {
 	l := testLesson()
 	cases := []struct {
@@ -159,8 +141,45 @@ func TestSlugFromPath(t *testing.T) {
 		"/lesson/garage": "garage", "/repo/lesson/garage": "garage", "/lesson/garage/": "garage",
 		"/lesson/garage.html": "garage", "/lesson/garage/index.html": "garage", "/embed/garage": "garage", "/": "",
 	} {
-		if got, _ := slugFromPath(in); got != want {
-			t.Errorf("slugFromPath(%q) = %q, want %q", in, got, want)
+		if got, _ := SlugFromPath(in); got != want {
+			t.Errorf("SlugFromPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestParseQueryFindHideTheme(t *testing.T) {
+	l := testLesson()
+	q, _ := url.ParseQuery("find=two&hide=narration,CONTROLS,narration&theme=light&debug=x")
+	st := ParseQuery(l, q)
+	if len(st.Notices) != 0 {
+		t.Fatalf("notices %v", st.Notices)
+	}
+	if st.Find != "two" || !st.Hide.Controls || !st.Hide.Narration || st.Hide.Params || st.Theme != "light" {
+		t.Fatalf("state %+v", st)
+	}
+	if got, want := st.Extra(), "&hide=controls,narration&theme=light&debug=x"; got != want {
+		t.Errorf("Extra = %q, want %q", got, want)
+	}
+	s := &lessons.Script{Steps: []lessons.Step{{Title: "one"}, {Title: "Two things"}}}
+	if n := lessons.StepFor(s, st.Find); n != 2 {
+		t.Errorf("StepFor(two) = %d, want 2", n)
+	}
+
+	q, _ = url.ParseQuery("hide=controls,wings&theme=purple&find=" + strings.Repeat("x", 80))
+	st = ParseQuery(l, q)
+	if !st.Hide.Controls || st.Theme != "" || st.Find != "" {
+		t.Errorf("bad values kept: %+v", st)
+	}
+	joined := strings.Join(st.Notices, "\n")
+	for _, want := range []string{"wings", "theme", "find"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no notice naming %s: %v", want, st.Notices)
+		}
+	}
+	if h, n := ParseHide(strings.Repeat("controls,", 20)); h.Controls || len(n) != 1 {
+		t.Errorf("an over-long hide= was read: %+v %v", h, n)
+	}
+	if (Hide{}).String() != "" || (Hide{Params: true, Controls: true}).String() != "controls,params" {
+		t.Error("Hide.String is not canonical")
 	}
 }

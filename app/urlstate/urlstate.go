@@ -1,0 +1,307 @@
+// Package urlstate reads and writes a lesson page's state in its address:
+// /lesson/SLUG?step=N&KEY=VALUE... (step is 1-based). Every parameter and the
+// step are written back; bad values become notices that name the knob, the
+// value and the allowed range, and fall back to defaults. It imports no UI
+// code: the page (package app) and the simulation worker (wasm/sim, which
+// starts the simulation a page's address asks for before the page's app has
+// loaded) read an address the same way.
+package urlstate
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// Bounds on what a URL may carry, so a hostile link cannot make parsing
+// expensive. Values longer than this are rejected by lessons' own parser.
+const (
+	maxQueryKeys = 64
+	maxStepText  = 12
+)
+
+// State is what a lesson page reads from its query string.
+type State struct {
+	Raw     map[string]string // the lesson's knobs as given (unknown keys dropped)
+	Step    int               // 1-based step asked for; 0 when absent or invalid
+	Debug   string            // "panic" makes the build panic (tests the error panel)
+	Find    string            // text whose first mention picks the step (search links); step wins
+	Hide    Hide              // parts of the page the address hides (embeds)
+	Theme   string            // "light" or "dark" pins the theme (embeds); "" follows the reader
+	Notices []string          // problems with the query, each naming the key
+}
+
+// Hide lists the parts of a lesson page that ?hide= removes, a comma list of
+// controls, params and narration (for embeds that show a fixed figure).
+type Hide struct {
+	Controls  bool // the player's buttons, scrubber and speed
+	Params    bool // the parameters form
+	Narration bool // the step title, narration and quiz checkpoints
+}
+
+// hideFlags is the order flags are written back in.
+var hideFlags = []string{"controls", "params", "narration"}
+
+// String is the canonical ?hide= value ("" when nothing is hidden).
+func (h Hide) String() string {
+	var out []string
+	for _, f := range hideFlags {
+		if h.Has(f) {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// Has reports whether flag is set.
+func (h Hide) Has(flag string) bool {
+	switch flag {
+	case "controls":
+		return h.Controls
+	case "params":
+		return h.Params
+	case "narration":
+		return h.Narration
+	}
+	return false
+}
+
+// ParseHide reads a ?hide= value; an unknown flag is a notice naming it.
+func ParseHide(raw string) (Hide, []string) {
+	var h Hide
+	var notices []string
+	if len(raw) > 64 {
+		return h, []string{fmt.Sprintf("hide = %q is not allowed: want a comma list of %s.", clip(raw), strings.Join(hideFlags, ", "))}
+	}
+	for _, f := range strings.Split(raw, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "":
+		case "controls":
+			h.Controls = true
+		case "params":
+			h.Params = true
+		case "narration":
+			h.Narration = true
+		default:
+			notices = append(notices, fmt.Sprintf("hide = %q: %q is not a part that can be hidden; want a comma list of %s.", clip(raw), clip(f), strings.Join(hideFlags, ", ")))
+		}
+	}
+	return h, notices
+}
+
+// maxFindText bounds a find= value (search links carry a short phrase).
+const maxFindText = 64
+
+// ParseQuery reads the step and the lesson's knobs from a query. Knob values
+// are checked later by Resolve (see ResolveParams); the step is checked here
+// for syntax and later against the number of steps (ClampStep).
+func ParseQuery(l *lessons.Lesson, q url.Values) State {
+	st := State{Raw: map[string]string{}}
+	if len(q) > maxQueryKeys {
+		st.Notices = append(st.Notices, fmt.Sprintf("The address carries %d query keys; only the lesson's %d parameters and step are read.", len(q), len(l.Params)))
+	}
+	for _, p := range l.Params {
+		if vs, ok := q[p.Key]; ok && len(vs) > 0 {
+			st.Raw[p.Key] = vs[0]
+		}
+	}
+	if vs, ok := q["step"]; ok && len(vs) > 0 {
+		raw := vs[0]
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil || len(raw) > maxStepText {
+			st.Notices = append(st.Notices, fmt.Sprintf("step = %q is not allowed: want an integer step number from 1; showing step 1.", clip(raw)))
+		} else {
+			st.Step = n
+			if n < 1 {
+				st.Notices = append(st.Notices, fmt.Sprintf("step = %q is not allowed: want an integer step number from 1; showing step 1.", clip(raw)))
+				st.Step = 1
+			}
+		}
+	}
+	if vs, ok := q["debug"]; ok && len(vs) > 0 {
+		st.Debug = vs[0]
+	}
+	if vs, ok := q["find"]; ok && len(vs) > 0 && strings.TrimSpace(vs[0]) != "" {
+		if len(vs[0]) > maxFindText {
+			st.Notices = append(st.Notices, fmt.Sprintf("find = %q is too long: want at most %d characters; showing step 1.", clip(vs[0]), maxFindText))
+		} else {
+			st.Find = strings.TrimSpace(vs[0])
+		}
+	}
+	if vs, ok := q["hide"]; ok && len(vs) > 0 {
+		h, notices := ParseHide(vs[0])
+		st.Hide = h
+		st.Notices = append(st.Notices, notices...)
+	}
+	if vs, ok := q["theme"]; ok && len(vs) > 0 {
+		switch t := strings.ToLower(vs[0]); t {
+		case "light", "dark":
+			st.Theme = t
+		case "", "auto":
+		default:
+			st.Notices = append(st.Notices, fmt.Sprintf("theme = %q is not allowed: want light, dark or auto.", clip(vs[0])))
+		}
+	}
+	return st
+}
+
+// Extra is the query the page keeps beside the knobs and the step (hide,
+// theme, debug), canonical, with a leading "&", or "".
+func (st State) Extra() string {
+	var b strings.Builder
+	if h := st.Hide.String(); h != "" {
+		b.WriteString("&hide=")
+		b.WriteString(h) // fixed words and commas: readable as is
+	}
+	if st.Theme != "" {
+		b.WriteString("&theme=")
+		b.WriteString(st.Theme)
+	}
+	if st.Debug != "" {
+		b.WriteString("&debug=")
+		b.WriteString(url.QueryEscape(st.Debug))
+	}
+	return b.String()
+}
+
+// ResolveParams resolves raw knob text into values. Each bad knob becomes a
+// notice and takes its default; a broken relation between knobs (the
+// lesson's Check) makes every knob take its default.
+func ResolveParams(l *lessons.Lesson, raw map[string]string) (lessons.Values, []string) {
+	v, errs := l.Resolve(raw)
+	var notices []string
+	for _, e := range errs {
+		notices = append(notices, paramNotice(l, e, true))
+	}
+	if l.Check != nil {
+		if err := l.Check(v); err != nil {
+			notices = append(notices, checkNotice(l, err))
+			v = l.Defaults()
+		}
+	}
+	return v, notices
+}
+
+// KnobErrors checks raw knob text as the parameters form holds it: the
+// values when every knob is allowed and the knobs' relations hold, else a
+// message per knob at fault ("" keys a relation that names no knob), each
+// stating the value and the allowed range.
+func KnobErrors(l *lessons.Lesson, raw map[string]string) (lessons.Values, map[string]string) {
+	v, errs := l.Resolve(raw)
+	if len(errs) > 0 {
+		out := make(map[string]string, len(errs))
+		for _, e := range errs {
+			out[e.Key] = fieldMessage(e)
+		}
+		return v, out
+	}
+	if l.Check != nil {
+		if err := l.Check(v); err != nil {
+			var pe *lessons.ParamError
+			if errors.As(err, &pe) {
+				return v, map[string]string{pe.Key: fieldMessage(pe)}
+			}
+			return v, map[string]string{"": err.Error()}
+		}
+	}
+	return v, nil
+}
+
+// fieldMessage is a rejected value's message under its field.
+func fieldMessage(e *lessons.ParamError) string {
+	return fmt.Sprintf("%q is not allowed: want %s.", e.Value, e.Want)
+}
+
+// paramNotice words a rejected knob value for the #notice area.
+func paramNotice(l *lessons.Lesson, e *lessons.ParamError, withDefault bool) string {
+	label := e.Key
+	def := ""
+	if p, ok := l.Param(e.Key); ok {
+		label = p.Label + " (" + e.Key + ")"
+		def = p.DefaultText()
+	}
+	msg := fmt.Sprintf("%s = %q is not allowed: want %s.", label, e.Value, e.Want)
+	if withDefault && def != "" {
+		msg += " Using the default, " + def + "."
+	}
+	return msg
+}
+
+// checkNotice words a failed relation check between knobs.
+func checkNotice(l *lessons.Lesson, err error) string {
+	var pe *lessons.ParamError
+	if errors.As(err, &pe) {
+		return paramNotice(l, pe, false) + " Using the default values for all parameters."
+	}
+	return err.Error() + " Using the default values for all parameters."
+}
+
+// EncodeQuery writes the step (1-based) and every knob, in the lesson's
+// order, as a query string (without "?").
+func EncodeQuery(l *lessons.Lesson, v lessons.Values, step int) string {
+	var b strings.Builder
+	b.WriteString("step=")
+	b.WriteString(strconv.Itoa(step))
+	for _, p := range l.Params {
+		b.WriteByte('&')
+		b.WriteString(url.QueryEscape(p.Key))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(v.TextOf(p.Key)))
+	}
+	return b.String()
+}
+
+// EncodeRaw writes raw form text (possibly invalid) and the step as a query,
+// in the lesson's order, so the page that loads it can report bad values.
+func EncodeRaw(l *lessons.Lesson, raw map[string]string, step int) string {
+	var b strings.Builder
+	b.WriteString("step=")
+	b.WriteString(strconv.Itoa(step))
+	for _, p := range l.Params {
+		if s, ok := raw[p.Key]; ok {
+			b.WriteByte('&')
+			b.WriteString(url.QueryEscape(p.Key))
+			b.WriteByte('=')
+			b.WriteString(url.QueryEscape(s))
+		}
+	}
+	return b.String()
+}
+
+// Key is a canonical text of the values, to tell whether a rebuild is
+// needed.
+func Key(l *lessons.Lesson, v lessons.Values) string {
+	var b strings.Builder
+	for _, p := range l.Params {
+		b.WriteString(p.Key)
+		b.WriteByte('=')
+		b.WriteString(v.TextOf(p.Key))
+		b.WriteByte('&')
+	}
+	return b.String()
+}
+
+func clip(s string) string {
+	if len(s) > 24 {
+		return s[:24] + "…"
+	}
+	return s
+}
+
+// SlugFromPath extracts the lesson slug from a page path, with or without a
+// hosting prefix and a trailing ".html" or "/" (static hosts).
+func SlugFromPath(path string) (slug string, embed bool) {
+	path = strings.TrimSuffix(path, "/")
+	path = strings.TrimSuffix(path, "/index.html")
+	path = strings.TrimSuffix(path, ".html")
+	for _, p := range []string{"/lesson/", "/embed/"} {
+		if i := strings.LastIndex(path, p); i >= 0 {
+			return path[i+len(p):], p == "/embed/"
+		}
+	}
+	return "", false
+}

@@ -22,7 +22,7 @@ func TestParseTrace(t *testing.T) {
 		{over, "more than 2000 requests"},
 		{`{"arrival_s": 0, "prompt_tokens": 16000, "output_tokens": 385}`, "bad.jsonl: line 1: prompt_tokens + output_tokens = 16385 is not allowed: want at most 16384"},
 		{strings.Repeat(`{"arrival_s": 0, "prompt_tokens": 16000, "output_tokens": 1}`+"\n", 126), "bad.jsonl: line 125: the trace passes 2000000 tokens"},
-		{strings.Repeat(`{"arrival_s": 0, "prompt_tokens": 10000, "output_tokens": 6000}`+"\n", 126), "bad.jsonl: line 33: the trace can take 203190 engine steps"},
+		{strings.Repeat(`{"arrival_s": 0, "prompt_tokens": 10000, "output_tokens": 6000}`+"\n", 126), "bad.jsonl: line 41: the trace can take 252448 engine steps"},
 	} {
 		if _, err := ParseTrace(sb, "bad.jsonl", c.text); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseTrace(%.40q…) error = %v, want it to contain %q", c.text, err, c.want)

@@ -49,6 +49,9 @@ var disaggregation = &Lesson{
 		if err := checkOrdered(v, lengthPairs...); err != nil {
 			return err
 		}
+		if err := disaggFit(v); err != nil {
+			return err
+		}
 		return workBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
 			2*requestWork(disaggLengths(v)), servingCheckWork)
 	},
@@ -77,6 +80,25 @@ const (
 	dynamoGainOneNode    = 1.30 // "+30% throughput/GPU in single-node tests"
 	dynamoGainTwoNodes   = 2    // "over 2× gains in two-node setups"
 )
+
+// disaggFit is the shared feasibility check (hardware.Fit) for one worker:
+// its GPU's share of the weights and activations at the token budget, and
+// the longest request's KV beside them within the model's positions. More
+// requests than fit at once queue or are preempted in the simulation, as
+// in vLLM.
+func disaggFit(v Values) error {
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	tp := v.Int("tp")
+	if _, err := hardware.NewStepModel(g, m, tp, hardware.BF16); err != nil {
+		return tpRelation(m, tp)
+	}
+	n := v.Int("prompt_max") + v.Int("output_max")
+	return checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: v.Int("budget"), KVTokens: int64(n), Positions: n},
+		fitKnobs{hardware.LimitWeights: "tp", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
+}
 
 // disaggLengths draws the stream's arrivals and lengths.
 func disaggLengths(v Values) []workload.Request {
@@ -176,9 +198,6 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 		bytesPerToken: capa.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(bs) * float64(capa.BytesPerToken)}
 	sc := scheduler.Config{MaxNumBatchedTokens: r.budget, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
-	if need := (r.promptMax + r.outputMax + bs - 1) / bs; need > e.kvBlocks {
-		return nil, Relation("prompt_max", strconv.Itoa(r.promptMax), fmt.Sprintf("a prompt whose KV fits one worker (%s tokens on %d× %s)", comma(e.kvBlocks*bs), tp, e.gpu.Name))
-	}
 	wl := disaggLengths(v)
 	r.reqs = make([]cluster.Request, len(wl))
 	for i, w := range wl {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cluster"
+	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/scene"
 )
@@ -22,8 +23,8 @@ var kvTiers = &Lesson{
 		"Simplified: one request on an idle GPU, a blocking fetch before the prefill of the rest (no layer-by-layer overlap), and hit probabilities given as knobs rather than simulated.",
 	Params: []Param{
 		gpuParam, modelParam,
-		{Key: "prompt_tokens", Label: "Prompt", Unit: "tokens", Help: "The whole prompt, e.g. turn 5 of a conversation with its history.", Kind: Int, Default: 10000, Min: 2, Max: 131072, Step: 1},
-		{Key: "prefix_tokens", Label: "Cached prefix", Unit: "tokens", Help: "The part of the prompt some tier may hold; only whole 16-token blocks are cached.", Kind: Int, Default: 9600, Min: 16, Max: 131072, Step: 16},
+		{Key: "prompt_tokens", Label: "Prompt", Unit: "tokens", Help: "The whole prompt, e.g. turn 5 of a conversation with its history.", Kind: Int, Default: 10000, Min: 2, Max: 131071, Step: 1},
+		{Key: "prefix_tokens", Label: "Cached prefix", Unit: "tokens", Help: "The part of the prompt some tier may hold; only whole 16-token blocks are cached.", Kind: Int, Default: 9600, Min: 16, Max: 131056, Step: 16},
 		{Key: "p_gpu", Label: "P(hit) in GPU HBM (G1)", Unit: "%", Kind: Float, Default: 40, Min: 0, Max: 100, Step: 1},
 		{Key: "p_host", Label: "P(hit) in host DRAM (G2)", Unit: "%", Kind: Float, Default: 30, Min: 0, Max: 100, Step: 1},
 		{Key: "p_disk", Label: "P(hit) on local NVMe (G3)", Unit: "%", Kind: Float, Default: 15, Min: 0, Max: 100, Step: 1},
@@ -42,17 +43,32 @@ var kvTiers = &Lesson{
 				return Relation(k, strconv.FormatFloat(v.Float(k), 'g', -1, 64), fmt.Sprintf("at most %g%%: the hit probabilities of all tiers sum to at most 100%%", 100-(sum-v.Float(k))))
 			}
 		}
-		return nil
+		return kvTiersFit(v)
 	},
 	Build:   buildKVTiers,
 	MaxWork: kvTiersMaxWork,
 	// The longest prompts and prefixes on the models with the longest
 	// context and the most KV per token.
 	HeavyCorners: []map[string]string{
-		{"prompt_tokens": "131072", "prefix_tokens": "131056"},
-		{"prompt_tokens": "131072", "prefix_tokens": "131056", "gpu": "b200", "model": "llama-3.1-8b", "nvme": "nvme5"},
-		{"prompt_tokens": "32768", "prefix_tokens": "32752", "model": "mistral-7b-v0.1", "nvme": "nvme5", "object": "s3-stream"},
+		{"prompt_tokens": "131071", "prefix_tokens": "131056"},
+		{"prompt_tokens": "131071", "prefix_tokens": "131056", "gpu": "b200", "model": "llama-3.1-8b", "nvme": "nvme5"},
+		{"prompt_tokens": "32767", "prefix_tokens": "32752", "model": "mistral-7b-v0.1", "nvme": "nvme5", "object": "s3-stream"},
 	},
+}
+
+// kvTiersFit is the shared feasibility check (hardware.Fit) for the one
+// request the lesson prices: the model's weights and activations on one
+// GPU, the prompt's KV beside them, and the prompt plus its first output
+// token within the model's positions. Issue 11 item 6: a 33,000-token
+// prompt on Llama-2-7B (4,096 positions) was priced as if it could run.
+func kvTiersFit(v Values) error {
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	n := v.Int("prompt_tokens") + 1
+	return checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: kvTiersBudget, KVTokens: int64(n), Positions: n},
+		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_tokens", hardware.LimitPositions: "prompt_tokens"})
 }
 
 // kvTiersMaxWork bounds the steps priced (16 work units each): the
@@ -160,12 +176,6 @@ func runKVTiers(v Values) (*kvTiersRun, error) {
 		return nil, err
 	}
 	prompt, prefixRaw := v.Int("prompt_tokens"), v.Int("prefix_tokens")
-	if need := (prompt + kvTiersBlock) / kvTiersBlock; need > e.kvBlocks {
-		return nil, Relation("prompt_tokens", strconv.Itoa(prompt), fmt.Sprintf("a prompt whose KV fits one %s with %s (%s tokens)", e.gpu.Name, e.model.Name, comma(e.kvBlocks*kvTiersBlock)))
-	}
-	if ctx := contextLimit(e.model.MaxPositions); prompt > ctx {
-		return nil, Relation("prompt_tokens", strconv.Itoa(prompt), fmt.Sprintf("at most %s's context of %s tokens", e.model.Name, comma(ctx)))
-	}
 	r := &kvTiersRun{e: e, prompt: prompt, sEntry: float64(e.model.KVBytesPerToken(2))}
 	if r.nvme, err = cluster.LinkByID(v.Choice("nvme")); err != nil {
 		return nil, err

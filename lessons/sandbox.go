@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cluster"
+	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/router"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
@@ -32,25 +33,59 @@ var sandbox = &Lesson{
 		seedParam,
 	},
 	Check: func(v Values) error {
-		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests", requestWork(sandboxWorkload(v)), servingCheckWork)
+		work := sandboxWorkload(v)
+		if err := sandboxFit(v, work); err != nil {
+			return err
+		}
+		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests", requestWork(work), servingCheckWork)
 	},
 	Build:      buildSandbox,
 	BuildTrace: buildSandboxWith,
 	MaxWork:    servingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool
-	// (L4, Llama-2-7B: preemptions), one request at a time with the
+	// (L4: preemptions), one request at a time with the
 	// smallest budget, and 16 workers behind the cache-aware router.
 	HeavyCorners: []map[string]string{
 		{"requests": "883", "rate": "1000"},
 		{"requests": "822", "rate": "1000", "workload": "shared"},
 		{"requests": "1342", "rate": "0.1", "workload": "plain"},
-		{"requests": "1342", "rate": "1000", "workload": "plain", "gpu": "l4", "model": "llama-2-7b", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
+		{"requests": "1342", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048"},
 		{"requests": "883", "workers": "1", "max_num_seqs": "1", "max_num_batched_tokens": "64"},
 		{"requests": "883", "rate": "1000", "workers": "16", "policy": "cache_aware"},
 	},
 }
 
 func init() { register(sandbox) }
+
+// sandboxFit is the shared feasibility check (hardware.Fit) for one worker
+// serving work: the model on one GPU with activations at
+// max_num_batched_tokens, and the longest request's KV beside them within
+// the model's positions (vLLM refuses a longer request). More requests
+// than fit at once queue or are preempted in the simulation, and the
+// dashboard counts the preemptions.
+func sandboxFit(v Values, work []workload.Request) error {
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	longest := 0
+	for _, r := range work {
+		longest = max(longest, r.Prompt+r.Output)
+	}
+	budget := v.Int("max_num_batched_tokens")
+	fit := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(longest), Positions: longest}
+	knobs := fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}
+	if budget > 8192 {
+		// Weights that fit at vLLM's default budget but not at this one
+		// fail on the activations the budget needs.
+		def := fit
+		def.BatchedTokens = 8192
+		if def.Check() == nil {
+			knobs[hardware.LimitWeights] = "max_num_batched_tokens"
+		}
+	}
+	return checkFit(v, fit, knobs)
+}
 
 // sandboxTurns is the number of turns of each chat conversation.
 const sandboxTurns = 4
@@ -112,9 +147,14 @@ type sandboxRun struct {
 
 // runSandbox serves work on the knobs' cluster.
 func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, error) {
-	if w := requestWork(work); trace != "" && w > servingCheckWork {
-		return nil, fmt.Errorf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
-			trace, len(work), comma64(w), comma64(servingCheckWork))
+	if trace != "" {
+		if w := requestWork(work); w > servingCheckWork {
+			return nil, fmt.Errorf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
+				trace, len(work), comma64(w), comma64(servingCheckWork))
+		}
+		if err := sandboxFit(v, work); err != nil {
+			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)
+		}
 	}
 	e, err := newEngine(v, 16)
 	if err != nil {

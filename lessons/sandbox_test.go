@@ -3,9 +3,11 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/workload"
 )
 
@@ -130,6 +132,70 @@ func BenchmarkServingHeavyCorners(b *testing.B) {
 	for _, l := range []*Lesson{smartRouting, disaggregation, sandbox} {
 		for i, set := range l.HeavyCorners {
 			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { benchLesson(b, l, set) })
+		}
+	}
+}
+
+// Issue 11 item 6 and its feasibility rule, for the four lessons that
+// serve a model on a GPU: walking every GPU × model choice, a setting is
+// either refused by Check on a knob of the lesson, or the model's weights
+// fit the worker's GPUs and every simulated request (prompt + output) fits
+// the model's positions. Before, kv-tiers priced a 33,000-token prompt on
+// Llama-2-7B (4,096 positions) and smart-routing served 4,224-token
+// requests on it.
+func TestServingLessonsOnlyRunWhatFits(t *testing.T) {
+	cases := []struct {
+		l       *Lesson
+		set     map[string]string
+		tp      int
+		longest func(Values) int
+	}{
+		{kvTiers, map[string]string{}, 1, func(v Values) int { return v.Int("prompt_tokens") + 1 }},
+		{kvTiers, map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, 1, func(v Values) int { return v.Int("prompt_tokens") + 1 }},
+		{smartRouting, map[string]string{"requests": "8", "overload_requests": "8"}, 1, func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+		{disaggregation, map[string]string{"requests": "4", "model": "llama-3.1-8b", "tp": "1"}, 1, func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+		{disaggregation, map[string]string{"requests": "4"}, 4, func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+		{sandbox, map[string]string{"requests": "8"}, 1, func(v Values) int {
+			n := 0
+			for _, r := range sandboxWorkload(v) {
+				n = max(n, r.Prompt+r.Output)
+			}
+			return n
+		}},
+	}
+	gpu, _ := sandbox.Param("gpu")
+	model, _ := sandbox.Param("model")
+	for _, c := range cases {
+		accepted := 0
+		for _, g := range gpu.Choices {
+			for _, m := range model.Choices {
+				set := map[string]string{"gpu": g, "model": m}
+				maps.Copy(set, c.set)
+				s, v, err := c.l.Run(set)
+				if err != nil {
+					var pe *ParamError
+					if !errors.As(err, &pe) {
+						t.Errorf("%s %v: refused without naming a knob: %v", c.l.Slug, set, err)
+					} else if _, ok := c.l.Param(pe.Key); !ok {
+						t.Errorf("%s %v: refusal names %q, not a knob of the lesson", c.l.Slug, set, pe.Key)
+					}
+					continue
+				}
+				accepted++
+				gp, mp := hardware.MustGPU(v.Choice("gpu")), hardware.MustModel(v.Choice("model"))
+				if w := mp.WeightBytes(2) / int64(c.tp); w > gp.MemoryBytes {
+					t.Errorf("%s %v: %d B of weights per GPU on a %d B GPU", c.l.Slug, set, w, gp.MemoryBytes)
+				}
+				if n := c.longest(v); n > mp.MaxPositions {
+					t.Errorf("%s %v: a %d-token request on %s's %d positions", c.l.Slug, set, n, mp.ID, mp.MaxPositions)
+				}
+				if len(s.Steps) == 0 {
+					t.Errorf("%s %v: no steps", c.l.Slug, set)
+				}
+			}
+		}
+		if accepted == 0 && c.set["prompt_tokens"] != "33000" {
+			t.Errorf("%s %v: no GPU × model accepted", c.l.Slug, c.set)
 		}
 	}
 }

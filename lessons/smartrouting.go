@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/inferlab/inferlab/core/cluster"
+	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/router"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
@@ -48,6 +49,9 @@ var smartRouting = &Lesson{
 		switch {
 		case v.Int("prefix_tokens") > v.Int("prompt_min"):
 			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")))
+		}
+		if err := smartRoutingFit(v); err != nil {
+			return err
 		}
 		stream, overload := smartRoutingWork(v)
 		key := "requests"
@@ -103,6 +107,20 @@ func (a *affinity) Route(req router.Request, ws []router.WorkerState) router.Dec
 		return d
 	}
 	return router.Decision{Worker: ws[best].ID, Overlap: ov[ws[best].ID], Reason: fmt.Sprintf("cache affinity: worker %d holds %d blocks of the prefix", ws[best].ID, ov[ws[best].ID])}
+}
+
+// smartRoutingFit is the shared feasibility check (hardware.Fit) for one
+// worker: the model on one GPU with activations at the 8,192-token budget,
+// and the longest request's KV beside them within the model's positions.
+// More requests than fit at once queue or are preempted in the simulation.
+func smartRoutingFit(v Values) error {
+	g, m, err := chosenHardware(v)
+	if err != nil {
+		return err
+	}
+	n := v.Int("prompt_max") + v.Int("output_max")
+	return checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: 8192, KVTokens: int64(n), Positions: n},
+		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
 }
 
 // smartRoutingWork is the most work the knobs ask for, from the lengths

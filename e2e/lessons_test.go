@@ -153,7 +153,7 @@ func TestLessons(t *testing.T) {
 		sceneCheck: expectKind(scene.KindTable),
 	}, {
 		slug:       "smart-routing",
-		knobs:      []ldKnob{{"rate", "8"}},
+		knobs:      []ldKnob{{"rate", "16"}},
 		metric:     "ttft_mean_ms_kv_aware",
 		sceneStep:  7, // round robin vs KV-aware: requests per worker
 		sceneCheck: expectChartsReady,

@@ -62,12 +62,7 @@ func (m StepModel) layout(l *stepLayout, b Batch, nLin int) {
 	// summed per sequence: FLOPs 4·n_q·hd·(n·c + n(n+1)/2) (QKᵀ and PV,
 	// causal), bytes every cached and new key and value read once, plus q
 	// in and the output out (profiles.md §6.1).
-	var attnFLOPs, attnKV float64
-	for _, s := range b.Seqs {
-		n, c := float64(s.NewTokens), float64(s.Context)
-		attnFLOPs += 4 * qh * hd * (n*c + n*(n+1)/2)
-		attnKV += (c + n) * 2 * kvh * hd * bkv
-	}
+	attnFLOPs, attnKV := m.attentionSums(b, qh, hd, kvh, bkv)
 	attnBytes := attnKV + 2*N*qh*hd*ba
 
 	gemm := func(name string, layer int, tokens, in, out float64) Kernel {
@@ -144,6 +139,50 @@ func (m StepModel) layout(l *stepLayout, b Batch, nLin int) {
 			m.roofline(&ks[i])
 		}
 	}
+}
+
+// exactFloat is 2^53: every integer up to it is a float64, so float64
+// sums and products of such integers that stay within it are exact.
+const exactFloat = 1 << 53
+
+// attentionSums are the attention FLOPs and KV bytes of a step, summed
+// per sequence (see layout). Every term is an integer (head counts divide
+// evenly, n(n+1) is even), so when the totals stay within 2^53 the float
+// sums in sequence order are exact and equal the integer sums computed
+// here faster; otherwise they are summed in floats, in that order.
+func (m StepModel) attentionSums(b Batch, qh, hd, kvh, bkv float64) (flops, kv float64) {
+	fq, fk := 4*qh*hd, 2*kvh*hd*bkv
+	iq, ik := int64(fq), int64(fk)
+	if float64(iq) == fq && float64(ik) == fk && iq > 0 && ik > 0 {
+		// Bounds on the integer sums under which every float term and
+		// partial sum is an integer within 2^53; each term is checked
+		// before it is added, so the int64 sums cannot overflow either.
+		maxTokens, maxKV := int64(exactFloat)/iq, int64(exactFloat)/ik
+		var tokens, kvTokens int64
+		ok := true
+		for _, s := range b.Seqs {
+			n, c := int64(s.NewTokens), int64(s.Context)
+			if n < 0 || c < 0 || n > 1<<24 || c > 1<<24 {
+				ok = false
+				break
+			}
+			tokens += n*c + n*(n+1)/2
+			kvTokens += c + n
+			if tokens > maxTokens || kvTokens > maxKV {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return float64(tokens * iq), float64(kvTokens * ik)
+		}
+	}
+	for _, s := range b.Seqs {
+		n, c := float64(s.NewTokens), float64(s.Context)
+		flops += 4 * qh * hd * (n*c + n*(n+1)/2)
+		kv += (c + n) * 2 * kvh * hd * bkv
+	}
+	return flops, kv
 }
 
 // OneLaunch is implemented by dispatchers that issue some steps with a

@@ -2,6 +2,7 @@ package hardware
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -634,5 +635,55 @@ func TestCostCitations(t *testing.T) {
 		if s, _ := Cite(tag); s.Ref == "" || s.Note == "" || s.Tag != tag {
 			t.Errorf("cost source %q malformed: %+v", tag, s)
 		}
+	}
+}
+
+// attentionSums' integer path gives the float sums of the per-sequence
+// formula to the last bit: random batches, small and huge, every model and
+// TP degree (the float loop below is the formula as it was).
+func TestAttentionSumsExact(t *testing.T) {
+	ref := func(b Batch, qh, hd, kvh, bkv float64) (flops, kv float64) {
+		for _, s := range b.Seqs {
+			n, c := float64(s.NewTokens), float64(s.Context)
+			flops += 4 * qh * hd * (n*c + n*(n+1)/2)
+			kv += (c + n) * 2 * kvh * hd * bkv
+		}
+		return flops, kv
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	checked := 0
+	for _, md := range Models() {
+		for _, tp := range []int{1, 2, 4, 8} {
+			sm, err := NewStepModel(MustGPU("h100-sxm"), md, tp, BF16)
+			if err != nil {
+				continue
+			}
+			qh := float64(md.QHeads) / float64(tp)
+			kvh := float64(md.KVHeads) / float64(min(tp, md.KVHeads))
+			hd := float64(md.HeadDim)
+			for _, bkv := range []float64{1, 2} {
+				for trial := range 200 {
+					var b Batch
+					seqs := 1 + r.IntN(600)
+					scale := []int{16, 4096, 131072, 1 << 22}[trial%4]
+					for range seqs {
+						n := 1
+						if r.IntN(10) == 0 {
+							n = 1 + r.IntN(scale)
+						}
+						b.Seqs = append(b.Seqs, Chunk{NewTokens: n, Context: r.IntN(scale)})
+					}
+					gf, gk := sm.attentionSums(b, qh, hd, kvh, bkv)
+					wf, wk := ref(b, qh, hd, kvh, bkv)
+					if math.Float64bits(gf) != math.Float64bits(wf) || math.Float64bits(gk) != math.Float64bits(wk) {
+						t.Fatalf("%s tp%d: sums %v %v, want %v %v", md.ID, tp, gf, gk, wf, wk)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 5000 {
+		t.Errorf("only %d batches checked", checked)
 	}
 }

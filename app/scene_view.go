@@ -32,6 +32,8 @@ func (s *sceneView) Render() app.UI {
 		return renderBlockTables(sc)
 	case sc.Kind == scene.KindTimeline && sc.Gantt != nil:
 		return renderTimeline(sc)
+	case sc.Kind == scene.KindMemoryStack && sc.Memory != nil:
+		return renderMemoryStack(sc)
 	}
 	return app.Figure().Class("scene", "scene-unknown").DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(
 		app.FigCaption().Text(sc.Title),

@@ -219,3 +219,30 @@ func requestWork(reqs []workload.Request) int64 {
 	}
 	return w
 }
+
+// linked returns the mentions of a step's narration in one scene: pairs
+// are phrase, reference, phrase, reference…; a phrase the narration does
+// not contain is left out (the lesson's tests check what each step links).
+func linked(narration, sceneID string, pairs ...string) []scene.Mention {
+	var out []scene.Mention
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i] != "" && strings.Contains(narration, pairs[i]) {
+			out = append(out, scene.Mention{Text: pairs[i], Scene: sceneID, Ref: pairs[i+1]})
+		}
+	}
+	return out
+}
+
+// marksFor returns one mark per mentioned reference (deduplicated), with
+// the callout label labels gives it, if any.
+func marksFor(ms []scene.Mention, labels map[string]string) []scene.Mark {
+	var out []scene.Mark
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if !seen[m.Ref] {
+			seen[m.Ref] = true
+			out = append(out, scene.Mark{Ref: m.Ref, Label: labels[m.Ref]})
+		}
+	}
+	return out
+}

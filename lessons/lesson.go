@@ -190,9 +190,13 @@ func register(l *Lesson) {
 }
 
 // order fixes the index order to the series' order; lessons not listed come
-// last, by slug.
-var order = []string{"garage", "block-table", "cow-fork", "prefix-cache", "chunked-prefill",
-	"cuda-graphs", "roofline", "smart-routing", "disaggregation", "kv-tiers", "measuring", "sandbox"}
+// last, by slug. kv-budget (Part 3) opens: how many tokens of KV a GPU holds
+// at all is what paging then manages. batching comes before chunked-prefill,
+// which refines continuous batching; speculative-decoding after roofline,
+// whose result (decode is memory-bound until the batch crosses the ridge)
+// is why its verify pass is nearly free and then is not.
+var order = []string{"kv-budget", "garage", "block-table", "cow-fork", "prefix-cache", "batching", "chunked-prefill",
+	"cuda-graphs", "roofline", "speculative-decoding", "smart-routing", "disaggregation", "kv-tiers", "measuring", "sandbox"}
 
 // All returns every registered lesson in index order.
 func All() []*Lesson {

@@ -21,6 +21,9 @@ const (
 	KindTable       Kind = "table"
 	KindBlockTables Kind = "block-tables"
 	KindTimeline    Kind = "timeline"
+	KindSlots       Kind = "slots"
+	KindTokens      Kind = "tokens"
+	KindMemoryStack Kind = "memory-stack"
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
@@ -37,6 +40,9 @@ type Scene struct {
 	Table   *Table       `json:"table,omitempty"`
 	Tables  *BlockTables `json:"tables,omitempty"`
 	Gantt   *Timeline    `json:"timeline,omitempty"`
+	Slots   *SlotChart   `json:"slots,omitempty"`
+	Tokens  *TokenStrip  `json:"tokens,omitempty"`
+	Memory  *MemoryStack `json:"memory,omitempty"`
 	// Main marks the step's main figure: the one picture the narration is
 	// about, kept in view beside it. When no scene of a step sets it, the
 	// first scene is the main figure.
@@ -213,4 +219,116 @@ type Term struct {
 type Table struct {
 	Columns []string   `json:"columns"`
 	Rows    [][]string `json:"rows"`
+}
+
+// SlotChart shows servers' batch slots over time, as small multiples on one
+// time axis: a lane per server, a row per slot, and on each row the
+// requests that held the slot (Class prefill or decode), the padding a
+// finished request kept computing until its batch ended (padding), and the
+// slot left empty while the GPU ran (idle). Marks: "lane:KEY" (a server),
+// "req:R7" (a request, in every lane that draws it), "pad:KEY:R7" (its
+// padding in one lane), "idle:KEY" (a lane's idle slots).
+type SlotChart struct {
+	Unit string `json:"unit"` // of the times, e.g. "s"
+	// From and To are the window shown; bars outside it are left out.
+	From   float64    `json:"from"`
+	To     float64    `json:"to"`
+	Lanes  []SlotLane `json:"lanes"`
+	Cursor *float64   `json:"cursor,omitempty"`
+}
+
+// SlotLane is one server of a SlotChart.
+type SlotLane struct {
+	Key   string    `json:"key"` // stable, used in mark references
+	Label string    `json:"label"`
+	Slots int       `json:"slots"`
+	Bars  []SlotBar `json:"bars"`
+	Note  string    `json:"note,omitempty"` // a figure printed beside the lane, e.g. "1,234 tok/s"
+}
+
+// SlotBar is one interval of one slot.
+type SlotBar struct {
+	Slot      int     `json:"slot"`
+	Start     float64 `json:"start"`
+	End       float64 `json:"end"`
+	Req       int     `json:"req"` // request id, or Free for an idle slot
+	Label     string  `json:"label,omitempty"`
+	Class     string  `json:"class"` // prefill, decode, padding, idle
+	Highlight bool    `json:"hl,omitempty"`
+}
+
+// TokenStrip shows speculative decoding's steps, one row each: the tokens
+// the draft proposed and what the target's one verifying pass made of
+// them. Token states: accepted (the target agrees), rejected (the first
+// disagreement, struck), discarded (drafted after a rejection, never
+// checked), resampled (the target's own token in place of the rejected
+// one) and bonus (the target's extra token when every draft was
+// accepted). Marks: "row:KEY" (a step), "tok:KEY:I" (its I-th token).
+type TokenStrip struct {
+	Rows []TokenRow `json:"rows"`
+}
+
+// TokenRow is one step of a TokenStrip.
+type TokenRow struct {
+	Key       string  `json:"key"`
+	Label     string  `json:"label"`
+	Tokens    []Token `json:"tokens"`
+	Note      string  `json:"note,omitempty"` // e.g. "3 accepted + 1 bonus"
+	Highlight bool    `json:"hl,omitempty"`
+}
+
+// Token is one token of a TokenRow.
+type Token struct {
+	Text  string `json:"text"`
+	State string `json:"state"`
+}
+
+// MemoryStack is one GPU's memory as a stacked bar (Parts from 0 up to
+// Total, Lines marking levels such as total · gpu_memory_utilization),
+// one token's KV bytes for several attention kinds side by side, and the
+// requests of a given length the pool holds as a row of marks. Marks:
+// "part:KEY", "attn:KEY", "fit:requests".
+type MemoryStack struct {
+	Unit     string      `json:"unit"` // of Total, Parts and Lines, e.g. "GiB"
+	Total    float64     `json:"total"`
+	Parts    []MemPart   `json:"parts"`
+	Lines    []MemLine   `json:"lines,omitempty"`
+	PerToken []TokenCost `json:"per_token,omitempty"`
+	Fit      *RequestFit `json:"fit,omitempty"`
+}
+
+// MemPart is one region of a MemoryStack's bar. Class names what it holds
+// (weights, reserve, graphs, kv, headroom); renderers print Label and a
+// pattern per class, never colour alone.
+type MemPart struct {
+	Key       string  `json:"key"`
+	Label     string  `json:"label"`
+	Size      float64 `json:"size"`
+	Class     string  `json:"class"`
+	Highlight bool    `json:"hl,omitempty"`
+}
+
+// MemLine marks a level of a MemoryStack's bar.
+type MemLine struct {
+	At    float64 `json:"at"`
+	Label string  `json:"label"`
+}
+
+// TokenCost is one model's KV bytes per token (per GPU) and its attention
+// kind (MHA, GQA, MQA, MLA).
+type TokenCost struct {
+	Key       string  `json:"key"`
+	Label     string  `json:"label"`
+	Kind      string  `json:"kind"`
+	Bytes     float64 `json:"bytes"`
+	Note      string  `json:"note,omitempty"` // e.g. "2 · 32 layers · 8 heads · 128 · 2 B"
+	Highlight bool    `json:"hl,omitempty"`
+}
+
+// RequestFit is how many requests of Context tokens the pool holds: Count
+// may be fractional (the last mark drawn in part).
+type RequestFit struct {
+	Count   float64 `json:"count"`
+	Context int     `json:"context"`
+	Label   string  `json:"label"`
 }

@@ -96,6 +96,8 @@ func sceneText(sc scene.Scene) string {
 		return strings.Join(parts, "; ")
 	case scene.KindFormula:
 		return sc.Formula.Expr + ": " + sc.Formula.Result
+	case scene.KindMemoryStack, scene.KindSlots, scene.KindTokens:
+		return figureText(sc)
 	}
 	return ""
 }

@@ -1,6 +1,6 @@
 // Command validation prints the cost models' validation tables as markdown:
 // the step-time model of core/hardware, then the CUDA-graph dispatch model
-// of core/cudagraph.
+// of core/cudagraph, then core/hardware's KV-cache capacity.
 //
 //	go run ./cmd/validation > docs/VALIDATION.md
 package main
@@ -15,4 +15,5 @@ import (
 func main() {
 	fmt.Print(hardware.ValidationMarkdown())
 	fmt.Print(cudagraph.ValidationMarkdown())
+	fmt.Print(hardware.KVValidationMarkdown())
 }

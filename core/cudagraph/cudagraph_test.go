@@ -433,14 +433,14 @@ func TestGPTFastOps(t *testing.T) {
 	}
 }
 
-// docs/VALIDATION.md ends with this package's section, as cmd/validation
-// writes it after core/hardware's.
+// docs/VALIDATION.md has this package's section after core/hardware's, as
+// cmd/validation writes it (core/hardware's KV-capacity section follows).
 func TestValidationDocUpToDate(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "VALIDATION.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := hardware.ValidationMarkdown() + ValidationMarkdown(); string(got) != want {
+	if want := hardware.ValidationMarkdown() + ValidationMarkdown(); !strings.HasPrefix(string(got), want) {
 		t.Error("docs/VALIDATION.md is out of date; run `go run ./cmd/validation > docs/VALIDATION.md` from the repository root")
 	}
 }

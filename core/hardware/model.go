@@ -41,6 +41,38 @@ type Model struct {
 	TiedEmbeddings bool
 	// Sources are the profiles.md tags behind the figures; see Sources().
 	Sources []string
+
+	// KVLoraRank and RopeHeadDim describe multi-head latent attention
+	// (DeepSeek-V2/V3's kv_lora_rank and qk_rope_head_dim): each layer
+	// caches one compressed latent of KVLoraRank values plus the shared
+	// RoPE key of RopeHeadDim, instead of K and V per head. Zero for every
+	// other attention kind. An MLA profile sets KVHeads to 1, as vLLM's
+	// get_num_kv_heads does ("When using MLA during decode it becomes
+	// MQA"), so the latent is never split by tensor parallelism.
+	KVLoraRank, RopeHeadDim int
+}
+
+// Attention kinds, as AttentionKind names them.
+const (
+	MHA = "MHA" // multi-head: one K and V head per query head
+	GQA = "GQA" // grouped-query: fewer KV heads, each shared by a group
+	MQA = "MQA" // multi-query: one KV head for all query heads
+	MLA = "MLA" // multi-head latent: one compressed latent per token and layer
+)
+
+// AttentionKind says how the model caches keys and values: MLA when it
+// has a latent rank, else MQA with one KV head, MHA with as many KV heads
+// as query heads, and GQA in between.
+func (m Model) AttentionKind() string {
+	switch {
+	case m.KVLoraRank > 0:
+		return MLA
+	case m.KVHeads == 1:
+		return MQA
+	case m.KVHeads == m.QHeads:
+		return MHA
+	}
+	return GQA
 }
 
 // KVBytesPerToken is S_entry, the KV-cache bytes one token occupies across
@@ -52,8 +84,13 @@ func (m Model) KVBytesPerToken(bytesPerElement int) int64 {
 
 // KVBytesPerTokenPerLayer is the KV-cache bytes one token occupies in one
 // layer: 2 · kv_heads · head_dim · bytesPerElement. Paged engines allocate
-// per layer, so this is the unit a block is made of.
+// per layer, so this is the unit a block is made of. For MLA it is the
+// latent row, (kv_lora_rank + qk_rope_head_dim) · bytesPerElement, with no
+// factor 2: vLLM's MLAAttentionSpec page is block_size · 1 · 576 · dtype.
 func (m Model) KVBytesPerTokenPerLayer(bytesPerElement int) int64 {
+	if m.KVLoraRank > 0 {
+		return int64(m.KVLoraRank+m.RopeHeadDim) * int64(bytesPerElement)
+	}
 	return 2 * int64(m.KVHeads) * int64(m.HeadDim) * int64(bytesPerElement)
 }
 

@@ -36,6 +36,12 @@ var blockTable = &Lesson{
 		return nil
 	},
 	Build: buildBlockTable,
+	// Script.Work counts the tokens written (A's length, about (neighbours +
+	// 1) times over) and the blocks and table entries drawn at up to
+	// 2·maxTableSteps + 2 steps: at most about 40,000 for every accepted
+	// setting, so no knob combination needs refusing.
+	MaxWork:      200_000,
+	HeavyCorners: []map[string]string{{"length": "1024", "block_size": "1", "neighbours": "8", "token": "1023"}},
 }
 
 func init() { register(blockTable) }
@@ -45,7 +51,9 @@ func buildBlockTable(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run.script(), nil
+	s := run.script()
+	s.Work = run.work
+	return s, nil
 }
 
 func kvBytes(dtype string) int {
@@ -101,6 +109,7 @@ type blockTableRun struct {
 	table                     []int // A's final table
 	addr                      allocator.Address
 	layerAddr                 int64 // byte offset inside one layer's K tensor
+	work                      int64 // Script.Work: tokens written, blocks and table entries drawn
 }
 
 // requestA is A, the request whose table the lesson follows.
@@ -167,7 +176,7 @@ func runBlockTable(v Values) (blockTableRun, error) {
 	if err := r.grow(&tableGrowth{pool: pool, rng: newRand(v.Int("seed")), b: r.b, next: 1}); err != nil {
 		return r, err
 	}
-	r.table, r.final = pool.Table(requestA), viewTables(pool)
+	r.table, r.final = pool.Table(requestA), r.view(pool)
 	if r.addr, err = pool.Translate(requestA, r.target, r.sEntry); err != nil {
 		return r, err
 	}
@@ -189,7 +198,7 @@ func (r *blockTableRun) grow(g *tableGrowth) error {
 	if err := g.pool.AllocateSlots(requestA, allocator.Slots{}); err != nil {
 		return err
 	}
-	r.start = viewTables(g.pool)
+	r.start = r.view(g.pool)
 	totalBlocks := allocator.BlocksNeeded(r.length, r.b)
 	every := max(1, totalBlocks/maxTableSteps)
 	for g.pool.Tokens(requestA) < r.length {
@@ -198,15 +207,27 @@ func (r *blockTableRun) grow(g *tableGrowth) error {
 		if err != nil {
 			return err
 		}
+		r.work++
 		tbl := g.pool.Table(requestA)
 		if !mine || len(tbl) == before {
 			continue
 		}
 		if logical := len(tbl) - 1; logical%every == 0 || logical == totalBlocks-1 {
-			r.opened = append(r.opened, blockOpened{token: g.pool.Tokens(requestA) - 1, logical: logical, table: tbl, view: viewTables(g.pool)})
+			r.opened = append(r.opened, blockOpened{token: g.pool.Tokens(requestA) - 1, logical: logical, table: tbl, view: r.view(g.pool)})
 		}
 	}
 	return nil
+}
+
+// view draws the pool now, counting the blocks and table entries walked as
+// work.
+func (r *blockTableRun) view(p *allocator.Paged) tableView {
+	v := viewTables(p)
+	r.work += int64(len(v.blocks))
+	for _, row := range v.rows {
+		r.work += int64(len(row.blocks))
+	}
+	return v
 }
 
 // ---- Formatting: scenes and text from the run ----

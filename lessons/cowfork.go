@@ -37,6 +37,17 @@ var cowFork = &Lesson{
 		return nil
 	},
 	Build: buildCowFork,
+	// Script.Work counts, over both passes, the samples' token writes
+	// (n·output), the prompt tokens admitted (n·prompt) and the blocks and
+	// table entries drawn at up to maxForkDecodeSteps + 5 steps, each at
+	// most the 4,096 blocks Check allows and as many entries: about 350,000
+	// at most, so no knob combination needs refusing beyond Check's.
+	MaxWork: 400_000,
+	HeavyCorners: []map[string]string{
+		{"n": "1", "block_size": "1", "prompt": "2047", "output": "2048"},
+		{"n": "16", "block_size": "8", "prompt": "1", "output": "2040"},
+		{"n": "16", "block_size": "1", "prompt": "1", "output": "255", "mode": "prefix"},
+	},
 }
 
 func init() { register(cowFork) }
@@ -46,7 +57,9 @@ func buildCowFork(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run.script(), nil
+	s := run.script()
+	s.Work = run.work
+	return s, nil
 }
 
 // ---- Simulation: the typed run ----
@@ -104,6 +117,7 @@ type cowForkRun struct {
 	hitBlocks                          int // prefix mode: prompt blocks the cache finds for samples 2..n
 	decodes                            []forkDecode
 	stats                              forkStats
+	work                               int64 // Script.Work: samples' token writes, prompt tokens admitted, blocks drawn; both passes
 }
 
 // admitPrompt admits sample req with the prompt, reusing what the prefix
@@ -113,7 +127,48 @@ func admitPrompt(p *allocator.Paged, req int, prompt []int) (int, error) {
 	return hit, p.AllocateSlots(req, allocator.Slots{New: len(prompt) - hit, IDs: prompt[hit:], Computed: hits})
 }
 
+// maxForkDecodeSteps bounds the decode steps narrated: with small blocks
+// every output token opens new blocks, and each step draws the whole pool.
+const maxForkDecodeSteps = 16
+
+// runCowFork simulates the scenario once to find the decode steps worth
+// narrating, then again, identically, drawing the pool at those steps.
 func runCowFork(v Values) (cowForkRun, error) {
+	first, err := simulateFork(v, nil)
+	if err != nil {
+		return first, err
+	}
+	r, err := simulateFork(v, chooseDecodes(first.decodes))
+	r.work += first.work
+	return r, err
+}
+
+// chooseDecodes picks the decode steps to narrate: the first, every one that
+// copies, and the others evenly spaced, the last included, up to
+// maxForkDecodeSteps in all.
+func chooseDecodes(ds []forkDecode) map[int]bool {
+	show := map[int]bool{}
+	var others []int
+	for _, d := range ds {
+		if d.token == 0 || d.newCopies > 0 {
+			show[d.token] = true
+		} else {
+			others = append(others, d.token)
+		}
+	}
+	room := max(1, maxForkDecodeSteps-len(show))
+	for i, t := range others {
+		if len(others) <= room || i*room/len(others) != (i+1)*room/len(others) || i == len(others)-1 {
+			show[t] = true
+		}
+	}
+	return show
+}
+
+// simulateFork runs the scenario, keeping the decode steps that copy, come
+// first or open blocks, drawn when show lists them (nil: none drawn, none
+// filtered).
+func simulateFork(v Values, show map[int]bool) (cowForkRun, error) {
 	r := cowForkRun{n: v.Int("n"), mode: v.Choice("mode"), b: v.Int("block_size"), promptLen: v.Int("prompt"), output: v.Int("output")}
 	rng := newRand(v.Int("seed"))
 	prompt := make([]int, r.promptLen)
@@ -128,23 +183,35 @@ func runCowFork(v Values) (cowForkRun, error) {
 	if r.mode == "prefix" {
 		pool.EnablePrefixCaching()
 	}
-	r.start = viewFork(pool)
+	r.start = r.view(pool)
 	if _, err := admitPrompt(pool, 0, prompt); err != nil {
 		return r, err
 	}
-	r.prefillBlocks, r.prefilled = len(pool.Table(0)), viewFork(pool)
+	r.work += int64(r.n * r.promptLen) // S1 prefills; the others fork or are admitted through the cache
+	r.prefillBlocks, r.prefilled = len(pool.Table(0)), r.view(pool)
 	if err := r.share(pool, prompt); err != nil {
 		return r, err
 	}
 	for t := 0; t < r.output; t++ {
-		if err := r.decode(pool, t, rng); err != nil {
+		if err := r.decode(pool, t, rng, show); err != nil {
 			return r, err
 		}
 	}
-	r.final = viewFork(pool)
+	r.final = r.view(pool)
 	r.stats.inUse, r.stats.unshared = pool.Sharing()
 	r.stats.copies = pool.Copies()
 	return r, nil
+}
+
+// view draws the pool now, counting the blocks and table entries walked as
+// work.
+func (r *cowForkRun) view(p *allocator.Paged) forkView {
+	v := viewFork(p)
+	r.work += int64(len(v.blocks))
+	for _, row := range v.rows {
+		r.work += int64(len(row.blocks))
+	}
+	return v
 }
 
 // share gives samples 2..n the prompt: a fork of S1 in cow mode, their own
@@ -165,13 +232,14 @@ func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
 	}
 	r.stats.afterFork, r.stats.unsharedAfterFork = pool.Sharing()
 	hits, _ := pool.ComputedBlocks(allocator.BlockHashes(nil, prompt, r.b, ""), len(prompt))
-	r.hitBlocks, r.shared = len(hits), viewFork(pool)
+	r.hitBlocks, r.shared = len(hits), r.view(pool)
 	return nil
 }
 
 // decode has every sample write output token t+1 (a fresh id each) and
-// keeps the step when it copied, was the first, or took new blocks.
-func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand) error {
+// keeps the step when it copied, was the first, or took new blocks, and
+// show (when set) lists it.
+func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand, show map[int]bool) error {
 	before, _ := pool.Sharing()
 	copiesBefore := pool.Copies()
 	for i := 0; i < r.n; i++ {
@@ -179,12 +247,16 @@ func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand) error 
 			return err
 		}
 	}
+	r.work += int64(r.n)
 	after, _ := pool.Sharing()
 	d := forkDecode{token: t, newCopies: pool.Copies() - copiesBefore, newBlocks: after - before}
-	if d.newCopies > 0 || t == 0 || after > before {
-		d.view = viewFork(pool)
-		r.decodes = append(r.decodes, d)
+	if d.newCopies == 0 && t > 0 && after <= before || show != nil && !show[t] {
+		return nil
 	}
+	if show != nil {
+		d.view = r.view(pool)
+	}
+	r.decodes = append(r.decodes, d)
 	return nil
 }
 

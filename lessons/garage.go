@@ -27,7 +27,7 @@ var garage = &Lesson{
 		"contiguous pool after the FasterTransformer/Orca baselines of the vLLM paper. Simplified: one token per request per tick, no prefix caching, no null block.",
 	Params: []Param{
 		{Key: "block_size", Label: "Block size B", Unit: "tokens", Help: "Token slots per paged block (vLLM's default is 16).", Kind: Int, Default: 16, Min: 1, Max: 256, Step: 1},
-		{Key: "max_context", Label: "Max context", Unit: "tokens", Help: "What the contiguous allocator reserves per request when reserve = max.", Kind: Int, Default: 2048, Min: 16, Max: 131072, Step: 16},
+		{Key: "max_context", Label: "Max context", Unit: "tokens", Help: "What the contiguous allocator reserves per request when reserve = max (the article's 8,192).", Kind: Int, Default: 8192, Min: 16, Max: 131072, Step: 16},
 		{Key: "pool_tokens", Label: "KV pool", Unit: "tokens", Help: "Token slots in each pool (the article's simulator: 4 nodes × 512 blocks × 16).", Kind: Int, Default: 32768, Min: 64, Max: 1 << 20, Step: 256},
 		{Key: "requests", Label: "Requests", Help: "Requests in the stream, all queued at tick 0 in order.", Kind: Int, Default: 40, Min: 1, Max: 2000, Step: 1},
 		{Key: "prompt_min", Label: "Prompt min", Unit: "tokens", Kind: Int, Default: 512, Min: 1, Max: 131072, Step: 1},
@@ -40,7 +40,30 @@ var garage = &Lesson{
 	},
 	Check: checkGarage,
 	Build: buildGarage,
+	// Script.Work counts each pool's ticks and request-ticks, twice (the
+	// second pass captures the pools): at most 4·(2·requests·(output_max+1)
+	// + requests + 1), since every tick stores a token of the oldest running
+	// request or releases finished ones.
+	MaxWork: 12*garageMaxStream + 4,
+	HeavyCorners: []map[string]string{
+		// One request at a time: a tick per token, 500,000 ticks.
+		{"requests": "500", "prompt_min": "1", "prompt_max": "1", "output_min": "999", "output_max": "999", "max_context": "1024", "pool_tokens": "1024"},
+		// Every request resident at once in the largest pool.
+		{"requests": "2000", "prompt_min": "100", "prompt_max": "100", "output_min": "249", "output_max": "249", "max_context": "512",
+			"pool_tokens": "1048576", "block_size": "256", "reserve": "exact"},
+		// Paged preemption on most ticks: long prompts that fill the pool, then grow.
+		{"requests": "500", "prompt_min": "4000", "prompt_max": "7000", "output_min": "999", "output_max": "999", "block_size": "2", "pool_tokens": "8192",
+			"max_context": "8000"},
+		// The longest outputs.
+		{"requests": "3", "prompt_min": "1", "prompt_max": "1", "output_min": "131071", "output_max": "131071", "max_context": "131072", "pool_tokens": "131072", "block_size": "32"},
+	},
 }
+
+// garageMaxStream bounds requests × (output_max + 1), the output tokens the
+// stream can take at most (a zero-output request takes a tick): the
+// heaviest accepted settings then re-simulate in about half a second
+// natively (BENCHMARKS.md).
+const garageMaxStream = 500_000
 
 func init() { register(garage) }
 
@@ -60,6 +83,10 @@ func checkGarage(v Values) error {
 	case (mc+b-1)/b > pool/b:
 		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at least %d blocks of %d tokens, so one max_context request fits", (mc+b-1)/b, b))
 	}
+	if n := v.Int("requests"); int64(n)*int64(omax+1) > garageMaxStream {
+		return Relation("requests", strconv.Itoa(n), fmt.Sprintf("small enough that requests × (output_max + 1) ≤ %s (it is %s): a stream re-simulates in about a second; lower requests or output_max",
+			comma(garageMaxStream), comma64(int64(n)*int64(omax+1))))
+	}
 	return nil
 }
 
@@ -68,7 +95,9 @@ func buildGarage(v Values) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run.script(), nil
+	s := run.script()
+	s.Work = run.work
+	return s, nil
 }
 
 // ---- Simulation: the typed run ----
@@ -100,19 +129,35 @@ func newGarageSetup(v Values) garageSetup {
 	return s
 }
 
-// garageTick is one tick of one pool: what the loop did, and whether a run
-// went into a hole a finished request left (contiguous, first fit).
+// garageTick is one tick of one pool as the narration reads it: what the
+// loop did, and whether a run went into a hole a finished request left
+// (contiguous, first fit).
 type garageTick struct {
 	scheduler.Tick
 	holeReuse bool
 }
 
+// tickRecord is one tick of one pool, kept small: a long stream runs for
+// hundreds of thousands of ticks. Its request lists live in the history's
+// ids arena, its shortfall in shorts.
+type tickRecord struct {
+	resident, stored, reserved, waiting int32
+	blocked, short                      int32 // -1: none
+	decodeTaken                         int32
+	at, nAdm, nFin, nPre                int32 // ids[at:] holds the admitted, then the finished, then the preempted
+	holeReuse                           bool
+}
+
 // poolHistory is one pool's ticks and the sums behind its figures.
 type poolHistory struct {
-	ticks                 []garageTick
+	pool                  int // slots
+	ticks                 []tickRecord
+	ids                   []int
+	shorts                []allocator.NoSpaceError
 	maxResident, peakTick int
 	preemptions           int
-	reuses                int // Usage.HoleReuses at the last tick
+	reuses                int   // Usage.HoleReuses at the last tick
+	work                  int64 // ticks plus request-ticks: Script.Work's share of this pool
 	// Sums over the ticks in which requests were still waiting (the pool was
 	// the bottleneck); the waste and utilisation metrics are ratios of sums.
 	sumStored, sumReserved, sumPool, sumN, sumUnusable int64
@@ -121,30 +166,64 @@ type poolHistory struct {
 // record appends tick t; unusable, when the pool is contiguous, is its
 // count of free slots a max-context request cannot use.
 func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
-	g := garageTick{Tick: t, holeReuse: t.Usage.HoleReuses > h.reuses}
-	h.reuses = t.Usage.HoleReuses
+	u := t.Usage
+	r := tickRecord{resident: int32(u.Resident), stored: int32(u.Stored), reserved: int32(u.Reserved), waiting: int32(t.Waiting),
+		blocked: int32(t.Blocked), short: -1, decodeTaken: int32(t.DecodeTaken), holeReuse: u.HoleReuses > h.reuses,
+		at: int32(len(h.ids)), nAdm: int32(len(t.Admitted)), nFin: int32(len(t.Finished)), nPre: int32(len(t.Preempted))}
+	h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
+	if t.Shortfall != nil {
+		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {
+			h.shorts = append(h.shorts, *t.Shortfall)
+		}
+		r.short = int32(len(h.shorts) - 1)
+	}
+	h.reuses = u.HoleReuses
 	h.preemptions += len(t.Preempted)
-	if t.Usage.Resident > h.maxResident {
-		h.maxResident, h.peakTick = t.Usage.Resident, len(h.ticks)
+	h.work += 1 + int64(u.Resident)
+	if u.Resident > h.maxResident {
+		h.maxResident, h.peakTick = u.Resident, len(h.ticks)
 	}
 	if t.Waiting > 0 || len(h.ticks) == 0 {
-		h.sumStored += int64(t.Usage.Stored)
-		h.sumReserved += int64(t.Usage.Reserved)
-		h.sumPool += int64(t.Usage.Pool)
-		h.sumN += int64(t.Usage.Resident)
+		h.sumStored += int64(u.Stored)
+		h.sumReserved += int64(u.Reserved)
+		h.sumPool += int64(u.Pool)
+		h.sumN += int64(u.Resident)
 		if unusable != nil {
 			h.sumUnusable += int64(unusable())
 		}
 	}
-	h.ticks = append(h.ticks, g)
+	if len(h.ticks) == cap(h.ticks) {
+		h.ticks = slices.Grow(h.ticks, len(h.ticks)+1) // double: append's 1.25× allocates five times the final size
+	}
+	h.ticks = append(h.ticks, r)
 }
 
-// tickOf returns the log of tick t, or the final idle state after the run ended.
+// tickOf returns tick t as the narration reads it, or the final idle state
+// after the run ended.
 func (h *poolHistory) tickOf(t int) (garageTick, bool) {
-	if t < len(h.ticks) {
-		return h.ticks[t], true
+	if t >= len(h.ticks) {
+		return garageTick{Tick: scheduler.Tick{Blocked: -1}}, false
 	}
-	return garageTick{Tick: scheduler.Tick{Blocked: -1}}, false
+	r := h.ticks[t]
+	lists := h.ids[r.at : r.at+r.nAdm+r.nFin+r.nPre]
+	g := garageTick{holeReuse: r.holeReuse, Tick: scheduler.Tick{
+		Admitted: lists[:r.nAdm:r.nAdm], Finished: lists[r.nAdm : r.nAdm+r.nFin : r.nAdm+r.nFin], Preempted: lists[r.nAdm+r.nFin:],
+		Blocked: int(r.blocked), DecodeTaken: int(r.decodeTaken), Waiting: int(r.waiting),
+		Usage: allocator.Usage{Resident: int(r.resident), Stored: int(r.stored), Reserved: int(r.reserved), Pool: h.pool}}}
+	for _, l := range []*[]int{&g.Admitted, &g.Finished, &g.Preempted} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	if r.short >= 0 {
+		g.Shortfall = &h.shorts[r.short] // read only: the history is complete
+	}
+	return g, true
+}
+
+// utilization is the share of the pool holding tokens at tick t.
+func (h *poolHistory) utilization(t int) float64 {
+	return allocator.Usage{Stored: int(h.ticks[t].stored), Pool: h.pool}.Utilization()
 }
 
 func (h *poolHistory) waste() float64 { return ratio(h.sumReserved-h.sumStored, h.sumReserved) }
@@ -156,8 +235,8 @@ type snapshot struct {
 	runs         []allocator.Run
 }
 
-// garageServed is both pools serving one setup, with snapshots at chosen
-// ticks.
+// garageServed is both pools serving one setup: their histories, or the
+// snapshots at chosen ticks.
 type garageServed struct {
 	paged, contig poolHistory
 	snaps         map[int]snapshot
@@ -168,10 +247,9 @@ type garageServed struct {
 const maxTicks = 1 << 22
 
 // serveGarage serves the stream with both pools in lockstep, one loop tick
-// each per tick, capturing the pools' state at the end of each tick listed
-// in capture. like, when set, is an earlier run of the same setup: its tick
-// counts size the logs up front.
-func serveGarage(s garageSetup, capture map[int]bool, like *garageServed) (*garageServed, error) {
+// each per tick. With record it keeps both histories; otherwise it only
+// captures the pools' state at the end of each tick in capture (sorted).
+func serveGarage(s garageSetup, record bool, capture []int) (*garageServed, error) {
 	pg, err := allocator.NewPaged(s.pool/s.b, s.b)
 	if err != nil {
 		return nil, err
@@ -192,36 +270,33 @@ func serveGarage(s garageSetup, capture map[int]bool, like *garageServed) (*gara
 	if err != nil {
 		return nil, err
 	}
-	res := &garageServed{snaps: map[int]snapshot{}}
-	if like != nil {
-		res.paged.ticks = make([]garageTick, 0, len(like.paged.ticks))
-		res.contig.ticks = make([]garageTick, 0, len(like.contig.ticks))
-	}
+	res := &garageServed{paged: poolHistory{pool: s.pool}, contig: poolHistory{pool: s.pool}, snaps: map[int]snapshot{}}
 	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
 	for t := 0; !pl.Done() || !cl.Done(); t++ {
 		if t >= maxTicks {
 			return nil, errors.New("garage: the stream did not finish; this is a bug")
 		}
-		if err := stepInto(pl, &res.paged, nil); err != nil {
+		if err := stepInto(pl, record, &res.paged, nil); err != nil {
 			return nil, err
 		}
-		if err := stepInto(cl, &res.contig, unusable); err != nil {
+		if err := stepInto(cl, record, &res.contig, unusable); err != nil {
 			return nil, err
 		}
-		if capture[t] {
+		if len(capture) > 0 && capture[0] == t {
 			res.snaps[t] = snapshotOf(pg, ct)
+			capture = capture[1:]
 		}
 	}
 	return res, nil
 }
 
 // stepInto runs one tick of l, unless it is done, and records it in h.
-func stepInto(l *scheduler.Loop, h *poolHistory, unusable func() int) error {
+func stepInto(l *scheduler.Loop, record bool, h *poolHistory, unusable func() int) error {
 	if l.Done() {
 		return nil
 	}
 	t, err := l.Step()
-	if err != nil {
+	if err != nil || !record {
 		return err
 	}
 	h.record(t, unusable)
@@ -245,26 +320,29 @@ type garageRun struct {
 	ticks   []int // ticks shown as steps
 	figures garageFigures
 	article garageFigures
+	work    int64 // Script.Work: ticks plus request-ticks, both pools, both passes
+	// isArticle: the knobs are the article's setup (the defaults), which
+	// the claims run.
+	isArticle bool
 }
 
-// runGarage serves the stream once to choose the ticks worth showing, then
-// again capturing the pools at those ticks.
+// runGarage serves the stream once, keeping both histories, to choose the
+// ticks worth showing, then again, identically, only to capture the pools
+// at those ticks.
 func runGarage(v Values) (garageRun, error) {
 	setup := newGarageSetup(v)
-	first, err := serveGarage(setup, nil, nil)
+	served, err := serveGarage(setup, true, nil)
 	if err != nil {
 		return garageRun{}, err
 	}
-	ticks := chooseTicks(first)
-	capture := map[int]bool{}
-	for _, t := range ticks {
-		capture[t] = true
-	}
-	served, err := serveGarage(setup, capture, first)
+	ticks := chooseTicks(served)
+	shown, err := serveGarage(setup, false, ticks)
 	if err != nil {
 		return garageRun{}, err
 	}
-	run := garageRun{setup: setup, served: served, ticks: ticks, figures: figuresOf(setup, served)}
+	served.snaps = shown.snaps
+	run := garageRun{setup: setup, served: served, ticks: ticks, figures: figuresOf(setup, served), isArticle: sameValues(v, v.Defaults())}
+	run.work = 2 * (served.paged.work + served.contig.work) // the second pass repeats the first
 	run.article, err = garageArticleFigures(v, run.figures)
 	return run, err
 }
@@ -279,15 +357,17 @@ type garageFigures struct {
 	wasteBound                       float64 // 100·(B−1)/L̄
 	externalFrag                     float64 // % of the pool no max-context request can use
 	meanResident, meanRequest        float64 // tokens
+	longest                          int     // the longest request's final length, tokens
 	pagedTicks, contigTicks, preempt int
 }
 
 func figuresOf(s garageSetup, r *garageServed) garageFigures {
 	p, c := &r.paged, &r.contig
 	meanLen := ratio(p.sumStored, p.sumN)
-	total := 0
+	total, longest := 0, 0
 	for _, q := range s.reqs {
 		total += q.Prompt + q.Output
+		longest = max(longest, q.Prompt+q.Output)
 	}
 	return garageFigures{
 		pool: s.pool, maxContext: s.reserve.MaxContext,
@@ -297,12 +377,14 @@ func figuresOf(s garageSetup, r *garageServed) garageFigures {
 		wasteBound:   round2(100 * float64(s.b-1) / max(meanLen, 1)),
 		externalFrag: round2(100 * ratio(c.sumUnusable, c.sumPool)),
 		meanResident: round2(meanLen), meanRequest: round2(float64(total) / float64(len(s.reqs))),
-		pagedTicks: len(p.ticks), contigTicks: len(c.ticks), preempt: p.preemptions,
+		pagedTicks: len(p.ticks), contigTicks: len(c.ticks), preempt: p.preemptions, longest: longest,
 	}
 }
 
 // garageArticle holds the figures of the article's setup (the knobs'
-// defaults), simulated once per process: the claims table shows them
+// defaults: the pool and 40-request stream of the article's script, with
+// the 8,192-token reservations its text describes), simulated once per
+// process: the claims table shows them
 // whatever the knobs, and re-simulating them on every knob move cost a third
 // of a rebuild.
 var garageArticle struct {
@@ -320,7 +402,7 @@ func garageArticleFigures(v Values, figs garageFigures) (garageFigures, error) {
 	garageArticle.once.Do(func() {
 		s := newGarageSetup(v.Defaults())
 		var r *garageServed
-		r, garageArticle.err = serveGarage(s, nil, nil)
+		r, garageArticle.err = serveGarage(s, true, nil)
 		if r != nil {
 			garageArticle.figs = figuresOf(s, r)
 		}
@@ -346,31 +428,34 @@ const maxGarageSteps = 40
 // each first happens.
 type tickPicker struct {
 	special map[int]bool
-	seen    map[string]bool
+	seen    [2][3]bool      // per pool: a decode took a block, a request finished, a new request was blocked
+	shared  [3]bool         // either pool: external fragmentation, a hole reused, a preemption
 	blocked [2]map[int]bool // per pool: requests already seen blocked at the queue head
 }
 
 // note marks tick t of pool i special where something happens there for the
 // first time, and reports whether anything happened.
 func (p *tickPicker) note(i, t int, lg garageTick) bool {
-	pool := strconv.Itoa(i)
-	first := func(key string, happened bool) {
-		if happened && !p.seen[key] {
-			p.seen[key] = true
-			p.special[t] = true
-		}
-	}
-	first("decode"+pool, lg.DecodeTaken > 0)
-	first("finish"+pool, len(lg.Finished) > 0)
 	newBlock := lg.Blocked >= 0 && !p.blocked[i][lg.Blocked]
 	if newBlock {
 		p.blocked[i][lg.Blocked] = true
 	}
-	first("blocked"+pool, newBlock)
-	first("frag", fragBlocked(lg.Tick))
-	first("reuse", lg.holeReuse)
-	first("preempt", len(lg.Preempted) > 0)
+	for k, happened := range [3]bool{lg.DecodeTaken > 0, len(lg.Finished) > 0, newBlock} {
+		p.first(&p.seen[i][k], happened, t)
+	}
+	for k, happened := range [3]bool{fragBlocked(lg.Tick), lg.holeReuse, len(lg.Preempted) > 0} {
+		p.first(&p.shared[k], happened, t)
+	}
 	return newBlock || len(lg.Admitted)+len(lg.Finished)+len(lg.Preempted) > 0
+}
+
+// first marks tick t special when an event happened there that *seen says
+// had not happened before.
+func (p *tickPicker) first(seen *bool, happened bool, t int) {
+	if happened && !*seen {
+		*seen = true
+		p.special[t] = true
+	}
 }
 
 // fragBlocked reports whether the head of the queue was refused although
@@ -384,12 +469,12 @@ func fragBlocked(t scheduler.Tick) bool {
 func chooseTicks(r *garageServed) []int {
 	n := max(len(r.paged.ticks), len(r.contig.ticks))
 	p := tickPicker{special: map[int]bool{0: true, len(r.paged.ticks) - 1: true, len(r.contig.ticks) - 1: true,
-		r.paged.peakTick: true, r.contig.peakTick: true}, seen: map[string]bool{}, blocked: [2]map[int]bool{{}, {}}}
+		r.paged.peakTick: true, r.contig.peakTick: true}, blocked: [2]map[int]bool{{}, {}}}
 	var others []int
 	for t := 0; t < n; t++ {
 		busy := false
 		for i, h := range []*poolHistory{&r.paged, &r.contig} {
-			if t < len(h.ticks) && p.note(i, t, h.ticks[t]) {
+			if lg, ok := h.tickOf(t); ok && p.note(i, t, lg) {
 				busy = true
 			}
 		}
@@ -429,7 +514,7 @@ type tickWindow struct {
 func (h *poolHistory) window(from, to int) tickWindow {
 	var w tickWindow
 	for t := from + 1; t <= to && t < len(h.ticks); t++ {
-		lg := h.ticks[t]
+		lg, _ := h.tickOf(t)
 		w.active = true
 		w.admitted = append(w.admitted, lg.Admitted...)
 		w.finished = append(w.finished, lg.Finished...)
@@ -461,7 +546,7 @@ func (r garageRun) script() *Script {
 	s.Steps = append(s.Steps, g.introStep())
 	steps := g.tickSteps()
 	if len(steps) > 0 && r.ticks[0] == 0 {
-		c0 := r.served.contig.ticks[0].Usage.Resident
+		c0 := int(r.served.contig.ticks[0].resident)
 		steps[0].Quiz = numberQuiz(fmt.Sprintf("Tick 0: %d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), comma(r.setup.pool)),
 			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(r.setup), c0))
 	}
@@ -481,14 +566,18 @@ func (g *garageText) introStep() Step {
 		fit = fmt.Sprintf(" At %s slots each, at most %d requests can ever be resident in the contiguous pool, whatever their length.",
 			comma(s.reserve.MaxContext), s.pool/s.reserve.MaxContext)
 	}
+	setup := " These are the article's numbers: the pool and request stream of its simulator script, with the 8,192-token reservations its text describes."
+	if !g.isArticle {
+		setup = " The article's setup is the defaults; the table at the end shows its figures beside this run's."
+	}
 	idle := scheduler.Tick{Blocked: -1, Waiting: len(s.reqs), Usage: allocator.Usage{Pool: s.pool}}
 	return Step{
 		Title: "Two garages, one queue",
 		Narration: fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens) queue in order. Each pool has %s KV slots. "+
 			"The paged pool cuts them into %s blocks of %d tokens and gives a request a block only when it needs one; "+
-			"the contiguous pool gives each request one unbroken run (%s).%s",
+			"the contiguous pool gives each request one unbroken run (%s).%s%s",
 			len(s.reqs), comma(s.promptMin), comma(s.promptMax), comma(s.outputMin), comma(s.outputMax), comma(s.pool),
-			comma(s.pool/s.b), s.b, reserveWords(s), fit),
+			comma(s.pool/s.b), s.b, reserveWords(s), fit, setup),
 		Scenes: []scene.Scene{g.gridScene(empty, nil), g.stripScene(empty, nil), nowCards(idle, idle), chartScene(g.chart, 0)},
 		Cursor: 0,
 	}
@@ -659,20 +748,47 @@ func (g *garageText) plainTitle(cw tickWindow, t int, told teller) string {
 	return fmt.Sprintf("Tick %d", t)
 }
 
+// maxChartPoints bounds each series of the utilisation chart: a long stream
+// runs for hundreds of thousands of ticks, which no chart can show and
+// every step would carry.
+const maxChartPoints = 1000
+
 func (g *garageText) utilChart() *scene.Chart {
 	c := &scene.Chart{Type: scene.Line, XLabel: "tick (one decode step)", YLabel: "KV slots holding tokens", YUnit: "%"}
+	n := max(len(g.served.paged.ticks), len(g.served.contig.ticks))
+	every := (n + maxChartPoints - 1) / maxChartPoints
+	if every > 1 {
+		c.XLabel = fmt.Sprintf("tick (one decode step; every %s shown)", ordinal(every))
+	}
 	for _, p := range []struct {
 		name string
 		h    *poolHistory
 	}{{"paged", &g.served.paged}, {"contiguous", &g.served.contig}} {
-		sr := scene.Series{Name: p.name, X: make([]float64, 0, len(p.h.ticks)), Y: make([]float64, 0, len(p.h.ticks))}
-		for t, lg := range p.h.ticks {
-			sr.X = append(sr.X, float64(t))
-			sr.Y = append(sr.Y, round1(100*lg.Usage.Utilization()))
+		sr := scene.Series{Name: p.name, X: make([]float64, 0, len(p.h.ticks)/every+1), Y: make([]float64, 0, len(p.h.ticks)/every+1)}
+		for t := range p.h.ticks {
+			if t%every == 0 || t == len(p.h.ticks)-1 {
+				sr.X = append(sr.X, float64(t))
+				sr.Y = append(sr.Y, round1(100*p.h.utilization(t)))
+			}
 		}
 		c.Series = append(c.Series, sr)
 	}
 	return c
+}
+
+// ordinal is "2nd", "3rd", "10th", ….
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return comma(n) + suffix
 }
 
 func (g *garageText) gridScene(snap snapshot, prev *snapshot) scene.Scene {
@@ -754,21 +870,28 @@ func versus(a, b float64, unit string) string {
 }
 
 // garageClaims compares the article's figures with the model, for the
-// article's setup (the defaults) and for the current run.
+// article's setup (the defaults: its script's 32,768-slot pool and 40
+// requests, with the 8,192-token reservations of its text) and for the
+// current run.
 func garageClaims(a, r garageFigures) []Claim {
 	streams := func(f garageFigures) string { return versus(float64(f.contigAdmitted), float64(f.pagedAdmitted), "") }
 	util := func(f garageFigures) string { return versus(f.contigUtil, f.pagedUtil, "%") }
+	perStream := 0.542 * float64(a.pool) / float64(max(a.contigAdmitted, 1)) // tokens each stream would hold at 54.2%
 	return []Claim{
 		{What: "Streams resident at once, contiguous vs paged",
-			Article: "14 vs 31",
+			Article: "14 vs 31 (its script); 12 contiguous streams (its text)",
 			Model:   streams(a) + " (article setup); " + streams(r) + " (this run)",
-			Why: fmt.Sprintf("The article's script types in 14 contiguous slots; with its pool (4 × 512 blocks × 16 = %s slots) and %s-slot reservations the count is %d. "+
-				"Its paged figure only allocates prompts and never decodes; here requests also grow by one slot per output token, finish and leave, and the queue refills the pool.",
-				comma(a.pool), comma(a.maxContext), a.pool/a.maxContext)},
+			Why: fmt.Sprintf("The article's setup, run here: its script's pool (4 × 512 blocks × 16 = %s slots) and stream, with the %s-token reservations its text describes. "+
+				"That pool holds %d such reservations. The script types in 14 (what %s-slot reservations would give), and the text's 12 would need a %s-slot pool. "+
+				"The script's paged figure only allocates prompts and never decodes; here requests also grow by one slot per output token, finish and leave, and the queue refills the pool.",
+				comma(a.pool), comma(a.maxContext), a.pool/a.maxContext, comma(a.pool/14), comma(12*a.maxContext))},
 		{What: "Memory utilisation, contiguous vs paged",
 			Article: "54.2% vs 98.9%",
 			Model:   util(a) + " (article setup); " + util(r) + " (this run)",
-			Why:     "54.2% is a constant in the article's script and 98.9% counts blocks in use, not tokens. Here both are tokens stored / pool slots, averaged over the ticks in which requests were still waiting."},
+			Why: fmt.Sprintf("54.2%% is a constant typed into the article's script, not computed, and 98.9%% counts blocks in use, not tokens. "+
+				"In the article's setup the pool could be 54.2%% full only if each of its %d contiguous streams held %s tokens, %.0f%% of its reservation, while its requests hold at most %s. "+
+				"Here both figures are tokens stored / pool slots, averaged over the ticks in which requests were still waiting.",
+				a.contigAdmitted, comma(int(perStream+0.5)), 100*perStream/float64(a.maxContext), comma(a.longest))},
 		{What: "Paged waste bound (B−1)/L",
 			Article: "15/1024 ≈ 1.46% at L = 1,024",
 			Model: fmt.Sprintf("bound %.2f%%, measured %.2f%% (article setup, L̄ = %.0f); bound %.2f%%, measured %.2f%% (this run)",
@@ -777,7 +900,9 @@ func garageClaims(a, r garageFigures) []Claim {
 		{What: "Contiguous internal waste 1 − L_actual/L_max",
 			Article: "≈ 60%–90%",
 			Model:   fmt.Sprintf("%.2f%% (article setup); %.2f%% (this run)", a.contigWaste, r.contigWaste),
-			Why:     "It depends only on how far the reservation exceeds the tokens actually held; the article's 350-token request in an 8,192-token reservation would waste 96%. Set reserve = exact to see Orca-Oracle, which wastes nothing inside reservations but still fragments between them."},
+			Why: fmt.Sprintf("It depends only on how far the reservation exceeds the tokens actually held: the article's requests (at most %s tokens) in its %s-token reservations waste %.2f%%, %s its range, and its 350-token request would waste 96%%. "+
+				"Set reserve = exact to see Orca-Oracle, which wastes nothing inside reservations but still fragments between them.",
+				comma(a.longest), comma(a.maxContext), a.contigWaste, map[bool]string{true: "inside", false: "outside"}[a.contigWaste >= 60 && a.contigWaste <= 90])},
 		{What: "KV memory holding real token state in pre-paging systems",
 			Article: "20.4%–38.2% (vLLM paper, Fig. 2, measured; cited for reference)",
 			Model:   fmt.Sprintf("%.2f%% contiguous utilisation (article setup)", a.contigUtil),

@@ -12,7 +12,8 @@ type Contiguous struct {
 	log
 	pool    int
 	reserve Reservation
-	runs    []Run // sorted by Start, non-overlapping
+	runs    []Run       // sorted by Start, non-overlapping
+	starts  map[int]int // request -> its run's Start
 	// stored and reserved total the runs' tokens and lengths, so Usage
 	// need not walk every run each tick; taken and holeReuses count
 	// reservations since the pool was made.
@@ -38,7 +39,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r}, nil
+	return &Contiguous{pool: poolTokens, reserve: r, starts: map[int]int{}}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -47,13 +48,14 @@ func (c *Contiguous) PoolTokens() int { return c.pool }
 // Reservation is the pool's sizing rule.
 func (c *Contiguous) Reservation() Reservation { return c.reserve }
 
+// find returns the index of req's run, or -1: its start from the map, then
+// a binary search of the runs, which are in address order.
 func (c *Contiguous) find(req int) int {
-	for i, r := range c.runs {
-		if r.Req == req {
-			return i
-		}
+	start, ok := c.starts[req]
+	if !ok {
+		return -1
 	}
-	return -1
+	return sort.Search(len(c.runs), func(i int) bool { return c.runs[i].Start >= start })
 }
 
 // AllocateSlots admits req, if the pool does not hold it yet, by reserving
@@ -79,29 +81,41 @@ func (c *Contiguous) admit(req, n, final int) error {
 	if final < n || n > reserve {
 		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", req, reserve, n, final)
 	}
-	largest, free := 0, c.pool-c.reserved
-	for _, h := range c.Holes() {
-		if h.Len < reserve {
-			largest = max(largest, h.Len)
-			continue
+	// First fit: walk the holes between runs (Holes, without building it).
+	largest, at := 0, 0
+	for i := 0; i <= len(c.runs); i++ {
+		end := c.pool
+		if i < len(c.runs) {
+			end = c.runs[i].Start
 		}
-		if h.Start < c.End() {
-			c.holeReuses++
+		if hole := end - at; hole >= reserve {
+			c.place(i, Run{Req: req, Start: at, Len: reserve, Tokens: n})
+			return nil
+		} else if hole > largest {
+			largest = hole
 		}
-		r := Run{Req: req, Start: h.Start, Len: reserve, Tokens: n}
-		i := sort.Search(len(c.runs), func(i int) bool { return c.runs[i].Start > h.Start })
-		c.runs = append(c.runs, Run{})
-		copy(c.runs[i+1:], c.runs[i:])
-		c.runs[i] = r
-		c.stored += n
-		c.reserved += reserve
-		c.taken++
-		c.record(Event{Kind: Admitted, Req: req, Tokens: n})
-		c.record(Event{Kind: Allocated, Req: req, Start: r.Start, Len: r.Len})
-		return nil
+		if i < len(c.runs) {
+			at = c.runs[i].Start + c.runs[i].Len
+		}
 	}
 	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
-	return &NoSpaceError{Need: reserve, Free: free, Largest: largest}
+	return &NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: largest}
+}
+
+// place inserts run r before runs[i], where the hole it fills starts.
+func (c *Contiguous) place(i int, r Run) {
+	if r.Start < c.End() {
+		c.holeReuses++
+	}
+	c.runs = append(c.runs, Run{})
+	copy(c.runs[i+1:], c.runs[i:])
+	c.runs[i] = r
+	c.starts[r.Req] = r.Start
+	c.stored += r.Tokens
+	c.reserved += r.Len
+	c.taken++
+	c.record(Event{Kind: Admitted, Req: r.Req, Tokens: r.Tokens})
+	c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
 }
 
 // extend stores n more tokens in run i.
@@ -127,6 +141,7 @@ func (c *Contiguous) Free(req int) error {
 	}
 	r := c.runs[i]
 	c.runs = append(c.runs[:i], c.runs[i+1:]...)
+	delete(c.starts, req)
 	c.stored -= r.Tokens
 	c.reserved -= r.Len
 	c.record(Event{Kind: Freed, Req: req, Start: r.Start, Len: r.Len})
@@ -176,11 +191,12 @@ func (c *Contiguous) Unusable(reserve int) int {
 	if reserve < 1 {
 		return 0
 	}
-	u := 0
-	for _, h := range c.Holes() {
-		u += h.Len % reserve
+	u, at := 0, 0
+	for _, r := range c.runs {
+		u += (r.Start - at) % reserve
+		at = r.Start + r.Len
 	}
-	return u
+	return u + (c.pool-at)%reserve
 }
 
 // Usage reports the pool's slot usage.

@@ -1,6 +1,12 @@
 package scheduler
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/inferlab/inferlab/core/hardware"
+)
 
 // Config holds the scheduler and cache knobs, named as in vLLM.
 type Config struct {
@@ -27,8 +33,52 @@ func (c Config) Validate() error {
 		return fmt.Errorf("scheduler: BlockSize = %d, want ≥ 1", c.BlockSize)
 	case c.NumBlocks < 1:
 		return fmt.Errorf("scheduler: NumBlocks = %d, want ≥ 1", c.NumBlocks)
+	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
+		return fmt.Errorf("%w: MaxNumBatchedTokens = %d, MaxNumSeqs = %d", ErrBudgetBelowSeqs, c.MaxNumBatchedTokens, c.MaxNumSeqs)
 	}
 	return nil
+}
+
+// ErrBudgetBelowSeqs is vLLM's SchedulerConfig check (vllm/config/scheduler.py,
+// _verify_args): "max_num_batched_tokens must be greater than or equal to
+// max_num_seqs". A running sequence needs at least one token of a step's
+// budget, so more sequences than tokens could never all advance.
+var ErrBudgetBelowSeqs = errors.New("scheduler: max_num_batched_tokens must be at least max_num_seqs, as vLLM requires")
+
+// UsageContext is how vLLM was started; its batch defaults depend on it.
+type UsageContext int
+
+const (
+	// APIServer is `vllm serve`, the OpenAI-compatible server
+	// (UsageContext.OPENAI_API_SERVER): what the lessons model.
+	APIServer UsageContext = iota
+	// LLMClass is offline batch inference through vllm.LLM
+	// (UsageContext.LLM_CLASS).
+	LLMClass
+)
+
+// BatchDefaults are vLLM's max_num_batched_tokens and max_num_seqs when
+// the user sets neither (EngineArgs.get_batch_defaults,
+// vllm/engine/arg_utils.py; shared/reference/engines.md §2.1): on a GPU
+// with at least 70 GiB that is not an A100 (H100, H200, B200, MI300x),
+// 8,192 tokens and 1,024 sequences for the API server, 16,384 and 1,024
+// for the LLM class; on other GPUs (A100s included: a large budget lowered
+// their throughput, vLLM PR #17885), 2,048 and 256, and 8,192 and 256.
+// TPUs and CPUs, which vLLM also tunes, are not modelled. vLLM then caps
+// max_num_seqs at the budget and the budget at max_num_seqs ×
+// max_model_len; neither cap binds at these values for the lab's models.
+func BatchDefaults(g hardware.GPU, usage UsageContext) (maxNumBatchedTokens, maxNumSeqs int) {
+	const gib = 1 << 30
+	if g.MemoryBytes >= 70*gib && !strings.Contains(strings.ToLower(g.Name+" "+g.ID), "a100") {
+		if usage == LLMClass {
+			return 16384, 1024
+		}
+		return 8192, 1024
+	}
+	if usage == LLMClass {
+		return 8192, 256
+	}
+	return 2048, 256
 }
 
 // Work is one request's share of a step: NewTokens computed on top of

@@ -118,11 +118,10 @@ func (l *Loop) admit(t *Tick) error {
 	for l.waiting.len() > 0 {
 		q := l.waiting.front()
 		err := l.pool.AllocateSlots(q.ID, allocator.Slots{New: q.Prompt + q.produced, Final: q.Prompt + q.Output})
-		var short *allocator.NoSpaceError
-		if errors.As(err, &short) && len(l.running) == 0 {
-			return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, err)
-		}
-		if short != nil {
+		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
+			if len(l.running) == 0 {
+				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, err)
+			}
 			t.Blocked, t.Shortfall = q.ID, short
 			return nil
 		}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/hardware"
 )
 
 // flat prices every step at 10 ms plus 10 µs per token.
@@ -226,5 +228,48 @@ func TestSummarisePercentiles(t *testing.T) {
 	p := Summarise(xs)
 	if p.P50 != 50 || p.P90 != 90 || p.P95 != 95 || p.P99 != 99 || p.Max != 100 || p.Mean != 50.5 {
 		t.Fatalf("%+v", p)
+	}
+}
+
+// vLLM refuses a token budget below max_num_seqs; so does the scheduler,
+// with a named error, and accepts them equal.
+func TestBudgetBelowSeqsRefused(t *testing.T) {
+	for _, c := range []struct{ budget, seqs int }{{64, 2048}, {255, 256}, {1, 2}} {
+		if _, err := New(cfg(c.budget, c.seqs, 100), flat, []Request{{ID: 1, Prompt: 1, Output: 1}}); !errors.Is(err, ErrBudgetBelowSeqs) {
+			t.Errorf("budget %d, %d seqs: err = %v, want ErrBudgetBelowSeqs", c.budget, c.seqs, err)
+		}
+	}
+	if _, err := New(cfg(256, 256, 100), flat, []Request{{ID: 1, Prompt: 1, Output: 1}}); err != nil {
+		t.Errorf("budget = max_num_seqs refused: %v", err)
+	}
+}
+
+// vLLM's get_batch_defaults, GPU by GPU: H100-class parts get 8,192 tokens
+// and 1,024 sequences from the API server, A100s and smaller parts 2,048
+// and 256.
+func TestBatchDefaults(t *testing.T) {
+	for _, c := range []struct {
+		gpu          string
+		usage        UsageContext
+		tokens, seqs int
+	}{
+		{"h100-sxm", APIServer, 8192, 1024},
+		{"h100-pcie", APIServer, 8192, 1024},
+		{"h200-sxm", APIServer, 8192, 1024},
+		{"b200", APIServer, 8192, 1024},
+		{"h100-sxm", LLMClass, 16384, 1024},
+		{"a100-80gb-sxm", APIServer, 2048, 256},
+		{"a100-80gb-sxm", LLMClass, 8192, 256},
+		{"a100-40gb-sxm", APIServer, 2048, 256},
+		{"l40s", APIServer, 2048, 256},
+		{"l4", LLMClass, 8192, 256},
+	} {
+		g, err := hardware.GPUByID(c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok, seqs := BatchDefaults(g, c.usage); tok != c.tokens || seqs != c.seqs {
+			t.Errorf("%s, usage %d: %d tokens and %d seqs, want %d and %d", c.gpu, c.usage, tok, seqs, c.tokens, c.seqs)
+		}
 	}
 }

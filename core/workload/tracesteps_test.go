@@ -43,7 +43,7 @@ func TestTraceStepsBoundsTheScheduler(t *testing.T) {
 		bound := workload.TraceSteps(reqs, 64)
 		for _, cfg := range []scheduler.Config{
 			{MaxNumBatchedTokens: 64, MaxNumSeqs: 1, ChunkedPrefill: true, BlockSize: 16, NumBlocks: 1 << 16},
-			{MaxNumBatchedTokens: 64, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: 16, NumBlocks: 1 << 16},
+			{MaxNumBatchedTokens: 64, MaxNumSeqs: 64, ChunkedPrefill: true, BlockSize: 16, NumBlocks: 1 << 16}, // vLLM refuses more seqs than budget tokens
 			{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: 16, NumBlocks: 1 << 16, PrefixCaching: true},
 		} {
 			var sreqs []scheduler.Request

@@ -1,0 +1,168 @@
+package lessons
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/core/hardware"
+)
+
+// No latency a lesson reports can beat physics. For random accepted knob
+// sets of every lesson that prices steps on a chosen GPU and model:
+//
+//   - every latency in milliseconds that includes a forward pass (TTFT, ITL,
+//     TPOT, a step) is at least the time to read the weights once from HBM:
+//     the non-embedding weights (the embedding table is gathered, not read)
+//     over the GPU's peak bandwidth, split over the tensor-parallel degree;
+//   - a latency that covers a known number of prompt tokens is at least
+//     their FLOPs (2 per non-embedding parameter per token) at the GPU's
+//     dense peak.
+//
+// The floors are loose (peak bandwidth and FLOPs, nothing else), so a
+// failure means the model priced a step faster than the hardware can run.
+func TestLatenciesRespectPhysicalFloors(t *testing.T) {
+	for _, l := range All() {
+		if _, ok := l.Param("gpu"); !ok {
+			continue
+		}
+		if _, ok := l.Param("model"); !ok {
+			continue
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			t.Parallel()
+			sets := append([]map[string]string{{}}, randomKnobSets(l, 20, 11)...)
+			checked, latencies := 0, 0
+			for _, set := range sets {
+				s, v, err := l.Run(set)
+				if err != nil {
+					continue // refused settings are the contract test's business
+				}
+				checked++
+				for _, mt := range s.Metrics {
+					if isPassLatency(mt.Key) && mt.Value > 0 {
+						latencies++
+					}
+				}
+				for _, p := range floorProblems(l.Slug, v, s) {
+					t.Errorf("%v: %s", set, p)
+				}
+			}
+			if checked == 0 {
+				t.Fatalf("no knob set was accepted")
+			}
+			t.Logf("%d knob sets accepted, %d latencies checked", checked, latencies)
+		})
+	}
+}
+
+// The floor check must catch a step priced faster than reading the weights:
+// 0.5 ms for Llama-3.1-8B on an H100 (16 GB at 3.35 TB/s takes about 4.5 ms).
+func TestPhysicalFloorCatchesTooFastSteps(t *testing.T) {
+	l := Get("roofline")
+	s, v, err := l.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := &Script{Metrics: []Metric{{Key: "decode_step_ms", Label: "fake", Unit: "ms", Value: 0.5}}}
+	if p := floorProblems("roofline", v, fast); len(p) != 1 {
+		t.Errorf("a 0.5 ms decode step on %s passed the floor: %v", v.Choice("model"), p)
+	}
+	if p := floorProblems("roofline", v, s); len(p) != 0 {
+		t.Errorf("the real run fails the floor: %v", p)
+	}
+}
+
+// promptOf names, per lesson, the metrics that cover a whole prompt and the
+// knob that holds its length.
+var promptOf = map[string]map[string]string{
+	"roofline":        {"prefill_ms": "prompt"},
+	"chunked-prefill": {"ttft_long_ms_chunked": "long_prompt", "ttft_long_ms_unchunked": "long_prompt"},
+	"kv-tiers":        {"compute_prefix_ms": "prefix_tokens", "ttft_recompute_ms": "prompt_tokens"},
+}
+
+// isPassLatency reports whether a metric key names a latency that includes
+// at least one forward pass.
+func isPassLatency(key string) bool {
+	if !strings.Contains(key, "ms") {
+		return false
+	}
+	for _, k := range []string{"ttft", "itl", "tpot", "step_ms", "prefill_ms", "compute_prefix_ms"} {
+		if strings.Contains(key, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func floorProblems(slug string, v Values, s *Script) (problems []string) {
+	if !slices.ContainsFunc(s.Metrics, func(m Metric) bool { return isPassLatency(m.Key) }) {
+		return nil // e.g. kv-budget sizes memory and reports no latency
+	}
+	g := hardware.MustGPU(v.Choice("gpu"))
+	m := hardware.MustModel(v.Choice("model"))
+	tp := 1.0
+	if v.Has("tp") {
+		tp = float64(v.Int("tp"))
+	}
+	bytesPerWeight := 2.0
+	if v.Has("weights") && strings.Contains(v.Choice("weights"), "8") {
+		bytesPerWeight = 1
+	}
+	params := float64(m.Params - int64(m.Vocab)*int64(m.Hidden))
+	readMs := 1000 * params * bytesPerWeight / (tp * g.MemBandwidth)
+	for _, mt := range s.Metrics {
+		if !isPassLatency(mt.Key) || mt.Value == 0 {
+			continue // zero: no such event in this run (e.g. one-token outputs have no ITL)
+		}
+		floor := readMs
+		if knob, ok := promptOf[slug][mt.Key]; ok {
+			flops := 2 * params * float64(v.Int(knob))
+			floor = math.Max(floor, 1000*flops/(tp*g.PeakBF16))
+		}
+		// Metrics are rounded to 0.01 ms for display.
+		if mt.Value+0.005 < floor {
+			problems = append(problems, mt.Key+" = "+strconv.FormatFloat(mt.Value, 'f', -1, 64)+
+				" ms, below the physical floor of "+strconv.FormatFloat(floor, 'f', 3, 64)+" ms")
+		}
+	}
+	return problems
+}
+
+// randomKnobSets draws n knob sets with a seeded generator: each knob keeps
+// its default half of the time, otherwise takes a value between its default
+// and one end of its range (a random choice for choice knobs).
+func randomKnobSets(l *Lesson, n int, seed uint64) []map[string]string {
+	r := rand.New(rand.NewPCG(seed, 3))
+	var out []map[string]string
+	for range n {
+		set := map[string]string{}
+		for _, p := range l.Params {
+			if r.IntN(2) == 0 {
+				continue
+			}
+			if p.Kind == Choice {
+				set[p.Key] = p.Choices[r.IntN(len(p.Choices))]
+				continue
+			}
+			lo, hi := p.Default, p.Max
+			if r.IntN(2) == 0 {
+				lo, hi = p.Min, p.Default
+			}
+			x := lo + r.Float64()*(hi-lo)
+			if p.Step > 0 {
+				x = p.Min + math.Round((x-p.Min)/p.Step)*p.Step
+			}
+			x = math.Max(p.Min, math.Min(p.Max, x))
+			if p.Kind == Int {
+				x = math.Round(x)
+			}
+			set[p.Key] = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		out = append(out, set)
+	}
+	return out
+}

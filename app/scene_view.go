@@ -34,6 +34,8 @@ func (s *sceneView) Render() app.UI {
 		return renderTimeline(sc)
 	case sc.Kind == scene.KindMemoryStack && sc.Memory != nil:
 		return renderMemoryStack(sc)
+	case sc.Kind == scene.KindSlots && sc.Slots != nil:
+		return renderSlots(sc)
 	}
 	return app.Figure().Class("scene", "scene-unknown").DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(
 		app.FigCaption().Text(sc.Title),

@@ -27,6 +27,12 @@ func TestNewLessons(t *testing.T) {
 		metric:     "kv_tokens",
 		sceneStep:  8, // MHA, GQA, MQA and MLA
 		sceneCheck: expectFigure(scene.KindMemoryStack, "memory", ".mem-part", 6),
+	}, {
+		slug:       "batching",
+		knobs:      []ldKnob{{"max_queue_delay_us", "0"}},
+		metric:     "throughput_tok_s_dynamic",
+		sceneStep:  5, // continuous batching: a request leaves, the next takes its slot
+		sceneCheck: expectFigure(scene.KindSlots, "slots", ".slot-bar", 100),
 	}}
 	site := startSite(t)
 	b := newBrowser(t)

@@ -226,8 +226,8 @@ type Table struct {
 // requests that held the slot (Class prefill or decode), the padding a
 // finished request kept computing until its batch ended (padding), and the
 // slot left empty while the GPU ran (idle). Marks: "lane:KEY" (a server),
-// "req:R7" (a request, in every lane that draws it), "pad:KEY:R7" (its
-// padding in one lane), "idle:KEY" (a lane's idle slots).
+// "slot:KEY:R7" (request R7's prefill and decode in lane KEY), "pad:KEY:R7"
+// (its padding there), "idle:KEY" (a lane's idle slots).
 type SlotChart struct {
 	Unit string `json:"unit"` // of the times, e.g. "s"
 	// From and To are the window shown; bars outside it are left out.

@@ -126,3 +126,13 @@ func twoDigits(x float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(x))-1)
 	return math.Round(x/p) * p
 }
+
+// SliderPosition is where #slider-KEY sits (0…1000) for value v of knob p,
+// or false when the knob has no slider (docs/DOM.md).
+func SliderPosition(p lessons.Param, v float64) (int, bool) {
+	s, ok := scaleFor(p)
+	if !ok {
+		return 0, false
+	}
+	return s.pos(v), true
+}

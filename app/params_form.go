@@ -221,8 +221,8 @@ func (f *paramsPanel) renderSlider(pr lessons.Param, sc knobScale, val string) a
 	if pr.Unit != "" {
 		unit = " " + pr.Unit
 	}
-	return app.Input().ID("slider-"+pr.Key).Class("knob-slider").Type("range").
-		Min(0).Max(sliderPositions).Step(1).Value(pos).
+	return rangeAt(app.Input().ID("slider-"+pr.Key).Class("knob-slider").Type("range").
+		Min(0).Max(sliderPositions).Step(1), pos).
 		Aria("labelledby", "label-"+pr.Key).Aria("valuetext", val+unit).
 		Attr("tabindex", "-1"). // the number field is the keyboard's control (↑/↓ step it live)
 		OnInput(func(ctx app.Context, e app.Event) {
@@ -238,6 +238,28 @@ func (f *paramsPanel) renderSlider(pr lessons.Param, sc knobScale, val string) a
 			f.apply(ctx, true)
 		}).
 		OnChange(func(ctx app.Context, e app.Event) { f.apply(ctx, false) })
+}
+
+// rangeAt puts a range input at position pos. In the browser go-app sets
+// attributes in no fixed order and the value as a property, so a value set
+// before max is clamped to the default max, 100 (the slider of max_context
+// showed 10% for 54%): the position goes in data-pos, and web/lab.js
+// (inferlab.syncRanges, after each render of the form) moves the thumb
+// there. The server writes the value attribute (HTML parsing
+// applies min and max first).
+func rangeAt(in app.HTMLInput, pos int) app.HTMLInput {
+	if app.IsServer {
+		return in.Value(pos)
+	}
+	return in.DataSet("pos", pos)
+}
+
+func (f *paramsPanel) OnMount(ctx app.Context) {
+	ctx.Defer(func(app.Context) { labJS("syncRanges", "#params") })
+}
+
+func (f *paramsPanel) OnUpdate(ctx app.Context) {
+	ctx.Defer(func(app.Context) { labJS("syncRanges", "#params") })
 }
 
 // Live knobs: a moving slider re-simulates once it pauses for knobDebounce

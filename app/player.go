@@ -49,6 +49,10 @@ type Player struct {
 
 	live    bool // mounted, and the wanted state was shown once
 	mounted bool
+	// pre is the prerendered markup of #below, which the first client
+	// render shows until full (see renderBelow).
+	pre     string
+	full    bool
 	reduced bool
 	update  bool // a new version is installed: show the reload banner
 
@@ -74,9 +78,26 @@ func (p *Player) OnInit() {
 	// page here (go-app updates history after mounting); OnNav loads then.
 	u := app.Window().URL()
 	if slug, _ := urlstate.SlugFromPath(u.Path); lessons.Get(slug) != nil {
+		p.keepPrerendered(slug)
 		p.load(u)
 		p.useEmbedded()
 	}
+}
+
+// keepPrerendered keeps the prerendered #below of this lesson's page (see
+// renderBelow), on the page's first load only.
+func (p *Player) keepPrerendered(slug string) {
+	if p.embedded || p.full {
+		return
+	}
+	doc := app.Window().Get("document")
+	lab, below := doc.Call("getElementById", "lab"), doc.Call("getElementById", "below")
+	if !lab.Truthy() || !below.Truthy() || lab.Get("dataset").Get("lesson").String() != slug ||
+		lab.Get("classList").Call("contains", "embed").Bool() != p.Embed {
+		p.full = true
+		return
+	}
+	p.pre = `<div class="below-pre">` + below.Get("innerHTML").String() + `</div>`
 }
 
 func (p *Player) OnNav(ctx app.Context) {
@@ -219,7 +240,15 @@ func (p *Player) OnMount(ctx app.Context) {
 	})
 	win.Call("addEventListener", "keydown", p.keyFn)
 	p.flush(ctx)
+	if !p.full {
+		// A frame after the page is live: the real panels for the copy.
+		p.later(ctx, belowDelay, func(app.Context) { p.full, p.pre = true, "" })
+	}
 }
+
+// belowDelay lets the live page paint before the panels under the stage
+// are built.
+const belowDelay = 50 * time.Millisecond
 
 // OnAppUpdate runs when the service worker has installed a new version: the
 // page shows a banner offering to reload (#update-banner).

@@ -226,9 +226,11 @@ func (p *Player) deliver(run simRun, rep sim.Reply, s *sim.Script) bool {
 }
 
 // useEmbedded shows the script the prerendered page carries
-// (#script-data, written by the server for small scripts): as the wanted
-// state when it is the one (no simulation then), else marked stale while the
-// wanted one is computed. It is read once per page load.
+// (#script-data, written by the server for small scripts; sim.EmbedJSON):
+// as the wanted state when it is the one (no simulation then), else marked
+// stale while the wanted one is computed. When the page only notes that its
+// state is cheap to build, and it is the wanted one, it is built here at
+// once. It is read once per page load.
 func (p *Player) useEmbedded() {
 	if p.embedded || !app.IsClient {
 		return
@@ -247,11 +249,18 @@ func (p *Player) useEmbedded() {
 	if key == p.st.Wanted() && p.st.Busy() {
 		run := p.sim
 		run.unsent = false
+		if s == nil {
+			// Cheap to build, too big to carry: build it here, now.
+			p.runHere()
+			return
+		}
 		p.deliver(run, sim.Reply{}, s)
 		return
 	}
-	p.st.ShowStale(key, s)
-	p.shownValues, _ = p.lesson.Resolve(params)
+	if s != nil {
+		p.st.ShowStale(key, s)
+		p.shownValues, _ = p.lesson.Resolve(params)
+	}
 }
 
 // renderEmbedded is the script of the state shown, for the page to carry

@@ -42,7 +42,7 @@ func (p *Player) Render() app.UI {
 	return app.Div().ID("lab").Class(cls).
 		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.st.Step+1).
 		DataSet("hide", p.hide.String()).DataSet("query", query).
-		DataSet("stale", stale).DataSet("busy", p.st.Busy()).Body(
+		DataSet("stale", stale).DataSet("busy", p.st.Busy()).DataSet("ready", p.full && p.live).Body(
 		app.If(!p.Embed, func() app.UI { return siteHeader() }),
 		app.Main().ID("main").Class("lab-main").Body(
 			p.renderHead(title),
@@ -66,31 +66,48 @@ func (p *Player) Render() app.UI {
 				p.renderNarration(n),
 				app.Div().Class("scenes").Body(p.renderSceneList()...),
 			),
-			app.If(!p.Embed, func() app.UI {
-				return &shareBar{P: p, Ready: p.lesson != nil, Built: p.st.Script != nil}
-			}),
-			app.If(!p.Embed, func() app.UI {
-				return app.Div().Class("panels").Body(
-					hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
-						p.paramsPanel(),
-						app.If(p.lesson != nil && p.lesson.BuildTrace != nil, func() app.UI { return p.renderTrace() }),
-					),
-					&metricsPanel{Metrics: metrics},
-				)
-			}),
-			app.If(!p.Embed, func() app.UI { return &claimsPanel{Claims: claims} }),
-			app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.st.Step, Key: p.key} }),
-			app.If(p.Embed, func() app.UI {
-				return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
-					app.Summary().Text("Change the parameters"),
-					p.paramsPanel(),
-				)
-			}),
+			p.renderBelow(metrics, claims),
 		),
 		app.If(!p.Embed, func() app.UI { return siteFooter() }),
 		updateBanner(p.update),
-		keysDialog(),
+		app.If(p.full || app.IsServer, func() app.UI { return keysDialog() }),
 		p.renderEmbedded(),
+	)
+}
+
+// renderBelow is #below, what follows the stage: the share toolbar, the
+// parameters, the final figures, the claims and the embed panel. The app's
+// first render in the browser (before it is live) shows the prerendered
+// markup of these (p.pre) instead of building them: they are most of a
+// page's elements (300 of 380 on smart-routing), each a WebAssembly→JS call
+// or several, and none is needed to step the lesson. They are built a frame
+// after the page is live (OnMount), in place of that copy.
+func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim) app.UI {
+	below := app.Div().ID("below").Class("below")
+	if !p.full && !app.IsServer && p.pre != "" {
+		return below.Body(app.Raw(p.pre))
+	}
+	return below.Body(
+		app.If(!p.Embed, func() app.UI {
+			return &shareBar{P: p, Ready: p.lesson != nil, Built: p.st.Script != nil}
+		}),
+		app.If(!p.Embed, func() app.UI {
+			return app.Div().Class("panels").Body(
+				hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
+					p.paramsPanel(),
+					app.If(p.lesson != nil && p.lesson.BuildTrace != nil, func() app.UI { return p.renderTrace() }),
+				),
+				&metricsPanel{Metrics: metrics},
+			)
+		}),
+		app.If(!p.Embed, func() app.UI { return &claimsPanel{Claims: claims} }),
+		app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.st.Step, Key: p.key} }),
+		app.If(p.Embed, func() app.UI {
+			return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
+				app.Summary().Text("Change the parameters"),
+				p.paramsPanel(),
+			)
+		}),
 	)
 }
 

@@ -36,8 +36,9 @@ const (
 	swTimeout      = 30 * time.Second // service worker installed and active
 )
 
-// liveSelector is the readiness signal of docs/DOM.md: set in OnMount once the wasm app runs.
-const liveSelector = `#lab[data-live="true"]`
+// liveSelector is the readiness signal of docs/DOM.md: the app is live (it steps the state
+// the address asks for) and ready (the panels under the stage are built, a frame later).
+const liveSelector = `#lab[data-live="true"][data-ready="true"]`
 
 // startSite serves the site as `inferlab serve` does, on a free loopback port.
 func startSite(t *testing.T) string {

@@ -419,3 +419,28 @@ func TestEmbedLazy(t *testing.T) {
 		t.Error("the third embed was never requested after scrolling to it")
 	}
 }
+
+// Every slider sits at its knob's value on load (go-app sets a range's value
+// before its max at random; a value past the default max of 100 was clamped).
+func TestSlidersAtTheirValues(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	l := lessons.Get("garage")
+	for _, path := range []string{"/lesson/garage?max_context=2048&pool_tokens=65536", "/embed/garage?step=2&requests=300"} {
+		b.navigate(site + path)
+		for _, p := range l.Params {
+			if _, ok := app.SliderPosition(p, p.Default); !ok {
+				continue
+			}
+			val := evalJS[string](b, `document.querySelector("#param-`+p.Key+`").value`)
+			pos := evalJS[string](b, `document.querySelector("#slider-`+p.Key+`").value`)
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				t.Fatalf("%s: #param-%s = %q", path, p.Key, val)
+			}
+			if want, _ := app.SliderPosition(p, x); pos != strconv.Itoa(want) {
+				t.Errorf("%s: #slider-%s at %s for %s, want %d", path, p.Key, pos, val, want)
+			}
+		}
+	}
+}

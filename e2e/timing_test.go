@@ -5,6 +5,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -34,6 +36,17 @@ func TestInteractiveTime(t *testing.T) {
 		t.Skip("set INFERLAB_TIMING_RUNS=N to measure interactive time (N fresh browsers per page)")
 	}
 	site := startSite(t)
+	// The server compresses each wasm once, on first request (`make build`
+	// writes them precompressed, the e2e build does not): ask first, so no
+	// measured load waits for it.
+	for _, f := range []string{"/web/app.wasm", "/web/sim.wasm"} {
+		req, _ := http.NewRequest("GET", site+f, nil)
+		req.Header.Set("Accept-Encoding", "br, gzip")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}
 	pages := []string{"/lesson/garage", "/lesson/smart-routing", "/embed/garage", "/embed/smart-routing"}
 	for _, p := range pages {
 		var cold, warm []float64

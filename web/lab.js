@@ -319,6 +319,17 @@
       }
     },
 
+    // syncRanges moves each range input under the selector's element to
+    // its data-pos (app/params_form.go rangeAt: go-app may set the value
+    // before max, which clamps it), unless the learner is dragging it.
+    syncRanges(sel) {
+      const root = document.querySelector(sel);
+      if (!root) return;
+      for (const el of root.querySelectorAll('input[type="range"][data-pos]')) {
+        if (el.value !== el.dataset.pos && !el.matches(":active")) el.value = el.dataset.pos;
+      }
+    },
+
     // theme is the colour theme shown: "dark" or "light".
     theme() {
       return root.dataset.theme === "light" ? "light" : "dark";

@@ -55,6 +55,12 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil || key != "k" || !reflect.DeepEqual(ps, params) {
 					t.Fatalf("embedded: %q %v", key, err)
 				}
+				if emb == nil {
+					if built.Work > LocalWork {
+						t.Fatalf("a build of work %d > %d marked for the page's own thread", built.Work, LocalWork)
+					}
+					return // the page builds it
+				}
 				if !reflect.DeepEqual(*emb.Script, want) {
 					t.Fatalf("the embedded script differs from the built one")
 				}
@@ -147,9 +153,19 @@ func TestEmbedJSONIsScriptSafe(t *testing.T) {
 	if err := json.Unmarshal([]byte(text), &back); err != nil || back.Script.Steps[0].Title != "</script><b>" {
 		t.Fatalf("%v %+v", err, back)
 	}
-	big := &lessons.Script{Steps: []lessons.Step{{Narration: strings.Repeat("x", MaxEmbed)}}}
+	// Over MaxEmbed: a note to build it on the page's thread when its work
+	// is small, else nothing.
+	big := &lessons.Script{Steps: []lessons.Step{{Narration: strings.Repeat("x", MaxEmbed)}}, Work: LocalWork}
+	text, ok = EmbedJSON("k", map[string]string{"a": "1"}, big)
+	if !ok || len(text) > 100 {
+		t.Fatalf("a big, cheap script: %v %.100s", ok, text)
+	}
+	if key, ps, s, err := ReadEmbedded(text); err != nil || key != "k" || ps["a"] != "1" || s != nil {
+		t.Errorf("the note reads back as %q %v %v %v", key, ps, s, err)
+	}
+	big.Work++
 	if _, ok := EmbedJSON("k", nil, big); ok {
-		t.Error("a script over MaxEmbed was embedded")
+		t.Error("a big script of much work was embedded or marked local")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -23,6 +24,15 @@ var chartColours = opts.Colors{"#00e5ff", "#818cf8", "#10b981", "#ef4444", "#f59
 // colour. The current step is marked by an element laid over the chart
 // (chartView), so a step change does not make ECharts redo its layout.
 func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
+	return ChartOptionsMarked(c, nil, animate)
+}
+
+// ChartOptionsMarked is ChartOptions with the scene's marks drawn: a marked
+// point (point:SERIES:i) is enlarged, outlined and labelled with its mark's
+// label, a marked guide (guide:ID) is drawn bolder. Point labels
+// (Series.Labels), model curves without markers (Series.Curve), steps
+// (Series.Step) and guides (Chart.Guides) are drawn whether marked or not.
+func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("chart: nil chart")
 	}
@@ -121,16 +131,39 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 	// A series may override the chart's type (a roofline with a scatter
 	// point): both use [x, y] data (or per-category values), so only the
 	// type changes.
+	mk := marksOf(mks)
 	if series, ok := m["series"].([]any); ok {
 		for i, se := range c.Series {
-			if i >= len(series) || se.Type == "" || se.Type == c.Type {
+			if i >= len(series) {
 				continue
 			}
-			if sm, ok := series[i].(map[string]any); ok {
+			sm, ok := series[i].(map[string]any)
+			if !ok {
+				continue
+			}
+			if se.Type != "" && se.Type != c.Type {
 				sm["type"] = string(se.Type)
 				if se.Type == scene.Scatter {
 					sm["symbolSize"] = 12
 				}
+			}
+			styleSeries(sm, se, c.Type, mk)
+		}
+		for i := range series {
+			if sm, ok := series[i].(map[string]any); ok && i < len(c.Series) {
+				// An id per series: a step that changes only the data
+				// merges into the chart shown, and ECharts moves the
+				// points (chartView.draw).
+				sm["id"] = c.Series[i].Name
+				// Always present, so a merge drops the guides of the
+				// step before.
+				sm["markLine"] = map[string]any{"data": []any{}}
+				sm["markArea"] = map[string]any{"data": []any{}}
+			}
+		}
+		if len(c.Guides) > 0 && len(series) > 0 {
+			if sm, ok := series[0].(map[string]any); ok {
+				addGuides(sm, c, mk)
 			}
 		}
 	}
@@ -189,17 +222,19 @@ type chartView struct {
 	SceneID string
 	Title   string
 	Motion  bool
+	Marks   []scene.Mark
 	// Get returns the chart to show; a func so go-app does not deep-compare
 	// series (see gridView.Get).
 	Get func() *scene.Chart
 
-	inst     app.Value
-	alive    bool // mounted (the delayed start checks it)
-	shown    *scene.Chart
-	motion   bool // the animation setting of the options shown
-	resizeFn app.Func
-	observer app.Value
-	themeFn  app.Func
+	inst       app.Value
+	alive      bool // mounted (the delayed start checks it)
+	shown      *scene.Chart
+	shownMarks []scene.Mark
+	motion     bool // the animation setting of the options shown
+	resizeFn   app.Func
+	observer   app.Value
+	themeFn    app.Func
 }
 
 func (c *chartView) CompoID() string { return "chart:" + c.SceneID }
@@ -213,10 +248,11 @@ func (c *chartView) chart() *scene.Chart {
 
 func (c *chartView) Render() app.UI {
 	ch := c.chart()
-	var desc string
+	var desc, aria string
 	if ch != nil {
-		desc = chartDescription(ch)
+		desc, aria = chartDescription(ch), chartAria(ch)
 	}
+	mk := c.Marks
 	return app.Figure().Class("scene", "scene-chart").DataSet("kind", string(scene.KindChart)).DataSet("scene-id", c.SceneID).Body(
 		app.FigCaption().Body(
 			app.Span().Class("scene-title").Text(c.Title),
@@ -227,23 +263,184 @@ func (c *chartView) Render() app.UI {
 				Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("PNG")),
 		),
 		app.Div().Class("chart-wrap").Body(
-			app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+desc),
+			app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria),
 			// Positioned by web/lab.js (style set from JS only, never here).
 			app.Div().ID("cursor-"+c.SceneID).Class("chart-cursor").Body(app.Span().Text("now")),
+		),
+		// The marked points and guides, named in words under the chart:
+		// the canvas has no element per point, so these carry data-ref.
+		app.Ul().Class("chart-marks").Body(
+			app.Range(mk).Slice(func(i int) app.UI {
+				return app.Li().Class("marked").DataSet("ref", mk[i].Ref).Text(chartMarkText(ch, mk[i]))
+			}),
 		),
 	)
 }
 
+// chartMarkText names a marked point or guide: its mark's label, else the
+// point's own label or the guide's.
+func chartMarkText(ch *scene.Chart, m scene.Mark) string {
+	if m.Label != "" {
+		return m.Label
+	}
+	if ch == nil {
+		return m.Ref
+	}
+	if kind, key, ok := strings.Cut(m.Ref, ":"); ok {
+		switch kind {
+		case "point":
+			if name, idx, ok := cutLast(key); ok {
+				for _, se := range ch.Series {
+					if se.Name == name && idx < len(se.Labels) && se.Labels[idx] != "" {
+						return se.Labels[idx]
+					}
+				}
+			}
+		case "guide":
+			for _, g := range ch.Guides {
+				if g.ID == key {
+					return g.Label
+				}
+			}
+		}
+	}
+	return m.Ref
+}
+
+// cutLast splits "name:5" at its last colon into the name and the index.
+func cutLast(s string) (string, int, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	return s[:i], n, err == nil
+}
+
+// styleSeries adds what go-echarts has no option for to one series' JSON:
+// point labels and marks, model curves without markers, steps.
+func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks) {
+	typ := se.Type
+	if typ == "" {
+		typ = chartType
+	}
+	if se.Curve {
+		sm["showSymbol"] = false
+		sm["symbol"] = "none"
+		sm["lineStyle"] = map[string]any{"width": 2.5}
+		sm["z"] = 1
+	}
+	if se.Step && typ == scene.Line {
+		sm["step"] = "start"
+		sm["showSymbol"] = false
+	}
+	data, ok := sm["data"].([]any)
+	if !ok {
+		return
+	}
+	labelled := false
+	for i := range data {
+		text := ""
+		if i < len(se.Labels) {
+			text = se.Labels[i]
+		}
+		ref := "point:" + se.Name + ":" + strconv.Itoa(i)
+		marked := mk.has(ref)
+		if text == "" && !marked {
+			continue
+		}
+		item := map[string]any{"value": data[i]}
+		if m, ok := data[i].(map[string]any); ok {
+			item = m
+		}
+		if marked {
+			text = mk.label(ref, text)
+			item["symbol"] = "circle"
+			item["symbolSize"] = 18
+			item["itemStyle"] = map[string]any{"borderColor": "#f8fafc", "borderWidth": 3, "shadowBlur": 8, "shadowColor": "rgba(0,0,0,0.6)"}
+			item["label"] = map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13,
+				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
+		} else {
+			item["label"] = map[string]any{"show": true, "formatter": text, "position": "right", "fontSize": 11, "color": "inherit"}
+			if typ == scene.Line && !se.Curve {
+				item["symbol"] = "circle"
+			}
+		}
+		data[i] = item
+		labelled = true
+	}
+	if labelled {
+		sm["labelLayout"] = map[string]any{"hideOverlap": true}
+		if typ == scene.Line {
+			sm["showSymbol"] = true
+		}
+	}
+}
+
+// addGuides draws the chart's guides on a series: lines as markLine,
+// bands as markArea, a marked one bolder.
+func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
+	var lines, areas []any
+	for _, g := range c.Guides {
+		axis := "xAxis"
+		if g.Axis == "y" {
+			axis = "yAxis"
+		}
+		val := func(v float64) any {
+			if axis == "xAxis" && c.Type == scene.Bar {
+				return trimFloat(v)
+			}
+			return finite(v)
+		}
+		marked := mk.has("guide:" + g.ID)
+		colour, width := "#94a3b8", 1.5
+		if marked {
+			colour, width = "#fbbf24", 3
+		}
+		if g.From == g.To {
+			pos := "insideEndTop"
+			lines = append(lines, map[string]any{axis: val(g.From), "name": g.Label,
+				"lineStyle": map[string]any{"color": colour, "width": width, "type": "dashed"},
+				"label":     map[string]any{"show": true, "formatter": g.Label, "position": pos, "color": colour, "fontWeight": "bold"}})
+			continue
+		}
+		fill := "rgba(16,185,129,0.10)"
+		if marked {
+			fill = "rgba(251,191,36,0.18)"
+		}
+		areas = append(areas, []any{
+			map[string]any{axis: val(g.From), "name": g.Label, "itemStyle": map[string]any{"color": fill},
+				"label": map[string]any{"show": true, "formatter": g.Label, "position": "insideTopLeft", "color": colour, "fontWeight": "bold"}},
+			map[string]any{axis: val(g.To)},
+		})
+	}
+	if len(lines) > 0 {
+		sm["markLine"] = map[string]any{"symbol": "none", "silent": true, "animation": false, "data": lines}
+	}
+	if len(areas) > 0 {
+		sm["markArea"] = map[string]any{"silent": true, "animation": false, "data": areas}
+	}
+}
+
+// chartDescription is the chart's subtitle: its Note, in plain words, or
+// what it plots against what.
 func chartDescription(ch *scene.Chart) string {
-	s := axisName(ch.YLabel, ch.YUnit) + " against " + axisName(ch.XLabel, ch.XUnit) + ":"
-	for i, se := range ch.Series {
-		if i > 0 {
-			s += ";"
-		}
+	if ch.Note != "" {
+		return ch.Note
+	}
+	return axisName(ch.YLabel, ch.YUnit) + " against " + axisName(ch.XLabel, ch.XUnit)
+}
+
+// chartAria is the chart's accessible description: the subtitle and each
+// series with its points' labels.
+func chartAria(ch *scene.Chart) string {
+	s := chartDescription(ch) + "."
+	for _, se := range ch.Series {
 		s += " " + se.Name
-		if n := len(se.Y); n > 0 {
-			s += " ends at " + formatNumber(se.Y[n-1])
+		if n := len(se.Y); n > 0 && !se.Curve {
+			s += ": " + strconv.Itoa(n) + " points, from " + formatNumber(se.Y[0]) + " to " + formatNumber(se.Y[n-1])
 		}
+		s += "."
 	}
 	return s
 }
@@ -343,19 +540,26 @@ func (c *chartView) draw(full bool) {
 	if ch == nil || c.inst == nil || !c.inst.Truthy() {
 		return
 	}
-	if ch == c.shown && !full && c.motion == c.Motion {
+	same := sameMarks(c.Marks, c.shownMarks)
+	if ch == c.shown && !full && c.motion == c.Motion && same {
 		return
 	}
-	if full || c.shown == nil || !sameSeries(ch, c.shown) || c.motion != c.Motion {
-		js, err := ChartOptions(ch, c.Motion)
+	if full || c.shown == nil || !same || !sameSeries(ch, c.shown) || c.motion != c.Motion {
+		js, err := ChartOptionsMarked(ch, c.Marks, c.Motion)
 		if err != nil {
 			app.Log("chart", c.SceneID, err)
 			return
 		}
-		c.inst.Call("setOption", app.Window().Get("JSON").Call("parse", string(js)), map[string]any{"notMerge": true})
+		// The same series with other data (a point moving along as the
+		// batch grows): merge, so that ECharts animates the change.
+		how := map[string]any{"notMerge": true}
+		if !full && c.shown != nil && c.motion == c.Motion && sameSeriesNames(ch, c.shown) {
+			how = map[string]any{"replaceMerge": []any{"series"}}
+		}
+		c.inst.Call("setOption", app.Window().Get("JSON").Call("parse", string(js)), how)
 		c.motion = c.Motion
 	}
-	c.shown = ch
+	c.shown, c.shownMarks = ch, c.Marks
 	c.placeCursor()
 	el := app.Window().GetElementByID("chart-" + c.SceneID)
 	if !el.IsNull() {
@@ -387,6 +591,33 @@ func sameSeries(a, b *scene.Chart) bool {
 	for i := range a.Series {
 		x, y := &a.Series[i], &b.Series[i]
 		if x.Name != y.Name || x.Type != y.Type || !sameFloats(x.X, y.X) || !sameFloats(x.Y, y.Y) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSeriesNames reports whether two charts of the same type draw series
+// of the same names and types, in the same order, on the same axes.
+func sameSeriesNames(a, b *scene.Chart) bool {
+	if a.Type != b.Type || len(a.Series) != len(b.Series) || a.XLog != b.XLog || a.YLog != b.YLog {
+		return false
+	}
+	for i := range a.Series {
+		if a.Series[i].Name != b.Series[i].Name || a.Series[i].Type != b.Series[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// sameMarks reports whether two lists of marks are equal.
+func sameMarks(a, b []scene.Mark) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
 			return false
 		}
 	}
@@ -426,5 +657,5 @@ func (c *chartView) OnDismount() {
 	if c.inst != nil && c.inst.Truthy() {
 		c.inst.Call("dispose")
 	}
-	c.inst, c.shown, c.observer = nil, nil, nil
+	c.inst, c.shown, c.shownMarks, c.observer = nil, nil, nil, nil
 }

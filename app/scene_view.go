@@ -55,7 +55,7 @@ func renderScenes(scenes []scene.Scene, motion bool) []app.UI {
 			out = append(out, &gridView{SceneID: sc.ID, Title: sc.Title, Get: func() *scene.BlockGrid { return grid }})
 		case sc.Kind == scene.KindChart && sc.Chart != nil:
 			chart := sc.Chart
-			out = append(out, &chartView{SceneID: sc.ID, Title: sc.Title, Motion: motion, Get: func() *scene.Chart { return chart }})
+			out = append(out, &chartView{SceneID: sc.ID, Title: sc.Title, Motion: motion, Marks: sc.Marks, Get: func() *scene.Chart { return chart }})
 		default:
 			out = append(out, &sceneView{Scene: sc})
 		}

@@ -102,17 +102,18 @@ func TestLessons(t *testing.T) {
 		metric:    "max_itl_ms_chunked",
 		sceneStep: 3, // the chunked timeline
 		sceneCheck: func(d *lessonsDriver, s *lessons.Script, v ldView) {
-			fig, ok := v.scene(scene.KindTimeline, "timeline-chunked")
+			fig, ok := v.scene(scene.KindTimeline, "gpu")
 			if !ok {
-				d.errorf("step %s: no timeline scene timeline-chunked", v.Step)
+				d.errorf("step %s: no timeline scene gpu", v.Step)
 				return
 			}
 			bars := 0
 			for _, l := range fig.Lanes {
 				bars += len(l.Bars)
 			}
-			if len(fig.Lanes) != 2 || bars == 0 {
-				d.errorf("step %s: the timeline shows %d lanes and %d .tl-bar spans, want 2 lanes with spans", v.Step, len(fig.Lanes), bars)
+			// decode tokens and prefill tokens per step, and R1's gaps beneath
+			if len(fig.Lanes) != 3 || bars == 0 {
+				d.errorf("step %s: the timeline shows %d lanes and %d .tl-bar spans, want 3 lanes with spans", v.Step, len(fig.Lanes), bars)
 			}
 		},
 	}, {

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/hardware"
@@ -280,8 +281,9 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 func (r chunkedPrefillRun) stall() float64 { return r.whole.longest }
 
 func (r chunkedPrefillRun) sweepChart() *scene.Chart {
-	sweep := &scene.Chart{Type: scene.Line, XLabel: "token budget per step", XUnit: "tokens", YLabel: "latency", YUnit: "ms", XLog: true}
-	ttftS, itlS := scene.Series{Name: "TTFT of the long prompt"}, scene.Series{Name: "worst decode ITL"}
+	sweep := &scene.Chart{Type: scene.Line, XLabel: "token budget per step", XUnit: "tokens", YLabel: "latency", YUnit: "ms", XLog: true, YLog: true,
+		Note: "Smaller budgets: shorter steps, so a smaller worst gap for the decodes, but a later first token for the long prompt."}
+	ttftS, itlS := scene.Series{Name: sweepTTFT}, scene.Series{Name: sweepITL}
 	for _, p := range r.sweep {
 		ttftS.X, ttftS.Y = append(ttftS.X, float64(p.budget)), append(ttftS.Y, ms(p.ttft))
 		itlS.X, itlS.Y = append(itlS.X, float64(p.budget)), append(itlS.Y, ms(p.worstITL))
@@ -290,15 +292,28 @@ func (r chunkedPrefillRun) sweepChart() *scene.Chart {
 	return sweep
 }
 
-// itlChart plots the gaps before decode R1's tokens around the prompt's
-// arrival, in both runs.
-func (r chunkedPrefillRun) itlChart() *scene.Chart {
-	c := &scene.Chart{Type: scene.Line, XLabel: "time", XUnit: "ms", YLabel: "gap before this token of decode R1", YUnit: "ms"}
-	for _, x := range []struct {
+// The sweep chart's series names (marks refer to them).
+const (
+	sweepTTFT = "TTFT of the long prompt"
+	sweepITL  = "worst decode ITL"
+)
+
+// itlChart plots the gap before each of decode R1's tokens around the
+// prompt's arrival, in both runs, as flat steps: each gap holds over the
+// time the token waited, so one long stall reads as one long plateau, not
+// a ramp.
+func (r chunkedPrefillRun) itlChart(chunked bool) *scene.Chart {
+	c := &scene.Chart{Type: scene.Line, XLabel: "time since the prompt arrived", XUnit: "ms", YLabel: "gap before this token of decode R1", YUnit: "ms",
+		Note: "Each of R1's tokens, drawn at the time it came out, at the height of its wait since the token before."}
+	runs := []struct {
 		name string
 		run  *prefillRun
-	}{{"whole prefill", r.whole}, {"chunked", r.chunk}} {
-		sr := scene.Series{Name: x.name}
+	}{{"whole prefill", r.whole}, {"chunked", r.chunk}}
+	if !chunked {
+		runs = runs[:1]
+	}
+	for _, x := range runs {
+		sr := scene.Series{Name: x.name, Step: true}
 		for k, g := range x.run.probeGaps {
 			if x.run.probeTimes[k] < x.run.arrival-5*r.whole.baseITL {
 				continue // warm-up: show only the last few tokens before the prompt arrives
@@ -311,33 +326,137 @@ func (r chunkedPrefillRun) itlChart() *scene.Chart {
 	return c
 }
 
-// timeline draws the steps of one run from the prompt's arrival.
-func (pr *prefillRun) timeline(label string) scene.Scene {
-	tl := &scene.Timeline{Unit: "ms"}
-	steps := scene.Lane{Label: "GPU steps"}
-	longLane := scene.Lane{Label: "long prompt"}
+// The lanes of the GPU timeline (references name them: span:decode:3).
+const (
+	laneDecode  = "decode"
+	lanePrefill = "prefill"
+	laneGaps    = "gaps"
+)
+
+// gpuPicture is a run's GPU timeline and the bars the narration names.
+type gpuPicture struct {
+	tl *scene.Timeline
+	// Indices of bars: a steady decode step before the prompt and its
+	// gap, the step that carried the prompt's first chunk (the stall
+	// without chunking) in the decode lane and in the prefill lane, and
+	// R1's longest gap after the prompt arrived.
+	steady, steadyGap, first, firstChunk, worstGap int
+	// Times (ms from the arrival): the first decode-only step, the end of
+	// the prompt's last chunk, a decode step's length.
+	decodeFrom, chunksEnd, step float64
+}
+
+// gpuTimeline draws a run: each step's decode tokens and prefill tokens in
+// two stacked lanes on one time axis, and beneath them the gap before each
+// of decode R1's tokens. Times are ms from the prompt's arrival; steps
+// starting at or after until are left out (step 1 ends at the arrival).
+func (pr *prefillRun) gpuTimeline(until float64) gpuPicture {
+	p := gpuPicture{steady: -1, steadyGap: -1, first: -1, firstChunk: -1, worstGap: -1, decodeFrom: math.Inf(1)}
+	dec := scene.Lane{Label: "decode tokens", Key: laneDecode}
+	pre := scene.Lane{Label: "prefill tokens", Key: lanePrefill}
+	gaps := scene.Lane{Label: "R1: wait per token", Key: laneGaps}
+	at := func(t float64) float64 { return msr(t - pr.arrival) }
 	for _, st := range pr.steps {
-		if st.Start+st.Duration < pr.arrival-0.02 {
-			continue
+		a, b := at(st.Start), at(st.Start+st.Duration)
+		if a >= until {
+			break
 		}
-		cls, lbl := "decode", fmt.Sprintf("%d dec", st.DecodeTokens)
 		longN := 0
 		for _, w := range st.Work {
 			if w.Req == longID && w.Prefill {
 				longN = w.NewTokens
 			}
 		}
-		if st.PrefillTokens > 0 {
-			cls, lbl = "prefill", fmt.Sprintf("%d dec + %d prefill", st.DecodeTokens, st.PrefillTokens)
+		if st.DecodeTokens > 0 {
+			if longN > 0 && p.first < 0 {
+				p.first = len(dec.Bars)
+			}
+			if st.PrefillTokens == 0 {
+				p.decodeFrom = math.Min(p.decodeFrom, a)
+				if b <= 0 {
+					p.steady, p.step = len(dec.Bars), b-a
+				}
+			}
+			dec.Bars = append(dec.Bars, scene.Span{Start: a, End: b, Label: strconv.Itoa(st.DecodeTokens), Class: "decode"})
 		}
-		a, b := ms(st.Start-pr.arrival), ms(st.Start+st.Duration-pr.arrival)
-		steps.Bars = append(steps.Bars, scene.Span{Start: a, End: b, Label: lbl, Class: cls, Highlight: st.Duration == pr.longest})
-		if longN > 0 {
-			longLane.Bars = append(longLane.Bars, scene.Span{Start: a, End: b, Label: strconv.Itoa(longN), Class: "prefill"})
+		if st.PrefillTokens > 0 {
+			cls := "prefill"
+			if longN > 0 {
+				if p.firstChunk < 0 {
+					p.firstChunk = len(pre.Bars)
+				}
+				p.chunksEnd = b
+			} else {
+				cls = "prefill-other"
+			}
+			pre.Bars = append(pre.Bars, scene.Span{Start: a, End: b, Label: comma(st.PrefillTokens), Class: cls})
 		}
 	}
-	tl.Lanes = []scene.Lane{steps, longLane}
-	return scene.Scene{Kind: scene.KindTimeline, ID: "timeline-" + label, Title: "Steps after the prompt arrives (" + label + "), ms", Gantt: tl}
+	worst := 0.0
+	for k, g := range pr.probeGaps {
+		t1 := at(pr.probeTimes[k])
+		if t1 > until {
+			break
+		}
+		t0 := msr(pr.probeTimes[k] - g - pr.arrival)
+		cls := "gap"
+		if g > 3*pr.baseITL {
+			cls = "gap-long"
+		}
+		if t1 <= 0 {
+			p.steadyGap = len(gaps.Bars)
+		} else if g > worst {
+			worst, p.worstGap = g, len(gaps.Bars)
+		}
+		gaps.Bars = append(gaps.Bars, scene.Span{Start: t0, End: t1, Label: msText(g), Class: cls})
+	}
+	p.tl = &scene.Timeline{Unit: "ms", Lanes: []scene.Lane{dec, pre, gaps}}
+	return p
+}
+
+// phases names the stretches of a run above its lanes.
+func (p gpuPicture) phases(arrived bool) []scene.Span {
+	lo := p.tl.Lanes[0].Bars[0].Start
+	g := []scene.Span{{Start: lo, End: p.decodeFrom, Label: "the decodes' own prompts", Class: "phase"},
+		{Start: p.decodeFrom, End: 0, Label: "decoding", Class: "phase"}}
+	if arrived {
+		g = append(g, scene.Span{Start: 0, End: p.chunksEnd, Label: "the long prompt", Class: "phase"})
+	}
+	return g
+}
+
+// steadyScene is the first step's main figure: the decodes before the prompt
+// arrives, a decode step and its gap marked.
+func (r chunkedPrefillRun) steadyScene() (scene.Scene, []scene.Mention, string) {
+	pw := r.whole.gpuTimeline(0)
+	tl := pw.tl
+	tl.Zoom = &scene.Window{Start: pw.decodeFrom, End: 0, Label: "the decode steps"}
+	tl.Groups = pw.phases(false)
+	step := fmt.Sprintf("a decode step takes %.1f ms", pw.step)
+	gap := fmt.Sprintf("a token every %.1f ms", 1000*r.whole.baseITL)
+	sc := mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "gpu", Title: "The GPU, step by step (ms; the prompt arrives at 0)", Gantt: tl},
+		markRef(spanRef(laneDecode, pw.steady), fmt.Sprintf("one step: %.1f ms", pw.step)),
+		markRef(spanRef(laneGaps, pw.steadyGap), fmt.Sprintf("R1 waits %.1f ms", 1000*r.whole.baseITL)))
+	return sc, []scene.Mention{mention(step, "gpu", spanRef(laneDecode, pw.steady)), mention(gap, "gpu", spanRef(laneGaps, pw.steadyGap))}, step + ", so each stream gets " + gap
+}
+
+// runScene is a whole run around the prompt: zoomed from two decode steps
+// before it arrives to two steps after its last chunk, marks on the step
+// that carried its first chunk and on R1's longest wait.
+func (r chunkedPrefillRun) runScene(pr *prefillRun, title, firstLabel, worstLabel string) (scene.Scene, gpuPicture) {
+	pw := pr.gpuTimeline(math.Inf(1))
+	tl := pw.tl
+	tl.Zoom = &scene.Window{Start: -2 * pw.step, End: pw.chunksEnd + 2*pw.step, Label: "the long prompt"}
+	tl.Groups = pw.phases(true)
+	zero := 0.0
+	tl.Cursor = &zero
+	marks := []scene.Mark{markRef(spanRef(laneGaps, pw.worstGap), worstLabel)}
+	if firstLabel != "" {
+		marks = append(marks, markRef(spanRef(laneDecode, pw.first), firstLabel))
+	} else {
+		marks = append(marks, markRef(spanRef(lanePrefill, pw.firstChunk), fmt.Sprintf("chunk 1: %s tokens", tl.Lanes[1].Bars[pw.firstChunk].Label)))
+	}
+	return mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "gpu", Title: title, Gantt: tl}, marks...), pw
 }
 
 // cards are one run's figures beside the steady decode ITL.
@@ -347,6 +466,14 @@ func (r chunkedPrefillRun) cards(pr *prefillRun) scene.Scene {
 		{Label: "steady decode ITL", Value: ms(r.whole.baseITL), Unit: "ms"},
 		{Label: "TTFT of the long prompt", Value: ms(pr.ttftLong), Unit: "ms"},
 		{Label: "longest step", Value: ms(pr.longest), Unit: "ms"},
+	}}
+}
+
+// steadyCards are the figures before the prompt arrives.
+func (r chunkedPrefillRun) steadyCards() scene.Scene {
+	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "Before the long prompt", Cards: []scene.Card{
+		{Label: "decodes running", Value: float64(r.whole.running)},
+		{Label: "steady decode ITL", Value: ms(r.whole.baseITL), Unit: "ms"},
 	}}
 }
 
@@ -382,32 +509,49 @@ func (r chunkedPrefillRun) claims() []Claim {
 func (r chunkedPrefillRun) script() *Script {
 	whole, chunk, long, budget, stall := r.whole, r.chunk, r.long, r.budget, r.stall()
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
-	itl := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between a decode's tokens", Chart: r.itlChart()}
+	itlWhole := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between decode R1's tokens", Chart: r.itlChart(false)}
+	itlBoth := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between decode R1's tokens", Chart: r.itlChart(true)}
+	steady, steadyMentions, steadyText := r.steadyScene()
+	stallText := fmt.Sprintf("That step takes %.1f ms", 1000*stall)
+	worstWhole := fmt.Sprintf("jumps from %.1f ms to %.1f ms", 1000*whole.baseITL, 1000*whole.maxITL)
+	wholeScene, pw := r.runScene(whole, "Without chunking: the GPU, step by step (ms from the prompt's arrival)",
+		fmt.Sprintf("the stall: %.1f ms", 1000*stall), fmt.Sprintf("R1 waits %.1f ms", 1000*whole.maxITL))
+	chunksText := fmt.Sprintf("%d chunks of up to %d tokens", chunk.chunks, budget-chunk.running)
+	worstChunk := fmt.Sprintf("the worst gap is %.1f ms", 1000*chunk.maxITL)
+	chunkScene, pc := r.runScene(chunk, fmt.Sprintf("With a %d-token budget: the GPU, step by step (ms from the prompt's arrival)", budget),
+		"", fmt.Sprintf("worst wait %.1f ms", 1000*chunk.maxITL))
+	sweep, sweepMentions, sweepText := r.sweepScene()
 	s.Steps = []Step{{
 		Title: "Decodes in steady state",
-		Narration: fmt.Sprintf("%d %s decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: a decode step takes %.1f ms, so each stream gets a token every %.1f ms.",
-			whole.running, plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, comma(r.context), 1000*whole.baseITL, 1000*whole.baseITL),
-		Scenes: []scene.Scene{r.cards(whole), itl},
+		Narration: fmt.Sprintf("%d %s decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: %s.",
+			whole.running, plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, comma(r.context), steadyText),
+		Scenes:   []scene.Scene{steady, r.steadyCards()},
+		Mentions: steadyMentions,
 	}, {
 		Title: "Without chunking: one long step",
-		Narration: fmt.Sprintf("A %s-token prompt arrives. With chunked prefill off, vLLM schedules the whole prompt in one step, alongside the decodes. That step takes %.1f ms (the article says %d ms), "+
-			"and no decode gets a token until it ends: the worst gap between tokens jumps from %.1f ms to %.1f ms. The prompt's first token comes %.1f ms after it arrived.",
-			comma(long), 1000*stall, articleStallMS, 1000*whole.baseITL, 1000*whole.maxITL, 1000*whole.ttftLong),
-		Scenes: []scene.Scene{whole.timeline("whole prefill"), r.cards(whole), itl},
+		Narration: fmt.Sprintf("A %s-token prompt arrives. With chunked prefill off, vLLM schedules the whole prompt in one step, alongside the decodes. %s (the article says %d ms), "+
+			"and no decode gets a token until it ends: the worst gap between tokens %s. The prompt's first token comes %.1f ms after it arrived.",
+			comma(long), stallText, articleStallMS, worstWhole, 1000*whole.ttftLong),
+		Scenes: []scene.Scene{wholeScene, r.cards(whole), itlWhole},
+		Mentions: []scene.Mention{mention(stallText, "gpu", spanRef(laneDecode, pw.first)),
+			mention(worstWhole, "gpu", spanRef(laneGaps, pw.worstGap))},
 	}, {
 		Quiz: choiceQuiz(fmt.Sprintf("Now cut the prompt into chunks with a %d-token budget. Will its first token come sooner or later than in one step?", budget),
 			[]string{"sooner", "later"}, map[bool]string{true: "later", false: "sooner"}[chunk.ttftLong > whole.ttftLong],
 			"Each chunk shares its step with the decodes and pays for reading the weights again, so the prompt finishes later; the decodes stop waiting."),
 		Title: fmt.Sprintf("With a %d-token budget: chunks", budget),
-		Narration: fmt.Sprintf("With chunked prefill, each step first serves the %d running decodes, then gives the rest of the %d-token budget to the prompt: %d chunks of up to %d tokens. "+
-			"No step is much longer than a decode step, so the worst gap is %.1f ms; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",
-			chunk.running, budget, chunk.chunks, budget-chunk.running, 1000*chunk.maxITL, 1000*chunk.ttftLong, 1000*whole.ttftLong),
-		Scenes: []scene.Scene{chunk.timeline("chunked"), r.cards(chunk), itl},
+		Narration: fmt.Sprintf("With chunked prefill, each step first serves the %d running decodes, then gives the rest of the %d-token budget to the prompt: %s. "+
+			"No step is much longer than a decode step, so %s; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",
+			chunk.running, budget, chunksText, worstChunk, 1000*chunk.ttftLong, 1000*whole.ttftLong),
+		Scenes: []scene.Scene{chunkScene, r.cards(chunk), itlBoth},
+		Mentions: []scene.Mention{mention(chunksText, "gpu", spanRef(lanePrefill, pc.firstChunk)),
+			mention(worstChunk, "gpu", spanRef(laneGaps, pc.worstGap))},
 	}, {
 		Title: "The trade-off",
 		Narration: "Small budgets keep every step short (smooth ITL) but cut the prompt into many chunks, each paying the weights' memory traffic again, so its first token comes later. " +
-			"Large budgets approach the unchunked stall. Around the GPU's ridge point a chunk costs little more than a decode step.",
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "sweep", Title: "Token budget: long prompt's TTFT vs worst decode ITL", Chart: r.sweepChart()}},
+			"Large budgets approach the unchunked stall. Around the GPU's ridge point a chunk costs little more than a decode step." + sweepText,
+		Scenes:   []scene.Scene{sweep},
+		Mentions: sweepMentions,
 	}, {
 		Title:     "Article claim vs this model",
 		Narration: fmt.Sprintf("The article's 80 ms stall for a 4,000-token prefill; this model gives %.1f ms for %s on %s. Change the GPU or model to see how the stall scales with FLOPs.", 1000*stall, r.model.Name, r.gpu.Name),
@@ -415,4 +559,22 @@ func (r chunkedPrefillRun) script() *Script {
 	}}
 	indexCursors(s.Steps)
 	return s
+}
+
+// sweepScene is the budget sweep with the lesson's own budget marked on
+// both curves, when the sweep has it.
+func (r chunkedPrefillRun) sweepScene() (scene.Scene, []scene.Mention, string) {
+	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "sweep", Title: "Token budget: long prompt's TTFT vs worst decode ITL", Chart: r.sweepChart()})
+	for i, p := range r.sweep {
+		if p.budget != r.budget {
+			continue
+		}
+		ttft := fmt.Sprintf("its first token after %.1f ms", 1000*p.ttft)
+		worst := fmt.Sprintf("the decodes' worst gap is %.1f ms", 1000*p.worstITL)
+		tRef, wRef := "point:"+sweepTTFT+":"+strconv.Itoa(i), "point:"+sweepITL+":"+strconv.Itoa(i)
+		sc.Marks = []scene.Mark{markRef(tRef, fmt.Sprintf("TTFT %.1f ms", 1000*p.ttft)), markRef(wRef, fmt.Sprintf("worst gap %.1f ms", 1000*p.worstITL))}
+		return sc, []scene.Mention{mention(ttft, "sweep", tRef), mention(worst, "sweep", wRef)},
+			fmt.Sprintf(" At your budget of %s tokens the prompt gets %s and %s.", comma(r.budget), ttft, worst)
+	}
+	return sc, nil, ""
 }

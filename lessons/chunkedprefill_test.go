@@ -2,6 +2,10 @@ package lessons
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +96,60 @@ func TestSchedulerLessonsFollowGraphMode(t *testing.T) {
 	eager, graphs := get(chunkedPrefill, "none", "decode_itl_ms"), get(chunkedPrefill, "full_and_piecewise", "decode_itl_ms")
 	if eager < 1.5*graphs {
 		t.Errorf("B200 decode ITL: eager %v ms vs graphs %v ms; eager launches should dominate", eager, graphs)
+	}
+}
+
+// The chunks the timeline draws are the ones the narration counts ("9
+// chunks of up to 496 tokens"), and the first step shows nothing of the
+// stall to come: no bar after the prompt's arrival, no worst ITL.
+func TestChunkedPrefillPictureMatchesNarration(t *testing.T) {
+	for _, set := range []map[string]string{nil, {"decodes": "32", "chunk_size": "1024"}, {"long_prompt": "8000", "chunk_size": "256"}} {
+		r := runChunked(t, set)
+		s := r.script()
+		var chunks []int
+		for _, sc := range s.Steps[2].Scenes {
+			if sc.ID != "gpu" {
+				continue
+			}
+			for _, b := range sc.Gantt.Lanes[1].Bars {
+				if b.Class == "prefill" {
+					n, err := strconv.Atoi(strings.ReplaceAll(b.Label, ",", ""))
+					if err != nil {
+						t.Fatalf("%v: chunk label %q", set, b.Label)
+					}
+					chunks = append(chunks, n)
+				}
+			}
+		}
+		if len(chunks) != r.chunk.chunks || slices.Max(chunks) != r.budget-r.chunk.running {
+			t.Errorf("%v: the timeline draws chunks %v; the run counts %d chunks of up to %d", set, chunks, r.chunk.chunks, r.budget-r.chunk.running)
+		}
+		sum := 0
+		for _, c := range chunks {
+			sum += c
+		}
+		if sum != r.long {
+			t.Errorf("%v: the chunks drawn add up to %d tokens, the prompt has %d", set, sum, r.long)
+		}
+		if want := fmt.Sprintf("%d chunks of up to %d tokens", len(chunks), slices.Max(chunks)); !strings.Contains(s.Steps[2].Narration, want) {
+			t.Errorf("%v: step 3 does not say %q: %s", set, want, s.Steps[2].Narration)
+		}
+		for _, sc := range s.Steps[0].Scenes {
+			for _, c := range sc.Cards {
+				if strings.Contains(c.Label, "worst") {
+					t.Errorf("%v: step 1 already shows %q = %v", set, c.Label, c.Value)
+				}
+			}
+			if sc.Gantt == nil {
+				continue
+			}
+			for _, l := range sc.Gantt.Lanes {
+				for _, b := range l.Bars {
+					if b.End > 0 {
+						t.Errorf("%v: step 1 draws %s bar %q ending at %v ms, after the prompt arrives", set, l.Key, b.Label, b.End)
+					}
+				}
+			}
+		}
 	}
 }

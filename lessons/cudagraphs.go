@@ -173,62 +173,64 @@ func (e *graphSetup) tokenBatch(n, ctx int) hardware.Batch {
 	return b
 }
 
-// ganttWindow clips the bars of a timeline to end by window seconds (0: no
-// limit), dropping those that start after it.
-type ganttWindow float64
-
-func (w ganttWindow) add(lane *scene.Lane, s scene.Span) {
-	if w > 0 {
-		end := msr(float64(w))
-		if s.Start >= end {
-			return
-		}
-		s.End = min(s.End, end)
-	}
-	lane.Bars = append(lane.Bars, s)
+// ganttLanes draws one priced step as a CPU lane of launches and a GPU lane
+// of kernels, keyed cpu-KEY and gpu-KEY. The head, the first `detail`
+// layers and the tail are drawn kernel by kernel; later layers as one bar
+// per layer. markEager highlights the eager launches and kernels that
+// split a piecewise graph.
+func ganttLanes(name, key string, r run, detail int, markEager bool) []scene.Lane {
+	return []scene.Lane{cpuLane(name, key, r, detail, markEager), gpuLane(name, key, r, detail, markEager)}
 }
 
-// ganttLanes draws one priced step as a CPU lane of launches and a GPU lane
-// of kernels. The head, the first `detail` layers and the tail are drawn
-// kernel by kernel; later layers as one bar per layer. Bars ending after
-// window (seconds, 0: no limit) are clipped to it.
-func ganttLanes(name string, r run, detail int, window float64, eagerMark bool) []scene.Lane {
-	return []scene.Lane{cpuLane(name, r, detail, ganttWindow(window), eagerMark), gpuLane(name, r, detail, ganttWindow(window), eagerMark)}
+// kernelClass is a kernel's bar class: matrix multiply, attention,
+// all-reduce or elementwise.
+func kernelClass(k hardware.Kernel) string {
+	switch k.Kind {
+	case hardware.GEMM:
+		return "gemm"
+	case hardware.Attention:
+		return "attn"
+	case hardware.Collective:
+		return "comm"
+	}
+	return "elem"
 }
 
 // cpuLane draws the launches of a step: one bar per launch, or per layer
 // past the detailed ones.
-func cpuLane(name string, r run, detail int, w ganttWindow, eagerMark bool) scene.Lane {
+func cpuLane(name, key string, r run, detail int, markEager bool) scene.Lane {
 	ks, ls := r.cost.Kernels, r.plan.Launches
-	cpu := scene.Lane{Label: "CPU · " + name}
+	cpu := scene.Lane{Label: "CPU · " + name, Key: "cpu-" + key}
 	for i := 0; i < len(ls); {
 		l := ls[i]
 		first := ks[l.First]
 		if l.Kind == cudagraph.GraphReplay || first.Layer < detail {
-			label := first.Name
+			label, cls := "launch "+first.Name, "cpu"
 			switch l.Kind {
 			case cudagraph.GraphReplay:
-				label = fmt.Sprintf("replay graph (%d kernels)", l.Last-l.First+1)
+				label, cls = fmt.Sprintf("replay graph (%d kernels)", l.Last-l.First+1), "replay"
 			case cudagraph.PieceReplay:
-				label = fmt.Sprintf("replay piece (%d kernels)", l.Last-l.First+1)
+				label, cls = fmt.Sprintf("replay piece (%d kernels)", l.Last-l.First+1), "replay"
 			}
-			w.add(&cpu, scene.Span{Start: msr(l.Start), End: msr(l.End), Label: label, Class: "cpu", Highlight: eagerMark && l.Kind == cudagraph.KernelLaunch})
+			cpu.Bars = append(cpu.Bars, scene.Span{Start: msr(l.Start), End: msr(l.End), Label: label, Class: cls, Highlight: markEager && l.Kind == cudagraph.KernelLaunch})
 			i++
 			continue
 		}
 		j, pieces, eager := i, 0, 0
-		for ; j < len(ls) && ls[j].Kind != cudagraph.GraphReplay && ks[ls[j].First].Layer == first.Layer; j++ {
+		grp := layerGroup(first.Layer, detail, len(ks))
+		for ; j < len(ls) && ls[j].Kind != cudagraph.GraphReplay && ks[ls[j].First].Layer >= detail && layerGroup(ks[ls[j].First].Layer, detail, len(ks)) == grp; j++ {
 			if ls[j].Kind == cudagraph.PieceReplay {
 				pieces++
 			} else {
 				eager++
 			}
 		}
-		label := fmt.Sprintf("layer %d: %d launches", first.Layer, eager)
+		name := layersName(first.Layer, ks[ls[j-1].First].Layer)
+		label := fmt.Sprintf("%s: %d launches", name, eager)
 		if pieces > 0 {
-			label = fmt.Sprintf("layer %d: %d piece + %d eager", first.Layer, pieces, eager)
+			label = fmt.Sprintf("%s: %d piece + %d eager", name, pieces, eager)
 		}
-		w.add(&cpu, scene.Span{Start: msr(l.Start), End: msr(ls[j-1].End), Label: label, Class: "cpu"})
+		cpu.Bars = append(cpu.Bars, scene.Span{Start: msr(l.Start), End: msr(ls[j-1].End), Label: label, Class: "cpu"})
 		i = j
 	}
 	return cpu
@@ -236,57 +238,124 @@ func cpuLane(name string, r run, detail int, w ganttWindow, eagerMark bool) scen
 
 // gpuLane draws the kernels of a step and the gaps where the GPU waits for
 // a launch; layers past the detailed ones are one bar each.
-func gpuLane(name string, r run, detail int, w ganttWindow, eagerMark bool) scene.Lane {
+func gpuLane(name, key string, r run, detail int, markEager bool) scene.Lane {
 	ks := r.cost.Kernels
-	gpu := scene.Lane{Label: "GPU · " + name}
+	gpu := scene.Lane{Label: "GPU · " + name, Key: "gpu-" + key}
 	prevEnd := 0.0
 	for i := 0; i < len(ks); {
 		k := ks[i]
 		j := i
 		if k.Layer >= detail {
-			for j+1 < len(ks) && ks[j+1].Layer == k.Layer {
+			grp := layerGroup(k.Layer, detail, len(ks))
+			for j+1 < len(ks) && ks[j+1].Layer >= detail && layerGroup(ks[j+1].Layer, detail, len(ks)) == grp {
 				j++
 			}
 		}
 		start, end := k.Start, ks[j].Start+ks[j].GPUTime
 		if start-prevEnd > 1e-8 {
-			w.add(&gpu, scene.Span{Start: msr(prevEnd), End: msr(start), Label: "waits for a launch", Class: "idle"})
+			gpu.Bars = append(gpu.Bars, scene.Span{Start: msr(prevEnd), End: msr(start), Label: "idle", Class: "idle"})
 		}
-		label := k.Name
+		label, cls := k.Name, kernelClass(k)
 		if j > i {
 			busy := 0.0
 			for _, x := range ks[i : j+1] {
 				busy += x.GPUTime
 			}
-			label = fmt.Sprintf("layer %d", k.Layer)
+			label, cls = layersName(k.Layer, ks[j].Layer), "gpu"
 			if idle := end - start - busy; idle > 1e-7 {
-				label += fmt.Sprintf(" (%.1f µs waiting)", 1e6*idle)
+				label += fmt.Sprintf(" (%.1f µs idle)", 1e6*idle)
 			}
 		}
-		w.add(&gpu, scene.Span{Start: msr(start), End: msr(end), Label: label, Class: "gpu", Highlight: eagerMark && j == i && cudagraph.Splitting(k)})
+		gpu.Bars = append(gpu.Bars, scene.Span{Start: msr(start), End: msr(end), Label: label, Class: cls, Highlight: markEager && j == i && cudagraph.Splitting(k)})
 		prevEnd = end
 		i = j + 1
 	}
 	return gpu
 }
 
-// layerEnd is the end of the last GPU kernel of layer l.
-func layerEnd(r run, l int) float64 {
-	end := 0.0
+// maxLayerBars bounds the bars a lane spends on the layers past the
+// detailed ones: deeper models draw several layers per bar.
+const maxLayerBars = 24
+
+// layerGroup is the bar a layer past the detailed ones falls in, for a
+// step of n kernels (about 10 per layer).
+func layerGroup(layer, detail, n int) int {
+	per := max(1, (n/10-detail+maxLayerBars-1)/maxLayerBars)
+	return (layer - detail) / per
+}
+
+// layersName names the layers from a to b.
+func layersName(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("layer %d", a)
+	}
+	return fmt.Sprintf("layers %d–%d", a, b)
+}
+
+// layerSpan is when layer l runs on the GPU: the start of its first kernel
+// and the end of its last (layer -1: the embedding and the output head).
+func layerSpan(r run, l int) (start, end float64) {
+	start = -1
 	for _, k := range r.cost.Kernels {
 		if k.Layer == l {
+			if start < 0 {
+				start = k.Start
+			}
 			end = k.Start + k.GPUTime
 		}
 	}
+	return max(start, 0), end
+}
+
+// layerEnd is the end of the last GPU kernel of layer l.
+func layerEnd(r run, l int) float64 {
+	_, end := layerSpan(r, l)
 	return end
 }
 
-func timelineScene(id, title string, lanes ...[]scene.Lane) scene.Scene {
-	tl := &scene.Timeline{Unit: "ms"}
-	for _, l := range lanes {
-		tl.Lanes = append(tl.Lanes, l...)
+// layerGroups brackets a run's embedding, its first layers one by one and
+// the rest of the layers together; prefix names the run when several
+// share the timeline.
+func (r graphsRun) layerGroups(x run, prefix string) []scene.Span {
+	L := r.e.model.Layers
+	first, _ := layerSpan(x, 0)
+	g := []scene.Span{{Start: 0, End: msr(first), Label: prefix + "embedding", Class: "layer"}}
+	for l := 0; l < min(detailLayers, L); l++ {
+		a, b := layerSpan(x, l)
+		g = append(g, scene.Span{Start: msr(a), End: msr(b), Label: fmt.Sprintf("%slayer %d", prefix, l), Class: "layer"})
 	}
-	return scene.Scene{Kind: scene.KindTimeline, ID: id, Title: title, Gantt: tl}
+	if L > detailLayers {
+		a, _ := layerSpan(x, detailLayers)
+		g = append(g, scene.Span{Start: msr(a), End: msr(layerEnd(x, L-1)), Label: fmt.Sprintf("%slayers %d–%d", prefix, detailLayers, L-1), Class: "layer"})
+	}
+	return g
+}
+
+// stepTimeline is one timeline of runs (each a CPU lane over a GPU lane),
+// zoomed on the first layers of the slowest, with the first run's layers
+// bracketed.
+func (r graphsRun) stepTimeline(title string, names, keys []string, rs []run, markEager []bool) scene.Scene {
+	tl := &scene.Timeline{Unit: "ms"}
+	for i, x := range rs {
+		tl.Lanes = append(tl.Lanes, ganttLanes(names[i], keys[i], x, detailLayers, markEager[i])...)
+	}
+	tl.Zoom = &scene.Window{Start: 0, End: msr(r.zoomTo(rs...)), Label: fmt.Sprintf("the first %d layers", min(detailLayers, r.e.model.Layers))}
+	prefix := ""
+	if len(rs) > 1 {
+		prefix = names[0] + " "
+	}
+	tl.Groups = r.layerGroups(rs[0], prefix)
+	return scene.Scene{Kind: scene.KindTimeline, ID: "step", Title: title, Gantt: tl, Main: true}
+}
+
+// firstBar is the index of the first bar of a lane with class cls, or -1.
+func firstBar(l scene.Lane, cls string) int {
+	for i, b := range l.Bars {
+		if b.Class == cls {
+			return i
+		}
+	}
+	return -1
 }
 
 // detailLayers is how many layers the zoomed timelines draw kernel by kernel.
@@ -582,11 +651,12 @@ func (r graphsRun) layerTable() *scene.Table {
 }
 
 func (r graphsRun) sweepChart() *scene.Chart {
-	sw := &scene.Chart{Type: scene.Line, XLabel: "decode batch", XUnit: "sequences", YLabel: "step time", YUnit: "ms", XLog: true}
+	sw := &scene.Chart{Type: scene.Line, XLabel: "decode batch", XUnit: "sequences", YLabel: "step time", YUnit: "ms", XLog: true,
+		Note: "As the batch grows each kernel gets longer while a launch costs the same: the eager curve comes down onto the graph's."}
 	sEager := scene.Series{Name: fmt.Sprintf("NONE: eager, %.4g µs per launch", r.perUS())}
 	sPW := scene.Series{Name: "PIECEWISE"}
 	sFull := scene.Series{Name: "FULL (= FULL_AND_PIECEWISE for decode)"}
-	sGPU := scene.Series{Name: "GPU work alone, unpadded"}
+	sGPU := scene.Series{Name: "GPU work alone, unpadded", Curve: true}
 	sCPP := scene.Series{Name: fmt.Sprintf("NONE from C++, %.0f µs per launch", 1e6*hardware.PerLaunchCPP)}
 	for _, p := range r.sweep {
 		x := float64(p.batch)
@@ -608,7 +678,8 @@ func (r graphsRun) sweepChart() *scene.Chart {
 // paddingScenes are the padding chart, the padding cases as cards and the
 // capture cost; notes are the cases as narration.
 func (r graphsRun) paddingScenes() (scenes []scene.Scene, notes []string) {
-	padChart := &scene.Chart{Type: scene.Bar, XLabel: "tokens in the batch", XUnit: "tokens", YLabel: "padding tokens computed for nothing", YUnit: "tokens"}
+	padChart := &scene.Chart{Type: scene.Bar, XLabel: "tokens in the batch", XUnit: "tokens", YLabel: "padding tokens computed for nothing", YUnit: "tokens",
+		Note: "Each batch pads up to the next captured size: nothing at a captured size, the most just past one."}
 	padS := scene.Series{Name: "padded − actual"}
 	for i, p := range r.padTo {
 		n := i + 1
@@ -637,7 +708,13 @@ func (r graphsRun) paddingScenes() (scenes []scene.Scene, notes []string) {
 		{Label: "graph memory", Value: round2(c.Bytes / (1 << 30)), Unit: "GiB", Note: "at the published 0.45 GiB per 53 shapes"},
 		{Label: "KV cache given up", Value: float64(r.captureKV), Unit: "tokens", Note: "graph memory ÷ KV bytes per token"},
 	}
-	return []scene.Scene{{Kind: scene.KindChart, ID: "padding", Title: "Padding to the next captured size", Chart: padChart},
+	pad := mainScene(scene.Scene{Kind: scene.KindChart, ID: "padding", Title: "Padding to the next captured size", Chart: padChart})
+	for _, pc := range r.padding {
+		if pc.padded > pc.n && pc.n <= len(padS.X) {
+			pad.Marks = append(pad.Marks, markRef("point:"+padS.Name+":"+strconv.Itoa(pc.n-1), fmt.Sprintf("%d → %d tokens", pc.n, pc.padded)))
+		}
+	}
+	return []scene.Scene{pad,
 		{Kind: scene.KindCards, ID: "padcards", Title: "Padding cost at this context", Cards: padCards},
 		{Kind: scene.KindCards, ID: "capture", Title: "Capture cost (vLLM log: 53 shapes, 2 s, 0.45 GiB)", Cards: capCards}}, notes
 }
@@ -692,12 +769,29 @@ func stepCards(names []string, rs ...run) scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This step", Cards: cs}
 }
 
-// pair draws two runs, zoomed on the first layers and whole.
-func (r graphsRun) pair(zoomTitle, wholeTitle, nameA, nameB string, a, b run, markA bool) (zoom, whole scene.Scene) {
-	w := r.zoomTo(a, b)
-	zoom = timelineScene("zoom", zoomTitle, ganttLanes(nameA, a, detailLayers, w, markA), ganttLanes(nameB, b, detailLayers, w, false))
-	whole = timelineScene("whole", wholeTitle, ganttLanes(nameA, a, 0, 0, markA), ganttLanes(nameB, b, 0, 0, false))
-	return zoom, whole
+// layerScene lays layer 0's kernels back to back, as the GPU would run
+// them with nothing to wait for, against one eager launch: most kernels
+// are shorter than the launch. It marks the launch.
+func (r graphsRun) layerScene() (scene.Scene, string) {
+	gpu := scene.Lane{Label: "GPU · layer 0", Key: "layer0"}
+	at := 0.0
+	for _, k := range r.eager.cost.Kernels {
+		if k.Layer != 0 {
+			continue
+		}
+		gpu.Bars = append(gpu.Bars, scene.Span{Start: round4(1e6 * at), End: round4(1e6 * (at + k.GPUTime)), Label: k.Name, Class: kernelClass(k)})
+		at += k.GPUTime
+	}
+	launch := scene.Lane{Label: "CPU · one launch", Key: "launch", Bars: []scene.Span{{Start: 0, End: round4(r.perUS()), Label: "launch", Class: "cpu"}}}
+	ref := spanRef("launch", 0)
+	tl := &scene.Timeline{Unit: "µs", Lanes: []scene.Lane{gpu, launch}}
+	return mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "layer", Title: "Layer 0's kernels back to back on the GPU, against one eager launch (µs)", Gantt: tl},
+		markRef(ref, fmt.Sprintf("one launch: %.4g µs", r.perUS()))), ref
+}
+
+// pair draws two runs in one timeline, zoomed on the first layers.
+func (r graphsRun) pair(title, nameA, keyA, nameB, keyB string, a, b run, markA bool) scene.Scene {
+	return r.stepTimeline(title, []string{nameA, nameB}, []string{keyA, keyB}, []run{a, b}, []bool{markA, false})
 }
 
 func (r graphsRun) stepFormula() scene.Scene {
@@ -767,37 +861,149 @@ func (r graphsRun) dispatchSteps() []Step {
 	if eager.plan.CPU > r.gpuWork {
 		regime = "The launches alone take longer than the GPU work: the CPU, not the GPU, sets the pace."
 	}
-	eagerZoom := timelineScene("zoom", fmt.Sprintf("Eager: the first %d layers, kernel by kernel (ms)", detailLayers),
-		ganttLanes("eager", eager, detailLayers, r.zoomTo(eager), false))
-	eagerWhole := timelineScene("whole", "Eager: the whole step, one bar per layer (ms)", ganttLanes("eager", eager, 0, 0, false))
-	bothZoom, bothWhole := r.pair(fmt.Sprintf("Eager vs full graph: the first %d layers (ms)", detailLayers), "Eager vs full graph: the whole step (ms)", "eager", "full graph", eager, full, false)
-	pwZoom, pwWhole := r.pair(fmt.Sprintf("Piecewise vs full graph: the first %d layers; eager attention highlighted (ms)", detailLayers), "Piecewise vs full graph: the whole step (ms)", "piecewise", "full graph", pw, full, true)
+	layer, launchRef := r.layerScene()
+	launchText := fmt.Sprintf("the %.4g µs the CPU needs to launch one from Python", r.perUS())
+
+	eagerTL := r.stepTimeline(fmt.Sprintf("Eager: CPU launches over GPU kernels, the first %d layers kernel by kernel (ms)", detailLayers),
+		[]string{"eager"}, []string{"eager"}, []run{eager}, []bool{false})
+	idleText := "the GPU sits idle"
+	var eagerMentions []scene.Mention
+	if ref, w, ok := r.longestIdle(eagerTL, "gpu-eager"); ok {
+		eagerTL.Marks = append(eagerTL.Marks, markRef(ref, fmt.Sprintf("GPU idle %.1f µs", w)))
+		eagerMentions = append(eagerMentions, mention(idleText, "step", ref))
+	}
+
+	both := r.pair(fmt.Sprintf("Eager vs full graph: the first %d layers (ms)", detailLayers), "eager", "eager", "full graph", "full", eager, full, false)
+	replayText := "replaying it is one call"
+	var bothMentions []scene.Mention
+	if i := firstBar(both.Gantt.Lanes[2], "replay"); i >= 0 {
+		ref := spanRef("cpu-full", i)
+		both.Marks = append(both.Marks, markRef(ref, fmt.Sprintf("one replay: %.2f ms", r.fullMS())))
+		bothMentions = append(bothMentions, mention(replayText, "step", ref))
+	}
+
+	pwTL := r.pair(fmt.Sprintf("Piecewise vs full graph: the first %d layers; eager launches highlighted (ms)", detailLayers), "piecewise", "piecewise", "full graph", "full", pw, full, true)
+	eagerText := "launched eagerly between them"
+	var pwMentions []scene.Mention
+	if i := firstEagerAttention(pwTL.Gantt.Lanes[0]); i >= 0 {
+		ref := spanRef("cpu-piecewise", i)
+		pwTL.Marks = append(pwTL.Marks, markRef(ref, "eager attention"))
+		pwMentions = append(pwMentions, mention(eagerText, "step", ref))
+	}
 	return []Step{{
 		Title: fmt.Sprintf("One decode step is %d kernels", nk),
 		Narration: fmt.Sprintf("A decode step of %s runs %d layers of %d kernels each (norm, QKV projection, rotary, KV-cache write, attention, output projection, norm, gate/up, SiLU, down%s) plus embedding, final norm, lm_head and sampler: %d kernels. "+
-			"At batch %d most are tiny: %d of them take less GPU time than the %.4g µs the CPU needs to launch one from Python.",
-			r.setup(), L, r.perLayer(), tpText(e.tp), nk, r.batch, r.short, r.perUS()),
-		Scenes: []scene.Scene{r.stepFormula(), {Kind: scene.KindTable, ID: "layer", Title: "The kernels of one layer", Table: r.layerTable()}},
+			"At batch %d most are tiny: %d of them take less GPU time than %s.",
+			r.setup(), L, r.perLayer(), tpText(e.tp), nk, r.batch, r.short, launchText),
+		Scenes:   []scene.Scene{layer, r.stepFormula(), {Kind: scene.KindTable, ID: "kernels", Title: "The kernels of one layer", Table: r.layerTable()}},
+		Mentions: []scene.Mention{mention(launchText, "layer", launchRef)},
 	}, {
 		Title: "Eager: the GPU waits for the CPU",
 		Narration: fmt.Sprintf("Without graphs (vLLM's NONE mode) the CPU launches the %d kernels one after another, %.4g µs each: %.3f ms of CPU per step. A kernel cannot start before it is launched, so "+
-			"whenever a run of short kernels outpaces the launches the GPU sits idle: %.3f ms in this step, which takes %.3f ms against %.3f ms of GPU work. %s",
-			nk, r.perUS(), r.eagerMS(), 1e3*eager.cost.Idle, 1e3*eager.cost.Total, 1e3*r.gpuWork, regime),
-		Scenes: []scene.Scene{eagerZoom, eagerWhole, stepCards([]string{"eager"}, eager)},
+			"whenever a run of short kernels outpaces the launches %s: %.3f ms in this step, which takes %.3f ms against %.3f ms of GPU work. %s",
+			nk, r.perUS(), r.eagerMS(), idleText, 1e3*eager.cost.Idle, 1e3*eager.cost.Total, 1e3*r.gpuWork, regime),
+		Scenes:   []scene.Scene{eagerTL, stepCards([]string{"eager"}, eager)},
+		Mentions: eagerMentions,
 	}, {
 		Quiz: numberQuiz(fmt.Sprintf("Now replay the whole step as one captured CUDA graph: %.2f ms of CPU instead of %.2f ms. How long does the step take, in ms?", r.fullMS(), r.eagerMS()),
 			round2(1e3*full.cost.Total), 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*r.gpuWork)),
 		Title: "Full graph replay: one launch",
-		Narration: fmt.Sprintf("A CUDA graph records the step's kernels once; replaying it is one call: %.2f ms of CPU, measured for vLLM [VIDUR-CPU], after which every kernel is queued on the GPU. "+
+		Narration: fmt.Sprintf("A CUDA graph records the step's kernels once; %s: %.2f ms of CPU, measured for vLLM [VIDUR-CPU], after which every kernel is queued on the GPU. "+
 			"The step now takes %.3f ms, the GPU work plus the replay, against %.3f ms eager: %.2f× faster, although dispatch shrank %.0f×.",
-			r.fullMS(), 1e3*full.cost.Total, 1e3*eager.cost.Total, eager.cost.Total/full.cost.Total, eager.plan.CPU/full.plan.CPU),
-		Scenes: []scene.Scene{bothZoom, bothWhole, stepCards([]string{"eager", "full graph"}, eager, full)},
+			replayText, r.fullMS(), 1e3*full.cost.Total, 1e3*eager.cost.Total, eager.cost.Total/full.cost.Total, eager.plan.CPU/full.plan.CPU),
+		Scenes:   []scene.Scene{both, stepCards([]string{"eager", "full graph"}, eager, full)},
+		Mentions: bothMentions,
 	}, {
 		Title: "Piecewise graphs: attention launched eagerly",
-		Narration: fmt.Sprintf("Attention's shapes change with every batch's context lengths, so vLLM's PIECEWISE mode captures only what lies between attention ops: %d pieces per step, with each layer's KV-cache write and attention launched eagerly between them. "+
-			"That costs %.3f ms of CPU per step. %s", cudagraph.Pieces(eager.cost.Kernels), r.pwMS(), r.gapText()),
-		Scenes: []scene.Scene{pwZoom, pwWhole, stepCards([]string{"piecewise", "full graph"}, pw, full)},
+		Narration: fmt.Sprintf("Attention's shapes change with every batch's context lengths, so vLLM's PIECEWISE mode captures only what lies between attention ops: %d pieces per step, with each layer's KV-cache write and attention %s. "+
+			"That costs %.3f ms of CPU per step. %s", cudagraph.Pieces(eager.cost.Kernels), eagerText, r.pwMS(), r.gapText()),
+		Scenes:   []scene.Scene{pwTL, stepCards([]string{"piecewise", "full graph"}, pw, full)},
+		Mentions: pwMentions,
 	}}
+}
+
+// padMentions links each padding note the chart marks to its bar.
+func padMentions(pad scene.Scene, notes []string) []scene.Mention {
+	var out []scene.Mention
+	for _, m := range pad.Marks {
+		for _, n := range notes {
+			if strings.Contains(n, m.Label) {
+				out = append(out, mention(m.Label, pad.ID, m.Ref))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// runtimeMark marks what the chosen runtime does in its timeline: the
+// graph replay, an eager attention launch between pieces, or the longest
+// idle stretch of an eager step.
+func (r graphsRun) runtimeMark(sc scene.Scene, rt cudagraph.Runtime) (ref, label string, ok bool) {
+	switch rt {
+	case cudagraph.RunFull:
+		if i := firstBar(sc.Gantt.Lanes[0], "replay"); i >= 0 {
+			return spanRef("cpu-mode", i), "one graph replay", true
+		}
+	case cudagraph.RunPiecewise:
+		if i := firstEagerAttention(sc.Gantt.Lanes[0]); i >= 0 {
+			return spanRef("cpu-mode", i), "eager attention", true
+		}
+	default:
+		if ref, w, ok := r.longestIdle(sc, "gpu-mode"); ok {
+			return ref, fmt.Sprintf("GPU idle %.1f µs", w), true
+		}
+	}
+	return "", "", false
+}
+
+// sweepScene is the batch sweep with the crossover marked on the eager
+// curve.
+func (r graphsRun) sweepScene() (scene.Scene, []scene.Mention) {
+	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "sweep", Title: fmt.Sprintf("Step time by decode batch, %s, %s tokens of context", r.setup(), comma(r.context)), Chart: r.sweepChart()})
+	if r.crossover <= 1 {
+		return sc, nil
+	}
+	eager := sc.Chart.Series[0]
+	for i, x := range eager.X {
+		if int(x) == r.crossover {
+			ref := "point:" + eager.Name + ":" + strconv.Itoa(i)
+			sc.Marks = []scene.Mark{markRef(ref, fmt.Sprintf("batch %d: eager within 2%%", r.crossover))}
+			return sc, []scene.Mention{mention(fmt.Sprintf("From batch %d on", r.crossover), "sweep", ref)}
+		}
+	}
+	return sc, nil
+}
+
+// longestIdle finds the longest idle bar of a lane within the timeline's
+// zoom window: its reference and length in µs.
+func (r graphsRun) longestIdle(sc scene.Scene, key string) (string, float64, bool) {
+	for _, l := range sc.Gantt.Lanes {
+		if l.Key != key {
+			continue
+		}
+		best, w := -1, 0.0
+		for i, b := range l.Bars {
+			if b.Class == "idle" && b.End <= sc.Gantt.Zoom.End && b.End-b.Start > w {
+				best, w = i, b.End-b.Start
+			}
+		}
+		if best >= 0 {
+			return spanRef(key, best), 1000 * w, true
+		}
+	}
+	return "", 0, false
+}
+
+// firstEagerAttention is the index of a CPU lane's first eager launch of
+// an attention kernel, or -1.
+func firstEagerAttention(l scene.Lane) int {
+	for i, b := range l.Bars {
+		if b.Class == "cpu" && strings.HasSuffix(b.Label, "attention") {
+			return i
+		}
+	}
+	return -1
 }
 
 // graphSteps are the last four steps: the chosen mode, the batch sweep,
@@ -805,26 +1011,37 @@ func (r graphsRun) dispatchSteps() []Step {
 func (r graphsRun) graphSteps(claims []Claim) []Step {
 	e, chosen := r.e, r.chosen
 	maxCapture := r.sizes[len(r.sizes)-1]
-	chosenWhole := timelineScene("whole", fmt.Sprintf("%s at batch %d: runs as %s (ms)", e.mode, r.batch, runtimeName(chosen.plan.Runtime)),
-		ganttLanes(strings.ToLower(e.mode.String()), chosen, 0, 0, chosen.plan.Runtime == cudagraph.RunPiecewise))
+	mode := strings.ToLower(e.mode.String())
+	chosenTL := r.stepTimeline(fmt.Sprintf("%s at batch %d: runs as %s (ms)", e.mode, r.batch, runtimeName(chosen.plan.Runtime)),
+		[]string{mode}, []string{"mode"}, []run{chosen}, []bool{chosen.plan.Runtime == cudagraph.RunPiecewise})
+	runsText := "runs " + runtimePhrase(chosen.plan)
+	var chosenMentions []scene.Mention
+	if ref, label, ok := r.runtimeMark(chosenTL, chosen.plan.Runtime); ok {
+		chosenTL.Marks = append(chosenTL.Marks, markRef(ref, label))
+		chosenMentions = append(chosenMentions, mention(runsText, "step", ref))
+	}
+	sweep, sweepMentions := r.sweepScene()
 	padScenes, padNotes := r.paddingScenes()
 	return []Step{{
 		Title: fmt.Sprintf("%s: which graph runs when", e.mode),
 		Narration: fmt.Sprintf("vLLM's dispatcher pads a batch's tokens to the next captured size and picks a graph: a full graph for a decode-only batch within max_num_seqs (under FULL, FULL_DECODE_ONLY and FULL_AND_PIECEWISE), "+
-			"a piecewise graph for mixed batches (PIECEWISE, FULL_AND_PIECEWISE), eager above the largest captured size (%d tokens) or without graphs. Your step in %s runs %s and takes %.3f ms.",
-			maxCapture, e.mode, runtimePhrase(chosen.plan), 1e3*chosen.cost.Total),
-		Scenes: []scene.Scene{chosenWhole, {Kind: scene.KindTable, ID: "modes", Title: "Runtime per mode: graph kind, ↑ padded tokens, step time", Table: r.modeTable()}},
+			"a piecewise graph for mixed batches (PIECEWISE, FULL_AND_PIECEWISE), eager above the largest captured size (%d tokens) or without graphs. Your step in %s %s and takes %.3f ms.",
+			maxCapture, e.mode, runsText, 1e3*chosen.cost.Total),
+		Scenes:   []scene.Scene{chosenTL, {Kind: scene.KindTable, ID: "modes", Title: "Runtime per mode: graph kind, ↑ padded tokens, step time", Table: r.modeTable()}},
+		Mentions: chosenMentions,
 	}, {
 		Title: "Where dispatch stops mattering",
 		Narration: fmt.Sprintf("Growing the batch makes every GEMM and attention kernel longer while the launch cost stays put. Once the GPU time per kernel exceeds the launch, the CPU runs ahead and eager costs nothing extra. %s "+
 			"With launches from a C++ engine (%.0f µs) the crossover comes much earlier.", r.crossText(), 1e6*hardware.PerLaunchCPP),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "sweep", Title: fmt.Sprintf("Step time by decode batch, %s, %s tokens of context", r.setup(), comma(r.context)), Chart: r.sweepChart()}},
+		Scenes:   []scene.Scene{sweep},
+		Mentions: sweepMentions,
 	}, {
 		Title: "Capture sizes and padding",
 		Narration: fmt.Sprintf("Graphs have fixed shapes, so vLLM captures %d sizes (1, 2, 4, every 8 up to 248, every 16 up to %d) and pads each batch to the next one; the padded tokens run through every linear layer for nothing. "+
 			"In %s: %s. %s",
 			len(r.sizes), maxCapture, e.mode, strings.Join(padNotes, "; "), r.captureText()),
-		Scenes: padScenes,
+		Scenes:   padScenes,
+		Mentions: padMentions(padScenes[0], padNotes),
 	}, {
 		Title: "Article claim vs this model",
 		Narration: fmt.Sprintf("The article's 0.85 ms, 0.04 ms and 20× are typed into its simulator. Here they are computed for %s at batch %d, and the dispatch model is checked against %d published measurements: %d within tolerance.",

@@ -246,3 +246,24 @@ func marksFor(ms []scene.Mention, labels map[string]string) []scene.Mark {
 	}
 	return out
 }
+
+// mention links the first occurrence of text in a step's narration to the
+// element ref of scene sceneID (which must mark it: the contract test
+// checks both).
+func mention(text, sceneID, ref string) scene.Mention {
+	return scene.Mention{Text: text, Scene: sceneID, Ref: ref}
+}
+
+// markRef is a mark of ref with a short callout label.
+func markRef(ref, label string) scene.Mark { return scene.Mark{Ref: ref, Label: label} }
+
+// mainScene flags sc as its step's main figure, with marks.
+func mainScene(sc scene.Scene, marks ...scene.Mark) scene.Scene {
+	sc.Main = true
+	sc.Marks = append(sc.Marks, marks...)
+	return sc
+}
+
+// spanRef is the reference of bar j of the timeline lane keyed key
+// (scene.Lane.Key).
+func spanRef(key string, j int) string { return "span:" + key + ":" + strconv.Itoa(j) }

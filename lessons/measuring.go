@@ -228,9 +228,12 @@ func (r measuringRun) clampNote() string {
 func (r measuringRun) first() loadPoint { return r.points[0] }
 func (r measuringRun) last() loadPoint  { return r.points[len(r.points)-1] }
 
-// percentileChart plots a summary's percentiles against throughput.
-func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.Summary) scheduler.Percentiles) *scene.Chart {
-	c := &scene.Chart{Type: scene.Line, XLabel: "throughput", XUnit: "output tok/s", YLabel: name, YUnit: "ms", YLog: yLog}
+// percentileChart plots a summary's percentiles against throughput, the
+// p99 points labelled with their offered rate, and the SLO as a line.
+func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.Summary) scheduler.Percentiles, slo scene.Guide) *scene.Chart {
+	c := &scene.Chart{Type: scene.Line, XLabel: "throughput", XUnit: "output tok/s", YLabel: name, YUnit: "ms", YLog: yLog,
+		Note:   "One point per offered rate (labelled on p99): throughput grows with load until the batch is full, then only latency does.",
+		Guides: []scene.Guide{slo}}
 	for _, q := range []struct {
 		label string
 		of    func(scheduler.Percentiles) float64
@@ -239,15 +242,28 @@ func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.S
 		for _, p := range r.points {
 			sr.X = append(sr.X, round2(p.sum.OutputTokensPerS))
 			sr.Y = append(sr.Y, round2(1000*q.of(f(p.sum))))
+			if q.label == "p99" {
+				sr.Labels = append(sr.Labels, rateText(p.rate))
+			}
 		}
 		c.Series = append(c.Series, sr)
 	}
 	return c
 }
 
+// rateText is an offered rate, e.g. "8 req/s".
+func rateText(rate float64) string { return fmt.Sprintf("%.3g req/s", rate) }
+
+// goodput chart series names (marks refer to them).
+const (
+	seriesThroughput = "throughput"
+	seriesGoodput    = "goodput (meets the SLO)"
+)
+
 // goodputChart plots throughput and goodput against the offered rate.
 func (r measuringRun) goodputChart() *scene.Chart {
-	good := &scene.Chart{Type: scene.Line, XLabel: "offered load", XUnit: "req/s", YLabel: "requests per second", YUnit: "req/s", Series: []scene.Series{{Name: "throughput"}, {Name: "goodput (meets the SLO)"}}}
+	good := &scene.Chart{Type: scene.Line, XLabel: "offered load", XUnit: "req/s", YLabel: "requests per second", YUnit: "req/s", Series: []scene.Series{{Name: seriesThroughput}, {Name: seriesGoodput}},
+		Note: "Requests served per second, and those that met the SLO: goodput rises with the load, peaks, then falls as queues build."}
 	for _, p := range r.points {
 		good.Series[0].X, good.Series[0].Y = append(good.Series[0].X, round2(p.rate)), append(good.Series[0].Y, round2(p.sum.RequestsPerS))
 		good.Series[1].X, good.Series[1].Y = append(good.Series[1].X, round2(p.rate)), append(good.Series[1].Y, round2(p.sum.GoodputReqPerS))
@@ -284,7 +300,8 @@ func pointCards(p loadPoint) scene.Scene {
 	}}
 }
 
-// pointStep narrates rate i of the sweep; the last one asks a quiz.
+// pointStep narrates rate i of the sweep, its point marked on the TTFT
+// chart; the last one asks a quiz.
 func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) Step {
 	p := r.points[i]
 	var quiz *Quiz
@@ -303,20 +320,27 @@ func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) Step {
 	cursor := round2(p.sum.OutputTokensPerS)
 	withCursor := *ttftChart
 	withCursor.Cursor = &cursor
+	ttftText := fmt.Sprintf("TTFT p50 %.0f ms, p99 %.0f ms", 1000*p.sum.TTFT.P50, 1000*p.sum.TTFT.P99)
+	ref := "point:p99 TTFT:" + strconv.Itoa(i)
+	chart := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: &withCursor},
+		markRef(ref, fmt.Sprintf("%s: p99 %.0f ms", rateText(p.rate), 1000*p.sum.TTFT.P99)))
 	return Step{
 		Quiz:  quiz,
 		Title: fmt.Sprintf("%.3g requests per second", p.rate),
 		Narration: fmt.Sprintf("At %.3g req/s the server produces %s output tokens/s with %.1f requests running on average: %s. "+
-			"TTFT p50 %.0f ms, p99 %.0f ms; ITL p50 %.1f ms, p99 %.1f ms; %.0f%% of requests meet the SLO.",
+			"%s; ITL p50 %.1f ms, p99 %.1f ms; %.0f%% of requests meet the SLO.",
 			p.rate, comma(int(p.sum.OutputTokensPerS)), p.sum.MeanRunningAtStep, regime,
-			1000*p.sum.TTFT.P50, 1000*p.sum.TTFT.P99, 1000*p.sum.ITL.P50, 1000*p.sum.ITL.P99, 100*p.sum.SLOAttainment),
-		Scenes: []scene.Scene{pointCards(p), {Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: &withCursor}},
+			ttftText, 1000*p.sum.ITL.P50, 1000*p.sum.ITL.P99, 100*p.sum.SLOAttainment),
+		Scenes:   []scene.Scene{chart, pointCards(p)},
+		Mentions: []scene.Mention{mention(ttftText, "ttft", ref)},
 	}
 }
 
 func (r measuringRun) script() *Script {
-	ttftChart := r.percentileChart("TTFT", true, func(s scheduler.Summary) scheduler.Percentiles { return s.TTFT })
-	itlChart := r.percentileChart("ITL", false, func(s scheduler.Summary) scheduler.Percentiles { return s.ITL })
+	sloTTFT := scene.Guide{ID: "slo", Axis: "y", From: r.sloTTFT, To: r.sloTTFT, Label: fmt.Sprintf("SLO: TTFT ≤ %g ms", r.sloTTFT)}
+	sloTPOT := scene.Guide{ID: "slo", Axis: "y", From: r.sloTPOT, To: r.sloTPOT, Label: fmt.Sprintf("SLO on the mean gap (TPOT) ≤ %g ms", r.sloTPOT)}
+	ttftChart := r.percentileChart("TTFT", true, func(s scheduler.Summary) scheduler.Percentiles { return s.TTFT }, sloTTFT)
+	itlChart := r.percentileChart("ITL", false, func(s scheduler.Summary) scheduler.Percentiles { return s.ITL }, sloTPOT)
 	s := &Script{Metrics: r.metrics()}
 	s.Claims = []Claim{{
 		What:    "How to benchmark a server",
@@ -324,27 +348,42 @@ func (r measuringRun) script() *Script {
 		Model:   fmt.Sprintf("%d rates from %g to %g req/s; p50/p95/p99 TTFT and ITL at each; goodput under TTFT ≤ %g ms and TPOT ≤ %g ms", len(r.points), r.lo, r.hi, r.sloTTFT, r.sloTPOT),
 		Why:     "Same method. Goodput (DistServe) adds the one number a capacity planner needs: the rate the server sustains while meeting the SLO.",
 	}}
+	sloText := fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT)
+	first := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, markRef("guide:slo", "the SLO"))
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
 		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
-			"At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (TTFT ≤ %g ms and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, r.sloTTFT, r.sloTPOT),
-		Scenes: []scene.Scene{pointCards(r.first())},
+			"At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
+			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, sloText, r.sloTPOT),
+		Scenes:   []scene.Scene{first, pointCards(r.first())},
+		Mentions: []scene.Mention{mention(sloText, "ttft", "guide:slo")},
 	})
 	for i := range r.points {
 		s.Steps = append(s.Steps, r.pointStep(i, ttftChart))
 	}
+	best := 0
+	for i, p := range r.points {
+		if p.rate == r.best.rate {
+			best = i
+		}
+	}
+	bestRef := "point:" + seriesGoodput + ":" + strconv.Itoa(best)
+	bestText := fmt.Sprintf("Goodput peaks at %.2f req/s (offered %.3g req/s)", r.best.sum.GoodputReqPerS, r.best.rate)
 	s.Steps = append(s.Steps, Step{
 		Title: "Throughput against latency",
 		Narration: fmt.Sprintf("Read the curves right to left: more load buys throughput until the batch is full, then only latency. ITL grows with the batch (bigger decode steps, prefill chunks riding along); "+
-			"TTFT explodes once requests queue. Goodput peaks at %.2f req/s (offered %.3g req/s) and falls after: pushing more load makes fewer requests meet the SLO.",
-			r.best.sum.GoodputReqPerS, r.best.rate),
+			"TTFT explodes once requests queue. %s and falls after: pushing more load makes fewer requests meet the SLO.", bestText),
 		Scenes: []scene.Scene{
+			mainScene(scene.Scene{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: r.goodputChart()},
+				markRef(bestRef, fmt.Sprintf("best goodput: %.2f req/s", r.best.sum.GoodputReqPerS))),
 			{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT percentiles", Chart: ttftChart},
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
-			{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: r.goodputChart()},
-			claimsTable(s.Claims),
 		},
+		Mentions: []scene.Mention{mention(bestText, "goodput", bestRef)},
+	}, Step{
+		Title:     "Article claim vs this model",
+		Narration: "Report 003's method, applied to this sweep.",
+		Scenes:    []scene.Scene{claimsTable(s.Claims)},
 	})
 	indexCursors(s.Steps)
 	return s

@@ -244,9 +244,9 @@ func (pr *pricer) computeBoundBatch(m hardware.StepModel, ctx, limit int) int {
 	return 0
 }
 
-// series draws a roof as a line in TFLOP/s.
+// series draws a roof as a line in TFLOP/s: a model curve, no markers.
 func (c roofCurve) series() scene.Series {
-	sr := scene.Series{Name: c.name, Type: scene.Line}
+	sr := scene.Series{Name: c.name, Type: scene.Line, Curve: true}
 	for i, x := range c.intensity {
 		sr.X = append(sr.X, round2(x))
 		sr.Y = append(sr.Y, tflops(c.attainable[i]))
@@ -254,37 +254,51 @@ func (c roofCurve) series() scene.Series {
 	return sr
 }
 
-func pointSeries(name string, p stepPoint) scene.Series {
-	return scene.Series{Name: name, Type: scene.Scatter, X: []float64{round2(p.intensity)}, Y: []float64{tflops(p.attained)}}
+// The roofline chart's series names (marks refer to them): the lesson's
+// decode step and prefill, and the decode sweep.
+const (
+	seriesDecode  = "decode step"
+	seriesPrefill = "prefill"
+	seriesSweep   = "decode steps, labelled by batch size"
+)
+
+// pointSeries is one step on the roofline, labelled.
+func pointSeries(name, label string, p stepPoint) scene.Series {
+	return scene.Series{Name: name, Type: scene.Scatter, X: []float64{round2(p.intensity)}, Y: []float64{tflops(p.attained)}, Labels: []string{label}}
 }
 
-// chart is the chosen GPU's roof with extra series on it.
+// chart is the chosen GPU's roof with its ridge and extra series on it.
 func (r rooflineRun) chart(extra ...scene.Series) *scene.Chart {
-	c := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
+	c := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true,
+		Note:   "The roof is the most a kernel can reach at its intensity: memory-bound on the slope, compute-bound on the flat.",
+		Guides: []scene.Guide{{ID: "ridge", Axis: "x", From: round2(r.gpu.Ridge()), To: round2(r.gpu.Ridge()), Label: fmt.Sprintf("ridge %.0f FLOP/B", r.gpu.Ridge())}}}
 	c.Series = append([]scene.Series{r.roof.series()}, extra...)
 	return c
 }
 
+// sweepSeries is decode at batch 1, 2, 4, …, each point labelled with its
+// batch.
 func (r rooflineRun) sweepSeries() scene.Series {
-	last := 0
-	if n := len(r.sweepBatches); n > 0 {
-		last = r.sweepBatches[n-1]
-	}
-	sr := scene.Series{Name: "decode, batch 1 → " + comma(last), Type: scene.Scatter}
-	for _, p := range r.sweep {
+	sr := scene.Series{Name: seriesSweep, Type: scene.Scatter}
+	for i, p := range r.sweep {
 		sr.X = append(sr.X, round2(p.intensity))
 		sr.Y = append(sr.Y, tflops(p.attained))
+		sr.Labels = append(sr.Labels, comma(r.sweepBatches[i]))
 	}
 	return sr
 }
 
 // gpuScenes are the rooflines of every GPU and the table of their ridges.
-func (r rooflineRun) gpuScenes() []scene.Scene {
+func (r rooflineRun) gpuScenes() ([]scene.Scene, []scene.Mention) {
 	all := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
 	ridges := &scene.Table{Columns: []string{"GPU", "HBM bandwidth", "dense BF16 peak", "ridge (FLOP/byte)", fmt.Sprintf("decode batch %d", r.batch), fmt.Sprintf("prefill %s", comma(r.prompt))}}
+	ridgePts := scene.Series{Name: seriesRidges, Type: scene.Scatter}
 	for _, gr := range r.gpus {
 		gg := gr.gpu
 		all.Series = append(all.Series, gr.roof.series())
+		ridgePts.X = append(ridgePts.X, round2(gg.Ridge()))
+		ridgePts.Y = append(ridgePts.Y, tflops(gg.PeakBF16))
+		ridgePts.Labels = append(ridgePts.Labels, gg.ID)
 		dec, pre := gr.decode.regime(), gr.prefill.regime()
 		if !gr.decodeFits {
 			dec = "does not fit"
@@ -295,14 +309,42 @@ func (r rooflineRun) gpuScenes() []scene.Scene {
 		ridges.Rows = append(ridges.Rows, []string{gg.Name, fmt.Sprintf("%.2f TB/s", gg.MemBandwidth/1e12), fmt.Sprintf("%.0f TFLOP/s", gg.PeakBF16/1e12),
 			fmt.Sprintf("%.0f", gg.Ridge()), dec, pre})
 	}
-	return []scene.Scene{{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: all},
-		{Kind: scene.KindTable, ID: "ridges", Title: "Ridge points and the regime of this step on each GPU", Table: ridges}}
+	all.Series = append(all.Series, ridgePts)
+	all.Note = "Each GPU's roof and its ridge, where the slope meets the flat: newer GPUs' ridges sit further right."
+	gpus := mainScene(scene.Scene{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: all})
+	var mentions []scene.Mention
+	for i, id := range ridgePts.Labels {
+		if id == "h200-sxm" {
+			ref := "point:" + seriesRidges + ":" + strconv.Itoa(i)
+			gpus.Marks = append(gpus.Marks, markRef(ref, fmt.Sprintf("H200 ridge: %.0f FLOP/B", ridgePts.X[i])))
+			mentions = append(mentions, mention("its ridge sits further left", "gpus", ref))
+		}
+	}
+	return []scene.Scene{gpus, {Kind: scene.KindTable, ID: "ridges", Title: "Ridge points and the regime of this step on each GPU", Table: ridges}}, mentions
+}
+
+// seriesRidges names the ridge points of every GPU's roofline.
+const seriesRidges = "ridge of each GPU"
+
+// vidurScene is the GEMM check, vidur's 128-token point marked: where the
+// measured times stop being flat.
+func (r rooflineRun) vidurScene() (scene.Scene, []scene.Mention) {
+	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "vidur", Title: "H100 gate+up GEMM (Llama-2-7B): vidur measured vs this model", Chart: r.vidurChart()})
+	measured := sc.Chart.Series[0]
+	for i, x := range measured.X {
+		if x == 128 {
+			ref := "point:" + measured.Name + ":" + strconv.Itoa(i)
+			sc.Marks = []scene.Mark{markRef(ref, fmt.Sprintf("128 tokens: %.0f µs", measured.Y[i]))}
+			return sc, []scene.Mention{mention("about 128 tokens", "vidur", ref)}
+		}
+	}
+	return sc, nil
 }
 
 // vidurChart puts the model's gate+up GEMM beside vidur's measurement.
 func (r rooflineRun) vidurChart() *scene.Chart {
 	measured := scene.Series{Name: "vidur measured (H100, Llama-2-7B gate+up)", Type: scene.Scatter}
-	modelled := scene.Series{Name: "this model", Type: scene.Line}
+	modelled := scene.Series{Name: "this model", Type: scene.Line, Curve: true}
 	for _, pt := range vidurGateUp {
 		measured.X, measured.Y = append(measured.X, pt.tokens), append(measured.Y, pt.us)
 	}
@@ -310,7 +352,8 @@ func (r rooflineRun) vidurChart() *scene.Chart {
 		modelled.X = append(modelled.X, float64(p.tokens))
 		modelled.Y = append(modelled.Y, round2(1e6*p.time))
 	}
-	return &scene.Chart{Type: scene.Line, XLabel: "tokens in the GEMM", XUnit: "tokens", YLabel: "gate+up GEMM time", YUnit: "µs", XLog: true, YLog: true, Series: []scene.Series{measured, modelled}}
+	return &scene.Chart{Type: scene.Line, XLabel: "tokens in the GEMM", XUnit: "tokens", YLabel: "gate+up GEMM time", YUnit: "µs", XLog: true, YLog: true, Series: []scene.Series{measured, modelled},
+		Note: "Flat while the GEMM waits on reading its weights, then rising once it is compute-bound: measured and modelled."}
 }
 
 // validationTable lists the step-time model's validation cases and counts
@@ -355,40 +398,61 @@ func (r rooflineRun) script() *Script {
 		Why:     "Agrees. The article's formula omits that decode's intensity grows with the batch (weights are read once per step for every sequence) until attention's KV reads, which do not batch, hold it back.",
 	}}
 	roofScene := func(extra ...scene.Series) scene.Scene {
-		return scene.Scene{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: r.chart(extra...)}
+		return mainScene(scene.Scene{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: r.chart(extra...)})
 	}
+	ridgeText := "meet at the ridge"
+	roof := roofScene()
+	roof.Marks = []scene.Mark{markRef("guide:ridge", fmt.Sprintf("ridge: %.0f FLOP/byte", ridge))}
+	decRef, preRef := "point:"+seriesDecode+":0", "point:"+seriesPrefill+":0"
+	oneText := fmt.Sprintf("%.1f FLOP per byte, far left of the ridge", one.intensity)
+	oneScene := roofScene(pointSeries(seriesDecode, "batch 1", one))
+	oneScene.Marks = []scene.Mark{markRef(decRef, fmt.Sprintf("batch 1: %.1f FLOP/B", one.intensity))}
+	decText := fmt.Sprintf("At batch %d: %.1f FLOP/B", r.batch, dec.intensity)
+	decScene := roofScene(r.sweepSeries(), pointSeries(seriesDecode, "batch "+comma(r.batch), dec))
+	decScene.Marks = []scene.Mark{markRef(decRef, fmt.Sprintf("batch %s: %.1f FLOP/B", comma(r.batch), dec.intensity))}
+	preText := fmt.Sprintf("%.0f FLOP/B, %s", pre.intensity, pre.regime())
+	preScene := roofScene(r.sweepSeries(), pointSeries(seriesPrefill, "prefill "+comma(r.prompt), pre))
+	preScene.Marks = []scene.Mark{markRef(preRef, fmt.Sprintf("prefill: %.0f FLOP/B", pre.intensity))}
+	gpus, gpuMentions := r.gpuScenes()
+	vidur, vidurMentions := r.vidurScene()
 	s.Steps = []Step{{
 		Title: "A roofline",
 		Narration: fmt.Sprintf("A kernel that does F FLOPs while moving B bytes has arithmetic intensity I = F/B. On the %s it can run no faster than min(peak, I × bandwidth): "+
-			"%.0f TFLOP/s of dense BF16 and %.2f TB/s of HBM meet at the ridge, I = %.0f FLOP/byte. Left of the ridge a kernel waits on memory; right of it, on the tensor cores.",
-			g.Name, g.PeakBF16/1e12, g.MemBandwidth/1e12, ridge),
-		Scenes: []scene.Scene{roofScene()},
+			"%.0f TFLOP/s of dense BF16 and %.2f TB/s of HBM %s, I = %.0f FLOP/byte. Left of the ridge a kernel waits on memory; right of it, on the tensor cores.",
+			g.Name, g.PeakBF16/1e12, g.MemBandwidth/1e12, ridgeText, ridge),
+		Scenes:   []scene.Scene{roof},
+		Mentions: []scene.Mention{mention(ridgeText, "roof", "guide:ridge")},
 	}, {
 		Quiz: choiceQuiz(fmt.Sprintf("One decode step of %s at batch 1 on the %s: memory-bound or compute-bound?", md.Name, g.Name),
 			[]string{"memory-bound", "compute-bound"}, one.regime(), fmt.Sprintf("Its intensity is %.1f FLOP/byte; the ridge is at %.0f.", one.intensity, ridge)),
 		Title: "Decode at batch 1",
-		Narration: fmt.Sprintf("One decode step of %s reads every weight once to produce a single token: %.1f FLOP per byte, far left of the ridge. It is %s: the GPU reaches %.1f TFLOP/s of its %.0f, and the step takes %.2f ms of GPU time.",
-			md.Name, one.intensity, one.regime(), one.attained/1e12, g.PeakBF16/1e12, one.ms),
-		Scenes: []scene.Scene{roofScene(pointSeries("decode, batch 1", one))},
+		Narration: fmt.Sprintf("One decode step of %s reads every weight once to produce a single token: %s. It is %s: the GPU reaches %.1f TFLOP/s of its %.0f, and the step takes %.2f ms of GPU time.",
+			md.Name, oneText, one.regime(), one.attained/1e12, g.PeakBF16/1e12, one.ms),
+		Scenes:   []scene.Scene{oneScene},
+		Mentions: []scene.Mention{mention(oneText, "roof", decRef)},
 	}, {
 		Title: "Batching moves decode to the right",
-		Narration: fmt.Sprintf("Batching B sequences reuses each weight read B times, so the step's intensity grows with B until the KV cache reads, which every sequence pays alone, dominate. At batch %d: %.1f FLOP/B, %s, %.2f ms per step (%s tokens/s). %s",
-			r.batch, dec.intensity, dec.regime(), dec.ms, comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context, r.maxBatch, r.gpu.Name)),
-		Scenes: []scene.Scene{roofScene(r.sweepSeries(), pointSeries(fmt.Sprintf("decode, batch %d", r.batch), dec))},
+		Narration: fmt.Sprintf("Batching B sequences reuses each weight read B times, so the step's intensity grows with B until the KV cache reads, which every sequence pays alone, dominate. %s, %s, %.2f ms per step (%s tokens/s). %s",
+			decText, dec.regime(), dec.ms, comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context, r.maxBatch, r.gpu.Name)),
+		Scenes:   []scene.Scene{decScene},
+		Mentions: []scene.Mention{mention(decText, "roof", decRef)},
 	}, {
 		Title: "Prefill is compute-bound",
-		Narration: fmt.Sprintf("A %s-token prefill multiplies every weight by %s token vectors: %.0f FLOP/B, %s. It takes %.1f ms of GPU time at %.0f TFLOP/s attained.",
-			comma(r.prompt), comma(r.prompt), pre.intensity, pre.regime(), pre.ms, pre.attained/1e12),
-		Scenes: []scene.Scene{roofScene(r.sweepSeries(), pointSeries(fmt.Sprintf("prefill %d", r.prompt), pre))},
+		Narration: fmt.Sprintf("A %s-token prefill multiplies every weight by %s token vectors: %s. It takes %.1f ms of GPU time at %.0f TFLOP/s attained.",
+			comma(r.prompt), comma(r.prompt), preText, pre.ms, pre.attained/1e12),
+		Scenes:   []scene.Scene{preScene},
+		Mentions: []scene.Mention{mention(preText, "roof", preRef)},
 	}, {
 		Title:     "Every GPU has its own ridge",
 		Narration: "Memory bandwidth grew more slowly than tensor-core FLOPS, so newer GPUs have ridges further right and need bigger batches before decode stops being memory-bound. " + h200Note(),
-		Scenes:    r.gpuScenes(),
+		Scenes:    gpus,
+		Mentions:  gpuMentions,
 	}, {
 		Title:     "Checked against measurements",
 		Narration: fmt.Sprintf("vidur's measured H100 GEMM times are flat from 1 to about 128 tokens, then rise: the memory-bound floor, then the compute roof. The model gives the same shape. Below, the model against %d published measurements: %d within their stated tolerance.", len(r.validation), within),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "vidur", Title: "H100 gate+up GEMM (Llama-2-7B): vidur measured vs this model", Chart: r.vidurChart()},
+		Scenes: []scene.Scene{vidur,
 			{Kind: scene.KindTable, ID: "validation", Title: "Model vs published measurements (docs/VALIDATION.md)", Table: valTable}},
+		Mentions: vidurMentions,
 	}, {
 		Title:     "Article claim vs this model",
 		Narration: "Part 12's formulation 1, evaluated.",

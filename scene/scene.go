@@ -24,10 +24,15 @@ const (
 	KindSlots       Kind = "slots"
 	KindTokens      Kind = "tokens"
 	KindMemoryStack Kind = "memory-stack"
+	// KindPools draws two KV pools side by side in one figure, on one
+	// scale: a paged pool (Grid) beside a contiguous one (Strip), with the
+	// queue of requests waiting for them (Queue).
+	KindPools Kind = "pools"
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
-// non-nil; Kind says which.
+// non-nil; Kind says which (KindPools alone sets three: Grid, Strip and
+// Queue).
 type Scene struct {
 	Kind    Kind         `json:"kind"`
 	ID      string       `json:"id"`    // stable across steps, so a renderer can keep DOM and transitions
@@ -43,6 +48,7 @@ type Scene struct {
 	Slots   *SlotChart   `json:"slots,omitempty"`
 	Tokens  *TokenStrip  `json:"tokens,omitempty"`
 	Memory  *MemoryStack `json:"memory,omitempty"`
+	Queue   *Queue       `json:"queue,omitempty"` // KindPools: the requests waiting for the pools
 	// Main marks the step's main figure: the one picture the narration is
 	// about, kept in view beside it. When no scene of a step sets it, the
 	// first scene is the main figure.
@@ -64,7 +70,10 @@ type Scene struct {
 //	tier:G2          memory tier G2
 //	span:GPU:4       the fifth bar of the lane labelled GPU in a timeline
 //	point:decode:5   the sixth point of the chart series named decode
+//	guide:ridge      the chart guide (reference line or band) with that ID
 //	row:2            the third row of a table
+//	entry:R1:3       logical block 3 in R1's block table
+//	lookup:offset    one link of a block-table lookup (token, logical, physical, offset, address)
 //
 // Renderers put the same string in the element's data-ref attribute, so a
 // mention in the narration and the element find each other.
@@ -88,12 +97,29 @@ type Timeline struct {
 	Unit   string   `json:"unit"` // of Start and End, e.g. "ms"
 	Lanes  []Lane   `json:"lanes"`
 	Cursor *float64 `json:"cursor,omitempty"` // a time to mark
+	// Zoom, when set, is the window the step talks about (the stall, the
+	// first layers): the lanes are drawn over it, and the whole run above
+	// them, small, with the window outlined, as context.
+	Zoom *Window `json:"zoom,omitempty"`
+	// Groups name stretches of time above the lanes (a layer, attention,
+	// an all-reduce, a scheduler step), drawn as labelled brackets.
+	Groups []Span `json:"groups,omitempty"`
+}
+
+// Window is a stretch of a Timeline's axis.
+type Window struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Label string  `json:"label,omitempty"` // says what the window shows, e.g. "the first 3 layers"
 }
 
 // Lane is one row of a Timeline.
 type Lane struct {
 	Label string `json:"label"`
 	Bars  []Span `json:"bars"`
+	// Key, when set, names the lane in references (span:KEY:i) instead of
+	// its label.
+	Key string `json:"key,omitempty"`
 }
 
 // Span is one interval of a Lane. Class names what it is (prefill, decode,
@@ -114,6 +140,9 @@ const Free = -1
 type BlockGrid struct {
 	BlockSize int     `json:"block_size"` // tokens per block
 	Blocks    []Block `json:"blocks"`     // index = physical block id
+	// Columns is the number of cells per row; 0 lets the renderer choose
+	// (as many as fit, or a compact near-square for a large pool).
+	Columns int `json:"columns,omitempty"`
 }
 
 // Block is one physical block of a BlockGrid.
@@ -124,12 +153,33 @@ type Block struct {
 	Refs      int    `json:"refs,omitempty"`   // reference count when more than one table holds it
 	Cached    bool   `json:"cached,omitempty"` // holds a prefix-cache entry (may be free yet reusable)
 	Highlight bool   `json:"hl,omitempty"`     // changed in this step
+	// Colour is the owner's style (palette slot + 1, see Colours); 0 lets
+	// the renderer derive one from Owner.
+	Colour int `json:"colour,omitempty"`
 }
 
 // BlockTables shows requests' block tables: logical block i → physical block.
 type BlockTables struct {
 	BlockSize int        `json:"block_size"`
 	Rows      []TableRow `json:"rows"`
+	// Map, when set, draws the physical blocks the tables point at beside
+	// them, one line per entry, with a ×k badge on blocks k tables hold.
+	Map bool `json:"map,omitempty"`
+	// Lookup, when set, walks one token through a table to its byte
+	// address.
+	Lookup *Lookup `json:"lookup,omitempty"`
+}
+
+// Lookup is one token's way through a block table: token t → logical
+// block ⌊t/B⌋ → physical block → offset t mod B → byte address.
+type Lookup struct {
+	Row      int    `json:"row"` // index in Rows of the table used
+	Token    int    `json:"token"`
+	Logical  int    `json:"logical"`
+	Physical int    `json:"physical"`
+	Offset   int    `json:"offset"`
+	Expr     string `json:"expr"`    // the address formula, e.g. "base + (physical × B + offset) × bytes per token"
+	Address  string `json:"address"` // its value with the live numbers plugged in
 }
 
 // TableRow is one request's block table.
@@ -142,12 +192,16 @@ type TableRow struct {
 	Focus int `json:"focus"`
 	// Shared marks logical blocks whose physical block other tables hold too.
 	Shared []bool `json:"shared,omitempty"`
+	Colour int    `json:"colour,omitempty"` // as Block.Colour
 }
 
 // MemoryStrip is a contiguous token pool: reserved runs and the holes between.
 type MemoryStrip struct {
 	Total    int       `json:"total"`    // slots in the pool
 	Segments []Segment `json:"segments"` // sorted by Start, non-overlapping; gaps are free
+	// Bay, when set, draws the strip as rows of Bay slots (one row per
+	// max-context reservation) instead of one bar.
+	Bay int `json:"bay,omitempty"`
 }
 
 // Segment is one reserved run of a MemoryStrip.
@@ -158,6 +212,24 @@ type Segment struct {
 	Owner     int    `json:"owner"` // request id
 	Label     string `json:"label"`
 	Highlight bool   `json:"hl,omitempty"`
+	Colour    int    `json:"colour,omitempty"` // as Block.Colour
+}
+
+// Queue is the line of requests waiting for memory, first in line first.
+type Queue struct {
+	Items []QueueItem `json:"items"`
+	// More counts waiting requests not listed.
+	More int `json:"more,omitempty"`
+}
+
+// QueueItem is one request of a Queue.
+type QueueItem struct {
+	Owner  int    `json:"owner"`
+	Label  string `json:"label"`
+	Tokens int    `json:"tokens"` // what it asks for
+	// State is "waiting", or "refused" for a request turned away this step.
+	State  string `json:"state"`
+	Colour int    `json:"colour,omitempty"` // as Block.Colour
 }
 
 // ChartType is an ECharts series type.
@@ -183,6 +255,21 @@ type Chart struct {
 	Series []Series  `json:"series"`
 	// Cursor, when set, marks the x position of the current step.
 	Cursor *float64 `json:"cursor,omitempty"`
+	// Note is the chart's subtitle in plain words (what to look at);
+	// renderers describe the axes when it is empty.
+	Note string `json:"note,omitempty"`
+	// Guides are reference lines and bands (a ridge, an SLO).
+	Guides []Guide `json:"guides,omitempty"`
+}
+
+// Guide is a reference line (From == To) or band across a chart, at
+// values of one axis.
+type Guide struct {
+	ID    string  `json:"id"`   // names it in references (guide:ID)
+	Axis  string  `json:"axis"` // "x" or "y"
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
 }
 
 // Series is one named line or set of bars.
@@ -191,6 +278,15 @@ type Series struct {
 	Type ChartType `json:"type,omitempty"` // overrides the chart's type for this series
 	X    []float64 `json:"x"`
 	Y    []float64 `json:"y"`
+	// Labels, when set, name each point on the chart (its batch size, its
+	// offered rate); "" leaves a point unlabelled.
+	Labels []string `json:"labels,omitempty"`
+	// Curve marks a model curve (a roof, a bound): drawn as a line with no
+	// marker per sample, so it never reads as data.
+	Curve bool `json:"curve,omitempty"`
+	// Step draws each Y as holding since the previous X (the gap before a
+	// token): flat steps, not a slope between points.
+	Step bool `json:"step,omitempty"`
 }
 
 // Card is one figure in a row of metric cards.

@@ -1,0 +1,137 @@
+//go:build !wasm
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/scene"
+)
+
+// The memory and timing pictures (issue 12): block grids, the garage's
+// pools, block tables, timelines and charts. Each lesson is stepped through
+// at 1280×800 and every mark of the native script is checked on the page.
+
+// memLessons are the lessons whose pictures this file checks.
+var memLessons = []string{"chunked-prefill", "cuda-graphs", "roofline", "measuring"}
+
+// tickTitle is the title pacing forbids: a step named after a tick.
+var tickTitle = regexp.MustCompile(`^Tick \d+`)
+
+// TestPicturesMem steps through each lesson at 1280×800 and checks, at every
+// step: no title "Tick N"; every subject the step marks (scene.Mark) is drawn
+// in its figure with data-ref, outlined (class marked) and labelled with the
+// mark's text (a callout at the element, or the chart's list of marked
+// points); timeline and bracket labels are drawn whole or not at all.
+func TestPicturesMem(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.viewport(1280, 800)
+	for _, slug := range memLessons {
+		subtest(t, b, slug, func(t *testing.T) {
+			_, _, s := nativeDefaults(t, slug)
+			b.navigate(site + "/lesson/" + slug)
+			for i, st := range s.Steps {
+				if i > 0 {
+					b.do("click #btn-next", changeTimeout, chromedp.Click(chromedp.CSS("#btn-next")))
+				}
+				b.waitStep("after Next", i+1)
+				if tickTitle.MatchString(st.Title) {
+					t.Errorf("step %d is titled %q: say what happens", i+1, st.Title)
+				}
+				b.waitPictures(st)
+				for _, p := range evalJS[[]string](b, marksCheckJS(st)) {
+					t.Errorf("step %d (%s): %s", i+1, st.Title, p)
+				}
+				for _, p := range evalJS[[]string](b, cutLabelsJS) {
+					t.Errorf("step %d (%s): %s", i+1, st.Title, p)
+				}
+			}
+		})
+	}
+}
+
+// viewport sets the page's viewport.
+func (b *browser) viewport(w, h int64) {
+	b.t.Helper()
+	b.do(fmt.Sprintf("viewport %d×%d", w, h), changeTimeout, chromedp.EmulateViewport(w, h))
+}
+
+// waitPictures waits until the step's figures are drawn: its charts ready
+// and each figure present.
+func (b *browser) waitPictures(st lessons.Step) {
+	b.t.Helper()
+	var ids []string
+	for _, sc := range st.Scenes {
+		sel := `figure.scene[data-scene-id=` + strconv.Quote(sc.ID) + `]`
+		if sc.Kind == scene.KindChart {
+			sel = `#chart-` + sc.ID + `[data-ready="true"]`
+		}
+		ids = append(ids, `!!document.querySelector(`+jsString(sel)+`)`)
+	}
+	if len(ids) > 0 {
+		b.waitFor("the step's figures", strings.Join(ids, " && "))
+	}
+	b.nextFrame()
+}
+
+// markCheck is one mark the page must show.
+type markCheck struct {
+	Scene string `json:"scene"`
+	Kind  string `json:"kind"`
+	Ref   string `json:"ref"`
+	Label string `json:"label"`
+}
+
+// marksCheckJS returns a script listing what is wrong with the step's marks
+// on the page.
+func marksCheckJS(st lessons.Step) string {
+	checks := []markCheck{}
+	for _, sc := range st.Scenes {
+		for _, m := range sc.Marks {
+			checks = append(checks, markCheck{Scene: sc.ID, Kind: string(sc.Kind), Ref: m.Ref, Label: m.Label})
+		}
+	}
+	js, _ := json.Marshal(checks)
+	return `(() => {
+  const out = [];
+  const shown = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility === "visible"; };
+  for (const c of ` + string(js) + `) {
+    const fig = document.querySelector('figure.scene[data-scene-id="' + CSS.escape(c.scene) + '"]');
+    if (!fig) { out.push("no figure " + c.scene + " for the mark " + c.ref); continue; }
+    const els = Array.from(fig.querySelectorAll('[data-ref="' + CSS.escape(c.ref) + '"]'));
+    if (els.length === 0) { out.push(c.scene + ": no element with data-ref " + c.ref); continue; }
+    if (!els.some((e) => e.classList.contains("marked") && shown(e))) out.push(c.scene + ": " + c.ref + " is not outlined (class marked) or not visible");
+    if (!c.label) continue;
+    const labels = c.kind === "chart"
+      ? els.filter((e) => e.tagName === "LI")
+      : Array.from(fig.querySelectorAll('.callout[data-for="' + CSS.escape(c.ref) + '"]'));
+    if (!labels.some((e) => e.textContent.trim() === c.label && shown(e))) {
+      out.push(c.scene + ": " + c.ref + " has no visible label " + JSON.stringify(c.label) + " (found " + JSON.stringify(labels.map((e) => e.textContent.trim())) + ")");
+    }
+  }
+  return out;
+})()`
+}
+
+// cutLabelsJS lists the visible labels of timeline bars and brackets that
+// are cut (wider than their bar).
+const cutLabelsJS = `(() => {
+  const out = [];
+  for (const e of document.querySelectorAll("figure.scene .tl-text")) {
+    const bar = e.parentElement;
+    if (getComputedStyle(e).visibility !== "visible" || bar.classList.contains("out")) continue;
+    if (e.scrollWidth > e.clientWidth + 1 || e.clientWidth > bar.clientWidth + 1) {
+      out.push("label " + JSON.stringify(e.textContent) + " is cut: " + e.scrollWidth + " px of text in " + Math.min(e.clientWidth, bar.clientWidth) + " px");
+    }
+  }
+  return out;
+})()`

@@ -122,7 +122,8 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 		"empty":     nil,
 		"magic":     []byte("XXXX\x00\x00\x00\x00"),
 		"truncated": good[:10],
-		"head":      append([]byte("ILS1\x02\x00\x00\x00"), '{', '!'),
+		"head":      []byte("ILS1{!\x02\x00\x00\x00"),
+		"length":    []byte("ILS1{}\xff\x00\x00\x00"),
 	} {
 		if _, _, err := Decode(b); err == nil {
 			t.Errorf("%s: no error", name)
@@ -270,5 +271,28 @@ func BenchmarkDecodeGarageStep(b *testing.B) {
 		if _, err := got.Scenes(i % got.Count()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkEncodeGarageReflect is the same scenes through encoding/json
+// alone (the wire format before block grids were written by hand), for
+// comparison.
+func BenchmarkEncodeGarageReflect(b *testing.B) {
+	l := lessons.Get("garage")
+	s, _, err := l.Run(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n := 0
+		for _, st := range s.Steps {
+			out, err := json.Marshal(st.Scenes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(out)
+		}
+		b.SetBytes(int64(n))
 	}
 }

@@ -25,15 +25,16 @@ type Reply struct {
 
 // The wire format of a reply, built by Encode and read by Decode:
 //
-//	"ILS1" | head length (uint32, little endian) | head (JSON) | scenes…
+//	"ILS1" | scenes… | head (JSON) | head length (uint32, little endian)
 //
 // The head holds the Reply, every step's title, narration, cursor and quiz,
-// the metrics and claims, and where each step's scenes lie in the bytes that
-// follow (each a JSON array of scene.Scene). A page decodes the head at once
-// (a few kilobytes) and a step's scenes only when it shows the step: garage's
-// 42 steps of two 2,048-block grids are 3 MB of JSON, which encoding/json
-// decodes in about 50 ms natively and several times that in WebAssembly, far
-// over a frame; one step is about 80 kB.
+// the metrics and claims, and where each step's scenes end in the bytes
+// after the magic (each a JSON array of scene.Scene). A page decodes the
+// head at once (a few kilobytes) and a step's scenes only when it shows the
+// step: garage's 42 steps of two 2,048-block grids are 3 MB of JSON, which
+// encoding/json decodes in about 50 ms natively and several times that in
+// WebAssembly, far over a frame; one step is about 80 kB. The head comes
+// last so the scenes are written once, in place.
 const magic = "ILS1"
 
 type head struct {
@@ -42,7 +43,7 @@ type head struct {
 	Metrics []lessons.Metric `json:"metrics,omitempty"`
 	Claims  []lessons.Claim  `json:"claims,omitempty"`
 	// Scenes holds the end offset of each step's scenes in the bytes after
-	// the head (a step's start is the previous step's end).
+	// the magic (a step's start is the previous step's end).
 	Scenes []int `json:"scene_ends,omitempty"`
 }
 
@@ -51,17 +52,18 @@ type head struct {
 // scene) becomes a Failure saying so.
 func Encode(r Reply, s *lessons.Script) []byte {
 	h := head{Reply: r}
-	var blobs []byte
+	out := make([]byte, len(magic), len(magic)+sizeHint(s))
+	copy(out, magic)
 	if s != nil {
 		h.Steps = make([]lessons.Step, len(s.Steps))
 		h.Scenes = make([]int, len(s.Steps))
 		h.Metrics, h.Claims = s.Metrics, s.Claims
 		for i, st := range s.Steps {
 			var err error
-			if blobs, err = appendScenes(blobs, st.Scenes); err != nil {
+			if out, err = appendScenes(out, st.Scenes); err != nil {
 				return Encode(Reply{Failure: &Failure{Message: fmt.Sprintf("step %d: encoding its scenes: %v", i+1, err)}}, nil)
 			}
-			h.Scenes[i] = len(blobs)
+			h.Scenes[i] = len(out) - len(magic)
 			st.Scenes = nil
 			h.Steps[i] = st
 		}
@@ -70,11 +72,26 @@ func Encode(r Reply, s *lessons.Script) []byte {
 	if err != nil {
 		return Encode(Reply{Failure: &Failure{Message: "encoding the script: " + err.Error()}}, nil)
 	}
-	out := make([]byte, 0, len(magic)+4+len(hb)+len(blobs))
-	out = append(out, magic...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(hb)))
 	out = append(out, hb...)
-	return append(out, blobs...)
+	return binary.LittleEndian.AppendUint32(out, uint32(len(hb)))
+}
+
+// sizeHint guesses the encoded size, so the buffer grows once: about 45
+// bytes a block, and a few kilobytes a step for everything else.
+func sizeHint(s *lessons.Script) int {
+	if s == nil {
+		return 1 << 10
+	}
+	n := 16 << 10
+	for _, st := range s.Steps {
+		n += 4 << 10
+		for _, sc := range st.Scenes {
+			if sc.Grid != nil {
+				n += 45 * len(sc.Grid.Blocks)
+			}
+		}
+	}
+	return n
 }
 
 // Decode reads a reply in the wire format. The script is nil when the reply
@@ -83,19 +100,19 @@ func Decode(b []byte) (Reply, *Script, error) {
 	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
 		return Reply{}, nil, errors.New("sim: not a simulation reply")
 	}
-	n := int(binary.LittleEndian.Uint32(b[len(magic):]))
-	rest := b[len(magic)+4:]
-	if n > len(rest) {
+	n := int(binary.LittleEndian.Uint32(b[len(b)-4:]))
+	body := b[len(magic) : len(b)-4]
+	if n > len(body) {
 		return Reply{}, nil, errors.New("sim: truncated reply")
 	}
 	var h head
-	if err := json.Unmarshal(rest[:n], &h); err != nil {
+	if err := json.Unmarshal(body[len(body)-n:], &h); err != nil {
 		return Reply{}, nil, fmt.Errorf("sim: reading the reply: %w", err)
 	}
 	if h.Steps == nil {
 		return h.Reply, nil, nil
 	}
-	blobs := rest[n:]
+	blobs := body[:len(body)-n]
 	if len(h.Scenes) != len(h.Steps) {
 		return Reply{}, nil, errors.New("sim: reply lists scenes for a different number of steps")
 	}

@@ -36,6 +36,14 @@ func (s *sceneView) Render() app.UI {
 		return renderMemoryStack(sc)
 	case sc.Kind == scene.KindSlots && sc.Slots != nil:
 		return renderSlots(sc)
+	case sc.Kind == scene.KindRadixTree && sc.Radix != nil:
+		return renderRadix(sc)
+	case sc.Kind == scene.KindCluster && sc.Cluster != nil:
+		return renderCluster(sc)
+	case sc.Kind == scene.KindTiers && sc.Tiers != nil:
+		return renderTiers(sc)
+	case sc.Kind == scene.KindJourney && sc.Journey != nil:
+		return renderJourney(sc)
 	}
 	return app.Figure().Class("scene", "scene-unknown").DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(
 		app.FigCaption().Text(sc.Title),

@@ -150,13 +150,13 @@ func TestLessons(t *testing.T) {
 		slug:       "prefix-cache",
 		knobs:      []ldKnob{{"capacity", "32"}},
 		metric:     "evicted_tokens",
-		sceneStep:  3, // R2 splits R1's edge: the tree table
-		sceneCheck: expectKind(scene.KindTable),
+		sceneStep:  3, // R2 splits R1's edge: the radix tree
+		sceneCheck: expectKind(scene.KindRadixTree),
 	}, {
 		slug:       "smart-routing",
 		knobs:      []ldKnob{{"rate", "16"}},
 		metric:     "ttft_mean_ms_kv_aware",
-		sceneStep:  7, // round robin vs KV-aware: requests per worker
+		sceneStep:  9, // the overload: the cluster, and requests per worker
 		sceneCheck: expectChartsReady,
 	}, {
 		slug:       "kv-tiers",

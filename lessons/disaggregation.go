@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/inferlab/inferlab/core/cluster"
 	"github.com/inferlab/inferlab/core/hardware"
@@ -308,7 +309,7 @@ func (r *disaggRun) probeKV() float64 { return float64(r.probeBlocks) * r.blockB
 
 func (r *disaggRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
-	s.Steps = r.steps(s.Claims)
+	s.Steps = r.steps()
 	indexCursors(s.Steps)
 	return s
 }
@@ -375,16 +376,61 @@ func (r *disaggRun) claims() []Claim {
 	}}
 }
 
-func (r *disaggRun) setupScene() scene.Scene {
-	return scene.Scene{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
-		{Label: "GPUs in each deployment", Value: float64(r.cmp.GPUs)},
-		{Label: "monolithic workers", Value: float64(r.prefill + r.decode), Note: fmt.Sprintf("%d× %s each", r.tp, r.e.gpu.Name)},
-		{Label: "prefill + decode workers", Value: float64(r.prefill + r.decode), Note: fmt.Sprintf("%d + %d", r.prefill, r.decode)},
-		{Label: "S_entry", Value: float64(r.sEntry), Unit: "B/token", Note: fmt.Sprintf("%s per GPU", comma(int(r.bytesPerToken)))},
-	}}
+// loadAt is a worker's requests running or waiting at time t: as its last
+// step started at or before t left them.
+func loadAt(steps []scheduler.Step, t float64) int {
+	i := sort.Search(len(steps), func(i int) bool { return steps[i].Start > t }) - 1
+	if i < 0 {
+		return 0
+	}
+	return steps[i].Running + steps[i].Waiting
 }
 
-// window is the interval the step timelines show: a dozen steps either
+// poolOf draws one pool's workers at time t (t < 0: no queue shown), with
+// lines.
+func poolOf(label, prefix string, steps [][]scheduler.Step, t float64, lines func(w int) []string) scene.Pool {
+	p := scene.Pool{Label: label}
+	for w := range steps {
+		wk := scene.Worker{ID: prefix + strconv.Itoa(w+1)}
+		if t >= 0 {
+			wk.Queue = float64(loadAt(steps[w], t))
+		}
+		if lines != nil {
+			wk.Lines = lines(w)
+		}
+		p.Workers = append(p.Workers, wk)
+	}
+	return p
+}
+
+// disaggCluster is the disaggregated deployment at time t: its prefill and
+// decode pools with each worker's requests in flight, and the link between
+// them; with travel, the followed request's KV crossing it.
+func (r *disaggRun) disaggCluster(id, title string, t float64, travel bool, marks []scene.Mark) scene.Scene {
+	d := r.cmp.Disagg
+	pre := poolOf(r.poolLabel("prefill"), "P", d.PrefillSteps, t, nil)
+	dec := poolOf(r.poolLabel("decode"), "D", d.DecodeSteps, t, nil)
+	c := &scene.Cluster{Pools: []scene.Pool{pre, dec},
+		Link: &scene.Link{Label: r.link.Name, Rate: gbps(r.link.Effective()) + " (BW·η)", Note: fmt.Sprintf("α %g µs", round2(r.link.Alpha*1e6))}}
+	if t >= 0 {
+		c.QueueLabel, c.QueueUnit = "requests running + waiting on the worker", "in flight"
+	}
+	if travel && r.probeIdx >= 0 {
+		p := r.probe
+		c.Travel = &scene.Travel{Ref: "req:" + reqName(p.ID), Group: p.ID, From: fmt.Sprintf("P%d", p.PrefillWorker+1), To: fmt.Sprintf("D%d", p.DecodeWorker+1),
+			Label: fmt.Sprintf("%s's KV: %s per GPU", reqName(p.ID), bytesText(p.Bytes))}
+	}
+	return scene.Scene{Kind: scene.KindCluster, ID: id, Title: title, Main: true, Marks: marks, Cluster: c}
+}
+
+// monoCluster is the monolithic deployment's workers.
+func (r *disaggRun) monoCluster(lines func(w int) []string) scene.Scene {
+	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.prefill+r.decode, r.tp, r.e.gpu.Name), "W", r.cmp.Monolithic.DecodeSteps, -1, lines)
+	return scene.Scene{Kind: scene.KindCluster, ID: "mono-cluster", Title: "The monolithic deployment: every worker prefills and decodes",
+		Cluster: &scene.Cluster{Pools: []scene.Pool{pool}}}
+}
+
+// window is the interval the step timelines zoom to: a dozen steps either
 // side of the stall, or the first 25 steps of W1 when there was none.
 func (r *disaggRun) window() (float64, float64) {
 	if r.stallI < 0 {
@@ -400,48 +446,101 @@ func (r *disaggRun) window() (float64, float64) {
 	return steps[a].Start, steps[b].Start + steps[b].Duration
 }
 
-// stepLane draws the steps of one worker inside [t0, t1), highlighting
-// step hl.
-func stepLane(label string, steps []scheduler.Step, hl int, t0, t1 float64) scene.Lane {
-	l := scene.Lane{Label: label}
+// stepClass is what a step carried.
+func stepClass(st scheduler.Step) string {
+	if st.PrefillTokens > 0 {
+		return "prefill"
+	}
+	return "decode"
+}
+
+// stepLane draws the steps of one worker inside [t0, t1) (ms since the
+// first arrival), highlighting step hl; it returns the highlighted bar's
+// index (−1 when not drawn).
+func stepLane(label string, steps []scheduler.Step, hl int, t0, t1 float64) (scene.Lane, int) {
+	l, at := scene.Lane{Label: label}, -1
 	for i, st := range steps {
 		end := st.Start + st.Duration
 		if end <= t0 || st.Start >= t1 || st.Duration == 0 {
 			continue
 		}
-		cls, lbl := "decode", fmt.Sprintf("%d dec", st.DecodeTokens)
+		lbl := fmt.Sprintf("%d dec", st.DecodeTokens)
 		if st.PrefillTokens > 0 {
-			cls = "prefill"
 			lbl = fmt.Sprintf("%d prefill", st.PrefillTokens)
 			if st.DecodeTokens > 0 {
 				lbl = fmt.Sprintf("%d dec + %d prefill", st.DecodeTokens, st.PrefillTokens)
 			}
 		}
-		l.Bars = append(l.Bars, scene.Span{Start: ms(max(st.Start, t0) - t0), End: ms(min(end, t1) - t0), Label: lbl, Class: cls,
-			Highlight: i == hl})
+		if i == hl {
+			at = len(l.Bars)
+		}
+		l.Bars = append(l.Bars, scene.Span{Start: msr(max(st.Start, t0)), End: msr(min(end, t1)), Label: lbl, Class: stepClass(st), Highlight: i == hl})
+	}
+	return l, at
+}
+
+// mergedLane is one worker's whole run as context: back-to-back steps of
+// the same class merged into one bar.
+func mergedLane(label string, steps []scheduler.Step) scene.Lane {
+	l := scene.Lane{Label: label}
+	for _, st := range steps {
+		if st.Duration == 0 {
+			continue
+		}
+		cls, end := stepClass(st), msr(st.Start+st.Duration)
+		if n := len(l.Bars); n > 0 && l.Bars[n-1].Class == cls && l.Bars[n-1].End >= msr(st.Start) {
+			l.Bars[n-1].End = end
+			continue
+		}
+		l.Bars = append(l.Bars, scene.Span{Start: msr(st.Start), End: end, Class: cls})
 	}
 	return l
 }
 
-// timelines are the monolithic worker's steps around the stall and the
-// disaggregated pools over the same interval.
-func (r *disaggRun) timelines() (mono, dis scene.Scene) {
-	t0, t1 := r.window()
-	mono = scene.Scene{Kind: scene.KindTimeline, ID: "steps-mono", Title: "Monolithic worker steps (ms)", Gantt: &scene.Timeline{Unit: "ms",
-		Lanes: []scene.Lane{stepLane(fmt.Sprintf("monolithic W%d", r.stallW+1), r.cmp.Monolithic.DecodeSteps[r.stallW], r.stallI, t0, t1)}}}
-	linkLane := scene.Lane{Label: "KV transfers"}
+// transferLane is the KV transfers that overlap [t0, t1).
+func (r *disaggRun) transferLane(t0, t1 float64) scene.Lane {
+	l := scene.Lane{Label: "KV transfers"}
 	for _, j := range r.cmp.Disagg.Journeys {
 		if j.Remote && j.TransferEnd > t0 && j.TransferStart < t1 {
-			linkLane.Bars = append(linkLane.Bars, scene.Span{Start: ms(max(j.TransferStart, t0) - t0), End: ms(min(j.TransferEnd, t1) - t0), Label: reqName(j.ID), Class: "transfer"})
+			l.Bars = append(l.Bars, scene.Span{Start: msr(max(j.TransferStart, t0)), End: msr(min(j.TransferEnd, t1)), Label: reqName(j.ID), Class: "transfer"})
 		}
 	}
-	lanes := []scene.Lane{}
+	return l
+}
+
+// timelines are the monolithic worker's steps zoomed on the stall and the
+// disaggregated pools over the same interval, each over its whole run.
+func (r *disaggRun) timelines(monoMarks, disMarks []scene.Mark) (mono, dis scene.Scene) {
+	t0, t1 := r.window()
+	zoom := &scene.Window{Start: msr(t0), End: msr(t1), Label: "25 steps around the stall"}
+	w := fmt.Sprintf("monolithic W%d", r.stallW+1)
+	lane, _ := stepLane(w, r.cmp.Monolithic.DecodeSteps[r.stallW], r.stallI, t0, t1)
+	mono = scene.Scene{Kind: scene.KindJourney, ID: "steps-mono", Title: "A monolithic worker's steps, zoomed on its worst stall (ms)", Main: true, Marks: monoMarks,
+		Journey: &scene.Journey{Unit: "ms", Lanes: []scene.Lane{lane}, Zoom: zoom,
+			Context: []scene.Lane{mergedLane(w, r.cmp.Monolithic.DecodeSteps[r.stallW])}, ContextLabel: "the whole run (steps with a prefill in violet)"}}
+	var lanes, ctx []scene.Lane
 	if len(r.cmp.Disagg.PrefillSteps) > 0 {
-		lanes = append(lanes, stepLane("prefill P1", r.cmp.Disagg.PrefillSteps[0], -1, t0, t1))
+		l, _ := stepLane("prefill P1", r.cmp.Disagg.PrefillSteps[0], -1, t0, t1)
+		lanes, ctx = append(lanes, l), append(ctx, mergedLane("prefill P1", r.cmp.Disagg.PrefillSteps[0]))
 	}
-	lanes = append(lanes, linkLane, stepLane("decode D1", r.cmp.Disagg.DecodeSteps[0], -1, t0, t1))
-	dis = scene.Scene{Kind: scene.KindTimeline, ID: "steps-disagg", Title: "Disaggregated pools over the same interval (ms)", Gantt: &scene.Timeline{Unit: "ms", Lanes: lanes}}
+	dl, _ := stepLane("decode D1", r.cmp.Disagg.DecodeSteps[0], -1, t0, t1)
+	lanes = append(lanes, r.transferLane(t0, t1), dl)
+	ctx = append(ctx, r.transferLane(0, math.Inf(1)), mergedLane("decode D1", r.cmp.Disagg.DecodeSteps[0]))
+	dis = scene.Scene{Kind: scene.KindJourney, ID: "steps-disagg", Title: "The disaggregated pools over the same interval (ms)", Main: true, Marks: disMarks,
+		Journey: &scene.Journey{Unit: "ms", Lanes: lanes, Zoom: zoom, Context: ctx, ContextLabel: "the whole run"}}
 	return mono, dis
+}
+
+// stallRef is the reference of the stall's bar in the monolithic timeline
+// ("" when no step mixed a prefill with decodes).
+func (r *disaggRun) stallRef() string {
+	if r.stallI < 0 {
+		return ""
+	}
+	t0, t1 := r.window()
+	w := fmt.Sprintf("monolithic W%d", r.stallW+1)
+	_, at := stepLane(w, r.cmp.Monolithic.DecodeSteps[r.stallW], r.stallI, t0, t1)
+	return "span:" + w + ":" + strconv.Itoa(at)
 }
 
 // itlScene is the gaps between the tokens of the request the worst stall
@@ -496,15 +595,33 @@ func (r *disaggRun) formulaScene() scene.Scene {
 	}}
 }
 
-// journeyScene is the followed request from arrival to its last token.
-func (r *disaggRun) journeyScene() scene.Scene {
+// journeyScene is the followed request from arrival to its last token,
+// zoomed from its arrival to its first token, with marks.
+func (r *disaggRun) journeyScene(marks []scene.Mark) scene.Scene {
 	p := r.probe
-	journey := scene.Scene{Kind: scene.KindTimeline, ID: "journey", Title: fmt.Sprintf("%s from arrival to its last token (ms)", reqName(p.ID))}
+	journey := scene.Scene{Kind: scene.KindJourney, ID: "journey", Main: true, Marks: marks, Title: fmt.Sprintf("%s from arrival to its last token (ms)", reqName(p.ID))}
 	if r.probeIdx < 0 {
-		journey.Gantt = &scene.Timeline{Unit: "ms"}
+		journey.Journey = &scene.Journey{Unit: "ms"}
 		return journey
 	}
-	at := func(x float64) float64 { return ms(x - p.Arrival) }
+	// The zoom: from the end of the prefill (its last part as context) to
+	// the first token, so the link and the decode worker's first step are
+	// as wide as the figure allows.
+	ttft, pe := r.at(p.FirstToken), r.at(p.PrefillEnd)
+	gap := ttft - pe
+	journey.Journey = &scene.Journey{Unit: "ms", Lanes: r.journeyLanes(), Cursor: &ttft, CursorLabel: "token 1 at " + msText(p.FirstToken-p.Arrival),
+		Zoom:         &scene.Window{Start: round4(max(0, pe-0.6*gap)), End: round4(ttft + 0.15*gap), Label: "the end of its prefill to its first token"},
+		ContextLabel: "arrival to the last token"}
+	return journey
+}
+
+// at is a time of the followed request in ms since its arrival.
+func (r *disaggRun) at(x float64) float64 { return ms(x - r.probe.Arrival) }
+
+// journeyLanes are the followed request's lanes: its prefill worker, the
+// link and its decode worker, without empty bars.
+func (r *disaggRun) journeyLanes() []scene.Lane {
+	p, at := r.probe, r.at
 	lanes := []scene.Lane{
 		{Label: fmt.Sprintf("prefill P%d", p.PrefillWorker+1), Bars: []scene.Span{
 			{Start: 0, End: at(p.PrefillStart), Label: "queued", Class: "wait"},
@@ -527,9 +644,23 @@ func (r *disaggRun) journeyScene() scene.Scene {
 		}
 		lanes[i].Bars = kept
 	}
-	ttft := at(p.FirstToken)
-	journey.Gantt = &scene.Timeline{Unit: "ms", Lanes: lanes, Cursor: &ttft}
-	return journey
+	return lanes
+}
+
+// journeyRef is the reference of the followed request's bar of class cls
+// on lane (by its label's start), "" when it was not drawn.
+func journeyRef(lanes []scene.Lane, lane, cls string) string {
+	for _, l := range lanes {
+		if !strings.HasPrefix(l.Label, lane) {
+			continue
+		}
+		for i, b := range l.Bars {
+			if b.Class == cls {
+				return "span:" + l.Label + ":" + strconv.Itoa(i)
+			}
+		}
+	}
+	return ""
 }
 
 // percentileScene sets both deployments' percentiles side by side.
@@ -581,46 +712,78 @@ func (r *disaggRun) linkScenes() (scene.Scene, *scene.Table) {
 func (r *disaggRun) ndrProbe() float64 { return r.ndr.Transfer(r.probeKV()) }
 
 // steps narrates the run.
-func (r *disaggRun) steps(claims []Claim) []Step {
+func (r *disaggRun) steps() []Step {
 	mono, dis := r.cmp.Mono, r.cmp.Dis
-	monoTimeline, disTimeline := r.timelines()
 	itl := r.itlScene()
+	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s. "+
+		"The monolithic deployment has %d workers that each prefill and decode their own requests; the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s.",
+		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name,
+		r.prefill+r.decode, r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
+	a := &annotate{scene: "cluster"}
+	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)
+	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d decode %s", r.decode, plural(r.decode, "worker", "workers")), fmt.Sprintf("%d decode", r.decode), setup)
+	a.mark("link:KV", "every prompt's KV crosses here", "", setup)
+
+	stall := fmt.Sprintf("vLLM serves running decodes first and gives the rest of its %s-token budget to a new prompt, so a long prompt rides in the same step as every decode on that worker, and no decode gets its next token until the step ends. %s "+
+		"Median ITL is %.1f ms but p99 is %.1f ms and the worst gap %.1f ms.",
+		comma(r.budget), r.stallText(), 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max)
+	b := &annotate{scene: "steps-mono"}
+	if ref := r.stallRef(); ref != "" {
+		st := r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI]
+		b.mark(ref, "stall: "+msText(st.Duration), "The worst such step", stall)
+	}
+	smooth := fmt.Sprintf("Each prompt is computed on a prefill worker, its KV crosses the %s, and a decode worker generates the tokens. The decode worker never computes a prompt — only the last partial block of each arriving one — so its steps stay short: "+
+		"median ITL %.1f ms, p99 %.1f ms, worst %.1f ms (monolithic: %.1f, %.1f, %.1f ms).",
+		r.link.Name, 1000*dis.ITL.P50, 1000*dis.ITL.P99, 1000*dis.ITL.Max, 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max)
+	c := &annotate{scene: "steps-disagg"}
+	c.mark("lane:KV transfers", "KV over "+r.link.Name, "its KV crosses the", smooth)
+	c.mark("lane:decode D1", fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "its steps stay short", smooth)
+	monoTimeline, disTimeline := r.timelines(b.marks, c.marks)
 	steps := []Step{{
-		Title: "One stream, two deployments",
-		Narration: fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s. "+
-			"The monolithic deployment has %d workers that each prefill and decode their own requests; the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s.",
-			len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name,
-			r.prefill+r.decode, r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers")),
-		Scenes: []scene.Scene{r.setupScene()},
+		Title: "One stream, two deployments", Narration: setup, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("The disaggregated deployment: prefill pool → link → decode pool, each worker %d× %s", r.tp, r.e.gpu.Name), 0, false, a.marks),
+			r.monoCluster(func(int) []string { return []string{"prefills and decodes"} })},
 	}, {
-		Title: "Monolithic: every prefill stalls the decodes",
-		Narration: fmt.Sprintf("vLLM serves running decodes first and gives the rest of its %s-token budget to a new prompt, so a long prompt rides in the same step as every decode on that worker, and no decode gets its next token until the step ends. %s "+
-			"Median ITL is %.1f ms but p99 is %.1f ms and the worst gap %.1f ms.",
-			comma(r.budget), r.stallText(), 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max),
+		Title: "Monolithic: every prefill stalls the decodes", Narration: stall, Mentions: b.mentions,
 		Scenes: []scene.Scene{monoTimeline, itl, deploymentCards("Monolithic", mono, r.thrMono)},
 	}, {
 		Quiz: choiceQuiz("Now the prompts go to a separate prefill pool. Will the decode worker's p99 ITL be below or above the monolithic p99?",
 			[]string{"below", "above"}, map[bool]string{true: "below", false: "above"}[dis.ITL.P99 < mono.ITL.P99],
 			"A decode worker's steps carry only decodes (and each arriving prompt's short tail), so no step waits for a long prefill."),
-		Title: "Separate pools: smooth decodes",
-		Narration: fmt.Sprintf("Each prompt is computed on a prefill worker, its KV crosses the %s, and a decode worker generates the tokens. The decode worker never computes a prompt — only the last partial block of each arriving one — so its steps stay short: "+
-			"median ITL %.1f ms, p99 %.1f ms, worst %.1f ms (monolithic: %.1f, %.1f, %.1f ms).",
-			r.link.Name, 1000*dis.ITL.P50, 1000*dis.ITL.P99, 1000*dis.ITL.Max, 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max),
+		Title: "Separate pools: smooth decodes", Narration: smooth, Mentions: c.mentions,
 		Scenes: []scene.Scene{disTimeline, itl, deploymentCards("Disaggregated", dis, r.thrDis)},
-	}, {
-		Quiz: numberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
-			reqName(r.probe.ID), comma(r.probePrompt), r.tp, comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
-			round2(1000*r.probeXfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
-		Title: "Formulation 3, live",
-		Narration: fmt.Sprintf("The article's formula for moving B blocks of S_block bytes: T = α + B·S_block/BW. With the measured efficiency η the chosen link moves %s's %s of KV per GPU in %s. "+
-			"Across the run the mean transfer took %s (p99 %s); α is %.2f%% of it — the bytes decide.",
-			reqName(r.probe.ID), bytesText(r.probeKV()), msText(r.probeXfer), msText(r.xfer.Mean), msText(r.xfer.P99), 100*r.link.Alpha/math.Max(r.probeXfer, 1e-12)),
-		Scenes: []scene.Scene{r.formulaScene()},
-	}}
+	}, r.formulaStep()}
 	if r.probeIdx >= 0 {
 		steps = append(steps, r.journeyStep())
 	}
-	return append(steps, r.tradeSteps(claims)...)
+	return append(steps, r.tradeSteps()...)
+}
+
+// poolLabel is the label of the disaggregated cluster's prefill or decode
+// pool.
+func (r *disaggRun) poolLabel(kind string) string {
+	return kind + " pool"
+}
+
+// formulaStep prices the followed request's transfer with formulation 3,
+// over the cluster at the moment its KV crosses the link.
+func (r *disaggRun) formulaStep() Step {
+	narration := fmt.Sprintf("The article's formula for moving B blocks of S_block bytes: T = α + B·S_block/BW. With the measured efficiency η the chosen link moves %s's %s of KV per GPU in %s. "+
+		"Across the run the mean transfer took %s (p99 %s); α is %.2f%% of it — the bytes decide.",
+		reqName(r.probe.ID), bytesText(r.probeKV()), msText(r.probeXfer), msText(r.xfer.Mean), msText(r.xfer.P99), 100*r.link.Alpha/math.Max(r.probeXfer, 1e-12))
+	a := &annotate{scene: "cluster"}
+	a.mark("link:KV", fmt.Sprintf("T = %s for %s", msText(r.probeXfer), bytesText(r.probeKV())), "the chosen link", narration)
+	if r.probeIdx >= 0 {
+		a.mark("req:"+reqName(r.probe.ID), "", fmt.Sprintf("%s's %s of KV", reqName(r.probe.ID), bytesText(r.probeKV())), narration)
+	}
+	t := r.probe.TransferStart
+	return Step{
+		Quiz: numberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
+			reqName(r.probe.ID), comma(r.probePrompt), r.tp, comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
+			round2(1000*r.probeXfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
+		Title: "Formulation 3, live", Narration: narration, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("At %.2f s: %s's KV leaves its prefill worker", t, reqName(r.probe.ID)), t, true, a.marks), r.formulaScene()},
+	}
 }
 
 // stallText narrates the worst monolithic step that mixed a prefill with
@@ -637,51 +800,138 @@ func (r *disaggRun) stallText() string {
 // journeyStep follows one remote request through both pools.
 func (r *disaggRun) journeyStep() Step {
 	p := r.probe
-	return Step{
-		Title: fmt.Sprintf("%s's journey", reqName(p.ID)),
-		Narration: fmt.Sprintf("%s (the median TTFT) %s for prefill worker P%d, was prefilled in %s, crossed the link in %s%s,%s then decode worker D%d computed its last partial block with the running decodes and sampled token 1 at %s: that is its TTFT. "+
-			"Its remaining %d tokens came every %s on average.",
-			reqName(p.ID), waited(p.PrefillStart-p.Arrival), p.PrefillWorker+1, msText(p.PrefillEnd-p.PrefillStart), msText(p.TransferEnd-p.TransferStart),
-			map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", msText(p.TransferStart-p.PrefillEnd)), false: ""}[p.TransferStart > p.PrefillEnd],
-			map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", msText(p.KVPlaced-p.TransferEnd)), false: ""}[p.KVPlaced > p.TransferEnd],
-			p.DecodeWorker+1, msText(p.FirstToken-p.Arrival), r.reqs[r.probeIdx].Output-1, msText(r.cmp.Disagg.Requests[r.probeIdx].TPOT)),
-		Scenes: []scene.Scene{r.journeyScene()},
+	narration := fmt.Sprintf("%s (the median TTFT) %s for prefill worker P%d, was prefilled in %s, crossed the link in %s%s,%s then decode worker D%d computed its last partial block with the running decodes and sampled token 1 at %s: that is its TTFT. "+
+		"Its remaining %d tokens came every %s on average.",
+		reqName(p.ID), waited(p.PrefillStart-p.Arrival), p.PrefillWorker+1, msText(p.PrefillEnd-p.PrefillStart), msText(p.TransferEnd-p.TransferStart),
+		map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", msText(p.TransferStart-p.PrefillEnd)), false: ""}[p.TransferStart > p.PrefillEnd],
+		map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", msText(p.KVPlaced-p.TransferEnd)), false: ""}[p.KVPlaced > p.TransferEnd],
+		p.DecodeWorker+1, msText(p.FirstToken-p.Arrival), r.reqs[r.probeIdx].Output-1, msText(r.cmp.Disagg.Requests[r.probeIdx].TPOT))
+	lanes := r.journeyLanes()
+	a := &annotate{scene: "journey"}
+	for _, m := range []struct{ lane, cls, label, text string }{
+		{"prefill", "prefill", "prefill " + msText(p.PrefillEnd-p.PrefillStart), "was prefilled in"},
+		{"link", "transfer", "KV over the link " + msText(p.TransferEnd-p.TransferStart), "crossed the link in"},
+		{"decode", "prefill", "token 1", "sampled token 1"},
+	} {
+		if ref := journeyRef(lanes, m.lane, m.cls); ref != "" {
+			a.mark(ref, m.label, m.text, narration)
+		}
 	}
+	return Step{Title: fmt.Sprintf("%s's journey", reqName(p.ID)), Narration: narration, Mentions: a.mentions, Scenes: []scene.Scene{r.journeyScene(a.marks)}}
 }
 
-// tradeSteps are the closing steps: the trade, the link, the conditional
-// rule and the claims.
-func (r *disaggRun) tradeSteps(claims []Claim) []Step {
+// tradeSteps are the closing steps: the trade, the link and the
+// conditional rule.
+func (r *disaggRun) tradeSteps() []Step {
 	mono, dis := r.cmp.Mono, r.cmp.Dis
 	linkChart, linkTbl := r.linkScenes()
 	ttftWinner := map[bool]string{true: "disaggregated", false: "monolithic"}[dis.TTFT.P99 < mono.TTFT.P99]
+	trade := fmt.Sprintf("p99 ITL: %.1f ms monolithic vs %.1f ms disaggregated. Median TTFT: %.1f vs %.1f ms, p99 %.1f vs %.1f ms — each disaggregated TTFT carries a transfer (mean %s) and a decode step, and %d of %d GPUs do all the prefills. "+
+		"Output tokens per second per GPU: %.0f vs %.0f; requests meeting the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms): %.0f%% vs %.0f%%.",
+		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.xfer.Mean), r.prefill*r.tp, r.cmp.GPUs,
+		r.thrMono, r.thrDis, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment)
+	a := &annotate{scene: "cluster"}
+	a.mark("link:KV", "mean transfer "+msText(r.xfer.Mean), "each disaggregated TTFT carries a transfer", trade)
+	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.tp, r.cmp.GPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.tp, r.cmp.GPUs), trade)
+	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "", trade)
+	end := r.disaggCluster("cluster", "Both deployments over the whole run: monolithic → disaggregated", -1, false, a.marks)
+	end.Cluster.Stats = r.tradeStats()
+	r.workerLines(end.Cluster)
+
+	linkText := fmt.Sprintf("Transfer time grows with the prompt like prefill does, but far more slowly on a fast fabric: for %s's prompt alone (prefill + first decode step %s), NVLink adds %s, %s, and GPUDirect-TCPXO %s. "+
+		"The link matters when its time is a visible share of TTFT: short prompts on slow paths, or models with many KV bytes per FLOP (no grouped-query attention).",
+		reqName(r.probe.ID), msText(r.probeAlone), linkTbl.Rows[0][3], "one NDR NIC "+msText(r.ndrProbe()), linkTbl.Rows[3][3])
+	b := &annotate{scene: "link-race"}
+	b.mark("race:nvlink4", "NVLink adds "+linkTbl.Rows[0][3], "NVLink adds", linkText)
+	b.mark("race:ib-ndr", "one NDR NIC adds "+msText(r.ndrProbe()), "one NDR NIC", linkText)
+	b.mark("race:tcpxo", "TCPXO adds "+linkTbl.Rows[3][3], "GPUDirect-TCPXO", linkText)
+
+	cond := r.conditionalText()
+	c := &annotate{scene: "cluster"}
+	c.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prompts prefilled here", r.cmp.Disagg.Remote), firstIn(cond, fmt.Sprintf("%d prompts went remote", r.cmp.Disagg.Remote), "every prompt went remote"), cond)
+	if r.conditional {
+		c.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d prefilled locally", r.cmp.Disagg.Local), fmt.Sprintf("%d were prefilled locally", r.cmp.Disagg.Local), cond)
+	}
+	where := r.disaggCluster("cluster", "Where each prompt was prefilled", -1, false, c.marks)
+	r.prefillLines(where.Cluster)
 	return []Step{{
 		Quiz: choiceQuiz("Which deployment has the lower p99 TTFT on this stream?", []string{"monolithic", "disaggregated"}, ttftWinner,
 			"Disaggregation adds the transfer and a decode step to every TTFT and gives prompts fewer GPUs; monolithic workers prefill on every GPU but interleave with decodes. Which wins depends on the split and the load."),
-		Title: "The trade: ITL for TTFT and a link",
-		Narration: fmt.Sprintf("p99 ITL: %.1f ms monolithic vs %.1f ms disaggregated. Median TTFT: %.1f vs %.1f ms, p99 %.1f vs %.1f ms — each disaggregated TTFT carries a transfer (mean %s) and a decode step, and %d of %d GPUs do all the prefills. "+
-			"Output tokens per second per GPU: %.0f vs %.0f; requests meeting the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms): %.0f%% vs %.0f%%.",
-			1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.xfer.Mean), r.prefill*r.tp, r.cmp.GPUs,
-			r.thrMono, r.thrDis, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment),
-		Scenes: []scene.Scene{r.percentileScene()},
+		Title: "The trade: ITL for TTFT and a link", Narration: trade, Mentions: a.mentions,
+		Scenes: []scene.Scene{end, r.percentileScene()},
 	}, {
-		Title: "When does the link matter?",
-		Narration: fmt.Sprintf("Transfer time grows with the prompt like prefill does, but far more slowly on a fast fabric: for %s's prompt alone (prefill + first decode step %s), NVLink adds %s, %s, and GPUDirect-TCPXO %s. "+
-			"The link matters when its time is a visible share of TTFT: short prompts on slow paths, or models with many KV bytes per FLOP (no grouped-query attention).",
-			reqName(r.probe.ID), msText(r.probeAlone), linkTbl.Rows[0][3], "one NDR NIC "+msText(r.ndrProbe()), linkTbl.Rows[3][3]),
-		Scenes: []scene.Scene{linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links (profiles.md §2, §6.6)", Table: linkTbl}},
+		Title: "When does the link matter?", Narration: linkText, Mentions: b.mentions,
+		Scenes: []scene.Scene{r.linkRace(b.marks), linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links (profiles.md §2, §6.6)", Table: linkTbl}},
 	}, {
-		Title:     "Conditional disaggregation",
-		Narration: r.conditionalText(),
-		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "conditional", Title: "Where prompts were prefilled", Cards: []scene.Card{
-			{Label: "remote (prefill pool)", Value: float64(r.cmp.Disagg.Remote)},
-			{Label: "local (decode worker)", Value: float64(r.cmp.Disagg.Local)},
-			{Label: "max_local_prefill_length", Value: float64(r.rule.MaxLocalPrefillLength), Unit: "tokens"},
-			{Label: "max_prefill_queue_size", Value: float64(r.rule.MaxPrefillQueueSize)},
-		}}},
-	}, {
-		Title: "Article claim vs this model", Narration: "The article's and Dynamo's figures beside this model's for the chosen setup.", Scenes: []scene.Scene{claimsTable(claims)},
+		Title: "Conditional disaggregation", Narration: cond, Mentions: c.mentions,
+		Scenes: []scene.Scene{where},
 	}}
+}
+
+// tradeStats are the two deployments' figures, monolithic → disaggregated.
+func (r *disaggRun) tradeStats() []scene.Stat {
+	mono, dis := r.cmp.Mono, r.cmp.Dis
+	pair := func(a, b float64, unit string) string {
+		return strconv.FormatFloat(a, 'f', 1, 64) + " → " + strconv.FormatFloat(b, 'f', 1, 64) + unit
+	}
+	return []scene.Stat{
+		{Label: "p99 ITL", Value: pair(1000*mono.ITL.P99, 1000*dis.ITL.P99, " ms")},
+		{Label: "median TTFT", Value: pair(1000*mono.TTFT.P50, 1000*dis.TTFT.P50, " ms")},
+		{Label: "p99 TTFT", Value: pair(1000*mono.TTFT.P99, 1000*dis.TTFT.P99, " ms")},
+		{Label: "output tokens/s per GPU", Value: pair(r.thrMono, r.thrDis, "")},
+		{Label: "requests meeting the SLO", Value: pair(100*mono.SLOAttainment, 100*dis.SLOAttainment, "%")},
+		{Label: "mean KV transfer", Value: msText(r.xfer.Mean)},
+	}
+}
+
+// workerLines prints each disaggregated worker's share of the run.
+func (r *disaggRun) workerLines(c *scene.Cluster) {
+	d := r.cmp.Disagg
+	for i := range c.Pools[0].Workers {
+		c.Pools[0].Workers[i].Lines = []string{fmt.Sprintf("prefilled %d prompts", d.Prefill[i].Requests)}
+	}
+	for i := range c.Pools[1].Workers {
+		s := d.Decode[i].Summary
+		c.Pools[1].Workers[i].Lines = []string{fmt.Sprintf("decoded %d requests", d.Decode[i].Requests), fmt.Sprintf("ITL p99 %.1f ms", 1000*s.ITL.P99)}
+	}
+}
+
+// prefillLines prints where each worker's prompts were prefilled.
+func (r *disaggRun) prefillLines(c *scene.Cluster) {
+	remote := make([]int, len(c.Pools[0].Workers))
+	local := make([]int, len(c.Pools[1].Workers))
+	for _, j := range r.cmp.Disagg.Journeys {
+		if j.Remote {
+			remote[j.PrefillWorker]++
+		} else {
+			local[j.DecodeWorker]++
+		}
+	}
+	for i := range c.Pools[0].Workers {
+		c.Pools[0].Workers[i].Lines = []string{fmt.Sprintf("prefilled %d prompts", remote[i])}
+	}
+	for i := range c.Pools[1].Workers {
+		c.Pools[1].Workers[i].Lines = []string{fmt.Sprintf("prefilled %d itself", local[i])}
+	}
+}
+
+// linkRace races the followed prompt to its first token over each link:
+// its prefill and first step alone, then its KV over the link.
+func (r *disaggRun) linkRace(marks []scene.Mark) scene.Scene {
+	t := &scene.Tiers{Subject: fmt.Sprintf("%s's %s-token prompt: prefill alone, then its KV over each link", reqName(r.probe.ID), comma(r.probePrompt)), Unit: "ms"}
+	best := -1
+	for i, ls := range r.sweep {
+		if best < 0 || ls.probe < r.sweep[best].probe {
+			best = i
+		}
+	}
+	for i, ls := range r.sweep {
+		t.Races = append(t.Races, scene.Race{Ref: "race:" + ls.link.ID, Label: ls.link.Name, Winner: i == best, Bars: []scene.RaceBar{
+			{Label: "prefill + first step", Class: "compute", Value: round4(1000 * r.probeAlone)},
+			{Label: "KV " + msText(ls.probe), Class: "fetch", Value: round4(1000 * ls.probe)},
+		}})
+	}
+	return scene.Scene{Kind: scene.KindTiers, ID: "link-race", Title: "What each link adds to the first token", Main: true, Marks: marks, Tiers: t}
 }
 
 // conditionalText narrates Dynamo's conditional rule, on or off.

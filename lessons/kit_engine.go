@@ -8,7 +8,10 @@ import (
 	"github.com/inferlab/inferlab/core/cluster"
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/router"
 	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/scene"
 )
 
 // Knobs shared by the lessons that price steps on a GPU.
@@ -248,4 +251,89 @@ func summariseRouting(name string, res *cluster.Result) routingRun {
 		r.imbalance = top / (sum / float64(len(res.Workers)))
 	}
 	return r
+}
+
+// promptHashes are the block hashes of each of groups system prompts of
+// prefixTokens tokens (workload's PrefixGroup ids), to ask a router's index
+// what it caches of each.
+func promptHashes(groups, prefixTokens, blockSize int) [][]uint64 {
+	var out [][]uint64
+	for g := 0; g < groups; g++ {
+		wr := workload.Request{ID: 0, Prompt: prefixTokens, PrefixGroup: g, PrefixLen: prefixTokens}
+		out = append(out, router.BlockHashes(wr.TokenIDs(), blockSize, ""))
+	}
+	return out
+}
+
+// cachedByPrompt asks idx, per worker, how many leading blocks of each
+// prefix it caches.
+func cachedByPrompt(idx router.Indexer, prefixes [][]uint64, workers int) [][]int {
+	out := make([][]int, workers)
+	for _, hs := range prefixes {
+		ov := idx.Overlap(hs)
+		for w := range out {
+			out[w] = append(out[w], ov[w])
+		}
+	}
+	return out
+}
+
+// cacheFills is one worker's cache bar: each system prompt's cached blocks,
+// then the rest of the total (-1: blocks of no system prompt).
+func cacheFills(perPrompt []int, total int) []scene.Fill {
+	var out []scene.Fill
+	sum := 0
+	for g, n := range perPrompt {
+		if n > 0 {
+			out = append(out, scene.Fill{Group: g, Value: float64(n)})
+			sum += n
+		}
+	}
+	if total > sum {
+		out = append(out, scene.Fill{Group: -1, Value: float64(total - sum)})
+	}
+	return out
+}
+
+// promptGroups names n system prompts for a cluster's legend.
+func promptGroups(n int) []string {
+	var out []string
+	for g := 0; g < n; g++ {
+		out = append(out, "prompt "+strconv.Itoa(g+1))
+	}
+	return out
+}
+
+// endPool is a routing run's workers as the run ended: what the router's
+// index saw cached (each system prompt's blocks when cached is not nil,
+// else every block it holds), the mean
+// requests in flight at routing time, and the requests each served. idp
+// keeps worker refs unique when several pools are drawn.
+func endPool(label, idp string, run routingRun, cached [][]int) scene.Pool {
+	p := scene.Pool{Label: label}
+	for w, wr := range run.res.Workers {
+		var per []int
+		if cached != nil {
+			per = cached[w]
+		}
+		name := "W" + strconv.Itoa(w+1)
+		total := 0
+		if cached == nil {
+			total = run.res.Index.Blocks(w)
+		}
+		p.Workers = append(p.Workers, scene.Worker{ID: idp + name, Name: name, Cache: cacheFills(per, total),
+			Queue: round2(wr.MeanActive), Lines: []string{fmt.Sprintf("served %d", wr.Requests)}})
+	}
+	return p
+}
+
+// busiest is the worker with the most requests in flight on average.
+func (r routingRun) busiest() int {
+	best := 0
+	for w, wr := range r.res.Workers {
+		if wr.MeanActive > r.res.Workers[best].MeanActive {
+			best = w
+		}
+	}
+	return best
 }

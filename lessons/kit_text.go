@@ -267,3 +267,28 @@ func mainScene(sc scene.Scene, marks ...scene.Mark) scene.Scene {
 // spanRef is the reference of bar j of the timeline lane keyed key
 // (scene.Lane.Key).
 func spanRef(key string, j int) string { return "span:" + key + ":" + strconv.Itoa(j) }
+
+// annotate collects a step's marks on one scene and the mentions that
+// link the narration to them.
+type annotate struct {
+	marks    []scene.Mark
+	mentions []scene.Mention
+	scene    string
+}
+
+func (a *annotate) mark(ref, label, text, narration string) {
+	a.marks = append(a.marks, scene.Mark{Ref: ref, Label: label})
+	if text != "" && strings.Contains(narration, text) {
+		a.mentions = append(a.mentions, scene.Mention{Text: text, Scene: a.scene, Ref: ref})
+	}
+}
+
+// firstIn is the first of phrases that text contains, or "".
+func firstIn(text string, phrases ...string) string {
+	for _, p := range phrases {
+		if strings.Contains(text, p) {
+			return p
+		}
+	}
+	return ""
+}

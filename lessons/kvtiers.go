@@ -303,7 +303,7 @@ func (r *kvTiersRun) articleFetch(m int) float64 {
 
 func (r *kvTiersRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
-	s.Steps = r.steps(s.Claims)
+	s.Steps = r.steps()
 	indexCursors(s.Steps)
 	return s
 }
@@ -362,13 +362,81 @@ func (r *kvTiersRun) claims() []Claim {
 	}}
 }
 
-func (r *kvTiersRun) setupScene() scene.Scene {
-	return scene.Scene{Kind: scene.KindCards, ID: "setup", Title: "This prompt", Cards: []scene.Card{
-		{Label: "prompt", Value: float64(r.prompt), Unit: "tokens"},
-		{Label: "cached prefix", Value: float64(r.prefix), Unit: "tokens", Note: fmt.Sprintf("%d blocks of %d", r.prefix/kvTiersBlock, kvTiersBlock)},
-		{Label: "S_entry", Value: r.sEntry, Unit: "B/token", Note: r.e.model.Name},
-		{Label: "prefix KV", Value: round2(r.bytes / 1e6), Unit: "MB"},
-	}}
+// tierRows are the tiers for the picture: capacity, the path back to the
+// GPU, the prefix's hit share and fetch time; note(m) adds a line per tier.
+func (r *kvTiersRun) tierRows(note func(m int) string) []scene.Tier {
+	var out []scene.Tier
+	for m, t := range r.tiers {
+		row := scene.Tier{ID: t.ID.String(), Name: t.Name, Medium: t.Medium, Hit: r.p[m], Fetch: msText(r.fetch[m]),
+			Capacity: "not modelled"}
+		if m == 0 {
+			pool := float64(r.e.kvBlocks*kvTiersBlock) * r.sEntry
+			row.Capacity = fmt.Sprintf("%s KV pool", bytesText(pool))
+			row.Path, row.Bandwidth = "none: attention reads it in place", "HBM "+gbps(r.e.gpu.MemBandwidth)
+			row.Fetch = "0 ms"
+		} else {
+			row.Path, row.Bandwidth = t.Link.Name, fmt.Sprintf("%s (BW·η) · α %s", gbps(t.Link.Effective()), msText(t.Link.Alpha))
+		}
+		if note != nil {
+			row.Note = note(m)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// race is one way to the first token: tier m's fetch (m ≥ 0) or the
+// prefix's recompute (m < 0), then the rest of the prompt.
+func (r *kvTiersRun) race(m int) scene.Race {
+	rest := scene.RaceBar{Label: "rest " + msText(r.tSuffix), Class: "rest", Value: round4(1000 * r.tSuffix)}
+	if m < 0 {
+		return scene.Race{Ref: "race:miss", Label: "miss: recompute the prefix", Bars: []scene.RaceBar{
+			{Label: "recompute " + msText(r.tCompute), Class: "compute", Value: round4(1000 * r.tCompute)}, rest}}
+	}
+	t := r.tiers[m]
+	if m == 0 {
+		return scene.Race{Ref: "race:" + t.ID.String(), Label: t.ID.String() + " hit: nothing to copy", Bars: []scene.RaceBar{rest}}
+	}
+	return scene.Race{Ref: "race:" + t.ID.String(), Label: t.ID.String() + " hit: fetch from " + t.Name, Bars: []scene.RaceBar{
+		{Label: "fetch " + msText(r.fetch[m]), Class: "fetch", Value: round4(1000 * r.fetch[m])}, rest}}
+}
+
+// tiersScene is the tiers and the race of the given lanes (tier indices,
+// −1 for the miss), the fastest lane marked the winner.
+func (r *kvTiersRun) tiersScene(title string, rows []scene.Tier, lanes []int, marks []scene.Mark) scene.Scene {
+	t := &scene.Tiers{Subject: fmt.Sprintf("a %s-token prompt whose first %s tokens (%s of KV) may be cached", comma(r.prompt), comma(r.prefix), bytesText(r.bytes)),
+		Tiers: rows, Unit: "ms"}
+	best, bestT := -1, 0.0
+	for i, m := range lanes {
+		rc := r.race(m)
+		sum := 0.0
+		for _, b := range rc.Bars {
+			sum += b.Value
+		}
+		if best < 0 || sum < bestT {
+			best, bestT = i, sum
+		}
+		t.Races = append(t.Races, rc)
+	}
+	if best >= 0 {
+		t.Races[best].Winner = true
+	}
+	return scene.Scene{Kind: scene.KindTiers, ID: "tiers", Title: title, Main: true, Marks: marks, Tiers: t}
+}
+
+// expectedRace is formulation 2's E[TTFT] as one lane.
+func (r *kvTiersRun) expectedRace() scene.Race {
+	return scene.Race{Ref: "race:expected", Label: "E[TTFT] over the hit rates", Bars: []scene.RaceBar{
+		{Label: "expected prefix cost " + msText(r.eFormula), Class: "fetch", Value: round4(1000 * r.eFormula)},
+		{Label: "rest " + msText(r.tSuffix), Class: "rest", Value: round4(1000 * r.tSuffix)}}}
+}
+
+// kvbmNote is how blocks reach tier m (engines.md §5.5).
+func kvbmNote(m int) string {
+	return [...]string{"computed by prefill or decode",
+		"device → host copy of complete, registered blocks",
+		"host → disk, only blocks with frequency ≥ 2",
+		"remote offload (NIXL), an opaque blob store"}[m]
 }
 
 func (r *kvTiersRun) tierScene() scene.Scene {
@@ -382,7 +450,7 @@ func (r *kvTiersRun) tierScene() scene.Scene {
 			msText(r.fetch[m]), msText(r.fetch[m] + r.tSuffix), r.breakEvenText(m)})
 	}
 	tbl.Rows = append(tbl.Rows, []string{"miss", "—", "recompute the prefix", "—", "—", msText(r.tCompute) + " (T_compute)", msText(r.ttftMiss), "—"})
-	return scene.Scene{Kind: scene.KindTable, ID: "tiers", Title: "Dynamo KVBM tiers for this prefix", Table: tbl}
+	return scene.Scene{Kind: scene.KindTable, ID: "tier-table", Title: "Dynamo KVBM tiers for this prefix", Table: tbl}
 }
 
 func (r *kvTiersRun) formulaScene() scene.Scene {
@@ -455,55 +523,110 @@ func (r *kvTiersRun) kvbmScenes() []scene.Scene {
 }
 
 // steps narrates the run.
-func (r *kvTiersRun) steps(claims []Claim) []Step {
-	e, fetch, nvme, object := r.e, r.fetch, r.nvme, r.object
+func (r *kvTiersRun) steps() []Step {
+	e, fetch, nvme := r.e, r.fetch, r.nvme
 	objectWins := map[bool]string{true: "fetch it", false: "recompute it"}[fetch[3] < r.tCompute]
-	return []Step{{
-		Title: "A long prompt with a cached prefix",
-		Narration: fmt.Sprintf("A %s-token prompt arrives whose first %s tokens were seen before (say, the history of a conversation). Their KV is %s B per token for %s: %s in all. "+
-			"If the GPU still holds it, only the other %s tokens are computed (%s). If it was evicted, that KV may still live further down Dynamo's KVBM hierarchy — or be gone, and then the prefix is recomputed (%s more).",
-			comma(r.prompt), comma(r.prefix), comma(int(r.sEntry)), e.model.Name, bytesText(r.bytes), comma(r.suffix), msText(r.tSuffix), msText(r.tCompute)),
-		Scenes: []scene.Scene{r.setupScene()},
+	intro := fmt.Sprintf("A %s-token prompt arrives whose first %s tokens were seen before (say, the history of a conversation). Their KV is %s B per token for %s: %s in all. "+
+		"If the GPU still holds it, only the other %s tokens are computed (%s). If it was evicted, that KV may still live further down Dynamo's KVBM hierarchy — or be gone, and then the prefix is recomputed (%s more).",
+		comma(r.prompt), comma(r.prefix), comma(int(r.sEntry)), e.model.Name, bytesText(r.bytes), comma(r.suffix), msText(r.tSuffix), msText(r.tCompute))
+	a := &annotate{scene: "tiers"}
+	a.mark("tier:G1", "in GPU memory: nothing to copy", "If the GPU still holds it", intro)
+	a.mark("race:miss", "recompute "+msText(r.tCompute), "the prefix is recomputed", intro)
+
+	tiersText := fmt.Sprintf("Each tier returns the prefix over its own path: host DRAM over %s (%s), one NVMe drive (%s), object storage (%s) — many parallel streams can outrun a single drive once the 20 ms first byte is paid. "+
+		"On %s the prefill of those %s tokens takes %s, so a fetch from G2 is %.1f× faster than recomputing, from G3 %.2f×, from G4 %.2f×.",
+		r.tiers[1].Link.Name, msText(fetch[1]), msText(fetch[2]), msText(fetch[3]), e.gpu.Name, comma(r.prefix), msText(r.tCompute),
+		r.tCompute/fetch[1], r.tCompute/fetch[2], r.tCompute/fetch[3])
+	b := &annotate{scene: "tiers"}
+	for m, text := range []string{1: "host DRAM over", 2: "one NVMe drive", 3: "object storage ("} {
+		if m > 0 {
+			b.mark("tier:"+r.tiers[m].ID.String(), "fetch "+msText(fetch[m]), text, tiersText)
+		}
+	}
+	b.mark("race:miss", "recompute "+msText(r.tCompute), "the prefill of those", tiersText)
+
+	formula := fmt.Sprintf("With these hit rates (%s in G1, %s in G2, %s in G3, %s in G4, %s miss), the article's formula gives %s: the rest of the prompt (%s) is paid every time, the prefix is fetched or recomputed. "+
+		"A miss costs %s; a G1 hit %s.",
+		pct(r.p[0]), pct(r.p[1]), pct(r.p[2]), pct(r.p[3]), pct(max(0, 1-r.hitSum)), msText(r.eTTFT), msText(r.tSuffix), msText(r.ttftMiss), msText(r.tSuffix))
+	c := &annotate{scene: "tiers"}
+	c.mark("race:expected", "E[TTFT] "+msText(r.eTTFT), "the article's formula gives", formula)
+	c.mark("race:miss", "miss "+msText(r.ttftMiss), "A miss costs", formula)
+	c.mark("race:G1", "G1 hit "+msText(r.tSuffix), "a G1 hit", formula)
+	exp := r.tiersScene("Formulation 2: every way to the first token, and their mix", r.tierRows(nil), []int{0, 1, 2, 3, -1}, c.marks)
+	exp.Tiers.Races = append(exp.Tiers.Races, r.expectedRace())
+
+	steps := []Step{{
+		Title: "A long prompt with a cached prefix", Narration: intro, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.tiersScene("Dynamo KVBM's tiers, and the two extremes: a G1 hit or a miss", r.tierRows(nil), []int{0, -1}, a.marks)},
 	}, {
 		Quiz: numberQuiz(fmt.Sprintf("Fetching the %s of prefix KV from %s: α = %s, BW·η = %s. How many milliseconds?", bytesText(r.bytes), nvme.Name, msText(nvme.Alpha), gbps(nvme.Effective())),
 			round2(1000*fetch[2]), 0.05, "α + bytes/(BW·η): at hundreds of MB the bytes term is nearly all of it."),
-		Title: "Each tier's fetch time",
-		Narration: fmt.Sprintf("Each tier returns the prefix over its own path: host DRAM over %s (%s), one NVMe drive (%s), object storage (%s) — many parallel streams can outrun a single drive once the 20 ms first byte is paid. "+
-			"On %s the prefill of those %s tokens takes %s, so a fetch from G2 is %.1f× faster than recomputing, from G3 %.2f×, from G4 %.2f×.",
-			r.tiers[1].Link.Name, msText(fetch[1]), msText(fetch[2]), msText(fetch[3]), e.gpu.Name, comma(r.prefix), msText(r.tCompute),
-			r.tCompute/fetch[1], r.tCompute/fetch[2], r.tCompute/fetch[3]),
-		Scenes: []scene.Scene{r.tierScene()},
+		Title: "Each tier's fetch time", Narration: tiersText, Mentions: b.mentions,
+		Scenes: []scene.Scene{r.tiersScene("Each tier's fetch against recomputing the prefix", r.tierRows(nil), []int{1, 2, 3, -1}, b.marks), r.tierScene()},
 	}, {
-		Title: "Formulation 2: expected TTFT",
-		Narration: fmt.Sprintf("With these hit rates (%s in G1, %s in G2, %s in G3, %s in G4, %s miss), the article's formula gives %s: the rest of the prompt (%s) is paid every time, the prefix is fetched or recomputed. "+
-			"A miss costs %s; a G1 hit %s.",
-			pct(r.p[0]), pct(r.p[1]), pct(r.p[2]), pct(r.p[3]), pct(max(0, 1-r.hitSum)), msText(r.eTTFT), msText(r.tSuffix), msText(r.ttftMiss), msText(r.tSuffix)),
-		Scenes: []scene.Scene{r.formulaScene()},
-	}, {
+		Title: "Formulation 2: expected TTFT", Narration: formula, Mentions: c.mentions,
+		Scenes: []scene.Scene{exp, r.formulaScene()},
+	}, r.breakEvenStep(objectWins)}
+	return append(steps, r.kvbmStep(), r.articleStep())
+}
+
+// breakEvenStep sets both costs against the prefix length.
+func (r *kvTiersRun) breakEvenStep(objectWins string) Step {
+	nvme, object := r.nvme, r.object
+	text := fmt.Sprintf("Both costs grow with the prefix. Recomputing starts at one forward pass (%s: every weight is read once) and grows by the model's FLOPs per token; a fetch starts at α and grows by S_entry/(BW·η) per token. "+
+		"For this prefix each extra token costs %.1f µs to recompute and %.1f µs to read from %s. Here: host DRAM — %s; NVMe — %s; object storage — %s. "+
+		"A short prefix is not worth a 20 ms first byte; a model with many KV bytes per FLOP (no grouped-query attention, e.g. Llama-2-7B) can make a slow tier lose on long prefixes too.",
+		msText(r.tOne), 1e6*r.computePerToken, 1e6*r.fetchPerToken, nvme.Name,
+		r.breakEvenText(1), r.breakEvenText(2), r.breakEvenText(3))
+	a := &annotate{scene: "tiers"}
+	for m, t := range []string{1: "host DRAM —", 2: "NVMe —", 3: "object storage —"} {
+		if m > 0 {
+			a.mark("tier:"+r.tiers[m].ID.String(), r.breakEvenText(m), t, text)
+		}
+	}
+	a.mark("race:miss", "recompute "+msText(r.tCompute), "", text)
+	rows := r.tierRows(func(m int) string {
+		if m == 0 {
+			return ""
+		}
+		return r.breakEvenText(m)
+	})
+	return Step{
 		Quiz: choiceQuiz(fmt.Sprintf("For this %s-token prefix, is it faster to fetch it from %s or to recompute it?", comma(r.prefix), object.Name),
 			[]string{"fetch it", "recompute it"}, objectWins,
-			fmt.Sprintf("Fetching takes %s (20 ms to the first byte, then %s); recomputing takes %s.", msText(fetch[3]), gbps(object.Effective()), msText(r.tCompute))),
-		Title: "When is a fetch slower than recomputing?",
-		Narration: fmt.Sprintf("Both costs grow with the prefix. Recomputing starts at one forward pass (%s: every weight is read once) and grows by the model's FLOPs per token; a fetch starts at α and grows by S_entry/(BW·η) per token. "+
-			"For this prefix each extra token costs %.1f µs to recompute and %.1f µs to read from %s. Here: host DRAM — %s; NVMe — %s; object storage — %s. "+
-			"A short prefix is not worth a 20 ms first byte; a model with many KV bytes per FLOP (no grouped-query attention, e.g. Llama-2-7B) can make a slow tier lose on long prefixes too.",
-			msText(r.tOne), 1e6*r.computePerToken, 1e6*r.fetchPerToken, nvme.Name,
-			r.breakEvenText(1), r.breakEvenText(2), r.breakEvenText(3)),
-		Scenes: []scene.Scene{r.chartScene()},
-	}, {
-		Title: "How KVBM fills the tiers",
-		Narration: "Dynamo's KV Block Manager copies complete, registered blocks from the GPU to pinned host memory, and from host to disk; every tier deduplicates by sequence hash. " +
-			"Disk writes are filtered to spare the SSD: a host block's frequency starts at 1, doubles on each hit and decays by 1 per step, and only blocks at frequency 2 or more are written. A block used once never reaches G3, so G3 hits come from prefixes reused at least twice.",
-		Scenes: r.kvbmScenes(),
-	}, {
-		Title: "The article's tier table",
-		Narration: fmt.Sprintf("The article lists a latency per tier: ~0.150 ms for host memory, ~1.2 ms for NVMe, ~8.5 ms for S3. Those are times to the first byte; this prefix is %s, and at the article's own bandwidths it takes %s, %s and %s. "+
-			"The model's measured rates give %s, %s and %s.",
-			bytesText(r.bytes), msText(r.articleFetch(1)), msText(r.articleFetch(2)), msText(r.articleFetch(3)), msText(fetch[1]), msText(fetch[2]), msText(fetch[3])),
-		Scenes: []scene.Scene{r.articleScene()},
-	}, {
-		Title:     "Article claim vs this model",
-		Narration: "The article's and Dynamo's figures beside this model's for the chosen prompt.",
-		Scenes:    []scene.Scene{claimsTable(claims)},
-	}}
+			fmt.Sprintf("Fetching takes %s (20 ms to the first byte, then %s); recomputing takes %s.", msText(r.fetch[3]), gbps(object.Effective()), msText(r.tCompute))),
+		Title: "When is a fetch slower than recomputing?", Narration: text, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.tiersScene("Where fetching stops paying, tier by tier", rows, []int{3, -1}, a.marks), r.chartScene()},
+	}
+}
+
+// kvbmStep is how KVBM fills the tiers, with its disk filter.
+func (r *kvTiersRun) kvbmStep() Step {
+	text := "Dynamo's KV Block Manager copies complete, registered blocks from the GPU to pinned host memory, and from host to disk; every tier deduplicates by sequence hash. " +
+		"Disk writes are filtered to spare the SSD: a host block's frequency starts at 1, doubles on each hit and decays by 1 per step, and only blocks at frequency 2 or more are written. A block used once never reaches G3, so G3 hits come from prefixes reused at least twice."
+	a := &annotate{scene: "tiers"}
+	a.mark("tier:G2", "device → host copies", "from the GPU to pinned host memory", text)
+	a.mark("tier:G3", "only blocks with frequency ≥ 2", "A block used once never reaches G3", text)
+	return Step{Title: "How KVBM fills the tiers", Narration: text, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.tiersScene("How blocks reach each tier (KVBM)", r.tierRows(kvbmNote), nil, a.marks), r.kvbmScenes()[1]}}
+}
+
+// articleStep sets the article's tier latencies beside the prefix's bytes.
+func (r *kvTiersRun) articleStep() Step {
+	fetch := r.fetch
+	text := fmt.Sprintf("The article lists a latency per tier: ~0.150 ms for host memory, ~1.2 ms for NVMe, ~8.5 ms for S3. Those are times to the first byte; this prefix is %s, and at the article's own bandwidths it takes %s, %s and %s. "+
+		"The model's measured rates give %s, %s and %s.",
+		bytesText(r.bytes), msText(r.articleFetch(1)), msText(r.articleFetch(2)), msText(r.articleFetch(3)), msText(fetch[1]), msText(fetch[2]), msText(fetch[3]))
+	a := &annotate{scene: "tiers"}
+	for m, t := range []string{1: "~0.150 ms for host memory", 2: "~1.2 ms for NVMe", 3: "~8.5 ms for S3"} {
+		if m == 0 {
+			continue
+		}
+		a.mark("tier:"+r.tiers[m].ID.String(), fmt.Sprintf("article %s · model %s", msText(r.articleFetch(m)), msText(fetch[m])), t, text)
+	}
+	rows := r.tierRows(func(m int) string {
+		return "article: " + articleTiers[m].text + " → " + msText(r.articleFetch(m)) + " for this prefix"
+	})
+	return Step{Title: "The article's tier table", Narration: text, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.tiersScene("The article's rates beside the measured ones", rows, nil, a.marks), r.articleScene()}}
 }

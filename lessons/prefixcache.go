@@ -130,6 +130,7 @@ type retry struct {
 // cacheFrame is the tree and its counts at one moment.
 type cacheFrame struct {
 	nodes                                  []router.NodeView
+	events                                 []router.TreeEvent // what happened since the frame before
 	total, evictable, protected, nodeCount int
 	reused                                 int // tokens reused so far
 }
@@ -139,6 +140,8 @@ type twistPair struct {
 	a, b           string
 	distance, lenB int
 	shared         int
+	tree           []router.NodeView // both prompts inserted into an empty tree
+	voc            vocab
 }
 
 func buildPrefixCache(v Values) (*Script, error) {
@@ -212,7 +215,15 @@ func runPrefixCache(v Values) (*prefixCacheRun, error) {
 	for i, p := range prefixCachePairs {
 		var pv vocab
 		a, b := pv.encode(p[0]), pv.encode(p[1])
-		r.twist[i] = twistPair{a: p[0], b: p[1], distance: levenshtein.ComputeDistance(p[0], p[1]), shared: sharedPrefix(a, b), lenB: len(b)}
+		r.twist[i] = twistPair{a: p[0], b: p[1], distance: levenshtein.ComputeDistance(p[0], p[1]), shared: sharedPrefix(a, b), lenB: len(b), voc: pv}
+		t := router.NewRadixTree(1)
+		for _, ids := range [][]int{a, b} {
+			if _, err := t.Serve(ids, len(a)+len(b), false); err != nil {
+				return nil, err
+			}
+			r.work += int64(len(ids))
+		}
+		r.twist[i].tree = t.Snapshot()
 	}
 	return r, nil
 }
@@ -239,58 +250,104 @@ func (r *prefixCacheRun) final() cacheFrame { return r.frames[len(r.frames)-1] }
 
 // frame copies the tree and its counts.
 func (r *prefixCacheRun) frame(tree *router.RadixTree) cacheFrame {
-	return cacheFrame{nodes: tree.Snapshot(), total: tree.TotalSize(), evictable: tree.EvictableSize(), protected: tree.ProtectedSize(),
+	return cacheFrame{nodes: tree.Snapshot(), events: tree.Events(), total: tree.TotalSize(), evictable: tree.EvictableSize(), protected: tree.ProtectedSize(),
 		nodeCount: tree.Nodes(), reused: r.reused}
 }
 
 // hitRate is the share of admitted prompt tokens found cached.
 func (r *prefixCacheRun) hitRate() float64 { return float64(r.reused) / float64(max(1, r.prompted)) }
 
-// touched marks the nodes a request created.
-func touched(ss ...router.Served) map[int]bool {
-	out := map[int]bool{}
-	for _, s := range ss {
-		for _, id := range s.Touched {
-			out[id] = true
+// frameChange is what a frame's events did to the tree: the leaves
+// inserted, the nodes split off and the nodes they cut, the nodes evicted,
+// and the deepest node each lookup matched.
+type frameChange struct {
+	inserted, split, cut, evicted, matched []int
+}
+
+func (f cacheFrame) change() frameChange {
+	var c frameChange
+	for _, e := range f.events {
+		switch e.Kind {
+		case router.TreeInserted:
+			c.inserted = append(c.inserted, e.Node)
+		case router.TreeSplit:
+			c.split, c.cut = append(c.split, e.Node), append(c.cut, e.Child)
+		case router.TreeEvicted:
+			c.evicted = append(c.evicted, e.Node)
+		case router.TreeMatched:
+			if e.Len > 0 {
+				c.matched = append(c.matched, e.Node)
+			}
+		}
+	}
+	return c
+}
+
+// nodeRef is a radix node's reference for marks and mentions.
+func nodeRef(id int) string { return "node:" + strconv.Itoa(id) }
+
+// radixNodes turns a snapshot into the scene's nodes, with states from the
+// change and the nodes evicted in it kept (from the frame before) so the
+// picture can fade them.
+func radixNodes(voc *vocab, nodes, before []router.NodeView, c frameChange) []scene.RadixNode {
+	state := map[int]string{}
+	parent := map[int]int{}
+	for _, n := range nodes {
+		parent[n.ID] = n.Parent
+	}
+	for _, id := range c.matched {
+		for at, ok := id, true; ok && at >= 0; at, ok = parent[at] {
+			state[at] = scene.NodeMatched
+		}
+	}
+	for _, id := range c.cut {
+		state[id] = scene.NodeCut
+	}
+	for _, id := range c.split {
+		state[id] = scene.NodeSplit
+	}
+	for _, id := range c.inserted {
+		state[id] = scene.NodeNew
+	}
+	gone := map[int]bool{}
+	for _, id := range c.evicted {
+		gone[id] = true
+	}
+	conv := func(n router.NodeView, st string) scene.RadixNode {
+		return scene.RadixNode{ID: n.ID, Parent: n.Parent, Text: voc.decode(n.Key), Tokens: len(n.Key), LockRef: n.LockRef, LastUse: n.LastAccess, State: st}
+	}
+	var out []scene.RadixNode
+	for _, n := range nodes {
+		st := state[n.ID]
+		if n.Parent < 0 {
+			st = "" // the root is always there
+		}
+		out = append(out, conv(n, st))
+	}
+	for _, n := range before {
+		if gone[n.ID] {
+			out = append(out, conv(n, scene.NodeEvicted))
 		}
 	}
 	return out
 }
 
-// treeScene draws the tree of frame f, marking the nodes in highlight.
-func (r *prefixCacheRun) treeScene(f cacheFrame, highlight map[int]bool) scene.Scene {
-	tbl := &scene.Table{Columns: []string{"node", "edge (tokens)", "length", "lock_ref", "last used"}}
-	for _, n := range f.nodes {
-		if n.Parent < 0 {
-			tbl.Rows = append(tbl.Rows, []string{"root", "", "", "", ""})
-			continue
-		}
-		mark := ""
-		if highlight[n.ID] {
-			mark = " ◀"
-		}
-		tbl.Rows = append(tbl.Rows, []string{
-			strings.Repeat("    ", n.Depth-1) + "└─ #" + strconv.Itoa(n.ID) + mark,
-			r.voc.decode(n.Key), strconv.Itoa(len(n.Key)), strconv.Itoa(n.LockRef), "tick " + strconv.FormatUint(n.LastAccess, 10),
-		})
+// radixScene is frame i's tree, the step's main figure, with marks.
+func (r *prefixCacheRun) radixScene(i int, marks []scene.Mark) scene.Scene {
+	f := r.frames[i]
+	var before []router.NodeView
+	if i > 0 {
+		before = r.frames[i-1].nodes
 	}
-	return scene.Scene{Kind: scene.KindTable, ID: "tree", Title: "The radix tree (each row is an edge; indentation is depth)", Table: tbl}
-}
-
-// cardsScene is frame f's counts.
-func (r *prefixCacheRun) cardsScene(f cacheFrame) scene.Scene {
-	return scene.Scene{Kind: scene.KindCards, ID: "cache", Title: "The cache", Cards: []scene.Card{
-		{Label: "cached tokens", Value: float64(f.total), Note: fmt.Sprintf("capacity %d", r.capacity)},
-		{Label: "evictable (unlocked)", Value: float64(f.evictable)},
-		{Label: "protected (locked)", Value: float64(f.protected)},
-		{Label: "nodes", Value: float64(f.nodeCount)},
-		{Label: "tokens reused so far", Value: float64(f.reused)},
-	}}
+	return scene.Scene{Kind: scene.KindRadixTree, ID: "tree", Main: true, Marks: marks,
+		Title: fmt.Sprintf("The radix tree: %d of %d tokens cached", f.total, r.capacity),
+		Radix: &scene.RadixTree{Capacity: r.capacity, Cached: f.total, Locked: f.protected, Unit: "tokens",
+			Nodes: radixNodes(&r.voc, f.nodes, before, f.change())}}
 }
 
 func (r *prefixCacheRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
-	s.Steps = append(r.treeSteps(), r.twistStep(), Step{Title: "Article claim vs this model", Narration: "What the series says about prefix caching, and what this run shows.", Scenes: []scene.Scene{claimsTable(s.Claims)}})
+	s.Steps = append(r.treeSteps(), r.twistStep())
 	indexCursors(s.Steps)
 	return s
 }
@@ -303,31 +360,143 @@ func evictionText(s router.Served, kept string) string {
 	return fmt.Sprintf(" To make room the cache first evicted %d tokens: the least recently used unlocked leaves, deepest first; %s stayed.", s.Evicted, kept)
 }
 
-// treeSteps narrate the requests, one step per frame.
+// treeSteps narrate the requests, one step per frame, each over the tree
+// as it stood after it.
 func (r *prefixCacheRun) treeSteps() []Step {
-	r1, r2, r3, r4 := r.r[0], r.r[1], r.r[2], r.r[3]
+	r1, r2, r3 := r.r[0], r.r[1], r.r[2]
 	texts := []struct {
 		title, narration string
-		hl               map[int]bool
 		quiz             *Quiz
 	}{
 		{"An empty tree", fmt.Sprintf("SGLang keeps the KV of finished requests in a radix tree: each edge holds a run of tokens, and a path from the root spells a cached prefix. Every request here starts with the same system prompt (%d tokens); the cache holds %d tokens.",
-			len(strings.Fields(r.system)), r.capacity), nil, nil},
-		{"R1: a miss, then one leaf", fmt.Sprintf("R1 finds nothing cached and computes all %d tokens. When it finishes, its tokens are inserted as one leaf: a single edge of %d tokens under the root.", r1.Tokens, r1.Inserted), touched(r1), nil},
+			len(strings.Fields(r.system)), r.capacity), nil},
+		{"R1: a miss, then one leaf", fmt.Sprintf("R1 finds nothing cached and computes all %d tokens. When it finishes, its tokens are inserted as one leaf: a single edge of %d tokens under the root.", r1.Tokens, r1.Inserted), nil},
 		{"R2: a partial match splits the edge", fmt.Sprintf("R2 shares its first %d tokens with R1. The match stops inside R1's edge, so the tree splits it there: a new node holds the shared %d tokens, and R1's tail and R2's new tail (%d tokens) hang below it as siblings. R2 reuses %d tokens of KV and computes %d.%s",
-			r2.Matched, r2.Matched, r2.Inserted, r2.Matched, r2.Tokens-r2.Matched, evictionText(r2, "the prefix R2 matched was locked and")), touched(r2),
+			r2.Matched, r2.Matched, r2.Inserted, r2.Matched, r2.Tokens-r2.Matched, evictionText(r2, "the prefix R2 matched was locked and")),
 			numberQuiz("R2 starts with the same system prompt and the same first words as R1. How many of its tokens will it find in the cache?", float64(r.predicted), 0, "The longest common prefix with what is cached; the match then splits R1's edge there.")},
 		{"R3 runs: its path is locked", fmt.Sprintf("R3 reuses the %d-token system prompt and adds %d tokens.%s While it runs it holds a lock on its path: lock_ref is 1 on every node from its leaf to the root, and those %d tokens move from evictable to protected, so memory pressure cannot take them.",
-			r3.Matched, r3.Inserted, evictionText(r3, "the system prompt R3 matched was locked, so it"), r.frames[3].protected), touched(r3), nil},
-		{r.r4Title(), r.r4Text(), touched(r4), nil},
-		{"Memory pressure: LRU eviction", r.pressureText(), touched(r.long), nil},
-		{"R3 finishes: the lock is released", r.releaseText(), touched(r.retriedServed()...), nil},
+			r3.Matched, r3.Inserted, evictionText(r3, "the system prompt R3 matched was locked, so it"), r.frames[3].protected), nil},
+		{r.r4Title(), r.r4Text(), nil},
+		{"Memory pressure: LRU eviction", r.pressureText(), nil},
+		{"R3 finishes: the lock is released", r.releaseText(), nil},
 	}
 	var steps []Step
 	for i, t := range texts {
-		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{r.treeScene(r.frames[i], t.hl), r.cardsScene(r.frames[i])}})
+		a := &annotate{scene: "tree"}
+		r.treeMarks(i, t.narration, a)
+		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{r.radixScene(i, a.marks)}, Mentions: a.mentions})
 	}
 	return steps
+}
+
+// r3Leaf is the leaf R3 inserted (it stays locked until R3 finishes).
+func (r *prefixCacheRun) r3Leaf() int {
+	if c := r.frames[3].change(); len(c.inserted) > 0 {
+		return c.inserted[0]
+	}
+	return -1
+}
+
+// treeMarks marks, on frame i's tree, what step i's narration names.
+func (r *prefixCacheRun) treeMarks(i int, narration string, a *annotate) {
+	f := r.frames[i]
+	c := f.change()
+	first := func(ids []int) int {
+		if len(ids) == 0 {
+			return -1
+		}
+		return ids[0]
+	}
+	capLabel := fmt.Sprintf("%d of %d tokens", f.total, r.capacity)
+	switch i {
+	case 0:
+		a.mark(nodeRef(f.nodes[0].ID), "root", "a path from the root", narration)
+		a.mark("cache:capacity", capLabel, fmt.Sprintf("the cache holds %d tokens", r.capacity), narration)
+	case 1:
+		if id := first(c.inserted); id >= 0 {
+			a.mark(nodeRef(id), fmt.Sprintf("R1: %d tokens", r.r[0].Inserted), "one leaf", narration)
+		}
+	case 2:
+		if id := first(c.split); id >= 0 {
+			a.mark(nodeRef(id), fmt.Sprintf("split: %d shared tokens", r.r[1].Matched), "a new node holds the shared", narration)
+			a.mark(nodeRef(first(c.cut)), "R1's tail", "R1's tail", narration)
+		}
+		if id := first(c.inserted); id >= 0 {
+			a.mark(nodeRef(id), "R2's tail", "R2's new tail", narration)
+		}
+	case 3:
+		if id := first(c.split); id >= 0 {
+			a.mark(nodeRef(id), "system prompt: lock_ref 1", fmt.Sprintf("the %d-token system prompt", r.r[2].Matched), narration)
+		}
+		if id := r.r3Leaf(); id >= 0 {
+			a.mark(nodeRef(id), "R3 running: locked", "from its leaf to the root", narration)
+		}
+		a.mark("cache:capacity", fmt.Sprintf("%d locked", f.protected), "protected", narration)
+	case 4:
+		r.r4Marks(c, narration, a)
+	case 5:
+		r.pressureMarks(c, narration, a)
+	case 6:
+		if id := r.r3Leaf(); id >= 0 {
+			a.mark(nodeRef(id), "R3 done: unlocked", "releases its lock chain", narration)
+		}
+		for k, w := range r.retried {
+			if k < len(c.inserted) {
+				a.mark(nodeRef(c.inserted[k]), w.name+" admitted", "Now "+w.name+" is admitted", narration)
+			}
+		}
+	}
+	r.evictedMarks(c, narration, a)
+}
+
+// r4Marks marks R4's leaf and split, or, when it waits, R3's lock.
+func (r *prefixCacheRun) r4Marks(c frameChange, narration string, a *annotate) {
+	r4 := r.r[3]
+	if r4.Waits {
+		if id := r.r3Leaf(); id >= 0 {
+			a.mark(nodeRef(id), "R3: locked", fmt.Sprintf("R3's %d tokens are locked", r.frames[3].protected), narration)
+		}
+		a.mark("cache:capacity", "no room for R4", "R4 is not admitted", narration)
+		return
+	}
+	if len(c.split) > 0 {
+		a.mark(nodeRef(c.split[0]), "split", "", narration)
+	}
+	if len(c.inserted) > 0 {
+		a.mark(nodeRef(c.inserted[0]), fmt.Sprintf("R4: +%d tokens", r4.Inserted), fmt.Sprintf("R4 matches %d tokens", r4.Matched), narration)
+	}
+}
+
+// pressureMarks marks the long request's leaf, or R3's lock when it waits.
+func (r *prefixCacheRun) pressureMarks(c frameChange, narration string, a *annotate) {
+	if r.long.Waits {
+		if id := r.r3Leaf(); id >= 0 {
+			a.mark(nodeRef(id), "R3: locked", "locked by the running R3", narration)
+		}
+		a.mark("cache:capacity", "too little evictable", fmt.Sprintf("The cache holds %d of %d tokens", r.frames[5].total, r.capacity), narration)
+		return
+	}
+	if len(c.inserted) > 0 {
+		a.mark(nodeRef(c.inserted[0]), fmt.Sprintf("long request: %d tokens", r.long.Inserted), "A long unrelated request", narration)
+	}
+}
+
+// evictedMarks labels the leaves evicted in a step; the narration's
+// mention of the eviction names the first.
+func (r *prefixCacheRun) evictedMarks(c frameChange, narration string, a *annotate) {
+	texts := []string{"were evicted first", "so it evicted", "first evicted"}
+	for k, id := range c.evicted {
+		text := ""
+		if k == 0 {
+			for _, t := range texts {
+				if strings.Contains(narration, t) {
+					text = t
+					break
+				}
+			}
+		}
+		a.mark(nodeRef(id), "evicted", text, narration)
+	}
 }
 
 func (r *prefixCacheRun) r4Title() string {
@@ -367,15 +536,6 @@ func (r *prefixCacheRun) pressureText() string {
 		long, r.before, r.capacity, r.long.Evicted)
 }
 
-// retriedServed lists the retries' outcomes.
-func (r *prefixCacheRun) retriedServed() []router.Served {
-	var out []router.Served
-	for _, w := range r.retried {
-		out = append(out, w.Served)
-	}
-	return out
-}
-
 // releaseText narrates R3's release and the retries it lets in.
 func (r *prefixCacheRun) releaseText() string {
 	text := fmt.Sprintf("R3 is done and releases its lock chain: lock_ref drops to 0 along its path and its %d tokens become evictable again.", r.held)
@@ -385,18 +545,71 @@ func (r *prefixCacheRun) releaseText() string {
 	return text
 }
 
-// twistStep sets edit distance against shared prefix.
+// twistScene is one twist pair inserted into an empty tree.
+func (r *prefixCacheRun) twistScene(i int, a *annotate, narration string) scene.Scene {
+	p := r.twist[i]
+	nodes := radixNodes(&p.voc, p.tree, nil, frameChange{})
+	total := 0
+	for _, n := range p.tree {
+		total += len(n.Key)
+	}
+	id := fmt.Sprintf("twist-%d", i+1)
+	a.scene = id
+	k := 0
+	for _, n := range p.tree {
+		switch {
+		case n.Parent < 0:
+		case i == 0 && len(n.Children) == 0:
+			text := ""
+			if k == 0 {
+				text = fmt.Sprintf("share %d tokens: nothing is reused", p.shared)
+			}
+			a.mark(nodeRef(n.ID), fmt.Sprintf("own branch: %d tokens", len(n.Key)), text, narration)
+			k++
+		case i == 1 && len(n.Children) > 0:
+			a.mark(nodeRef(n.ID), fmt.Sprintf("shared: %d tokens", len(n.Key)), fmt.Sprintf("share %d tokens", p.shared), narration)
+		}
+	}
+	sc := scene.Scene{Kind: scene.KindRadixTree, ID: id, Marks: a.marks, Main: i == 0,
+		Title: fmt.Sprintf("\u201c%s\u201d then \u201c%s\u201d in an empty tree", firstWords(p.a, 3), firstWords(p.b, 3)),
+		Radix: &scene.RadixTree{Capacity: total, Cached: total, Unit: "tokens", Nodes: nodes}}
+	a.marks = nil
+	return sc
+}
+
+// firstWords is the first n words of s, with "…" when there are more.
+func firstWords(s string, n int) string {
+	w := strings.Fields(s)
+	if len(w) <= n {
+		return s
+	}
+	return strings.Join(w[:n], " ") + " …"
+}
+
+// twistStep sets edit distance against shared prefix, each pair drawn as
+// the tree it makes.
 func (r *prefixCacheRun) twistStep() Step {
 	tbl := &scene.Table{Columns: []string{"prompt A", "prompt B", "edit distance (characters)", "shared prefix (tokens)", "KV reused"}}
 	for _, p := range r.twist {
 		tbl.Rows = append(tbl.Rows, []string{p.a, p.b, strconv.Itoa(p.distance), strconv.Itoa(p.shared), fmt.Sprintf("%d of %d tokens", p.shared, p.lenB)})
 	}
 	small, large := r.twist[0], r.twist[1]
+	narration := fmt.Sprintf("KV reuse needs an identical prefix, because each token's keys and values depend on every token before it. Two prompts %d characters apart that differ in their first word share %d tokens: nothing is reused. "+
+		"Two prompts %d characters apart that start the same way share %d tokens. Put what varies at the end of a prompt, not the start.", small.distance, small.shared, large.distance, large.shared)
+	a := &annotate{}
+	var mentions []scene.Mention
+	scenes := []scene.Scene{}
+	for i := range r.twist {
+		scenes = append(scenes, r.twistScene(i, a, narration))
+		mentions = append(mentions, a.mentions...)
+		a.mentions = nil
+	}
+	scenes = append(scenes, scene.Scene{Kind: scene.KindTable, ID: "twist", Title: "Edit distance vs shared prefix", Table: tbl})
 	return Step{
-		Title: "Similar is not shared",
-		Narration: fmt.Sprintf("KV reuse needs an identical prefix, because each token's keys and values depend on every token before it. Two prompts %d characters apart that differ in their first word share %d tokens: nothing is reused. "+
-			"Two prompts %d characters apart that start the same way share %d tokens. Put what varies at the end of a prompt, not the start.", small.distance, small.shared, large.distance, large.shared),
-		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "twist", Title: "Edit distance vs shared prefix", Table: tbl}, r.treeScene(r.final(), nil)},
+		Title:     "Similar is not shared",
+		Narration: narration,
+		Scenes:    scenes,
+		Mentions:  mentions,
 		Quiz: choiceQuiz(fmt.Sprintf("\"%s\" vs \"%s\": %d characters apart. Will the second reuse the first one's KV cache?", small.a, small.b, small.distance),
 			[]string{"yes, most of it", "almost none of it"}, map[bool]string{true: "yes, most of it", false: "almost none of it"}[small.shared > 0],
 			fmt.Sprintf("They share %d leading tokens: the first word differs, so every later token's keys and values differ too.", small.shared)),

@@ -55,8 +55,8 @@ func TestPrefixCacheNeverOverCapacity(t *testing.T) {
 			}
 			for i, st := range s.Steps {
 				for _, sc := range st.Scenes {
-					if sc.ID == "cache" && sc.Cards[0].Value > float64(c) {
-						t.Errorf("%v: step %d (%s) holds %v cached tokens", set, i+1, st.Title, sc.Cards[0].Value)
+					if sc.ID == "tree" && (sc.Radix.Cached > c || sc.Radix.Capacity != c) {
+						t.Errorf("%v: step %d (%s) holds %d cached tokens of %d", set, i+1, st.Title, sc.Radix.Cached, sc.Radix.Capacity)
 					}
 				}
 			}

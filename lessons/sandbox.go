@@ -214,33 +214,80 @@ func (r *sandboxRun) metrics() []Metric {
 	}
 }
 
-// workerScenes show how the router spread the work and what each worker's
-// cache gave back.
-func (r *sandboxRun) workerScenes() []scene.Scene {
-	perWorker := &scene.Table{Columns: []string{"worker", "requests", "mean in flight", "TTFT p50", "TTFT p99", "prompt tokens cached"}}
-	load := &scene.Chart{Type: scene.Bar, XLabel: "worker", YLabel: "requests served", Series: []scene.Series{{Name: "requests"}}}
-	for w, wr := range r.res.Workers {
-		perWorker.Rows = append(perWorker.Rows, []string{"W" + strconv.Itoa(w+1), strconv.Itoa(wr.Requests), fmt.Sprintf("%.1f", wr.MeanActive),
-			fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P99), fmt.Sprintf("%.1f%%", 100*wr.Summary.PrefixHitRate)})
-		load.Series[0].X = append(load.Series[0].X, float64(w+1))
-		load.Series[0].Y = append(load.Series[0].Y, float64(wr.Requests))
+// clusterScene is the sandbox's cluster: the router with its policy and
+// each worker as the run ended (t < 0) or, before it, empty. Under the
+// shared workload the cache bars split by system prompt.
+func (r *sandboxRun) clusterScene(title string, end bool, stats []scene.Stat, lines func(w int) []string, marks []scene.Mark) scene.Scene {
+	c := &scene.Cluster{Router: "router: " + r.policy + " " + sandboxPolicyText[r.policy], CacheLabel: "blocks the router's index holds (16 tokens each)", CacheUnit: "blocks", Stats: stats}
+	var cached [][]int
+	if r.workload == "shared" && r.trace == "" {
+		c.Groups = promptGroups(4)
+		cached = cachedByPrompt(r.res.Index, promptHashes(4, 768, 16), r.workers)
 	}
-	return []scene.Scene{{Kind: scene.KindChart, ID: "load", Title: "Requests per worker", Chart: load}, {Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}}
+	if end {
+		c.QueueLabel, c.QueueUnit = "requests running + waiting, mean over the run", "in flight"
+		p := endPool(fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name), "", r.routing, nil)
+		for w := range p.Workers {
+			var per []int
+			if cached != nil {
+				per = cached[w]
+			}
+			p.Workers[w].Cache = cacheFills(per, r.res.Index.Blocks(w))
+			if lines != nil {
+				p.Workers[w].Lines = lines(w)
+			}
+		}
+		c.Pools = []scene.Pool{p}
+	} else {
+		p := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)}
+		for w := 0; w < r.workers; w++ {
+			p.Workers = append(p.Workers, scene.Worker{ID: "W" + strconv.Itoa(w+1), Lines: []string{fmt.Sprintf("%s KV blocks", comma(r.e.kvBlocks))}})
+		}
+		c.Pools = []scene.Pool{p}
+	}
+	return scene.Scene{Kind: scene.KindCluster, ID: "cluster", Title: title, Main: true, Marks: marks, Cluster: c}
 }
 
-// dashboardScenes are the metrics as cards and every request's TTFT.
-func (r *sandboxRun) dashboardScenes(metrics []Metric) []scene.Scene {
-	cards := []scene.Card{}
+// sandboxPolicyText says in a few words what each policy looks at.
+var sandboxPolicyText = map[string]string{
+	"kv_aware":     "(Dynamo: cost = prefill blocks + decode blocks, lowest wins)",
+	"round_robin":  "(each worker in turn, caches ignored)",
+	"least_loaded": "(fewest requests in flight)",
+	"random":       "(a seeded random worker)",
+	"cache_aware":  "(SGLang: longest cached prefix unless the load is unbalanced)",
+}
+
+// dashboardStats are the metrics as a dashboard.
+func dashboardStats(metrics []Metric) []scene.Stat {
+	var out []scene.Stat
 	for _, m := range metrics {
-		cards = append(cards, scene.Card{Label: m.Label, Value: m.Value, Unit: m.Unit})
+		v := strconv.FormatFloat(m.Value, 'f', -1, 64)
+		if m.Unit != "" {
+			v += " " + m.Unit
+		}
+		out = append(out, scene.Stat{Label: m.Label, Value: v})
 	}
+	return out
+}
+
+// ttftChart is every request's TTFT by arrival.
+func (r *sandboxRun) ttftChart() scene.Scene {
 	ttft := scene.Series{Name: "TTFT", Type: scene.Scatter}
 	for _, m := range r.res.Requests {
 		ttft.X = append(ttft.X, round2(m.Arrival))
 		ttft.Y = append(ttft.Y, ms(m.TTFT))
 	}
-	return []scene.Scene{{Kind: scene.KindCards, ID: "dash", Title: "Dashboard", Cards: cards},
-		{Kind: scene.KindChart, ID: "ttft", Title: "TTFT of each request by arrival time", Chart: &scene.Chart{Type: scene.Scatter, XLabel: "arrival", XUnit: "s", YLabel: "TTFT", YUnit: "ms", Series: []scene.Series{ttft}}}}
+	return scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "TTFT of each request by arrival time", Chart: &scene.Chart{Type: scene.Scatter, XLabel: "arrival", XUnit: "s", YLabel: "TTFT", YUnit: "ms", Series: []scene.Series{ttft}}}
+}
+
+// workerTable is each worker's share of the run.
+func (r *sandboxRun) workerTable() scene.Scene {
+	perWorker := &scene.Table{Columns: []string{"worker", "requests", "mean in flight", "TTFT p50", "TTFT p99", "prompt tokens cached"}}
+	for w, wr := range r.res.Workers {
+		perWorker.Rows = append(perWorker.Rows, []string{"W" + strconv.Itoa(w+1), strconv.Itoa(wr.Requests), fmt.Sprintf("%.1f", wr.MeanActive),
+			fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("%.1f ms", 1000*wr.Summary.TTFT.P99), fmt.Sprintf("%.1f%%", 100*wr.Summary.PrefixHitRate)})
+	}
+	return scene.Scene{Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}
 }
 
 // steps narrates the run.
@@ -254,24 +301,34 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 		kind = "from the trace " + r.trace
 	}
 	thr := float64(r.outputs) / r.makespan
+	setup := fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
+		r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph)
+	a := &annotate{scene: "cluster"}
+	a.mark("router:R", r.policy, "routed by "+r.policy, setup)
+	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",
+		comma(int(thr)), comma(int(thr/gpus)), 1000*r.ttft.P50, 1000*r.ttft.P99, 1000*r.itl.P50, 1000*r.itl.P99, 100*r.routing.hitTokens, r.routing.imbalance, r.preemptions)
+	b := &annotate{scene: "cluster"}
+	busiest := "worker:W" + strconv.Itoa(r.routing.busiest()+1)
+	b.mark(busiest, fmt.Sprintf("busiest: %.2f× the mean", r.routing.imbalance), "the busiest worker", dash)
+	per := "How the router spread the work, and what each worker's cache gave back."
+	c := &annotate{scene: "cluster"}
+	c.mark(busiest, "busiest", "", per)
+	c.mark("router:R", r.policy, "the router", per)
+	served := func(w int) []string {
+		wr := r.res.Workers[w]
+		return []string{fmt.Sprintf("served %d", wr.Requests), fmt.Sprintf("TTFT p50 %.0f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("%.0f%% cached", 100*wr.Summary.PrefixHitRate)}
+	}
 	return []Step{{
-		Title: "The setup",
-		Narration: fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
-			r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph),
-		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
-			{Label: "workers", Value: gpus}, {Label: "requests", Value: float64(r.requests)}, {Label: "prompt tokens", Value: float64(r.promptTokens)},
-			{Label: "KV blocks per worker", Value: float64(r.e.kvBlocks)}}}},
+		Title: "The setup", Narration: setup, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.clusterScene("The cluster before the first request", false, nil, nil, a.marks)},
 		Quiz: choiceQuiz(fmt.Sprintf("With %s routing this workload, will more than a third of the prompt tokens be found in a prefix cache?", r.policy),
 			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[r.routing.hitTokens > 1.0/3],
 			fmt.Sprintf("%.1f%% were.", 100*r.routing.hitTokens)),
 	}, {
-		Title: "The dashboard",
-		Narration: fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",
-			comma(int(thr)), comma(int(thr/gpus)), 1000*r.ttft.P50, 1000*r.ttft.P99, 1000*r.itl.P50, 1000*r.itl.P99, 100*r.routing.hitTokens, r.routing.imbalance, r.preemptions),
-		Scenes: r.dashboardScenes(metrics),
+		Title: "The dashboard", Narration: dash, Mentions: b.mentions,
+		Scenes: []scene.Scene{r.clusterScene("The cluster at the end of the run, with its dashboard", true, dashboardStats(metrics), nil, b.marks), r.ttftChart()},
 	}, {
-		Title:     "Per worker",
-		Narration: "How the router spread the work, and what each worker's cache gave back.",
-		Scenes:    r.workerScenes(),
+		Title: "Per worker", Narration: per, Mentions: c.mentions,
+		Scenes: []scene.Scene{r.clusterScene("What each worker served and what its cache gave back", true, nil, served, c.marks), r.workerTable()},
 	}}
 }

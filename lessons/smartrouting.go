@@ -175,7 +175,52 @@ type smartRoutingRun struct {
 	rr, kv, rnd, ll                      routingRun // the article's stream
 	aff, kvHot                           routingRun // the overload stream
 	cachedRR, cachedKV                   [][]int    // per worker, per system prompt: blocks the index holds at the end
-	work                                 int64      // Script.Work: the six runs' simulated work
+	cachedRnd, cachedLL                  [][]int
+	cachedAff, cachedHot                 [][]int
+	watch                                *routeWatch // what the KV router's index held at the routes the lesson walks through
+	work                                 int64       // Script.Work: the six runs' simulated work
+}
+
+// routeWatch is the article stream's KV-aware policy, watched: at the
+// routes the lesson walks through (the first three, then ones whose chosen
+// worker had the prompt cached, five in all) it records what the router's
+// index held at that moment, per worker and system prompt. It only reads
+// the index; the decisions are the policy's own.
+type routeWatch struct {
+	*router.KVAware
+	idx      router.Indexer
+	prefixes [][]uint64
+	workers  int
+	seen     int
+	views    map[int]cacheView // by route index
+	lookups  int64
+}
+
+// cacheView is the index at one route: per worker, each system prompt's
+// cached blocks and every block it holds.
+type cacheView struct {
+	perPrompt [][]int
+	total     []int
+}
+
+// UseIndex implements cluster.IndexUser: the policy reads the cluster's index.
+func (w *routeWatch) UseIndex(idx router.Indexer) { w.KVAware.Index, w.idx = idx, idx }
+
+// Route routes as the KV-aware policy does and records the index's view
+// when the lesson will show this route.
+func (w *routeWatch) Route(req router.Request, ws []router.WorkerState) router.Decision {
+	i := w.seen
+	w.seen++
+	d := w.KVAware.Route(req, ws)
+	if w.idx != nil && len(w.views) < 5 && (i < 3 || d.Overlap > 0) {
+		v := cacheView{perPrompt: cachedByPrompt(w.idx, w.prefixes, w.workers)}
+		for k := 0; k < w.workers; k++ {
+			v.total = append(v.total, w.idx.Blocks(k))
+		}
+		w.views[i] = v
+		w.lookups += int64(w.workers * len(w.prefixes))
+	}
+	return d
 }
 
 func buildSmartRouting(v Values) (*Script, error) {
@@ -208,6 +253,8 @@ func runSmartRouting(v Values) (*smartRoutingRun, error) {
 		*dst = summariseRouting(name, res)
 		return nil
 	}
+	r.watch = &routeWatch{KVAware: router.NewKVAware(nil, kvCfg, seed), prefixes: promptHashes(r.systemPrompts, r.prefixTokens, sc.BlockSize),
+		workers: r.workers, views: map[int]cacheView{}}
 	stream := routingStream(v, r.requests, r.rate, 0, seed)
 	// Overload: one hot system prompt, arriving fast.
 	hotStream := routingStream(v, r.overloadRequests, r.overloadRate, r.hotShare, seed+7)
@@ -218,7 +265,7 @@ func runSmartRouting(v Values) (*smartRoutingRun, error) {
 		reqs   []cluster.Request
 	}{
 		{&r.rr, "round robin", router.NewRoundRobin(), stream},
-		{&r.kv, "KV-aware", router.NewKVAware(nil, kvCfg, seed), stream},
+		{&r.kv, "KV-aware", r.watch, stream},
 		{&r.rnd, "random", router.NewRandom(seed), stream},
 		{&r.ll, "least loaded", router.LeastLoaded{}, stream},
 		{&r.aff, "cache affinity (the article's router)", &affinity{}, hotStream},
@@ -228,33 +275,21 @@ func runSmartRouting(v Values) (*smartRoutingRun, error) {
 			return nil, err
 		}
 	}
-	r.cachedRR, r.cachedKV = r.cachedPrompts(r.rr.res.Index, sc.BlockSize), r.cachedPrompts(r.kv.res.Index, sc.BlockSize)
-	for _, run := range []routingRun{r.rr, r.kv, r.rnd, r.ll, r.aff, r.kvHot} {
-		r.work += run.res.Counts.Work()
+	prefixes := r.watch.prefixes
+	for _, c := range []struct {
+		dst *[][]int
+		run routingRun
+	}{{&r.cachedRR, r.rr}, {&r.cachedKV, r.kv}, {&r.cachedRnd, r.rnd}, {&r.cachedLL, r.ll}, {&r.cachedAff, r.aff}, {&r.cachedHot, r.kvHot}} {
+		*c.dst = cachedByPrompt(c.run.res.Index, prefixes, r.workers)
+		r.work += c.run.res.Counts.Work() + int64(r.workers*len(prefixes))
 	}
+	r.work += r.watch.lookups
 	return r, nil
-}
-
-// cachedPrompts asks the router's index, for each worker, how many leading
-// blocks of each system prompt it caches.
-func (r *smartRoutingRun) cachedPrompts(idx *router.Index, blockSize int) [][]int {
-	var prefixes [][]uint64
-	for g := 0; g < r.systemPrompts; g++ {
-		wr := workload.Request{ID: 0, Prompt: r.prefixTokens, PrefixGroup: g, PrefixLen: r.prefixTokens}
-		prefixes = append(prefixes, router.BlockHashes(wr.TokenIDs(), blockSize, ""))
-	}
-	out := make([][]int, r.workers)
-	for w := range out {
-		for _, hs := range prefixes {
-			out[w] = append(out[w], idx.Overlap(hs)[w])
-		}
-	}
-	return out
 }
 
 func (r *smartRoutingRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
-	s.Steps = r.steps(s.Claims)
+	s.Steps = r.steps()
 	indexCursors(s.Steps)
 	return s
 }
@@ -296,26 +331,42 @@ func (r *smartRoutingRun) claims() []Claim {
 
 func workerLabel(w int) string { return "W" + strconv.Itoa(w+1) }
 
-// cacheMap is which worker caches which system prompt at the end of run
-// name, as the router's index saw it.
-func (r *smartRoutingRun) cacheMap(name string, cached [][]int) scene.Scene {
-	cols := []string{"worker"}
-	for g := 0; g < r.systemPrompts; g++ {
-		cols = append(cols, fmt.Sprintf("prompt %d", g+1))
+// routeCluster is the cluster as the KV router saw it when it routed rt:
+// each worker's cache by system prompt (the index's view), its requests
+// running or waiting, and its cost for rt; rt travels to its worker.
+func (r *smartRoutingRun) routeCluster(i int, rt cluster.Routed, marks []scene.Mark) scene.Scene {
+	v := r.watch.views[i]
+	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)}
+	for _, sc := range rt.Decision.Scores {
+		w := sc.Worker
+		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w), Cache: cacheFills(v.perPrompt[w], v.total[w]), Queue: float64(sc.Load),
+			Cost: fmt.Sprintf("cost %.1f", sc.Logit), Chosen: w == rt.Worker, Lines: []string{fmt.Sprintf("R%d hits %s", rt.Request+1, comma(sc.Overlap))}})
 	}
-	tbl := &scene.Table{Columns: cols}
-	for w, row := range cached {
-		cells := []string{workerLabel(w)}
-		for _, n := range row {
-			cell := "—"
-			if n > 0 {
-				cell = fmt.Sprintf("%d blocks", n)
-			}
-			cells = append(cells, cell)
+	c := r.clusterFrame(pool)
+	c.Travel = &scene.Travel{Ref: "req:" + reqName(rt.Request), Group: rt.Group, From: "router", To: workerLabel(rt.Worker),
+		Label: fmt.Sprintf("R%d · prompt %d", rt.Request+1, rt.Group+1)}
+	return scene.Scene{Kind: scene.KindCluster, ID: "cluster", Main: true, Marks: marks, Cluster: c,
+		Title: fmt.Sprintf("R%d is routed: the router's view at %.2f s", rt.Request+1, rt.Arrival)}
+}
+
+// clusterFrame is the article stream's cluster around pool, on the scales
+// every routing step shares.
+func (r *smartRoutingRun) clusterFrame(pools ...scene.Pool) *scene.Cluster {
+	cacheMax, queueMax := 0.0, 1.0
+	for _, v := range r.watch.views {
+		for _, t := range v.total {
+			cacheMax = max(cacheMax, float64(t))
 		}
-		tbl.Rows = append(tbl.Rows, cells)
 	}
-	return scene.Scene{Kind: scene.KindTable, ID: "cache-" + name, Title: "Cached system-prompt blocks per worker at the end (" + name + ")", Table: tbl}
+	for _, rt := range r.kv.res.Routes {
+		for _, l := range rt.Load {
+			queueMax = max(queueMax, float64(l))
+		}
+	}
+	return &scene.Cluster{Router: fmt.Sprintf("KV router: cost = %g × prefill blocks + decode blocks, lowest wins", r.weight),
+		Pools: pools, Groups: promptGroups(r.systemPrompts), CacheLabel: "blocks the router's index holds (16 tokens each)", CacheUnit: "blocks",
+		QueueLabel: "requests running + waiting", QueueUnit: "in flight",
+		CacheMax: cacheMax, QueueMax: queueMax}
 }
 
 // decisionTable is the KV router's view of every worker for one request.
@@ -328,7 +379,7 @@ func decisionTable(d router.Decision) scene.Scene {
 		}
 		tbl.Rows = append(tbl.Rows, []string{workerLabel(sc.Worker) + mark, strconv.Itoa(sc.Overlap), fmt.Sprintf("%.1f", sc.PrefillBlocks), fmt.Sprintf("%.0f", sc.DecodeBlocks), fmt.Sprintf("%.1f", sc.Logit), strconv.Itoa(sc.Load)})
 	}
-	return scene.Scene{Kind: scene.KindTable, ID: "decision", Title: "The KV router's view of each worker", Table: tbl}
+	return scene.Scene{Kind: scene.KindTable, ID: "decision", Title: "The cost terms behind each worker's cost", Table: tbl}
 }
 
 // workerBars charts the requests each worker served under each run.
@@ -345,20 +396,26 @@ func workerBars(runs ...routingRun) *scene.Chart {
 	return c
 }
 
-// shownRoutes picks the KV-aware decisions the lesson walks through: the
-// first three, then ones that found a cached prefix (or the last), five in
-// all.
+// shownRoutes are the KV-aware decisions the lesson walks through: those
+// the watch recorded (the first three, then ones whose chosen worker had
+// the prompt cached, five at most), with their route index.
 func (r *smartRoutingRun) shownRoutes() []cluster.Routed {
 	var out []cluster.Routed
-	routes := r.kv.res.Routes
-	for i, rt := range routes {
-		if len(out) == 5 {
-			break
+	for i, rt := range r.kv.res.Routes {
+		if _, ok := r.watch.views[i]; ok {
+			out = append(out, rt)
 		}
-		if i > 0 && i < len(routes)-1 && len(out) >= 3 && rt.Overlap == 0 {
-			continue
+	}
+	return out
+}
+
+// shownIndex is the route index of each shown route.
+func (r *smartRoutingRun) shownIndex() []int {
+	var out []int
+	for i := range r.kv.res.Routes {
+		if _, ok := r.watch.views[i]; ok {
+			out = append(out, i)
 		}
-		out = append(out, rt)
 	}
 	return out
 }
@@ -444,62 +501,130 @@ func tieBreakText(chosen router.Score, others []router.Score) string {
 	return fmt.Sprintf("Ties go to the smallest indexed tree; %d of the tied workers have the same, %d blocks, so a random pick decides: here a seeded draw chose %s.", equal+1, chosen.TreeSize, w)
 }
 
-// routeSteps walk through a few of the KV router's decisions.
+// routeSteps walk through a few of the KV router's decisions, each over the
+// cluster as the router saw it.
 func (r *smartRoutingRun) routeSteps() []Step {
 	var choices []string
 	for w := 0; w < r.workers; w++ {
 		choices = append(choices, workerLabel(w))
 	}
 	var steps []Step
+	idx := r.shownIndex()
 	for i, rt := range r.shownRoutes() {
 		var quiz *Quiz
 		if i == 3 {
 			quiz = choiceQuiz(fmt.Sprintf("R%d opens with system prompt %d. Which worker will the KV-aware router pick?", rt.Request+1, rt.Group+1), choices, workerLabel(rt.Worker),
 				"The lowest cost: cached blocks cut the prefill term, the worker's active blocks and pending prefill add to it.")
 		}
+		narration := fmt.Sprintf("R%d arrives at %.2f s. The router scores each worker: cost = %g × prefill blocks + decode blocks. %s", rt.Request+1, rt.Arrival, r.weight, routeWhy(rt))
+		a := &annotate{scene: "cluster"}
+		a.mark("req:"+reqName(rt.Request), "", fmt.Sprintf("R%d arrives", rt.Request+1), narration)
+		var chosen float64
+		for _, sc := range rt.Decision.Scores {
+			if sc.Worker == rt.Worker {
+				chosen = sc.Logit
+			}
+		}
+		w := workerLabel(rt.Worker)
+		a.mark("worker:"+w, fmt.Sprintf("chosen: cost %.1f", chosen), firstIn(narration, w+" already caches", w+" has the lowest", w+" ties with", "chose "+w), narration)
+		var tied []int
+		for _, sc := range rt.Decision.Scores {
+			if sc.Worker != rt.Worker && sc.Logit == chosen {
+				tied = append(tied, sc.Worker)
+			}
+		}
+		if len(tied) <= 2 { // a tie among many reads from the costs printed on every worker
+			for _, t := range tied {
+				a.mark("worker:"+workerLabel(t), fmt.Sprintf("tie: cost %.1f", chosen), "", narration)
+			}
+		}
+		a.mark("router:R", "", "The router scores each worker", narration)
 		steps = append(steps, Step{
 			Quiz:      quiz,
 			Title:     fmt.Sprintf("Routing R%d (system prompt %d)", rt.Request+1, rt.Group+1),
-			Narration: fmt.Sprintf("R%d arrives at %.2f s. The router scores each worker: cost = %g × prefill blocks + decode blocks. %s", rt.Request+1, rt.Arrival, r.weight, routeWhy(rt)),
-			Scenes:    []scene.Scene{decisionTable(rt.Decision)},
+			Narration: narration,
+			Scenes:    []scene.Scene{r.routeCluster(idx[i], rt, a.marks), decisionTable(rt.Decision)},
+			Mentions:  a.mentions,
 		})
 	}
 	return steps
 }
 
+// startCluster is the cluster before the first request: nothing cached,
+// nothing queued.
+func (r *smartRoutingRun) startCluster(marks []scene.Mark) scene.Scene {
+	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)}
+	for w := 0; w < r.workers; w++ {
+		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w)})
+	}
+	return scene.Scene{Kind: scene.KindCluster, ID: "cluster", Main: true, Marks: marks, Cluster: r.clusterFrame(pool),
+		Title: "The cluster before the first request"}
+}
+
+// policyCluster is the stream's end under several policies as small
+// multiples on one scale.
+func (r *smartRoutingRun) policyCluster(id, title string, marks []scene.Mark, runs []routingRun, cached [][][]int) scene.Scene {
+	var pools []scene.Pool
+	for i, run := range runs {
+		pools = append(pools, endPool(run.name, fmt.Sprintf("p%d-", i+1), run, cached[i]))
+	}
+	c := &scene.Cluster{Pools: pools, Groups: promptGroups(r.systemPrompts), CacheLabel: "system-prompt blocks cached at the end", CacheUnit: "blocks",
+		QueueLabel: "requests running + waiting, mean over the run", QueueUnit: "in flight"}
+	return scene.Scene{Kind: scene.KindCluster, ID: id, Main: true, Marks: marks, Cluster: c, Title: title}
+}
+
 // steps narrates the run.
-func (r *smartRoutingRun) steps(claims []Claim) []Step {
-	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
-	steps := []Step{{
-		Title: "Agents sharing system prompts",
-		Narration: fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on). "+
-			"A request reuses KV only on the worker that already holds its system prompt.",
-			r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpu.Name, r.e.model.Name),
-		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "setup", Title: "Setup", Cards: []scene.Card{
-			{Label: "workers", Value: float64(r.workers)}, {Label: "system prompts", Value: float64(r.systemPrompts)},
-			{Label: "requests", Value: float64(r.requests)}, {Label: "overlap_score_weight", Value: r.weight}}}},
-	}}
+func (r *smartRoutingRun) steps() []Step {
+	rr, kv := r.rr, r.kv
+	intro := fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on). "+
+		"A request reuses KV only on the worker that already holds its system prompt. The KV router in front of them scores every worker for each request.",
+		r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpu.Name, r.e.model.Name)
+	a := &annotate{scene: "cluster"}
+	a.mark("router:R", "KV router", "The KV router", intro)
+	steps := []Step{{Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.marks)}, Mentions: a.mentions}}
 	steps = append(steps, r.routeSteps()...)
+
+	cmp := fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. The KV router sends each prompt back where it is cached: %.0f%%. "+
+		"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). The price is balance: requests gather where their prompts live, and the busiest worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
+		100*rr.hitRequests, 100*kv.hitRequests, 1000*rr.ttftMean, 1000*kv.ttftMean, 1000*rr.ttftP99, 1000*kv.ttftP99, kv.imbalance, rr.imbalance)
+	a = &annotate{scene: "end"}
+	a.mark("pool:"+rr.name, fmt.Sprintf("%.0f%% of requests hit", 100*rr.hitRequests), "Round robin", cmp)
+	a.mark("pool:"+kv.name, fmt.Sprintf("%.0f%% of requests hit", 100*kv.hitRequests), "The KV router", cmp)
+	a.mark("worker:p2-"+workerLabel(kv.busiest()), fmt.Sprintf("busiest: %.2f× the mean", kv.imbalance), "the busiest worker", cmp)
+	steps = append(steps, Step{
+		Title: "Round robin vs KV-aware", Narration: cmp, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.policyCluster("end", "Where each prompt ended up cached, and each worker's load", a.marks, []routingRun{rr, kv}, [][][]int{r.cachedRR, r.cachedKV})},
+	})
+	return append(steps, r.closingSteps()...)
+}
+
+// closingSteps compare every policy, then the overload.
+func (r *smartRoutingRun) closingSteps() []Step {
+	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
 	pol := &scene.Table{Columns: []string{"policy", "requests with a cached prefix", "prompt tokens cached", "mean TTFT", "p99 TTFT", "imbalance"}}
 	for _, p := range []routingRun{rr, r.rnd, r.ll, kv} {
 		pol.Rows = append(pol.Rows, []string{p.name, fmt.Sprintf("%.1f%%", 100*p.hitRequests), fmt.Sprintf("%.1f%%", 100*p.hitTokens),
 			fmt.Sprintf("%.1f ms", 1000*p.ttftMean), fmt.Sprintf("%.1f ms", 1000*p.ttftP99), fmt.Sprintf("%.2f", p.imbalance)})
 	}
-	return append(steps, Step{
-		Title: "Round robin vs KV-aware",
-		Narration: fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. The KV router sends each prompt back where it is cached: %.0f%%. "+
-			"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). The price is balance: requests gather where their prompts live, and the busiest worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
-			100*rr.hitRequests, 100*kv.hitRequests, 1000*rr.ttftMean, 1000*kv.ttftMean, 1000*rr.ttftP99, 1000*kv.ttftP99, kv.imbalance, rr.imbalance),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "per-worker", Title: "Requests per worker", Chart: workerBars(rr, kv)}, r.cacheMap(rr.name, r.cachedRR), r.cacheMap(kv.name, r.cachedKV)},
-	}, Step{
-		Title:     "Every policy on the same stream",
-		Narration: "Random and least-loaded routing spread load but scatter each prompt's cache; only the cache-aware cost keeps both hit rate and balance.",
-		Scenes:    []scene.Scene{{Kind: scene.KindTable, ID: "policies", Title: "Policies compared", Table: pol}},
-	}, Step{
-		Title: "Overload: when affinity hot-spots one worker",
-		Narration: fmt.Sprintf("Now %d requests arrive at %g per second and %.0f%% of them share one system prompt. The article's router sends every request to the worker that caches its prefix: that worker queues (imbalance %.2f, mean TTFT %.0f ms). "+
-			"Dynamo's cost counts the pending prefill tokens and active blocks too, so once the hot worker is loaded a cold worker's full prefill is cheaper and the hot prompt spreads (imbalance %.2f, mean TTFT %.0f ms).",
-			r.overloadRequests, r.overloadRate, r.hotShare, affRun.imbalance, 1000*affRun.ttftMean, kvHot.imbalance, 1000*kvHot.ttftMean),
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "overload", Title: "Requests per worker under overload", Chart: workerBars(affRun, kvHot)}},
-	}, Step{Title: "Article claim vs this model", Narration: "The article's simulator beside this model, same experiment.", Scenes: []scene.Scene{claimsTable(claims)}})
+	every := "Random and least-loaded routing spread load but scatter each prompt's cache; only the cache-aware cost keeps both hit rate and balance."
+	a := &annotate{scene: "policies-cluster"}
+	a.mark("pool:"+r.rnd.name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.rnd.hitRequests, r.rnd.imbalance), "Random", every)
+	a.mark("pool:"+r.ll.name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.ll.hitRequests, r.ll.imbalance), "least-loaded", every)
+	a.mark("pool:"+kv.name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*kv.hitRequests, kv.imbalance), "the cache-aware cost", every)
+	overload := fmt.Sprintf("Now %d requests arrive at %g per second and %.0f%% of them share one system prompt. The article's router sends every request to the worker that caches its prefix: that worker queues (imbalance %.2f, mean TTFT %.0f ms). "+
+		"Dynamo's cost counts the pending prefill tokens and active blocks too, so once the hot worker is loaded a cold worker's full prefill is cheaper and the hot prompt spreads (imbalance %.2f, mean TTFT %.0f ms).",
+		r.overloadRequests, r.overloadRate, r.hotShare, affRun.imbalance, 1000*affRun.ttftMean, kvHot.imbalance, 1000*kvHot.ttftMean)
+	b := &annotate{scene: "overload-cluster"}
+	b.mark("worker:p1-"+workerLabel(affRun.busiest()), fmt.Sprintf("hot spot: %.2f× the mean", affRun.imbalance), "that worker queues", overload)
+	b.mark("pool:"+kvHot.name, fmt.Sprintf("imbalance %.2f", kvHot.imbalance), "the hot prompt spreads", overload)
+	return []Step{{
+		Title: "Every policy on the same stream", Narration: every, Mentions: a.mentions,
+		Scenes: []scene.Scene{r.policyCluster("policies-cluster", "Every policy on the same stream, at its end", a.marks,
+			[]routingRun{rr, r.rnd, r.ll, kv}, [][][]int{r.cachedRR, r.cachedRnd, r.cachedLL, r.cachedKV}),
+			{Kind: scene.KindTable, ID: "policies", Title: "Policies compared", Table: pol}},
+	}, {
+		Title: "Overload: when affinity hot-spots one worker", Narration: overload, Mentions: b.mentions,
+		Scenes: []scene.Scene{r.policyCluster("overload-cluster", "The overload stream at its end", b.marks, []routingRun{affRun, kvHot}, [][][]int{r.cachedAff, r.cachedHot}),
+			{Kind: scene.KindChart, ID: "overload", Title: "Requests per worker under overload", Chart: workerBars(affRun, kvHot)}},
+	}}
 }

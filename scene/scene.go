@@ -28,6 +28,12 @@ const (
 	// scale: a paged pool (Grid) beside a contiguous one (Strip), with the
 	// queue of requests waiting for them (Queue).
 	KindPools Kind = "pools"
+
+	// The systems pictures (scene/systems.go).
+	KindRadixTree Kind = "radix-tree"
+	KindCluster   Kind = "cluster"
+	KindTiers     Kind = "tiers"
+	KindJourney   Kind = "journey"
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
@@ -49,6 +55,10 @@ type Scene struct {
 	Tokens  *TokenStrip  `json:"tokens,omitempty"`
 	Memory  *MemoryStack `json:"memory,omitempty"`
 	Queue   *Queue       `json:"queue,omitempty"` // KindPools: the requests waiting for the pools
+	Radix   *RadixTree   `json:"radix,omitempty"`
+	Cluster *Cluster     `json:"cluster,omitempty"`
+	Tiers   *Tiers       `json:"tiers,omitempty"`
+	Journey *Journey     `json:"journey,omitempty"`
 	// Main marks the step's main figure: the one picture the narration is
 	// about, kept in view beside it. When no scene of a step sets it, the
 	// first scene is the main figure.
@@ -68,6 +78,9 @@ type Scene struct {
 //	node:3           node 3 of a radix tree
 //	worker:W2        worker W2 of a cluster
 //	tier:G2          memory tier G2
+//	race:fetch       the fetch bar of a tiers scene's race
+//	link:KV          the link of a cluster (and what crosses it)
+//	router:R         the router of a cluster
 //	span:GPU:4       the fifth bar of the lane labelled GPU in a timeline
 //	point:decode:5   the sixth point of the chart series named decode
 //	guide:ridge      the chart guide (reference line or band) with that ID

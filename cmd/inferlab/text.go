@@ -99,7 +99,7 @@ func sceneText(sc scene.Scene) string {
 	case scene.KindMemoryStack, scene.KindSlots, scene.KindTokens:
 		return figureText(sc)
 	}
-	return ""
+	return systemsText(sc)
 }
 
 func ownerGlyph(id int) byte {

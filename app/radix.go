@@ -1,0 +1,244 @@
+package app
+
+import (
+	"strconv"
+
+	"github.com/inferlab/inferlab/scene"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// The radix tree is drawn root at left, one column per depth: each node is
+// a box holding its edge's tokens, with its length, lock_ref and last use;
+// a link joins it to its parent. Leaves take one row each in the scene's
+// order and a parent sits level with the middle of its children, so depth
+// reads left to right. Each node and link is keyed by the node's ID: a node
+// that moves (its edge was cut and it went one column right) slides there,
+// a new node fades in, an evicted one fades out.
+
+// Radix layout, in viewBox units.
+const (
+	rxTop     = 66.0  // room for the capacity bar and a callout under it
+	rxRootW   = 56.0  // the root's box
+	rxNodeW   = 236.0 // a node's box
+	rxNodeH   = 72.0
+	rxColGap  = 40.0
+	rxRowH    = 102.0
+	rxTextPx  = 13.0
+	rxSmallPx = 11.0
+	rxLines   = 3
+)
+
+// rxPlace is a node's box.
+type rxPlace struct {
+	x, y, w, h float64
+	depth      int
+}
+
+// layoutRadix places every node: x by depth, y by leaf order.
+func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
+	kids := map[int][]int{}
+	byID := map[int]scene.RadixNode{}
+	root := -1
+	for _, n := range t.Nodes {
+		byID[n.ID] = n
+		if n.Parent < 0 {
+			if root < 0 {
+				root = n.ID
+			}
+			continue
+		}
+		kids[n.Parent] = append(kids[n.Parent], n.ID)
+	}
+	place := map[int]rxPlace{}
+	row, maxDepth := 0, 0
+	var walk func(id, depth int) float64
+	walk = func(id, depth int) float64 {
+		maxDepth = max(maxDepth, depth)
+		var y float64
+		if cs := kids[id]; len(cs) == 0 {
+			y = rxTop + float64(row)*rxRowH
+			row++
+		} else {
+			first := walk(cs[0], depth+1)
+			last := first
+			for _, c := range cs[1:] {
+				last = walk(c, depth+1)
+			}
+			y = (first + last) / 2
+		}
+		x, w, h := 0.0, rxNodeW, rxNodeH
+		if depth == 0 {
+			w, h = rxRootW, 40
+			y += (rxNodeH - h) / 2
+		} else {
+			x = rxRootW + rxColGap + float64(depth-1)*(rxNodeW+rxColGap)
+		}
+		place[id] = rxPlace{x: x, y: y, w: w, h: h, depth: depth}
+		if depth == 0 {
+			return y - (rxNodeH-h)/2
+		}
+		return y
+	}
+	if root >= 0 {
+		walk(root, 0)
+	}
+	w := rxRootW + float64(maxDepth)*(rxNodeW+rxColGap)
+	h := rxTop + float64(max(row, 1))*rxRowH
+	return place, max(w, 560), h
+}
+
+// renderRadix draws a scene.RadixTree.
+func renderRadix(sc scene.Scene) app.UI {
+	t := sc.Radix
+	place, w, h := layoutRadix(t)
+	marks := newMarkSet(sc.Marks)
+	byID := map[int]scene.RadixNode{}
+	for _, n := range t.Nodes {
+		byID[n.ID] = n
+	}
+	var links, nodes []app.UI
+	for _, n := range t.Nodes {
+		p, ok := place[n.ID]
+		if !ok {
+			continue
+		}
+		if pp, ok := place[n.Parent]; ok {
+			links = append(links, radixLink(n, pp, p))
+		}
+		nodes = append(nodes, radixNode(n, p, marks))
+	}
+	body := []app.UI{
+		radixCapacity(t, w, marks),
+		svgEl("g").Class("rx-links").Body(links...),
+		svgEl("g").Class("rx-nodes").Body(nodes...),
+		marks.layer(w),
+	}
+	sub := comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached"
+	return sysFigure(sc, "scene-radix", sub, w, h, body, radixLegend())
+}
+
+func countState(t *scene.RadixTree, state string) int {
+	n := 0
+	for _, nd := range t.Nodes {
+		if nd.State == state {
+			n++
+		}
+	}
+	return n
+}
+
+// radixCapacity is the bar over the tree: locked, evictable and free
+// tokens of the cache's capacity.
+func radixCapacity(t *scene.RadixTree, w float64, marks *markSet) app.UI {
+	const y, bh = 22.0, 16.0
+	capacity := float64(max(t.Capacity, 1))
+	locked := float64(min(t.Locked, t.Cached))
+	evictable := float64(t.Cached) - locked
+	lw := w * locked / capacity
+	ew := w * evictable / capacity
+	label := comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached: " + comma(int(locked)) + " locked, " +
+		comma(int(evictable)) + " evictable, " + comma(max(0, t.Capacity-t.Cached)) + " free"
+	bar := svgEl("g").Class("rx-capacity")
+	return marks.tag(bar, "cache:capacity", box{0, y, w, bh}).Body(
+		svgTitle(label),
+		svgText(0, 14, "sys-label", fitText(label, w, rxSmallPx+1)),
+		svgRect(0, y, w, bh, "sys-free"),
+		svgRect(0, y, lw, bh, "rx-cap-locked").Style("width", num(lw)+"px"),
+		svgRect(lw, y, ew, bh, "rx-cap-evictable").Style("x", num(lw)+"px").Style("width", num(ew)+"px"),
+	)
+}
+
+// radixLink is the link from a node's parent to the node.
+func radixLink(n scene.RadixNode, from, to rxPlace) app.UI {
+	x0, y0 := from.x+from.w, from.y+from.h/2
+	x1, y1 := to.x, to.y+to.h/2
+	mx := (x0 + x1) / 2
+	d := "M" + num(x0) + " " + num(y0) + " C" + num(mx) + " " + num(y0) + " " + num(mx) + " " + num(y1) + " " + num(x1) + " " + num(y1)
+	cls := "rx-link"
+	if n.State != "" {
+		cls += " rx-" + n.State
+	}
+	return &keyedSVG{Key: "rx-link:" + strconv.Itoa(n.ID), Build: func() app.UI {
+		return svgEl("path").Class(cls).Attr("d", d).Style("d", "path('"+d+"')")
+	}}
+}
+
+// radixNode is one node's box: its edge's tokens, its length, lock_ref and
+// last use.
+func radixNode(n scene.RadixNode, p rxPlace, marks *markSet) app.UI {
+	ref := "node:" + strconv.Itoa(n.ID)
+	cls := "rx-node"
+	if n.State != "" {
+		cls += " rx-" + n.State
+	}
+	switch {
+	case n.Parent < 0:
+		cls += " rx-root"
+	case n.LockRef > 0:
+		cls += " rx-locked"
+	default:
+		cls += " rx-evictable"
+	}
+	tip := radixTip(n)
+	marks.note(ref, box{p.x, p.y, p.w, p.h})
+	return &keyedSVG{Key: "rx-node:" + strconv.Itoa(n.ID), Build: func() app.UI {
+		g := svgEl("g").Class(cls).Style("transform", "translate("+num(p.x)+"px, "+num(p.y)+"px)")
+		g = marks.apply(g, ref)
+		if n.Parent < 0 {
+			return g.Body(svgTitle(tip), svgRect(0, 0, p.w, p.h, "rx-box").Attr("rx", "20"), svgText(p.w/2, p.h/2+5, "rx-root-text", "root"))
+		}
+		right := "lock_ref " + strconv.Itoa(n.LockRef) + " · t" + strconv.FormatUint(n.LastUse, 10)
+		if n.State == scene.NodeEvicted {
+			right = "evicted"
+		}
+		body := []app.UI{
+			svgTitle(tip),
+			svgRect(0, 0, p.w, p.h, "rx-box").Attr("rx", "6"),
+			svgText(8, 14, "rx-head", "#"+strconv.Itoa(n.ID)+" · "+comma(n.Tokens)+" "+plural(n.Tokens, "token", "tokens")),
+			svgText(p.w-8, 14, "rx-head rx-end rx-lockref", right),
+		}
+		for i, line := range wrapText(n.Text, p.w-16, rxTextPx, rxLines) {
+			body = append(body, svgText(8, 32+float64(i)*15, "rx-tokens", line))
+		}
+		return g.Body(body...)
+	}}
+}
+
+// radixTip is a node's tooltip.
+func radixTip(n scene.RadixNode) string {
+	if n.Parent < 0 {
+		return "The root: every cached prefix starts here"
+	}
+	s := "Node #" + strconv.Itoa(n.ID) + ": edge of " + comma(n.Tokens) + " " + plural(n.Tokens, "token", "tokens") + " \u201c" + n.Text + "\u201d; lock_ref " +
+		strconv.Itoa(n.LockRef) + "; last use at tick " + strconv.FormatUint(n.LastUse, 10)
+	switch n.State {
+	case scene.NodeNew:
+		s += "; inserted in this step"
+	case scene.NodeSplit:
+		s += "; created in this step by splitting an edge"
+	case scene.NodeCut:
+		s += "; its edge was cut in this step"
+	case scene.NodeMatched:
+		s += "; matched in this step"
+	case scene.NodeEvicted:
+		s += "; evicted in this step"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// radixLegend says what the boxes' styles mean.
+func radixLegend() app.UI {
+	return app.P().Class("legend").Body(
+		app.Span().Class("key key-rx-locked"), app.Text(" locked (lock_ref > 0: a running request holds it) "),
+		app.Span().Class("key key-rx-evictable"), app.Text(" cached, evictable "),
+		app.Span().Class("key key-rx-new"), app.Text(" new or split in this step "),
+		app.Span().Class("key key-rx-evicted"), app.Text(" evicted in this step"),
+	)
+}

@@ -36,17 +36,7 @@ func TestInteractiveTime(t *testing.T) {
 		t.Skip("set INFERLAB_TIMING_RUNS=N to measure interactive time (N fresh browsers per page)")
 	}
 	site := startSite(t)
-	// The server compresses each wasm once, on first request (`make build`
-	// writes them precompressed, the e2e build does not): ask first, so no
-	// measured load waits for it.
-	for _, f := range []string{"/web/app.wasm", "/web/sim.wasm"} {
-		req, _ := http.NewRequest("GET", site+f, nil)
-		req.Header.Set("Accept-Encoding", "br, gzip")
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-		}
-	}
+	warmCompression(site)
 	pages := []string{"/lesson/garage", "/lesson/smart-routing", "/embed/garage", "/embed/smart-routing"}
 	for _, p := range pages {
 		var cold, warm []float64
@@ -67,6 +57,20 @@ func TestInteractiveTime(t *testing.T) {
 		}
 		recordTiming(t, fmt.Sprintf("E2E_INTERACTIVE page=%s runs=%d cold_median_ms=%.0f warm_median_ms=%.0f cold_ms=%v warm_ms=%v cold_marks{%s} warm_marks{%s}",
 			p, runs, timingMedian(cold), timingMedian(warm), cold, warm, medianMarks(coldMarks), medianMarks(warmMarks)))
+	}
+}
+
+// warmCompression asks for both wasm files once: the server compresses each
+// on its first request (`make build` writes them precompressed, the e2e
+// build does not), and no measured load should wait for that.
+func warmCompression(site string) {
+	for _, f := range []string{"/web/app.wasm", "/web/sim.wasm"} {
+		req, _ := http.NewRequest("GET", site+f, nil)
+		req.Header.Set("Accept-Encoding", "br, gzip")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
 	}
 }
 
@@ -150,6 +154,7 @@ func TestBusyPeriod(t *testing.T) {
 		t.Skip("set INFERLAB_TIMING_RUNS=N to measure the busy period")
 	}
 	site := startSite(t)
+	warmCompression(site)
 	heavy := heavyKnobs(t)
 	for _, where := range []string{"worker", "page thread"} {
 		b := newBrowser(t)

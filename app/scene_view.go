@@ -44,6 +44,8 @@ func (s *sceneView) Render() app.UI {
 		return renderTiers(sc)
 	case sc.Kind == scene.KindJourney && sc.Journey != nil:
 		return renderJourney(sc)
+	case sc.Kind == scene.KindTokens && sc.Tokens != nil:
+		return renderTokens(sc)
 	}
 	return app.Figure().Class("scene", "scene-unknown").DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(
 		app.FigCaption().Text(sc.Title),

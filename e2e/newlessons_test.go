@@ -33,6 +33,12 @@ func TestNewLessons(t *testing.T) {
 		metric:     "throughput_tok_s_dynamic",
 		sceneStep:  5, // continuous batching: a request leaves, the next takes its slot
 		sceneCheck: expectFigure(scene.KindSlots, "slots", ".slot-bar", 100),
+	}, {
+		slug:       "speculative-decoding",
+		knobs:      []ldKnob{{"alpha", "0.9"}},
+		metric:     "expected_tokens_per_pass",
+		sceneStep:  3, // the target verifies round 1: rejected and the target's own token marked
+		sceneCheck: expectFigure(scene.KindTokens, "tokens", ".tok", 5),
 	}}
 	site := startSite(t)
 	b := newBrowser(t)

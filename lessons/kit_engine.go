@@ -109,6 +109,13 @@ func maxFitting(limit int, fits func(n int) bool) int {
 	return lo
 }
 
+// tpSplits reports whether tp splits m's query heads, KV heads and MLP
+// evenly (a KV head may be replicated when tp exceeds them), as engines
+// require.
+func tpSplits(m hardware.Model, tp int) bool {
+	return m.QHeads%tp == 0 && m.Intermediate%tp == 0 && (m.KVHeads%tp == 0 || tp%m.KVHeads == 0)
+}
+
 // tpRelation is the error for a tensor-parallel degree that does not split
 // the model evenly.
 func tpRelation(m hardware.Model, tp int) error {

@@ -62,11 +62,6 @@ func kvElement(dtype string) int {
 	return 2
 }
 
-// kvSplits reports whether tp splits m's query heads, KV heads and MLP.
-func kvSplits(m hardware.Model, tp int) bool {
-	return m.QHeads%tp == 0 && m.Intermediate%tp == 0 && (m.KVHeads%tp == 0 || tp%m.KVHeads == 0)
-}
-
 // kvSetting is the knobs of one pool: what the lesson sizes again with one
 // knob changed (another model, TP, dtype or utilization).
 type kvSetting struct {
@@ -119,7 +114,7 @@ func checkKVBudget(v Values) error {
 		return err
 	}
 	m := s.model
-	if !kvSplits(m, s.tp) {
+	if !tpSplits(m, s.tp) {
 		return Relation("tp", strconv.Itoa(s.tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP of %s evenly", m.Name, m.QHeads, m.KVHeads, comma(m.Intermediate)))
 	}
 	b, err := s.budget()
@@ -226,7 +221,7 @@ func runKVBudget(v Values) (kvBudgetRun, error) {
 		r.kinds = append(r.kinds, kvKind{model: k.model, bytes: k.model.KVBytesPerToken(s.kvBPE), tokens: p.Tokens, fits: ok})
 	}
 	for _, tp := range []int{1, 2, 4, 8} {
-		if !kvSplits(s.model, tp) {
+		if !tpSplits(s.model, tp) {
 			continue
 		}
 		t := s

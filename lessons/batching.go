@@ -45,11 +45,11 @@ var batchingLesson = &Lesson{
 	Build:   buildBatching,
 	MaxWork: batchingMaxWork,
 	// The heaviest accepted settings found by a search over the knobs'
-	// ends (7.6–7.8 million units counted, about 0.5 s natively).
+	// ends (3.6–3.8 million units counted; BENCHMARKS.md).
 	HeavyCorners: []map[string]string{
-		{"requests": "500", "output": "1024", "output_spread": "0", "max_batch_size": "128", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
-		{"requests": "500", "output": "512", "output_spread": "0", "max_batch_size": "8", "rate": "2", "prompt": "16", "max_num_seqs": "1024"},
-		{"requests": "500", "output": "512", "output_spread": "0.95", "max_batch_size": "32", "rate": "500", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "120", "output": "256", "output_spread": "0", "max_batch_size": "2", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "250", "output": "512", "output_spread": "0.95", "max_batch_size": "128", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "250", "output": "256", "output_spread": "0.95", "max_batch_size": "8", "rate": "2", "prompt": "16", "max_num_seqs": "1024"},
 	},
 }
 
@@ -58,8 +58,8 @@ func init() { register(batchingLesson) }
 // Work bound: Check refuses a setting whose estimate exceeds
 // batchingWorkLimit; MaxWork leaves room for the estimate's error.
 const (
-	batchingMaxWork   = 9_000_000
-	batchingWorkLimit = 8_000_000
+	batchingMaxWork   = 4_500_000
+	batchingWorkLimit = 4_000_000
 )
 
 // spreadSweep are the output spreads of the ratio sweep; spreadRequests

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -191,7 +192,7 @@ func TestBatchingRefusals(t *testing.T) {
 // The work estimate Check bounds stays near or above the work Build
 // counts, so the bound holds for what Build does.
 func TestBatchingWorkEstimate(t *testing.T) {
-	for _, set := range []map[string]string{nil, {"rate": "0.5"}, {"max_batch_size": "1", "requests": "60"}, {"rate": "500", "max_batch_size": "128"}, {"output_spread": "0"}, {"max_queue_delay_us": "0", "rate": "4"}} {
+	for _, set := range []map[string]string{nil, {"rate": "2"}, {"max_batch_size": "1", "requests": "30"}, {"rate": "500", "max_batch_size": "128"}, {"output_spread": "0"}, {"max_queue_delay_us": "0", "rate": "4"}} {
 		v, err := batchingLesson.resolveChecked(set)
 		if err != nil {
 			t.Fatal(err)
@@ -209,5 +210,16 @@ func TestBatchingWorkEstimate(t *testing.T) {
 			t.Errorf("%v: estimate %d, counted %d", set, est, r.work)
 		}
 		t.Logf("%v: estimate %d, counted %d (%.2f)", set, est, r.work, float64(est)/float64(r.work))
+	}
+}
+
+// BenchmarkNewLessonsHeavyCorners builds issue 15's lessons at their
+// defaults and their heaviest accepted settings (BENCHMARKS.md).
+func BenchmarkNewLessonsHeavyCorners(b *testing.B) {
+	for _, l := range []*Lesson{kvBudget, batchingLesson, specDecoding} {
+		b.Run(l.Slug+"/defaults", func(b *testing.B) { benchLesson(b, l, nil) })
+		for i, set := range l.HeavyCorners {
+			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { benchLesson(b, l, set) })
+		}
 	}
 }

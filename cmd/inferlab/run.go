@@ -160,8 +160,12 @@ func regularFile(st os.FileInfo) error {
 }
 
 func listCmd(stdout io.Writer) int {
+	width := 0 // the longest slug, so titles line up (speculative-decoding is 20)
 	for _, l := range lessons.All() {
-		fmt.Fprintf(stdout, "%-16s %s (%s)\n", l.Slug, l.Title, l.Part)
+		width = max(width, len(l.Slug))
+	}
+	for _, l := range lessons.All() {
+		fmt.Fprintf(stdout, "%-*s %s (%s)\n", width, l.Slug, l.Title, l.Part)
 	}
 	return 0
 }

@@ -13,7 +13,9 @@ import (
 //
 //   - the script itself, when its JSON is at most MaxEmbed: most lessons'
 //     defaults are 5–60 kB and decode in a few milliseconds, where
-//     simulating them can take a second or more (smart-routing);
+//     simulating them can take a second or more (smart-routing); batching's
+//     350 kB decode in 5–7 ms natively (a few times that in WebAssembly,
+//     well under the 100 ms the page's thread may be held);
 //   - else, when the build's counted work (Script.Work) is at most
 //     LocalWork, a note that the page may build it on its own thread:
 //     garage's defaults are 3 MB of JSON (decoding them at once would hold
@@ -22,7 +24,7 @@ import (
 //     starting Go) costs on a busy machine;
 //   - else nothing: the worker computes it.
 const (
-	MaxEmbed  = 192 << 10
+	MaxEmbed  = 512 << 10
 	LocalWork = 100_000
 )
 

@@ -134,7 +134,7 @@ static: build
 vet: check-go
 	$(GO) vet ./...
 
-# go vet, staticcheck, gofmt and go mod tidy; each failure ends in one line naming what to fix.
+# go vet, staticcheck, gofmt, go mod tidy and no merge-conflict markers; each failure ends in one line naming what to fix.
 lint: check-go staticcheck
 	@rc=0; \
 	$(GO) vet ./... || { echo "make: go vet found problems (above)" >&2; rc=1; }; \
@@ -142,6 +142,8 @@ lint: check-go staticcheck
 	bad=$$("$$(GOTOOLCHAIN=local $(GO) env GOROOT)/bin/gofmt" -l $$($(GO) list -f '{{.Dir}}' ./...)); \
 	if [ -n "$$bad" ]; then echo "make: gofmt would change $$(echo $$bad | tr '\n' ' ')(run gofmt -w on them)" >&2; rc=1; fi; \
 	if ! $(GO) mod tidy -diff >/dev/null 2>&1; then echo "make: go mod tidy would change go.mod or go.sum (run go mod tidy)" >&2; rc=1; fi; \
+	markers=$$(git grep -lE '^(<<<<<<<|>>>>>>>)( |$$)' 2>/dev/null); \
+	if [ -n "$$markers" ]; then echo "make: merge conflict markers left in $$(echo $$markers | tr '\n' ' ')" >&2; rc=1; fi; \
 	exit $$rc
 
 test: deps build

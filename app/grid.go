@@ -10,14 +10,128 @@ import (
 
 // The block grid draws up to a few thousand physical KV blocks. Building and
 // diffing that many go-app elements per step would cost tens of milliseconds
-// in WebAssembly, so the grid's cells are owned by this component, not by
-// go-app's diff: the server prerenders them as raw HTML, and in the browser the
-// component writes them once (innerHTML) and then patches only the cells that
-// changed between steps. The cells persist, so CSS transitions run on them.
+// in WebAssembly, so the grid's cells are owned by gridCells, not by
+// go-app's diff: the server prerenders them as raw HTML, and in the browser
+// they are written once (innerHTML) and then only the cells that changed
+// between steps are patched. The cells persist, so CSS transitions run on
+// them.
+//
+// Cells sit in explicit columns (BlockGrid.Columns, or a default by pool
+// size), so that the callouts of marked blocks, drawn by go-app over the
+// cells, can be placed by row and column. Every cell carries its reference
+// (data-ref="block:I"); a marked block is outlined (class marked) and
+// labelled by a callout.
 
-// maxPatch is the fraction of changed cells above which the whole grid is
-// rewritten instead of patched cell by cell.
+// maxPatchDivisor: when more than 1/maxPatchDivisor of the cells changed,
+// the whole grid is rewritten instead of patched cell by cell.
 const maxPatchDivisor = 2
+
+// compactAbove is the pool size from which a grid is drawn compact: small
+// cells in a near 2:1 rectangle, no text inside (the title and the
+// callouts name them). 2,048 blocks fit in about 400 × 200 px.
+const compactAbove = 512
+
+// gridColumns is the number of columns a grid of n blocks is drawn in.
+func gridColumns(n, cols int) int {
+	switch {
+	case cols > 0:
+		return cols
+	case n <= 16:
+		return max(n, 1)
+	case n <= 256:
+		return 16
+	case n <= compactAbove:
+		return 32
+	}
+	c := 8
+	for c*c < 2*n { // about twice as wide as tall
+		c += 8
+	}
+	return c
+}
+
+// gridCells owns the cells of one grid in the DOM (browser only).
+type gridCells struct {
+	shown  []scene.Block
+	marked []bool
+	bsize  int
+}
+
+// paint brings the cells under the element hostID in line with grid,
+// touching only the cells that changed.
+func (c *gridCells) paint(hostID string, grid *scene.BlockGrid, mk marks) {
+	if grid == nil || app.IsServer {
+		return
+	}
+	host := app.Window().GetElementByID(hostID)
+	if host.IsNull() || host.IsUndefined() {
+		return
+	}
+	blocks := grid.Blocks
+	box := host.Get("firstElementChild")
+	if len(c.shown) != len(blocks) || c.bsize != grid.BlockSize || box.IsNull() {
+		c.rewrite(host, grid, mk)
+		return
+	}
+	var changed []int
+	for i := range blocks {
+		m := mk.has(blockRef(i))
+		if blocks[i] != c.shown[i] || m != c.marked[i] {
+			changed = append(changed, i)
+			if len(changed) > len(blocks)/maxPatchDivisor {
+				c.rewrite(host, grid, mk)
+				return
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	if helper := app.Window().Get("inferlab"); helper.Truthy() {
+		// One call for all changed cells (web/lab.js).
+		var b strings.Builder
+		for k, i := range changed {
+			blk, m := blocks[i], mk.has(blockRef(i))
+			if k > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(strconv.Itoa(i))
+			b.WriteByte('\t')
+			b.WriteString(blockClass(blk, grid.BlockSize, m))
+			b.WriteByte('\t')
+			b.WriteString(strconv.Itoa(blk.Owner))
+			b.WriteByte('\t')
+			b.WriteString(tabless(blockLabel(blk)))
+			b.WriteByte('\t')
+			b.WriteString(tabless(blockTitle(i, blk, grid.BlockSize)))
+			c.shown[i], c.marked[i] = blk, m
+		}
+		helper.Call("patchGrid", box, b.String())
+		return
+	}
+	cells := box.Get("children")
+	for _, i := range changed {
+		b, m := blocks[i], mk.has(blockRef(i))
+		el := cells.Index(i)
+		el.Set("className", blockClass(b, grid.BlockSize, m))
+		el.Call("setAttribute", "data-owner", strconv.Itoa(b.Owner))
+		el.Set("textContent", blockLabel(b))
+		el.Set("title", blockTitle(i, b, grid.BlockSize))
+		c.shown[i], c.marked[i] = b, m
+	}
+}
+
+func (c *gridCells) rewrite(host app.Value, grid *scene.BlockGrid, mk marks) {
+	host.Set("innerHTML", gridHTML(grid, mk))
+	c.shown = append(c.shown[:0], grid.Blocks...)
+	c.marked = c.marked[:0]
+	for i := range grid.Blocks {
+		c.marked = append(c.marked, mk.has(blockRef(i)))
+	}
+	c.bsize = grid.BlockSize
+}
+
+func (c *gridCells) reset() { c.shown, c.marked = nil, nil }
 
 // gridView renders one scene.BlockGrid.
 type gridView struct {
@@ -25,13 +139,13 @@ type gridView struct {
 
 	SceneID string
 	Title   string
+	Marks   []scene.Mark
 	// Get returns the grid to show. It is a func so that go-app never
 	// deep-compares thousands of blocks: a func field always counts as
 	// changed, and OnUpdate diffs against what the DOM shows.
 	Get func() *scene.BlockGrid
 
-	shown []scene.Block // what the DOM holds now (browser only)
-	bsize int
+	cells gridCells
 }
 
 func (g *gridView) CompoID() string { return "block-grid:" + g.SceneID }
@@ -58,17 +172,12 @@ func (g *gridView) Render() app.UI {
 			cached = cached || b.Cached
 		}
 	}
-	host := app.Div().ID("grid-"+g.SceneID).Class("block-grid", densityClass(n)).
-		Aria("label", g.Title)
-	if app.IsServer && grid != nil {
-		host = host.Body(app.Raw(gridHTML(grid)))
-	}
 	return app.Figure().Class("scene", "scene-grid").DataSet("kind", string(scene.KindBlockGrid)).DataSet("scene-id", g.SceneID).Body(
 		app.FigCaption().Body(
 			app.Span().Class("scene-title").Text(g.Title),
 			app.Span().Class("scene-sub").Text(gridSummary(n, owned, used, bs)),
 		),
-		host,
+		gridArea(g.SceneID, g.Title, grid, marksOf(g.Marks)),
 		app.P().Class("legend").Body(
 			app.Span().Class("key key-free"),
 			app.Text(" free (hatched) "),
@@ -81,6 +190,81 @@ func (g *gridView) Render() app.UI {
 			}),
 		),
 	)
+}
+
+// gridArea is the cells' host (prerendered on the server, painted in the
+// browser) and, over it, the callouts of the marked blocks.
+func gridArea(id, label string, grid *scene.BlockGrid, mk marks) app.UI {
+	n, cols := 0, 1
+	if grid != nil {
+		n = len(grid.Blocks)
+		cols = gridColumns(n, grid.Columns)
+	}
+	rows := max(1, (n+cols-1)/cols)
+	cls := "block-grid " + densityClass(n)
+	if n > compactAbove {
+		cls += " compact"
+	}
+	host := app.Div().ID("grid-"+id).Class(cls).Aria("label", label)
+	if app.IsServer && grid != nil {
+		host = host.Body(app.Raw(gridHTML(grid, mk)))
+	}
+	var notes []app.UI
+	type placed struct {
+		row      int
+		from, to float64
+		lift     int
+	}
+	var done []placed
+	// The grid's width in px, roughly, to keep neighbouring callouts apart.
+	px := float64(cols) * 30
+	if n > compactAbove {
+		px = 430
+	}
+	for i := 0; i < n; i++ {
+		ref := blockRef(i)
+		if !mk.has(ref) {
+			continue
+		}
+		text := mk.label(ref, "block "+strconv.Itoa(i))
+		x := 100 * (float64(i%cols) + 0.5) / float64(cols)
+		y := 100 * float64(i/cols) / float64(rows)
+		w := 100 * (7*float64(len([]rune(text))) + 16) / px
+		p := placed{row: i / cols, from: x - w/2, to: x + w/2}
+		switch cls := calloutSide("", x); cls { // as lab.css anchors it
+		case " at-start":
+			p.from, p.to = x-2, x-2+w
+		case " at-end":
+			p.from, p.to = x+2-w, x+2
+		}
+		for _, q := range done { // lift a callout above a neighbour it would cover
+			if q.row >= p.row-2 && q.from < p.to && p.from < q.to && q.lift >= p.lift {
+				p.lift = q.lift + 1
+			}
+		}
+		done = append(done, p)
+		notes = append(notes, app.Span().Class(calloutSide("callout grid-callout", x)).DataSet("for", ref).
+			Style("left", pctText(x)).Style("top", pctText(y)).Style("margin-top", strconv.Itoa(-22*p.lift)+"px").Text(text))
+	}
+	wrap := "grid-wrap"
+	if len(notes) > 0 {
+		wrap += " has-notes"
+	}
+	return app.Div().Class(wrap).Style("--cols", strconv.Itoa(cols)).Body(
+		host,
+		app.Div().Class("grid-notes").Aria("hidden", true).Body(notes...),
+	)
+}
+
+// calloutSide keeps a callout at x percent inside its figure.
+func calloutSide(cls string, x float64) string {
+	switch {
+	case x < 12:
+		return cls + " at-start"
+	case x > 88:
+		return cls + " at-end"
+	}
+	return cls
 }
 
 func gridSummary(n, owned, used, bs int) string {
@@ -103,79 +287,17 @@ func densityClass(n int) string {
 	return "dense-0"
 }
 
-func (g *gridView) OnMount(ctx app.Context) { g.paint() }
+func (g *gridView) OnMount(ctx app.Context) {
+	g.cells.paint("grid-"+g.SceneID, g.grid(), marksOf(g.Marks))
+}
 
 func (g *gridView) OnUpdate(ctx app.Context) {
 	// OnUpdate runs before the re-render; the host node stays (same tag and
 	// position), so patch it once the render is done.
-	ctx.Defer(func(app.Context) { g.paint() })
+	ctx.Defer(func(app.Context) { g.cells.paint("grid-"+g.SceneID, g.grid(), marksOf(g.Marks)) })
 }
 
-func (g *gridView) OnDismount() { g.shown = nil }
-
-// paint brings the DOM in line with the current grid, touching only cells
-// that changed.
-func (g *gridView) paint() {
-	grid := g.grid()
-	if grid == nil || app.IsServer {
-		return
-	}
-	host := app.Window().GetElementByID("grid-" + g.SceneID)
-	if host.IsNull() || host.IsUndefined() {
-		return
-	}
-	blocks := grid.Blocks
-	box := host.Get("firstElementChild")
-	if len(g.shown) != len(blocks) || g.bsize != grid.BlockSize || box.IsNull() {
-		g.rewrite(host, grid)
-		return
-	}
-	var changed []int
-	for i := range blocks {
-		if blocks[i] != g.shown[i] {
-			changed = append(changed, i)
-			if len(changed) > len(blocks)/maxPatchDivisor {
-				g.rewrite(host, grid)
-				return
-			}
-		}
-	}
-	if len(changed) == 0 {
-		return
-	}
-	if helper := app.Window().Get("inferlab"); helper.Truthy() {
-		// One call for all changed cells (web/lab.js).
-		var b strings.Builder
-		for k, i := range changed {
-			blk := blocks[i]
-			if k > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(strconv.Itoa(i))
-			b.WriteByte('\t')
-			b.WriteString(blockClass(blk, grid.BlockSize))
-			b.WriteByte('\t')
-			b.WriteString(strconv.Itoa(blk.Owner))
-			b.WriteByte('\t')
-			b.WriteString(tabless(blockLabel(blk)))
-			b.WriteByte('\t')
-			b.WriteString(tabless(blockTitle(i, blk, grid.BlockSize)))
-			g.shown[i] = blk
-		}
-		helper.Call("patchGrid", box, b.String())
-		return
-	}
-	cells := box.Get("children")
-	for _, i := range changed {
-		b := blocks[i]
-		el := cells.Index(i)
-		el.Set("className", blockClass(b, grid.BlockSize))
-		el.Call("setAttribute", "data-owner", strconv.Itoa(b.Owner))
-		el.Set("textContent", blockLabel(b))
-		el.Set("title", blockTitle(i, b, grid.BlockSize))
-		g.shown[i] = b
-	}
-}
+func (g *gridView) OnDismount() { g.cells.reset() }
 
 // tabless keeps a field of the patch format free of separators.
 func tabless(s string) string {
@@ -185,22 +307,21 @@ func tabless(s string) string {
 	return s
 }
 
-func (g *gridView) rewrite(host app.Value, grid *scene.BlockGrid) {
-	host.Set("innerHTML", gridHTML(grid))
-	g.shown = append(g.shown[:0], grid.Blocks...)
-	g.bsize = grid.BlockSize
-}
+// blockRef is the reference of physical block i.
+func blockRef(i int) string { return "block:" + strconv.Itoa(i) }
 
 // gridHTML renders the cells as one HTML string (one root element). It
 // writes straight into one buffer: the server prerenders it and the browser
 // uses it to (re)draw whole grids of up to 4,096 cells.
-func gridHTML(grid *scene.BlockGrid) string {
-	buf := make([]byte, 0, len(grid.Blocks)*110+40)
+func gridHTML(grid *scene.BlockGrid, mk marks) string {
+	buf := make([]byte, 0, len(grid.Blocks)*130+40)
 	buf = append(buf, `<div class="blocks" role="list">`...)
 	bs := grid.BlockSize
 	for i, blk := range grid.Blocks {
-		buf = append(buf, `<div role="listitem" class="`...)
-		buf = appendBlockClass(buf, blk, bs)
+		buf = append(buf, `<div role="listitem" data-ref="block:`...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		buf = append(buf, `" class="`...)
+		buf = appendBlockClass(buf, blk, bs, mk.has(blockRef(i)))
 		buf = append(buf, `" data-owner="`...)
 		buf = strconv.AppendInt(buf, int64(blk.Owner), 10)
 		buf = append(buf, `" title="block `...)
@@ -264,11 +385,11 @@ func appendEscaped(buf []byte, s string) []byte {
 // ownerColours is the number of owner colour classes in lab.css (c0…c11).
 const ownerColours = 12
 
-func blockClass(b scene.Block, bsize int) string {
-	return string(appendBlockClass(make([]byte, 0, 32), b, bsize))
+func blockClass(b scene.Block, bsize int, marked bool) string {
+	return string(appendBlockClass(make([]byte, 0, 40), b, bsize, marked))
 }
 
-func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
+func appendBlockClass(buf []byte, b scene.Block, bsize int, marked bool) []byte {
 	if b.Owner == scene.Free {
 		buf = append(buf, "block free"...)
 		if b.Cached {
@@ -276,6 +397,9 @@ func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
 		}
 		if b.Highlight {
 			buf = append(buf, " hl"...)
+		}
+		if marked {
+			buf = append(buf, " marked"...)
 		}
 		return buf
 	}
@@ -286,12 +410,8 @@ func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
 			fill = 4
 		}
 	}
-	o := b.Owner % ownerColours
-	if o < 0 {
-		o = -o
-	}
-	buf = append(buf, "block c"...)
-	buf = strconv.AppendInt(buf, int64(o), 10)
+	buf = append(buf, "block "...)
+	buf = appendStyleClass(buf, b.Colour, b.Owner)
 	buf = append(buf, " f"...)
 	buf = append(buf, byte('0'+fill))
 	if b.Refs > 1 {
@@ -302,6 +422,31 @@ func appendBlockClass(buf []byte, b scene.Block, bsize int) []byte {
 	}
 	if b.Highlight {
 		buf = append(buf, " hl"...)
+	}
+	if marked {
+		buf = append(buf, " marked"...)
+	}
+	return buf
+}
+
+// styleClass is the CSS class of an owner's style: the palette slot of
+// Colour (scene.Colours) when set, else one derived from the owner: a
+// colour c0…c11 and, past the first twelve slots, a fill pattern p1 or p2.
+func styleClass(colour, owner int) string {
+	return string(appendStyleClass(make([]byte, 0, 8), colour, owner))
+}
+
+func appendStyleClass(buf []byte, colour, owner int) []byte {
+	if colour <= 0 {
+		buf = append(buf, 'c')
+		return strconv.AppendInt(buf, int64(abs(owner)%ownerColours), 10)
+	}
+	s := (colour - 1) % scene.Palette
+	buf = append(buf, 'c')
+	buf = strconv.AppendInt(buf, int64(s%ownerColours), 10)
+	if p := s / ownerColours; p > 0 {
+		buf = append(buf, " p"...)
+		buf = strconv.AppendInt(buf, int64(p), 10)
 	}
 	return buf
 }

@@ -62,7 +62,10 @@ func renderScenes(scenes []scene.Scene, motion bool) []app.UI {
 		switch {
 		case sc.Kind == scene.KindBlockGrid && sc.Grid != nil:
 			grid := sc.Grid
-			out = append(out, &gridView{SceneID: sc.ID, Title: sc.Title, Get: func() *scene.BlockGrid { return grid }})
+			out = append(out, &gridView{SceneID: sc.ID, Title: sc.Title, Marks: sc.Marks, Get: func() *scene.BlockGrid { return grid }})
+		case sc.Kind == scene.KindPools && sc.Grid != nil && sc.Strip != nil:
+			pools := sc
+			out = append(out, &poolsView{SceneID: sc.ID, Get: func() *scene.Scene { return &pools }})
 		case sc.Kind == scene.KindChart && sc.Chart != nil:
 			chart := sc.Chart
 			out = append(out, &chartView{SceneID: sc.ID, Title: sc.Title, Motion: motion, Marks: sc.Marks, Get: func() *scene.Chart { return chart }})

@@ -21,7 +21,7 @@ import (
 // at 1280×800 and every mark of the native script is checked on the page.
 
 // memLessons are the lessons whose pictures this file checks.
-var memLessons = []string{"chunked-prefill", "cuda-graphs", "roofline", "measuring"}
+var memLessons = []string{"garage", "chunked-prefill", "cuda-graphs", "roofline", "measuring"}
 
 // tickTitle is the title pacing forbids: a step named after a tick.
 var tickTitle = regexp.MustCompile(`^Tick \d+`)
@@ -57,6 +57,36 @@ func TestPicturesMem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPicturesGaragePools: at 1280×800, garage's first step shows both
+// pools whole, side by side, with their queues, without scrolling.
+func TestPicturesGaragePools(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.viewport(1280, 800)
+	b.navigate(site + "/lesson/garage")
+	b.waitStep("on load", 1)
+	b.waitFor("the paged pool's cells", `document.querySelectorAll(".scene-pools .block-grid .block").length > 0`)
+	type box struct {
+		Sel                      string
+		Top, Bottom, Left, Right float64
+		W, H                     float64
+	}
+	boxes := evalJS[[]box](b, `[".pool-paged .pool-area", ".pool-contiguous .pool-area", ".pool-paged .queue-wrap", ".pool-contiguous .queue-wrap"].map((sel) => {
+  const e = document.querySelector(sel);
+  const r = e ? e.getBoundingClientRect() : {top: -1, bottom: -1, left: -1, right: -1, width: 0, height: 0};
+  return {sel, top: r.top, bottom: r.bottom, left: r.left, right: r.right, w: r.width, h: r.height};
+})`)
+	for _, x := range boxes {
+		if x.W < 100 || x.H < 10 || x.Top < 0 || x.Bottom > 800 || x.Left < 0 || x.Right > 1280 {
+			t.Errorf("%s is not in view at 1280×800: %+v", x.Sel, x)
+		}
+	}
+	if len(boxes) == 4 && !(boxes[1].Left >= boxes[0].Right && boxes[0].Top < boxes[1].Bottom && boxes[1].Top < boxes[0].Bottom) {
+		t.Errorf("the pools are not side by side: paged %+v, contiguous %+v", boxes[0], boxes[1])
+	}
+	b.screenshot("pictures-garage-pools")
 }
 
 // viewport sets the page's viewport.

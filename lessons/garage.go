@@ -420,15 +420,16 @@ func sameValues(a, b Values) bool {
 	return true
 }
 
-// maxGarageSteps bounds the steps between the introduction and the summary;
-// the ticks that teach something new are always kept.
-const maxGarageSteps = 40
+// maxGarageSteps bounds the steps between the introduction and the summary
+// (20 narrated steps in all); the ticks that teach something new are kept
+// first.
+const maxGarageSteps = 18
 
 // tickPicker remembers which events have been seen, to mark the tick where
 // each first happens.
 type tickPicker struct {
 	special map[int]bool
-	seen    [2][3]bool      // per pool: a decode took a block, a request finished, a new request was blocked
+	seen    [2][4]bool      // per pool: a decode took a block, a request finished, a new request was blocked, the queue emptied
 	shared  [3]bool         // either pool: external fragmentation, a hole reused, a preemption
 	blocked [2]map[int]bool // per pool: requests already seen blocked at the queue head
 }
@@ -440,7 +441,8 @@ func (p *tickPicker) note(i, t int, lg garageTick) bool {
 	if newBlock {
 		p.blocked[i][lg.Blocked] = true
 	}
-	for k, happened := range [3]bool{lg.DecodeTaken > 0, len(lg.Finished) > 0, newBlock} {
+	emptied := lg.Waiting == 0 && len(lg.Admitted) > 0
+	for k, happened := range [4]bool{lg.DecodeTaken > 0, len(lg.Finished) > 0, newBlock, emptied} {
 		p.first(&p.seen[i][k], happened, t)
 	}
 	for k, happened := range [3]bool{fragBlocked(lg.Tick), lg.holeReuse, len(lg.Preempted) > 0} {
@@ -465,7 +467,11 @@ func fragBlocked(t scheduler.Tick) bool {
 }
 
 // chooseTicks picks the ticks shown as steps: every tick where something
-// happens for the first time, and evenly spaced others up to the budget.
+// happens for the first time (admission, the first block taken on demand,
+// refusal, preemption, departure, hole reuse, external fragmentation, an
+// empty queue, each pool's fullest and last tick), then evenly spaced busy
+// ticks up to maxGarageSteps. Each step narrates everything since the one
+// before, so the ticks between are grouped into it.
 func chooseTicks(r *garageServed) []int {
 	n := max(len(r.paged.ticks), len(r.contig.ticks))
 	p := tickPicker{special: map[int]bool{0: true, len(r.paged.ticks) - 1: true, len(r.contig.ticks) - 1: true,
@@ -488,13 +494,17 @@ func chooseTicks(r *garageServed) []int {
 			out = append(out, t)
 		}
 	}
+	slices.Sort(out)
+	if len(out) > maxGarageSteps { // keep the first events and the end
+		out = append(out[:maxGarageSteps-1], out[len(out)-1])
+	}
 	room := maxGarageSteps - len(out)
 	if room > 0 && len(others) > 0 {
 		if len(others) <= room {
 			out = append(out, others...)
 		} else {
 			for i := 0; i < room; i++ {
-				out = append(out, others[i*len(others)/room])
+				out = append(out, others[(2*i+1)*len(others)/(2*room)])
 			}
 		}
 	}
@@ -534,10 +544,13 @@ type garageText struct {
 	*garageRun
 	labels []string
 	chart  *scene.Chart
+	// colours gives each request on screen its own style, step after
+	// step (steps are built in order).
+	colours *scene.Colours
 }
 
 func (r garageRun) script() *Script {
-	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs))}
+	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs)), colours: scene.NewColours()}
 	for i := range g.labels {
 		g.labels[i] = reqName(i)
 	}
@@ -547,7 +560,7 @@ func (r garageRun) script() *Script {
 	steps := g.tickSteps()
 	if len(steps) > 0 && r.ticks[0] == 0 {
 		c0 := int(r.served.contig.ticks[0].resident)
-		steps[0].Quiz = numberQuiz(fmt.Sprintf("Tick 0: %d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), comma(r.setup.pool)),
+		steps[0].Quiz = numberQuiz(fmt.Sprintf("%d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), comma(r.setup.pool)),
 			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(r.setup), c0))
 	}
 	s.Steps = append(s.Steps, steps...)
@@ -571,16 +584,52 @@ func (g *garageText) introStep() Step {
 		setup = " The article's setup is the defaults; the table at the end shows its figures beside this run's."
 	}
 	idle := scheduler.Tick{Blocked: -1, Waiting: len(s.reqs), Usage: allocator.Usage{Pool: s.pool}}
-	return Step{
-		Title: "Two garages, one queue",
-		Narration: fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens) queue in order. Each pool has %s KV slots. "+
-			"The paged pool cuts them into %s blocks of %d tokens and gives a request a block only when it needs one; "+
-			"the contiguous pool gives each request one unbroken run (%s).%s%s",
-			len(s.reqs), comma(s.promptMin), comma(s.promptMax), comma(s.outputMin), comma(s.outputMax), comma(s.pool),
-			comma(s.pool/s.b), s.b, reserveWords(s), fit, setup),
-		Scenes: []scene.Scene{g.gridScene(empty, nil), g.stripScene(empty, nil), nowCards(idle, idle), chartScene(g.chart, 0)},
-		Cursor: 0,
+	all := make([]int, len(s.reqs))
+	for i := range all {
+		all[i] = i
 	}
+	pagedText, contigText := "The paged pool", "the contiguous pool"
+	narration := fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens) queue in order. Each pool has %s KV slots. "+
+		"%s cuts them into %s blocks of %d tokens and gives a request a block only when it needs one; "+
+		"%s gives each request one unbroken run (%s).%s%s",
+		len(s.reqs), comma(s.promptMin), comma(s.promptMax), comma(s.outputMin), comma(s.outputMax), comma(s.pool),
+		pagedText, comma(s.pool/s.b), s.b, contigText, reserveWords(s), fit, setup)
+	subj := []subject{
+		{pagedText, "pool:paged", fmt.Sprintf("%s blocks × %d tokens", comma(s.pool/s.b), s.b)},
+		{contigText, "pool:contiguous", "one unbroken run per request"},
+	}
+	pools := g.poolsScene(empty, nil, g.queues(all, all, nil, nil, scheduler.Tick{Blocked: -1}, scheduler.Tick{Blocked: -1}))
+	marks, mentions := subjects(narration, pools.ID, subj)
+	pools.Marks = marks
+	return Step{
+		Title:     "Two garages, one queue",
+		Narration: narration,
+		Scenes:    []scene.Scene{pools, nowCards(idle, idle), chartScene(g.chart, 0)},
+		Mentions:  mentions,
+		Cursor:    0,
+	}
+}
+
+// subject is something a step's narration names: the phrase, the element
+// of the pools figure it names, and the callout drawn there.
+type subject struct{ text, ref, label string }
+
+// subjects turns a step's subjects into marks and mentions: those whose
+// phrase the narration contains, at most maxMarks, one per element.
+func subjects(narration, sceneID string, subj []subject) ([]scene.Mark, []scene.Mention) {
+	const maxMarks = 3
+	var marks []scene.Mark
+	var mentions []scene.Mention
+	seen := map[string]bool{}
+	for _, s := range subj {
+		if len(marks) == maxMarks || s.text == "" || seen[s.ref] || !strings.Contains(narration, s.text) {
+			continue
+		}
+		seen[s.ref] = true
+		marks = append(marks, markRef(s.ref, s.label))
+		mentions = append(mentions, mention(s.text, sceneID, s.ref))
+	}
+	return marks, mentions
 }
 
 // teller says each explanation once: the first time its mechanism shows up.
@@ -601,18 +650,29 @@ func (g *garageText) tickSteps() []Step {
 	told := teller{}
 	prevTick := -1
 	var prev *snapshot
-	for _, t := range g.ticks {
+	pq, cq := g.served.paged.queues(len(g.setup.reqs), g.ticks), g.served.contig.queues(len(g.setup.reqs), g.ticks)
+	for k, t := range g.ticks {
 		snap := g.served.snaps[t]
 		pw, cw := g.served.paged.window(prevTick, t), g.served.contig.window(prevTick, t)
-		paged, title := g.pagedText(pw, t, told)
-		contig, title := g.contigText(cw, t, told, title)
+		var subj []subject
+		paged, title := g.pagedText(pw, t, told, snap, prev, &subj)
+		contig, title := g.contigText(cw, t, told, title, snap, &subj)
 		if title == "" {
-			title = g.plainTitle(cw, t, told)
+			title = g.plainTitle(pw, cw, t, told)
 		}
+		when := fmt.Sprintf("Tick %d. ", t)
+		if t > prevTick+1 {
+			when = fmt.Sprintf("Ticks %d–%d. ", prevTick+1, t)
+		}
+		narration := when + "Paged: " + paged + " Contiguous: " + contig
+		pools := g.poolsScene(snap, prev, g.queues(pq[k], cq[k], pw.preempted, cw.preempted, pw.last.Tick, cw.last.Tick))
+		marks, mentions := subjects(narration, pools.ID, subj)
+		pools.Marks = marks
 		steps = append(steps, Step{
 			Title:     title,
-			Narration: fmt.Sprintf("Tick %d. ", t) + "Paged: " + paged + " Contiguous: " + contig,
-			Scenes:    []scene.Scene{g.gridScene(snap, prev), g.stripScene(snap, prev), nowCards(pw.last.Tick, cw.last.Tick), chartScene(g.chart, float64(t))},
+			Narration: narration,
+			Scenes:    []scene.Scene{pools, nowCards(pw.last.Tick, cw.last.Tick), chartScene(g.chart, float64(t))},
+			Mentions:  mentions,
 			Cursor:    float64(t),
 		})
 		prevTick = t
@@ -623,23 +683,36 @@ func (g *garageText) tickSteps() []Step {
 }
 
 // pagedText narrates the paged pool over one window, and titles the step
-// when it shows the first preemption.
-func (g *garageText) pagedText(w tickWindow, t int, told teller) (text, title string) {
+// when it shows the first preemption; it adds the window's subjects (a
+// preempted request, a block taken on demand, a block freed) to subj.
+func (g *garageText) pagedText(w tickWindow, t int, told teller, snap snapshot, prev *snapshot, subj *[]subject) (text, title string) {
 	if !w.active {
-		return fmt.Sprintf("has served every request (done at tick %d).", len(g.served.paged.ticks)-1), ""
+		done := "has served every request"
+		*subj = append(*subj, subject{done, "pool:paged", "empty: all served"})
+		return fmt.Sprintf("%s (done at tick %d).", done, len(g.served.paged.ticks)-1), ""
 	}
 	var parts []string
 	if len(w.admitted) > 0 {
 		parts = append(parts, fmt.Sprintf("admitted %s", names(w.admitted)))
 	}
 	if len(w.finished) > 0 {
-		parts = append(parts, fmt.Sprintf("%s finished and returned %s blocks to the free queue", names(w.finished), plural(len(w.finished), "its", "their")))
+		txt := fmt.Sprintf("%s finished and returned %s blocks to the free queue", names(w.finished), plural(len(w.finished), "its", "their"))
+		parts = append(parts, txt)
+		if i, ok := freedBlock(snap, prev, w.finished); ok {
+			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: freed by %s", i, reqName(prev.owners[i]))})
+		}
 	}
 	if w.decodeBlocks > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s allocated on demand as decoding filled last blocks", w.decodeBlocks, plural(w.decodeBlocks, "block", "blocks")))
+		txt := fmt.Sprintf("%d %s allocated on demand", w.decodeBlocks, plural(w.decodeBlocks, "block", "blocks"))
+		parts = append(parts, txt+" as decoding filled last blocks")
+		if i, ok := demandBlock(snap, prev, w.admitted); ok {
+			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: new for %s", i, reqName(snap.owners[i]))})
+		}
 	}
 	if len(w.preempted) > 0 {
-		parts = append(parts, fmt.Sprintf("%s preempted", names(w.preempted)))
+		txt := fmt.Sprintf("%s preempted", names(w.preempted))
+		parts = append(parts, txt)
+		*subj = append([]subject{{txt, "queue:paged:" + reqName(w.preempted[len(w.preempted)-1]), reqName(w.preempted[len(w.preempted)-1]) + " preempted"}}, *subj...)
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "requests kept decoding")
@@ -666,11 +739,60 @@ func (g *garageText) pagedText(w tickWindow, t int, told teller) (text, title st
 	return b.String(), title
 }
 
+// idRange names requests for a title: "R12–R16" when they follow each
+// other, else as names does.
+func idRange(ids []int) string {
+	if len(ids) > 2 && slices.IsSorted(ids) && ids[len(ids)-1]-ids[0] == len(ids)-1 {
+		return reqName(ids[0]) + "–" + reqName(ids[len(ids)-1])
+	}
+	return names(ids)
+}
+
+// blockRefOf is the reference of physical block i.
+func blockRefOf(i int) string { return "block:" + strconv.Itoa(i) }
+
+// freedBlock is a block one of the finished requests held in prev and that
+// is free now.
+func freedBlock(snap snapshot, prev *snapshot, finished []int) (int, bool) {
+	if prev == nil {
+		return 0, false
+	}
+	for i, o := range snap.owners {
+		if o == scene.Free && prev.owners[i] != scene.Free && slices.Contains(finished, prev.owners[i]) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// demandBlock is a block taken on demand since prev: owned now by a
+// request that was already resident (not one of those just admitted), and
+// free or someone else's before.
+func demandBlock(snap snapshot, prev *snapshot, admitted []int) (int, bool) {
+	if prev == nil {
+		return 0, false
+	}
+	resident := map[int]bool{}
+	for _, o := range prev.owners {
+		resident[o] = true
+	}
+	for i, o := range snap.owners {
+		if o != scene.Free && prev.owners[i] != o && resident[o] && !slices.Contains(admitted, o) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // contigText narrates the contiguous pool over one window; it titles tick 0
-// and, when no title is set yet, the first hole reuse and rejection.
-func (g *garageText) contigText(w tickWindow, t int, told teller, title string) (string, string) {
+// and, when no title is set yet, the first hole reuse and rejection; it
+// adds the window's subjects (a run's empty tail, a reused hole, a refused
+// request) to subj.
+func (g *garageText) contigText(w tickWindow, t int, told teller, title string, snap snapshot, subj *[]subject) (string, string) {
 	if !w.active {
-		return fmt.Sprintf("has served every request (done at tick %d).", len(g.served.contig.ticks)-1), title
+		done := "has served every request"
+		*subj = append(*subj, subject{done, "pool:contiguous", "empty: all served"})
+		return fmt.Sprintf("%s (done at tick %d).", done, len(g.served.contig.ticks)-1), title
 	}
 	var parts []string
 	if len(w.finished) > 0 {
@@ -690,24 +812,38 @@ func (g *garageText) contigText(w tickWindow, t int, told teller, title string) 
 	b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens, %s of reserved slots are empty.",
 		u.Resident, w.last.Waiting, pct(u.Utilization()), pct(u.Waste())))
 	if t == 0 {
-		b.WriteString(told.once("contig-admit", "Every admitted request holds its whole reservation from the first token: that empty tail is internal fragmentation."))
-		title = "Tick 0: admission"
+		frag := "that empty tail is internal fragmentation"
+		b.WriteString(told.once("contig-admit", "Every admitted request holds its whole reservation from the first token: "+frag+"."))
+		if len(snap.runs) > 0 {
+			r := snap.runs[0]
+			*subj = append(*subj, subject{frag, "req:" + reqName(r.Req), fmt.Sprintf("%s: %s of %s reserved slots empty", reqName(r.Req), comma(r.Len-r.Tokens), comma(r.Len))})
+		}
+		title = "Admission: every request reserves its run"
 	}
 	if w.holeReuse {
-		if txt := told.once("reuse", "First fit placed a new request in a hole a finished one left behind."); txt != "" {
+		reuse := "First fit placed a new request in a hole a finished one left behind."
+		if txt := told.once("reuse", reuse); txt != "" {
 			b.WriteString(txt)
 			title = orTitle(title, "A hole is reused (first fit)")
+			if n := len(w.admitted); n > 0 {
+				id := w.admitted[n-1]
+				*subj = append(*subj, subject{"First fit placed a new request in a hole", "req:" + reqName(id), reqName(id) + " in a freed hole"})
+			}
 		}
 	}
 	if w.last.Blocked >= 0 {
 		txt, why := rejectionText(w.last.Tick, told)
 		b.WriteString(txt)
 		title = orTitle(title, why)
+		if txt != "" {
+			name := reqName(w.last.Blocked)
+			*subj = append([]subject{{name + " is rejected for now", "queue:contiguous:" + name, name + " refused"}}, *subj...)
+		}
 	}
 	return b.String(), title
 }
 
-// cmp returns title, or else alt.
+// orTitle returns title, or else alt.
 func orTitle(title, alt string) string {
 	if title != "" {
 		return title
@@ -721,31 +857,53 @@ func orTitle(title, alt string) string {
 func rejectionText(lg scheduler.Tick, told teller) (text, title string) {
 	short := lg.Shortfall
 	if fragBlocked(lg) {
-		text = told.once("frag", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and %s slots are free, but the largest hole holds only %s. That is external fragmentation.",
+		text = told.once("frag", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and %s slots are free, but the largest hole holds only %s. That is external fragmentation: a hole that fits nobody.",
 			reqName(lg.Blocked), comma(short.Need), comma(short.Free), comma(short.Largest)))
 		if text != "" {
-			title = "External fragmentation"
+			title = "External fragmentation: a hole that fits nobody"
 		}
 		return text, title
 	}
 	text = told.once("reject", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and only %s are free. It waits at the head of the queue, and everyone behind it waits too.",
 		reqName(lg.Blocked), comma(short.Need), comma(short.Free)))
 	if text != "" {
-		title = "A rejection"
+		title = "The first refusal"
 	}
 	return text, title
 }
 
-// plainTitle titles a tick that showed nothing new.
-func (g *garageText) plainTitle(cw tickWindow, t int, told teller) string {
+// plainTitle titles a step that showed no mechanism for the first time,
+// by what happened in it.
+func (g *garageText) plainTitle(pw, cw tickWindow, t int, told teller) string {
+	pagedDone, contigDone := len(g.served.paged.ticks)-1, len(g.served.contig.ticks)-1
 	switch {
+	case t == pagedDone && t == contigDone:
+		return "Both pools are done"
+	case t == pagedDone:
+		return "The paged pool is done"
+	case t == contigDone:
+		return "The contiguous pool is done"
+	case pw.active && pw.last.Waiting == 0 && len(pw.admitted) > 0:
+		return "Every request is in the paged pool"
 	case t == g.served.paged.peakTick:
 		return "Paged pool at its fullest"
+	case len(pw.preempted) > 0:
+		return fmt.Sprintf("Out of blocks again: %s preempted", idRange(pw.preempted))
+	case pw.decodeBlocks > 0 && len(pw.finished)+len(pw.admitted) == 0:
+		return "Blocks on demand as requests grow"
 	case len(cw.finished) > 0 && !told["holes"]:
 		told["holes"] = true
 		return "Requests finish, leaving holes"
+	case !pw.active && len(cw.admitted) > 0:
+		return fmt.Sprintf("Contiguous: %s %s freed %s", idRange(cw.admitted), plural(len(cw.admitted), "takes a", "take"), plural(len(cw.admitted), "run", "runs"))
+	case len(pw.finished) > 0 && len(pw.admitted) == 0:
+		return fmt.Sprintf("Departures: %d %s the paged pool", len(pw.finished), plural(len(pw.finished), "request leaves", "requests leave"))
+	case len(pw.admitted) > 0:
+		return fmt.Sprintf("Freed blocks go to %s", idRange(pw.admitted))
+	case len(cw.finished) > 0:
+		return fmt.Sprintf("Departures: %s %s the contiguous pool", idRange(cw.finished), plural(len(cw.finished), "leaves", "leave"))
 	}
-	return fmt.Sprintf("Tick %d", t)
+	return "Decoding goes on"
 }
 
 // maxChartPoints bounds each series of the utilisation chart: a long stream
@@ -791,22 +949,104 @@ func ordinal(n int) string {
 	return comma(n) + suffix
 }
 
-func (g *garageText) gridScene(snap snapshot, prev *snapshot) scene.Scene {
+// maxQueueShown bounds the requests a queue lists; the rest are counted.
+const maxQueueShown = 8
+
+// queues replays a pool's admissions and preemptions (admitted from the
+// head, preempted back to the head) and returns its waiting line after
+// each of the ticks, n requests queued in order at the start.
+func (h *poolHistory) queues(n int, ticks []int) [][]int {
+	line := make([]int, n)
+	for i := range line {
+		line[i] = i
+	}
+	out := make([][]int, 0, len(ticks))
+	k := 0
+	for t := 0; k < len(ticks); t++ {
+		if lg, ok := h.tickOf(t); ok {
+			line = line[len(lg.Admitted):] // admitted in order from the head
+			for _, id := range lg.Preempted {
+				line = append([]int{id}, line...)
+			}
+		}
+		for k < len(ticks) && ticks[k] == t {
+			out = append(out, slices.Clone(line))
+			k++
+		}
+	}
+	return out
+}
+
+// queues builds both pools' waiting lines: the head refused this tick when
+// the pool had no room for it (with what it lacked), the requests
+// preempted in the step marked as sent back.
+func (g *garageText) queues(paged, contig, pagedPre, contigPre []int, pt, ct scheduler.Tick) []scene.Queue {
+	s := g.setup
+	line := func(pool string, ids, pre []int, tk scheduler.Tick, asks func(int) int) scene.Queue {
+		q := scene.Queue{Pool: pool}
+		for i, id := range ids {
+			if i == maxQueueShown {
+				q.More = len(ids) - i
+				break
+			}
+			it := scene.QueueItem{Owner: id, Label: g.labels[id], Tokens: asks(id), State: "waiting"}
+			if i == 0 && tk.Blocked == id && tk.Shortfall != nil {
+				it.State, it.Why = "refused", refusalWhy(pool, tk.Shortfall, s.b)
+			}
+			if slices.Contains(pre, id) {
+				it.State = "preempted" // sent back this step (and refused again, if Why says so)
+			}
+			q.Items = append(q.Items, it)
+		}
+		return q
+	}
+	return []scene.Queue{
+		line("paged", paged, pagedPre, pt, func(id int) int { return s.reqs[id].Prompt }),
+		line("contiguous", contig, contigPre, ct, func(id int) int { return s.reserve.Slots(s.reqs[id].Prompt + s.reqs[id].Output) }),
+	}
+}
+
+// refusalWhy says what a refused request lacked.
+func refusalWhy(pool string, short *allocator.NoSpaceError, b int) string {
+	if pool == "paged" {
+		return fmt.Sprintf("needs %s blocks, %s free", comma((short.Need+b-1)/b), comma(short.Free/b))
+	}
+	if short.Free >= short.Need {
+		return fmt.Sprintf("needs %s in one run; %s free, largest hole %s", comma(short.Need), comma(short.Free), comma(short.Largest))
+	}
+	return fmt.Sprintf("needs %s in one run, %s free", comma(short.Need), comma(short.Free))
+}
+
+// poolsScene draws both pools side by side (the step's main figure): the
+// paged pool's blocks, the contiguous pool's runs in bays of one
+// max-context reservation, each pool's queue. Requests on screen get a
+// style of their own, kept while they stay (scene.Colours).
+func (g *garageText) poolsScene(snap snapshot, prev *snapshot, qs []scene.Queue) scene.Scene {
+	var on []int
+	seen := map[int]bool{}
+	for _, o := range snap.owners {
+		if o != scene.Free && !seen[o] {
+			seen[o] = true
+			on = append(on, o)
+		}
+	}
+	for _, r := range snap.runs {
+		if !seen[r.Req] {
+			seen[r.Req] = true
+			on = append(on, r.Req)
+		}
+	}
+	g.colours.Resident(on)
 	grid := &scene.BlockGrid{BlockSize: g.setup.b, Blocks: make([]scene.Block, len(snap.owners))}
 	for i, o := range snap.owners {
 		blk := scene.Block{Owner: o, Used: snap.used[i]}
 		if o >= 0 {
-			blk.Label = g.labels[o]
+			blk.Label, blk.Colour = g.labels[o], g.colours.Of(o)
 		}
 		blk.Highlight = prev != nil && prev.owners[i] != o
 		grid.Blocks[i] = blk
 	}
-	return scene.Scene{Kind: scene.KindBlockGrid, ID: "paged",
-		Title: fmt.Sprintf("Paged pool: %s blocks × %d tokens", comma(len(snap.owners)), g.setup.b), Grid: grid}
-}
-
-func (g *garageText) stripScene(snap snapshot, prev *snapshot) scene.Scene {
-	st := &scene.MemoryStrip{Total: g.setup.pool}
+	st := &scene.MemoryStrip{Total: g.setup.pool, Bay: g.setup.reserve.MaxContext}
 	old := map[int]allocator.Run{}
 	if prev != nil {
 		for _, r := range prev.runs {
@@ -816,10 +1056,11 @@ func (g *garageText) stripScene(snap snapshot, prev *snapshot) scene.Scene {
 	for _, r := range snap.runs {
 		was, ok := old[r.Req]
 		st.Segments = append(st.Segments, scene.Segment{Start: r.Start, Len: r.Len, Used: r.Tokens, Owner: r.Req,
-			Label: g.labels[r.Req], Highlight: prev != nil && (!ok || was.Start != r.Start)})
+			Label: g.labels[r.Req], Colour: g.colours.Of(r.Req), Highlight: prev != nil && (!ok || was.Start != r.Start)})
 	}
-	return scene.Scene{Kind: scene.KindMemoryStrip, ID: "contiguous",
-		Title: fmt.Sprintf("Contiguous pool: %s slots, %s per request", comma(g.setup.pool), reserveWords(g.setup)), Strip: st}
+	return scene.Scene{Kind: scene.KindPools, ID: "pools", Main: true,
+		Title: fmt.Sprintf("%s KV slots as %s blocks of %d, or as one run per request (%s)", comma(g.setup.pool), comma(len(snap.owners)), g.setup.b, reserveWords(g.setup)),
+		Grid:  grid, Strip: st, Queues: qs}
 }
 
 func reserveWords(s garageSetup) string {

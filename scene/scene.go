@@ -37,8 +37,8 @@ const (
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
-// non-nil; Kind says which (KindPools alone sets three: Grid, Strip and
-// Queue).
+// non-nil; Kind says which (KindPools alone sets two, Grid and Strip, and
+// its Queues).
 type Scene struct {
 	Kind    Kind         `json:"kind"`
 	ID      string       `json:"id"`    // stable across steps, so a renderer can keep DOM and transitions
@@ -54,7 +54,7 @@ type Scene struct {
 	Slots   *SlotChart   `json:"slots,omitempty"`
 	Tokens  *TokenStrip  `json:"tokens,omitempty"`
 	Memory  *MemoryStack `json:"memory,omitempty"`
-	Queue   *Queue       `json:"queue,omitempty"` // KindPools: the requests waiting for the pools
+	Queues  []Queue      `json:"queues,omitempty"` // KindPools: the requests waiting for each pool
 	Radix   *RadixTree   `json:"radix,omitempty"`
 	Cluster *Cluster     `json:"cluster,omitempty"`
 	Tiers   *Tiers       `json:"tiers,omitempty"`
@@ -87,6 +87,8 @@ type Scene struct {
 //	row:2            the third row of a table
 //	entry:R1:3       logical block 3 in R1's block table
 //	lookup:offset    one link of a block-table lookup (token, logical, physical, offset, address)
+//	pool:paged       one pool of a KindPools figure
+//	queue:paged:R35  request R35 in the queue of the paged pool
 //
 // Renderers put the same string in the element's data-ref attribute, so a
 // mention in the narration and the element find each other.
@@ -228,8 +230,10 @@ type Segment struct {
 	Colour    int    `json:"colour,omitempty"` // as Block.Colour
 }
 
-// Queue is the line of requests waiting for memory, first in line first.
+// Queue is the line of requests waiting for one pool, first in line
+// first. Its items are referenced as queue:POOL:LABEL (queue:contiguous:R5).
 type Queue struct {
+	Pool  string      `json:"pool"` // which pool it waits for: "paged" or "contiguous" in KindPools
 	Items []QueueItem `json:"items"`
 	// More counts waiting requests not listed.
 	More int `json:"more,omitempty"`
@@ -240,9 +244,13 @@ type QueueItem struct {
 	Owner  int    `json:"owner"`
 	Label  string `json:"label"`
 	Tokens int    `json:"tokens"` // what it asks for
-	// State is "waiting", or "refused" for a request turned away this step.
-	State  string `json:"state"`
-	Colour int    `json:"colour,omitempty"` // as Block.Colour
+	// State is "waiting"; "refused" for the head of the line turned away
+	// this step (no room, or no hole large enough); "preempted" for a
+	// request sent back to the line this step.
+	State string `json:"state"`
+	// Why says, for a refused request, what it lacked (e.g. "needs 8,192
+	// contiguous slots; 0 free").
+	Why string `json:"why,omitempty"`
 }
 
 // ChartType is an ECharts series type.

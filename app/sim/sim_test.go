@@ -218,6 +218,7 @@ func TestGridEncoding(t *testing.T) {
 			{Owner: 7, Label: `q"uote\\back`, Used: 1}, {Owner: 8, Label: "tab\tnl\nbell\x07", Used: 2},
 			{Owner: 9, Label: "µs ✓ 日本", Used: 3}, {Owner: 10, Label: "bad \xff utf8", Used: 4},
 		}},
+		{BlockSize: 16, Columns: 64, Blocks: []scene.Block{{Owner: 4, Label: "R5", Used: 9, Colour: 13}, {Owner: scene.Free, Colour: 0}}},
 		{BlockSize: 1},
 		{BlockSize: 2, Blocks: []scene.Block{}},
 	}

@@ -220,6 +220,10 @@ func appendScenes(buf []byte, scenes []scene.Scene) ([]byte, error) {
 func appendGrid(buf []byte, g *scene.BlockGrid) []byte {
 	buf = append(buf, `{"block_size":`...)
 	buf = strconv.AppendInt(buf, int64(g.BlockSize), 10)
+	if g.Columns != 0 {
+		buf = append(buf, `,"columns":`...)
+		buf = strconv.AppendInt(buf, int64(g.Columns), 10)
+	}
 	if g.Blocks == nil {
 		return append(buf, `,"blocks":null}`...)
 	}
@@ -243,6 +247,10 @@ func appendGrid(buf []byte, g *scene.BlockGrid) []byte {
 		}
 		if b.Highlight {
 			buf = append(buf, `,"hl":true`...)
+		}
+		if b.Colour != 0 {
+			buf = append(buf, `,"colour":`...)
+			buf = strconv.AppendInt(buf, int64(b.Colour), 10)
 		}
 		buf = append(buf, '}')
 	}

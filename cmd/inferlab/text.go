@@ -58,6 +58,30 @@ func writeText(w io.Writer, l *lessons.Lesson, v lessons.Values, s *lessons.Scri
 // the metrics and claims printed at the end.
 func sceneText(sc scene.Scene) string {
 	switch sc.Kind {
+	case scene.KindPools:
+		if sc.Grid == nil || sc.Strip == nil {
+			return ""
+		}
+		g, st := sc, sc
+		g.Kind, st.Kind = scene.KindBlockGrid, scene.KindMemoryStrip
+		out := "paged: " + sceneText(g) + "; contiguous: " + sceneText(st)
+		for _, q := range sc.Queues {
+			var names []string
+			for _, it := range q.Items {
+				n := it.Label
+				if it.State != "" && it.State != "waiting" {
+					n += " (" + it.State + ")"
+				}
+				names = append(names, n)
+			}
+			if q.More > 0 {
+				names = append(names, fmt.Sprintf("+%d more", q.More))
+			}
+			if len(names) > 0 {
+				out += "; waiting for " + q.Pool + ": " + strings.Join(names, " ")
+			}
+		}
+		return out
 	case scene.KindBlockGrid:
 		var row strings.Builder
 		used := 0

@@ -121,6 +121,10 @@ func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app
 	clip := func(t float64) float64 { return math.Min(math.Max(t, zlo), zhi) }
 	var out []app.UI
 	top := y
+	gap := 6.0
+	if len(marks.order) > 0 {
+		gap = 26 // room for a callout above each lane
+	}
 	for _, l := range j.Lanes {
 		key := l.Key
 		if key == "" {
@@ -161,7 +165,7 @@ func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app
 			))
 		}
 		out = append(out, lane.Body(parts...))
-		y += jrLaneH + 6
+		y += jrLaneH + gap
 	}
 	out = append(out, jrAxis(zlo, zhi, y, track, j.Unit)...)
 	if j.Cursor != nil && *j.Cursor >= zlo && *j.Cursor <= zhi {

@@ -107,13 +107,20 @@ func renderRadix(sc scene.Scene) app.UI {
 		}
 		nodes = append(nodes, radixNode(n, p, marks))
 	}
+	var capBar app.UI = svgEl("g")
+	if t.Capacity > 0 {
+		capBar = radixCapacity(t, w, marks)
+	}
 	body := []app.UI{
-		radixCapacity(t, w, marks),
+		capBar,
 		svgEl("g").Class("rx-links").Body(links...),
 		svgEl("g").Class("rx-nodes").Body(nodes...),
 		marks.layer(w),
 	}
-	sub := comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached"
+	sub := comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " " + t.Unit + " cached"
+	if t.Capacity > 0 {
+		sub = comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached"
+	}
 	return sysFigure(sc, "scene-radix", sub, w, h, body, radixLegend())
 }
 

@@ -40,10 +40,10 @@ func svgTitle(text string) app.UI { return svgEl("title").Text(text) }
 
 // charWidth estimates the width of one character of the figures' sans-serif
 // font at size px (the mean advance of mixed lower-case text and digits).
-func charWidth(px float64) float64 { return 0.56 * px }
+func charWidth(px float64) float64 { return 0.6 * px }
 
 // boldWidth is charWidth for bold text.
-func boldWidth(px float64) float64 { return 0.63 * px }
+func boldWidth(px float64) float64 { return 0.66 * px }
 
 // fitText cuts s to at most width units at font size px, ending in "…".
 func fitText(s string, width, px float64) string {
@@ -158,7 +158,8 @@ func (m *markSet) layer(w float64) app.UI {
 // sysCallout is one mark's ring and label.
 func sysCallout(ref, label string, b box, w float64, place string) app.UI {
 	const pad, px, h = 4.0, 12.0, 18.0
-	ring := svgRect(b.x-pad, b.y-pad, b.w+2*pad, b.h+2*pad, "sys-mark-ring").Attr("rx", "6")
+	x0, x1 := max(b.x-pad, 1), min(b.x+b.w+pad, w-1) // inside the figure, where the SVG is not clipped
+	ring := svgRect(x0, b.y-pad, x1-x0, b.h+2*pad, "sys-mark-ring").Attr("rx", "6")
 	if label == "" {
 		return svgEl("g").Class("sys-mark").DataSet("for", ref).Body(ring)
 	}

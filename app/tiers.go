@@ -21,7 +21,7 @@ import (
 const (
 	tiW      = 980.0
 	tiRowH   = 56.0
-	tiGap    = 24.0 // room for a callout above each tier
+	tiGap    = 26.0 // above a marked tier: room for its callout
 	tiLaneH  = 27.0
 	tiLabelW = 250.0
 	tiPx     = 13.0
@@ -34,10 +34,13 @@ func renderTiers(sc scene.Scene) app.UI {
 	t := sc.Tiers
 	marks := newMarkSet(sc.Marks)
 	var body []app.UI
-	y := 22.0
+	y := 4.0
 	for _, tier := range t.Tiers {
+		if _, marked := marks.label[tierRef(tier)]; marked {
+			y += tiGap - 8 // room for its callout
+		}
 		body = append(body, tierRow(tier, y, marks))
-		y += tiRowH + tiGap
+		y += tiRowH + 8
 	}
 	if len(t.Races) > 0 {
 		y += 14
@@ -48,12 +51,15 @@ func renderTiers(sc scene.Scene) app.UI {
 		body = append(body, svgEl("g").Class("ti-race").Body(lanes...))
 	}
 	body = append(body, marks.layer(tiW))
-	return sysFigure(sc, "scene-tiers", t.Subject, tiW, y+6, body, tiersLegend())
+	return sysFigure(sc, "scene-tiers", t.Subject, tiW, y+6, body, tiersLegend(len(t.Races) > 0, len(t.Tiers) > 0))
 }
+
+// tierRef is a tier's reference.
+func tierRef(t scene.Tier) string { return "tier:" + t.ID }
 
 // tierRow is one tier of the stack.
 func tierRow(tier scene.Tier, y float64, marks *markSet) app.UI {
-	ref := "tier:" + tier.ID
+	ref := tierRef(tier)
 	b := box{0, y, tiW, tiRowH}
 	g := marks.tag(svgEl("g").Class("ti-tier ti-"+safeClass(tier.ID)), ref, b)
 	hitX, hitW := 650.0, 150.0
@@ -104,7 +110,7 @@ func raceLanes(t *scene.Tiers, y float64, marks *markSet) ([]app.UI, float64) {
 			end += max(b.Value, 0) * scale
 		}
 		// The lane's box takes in its total, so a callout goes after it.
-		marks.note(r.Ref, box{tiLabelW, ly, end - tiLabelW + 90, tiLaneH - 6})
+		marks.note(r.Ref, box{tiLabelW, ly, end - tiLabelW + 130, tiLaneH - 6})
 		marks.place[r.Ref] = "right"
 		out = append(out, &keyedSVG{Key: "race:" + r.Ref, Build: func() app.UI { return raceLane(t, r, ly, scale, longest, marks) }})
 		y += tiLaneH
@@ -156,12 +162,17 @@ func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, marks *m
 // sharePct is a share as a percentage.
 func sharePct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
 
-// tiersLegend says what the race's bars are.
-func tiersLegend() app.UI {
-	return app.P().Class("legend").Body(
-		app.Span().Class("key key-ti-fetch"), app.Text(" fetch the prefix's KV (in transfer) "),
-		app.Span().Class("key key-ti-compute"), app.Text(" recompute the prefix "),
-		app.Span().Class("key key-ti-rest"), app.Text(" compute the rest of the prompt "),
-		app.Span().Class("key key-ti-hit"), app.Text(" P(hit) of the tier"),
-	)
+// tiersLegend says what the race's bars and the hit bars are.
+func tiersLegend(race, tiers bool) app.UI {
+	var keys []app.UI
+	if race {
+		keys = append(keys,
+			app.Span().Class("key key-ti-fetch"), app.Text(" move the KV (in transfer) "),
+			app.Span().Class("key key-ti-compute"), app.Text(" compute (prefill) "),
+			app.Span().Class("key key-ti-rest"), app.Text(" compute the rest of the prompt "))
+	}
+	if tiers {
+		keys = append(keys, app.Span().Class("key key-ti-hit"), app.Text(" P(hit): share of requests whose prefix is found in the tier"))
+	}
+	return app.P().Class("legend").Body(keys...)
 }

@@ -30,10 +30,15 @@ import (
 //   - at 375 px nothing overflows sideways (the figures scale down).
 //
 // With INFERLAB_SHOTS=DIR it also saves a screenshot of every step at both
-// sizes under DIR (for looking at the pictures; nothing is compared).
+// sizes under DIR (for looking at the pictures; nothing is compared), in
+// the theme INFERLAB_SHOTS_THEME (dark or light) when set.
 func TestPicturesSystems(t *testing.T) {
 	slugs := []string{"prefix-cache", "smart-routing", "disaggregation", "kv-tiers", "sandbox"}
 	shots := os.Getenv("INFERLAB_SHOTS")
+	query := "?step=1"
+	if th := os.Getenv("INFERLAB_SHOTS_THEME"); th != "" {
+		query += "&theme=" + th // the light theme, to look at
+	}
 	site := startSite(t)
 	b := newBrowser(t)
 	for _, slug := range slugs {
@@ -45,7 +50,7 @@ func TestPicturesSystems(t *testing.T) {
 			}{{"wide", 1280, 800}, {"phone", 375, 740}}
 			for _, size := range sizes {
 				b.do("viewport", changeTimeout, chromedp.EmulateViewport(size.w, size.h))
-				b.navigate(site + "/lesson/" + slug + "?step=1")
+				b.navigate(site + "/lesson/" + slug + query)
 				for n := 1; n <= len(s.Steps); n++ {
 					if n > 1 {
 						b.pressNext()

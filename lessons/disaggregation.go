@@ -526,8 +526,10 @@ func (r *disaggRun) timelines(monoMarks, disMarks []scene.Mark) (mono, dis scene
 	dl, _ := stepLane("decode D1", r.cmp.Disagg.DecodeSteps[0], -1, t0, t1)
 	lanes = append(lanes, r.transferLane(t0, t1), dl)
 	ctx = append(ctx, r.transferLane(0, math.Inf(1)), mergedLane("decode D1", r.cmp.Disagg.DecodeSteps[0]))
+	same := *zoom
+	same.Label = "the interval of the monolithic stall"
 	dis = scene.Scene{Kind: scene.KindJourney, ID: "steps-disagg", Title: "The disaggregated pools over the same interval (ms)", Main: true, Marks: disMarks,
-		Journey: &scene.Journey{Unit: "ms", Lanes: lanes, Zoom: zoom, Context: ctx, ContextLabel: "the whole run"}}
+		Journey: &scene.Journey{Unit: "ms", Lanes: lanes, Zoom: &same, Context: ctx, ContextLabel: "the whole run"}}
 	return mono, dis
 }
 

@@ -269,14 +269,25 @@ func mainScene(sc scene.Scene, marks ...scene.Mark) scene.Scene {
 func spanRef(key string, j int) string { return "span:" + key + ":" + strconv.Itoa(j) }
 
 // annotate collects a step's marks on one scene and the mentions that
-// link the narration to them.
+// link the narration to them. When drawn is set, refs it lacks (elements
+// the figure does not draw) are skipped; a ref marked twice keeps its
+// first label.
 type annotate struct {
 	marks    []scene.Mark
 	mentions []scene.Mention
 	scene    string
+	drawn    map[string]bool
 }
 
 func (a *annotate) mark(ref, label, text, narration string) {
+	if a.drawn != nil && !a.drawn[ref] {
+		return
+	}
+	for _, m := range a.marks {
+		if m.Ref == ref {
+			return
+		}
+	}
 	a.marks = append(a.marks, scene.Mark{Ref: ref, Label: label})
 	if text != "" && strings.Contains(narration, text) {
 		a.mentions = append(a.mentions, scene.Mention{Text: text, Scene: a.scene, Ref: ref})

@@ -375,7 +375,7 @@ func (r *kvTiersRun) tierRows(note func(m int) string) []scene.Tier {
 			row.Path, row.Bandwidth = "none: attention reads it in place", "HBM "+gbps(r.e.gpu.MemBandwidth)
 			row.Fetch = "0 ms"
 		} else {
-			row.Path, row.Bandwidth = t.Link.Name, fmt.Sprintf("%s (BW·η) · α %s", gbps(t.Link.Effective()), msText(t.Link.Alpha))
+			row.Path, row.Bandwidth = t.Link.Name, fmt.Sprintf("%s (BW·η) · α %s", gbps(t.Link.Effective()), alphaText(t.Link.Alpha))
 		}
 		if note != nil {
 			row.Note = note(m)
@@ -383,6 +383,14 @@ func (r *kvTiersRun) tierRows(note func(m int) string) []scene.Tier {
 		out = append(out, row)
 	}
 	return out
+}
+
+// alphaText is a link's start-up time: µs below a millisecond.
+func alphaText(s float64) string {
+	if s < 1e-3 {
+		return fmt.Sprintf("%g µs", round2(s*1e6))
+	}
+	return msText(s)
 }
 
 // race is one way to the first token: tier m's fetch (m ≥ 0) or the

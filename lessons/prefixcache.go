@@ -332,17 +332,32 @@ func radixNodes(voc *vocab, nodes, before []router.NodeView, c frameChange) []sc
 	return out
 }
 
-// radixScene is frame i's tree, the step's main figure, with marks.
-func (r *prefixCacheRun) radixScene(i int, marks []scene.Mark) scene.Scene {
+// radixScene is frame i's tree, the step's main figure (marks are added
+// once the step's narration is known).
+func (r *prefixCacheRun) radixScene(i int) scene.Scene {
 	f := r.frames[i]
 	var before []router.NodeView
 	if i > 0 {
 		before = r.frames[i-1].nodes
 	}
-	return scene.Scene{Kind: scene.KindRadixTree, ID: "tree", Main: true, Marks: marks,
+	return scene.Scene{Kind: scene.KindRadixTree, ID: "tree", Main: true,
 		Title: fmt.Sprintf("The radix tree: %d of %d tokens cached", f.total, r.capacity),
 		Radix: &scene.RadixTree{Capacity: r.capacity, Cached: f.total, Locked: f.protected, Unit: "tokens",
 			Nodes: radixNodes(&r.voc, f.nodes, before, f.change())}}
+}
+
+// drawnRefs are the references a radix scene draws: its nodes (a leaf
+// inserted and evicted within one step is not among them) and its
+// capacity bar.
+func drawnRefs(t *scene.RadixTree) map[string]bool {
+	out := map[string]bool{}
+	if t.Capacity > 0 {
+		out["cache:capacity"] = true
+	}
+	for _, n := range t.Nodes {
+		out[nodeRef(n.ID)] = true
+	}
+	return out
 }
 
 func (r *prefixCacheRun) script() *Script {
@@ -382,9 +397,11 @@ func (r *prefixCacheRun) treeSteps() []Step {
 	}
 	var steps []Step
 	for i, t := range texts {
-		a := &annotate{scene: "tree"}
+		sc := r.radixScene(i)
+		a := &annotate{scene: "tree", drawn: drawnRefs(sc.Radix)}
 		r.treeMarks(i, t.narration, a)
-		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{r.radixScene(i, a.marks)}, Mentions: a.mentions})
+		sc.Marks = a.marks
+		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{sc}, Mentions: a.mentions})
 	}
 	return steps
 }
@@ -572,7 +589,7 @@ func (r *prefixCacheRun) twistScene(i int, a *annotate, narration string) scene.
 	}
 	sc := scene.Scene{Kind: scene.KindRadixTree, ID: id, Marks: a.marks, Main: i == 0,
 		Title: fmt.Sprintf("\u201c%s\u201d then \u201c%s\u201d in an empty tree", firstWords(p.a, 3), firstWords(p.b, 3)),
-		Radix: &scene.RadixTree{Capacity: total, Cached: total, Unit: "tokens", Nodes: nodes}}
+		Radix: &scene.RadixTree{Cached: total, Unit: "tokens", Nodes: nodes}}
 	a.marks = nil
 	return sc
 }

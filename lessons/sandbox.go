@@ -316,7 +316,7 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 	c.mark("router:R", r.policy, "the router", per)
 	served := func(w int) []string {
 		wr := r.res.Workers[w]
-		return []string{fmt.Sprintf("served %d", wr.Requests), fmt.Sprintf("TTFT p50 %.0f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("%.0f%% cached", 100*wr.Summary.PrefixHitRate)}
+		return []string{fmt.Sprintf("served %d", wr.Requests), fmt.Sprintf("TTFT p50 %.0f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("prefix hit %.0f%%", 100*wr.Summary.PrefixHitRate)}
 	}
 	return []Step{{
 		Title: "The setup", Narration: setup, Mentions: a.mentions,

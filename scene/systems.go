@@ -11,7 +11,7 @@ package scene
 // holds the run of tokens on the edge from its parent, so a path from the
 // root spells a cached prefix.
 type RadixTree struct {
-	Capacity int    `json:"capacity"` // tokens the cache can hold
+	Capacity int    `json:"capacity"` // tokens the cache can hold (0: no capacity bar is drawn)
 	Cached   int    `json:"cached"`   // tokens in the tree now
 	Locked   int    `json:"locked"`   // of them, on a path some request holds (lock_ref > 0)
 	Unit     string `json:"unit"`     // of the counts, e.g. "tokens"

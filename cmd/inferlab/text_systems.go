@@ -29,7 +29,11 @@ func systemsText(sc scene.Scene) string {
 func radixText(t *scene.RadixTree) string {
 	depth := map[int]int{}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d %s cached, %d locked", t.Cached, t.Capacity, t.Unit, t.Locked)
+	if t.Capacity > 0 {
+		fmt.Fprintf(&b, "%d of %d %s cached, %d locked", t.Cached, t.Capacity, t.Unit, t.Locked)
+	} else {
+		fmt.Fprintf(&b, "%d %s cached", t.Cached, t.Unit)
+	}
 	for _, n := range t.Nodes {
 		if n.Parent < 0 {
 			continue

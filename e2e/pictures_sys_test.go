@@ -27,7 +27,8 @@ import (
 //     mention of the narration names an element drawn in the page;
 //   - the radix tree shows depth: each node's box lies right of or below its
 //     parent's;
-//   - at 375 px nothing overflows sideways (the figures scale down).
+//   - at 375 px nothing overflows sideways (the figures scale down);
+//   - the tree moves when an edge splits (a transition or animation runs).
 //
 // With INFERLAB_SHOTS=DIR it also saves a screenshot of every step at both
 // sizes under DIR (for looking at the pictures; nothing is compared), in
@@ -51,12 +52,23 @@ func TestPicturesSystems(t *testing.T) {
 			for _, size := range sizes {
 				b.do("viewport", changeTimeout, chromedp.EmulateViewport(size.w, size.h))
 				b.navigate(site + "/lesson/" + slug + query)
+				var stepMs []float64
 				for n := 1; n <= len(s.Steps); n++ {
 					if n > 1 {
+						evalJS[bool](b, motionProbeJS+` && (window.inferlabStepMs = -1, true)`)
 						b.pressNext()
 					}
 					b.waitStep("after Next", n)
+					if n > 1 {
+						b.waitFor("the step's render time", `window.inferlabStepMs >= 0`)
+						stepMs = append(stepMs, evalJS[float64](b, `window.inferlabStepMs`))
+					}
 					b.nextFrame()
+					if slug == "prefix-cache" && n == 3 && size.w > 500 {
+						// R2 splits R1's edge: the cut node slides one column right
+						// and the new nodes fade in.
+						b.awaitCondition("a transition or animation in the tree", changeTimeout, `window.__sysMotion > 0`)
+					}
 					for _, p := range picturesProblems(b, s.Steps[n-1], size.w) {
 						t.Errorf("%s step %d at %d×%d: %s", slug, n, size.w, size.h, p)
 					}
@@ -68,11 +80,28 @@ func TestPicturesSystems(t *testing.T) {
 						}
 					}
 				}
+				if size.w > 500 && len(stepMs) > 0 {
+					sortFloats(stepMs)
+					recordTiming(t, fmt.Sprintf("E2E_TIMING step_change %s steps=%d median_ms=%.1f max_ms=%.1f", slug, len(stepMs)+1, stepMs[len(stepMs)/2], stepMs[len(stepMs)-1]))
+				}
 			}
 			b.do("viewport", changeTimeout, chromedp.EmulateViewport(1200, 900))
 		})
 	}
 }
+
+// motionProbeJS counts the transitions and animations that start in a
+// radix-tree figure from now on.
+const motionProbeJS = `(() => {
+  window.__sysMotion = 0;
+  if (!window.__sysProbe) {
+    window.__sysProbe = true;
+    const count = (e) => { if (e.target.closest && e.target.closest('figure[data-kind="radix-tree"]')) window.__sysMotion++; };
+    document.addEventListener("transitionrun", count, true);
+    document.addEventListener("animationstart", count, true);
+  }
+  return true;
+})()`
 
 // pressNext presses → (a quiz ahead does not stop a step by hand).
 func (b *browser) pressNext() {

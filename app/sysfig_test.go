@@ -1,0 +1,62 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/scene"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// systemsScenes are the systems pictures of the lessons that draw them, at
+// their defaults.
+func systemsScenes(t testing.TB) []scene.Scene {
+	var out []scene.Scene
+	for _, slug := range []string{"prefix-cache", "smart-routing", "disaggregation", "kv-tiers", "sandbox"} {
+		s, _, err := lessons.Get(slug).Run(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range s.Steps {
+			for _, sc := range st.Scenes {
+				if sc.Radix != nil || sc.Cluster != nil || sc.Tiers != nil || sc.Journey != nil {
+					out = append(out, sc)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Each systems picture renders (as the server prerenders it) to a figure
+// of its kind whose SVG carries every marked ref as data-ref on an element
+// flagged "marked", and a ring for it.
+func TestSystemsRender(t *testing.T) {
+	for _, sc := range systemsScenes(t) {
+		html := app.HTMLString(&sceneView{Scene: sc})
+		if !strings.Contains(html, `data-kind="`+string(sc.Kind)+`"`) || !strings.Contains(html, "<svg") {
+			t.Errorf("%s %s: no figure of its kind with an SVG", sc.Kind, sc.ID)
+			continue
+		}
+		for _, m := range sc.Marks {
+			if !strings.Contains(html, `data-ref="`+htmlAttr(m.Ref)+`"`) || !strings.Contains(html, `data-for="`+htmlAttr(m.Ref)+`"`) {
+				t.Errorf("%s %s: mark %q has no element or no ring", sc.Kind, sc.ID, m.Ref)
+			}
+		}
+	}
+}
+
+// BenchmarkSystemsRender builds the UI tree of every systems picture of the
+// five lessons at their defaults (what a step change asks of go-app before
+// it diffs the DOM).
+func BenchmarkSystemsRender(b *testing.B) {
+	scenes := systemsScenes(b)
+	b.ResetTimer()
+	for range b.N {
+		for _, sc := range scenes {
+			_ = app.HTMLString(&sceneView{Scene: sc})
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(scenes)), "µs/figure")
+}

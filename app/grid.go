@@ -436,6 +436,11 @@ func styleClass(colour, owner int) string {
 	return string(appendStyleClass(make([]byte, 0, 8), colour, owner))
 }
 
+// slotColours orders lab.css's colours (c0…c11) so that palette slots
+// taken one after another differ most: cyan, amber, pink, green, indigo,
+// orange, lime, violet, rose, teal, sky, yellow.
+var slotColours = [ownerColours]int{0, 3, 4, 2, 1, 8, 5, 7, 10, 9, 6, 11}
+
 func appendStyleClass(buf []byte, colour, owner int) []byte {
 	if colour <= 0 {
 		buf = append(buf, 'c')
@@ -443,7 +448,7 @@ func appendStyleClass(buf []byte, colour, owner int) []byte {
 	}
 	s := (colour - 1) % scene.Palette
 	buf = append(buf, 'c')
-	buf = strconv.AppendInt(buf, int64(s%ownerColours), 10)
+	buf = strconv.AppendInt(buf, int64(slotColours[s%ownerColours]), 10)
 	if p := s / ownerColours; p > 0 {
 		buf = append(buf, " p"...)
 		buf = strconv.AppendInt(buf, int64(p), 10)

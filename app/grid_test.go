@@ -60,7 +60,7 @@ func TestStyleClass(t *testing.T) {
 	for _, c := range []struct {
 		colour, owner int
 		want          string
-	}{{0, 14, "c2"}, {0, -3, "c3"}, {1, 99, "c0"}, {12, 0, "c11"}, {13, 0, "c0 p1"}, {36, 0, "c11 p2"}, {37, 0, "c0"}} {
+	}{{0, 14, "c2"}, {0, -3, "c3"}, {1, 99, "c0"}, {2, 0, "c3"}, {12, 0, "c11"}, {13, 0, "c0 p1"}, {14, 0, "c3 p1"}, {36, 0, "c11 p2"}, {37, 0, "c0"}} {
 		if got := styleClass(c.colour, c.owner); got != c.want {
 			t.Errorf("styleClass(%d, %d) = %q, want %q", c.colour, c.owner, got, c.want)
 		}

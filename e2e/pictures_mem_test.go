@@ -21,7 +21,7 @@ import (
 // at 1280×800 and every mark of the native script is checked on the page.
 
 // memLessons are the lessons whose pictures this file checks.
-var memLessons = []string{"garage", "chunked-prefill", "cuda-graphs", "roofline", "measuring"}
+var memLessons = []string{"garage", "block-table", "cow-fork", "chunked-prefill", "cuda-graphs", "roofline", "measuring"}
 
 // tickTitle is the title pacing forbids: a step named after a tick.
 var tickTitle = regexp.MustCompile(`^Tick \d+`)
@@ -111,6 +111,8 @@ func (b *browser) waitPictures(st lessons.Step) {
 		b.waitFor("the step's figures", strings.Join(ids, " && "))
 	}
 	b.nextFrame()
+	// Bars move and grow into place (CSS transitions): check where they land.
+	b.waitFor("the step's transitions to end", `document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== "running")`)
 }
 
 // markCheck is one mark the page must show.

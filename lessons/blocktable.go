@@ -232,49 +232,67 @@ func (r *blockTableRun) view(p *allocator.Paged) tableView {
 
 // ---- Formatting: scenes and text from the run ----
 
-func (r blockTableRun) grid(v tableView, focusBlock int) scene.Scene {
+// tables draws the block tables over the physical pool (one line per
+// entry), A's entry focus highlighted and the block hl taken this step.
+// Requests keep one style while they hold blocks (scene.Colours, fed the
+// steps in order).
+func (r blockTableRun) tables(v tableView, focus, hl int, col *scene.Colours) scene.Scene {
+	var on []int
+	for _, row := range v.rows {
+		on = append(on, row.req)
+	}
+	col.Resident(on)
 	g := &scene.BlockGrid{BlockSize: r.b}
 	for i, st := range v.blocks {
-		g.Blocks = append(g.Blocks, scene.Block{Owner: st.Owner, Label: tableLabel(st.Owner), Used: st.Used, Highlight: i == focusBlock})
+		g.Blocks = append(g.Blocks, scene.Block{Owner: st.Owner, Label: tableLabel(st.Owner), Used: st.Used, Highlight: i == hl, Colour: col.Of(st.Owner)})
 	}
-	return scene.Scene{Kind: scene.KindBlockGrid, ID: "pool", Title: fmt.Sprintf("Physical blocks (%d × %d tokens)", r.numBlocks, r.b), Grid: g}
-}
-
-func (r blockTableRun) tables(v tableView, focus int) scene.Scene {
 	bt := &scene.BlockTables{BlockSize: r.b}
 	for _, row := range v.rows {
-		tr := scene.TableRow{Owner: row.req, Label: tableLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1}
+		tr := scene.TableRow{Owner: row.req, Label: tableLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1, Colour: col.Of(row.req)}
 		if row.req == requestA {
 			tr.Focus = focus
 		}
 		bt.Rows = append(bt.Rows, tr)
 	}
-	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Title: "Block tables (logical → physical)", Tables: bt}
+	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Main: true,
+		Title: fmt.Sprintf("Block tables (logical → physical) over the %d physical blocks of %d tokens", r.numBlocks, r.b), Tables: bt, Grid: g}
 }
 
 func (r blockTableRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	col := scene.NewColours()
+	first := r.tables(r.start, -1, -1, col)
+	aText := "Request A"
+	first.Marks = []scene.Mark{markRef("req:A", fmt.Sprintf("A: %d tokens to come", r.length))}
 	s.Steps = append(s.Steps, Step{
 		Title: "An empty block table",
-		Narration: fmt.Sprintf("Request A will grow to %d tokens, one at a time, while %d other %s start, grow and finish beside it. "+
-			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", r.length, r.k, plural(r.k, "request", "requests"), r.b),
-		Scenes: []scene.Scene{r.grid(r.start, -1), r.tables(r.start, -1)},
+		Narration: fmt.Sprintf("%s will grow to %d tokens, one at a time, while %d other %s start, grow and finish beside it. "+
+			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", aText, r.length, r.k, plural(r.k, "request", "requests"), r.b),
+		Scenes:   []scene.Scene{first},
+		Mentions: []scene.Mention{mention(aText, "tables", "req:A")},
 	})
 	for _, o := range r.opened {
 		phys := o.table[o.logical]
+		sc := r.tables(o.view, o.logical, phys, col)
+		physText := fmt.Sprintf("physical block %d", phys)
+		mapText := fmt.Sprintf("A's table now maps logical %s", mapping(o.table))
+		entry := "entry:A:" + strconv.Itoa(o.logical)
+		sc.Marks = []scene.Mark{markRef("block:"+strconv.Itoa(phys), fmt.Sprintf("block %d: from the free queue", phys)),
+			markRef(entry, fmt.Sprintf("logical %d → %d", o.logical, phys))}
 		s.Steps = append(s.Steps, Step{
 			Title: fmt.Sprintf("Token %d opens logical block %d", o.token, o.logical),
-			Narration: fmt.Sprintf("Token %d does not fit in A's last block, so A takes the block at the head of the free queue: physical block %d. "+
-				"A's table now maps logical %s. %s", o.token, phys, mapping(o.table), contiguity(o.table)),
-			Scenes: []scene.Scene{r.grid(o.view, phys), r.tables(o.view, o.logical)},
-			Cursor: float64(o.token + 1),
+			Narration: fmt.Sprintf("Token %d does not fit in A's last block, so A takes the block at the head of the free queue: %s. "+
+				"%s. %s", o.token, physText, mapText, contiguity(o.table)),
+			Scenes:   []scene.Scene{sc},
+			Mentions: []scene.Mention{mention(physText, "tables", "block:"+strconv.Itoa(phys)), mention(mapText, "tables", entry)},
+			Cursor:   float64(o.token + 1),
 		})
 	}
-	s.Steps = append(s.Steps, r.lookupStep())
+	s.Steps = append(s.Steps, r.lookupStep(col))
 	return s
 }
 
-func (r blockTableRun) lookupStep() Step {
+func (r blockTableRun) lookupStep(col *scene.Colours) Step {
 	a, m := r.addr, r.model
 	f := &scene.Formula{
 		Expr: "Addr(t) = T[⌊t/B⌋] · B · S_entry + (t mod B) · S_entry",
@@ -295,17 +313,37 @@ func (r blockTableRun) lookupStep() Step {
 		},
 		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.b, comma(int(r.sLayer)), a.Offset, comma(int(r.sLayer)), comma64(r.layerAddr)),
 	}
+	sc := r.tables(r.final, a.Logical, -1, col)
+	row := 0
+	for i, tr := range sc.Tables.Rows {
+		if tr.Owner == requestA {
+			row = i
+		}
+	}
+	sc.Tables.Lookup = &scene.Lookup{Row: row, Token: r.target, Logical: a.Logical, Physical: a.Physical, Offset: a.Offset,
+		Expr:    fmt.Sprintf("%d · %d · %s + %d · %s", a.Physical, r.b, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry))),
+		Address: comma64(a.Byte) + " B"}
+	logicalText := fmt.Sprintf("logical block ⌊%d/%d⌋ = %d", r.target, r.b, a.Logical)
+	offsetText := fmt.Sprintf("offset %d mod %d = %d", r.target, r.b, a.Offset)
+	physText := fmt.Sprintf("physical block %d", a.Physical)
+	addrText := fmt.Sprintf("start %s bytes into the KV pool", comma64(a.Byte))
+	blk := "block:" + strconv.Itoa(a.Physical)
+	sc.Marks = []scene.Mark{markRef("lookup:logical", fmt.Sprintf("logical %d", a.Logical)), markRef("lookup:offset", fmt.Sprintf("slot %d", a.Offset)),
+		markRef(blk, fmt.Sprintf("block %d holds token %d", a.Physical, r.target)), markRef("lookup:address", comma64(a.Byte)+" B")}
+	narration := fmt.Sprintf("Token %d is in %s at %s. A's block table maps logical block %d to %s, "+
+		"so its K and V %s (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",
+		r.target, logicalText, offsetText, a.Logical, physText, addrText,
+		comma64(int64(r.b)*r.sEntry), comma(int(r.sEntry)), m.Name, comma64(r.layerAddr))
 	return Step{
 		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", r.target, r.target, r.b), float64(a.Physical), 0,
 			fmt.Sprintf("Logical block %d maps to physical block %d in A's table.", a.Logical, a.Physical)),
-		Title: fmt.Sprintf("Where does token %d live?", r.target),
-		Narration: fmt.Sprintf("Token %d is in logical block ⌊%d/%d⌋ = %d at offset %d mod %d = %d. A's block table maps logical block %d to physical block %d, "+
-			"so its K and V start %s bytes into the KV pool (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",
-			r.target, r.target, r.b, a.Logical, r.target, r.b, a.Offset, a.Logical, a.Physical, comma64(a.Byte),
-			comma64(int64(r.b)*r.sEntry), comma(int(r.sEntry)), m.Name, comma64(r.layerAddr)),
-		Scenes: []scene.Scene{r.grid(r.final, a.Physical), r.tables(r.final, a.Logical),
+		Title:     fmt.Sprintf("Where does token %d live?", r.target),
+		Narration: narration,
+		Scenes: []scene.Scene{sc,
 			{Kind: scene.KindFormula, ID: "addr", Title: "Formulation 1: address translation", Formula: f},
 			{Kind: scene.KindFormula, ID: "layer", Title: "The same lookup inside one layer (vLLM's layout)", Formula: perLayer}},
+		Mentions: []scene.Mention{mention(logicalText, "tables", "lookup:logical"), mention(offsetText, "tables", "lookup:offset"),
+			mention(physText, "tables", blk), mention(addrText, "tables", "lookup:address")},
 		Cursor: float64(r.target),
 	}
 }

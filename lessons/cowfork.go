@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/scene"
@@ -263,34 +264,40 @@ func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand, show m
 // ---- Formatting: scenes and text from the run ----
 
 // forkText formats one run; prevRefs are the reference counts of the last
-// grid drawn, so a grid highlights the blocks whose count changed.
+// picture drawn, so a picture highlights the blocks whose count changed.
 type forkText struct {
 	cowForkRun
 	prevRefs map[int]int
 	steps    []Step
+	colours  *scene.Colours
 }
 
 func forkLabel(req int) string { return "S" + strconv.Itoa(req+1) }
 
-func (f *forkText) grid(v forkView) scene.Scene {
+// tables draws the samples' block tables over the physical pool, a line
+// from each entry to its block and a ×k badge on blocks k tables share
+// (the step's main figure).
+func (f *forkText) tables(v forkView) scene.Scene {
+	var on []int
+	for _, row := range v.rows {
+		on = append(on, row.req)
+	}
+	f.colours.Resident(on)
 	g := &scene.BlockGrid{BlockSize: f.b}
 	for i, bs := range v.blocks {
-		blk := scene.Block{Owner: bs.Owner, Used: bs.Used, Refs: bs.Refs, Cached: bs.Cached, Highlight: f.prevRefs[i] != bs.Refs}
+		blk := scene.Block{Owner: bs.Owner, Used: bs.Used, Refs: bs.Refs, Cached: bs.Cached, Highlight: f.prevRefs[i] != bs.Refs, Colour: f.colours.Of(bs.Owner)}
 		if bs.Owner >= 0 {
-			blk.Label = forkLabel(bs.Owner) // renderers add ×k for a block k tables share
+			blk.Label = forkLabel(bs.Owner)
 		}
 		f.prevRefs[i] = bs.Refs
 		g.Blocks = append(g.Blocks, blk)
 	}
-	return scene.Scene{Kind: scene.KindBlockGrid, ID: "pool", Title: fmt.Sprintf("Physical blocks (%d × %d tokens); ×k marks a block k tables share", f.numBlocks, f.b), Grid: g}
-}
-
-func (f *forkText) tables(v forkView) scene.Scene {
 	bt := &scene.BlockTables{BlockSize: f.b}
 	for _, row := range v.rows {
-		bt.Rows = append(bt.Rows, scene.TableRow{Owner: row.req, Label: forkLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1, Shared: row.shared})
+		bt.Rows = append(bt.Rows, scene.TableRow{Owner: row.req, Label: forkLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1, Shared: row.shared, Colour: f.colours.Of(row.req)})
 	}
-	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Title: "Block tables", Tables: bt}
+	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Main: true,
+		Title: fmt.Sprintf("Block tables over the %d physical blocks of %d tokens; ×k marks a block k tables share", f.numBlocks, f.b), Tables: bt, Grid: g}
 }
 
 func forkCards(v forkView) scene.Scene {
@@ -302,23 +309,71 @@ func forkCards(v forkView) scene.Scene {
 	}}
 }
 
-// step appends a step drawing v; it returns the step so a quiz can be set.
-func (f *forkText) step(v forkView, title, text string) *Step {
-	f.steps = append(f.steps, Step{Title: title, Narration: text, Scenes: []scene.Scene{f.grid(v), f.tables(v), forkCards(v)}, Cursor: float64(len(f.steps))})
+// forkSubject is a phrase of a step and the element of the tables it names.
+type forkSubject struct{ text, ref, label string }
+
+// step appends a step drawing v, its subjects marked and linked; it
+// returns the step so a quiz can be set.
+func (f *forkText) step(v forkView, title, text string, subj ...forkSubject) *Step {
+	sc := f.tables(v)
+	var mentions []scene.Mention
+	for _, s := range subj {
+		if s.ref == "" || !strings.Contains(text, s.text) {
+			continue
+		}
+		sc.Marks = append(sc.Marks, markRef(s.ref, s.label))
+		mentions = append(mentions, mention(s.text, sc.ID, s.ref))
+	}
+	f.steps = append(f.steps, Step{Title: title, Narration: text, Scenes: []scene.Scene{sc, forkCards(v)}, Mentions: mentions, Cursor: float64(len(f.steps))})
 	return &f.steps[len(f.steps)-1]
 }
 
+// entry is the reference of logical block j in sample req's table, or ""
+// when the view has no such entry.
+func entry(v forkView, req, j int) string {
+	for _, row := range v.rows {
+		if row.req == req && j >= 0 && j < len(row.blocks) {
+			return "entry:" + forkLabel(req) + ":" + strconv.Itoa(j)
+		}
+	}
+	return ""
+}
+
+// physOf is the physical block of logical block j in sample req's table,
+// or -1.
+func physOf(v forkView, req, j int) int {
+	for _, row := range v.rows {
+		if row.req == req && j >= 0 && j < len(row.blocks) {
+			return row.blocks[j]
+		}
+	}
+	return -1
+}
+
+// blockSubject names physical block p of a view, or nothing for -1.
+func blockSubject(text string, p int, label string) forkSubject {
+	if p < 0 {
+		return forkSubject{}
+	}
+	return forkSubject{text, "block:" + strconv.Itoa(p), label}
+}
+
 func (r cowForkRun) script() *Script {
-	f := &forkText{cowForkRun: r, prevRefs: map[int]int{}}
+	f := &forkText{cowForkRun: r, prevRefs: map[int]int{}, colours: scene.NewColours()}
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
 	full := r.promptLen / r.b
-	f.step(r.start, "One prompt, n samples", fmt.Sprintf("A %d-token prompt will be sampled %d times, %d output tokens each. Blocks hold %d tokens, so the prompt fills %d full %s and %d tokens of a partial one.",
-		r.promptLen, r.n, r.output, r.b, full, plural(full, "block", "blocks"), r.promptLen%r.b))
+	blocksText := fmt.Sprintf("Blocks hold %d tokens", r.b)
+	f.step(r.start, "One prompt, n samples", fmt.Sprintf("A %d-token prompt will be sampled %d times, %d output tokens each. %s, so the prompt fills %d full %s and %d tokens of a partial one.",
+		r.promptLen, r.n, r.output, blocksText, full, plural(full, "block", "blocks"), r.promptLen%r.b),
+		blockSubject(blocksText, 0, fmt.Sprintf("block 0: %d token slots", r.b)))
 	cachedNote := ""
 	if r.mode == "prefix" {
 		cachedNote = fmt.Sprintf(" With prefix caching on, its %d full %s are hashed into the cache as they fill.", full, plural(full, "block is", "blocks are"))
 	}
-	f.step(r.prefilled, "S1 computes the prompt", fmt.Sprintf("The first sample prefills the prompt into %d blocks.%s", r.prefillBlocks, cachedNote)).Quiz =
+	last := r.prefillBlocks - 1
+	intoText := fmt.Sprintf("into %d blocks", r.prefillBlocks)
+	f.step(r.prefilled, "S1 computes the prompt", fmt.Sprintf("The first sample prefills the prompt %s.%s", intoText, cachedNote),
+		forkSubject{intoText, entry(r.prefilled, 0, last), fmt.Sprintf("L%d: %d of %d slots", last, r.promptLen-last*r.b, r.b)}).Quiz =
 		numberQuiz(fmt.Sprintf("How many %d-token blocks does the %d-token prompt take?", r.b, r.promptLen), float64(r.prefillBlocks), 0,
 			fmt.Sprintf("⌈%d/%d⌉ = %d: the last one only partly full.", r.promptLen, r.b, r.prefillBlocks))
 	if r.n > 1 {
@@ -329,46 +384,60 @@ func (r cowForkRun) script() *Script {
 	}
 	st := r.stats
 	saved := savedFrac(st.inUse, st.unshared)
-	f.steps = append(f.steps, Step{
-		Title: "What sharing saved",
-		Narration: fmt.Sprintf("At the end %d blocks hold what %d independent copies would: %.1f%% saved, with %d %s and %d recomputed prompt tokens. Right after every sample had its prompt the saving was %.1f%%; each private output block lowers it.",
-			st.inUse, st.unshared, 100*saved, st.copies, plural(st.copies, "copy", "copies"), st.recomputed, 100*savedFrac(st.afterFork, st.unsharedAfterFork)),
-		Scenes: []scene.Scene{f.grid(r.final), f.tables(r.final), forkCards(r.final), claimsTable(s.Claims)},
-		Cursor: float64(len(f.steps)),
-	})
+	holdText := fmt.Sprintf("%d blocks hold what %d independent copies would", st.inUse, st.unshared)
+	f.step(r.final, "What sharing saved",
+		fmt.Sprintf("At the end %s: %.1f%% saved, with %d %s and %d recomputed prompt tokens. Right after every sample had its prompt the saving was %.1f%%; each private output block lowers it.",
+			holdText, 100*saved, st.copies, plural(st.copies, "copy", "copies"), st.recomputed, 100*savedFrac(st.afterFork, st.unsharedAfterFork)),
+		blockSubject(holdText, physOf(r.final, 0, 0), fmt.Sprintf("×%d: still shared", r.n)))
 	s.Steps = f.steps
+	s.Steps[len(s.Steps)-1].Scenes = append(s.Steps[len(s.Steps)-1].Scenes, claimsTable(s.Claims))
 	return s
 }
 
 // shareStep narrates how samples 2..n got the prompt.
 func (f *forkText) shareStep() {
 	st := f.stats
+	last := f.prefillBlocks - 1
 	if f.mode == "cow" {
-		f.step(f.shared, "Fork: the tables share every block", fmt.Sprintf("The other %d samples fork from S1: each gets a copy of S1's block table, not of its blocks, so every prompt block now has reference count %d, the partial last block included. "+
-			"%d blocks hold what %d would without sharing.", f.n-1, f.n, st.afterFork, st.unsharedAfterFork))
+		refText := fmt.Sprintf("reference count %d", f.n)
+		f.step(f.shared, "Fork: the tables share every block", fmt.Sprintf("The other %d samples fork from S1: each gets a copy of S1's block table, not of its blocks, so every prompt block now has %s, the partial last block included. "+
+			"%d blocks hold what %d would without sharing.", f.n-1, refText, st.afterFork, st.unsharedAfterFork),
+			blockSubject(refText, physOf(f.shared, 0, last), fmt.Sprintf("×%d, partial", f.n)))
 		return
 	}
 	recompute := f.promptLen - f.hitBlocks*f.b
-	f.step(f.shared, "Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. The prefix cache finds %d of the prompt's blocks (it stops before the block holding the last prompt token, which must be computed to produce logits), "+
+	findText := fmt.Sprintf("The prefix cache finds %d of the prompt's blocks", f.hitBlocks)
+	f.step(f.shared, "Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. %s (it stops before the block holding the last prompt token, which must be computed to produce logits), "+
 		"so each sample allocates its own copy of the rest and recomputes %d prompt tokens: %d recomputed in all. %d blocks hold what %d would without sharing.",
-		f.hitBlocks, recompute, st.recomputed, st.afterFork, st.unsharedAfterFork)).Quiz =
+		findText, recompute, st.recomputed, st.afterFork, st.unsharedAfterFork),
+		blockSubject(findText, physOf(f.shared, 0, 0), "cached, shared")).Quiz =
 		numberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", f.promptLen),
 			float64(recompute), 0, "Only full blocks are cached, and never the block holding the last prompt token: that block is recomputed.")
 }
 
 // decodeStep narrates one kept decode step.
 func (f *forkText) decodeStep(d forkDecode) {
+	full := f.promptLen / f.b
 	switch {
 	case d.newCopies > 0:
-		f.step(d.view, fmt.Sprintf("Output token %d: copy on write", d.token+1), fmt.Sprintf("Each sample writes a different token. The shared partial block has reference count > 1, so the first %d writers each copy it into a new block (the KV of its %d prompt tokens moves with it) and write there; "+
-			"the last sample finds itself the only holder and writes in place. %d %s made, no tokens recomputed.", d.newCopies, f.promptLen%f.b, d.newCopies, plural(d.newCopies, "copy", "copies"))).Quiz =
+		copyText, placeText := "copy it into a new block", "writes in place"
+		f.step(d.view, fmt.Sprintf("Output token %d: copy on write", d.token+1), fmt.Sprintf("Each sample writes a different token. The shared partial block has reference count > 1, so the first %d writers each %s (the KV of its %d prompt tokens moves with it) and write there; "+
+			"the last sample finds itself the only holder and %s. %d %s made, no tokens recomputed.", d.newCopies, copyText, f.promptLen%f.b, placeText, d.newCopies, plural(d.newCopies, "copy", "copies")),
+			forkSubject{copyText, entry(d.view, 0, full), fmt.Sprintf("S1's copy: block %d", physOf(d.view, 0, full))},
+			blockSubject(placeText, physOf(d.view, f.n-1, full), fmt.Sprintf("S%d writes in place", f.n))).Quiz =
 			&Quiz{Question: fmt.Sprintf("Every sample now writes a token into the partial prompt block, which %d block tables share. What must the block manager do before the first write?", f.n),
 				Kind: QuizTerm, Answer: "copy-on-write", Accept: []string{"cow", "copy on write"},
 				Explain: "Copy-on-write: the writer gets a private copy of the shared block, so the others still see the prompt alone."}
 	case d.token == 0:
-		f.step(d.view, "Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into a block only it holds; %d new %s.", d.newBlocks, plural(d.newBlocks, "block was", "blocks were")))
+		onlyText := "a block only it holds"
+		j := len(d.view.rows[0].blocks) - 1
+		f.step(d.view, "Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into %s; %d new %s.", onlyText, d.newBlocks, plural(d.newBlocks, "block was", "blocks were")),
+			forkSubject{onlyText, entry(d.view, 0, j), fmt.Sprintf("S1's own block %d", physOf(d.view, 0, j))})
 	default:
-		f.step(d.view, fmt.Sprintf("Output token %d: new blocks", d.token+1), fmt.Sprintf("The samples' last blocks filled, so each takes a private block: %d new. Shared prompt blocks stay shared.", d.newBlocks))
+		privText := "each takes a private block"
+		j := len(d.view.rows[0].blocks) - 1
+		f.step(d.view, fmt.Sprintf("Output token %d: new blocks", d.token+1), fmt.Sprintf("The samples' last blocks filled, so %s: %d new. Shared prompt blocks stay shared.", privText, d.newBlocks),
+			forkSubject{privText, entry(d.view, 0, j), fmt.Sprintf("S1's new block %d", physOf(d.view, 0, j))})
 	}
 }
 

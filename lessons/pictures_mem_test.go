@@ -11,7 +11,7 @@ import (
 // mention of the narration links to; the contract test checks the links).
 func TestPicturesMemPacing(t *testing.T) {
 	tick := regexp.MustCompile(`^Tick \d+`)
-	for _, slug := range []string{"chunked-prefill", "cuda-graphs", "roofline", "measuring"} {
+	for _, slug := range []string{"garage", "block-table", "cow-fork", "chunked-prefill", "cuda-graphs", "roofline", "measuring"} {
 		s, _, err := Get(slug).Run(nil)
 		if err != nil {
 			t.Fatal(slug, err)

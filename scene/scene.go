@@ -174,12 +174,12 @@ type Block struct {
 }
 
 // BlockTables shows requests' block tables: logical block i → physical block.
+// When its scene also carries a Grid (the physical pool), the renderer draws
+// the pool beside the tables with one line per entry to the block it names,
+// and a ×k badge on blocks k tables hold.
 type BlockTables struct {
 	BlockSize int        `json:"block_size"`
 	Rows      []TableRow `json:"rows"`
-	// Map, when set, draws the physical blocks the tables point at beside
-	// them, one line per entry, with a ×k badge on blocks k tables hold.
-	Map bool `json:"map,omitempty"`
 	// Lookup, when set, walks one token through a table to its byte
 	// address.
 	Lookup *Lookup `json:"lookup,omitempty"`

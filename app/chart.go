@@ -552,9 +552,11 @@ func (c *chartView) draw(full bool) {
 		}
 		// The same series with other data (a point moving along as the
 		// batch grows): merge, so that ECharts animates the change.
-		how := map[string]any{"notMerge": true}
+		// lazyUpdate: ECharts draws in its own next frame, so a step change
+		// renders its frame without waiting for the chart.
+		how := map[string]any{"notMerge": true, "lazyUpdate": !full}
 		if !full && c.shown != nil && c.motion == c.Motion && sameSeriesNames(ch, c.shown) {
-			how = map[string]any{"replaceMerge": []any{"series"}}
+			how = map[string]any{"replaceMerge": []any{"series"}, "lazyUpdate": true}
 		}
 		c.inst.Call("setOption", app.Window().Get("JSON").Call("parse", string(js)), how)
 		c.motion = c.Motion

@@ -194,10 +194,10 @@ func timelineOverview(tl *scene.Timeline, lo, hi, vlo, vhi float64, unit string)
 		app.Div().Class("tl-label").Text("whole run"),
 		app.Div().Class("tl-mini").Body(
 			app.Range(tl.Lanes).Slice(func(i int) app.UI {
-				l := tl.Lanes[i]
+				bars := miniBars(tl.Lanes[i].Bars, (hi-lo)/500)
 				return app.Div().Class("tl-mini-lane").Body(
-					app.Range(l.Bars).Slice(func(j int) app.UI {
-						b := l.Bars[j]
+					app.Range(bars).Slice(func(j int) app.UI {
+						b := bars[j]
 						return app.Div().Class("tl-mini-bar tl-"+safeClass(b.Class)).
 							Style("left", pctText(at(b.Start))).Style("width", pctText(at(math.Max(b.End, b.Start))-at(b.Start)))
 					}),
@@ -208,6 +208,21 @@ func timelineOverview(tl *scene.Timeline, lo, hi, vlo, vhi float64, unit string)
 			app.Span().Class("tl-mini-axis at-end").Text(formatNumber(hi)+unit),
 		),
 	)
+}
+
+// miniBars merges neighbouring bars of one class (closer than gap) for the
+// overview, where they would be drawn a pixel apart: a few elements
+// instead of hundreds.
+func miniBars(bars []scene.Span, gap float64) []scene.Span {
+	var out []scene.Span
+	for _, b := range bars {
+		if n := len(out); n > 0 && out[n-1].Class == b.Class && b.Start-out[n-1].End <= gap {
+			out[n-1].End = math.Max(out[n-1].End, b.End)
+			continue
+		}
+		out = append(out, scene.Span{Start: b.Start, End: b.End, Class: b.Class})
+	}
+	return out
 }
 
 // timelineTicks are about five round values across the view.

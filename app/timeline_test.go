@@ -59,3 +59,16 @@ func TestRenderTimeline(t *testing.T) {
 		t.Errorf("no zoom, yet a window or hidden bars: %s", html)
 	}
 }
+
+func TestMiniBars(t *testing.T) {
+	got := miniBars([]scene.Span{{Start: 0, End: 1, Class: "gpu"}, {Start: 1.001, End: 2, Class: "gpu"}, {Start: 2, End: 3, Class: "idle"}, {Start: 5, End: 6, Class: "idle"}}, 0.01)
+	want := []scene.Span{{Start: 0, End: 2, Class: "gpu"}, {Start: 2, End: 3, Class: "idle"}, {Start: 5, End: 6, Class: "idle"}}
+	if len(got) != len(want) {
+		t.Fatalf("miniBars = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("bar %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

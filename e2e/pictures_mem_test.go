@@ -167,3 +167,92 @@ const cutLabelsJS = `(() => {
   }
   return out;
 })()`
+
+// stepTiming is one step change measured in the page: t0 just before the
+// click, updated = the player's window.inferlabStepMs (the render and the
+// grid and chart patches), layout = t0 to the same moment plus a forced
+// style and layout, frame = t0 to the start of the frame after the one
+// that drew the change. go-app renders a dispatch's updates at its next
+// frame tick, 1/120 s later (app.go: engine.Start(120)), with the page idle
+// meanwhile; busy = the task that did the work: from the last moment the
+// page was free before it (a MessageChannel ping loop runs between tasks)
+// to the end of the forced layout.
+type stepTiming struct {
+	Updated, Layout, Frame, Busy float64
+	Step                         string
+}
+
+// measureStepJS clicks sel and measures the step change it causes.
+func measureStepJS(sel string) string {
+	return `new Promise((resolve) => {
+  let t1 = -1, t0 = 0, free = 0;
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => { if (t1 < 0) { free = performance.now(); ch.port2.postMessage(0); } };
+  Object.defineProperty(window, "inferlabStepMs", {configurable: true,
+    set(v) { this.__stepMs = v; if (v >= 0 && t1 < 0) { void document.body.offsetHeight; t1 = performance.now(); } },
+    get() { return this.__stepMs; }});
+  const wait = () => {
+    if (t1 < 0) { requestAnimationFrame(wait); return; }
+    requestAnimationFrame(() => resolve({updated: window.__stepMs, layout: t1 - t0, frame: performance.now() - t0, busy: t1 - Math.max(free, t0), step: document.querySelector("#lab").dataset.step}));
+  };
+  ch.port2.postMessage(0);
+  t0 = performance.now();
+  document.querySelector(` + jsString(sel) + `).click();
+  requestAnimationFrame(wait);
+})`
+}
+
+// TestPicturesMemStepTiming records (never asserts) how long a step change
+// takes in the page for the memory and timing pictures: 24 changes per
+// lesson, forward then back, at 1280×800 (BENCHMARKS.md, "Step change:
+// memory and timing pictures").
+func TestPicturesMemStepTiming(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.viewport(1280, 800)
+	for _, c := range []struct{ name, slug, query string }{
+		{"garage-2048", "garage", ""},
+		{"garage-1024", "garage", "&pool_tokens=16384"},
+		{"block-table", "block-table", ""},
+		{"cow-fork", "cow-fork", ""},
+		{"chunked-prefill", "chunked-prefill", ""},
+		{"cuda-graphs", "cuda-graphs", ""},
+		{"roofline", "roofline", ""},
+		{"measuring", "measuring", ""},
+	} {
+		subtest(t, b, c.name, func(t *testing.T) {
+			b.navigate(site + "/lesson/" + c.slug + "?step=1" + c.query)
+			evalJS[bool](b, `(document.activeElement?.blur(), true)`)
+			n := evalJS[int](b, `Number(document.querySelector("#scrubber").max)`)
+			var up, lay, fr, busy []float64
+			step, dir := 1, 1
+			for i := 0; i < 24; i++ {
+				if step+dir < 1 || step+dir > n {
+					dir = -dir
+				}
+				sel := "#btn-next"
+				if dir < 0 {
+					sel = "#btn-prev"
+				}
+				m := awaitJS[stepTiming](b, measureStepJS(sel))
+				step += dir
+				if m.Step != strconv.Itoa(step) {
+					t.Fatalf("after %s the page shows step %s, want %d", sel, m.Step, step)
+				}
+				up, lay, fr, busy = append(up, m.Updated), append(lay, m.Layout), append(fr, m.Frame), append(busy, m.Busy)
+				b.nextFrame()
+			}
+			med := func(x []float64) (float64, float64) {
+				s := append([]float64(nil), x...)
+				sortFloats(s)
+				return s[len(s)/2], s[len(s)*9/10]
+			}
+			um, u9 := med(up)
+			lm, l9 := med(lay)
+			fm, f9 := med(fr)
+			bm, b9 := med(busy)
+			recordTiming(t, fmt.Sprintf("E2E_TIMING step_change_mem %s steps=%d changes=%d busy_median_ms=%.1f busy_p90_ms=%.1f updated_median_ms=%.1f updated_p90_ms=%.1f layout_median_ms=%.1f layout_p90_ms=%.1f frame_median_ms=%.1f frame_p90_ms=%.1f",
+				c.name, n, len(up), bm, b9, um, u9, lm, l9, fm, f9))
+		})
+	}
+}

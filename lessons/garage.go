@@ -693,7 +693,7 @@ func (g *garageText) pagedText(w tickWindow, t int, told teller, snap snapshot, 
 	}
 	var parts []string
 	if len(w.admitted) > 0 {
-		parts = append(parts, fmt.Sprintf("admitted %s", names(w.admitted)))
+		parts = append(parts, admittedText(w.admitted))
 	}
 	if len(w.finished) > 0 {
 		txt := fmt.Sprintf("%s finished and returned %s blocks to the free queue", names(w.finished), plural(len(w.finished), "its", "their"))
@@ -717,9 +717,9 @@ func (g *garageText) pagedText(w tickWindow, t int, told teller, snap snapshot, 
 	if len(parts) == 0 {
 		parts = append(parts, "requests kept decoding")
 	}
+	// The pools' counts are on the figure; the narration says what happened.
 	var b strings.Builder
-	u := w.last.Usage
-	b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens.", u.Resident, w.last.Waiting, pct(u.Utilization())))
+	b.WriteString(strings.Join(parts, "; ") + ".")
 	bs := g.setup.b
 	if t == 0 {
 		b.WriteString(told.once("paged-admit", fmt.Sprintf("Each request took ⌈prompt/%d⌉ blocks for its prompt and nothing more.", bs)))
@@ -737,6 +737,14 @@ func (g *garageText) pagedText(w tickWindow, t int, told teller, snap snapshot, 
 		b.WriteString(told.once("paged-blocked", fmt.Sprintf("%s waits: its %d blocks are not free yet.", reqName(blocked), (g.setup.reqs[blocked].Prompt+bs-1)/bs)))
 	}
 	return b.String(), title
+}
+
+// admittedText says who was admitted, with the count when there are many.
+func admittedText(ids []int) string {
+	if len(ids) > 3 {
+		return fmt.Sprintf("admitted %d requests (%s)", len(ids), idRange(ids))
+	}
+	return "admitted " + names(ids)
 }
 
 // idRange names requests for a title: "R12–R16" when they follow each
@@ -799,7 +807,7 @@ func (g *garageText) contigText(w tickWindow, t int, told teller, title string, 
 		parts = append(parts, fmt.Sprintf("%s finished, leaving %s", names(w.finished), plural(len(w.finished), "a hole", "holes")))
 	}
 	if len(w.admitted) > 0 {
-		parts = append(parts, fmt.Sprintf("admitted %s", names(w.admitted)))
+		parts = append(parts, admittedText(w.admitted))
 	}
 	if len(w.preempted) > 0 {
 		parts = append(parts, fmt.Sprintf("%s preempted", names(w.preempted)))
@@ -809,11 +817,10 @@ func (g *garageText) contigText(w tickWindow, t int, told teller, title string, 
 	}
 	var b strings.Builder
 	u := w.last.Usage
-	b.WriteString(strings.Join(parts, "; ") + fmt.Sprintf(". %d resident, %d waiting, %s of slots hold tokens, %s of reserved slots are empty.",
-		u.Resident, w.last.Waiting, pct(u.Utilization()), pct(u.Waste())))
+	b.WriteString(strings.Join(parts, "; ") + ".")
 	if t == 0 {
 		frag := "that empty tail is internal fragmentation"
-		b.WriteString(told.once("contig-admit", "Every admitted request holds its whole reservation from the first token: "+frag+"."))
+		b.WriteString(told.once("contig-admit", fmt.Sprintf("Every admitted request holds its whole reservation from the first token: %s, %s of the reserved slots.", frag, pct(u.Waste()))))
 		if len(snap.runs) > 0 {
 			r := snap.runs[0]
 			*subj = append(*subj, subject{frag, "req:" + reqName(r.Req), fmt.Sprintf("%s: %s of %s reserved slots empty", reqName(r.Req), comma(r.Len-r.Tokens), comma(r.Len))})

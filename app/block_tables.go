@@ -247,9 +247,13 @@ func renderTableMap(bt *scene.BlockTables, grid *scene.BlockGrid, mk marks) app.
 	svg := `<svg class="tm-svg" viewBox="0 0 ` + fmtF(l.w) + ` ` + fmtF(l.h) + `" role="img" aria-label="block tables and the physical blocks they map to">` +
 		`<text class="tm-pool-label" x="0" y="` + fmtF(l.poolY+16) + `">physical</text><text class="tm-pool-label" x="0" y="` + fmtF(l.poolY+30) + `">blocks</text>` +
 		`<g class="tm-lines">` + lines.String() + `</g><g class="tm-pool">` + pool.String() + `</g><g class="tm-tables">` + rows.String() + `</g></svg>`
-	return app.Div().Class("block-tables tm").Style("max-width", fmtF(l.w*1.15)+"px").Body(
-		app.Raw(svg),
-		app.Div().Class("grid-notes").Aria("hidden", true).Body(notes...),
+	// On a phone the map keeps a legible size and scrolls sideways inside
+	// the figure (lab.css), the callouts with it.
+	return app.Div().Class("block-tables tm").Body(
+		app.Div().Class("tm-inner").Style("max-width", fmtF(l.w*1.15)+"px").Body(
+			app.Raw(svg),
+			app.Div().Class("grid-notes").Aria("hidden", true).Body(notes...),
+		),
 	)
 }
 

@@ -199,3 +199,27 @@ func TestServingLessonsOnlyRunWhatFits(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11 item 8: a token budget below max_num_seqs is refused by Check on
+// the budget knob, with the seqs it must reach, as vLLM's SchedulerConfig
+// refuses it — not by the scheduler inside a generic message.
+func TestSandboxBudgetBelowSeqs(t *testing.T) {
+	err := sandbox.Check(sandboxValues(t, map[string]string{"max_num_seqs": "300", "max_num_batched_tokens": "256"}))
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Key != "max_num_batched_tokens" || pe.Want != "at least max_num_seqs (300), as vLLM requires" {
+		t.Errorf("budget 256 < 300 sequences: %v, want a refusal of max_num_batched_tokens asking for at least 300", err)
+	}
+	if err := sandbox.Check(sandboxValues(t, map[string]string{"max_num_seqs": "256", "max_num_batched_tokens": "256", "requests": "8"})); err != nil {
+		t.Errorf("budget = max_num_seqs: %v, want it accepted", err)
+	}
+}
+
+// sandboxValues resolves raw knobs of the sandbox without checking them.
+func sandboxValues(t *testing.T, raw map[string]string) Values {
+	t.Helper()
+	v, errs := sandbox.Resolve(raw)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return v
+}

@@ -248,7 +248,9 @@ func buildChunkedPrefill(v Values) (*Script, error) {
 // runChunkedPrefill runs the scenario without and with chunking, then with
 // each budget of the sweep.
 func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
-	e, err := newEngine(v, 16)
+	// The pool is sized for the largest step prefillFit checks (the
+	// decodes and the whole prompt), so that what it accepts is resident.
+	e, err := newEngineAt(v, 16, v.Int("decodes")+v.Int("long_prompt"))
 	if err != nil {
 		return chunkedPrefillRun{}, err
 	}

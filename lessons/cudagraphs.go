@@ -66,11 +66,12 @@ const graphTokenBudget = 8192
 
 // graphSetup is the priced engine of the lesson.
 type graphSetup struct {
-	gpu       hardware.GPU
-	model     hardware.Model
-	tp        int
-	step      hardware.StepModel
-	cap       hardware.Capacity
+	gpu   hardware.GPU
+	model hardware.Model
+	tp    int
+	step  hardware.StepModel
+	// kvBytes is one token's KV on each GPU of the group.
+	kvBytes   int64
 	perLaunch float64
 	seqs      int
 	mode      cudagraph.Mode
@@ -97,15 +98,11 @@ func newGraphSetup(v Values) (*graphSetup, error) {
 	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: graphTokenBudget}, fitKnobs{hardware.LimitWeights: "model"}); err != nil {
 		return nil, err
 	}
-	c, err := hardware.KVCapacity(g, m, 0.9, 16, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
-	if err != nil {
-		return nil, err
-	}
 	mode, err := cudagraph.ParseMode(v.Choice("mode"))
 	if err != nil {
 		return nil, err
 	}
-	return &graphSetup{gpu: g, model: m, tp: tp, step: sm, cap: c, perLaunch: v.Float("per_launch_us") * 1e-6, seqs: v.Int("max_num_seqs"), mode: mode}, nil
+	return &graphSetup{gpu: g, model: m, tp: tp, step: sm, kvBytes: hardware.KVBytesPerTokenPerGPU(m, tp, sm.KVBytesPerElement), perLaunch: v.Float("per_launch_us") * 1e-6, seqs: v.Int("max_num_seqs"), mode: mode}, nil
 }
 
 func checkCUDAGraphs(v Values) error {
@@ -466,8 +463,8 @@ func runCUDAGraphs(v Values) (graphsRun, error) {
 	r.kvFit = maxFitting(e.seqs, func(n int) bool { return e.decodeFit(n, r.context).Check() == nil })
 	r.padding = e.paddingCases(r.batch, r.context)
 	r.capture = e.dispatcher(e.mode).Capture()
-	if e.cap.BytesPerToken > 0 {
-		r.captureKV = int(r.capture.Bytes / float64(e.cap.BytesPerToken))
+	if e.kvBytes > 0 {
+		r.captureKV = int(r.capture.Bytes / float64(e.kvBytes))
 	}
 	r.shapes = e.modeShapes(b, r.batch, r.context)
 	r.validation = graphValidation()

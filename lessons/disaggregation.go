@@ -183,7 +183,7 @@ func buildDisaggregation(v Values) (*Script, error) {
 func runDisaggregation(v Values) (*disaggRun, error) {
 	const bs = disaggBlock
 	tp := v.Int("tp")
-	e, capa, err := newTPEngine(v, tp, bs)
+	e, err := newTPEngine(v, tp, bs, v.Int("budget"))
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 		promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), outputMin: v.Int("output_min"), outputMax: v.Int("output_max"),
 		link: link, conditional: v.Choice("conditional") == "on",
 		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
-		bytesPerToken: capa.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(bs) * float64(capa.BytesPerToken)}
+		bytesPerToken: e.pool.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(bs) * float64(e.pool.BytesPerToken)}
 	sc := scheduler.Config{MaxNumBatchedTokens: r.budget, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	wl := disaggLengths(v)
@@ -204,7 +204,7 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 	for i, w := range wl {
 		r.reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
 	}
-	cfg := cluster.DisaggConfig{Prefill: r.prefill, Decode: r.decode, Scheduler: sc, Link: link, KVBytesPerToken: float64(capa.BytesPerToken),
+	cfg := cluster.DisaggConfig{Prefill: r.prefill, Decode: r.decode, Scheduler: sc, Link: link, KVBytesPerToken: float64(e.pool.BytesPerToken),
 		Timer: func(bool, int) scheduler.Timer { return timer }}
 	if r.conditional {
 		rule := r.rule

@@ -44,11 +44,32 @@ func gpuIDs(first string) []string {
 // engine is a priced single-GPU serving setup: the step model with CUDA-graph
 // replay and overlapped host work (a modern vLLM), and its KV capacity.
 type engine struct {
-	gpu      hardware.GPU
-	model    hardware.Model
-	step     hardware.StepModel
-	mode     cudagraph.Mode
+	gpu   hardware.GPU
+	model hardware.Model
+	step  hardware.StepModel
+	mode  cudagraph.Mode
+	// pool is vLLM's start-up sizing of the KV cache on one GPU
+	// (hardware.Fit.Pool); kvBlocks the blocks requests can hold.
+	pool     hardware.KVPool
 	kvBlocks int
+}
+
+// engineBudget is the token budget (max_num_batched_tokens) newEngine
+// sizes the activation reserve for: what the lessons without a budget knob
+// run their schedulers at, vLLM's API-server default on H100-class GPUs.
+const engineBudget = 8192
+
+// enginePool is the KV pool vLLM would allocate for m on each of tp GPUs g
+// with a token budget of batchedTokens (BF16 weights and cache, 0.9 of the
+// memory): the same budget hardware.Fit checks against, so a setting Fit
+// accepts is one the simulated pool holds. It returns the pool and the
+// blocks a request can take: all but one, vLLM's null block.
+func enginePool(g hardware.GPU, m hardware.Model, tp, blockSize, batchedTokens int) (hardware.KVPool, int, error) {
+	p, err := hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: batchedTokens}.Pool(blockSize)
+	if err != nil {
+		return p, 0, err
+	}
+	return p, int(p.Blocks) - 1, nil
 }
 
 // chosenHardware resolves the "gpu" and "model" knobs to their profiles.
@@ -123,9 +144,17 @@ func tpRelation(m hardware.Model, tp int) error {
 }
 
 // newEngine builds the engine for the "gpu" and "model" knobs and, when the
-// lesson has it, the "graph_mode" knob. It fails (with the GPU and model
-// named) when the weights do not fit.
+// lesson has it, the "graph_mode" knob, its KV pool sized for a token
+// budget of engineBudget. It fails (with the GPU and model named) when the
+// weights do not fit.
 func newEngine(v Values, blockSize int) (*engine, error) {
+	return newEngineAt(v, blockSize, engineBudget)
+}
+
+// newEngineAt is newEngine for a scheduler whose token budget
+// (max_num_batched_tokens) is batchedTokens, where vLLM's profiling run
+// measures the activation peak it takes off the pool.
+func newEngineAt(v Values, blockSize, batchedTokens int) (*engine, error) {
 	g, m, err := chosenHardware(v)
 	if err != nil {
 		return nil, err
@@ -143,11 +172,11 @@ func newEngine(v Values, blockSize int) (*engine, error) {
 		}
 	}
 	sm.OverlapHost = true
-	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, 1, sm.KVBytesPerElement, sm.WeightBytesPerParam)
+	p, blocks, err := enginePool(g, m, 1, blockSize, batchedTokens)
 	if err != nil {
-		return nil, Relation("model", m.ID, "a model whose BF16 weights fit on one "+g.Name+" ("+err.Error()+")")
+		return nil, Relation("model", m.ID, "a model whose BF16 weights and activations fit on one "+g.Name+" ("+err.Error()+")")
 	}
-	return &engine{gpu: g, model: m, step: sm, mode: mode, kvBlocks: int(c.Blocks)}, nil
+	return &engine{gpu: g, model: m, step: sm, mode: mode, pool: p, kvBlocks: blocks}, nil
 }
 
 // timer prices the steps of a scheduler with these max_num_seqs and token
@@ -181,25 +210,25 @@ func choicesFirst(ids []string, first string) []string {
 	return out
 }
 
-// newTPEngine is newEngine for a tensor-parallel group of tp GPUs; it also
-// returns the group's per-GPU KV capacity.
-func newTPEngine(v Values, tp, blockSize int) (*engine, hardware.Capacity, error) {
+// newTPEngine is newEngineAt for a tensor-parallel group of tp GPUs; the
+// engine's pool is each GPU's.
+func newTPEngine(v Values, tp, blockSize, batchedTokens int) (*engine, error) {
 	g, m, err := chosenHardware(v)
 	if err != nil {
-		return nil, hardware.Capacity{}, err
+		return nil, err
 	}
 	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
 	if err != nil {
-		return nil, hardware.Capacity{}, tpRelation(m, tp)
+		return nil, tpRelation(m, tp)
 	}
 	sm.OverlapHost = true
 	// vLLM workers: vLLM's custom all-reduce for decode-sized messages.
 	sm.AllReduce = hardware.VLLMAllReduce(g, tp)
-	c, err := hardware.KVCapacity(g, m, 0.9, blockSize, tp, sm.KVBytesPerElement, sm.WeightBytesPerParam)
+	p, blocks, err := enginePool(g, m, tp, blockSize, batchedTokens)
 	if err != nil {
-		return nil, hardware.Capacity{}, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("enough %s GPUs per worker to hold %s's BF16 weights with room for KV (%v)", g.Name, m.Name, err))
+		return nil, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("enough %s GPUs per worker to hold %s's BF16 weights and activations with room for KV (%v)", g.Name, m.Name, err))
 	}
-	return &engine{gpu: g, model: m, step: sm, mode: cudagraph.Default, kvBlocks: int(c.Blocks)}, c, nil
+	return &engine{gpu: g, model: m, step: sm, mode: cudagraph.Default, pool: p, kvBlocks: blocks}, nil
 }
 
 func modelIDs() []string {

@@ -81,7 +81,7 @@ func checkMeasuring(v Values) error {
 		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}); err != nil {
 		return err
 	}
-	e, err := newEngine(v, 16)
+	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func buildMeasuring(v Values) (*Script, error) {
 
 // runMeasuring serves a Poisson chat workload at each rate of the sweep.
 func runMeasuring(v Values) (measuringRun, error) {
-	e, err := newEngine(v, 16)
+	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
 	if err != nil {
 		return measuringRun{}, err
 	}

@@ -159,7 +159,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)
 		}
 	}
-	e, err := newEngine(v, 16)
+	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,16 @@ func draftFit(g hardware.GPU, d hardware.Model, batch, ctx, gamma int) hardware.
 	return hardware.Fit{GPU: g, Model: d, FixedTP: true, KVTokens: int64(batch) * int64(ctx+gamma+1), Positions: ctx + gamma + 1}
 }
 
+// targetFit is the target's share on the first GPU of its group, beside
+// the draft: the memory the engine sees less the draft's weights and KV
+// (at least a byte: 0 would mean the whole memory; draftFit refuses a draft
+// that leaves nothing first).
+func targetFit(g hardware.GPU, m, d hardware.Model, tp, batch, ctx, gamma int) hardware.Fit {
+	mem, _ := hardware.EngineMemory(g)
+	return hardware.Fit{GPU: g, Model: m, TP: tp, MemoryBytes: max(1, mem-draftBytes(d, batch, ctx, gamma)), BatchedTokens: defaultBatched(batch, gamma),
+		KVTokens: int64(batch) * int64(ctx+gamma+1), Positions: ctx + gamma + 1}
+}
+
 // checkSpecDecoding refuses a draft that could not draft for the target (a
 // different vocabulary, or not smaller), a TP degree that does not split
 // the target, and setups the GPUs could not hold: the draft's weights and
@@ -95,9 +105,7 @@ func checkSpecDecoding(v Values) error {
 		return err
 	}
 	// The target's share on the first GPU, beside the draft.
-	g0 := g
-	g0.MemoryBytes -= draftBytes(d, batch, ctx, gamma)
-	f := hardware.Fit{GPU: g0, Model: m, TP: tp, BatchedTokens: defaultBatched(batch, gamma), KVTokens: int64(batch) * int64(ctx+gamma+1), Positions: ctx + gamma + 1}
+	f := targetFit(g, m, d, tp, batch, ctx, gamma)
 	err = f.Check()
 	if err == nil {
 		return nil
@@ -202,9 +210,7 @@ func specMaxBatch(v Values, g hardware.GPU, m, d hardware.Model) int {
 		if draftFit(g, d, n, ctx, gamma).Check() != nil {
 			return false
 		}
-		g0 := g
-		g0.MemoryBytes -= draftBytes(d, n, ctx, gamma)
-		return hardware.Fit{GPU: g0, Model: m, TP: tp, BatchedTokens: defaultBatched(n, gamma), KVTokens: int64(n) * int64(ctx+gamma+1), Positions: ctx + gamma + 1}.Check() == nil
+		return targetFit(g, m, d, tp, n, ctx, gamma).Check() == nil
 	})
 }
 

@@ -98,7 +98,7 @@ func TestHardwareLessonsRefuseInfeasible(t *testing.T) {
 		{chunkedPrefill, map[string]string{"decodes": "256", "context": "32768"}, "decodes", "tokens of KV cache need"},
 		{chunkedPrefill, map[string]string{"model": "llama-2-7b", "long_prompt": "8192"}, "long_prompt", "llama-2-7b's 4,096 positions"},
 		{measuring, map[string]string{"max_num_seqs": "2048", "max_num_batched_tokens": "64"}, "max_num_batched_tokens", "at least max_num_seqs (2048)"},
-		{cudaGraphs, map[string]string{"model": "llama-3.1-70b"}, "model", "llama-3.1-70b needs 141 GB of weights; h100-sxm has 80 GB: pick tp ≥ 4"},
+		{cudaGraphs, map[string]string{"model": "llama-3.1-70b"}, "model", "llama-3.1-70b needs 141 GB of weights; h100-sxm has 85 GB as vLLM sees it: pick tp ≥ 4"},
 	} {
 		_, _, err := c.l.Run(c.set)
 		pe, ok := err.(*ParamError)

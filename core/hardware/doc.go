@@ -20,7 +20,11 @@
 //	weight bytes = params · bytes_per_weight
 //	KV tokens    = floor((memory · utilization − weight bytes / tp) / (S_entry / min(tp, kv_heads)))
 //
-// KVCapacity documents the last line, including what it leaves out.
+// KVCapacity documents the last line, including what it leaves out. The
+// lessons size their pools as vLLM v1 does instead (KVBudget, through
+// Fit.Budget and Fit.Pool): the memory the engine sees, less the weights and
+// the activation reserve of its profiling run, the same budget Fit.Check
+// holds every setting to.
 //
 // # Units
 //

@@ -40,6 +40,10 @@ type Fit struct {
 	KVBytesPerElement   int
 	// MemUtilization is vLLM's gpu_memory_utilization; 0 means 0.9.
 	MemUtilization float64
+	// MemoryBytes is the device memory the engine sees on each GPU; 0
+	// means EngineMemory(GPU): torch's total where an engine log gives
+	// it (79.19 GiB on an H100 SXM), else the datasheet's.
+	MemoryBytes int64
 	// BatchedTokens is the most tokens one step computes, where vLLM
 	// measures its activation peak (max_num_batched_tokens); 0 means
 	// 8,192.
@@ -107,8 +111,9 @@ func ActivationReserve(m Model, tp, batchedTokens int) int64 {
 
 // Check reports whether the setup fits: the model's positions hold the
 // longest sequence, this GPU's share of the weights and the activation
-// reserve fit in memory × utilization, and the KV cache fits beside them.
-// The error is a *FitError.
+// reserve fit in memory × utilization, and the KV cache fits beside them
+// (the memory vLLM's start-up sizing leaves for it: Budget). The error is a
+// *FitError.
 func (f Fit) Check() error {
 	f = f.withDefaults()
 	m := f.Model
@@ -134,18 +139,18 @@ func (f Fit) weightsError(usable, fixed int64) *FitError {
 	m, g, tp := f.Model, f.GPU, int64(f.TP)
 	e := &FitError{Limit: LimitWeights, Need: fixed, Have: usable, MinTP: f.minTP()}
 	weights := m.WeightBytes(f.WeightBytesPerParam)
-	if weights > g.MemoryBytes*tp {
+	if mem := f.memory(); weights > mem*tp {
 		// The weights alone exceed the memory: the plain statement.
-		have := fmt.Sprintf("%s has %s", g.ID, gbText(g.MemoryBytes))
+		have := fmt.Sprintf("%s has %s", g.ID, f.memText(1))
 		if tp > 1 {
-			have = fmt.Sprintf("%d× %s have %s", tp, g.ID, gbText(g.MemoryBytes*tp))
+			have = fmt.Sprintf("%d× %s have %s", tp, g.ID, f.memText(int(tp)))
 		}
 		e.msg = fmt.Sprintf("%s needs %s of weights; %s: %s", m.ID, gbText(weights), have, f.advice(e.MinTP))
 		return e
 	}
 	share := ceilDiv(weights, tp)
-	e.msg = fmt.Sprintf("%s needs %s of weights and %s for activations per GPU; %s has %s usable (%s at %g utilization): %s",
-		m.ID, gbText(share), gbText(fixed-share), f.gpus(), gbText(usable), gbText(g.MemoryBytes), f.MemUtilization, f.advice(e.MinTP))
+	e.msg = fmt.Sprintf("%s needs %s of weights and %s for activations per GPU; %s has %s usable (%s, at %g utilization): %s",
+		m.ID, gbText(share), gbText(fixed-share), f.gpus(), gbText(usable), f.memText(1), f.MemUtilization, f.advice(e.MinTP))
 	return e
 }
 
@@ -168,19 +173,65 @@ func (f Fit) withDefaults() Fit {
 	return f
 }
 
+// memory is the device memory the engine sees on each GPU.
+func (f Fit) memory() int64 {
+	if f.MemoryBytes > 0 {
+		return f.MemoryBytes
+	}
+	mem, _ := EngineMemory(f.GPU)
+	return mem
+}
+
+// memText is n GPUs' memory in GB, said to be what vLLM sees where that
+// is not the datasheet's figure (torch reports an H100 SXM's "80 GB" as
+// 79.19 GiB, 85 GB).
+func (f Fit) memText(n int) string {
+	mem := f.memory()
+	if mem == f.GPU.MemoryBytes {
+		return gbText(mem * int64(n))
+	}
+	return gbText(mem*int64(n)) + " as vLLM sees it"
+}
+
+// Budget is the setup as vLLM v1's start-up sizing (KVBudget) on one GPU
+// at the setup's TP: the engine's memory, this GPU's share of the weights
+// (rounded up) and the activation reserve at BatchedTokens, with pages of
+// blockSize tokens and max_model_len the longest sequence (Positions, 1
+// when 0). Check's memory limits and Pool are this one budget.
+func (f Fit) Budget(blockSize int) KVBudget {
+	return f.withDefaults().budgetAt(f.TP, blockSize)
+}
+
+// Pool is the KV-cache pool vLLM would allocate for the setup on each GPU:
+// Budget(blockSize).Size(). Its blocks hold every KV token Check accepts,
+// to within one block.
+func (f Fit) Pool(blockSize int) (KVPool, error) {
+	return f.Budget(blockSize).Size()
+}
+
+// budgetAt is Budget at tp GPUs; f has its defaults.
+func (f Fit) budgetAt(tp, blockSize int) KVBudget {
+	if tp < 1 {
+		tp = 1
+	}
+	act, nonTorch := ReserveParts(f.Model, tp, f.BatchedTokens)
+	return KVBudget{Model: f.Model, TP: tp, TotalBytes: f.memory(), MemUtilization: f.MemUtilization,
+		WeightBytes: ceilDiv(f.Model.WeightBytes(f.WeightBytesPerParam), int64(tp)), ActivationBytes: act, NonTorchBytes: nonTorch,
+		KVBytesPerElement: f.KVBytesPerElement, BlockSize: blockSize, MaxModelLen: max(f.Positions, 1)}
+}
+
 // budget is, per GPU at tp, the usable memory, the weights plus the
-// activation reserve, and what is left for KV cache.
+// activation reserve, and what is left for KV cache: KVBudget's own
+// arithmetic (memory).
 func (f Fit) budget(tp int) (usable, fixed, kv int64) {
-	usable = int64(math.Round(float64(f.GPU.MemoryBytes) * f.MemUtilization))
-	fixed = ceilDiv(f.Model.WeightBytes(f.WeightBytesPerParam), int64(tp)) + ActivationReserve(f.Model, tp, f.BatchedTokens)
+	usable, fixed = f.budgetAt(tp, 16).memory()
 	return usable, fixed, usable - fixed
 }
 
-// kvBytes is this GPU's share of KVTokens at tp: KV heads split over
-// min(tp, kv_heads) GPUs, as in KVCapacity.
+// kvBytes is this GPU's share of KVTokens at tp (KVBytesPerTokenPerGPU:
+// KV heads split over tp GPUs, an MLA latent never split).
 func (f Fit) kvBytes(tp int) int64 {
-	per := f.Model.KVBytesPerToken(f.KVBytesPerElement) / int64(min(tp, max(f.Model.KVHeads, 1)))
-	return f.KVTokens * per
+	return f.KVTokens * KVBytesPerTokenPerGPU(f.Model, tp, f.KVBytesPerElement)
 }
 
 // minTP is the smallest TP degree of 1, 2, 4, 8 that splits the model and

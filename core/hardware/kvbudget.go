@@ -159,8 +159,7 @@ func (b KVBudget) Size() (KVPool, error) {
 	}
 	m := b.Model
 	p := KVPool{HeadsPerGPU: KVHeadsPerGPU(m, b.TP)}
-	p.Requested = int64(math.Round(float64(b.TotalBytes) * b.MemUtilization))
-	p.NonKV = b.WeightBytes + b.ActivationBytes + b.NonTorchBytes
+	p.Requested, p.NonKV = b.memory()
 	p.Available = p.Requested - p.NonKV - b.CUDAGraphBytes
 	p.BytesPerToken = KVBytesPerTokenPerGPU(m, b.TP, b.KVBytesPerElement)
 	p.PageBytes = int64(b.BlockSize) * p.BytesPerToken / int64(m.Layers)
@@ -180,6 +179,14 @@ func (b KVBudget) Size() (KVPool, error) {
 				comma(int64(b.MaxModelLen)), gibText(need), gibText(p.Available))}
 	}
 	return p, nil
+}
+
+// memory is the memory vLLM requests on each GPU (total ×
+// gpu_memory_utilization, rounded to the byte) and the non-KV memory its
+// profiling run finds (weights, activation peak, non-torch); Fit's memory
+// limits use the same two figures.
+func (b KVBudget) memory() (requested, nonKV int64) {
+	return int64(math.Round(float64(b.TotalBytes) * b.MemUtilization)), b.WeightBytes + b.ActivationBytes + b.NonTorchBytes
 }
 
 // check rejects inputs Size cannot give a meaningful answer for.
@@ -230,13 +237,12 @@ func NewKVBudget(g GPU, m Model, tp int, f WeightFormat, kvBytesPerElement int, 
 // same memory, weights and reserve, so that Fit.Check accepts it exactly
 // when the pool holds them (to within one block per layer).
 func (b KVBudget) Fit(g GPU, batchedTokens int, kvTokens int64, positions int) Fit {
-	g.MemoryBytes = b.TotalBytes
 	bpp := 2.0
 	if b.Model.Params > 0 {
 		bpp = float64(b.WeightBytes) * float64(b.TP) / float64(b.Model.Params)
 	}
 	return Fit{GPU: g, Model: b.Model, TP: b.TP, WeightBytesPerParam: bpp, KVBytesPerElement: b.KVBytesPerElement,
-		MemUtilization: b.MemUtilization, BatchedTokens: batchedTokens, KVTokens: kvTokens, Positions: positions}
+		MemUtilization: b.MemUtilization, MemoryBytes: b.TotalBytes, BatchedTokens: batchedTokens, KVTokens: kvTokens, Positions: positions}
 }
 
 // gibText is bytes in GiB with two decimals, as vLLM logs them.

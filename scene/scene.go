@@ -37,8 +37,9 @@ const (
 )
 
 // Scene is one picture inside a step. Exactly one of the pointer fields is
-// non-nil; Kind says which (KindPools alone sets two, Grid and Strip, and
-// its Queues).
+// non-nil; Kind says which, with two exceptions: KindPools sets Grid and
+// Strip (and its Queues), and KindBlockTables may set Grid, the physical
+// pool its tables point into.
 type Scene struct {
 	Kind    Kind         `json:"kind"`
 	ID      string       `json:"id"`    // stable across steps, so a renderer can keep DOM and transitions

@@ -93,6 +93,18 @@ func (f *paramsPanel) apply(ctx app.Context, live bool) {
 	f.P.setKnobs(ctx, v, live)
 }
 
+// focusInvalid moves the focus to the first field with an invalid value
+// (after a submit: its message is under it, and the page scrolls it into
+// view clear of the toolbar, lab.css scroll-padding).
+func (f *paramsPanel) focusInvalid() {
+	for _, pr := range f.Lesson.Params {
+		if f.errs[pr.Key] != "" {
+			labJS("focusSoon", "#param-"+pr.Key)
+			return
+		}
+	}
+}
+
 func (f *paramsPanel) reset(ctx app.Context) {
 	if f.Lesson == nil {
 		return
@@ -112,6 +124,7 @@ func (f *paramsPanel) Render() app.UI {
 		OnSubmit(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
 			f.apply(ctx, false)
+			f.focusInvalid()
 		}).Body(
 		app.H2().Text("Parameters"),
 		app.P().Class("help").Text("Move a slider or a field's arrows and the lesson is simulated again in your browser as you go; type a value and press Enter. The step you are on stays, and the address records every value."),

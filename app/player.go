@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/app/urlstate"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -58,11 +59,19 @@ type Player struct {
 
 	embed embedOptions // the "embed this lesson" panel's choices
 
+	annotated annotated // the step whose mentions web/lab.js linked last
+
 	ctx      app.Context // the player's own, from OnMount (browser only)
 	hasCtx   bool
 	keyFn    app.Func
 	motionFn app.Func
 	motionMQ app.Value
+}
+
+// annotated names a step of a script.
+type annotated struct {
+	script *sim.Script
+	step   int
 }
 
 // OnInit runs before the first render. In the browser it reads the address
@@ -287,6 +296,9 @@ func (p *Player) onKey(ctx app.Context, e app.Value) {
 		if ae.Get("isContentEditable").Bool() {
 			return
 		}
+		if r := ae.Call("getAttribute", "role"); r.Truthy() && r.String() == "button" {
+			tag = "BUTTON" // a mention in the narration: space shows its element
+		}
 	}
 	switch tag {
 	case "INPUT", "SELECT", "TEXTAREA":
@@ -329,6 +341,7 @@ func (p *Player) goTo(ctx app.Context, i int) {
 	if !moved {
 		return
 	}
+	p.moved(ctx)
 	p.writeURLSoon(ctx, t)
 	p.prefetch(ctx)
 	if app.IsClient && perf.Truthy() {
@@ -339,6 +352,16 @@ func (p *Player) goTo(ctx app.Context, i int) {
 				app.Window().Set("inferlabStepMs", perf.Call("now").Float()-t0)
 			})
 		})
+	}
+}
+
+// moved notes a step change: one that follows the last by less than
+// playback.MotionGap jumps instead of animating (#lab[data-motion=jump]),
+// until stepping pauses, so a held key or a dragged scrubber never queues
+// movements and the latest step wins.
+func (p *Player) moved(ctx app.Context) {
+	if t, jump := p.st.Moved(time.Now()); jump {
+		p.later(ctx, playback.MotionGap, func(app.Context) { p.st.Settle(t) })
 	}
 }
 
@@ -358,6 +381,7 @@ func (p *Player) scheduleTick(ctx app.Context, tick playback.Ticket) {
 		res, next, url := p.st.Tick(tick)
 		switch res {
 		case playback.TickAdvanced:
+			p.moved(ctx)
 			p.writeURLSoon(ctx, url)
 			p.scheduleTick(ctx, next)
 		case playback.TickQuiz:

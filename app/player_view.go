@@ -38,11 +38,22 @@ func (p *Player) Render() app.UI {
 	if p.st.Script != nil {
 		metrics, claims = p.st.Script.Metrics, p.st.Script.Claims
 	}
+	scenes, dupClaims, dupFinal := mainFirst(p.stepScenes())
+	p.annotateSoon()
 	stale := p.st.Stale() && p.lesson != nil
-	return app.Div().ID("lab").Class(cls).
+	motion := "animate"
+	if p.st.Jump || p.reduced {
+		motion = "jump"
+	}
+	lab := app.Div().ID("lab").Class(cls).
 		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.st.Step+1).
 		DataSet("hide", p.hide.String()).DataSet("query", query).
-		DataSet("stale", stale).DataSet("busy", p.st.Busy()).DataSet("ready", p.full && p.live).Body(
+		DataSet("stale", stale).DataSet("busy", p.st.Busy()).DataSet("ready", p.full && p.live).
+		DataSet("motion", motion)
+	if p.st.Pending(playback.URLWrite) {
+		lab = lab.DataSet("url-pending", true)
+	}
+	return lab.Body(
 		app.If(!p.Embed, func() app.UI { return siteHeader() }),
 		app.Main().ID("main").Class("lab-main").Body(
 			p.renderHead(title),
@@ -63,10 +74,10 @@ func (p *Player) Render() app.UI {
 				// before the charts): says when the stage is not the state
 				// asked for; lab.css shows it.
 				app.P().ID("sim-status").Class("sim-status").Role("status").Aria("live", "polite").Text(p.simStatus()),
-				p.renderNarration(n),
-				app.Div().Class("scenes").Body(p.renderSceneList()...),
+				p.renderNarration(n, scenes),
+				app.Div().Class("scenes").Body(renderScenes(scenes, !p.reduced)...),
 			),
-			p.renderBelow(metrics, claims),
+			p.renderBelow(metrics, claims, dupFinal, dupClaims),
 		),
 		app.If(!p.Embed, func() app.UI { return siteFooter() }),
 		updateBanner(p.update),
@@ -82,7 +93,11 @@ func (p *Player) Render() app.UI {
 // page's elements (300 of 380 on smart-routing), each a WebAssembly→JS call
 // or several, and none is needed to step the lesson. They are built a frame
 // after the page is live (OnMount), in place of that copy.
-func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim) app.UI {
+//
+// A step that shows the final figures or the claims table itself (a
+// lesson's last step) hides the panel that repeats it (hideFinal,
+// hideClaims), so each appears once.
+func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim, hideFinal, hideClaims bool) app.UI {
 	below := app.Div().ID("below").Class("below")
 	if !p.full && !app.IsServer && p.pre != "" {
 		return below.Body(app.Raw(p.pre))
@@ -97,10 +112,12 @@ func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim) a
 					p.paramsPanel(),
 					app.If(p.lesson != nil && p.lesson.BuildTrace != nil, func() app.UI { return p.renderTrace() }),
 				),
-				&metricsPanel{Metrics: metrics},
+				hideIf(app.Div().Class("metrics-wrap"), hideFinal).Body(&metricsPanel{Metrics: metrics}),
 			)
 		}),
-		app.If(!p.Embed, func() app.UI { return &claimsPanel{Claims: claims} }),
+		app.If(!p.Embed, func() app.UI {
+			return hideIf(app.Div().Class("claims-wrap"), hideClaims).Body(&claimsPanel{Claims: claims})
+		}),
 		app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.st.Step, Key: p.key} }),
 		app.If(p.Embed, func() app.UI {
 			return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
@@ -152,9 +169,9 @@ func (p *Player) fullPath() string {
 func (p *Player) renderControls(n int) app.UI {
 	none := n == 0
 	step := p.st.Step
-	playLabel := "▶ Play"
+	playIcon, playLabel := "▶", "Play"
 	if p.st.Playing {
-		playLabel = "⏸ Pause"
+		playIcon, playLabel = "⏸", "Pause"
 	}
 	stepLabel := "No steps"
 	if n > 0 {
@@ -171,15 +188,16 @@ func (p *Player) renderControls(n int) app.UI {
 	return hideIf(app.Div().ID("controls").Class("controls").Role("toolbar").Aria("label", "Player"), p.hide.Controls).Body(
 		app.Div().Class("buttons").Body(
 			button("btn-first", none || step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Text("« First"),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Body(btnText("«", "First", false)...),
 			button("btn-prev", none || step == 0).Title("Previous step (←)").Aria("keyshortcuts", "ArrowLeft").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Text("◀ Prev"),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Body(btnText("◀", "Prev", false)...),
 			button("btn-play", none).Class("primary").Title("Play or pause (space)").Aria("keyshortcuts", "Space").
-				Aria("pressed", strconv.FormatBool(p.st.Playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).Text(playLabel),
+				Aria("pressed", strconv.FormatBool(p.st.Playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).
+				Body(btnText(playIcon, playLabel, false)...),
 			button("btn-next", none || step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Text("Next ▶"),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Body(btnText("▶", "Next", true)...),
 			button("btn-last", none || step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Text("Last »"),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Body(btnText("»", "Last", true)...),
 		),
 		app.Label().Class("scrub").For("scrubber").Body(
 			app.Span().Class("sr-only").Text("Step"),
@@ -208,21 +226,25 @@ func (p *Player) renderControls(n int) app.UI {
 	)
 }
 
-func (p *Player) renderNarration(n int) app.UI {
-	title, text := "", ""
+// renderNarration is the narration panel: the step's title, its narration
+// with the mentions linked to the figures (player_mentions.go), the
+// checkpoint and the keys hint.
+func (p *Player) renderNarration(n int, scenes []scene.Scene) app.UI {
+	var st lessons.Step
 	if n > 0 {
-		st := p.st.Script.Steps[p.st.Step]
-		title, text = st.Title, st.Narration
+		st = p.st.Script.Steps[p.st.Step]
 	}
 	return hideIf(app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration"), p.hide.Narration).Body(
-		app.H2().ID("step-title").Text(title),
-		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", true).Body(app.P().Text(text)),
+		app.H2().ID("step-title").Text(st.Title),
+		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", true).Body(renderNarrationText(st)),
+		renderMentionDescs(st, scenes),
 		p.renderCheckpoint(),
-		app.P().Class("keys-hint").Text("Keys: ← → step · space play/pause · Home/End first/last · ? all keys"),
+		app.P().Class("keys-hint").Text("Keys: ← → step · space play · ? all keys"),
 	)
 }
 
-func (p *Player) renderSceneList() []app.UI {
+// stepScenes are the scenes of the step shown (none without a script).
+func (p *Player) stepScenes() []scene.Scene {
 	if p.st.Count() == 0 {
 		return nil
 	}
@@ -232,7 +254,25 @@ func (p *Player) renderSceneList() []app.UI {
 		scenes = []scene.Scene{{Kind: scene.KindTable, ID: "decode-error", Title: "This step's figures could not be read",
 			Table: &scene.Table{Columns: []string{"error"}, Rows: [][]string{{err.Error()}}}}}
 	}
-	return renderScenes(scenes, !p.reduced)
+	return scenes
+}
+
+// annotateSoon links the mentions of the step about to be shown to its
+// figures once they are drawn (web/lab.js inferlab.annotate: tooltips in
+// the narration's words), after the grid and chart patches that the render
+// queues. Only when the step or the script changed.
+func (p *Player) annotateSoon() {
+	if !p.hasCtx || !app.IsClient {
+		return
+	}
+	key := annotated{p.st.Script, p.st.Step}
+	if key == p.annotated {
+		return
+	}
+	p.annotated = key
+	p.ctx.Defer(func(ctx app.Context) {
+		ctx.Defer(func(app.Context) { labJS("annotate") })
+	})
 }
 
 func (p *Player) renderError() app.UI {
@@ -275,6 +315,17 @@ func (p *Player) renderError() app.UI {
 			app.Code().Text(cli),
 		),
 	)
+}
+
+// btnText is a player button's content: an icon and a word, the word
+// hidden on a phone (lab.css .btn-word), the icon hidden from screen
+// readers (the button's name is the word). after puts the icon last.
+func btnText(icon, word string, after bool) []app.UI {
+	ic := app.Span().Class("btn-icon").Aria("hidden", true).Text(icon)
+	if after {
+		return []app.UI{app.Span().Class("btn-word").Text(word + " "), ic}
+	}
+	return []app.UI{ic, app.Span().Class("btn-word").Text(" " + word)}
 }
 
 // button, option and disabledInput set boolean attributes only when true:

@@ -22,7 +22,9 @@ func Paths() []string {
 
 // Register registers the routes of the lab with go-app. Call it once, before
 // app.RunWhenOnBrowser (browser) or before serving (server). Every lesson path
-// is registered explicitly so static generation renders it.
+// is registered explicitly so static generation renders it. Any other
+// address shows the NotFound page (also routed at NotFoundPath, for a
+// server to prerender; it is not in Paths).
 //
 // Plain static file servers reach a page as /lesson/SLUG/ (the directory's
 // index.html that static generation also writes) or /lesson/SLUG.html; the
@@ -34,7 +36,11 @@ func Register() {
 		app.Route(LessonPath(l.Slug), func() app.Composer { return &Player{} })
 		app.Route(EmbedPath(l.Slug), func() app.Composer { return &Player{Embed: true} })
 	}
+	app.Route(NotFoundPath, func() app.Composer { return &NotFound{} })
 	app.RouteWithRegexp(`^/index\.html$`, func() app.Composer { return &Index{} })
 	app.RouteWithRegexp(`^/lesson/[A-Za-z0-9_-]+(/|/index\.html|\.html)$`, func() app.Composer { return &Player{} })
 	app.RouteWithRegexp(`^/embed/[A-Za-z0-9_-]+(/|/index\.html|\.html)$`, func() app.Composer { return &Player{Embed: true} })
+	// Last: every other address shows the not-found page (go-app v10 draws
+	// its own bare page for an unrouted path, ignoring app.NotFound).
+	app.RouteWithRegexp(`^/`, func() app.Composer { return &NotFound{} })
 }

@@ -1,12 +1,13 @@
 package app
 
 import (
+	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 // The site shell around every page: the header (brand, search, theme
-// toggle), the footer, the "update available" banner and the keyboard
-// shortcuts dialog.
+// toggle), the footer, the "update available" banner, the keyboard
+// shortcuts dialog, and the page of an address the lab does not know.
 
 // siteHeader, siteFooter and keysDialog return components without fields, so
 // a page's re-render (every step change) skips them.
@@ -138,4 +139,56 @@ func (t *themeToggle) Render() app.UI {
 			labJS("setTheme", to)
 			t.read()
 		}).Body(app.Span().Aria("hidden", true).Text("◐ "), app.Span().Class("wide-only").Text(label))
+}
+
+// NotFoundPath is where the not-found page is routed, so that a server can
+// render it once (with status 404) for every address it does not know. In
+// the browser the app shows it for any path no other route names (Register):
+// a static host's 404.html boots the app, which then shows this page.
+const NotFoundPath = "/not-found"
+
+// NotFound is the page of an address the lab does not know: in the site's
+// chrome, naming the address, with links to every lesson.
+type NotFound struct {
+	app.Compo
+	path   string
+	live   bool
+	update bool
+}
+
+func (n *NotFound) OnNav(ctx app.Context) {
+	n.path = ctx.Page().URL().Path
+	ctx.Page().SetTitle("Page not found · Inference Lab")
+	ctx.Page().SetDescription("This address is not a page of Inference Lab.")
+}
+
+func (n *NotFound) OnMount(ctx app.Context) {
+	n.live = true
+	n.update = ctx.AppUpdateAvailable()
+}
+
+// OnAppUpdate shows the "update available" banner (see Player.OnAppUpdate).
+func (n *NotFound) OnAppUpdate(ctx app.Context) { n.update = true }
+
+func (n *NotFound) Render() app.UI {
+	all := lessons.All()
+	what := "This address is not a page of the lab."
+	if n.path != "" && n.path != NotFoundPath {
+		what = "No page of the lab lives at " + n.path + "."
+	}
+	return app.Div().ID("not-found").Class("page").DataSet("live", n.live).Body(
+		siteHeader(),
+		app.Main().ID("main").Class("index-main not-found").Body(
+			app.H1().Text("Page not found"),
+			app.P().Class("lede").ID("not-found-what").Text(what),
+			app.P().Body(app.A().ID("not-found-home").Class("primary-link").Href(Link("/")).Text("← All lessons")),
+			app.H2().Text("Or open a lesson"),
+			app.Ul().Class("not-found-list").Body(app.Range(all).Slice(func(i int) app.UI {
+				return app.Li().Body(app.A().Href(Link(LessonPath(all[i].Slug))).Text(all[i].Title))
+			})),
+		),
+		siteFooter(),
+		updateBanner(n.update),
+		keysDialog(),
+	)
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -240,7 +239,7 @@ func TestGarageURLState(t *testing.T) {
 		// Six presses in one task: as fast as a held key, whatever the machine.
 		evalJS[bool](b, `(() => { for (let i = 0; i < 6; i++) window.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true})); return true; })()`)
 		b.waitFor("step 8 in the address", `document.querySelector("#lab")?.dataset.step === "8" && `+urlStepIs(8))
-		time.Sleep(400 * time.Millisecond) // longer than the settle time: no write is pending
+		b.waitFor("no address write pending", `document.querySelector("#lab[data-url-pending]") === null`)
 		writes := evalJS[int](b, `window.__e2eWrites`)
 		if writes != 1 {
 			t.Errorf("6 quick steps wrote the address %d times, want once", writes)

@@ -424,7 +424,167 @@
       if (open && !d.open) d.showModal();
       if (!open && d.open) d.close();
     },
+
+    // annotate gives every element a mention of the step names the
+    // mention's phrase as its tooltip (after the player drew the step), and
+    // takes back what it gave the elements of the step before.
+    // It also measures where the stage starts (--stage-top): a notice
+    // above it may have come or gone.
+    annotate() {
+      mentions.annotate();
+      measureStage();
+    },
   };
+
+  // Mentions (app/player_mentions.go): button.mention[data-scene][data-target]
+  // in #narration names the element [data-ref=TARGET] of the figure
+  // figure.scene[data-scene-id=SCENE]. Hovering or focusing either side
+  // lights both up (attribute data-lit; the figure gets data-mention-on,
+  // which dims the rest of it), and a phrase's element is scrolled into
+  // view when it is not. Attributes, not classes: go-app owns the classes.
+  // Handled by delegation: the player renders no handlers for it.
+  const mentions = (() => {
+    const given = []; // [element, what was added] of the last annotate
+    const figureOf = (id) => document.querySelector('#lab figure.scene[data-scene-id="' + CSS.escape(id) + '"]');
+    const targets = (m) => {
+      const fig = figureOf(m.dataset.scene || "");
+      return fig ? [...fig.querySelectorAll('[data-ref="' + CSS.escape(m.dataset.target || "") + '"]')] : [];
+    };
+    const svg = (el) => el instanceof SVGElement;
+    const annotate = () => {
+      for (const [el, what] of given.splice(0)) {
+        if (what.node) what.node.remove();
+        else if (el.getAttribute("title") === what.set) {
+          // Still ours (a render since may have set its own title).
+          if (what.old === null) el.removeAttribute("title");
+          else el.setAttribute("title", what.old);
+        }
+      }
+      for (const m of document.querySelectorAll("#narration .mention")) {
+        const phrase = m.textContent.trim();
+        for (const el of targets(m)) {
+          if (svg(el)) {
+            // SVG shows the first <title> child; the renderer's own, if
+            // any, follows it and is left alone.
+            const own = el.querySelector(":scope > title");
+            const node = document.createElementNS("http://www.w3.org/2000/svg", "title");
+            node.setAttribute("class", "mention-tip");
+            node.textContent = own && own.textContent ? phrase + " — " + own.textContent : phrase;
+            el.insertBefore(node, el.firstChild);
+            given.push([el, { node }]);
+          } else {
+            const old = el.getAttribute("title");
+            const set = old ? phrase + " — " + old : phrase;
+            el.setAttribute("title", set);
+            given.push([el, { old, set }]);
+          }
+        }
+      }
+    };
+
+    let lit = []; // elements lit now
+    const clear = () => {
+      for (const el of lit) {
+        el.removeAttribute("data-lit");
+        const fig = el.closest("figure.scene");
+        if (fig) fig.removeAttribute("data-mention-on");
+      }
+      lit = [];
+    };
+    const light = (els) => {
+      clear();
+      for (const el of els) {
+        el.setAttribute("data-lit", "");
+        const fig = el.closest("figure.scene");
+        if (fig && el.closest("#narration") === null) fig.setAttribute("data-mention-on", "");
+      }
+      lit = els;
+    };
+    // inView: the element is wholly visible below the sticky toolbar (or
+    // above the phone's toolbar at the bottom).
+    const inView = (el) => {
+      const r = el.getBoundingClientRect();
+      const bar = document.getElementById("controls");
+      const b = bar ? bar.getBoundingClientRect() : null;
+      let top = 0;
+      let bottom = window.innerHeight;
+      if (b && b.height > 0 && getComputedStyle(bar).position !== "static") {
+        if (b.top < window.innerHeight / 2) top = b.bottom;
+        else bottom = b.top;
+      }
+      return r.top >= top && r.bottom <= bottom;
+    };
+    const reduced = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const fromMention = (m, scroll) => {
+      const els = targets(m);
+      light([m, ...els]);
+      if (scroll && els.length && !els.some(inView)) {
+        els[0].scrollIntoView({ block: "center", inline: "nearest", behavior: reduced() ? "auto" : "smooth" });
+      }
+    };
+    const fromFigure = (el) => {
+      const ref = el.closest("[data-ref]");
+      const fig = ref && ref.closest("figure.scene");
+      if (!ref || !fig) return false;
+      const sel = '#narration .mention[data-scene="' + CSS.escape(fig.dataset.sceneId || "") +
+        '"][data-target="' + CSS.escape(ref.dataset.ref) + '"]';
+      const ms = [...document.querySelectorAll(sel)];
+      if (!ms.length) return false;
+      light([...ms, ...targets(ms[0])]);
+      return true;
+    };
+    const over = (e) => {
+      const t = e.target;
+      if (!(t instanceof Element)) return;
+      const m = t.closest("#narration .mention");
+      if (m) fromMention(m, e.type === "focusin");
+      else if (!t.closest("#lab .scenes") || !fromFigure(t)) {
+        if (lit.length && !(document.activeElement && document.activeElement.matches("#narration .mention"))) clear();
+      }
+    };
+    const out = (e) => {
+      const t = e.target;
+      if (!(t instanceof Element) || !lit.length) return;
+      const to = e.relatedTarget;
+      if (to instanceof Element && (to.closest("#narration .mention") || to.closest("#lab .scenes [data-ref]"))) return;
+      const a = document.activeElement;
+      if (e.type !== "focusout" && a && a.matches("#narration .mention")) {
+        fromMention(a, false); // the pointer left; the focused phrase stays lit
+        return;
+      }
+      clear();
+    };
+    document.addEventListener("pointerover", over);
+    document.addEventListener("focusin", over);
+    document.addEventListener("pointerout", out);
+    document.addEventListener("focusout", out);
+    // A mention clicked (or tapped on a phone), or Enter or space on a
+    // focused one: show its element.
+    document.addEventListener("click", (e) => {
+      const m = e.target instanceof Element && e.target.closest("#narration .mention");
+      if (m) fromMention(m, true);
+    });
+    document.addEventListener("keydown", (e) => {
+      const m = e.target instanceof Element && e.target.closest("#narration .mention");
+      if (m && (e.key === "Enter" || e.key === " ") && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        e.preventDefault();
+        fromMention(m, true);
+      }
+    });
+    return { annotate, clear };
+  })();
+
+  // --stage-top: where the stage starts in the page (px), for the layout
+  // that fits the narration and the main figure into one screen (lab.css).
+  const measureStage = () => {
+    const stage = document.querySelector("#lab .stage");
+    if (!stage) return;
+    const top = Math.round(stage.getBoundingClientRect().top + window.scrollY);
+    if (root.style.getPropertyValue("--stage-top") !== top + "px") root.style.setProperty("--stage-top", top + "px");
+  };
+  window.addEventListener("resize", measureStage);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", measureStage);
+  else measureStage();
 
   // A lesson page's prerendered figure is the lesson at its defaults (the
   // server renders each lesson once), so an address asking for other knobs

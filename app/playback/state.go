@@ -23,11 +23,12 @@ type Kind int
 
 // The kinds of delayed action.
 const (
-	URLWrite   Kind = iota // write the step into the address once stepping pauses
-	PlayTick               // advance one step while playing
-	Simulation             // a simulation for the wanted state
-	KnobSim                // a knob moved: simulate once it pauses (debounce)
-	KnobURL                // a knob moved: write the address once it settles
+	URLWrite     Kind = iota // write the step into the address once stepping pauses
+	PlayTick                 // advance one step while playing
+	Simulation               // a simulation for the wanted state
+	KnobSim                  // a knob moved: simulate once it pauses (debounce)
+	KnobURL                  // a knob moved: write the address once it settles
+	MotionSettle             // stepping paused: step changes animate again
 	numKinds
 )
 
@@ -86,7 +87,45 @@ type State struct {
 	pausedAt int // the checkpoint playback last stopped at (0: none; step 0 never asks)
 	passQuiz int // the checkpoint the current playback plays past (0 or -1: none)
 
-	gens [numKinds]int
+	gens   [numKinds]int
+	issued [numKinds]bool // a ticket of the kind was issued and neither done nor cancelled
+
+	// Jump is whether step changes jump instead of animating: the steps
+	// come faster than an animation plays (a held arrow key, a dragged
+	// scrubber), so the latest step wins and no movement queues up.
+	Jump     bool
+	lastMove time.Time
+}
+
+// MotionGap is the shortest time between two step changes that still
+// animates the second: a step change sooner than this after the last one
+// jumps (a held key repeats every 30–50 ms; playback at 4× steps every
+// 400 ms and animates).
+const MotionGap = 250 * time.Millisecond
+
+// Moved records a step change at now. It reports whether the change must
+// jump (the previous one was under MotionGap ago, or steps are already
+// jumping), with the ticket that ends the jumping once stepping pauses for
+// MotionGap.
+func (s *State) Moved(now time.Time) (Ticket, bool) {
+	s.Jump = !s.lastMove.IsZero() && now.Sub(s.lastMove) < MotionGap
+	s.lastMove = now
+	if !s.Jump {
+		s.Cancel(MotionSettle)
+		return Ticket{}, false
+	}
+	return s.Later(MotionSettle), true
+}
+
+// Settle ends the jumping started by Moved when t is still the latest
+// settle ticket (no step change came since); it reports whether it did.
+func (s *State) Settle(t Ticket) bool {
+	if t.Kind != MotionSettle || !s.Due(t) {
+		return false
+	}
+	s.Done(t)
+	s.Jump = false
+	return true
 }
 
 // Due reports whether t is still the latest ticket of its kind.
@@ -97,11 +136,28 @@ func (s *State) Due(t Ticket) bool {
 // Later issues a ticket of kind k, superseding the pending one.
 func (s *State) Later(k Kind) Ticket {
 	s.gens[k]++
+	s.issued[k] = true
 	return Ticket{Kind: k, gen: s.gens[k]}
 }
 
 // Cancel supersedes any pending ticket of kind k.
-func (s *State) Cancel(k Kind) { s.gens[k]++ }
+func (s *State) Cancel(k Kind) {
+	s.gens[k]++
+	s.issued[k] = false
+}
+
+// Done marks ticket t carried out, when it is still the latest of its kind:
+// nothing of the kind is pending any more (see Pending).
+func (s *State) Done(t Ticket) {
+	if s.Due(t) {
+		s.issued[t.Kind] = false
+	}
+}
+
+// Pending reports whether an action of kind k was asked for and is neither
+// done nor cancelled: for URLWrite, the address does not show the step yet
+// (the page says so in #lab[data-url-pending]).
+func (s *State) Pending(k Kind) bool { return k >= 0 && k < numKinds && s.issued[k] }
 
 // Count is the number of steps of the script shown.
 func (s *State) Count() int { return s.Script.Count() }

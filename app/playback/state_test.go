@@ -3,6 +3,7 @@ package playback
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/lessons"
@@ -74,6 +75,76 @@ func TestURLWriteLatestWins(t *testing.T) {
 	s.Cancel(URLWrite) // an immediate write supersedes it
 	if s.Due(tickets[5]) {
 		t.Error("a cancelled write is still due")
+	}
+}
+
+// The address write is pending from the first quick step until it is done
+// or cancelled; a superseded ticket's Done changes nothing.
+func TestURLWritePending(t *testing.T) {
+	s := shown(10)
+	if s.Pending(URLWrite) {
+		t.Fatal("pending before any step")
+	}
+	first, _ := s.Seek(1)
+	last, _ := s.Seek(2)
+	s.Done(first) // an older timer fires: not the latest, the write still pends
+	if !s.Pending(URLWrite) {
+		t.Error("a superseded ticket's Done cleared the pending write")
+	}
+	s.Done(last)
+	if s.Pending(URLWrite) {
+		t.Error("still pending after the latest write was done")
+	}
+	s.Seek(3)
+	s.Cancel(URLWrite) // written at once (a simulation answered)
+	if s.Pending(URLWrite) {
+		t.Error("still pending after the write was cancelled")
+	}
+	if _, moved := s.Seek(3); moved || s.Pending(URLWrite) {
+		t.Error("seeking the step shown asked for a write")
+	}
+}
+
+// Step changes closer than MotionGap jump; the first one after a pause
+// animates, and only the latest settle ticket ends the jumping.
+func TestMotion(t *testing.T) {
+	var s State
+	t0 := time.Unix(1000, 0)
+	steps := []struct {
+		at   time.Duration
+		jump bool
+	}{
+		{0, false},                               // the first step change animates
+		{40 * time.Millisecond, true},            // a held key
+		{80 * time.Millisecond, true},            // still held
+		{80*time.Millisecond + MotionGap, false}, // after a pause: animates again
+		{80*time.Millisecond + MotionGap + 400*time.Millisecond, false}, // playback at 4x
+	}
+	var tickets []Ticket
+	for i, st := range steps {
+		tk, jump := s.Moved(t0.Add(st.at))
+		if jump != st.jump || s.Jump != st.jump {
+			t.Errorf("change %d at %v: jump %v (State.Jump %v), want %v", i, st.at, jump, s.Jump, st.jump)
+		}
+		if jump {
+			tickets = append(tickets, tk)
+		}
+	}
+	if s.Jump {
+		t.Fatal("jumping after an animated change")
+	}
+	// Held again: the older settle ticket must not end the newer jumping.
+	s.Moved(t0.Add(time.Hour))
+	old, _ := s.Moved(t0.Add(time.Hour + 10*time.Millisecond))
+	latest, _ := s.Moved(t0.Add(time.Hour + 20*time.Millisecond))
+	if s.Settle(old) || !s.Jump {
+		t.Error("a superseded settle ticket ended the jumping")
+	}
+	if !s.Settle(latest) || s.Jump {
+		t.Error("the latest settle ticket did not end the jumping")
+	}
+	if s.Settle(tickets[0]) {
+		t.Error("a ticket of an earlier burst settled again")
 	}
 }
 

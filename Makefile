@@ -179,3 +179,9 @@ clean:
 
 distclean: clean
 	rm -rf node_modules
+
+# The README's pictures: headless Chromium over a few lessons at chosen steps, PNGs in docs/img/
+# (cmd/screenshots; `go run ./cmd/screenshots -all -out DIR` shoots every step of every lesson).
+.PHONY: screenshots
+screenshots: chromium build
+	$(GO) run ./cmd/screenshots --web web --out docs/img --chromium $(CHROMIUM)

@@ -34,7 +34,7 @@ var cudaGraphs = &Lesson{
 		{Key: "tp", Label: "Tensor-parallel GPUs", Unit: "GPUs", Help: "Adds two all-reduces per layer; each GPU holds 1/tp of the weights.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: 24 µs from a PyTorch engine (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), 4–6 µs from C++ (profiles.md §3.1).",
 			Kind: Float, Default: hardware.PerLaunchPython * 1e6, Min: 1, Max: 200, Step: 0.5},
-		{Key: "max_num_seqs", Label: "max_num_seqs", Unit: "sequences", Help: "vLLM's running-batch limit; it sets the largest capture size, min(2·max_num_seqs, 512).", Kind: Int, Default: 256, Min: 1, Max: 1024, Step: 1},
+		{Key: "max_num_seqs", Label: "max_num_seqs", Unit: "sequences", Help: "vLLM's running-batch limit; it sets the largest capture size, min(2·max_num_seqs, 512). vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 1024, Step: 1},
 	},
 	Check: checkCUDAGraphs,
 	Build: buildCUDAGraphs,
@@ -59,11 +59,6 @@ func modeKeys() []string {
 	return out
 }
 
-// graphTokenBudget is max_num_batched_tokens: vLLM's API-server default on
-// a GPU of at least 70 GiB (engines.md §2.1). It only caps the capture sizes
-// when it is below 512.
-const graphTokenBudget = 8192
-
 // graphSetup is the priced engine of the lesson.
 type graphSetup struct {
 	gpu   hardware.GPU
@@ -74,7 +69,11 @@ type graphSetup struct {
 	kvBytes   int64
 	perLaunch float64
 	seqs      int
-	mode      cudagraph.Mode
+	// budget is max_num_batched_tokens, vLLM's API-server default on the
+	// GPU (vllmBatch: 8,192 or 2,048); it sets the activation reserve, and
+	// caps the capture sizes only below 512.
+	budget int
+	mode   cudagraph.Mode
 	// work counts the kernels and sequences of every step priced, for
 	// Script.Work.
 	work int64
@@ -95,14 +94,15 @@ func newGraphSetup(v Values) (*graphSetup, error) {
 	sm.Host = hardware.HostOverhead{}
 	// vLLM's custom all-reduce at TP > 1 (NCCL where vLLM falls back).
 	sm.AllReduce = hardware.VLLMAllReduce(g, tp)
-	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: graphTokenBudget}, fitKnobs{hardware.LimitWeights: "model"}); err != nil {
+	budget, _ := vllmBatch(g)
+	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: budget}, fitKnobs{hardware.LimitWeights: "model"}); err != nil {
 		return nil, err
 	}
 	mode, err := cudagraph.ParseMode(v.Choice("mode"))
 	if err != nil {
 		return nil, err
 	}
-	return &graphSetup{gpu: g, model: m, tp: tp, step: sm, kvBytes: hardware.KVBytesPerTokenPerGPU(m, tp, sm.KVBytesPerElement), perLaunch: v.Float("per_launch_us") * 1e-6, seqs: v.Int("max_num_seqs"), mode: mode}, nil
+	return &graphSetup{gpu: g, model: m, tp: tp, step: sm, kvBytes: hardware.KVBytesPerTokenPerGPU(m, tp, sm.KVBytesPerElement), perLaunch: v.Float("per_launch_us") * 1e-6, seqs: v.Int("max_num_seqs"), budget: budget, mode: mode}, nil
 }
 
 func checkCUDAGraphs(v Values) error {
@@ -121,14 +121,14 @@ func checkCUDAGraphs(v Values) error {
 // on the lesson's TP group, with vLLM's activation reserve at the token
 // budget.
 func (e *graphSetup) decodeFit(batch, ctx int) hardware.Fit {
-	return hardware.Fit{GPU: e.gpu, Model: e.model, TP: e.tp, BatchedTokens: graphTokenBudget,
+	return hardware.Fit{GPU: e.gpu, Model: e.model, TP: e.tp, BatchedTokens: e.budget,
 		KVTokens: int64(batch) * int64(ctx+1), Positions: ctx + 1}
 }
 
 // dispatcher returns vLLM's dispatcher for a mode with the lesson's launch
 // costs: eager kernels and further pieces at per_launch_us.
 func (e *graphSetup) dispatcher(mode cudagraph.Mode) cudagraph.Dispatcher {
-	d := cudagraph.New(mode, e.seqs, graphTokenBudget)
+	d := cudagraph.New(mode, e.seqs, e.budget)
 	d.PerLaunch = e.perLaunch
 	d.PieceLaunch = e.perLaunch
 	return d
@@ -1034,9 +1034,9 @@ func (r graphsRun) graphSteps(claims []Claim) []Step {
 		Mentions: sweepMentions,
 	}, {
 		Title: "Capture sizes and padding",
-		Narration: fmt.Sprintf("Graphs have fixed shapes, so vLLM captures %d sizes (1, 2, 4, every 8 up to 248, every 16 up to %d) and pads each batch to the next one; the padded tokens run through every linear layer for nothing. "+
+		Narration: fmt.Sprintf("Graphs have fixed shapes, so vLLM captures %d sizes (1, 2, 4, every 8 up to 248, every 16 up to %d, that is min(2 × max_num_seqs (%s), 512)) and pads each batch to the next one; the padded tokens run through every linear layer for nothing.%s "+
 			"In %s: %s. %s",
-			len(r.sizes), maxCapture, e.mode, strings.Join(padNotes, "; "), r.captureText()),
+			len(r.sizes), maxCapture, comma(e.seqs), vllmBatchNote(e.gpu, e.seqs, e.budget), e.mode, strings.Join(padNotes, "; "), r.captureText()),
 		Scenes:   padScenes,
 		Mentions: padMentions(padScenes[0], padNotes),
 	}, {

@@ -120,6 +120,7 @@ var disaggSweepLinks = []string{"nvlink4", "rdma-8x400", "ib-ndr", "tcpxo"}
 type disaggRun struct {
 	e                                          *engine
 	tp, prefill, decode, budget                int
+	seqs                                       int // max_num_seqs: vLLM's default on the GPU, capped at budget
 	rate, sloTTFTms, sloTPOTms                 float64
 	promptMin, promptMax, outputMin, outputMax int
 	link                                       cluster.Link
@@ -197,7 +198,11 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 		link: link, conditional: v.Choice("conditional") == "on",
 		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
 		bytesPerToken: e.pool.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(bs) * float64(e.pool.BytesPerToken)}
-	sc := scheduler.Config{MaxNumBatchedTokens: r.budget, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
+	// max_num_seqs is vLLM's default on the GPU, capped at the budget as
+	// vLLM caps it (engines.md §2.1).
+	_, seqs := vllmBatch(e.gpu)
+	r.seqs = min(seqs, r.budget)
+	sc := scheduler.Config{MaxNumBatchedTokens: r.budget, MaxNumSeqs: r.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	wl := disaggLengths(v)
 	r.reqs = make([]cluster.Request, len(wl))
@@ -713,13 +718,22 @@ func (r *disaggRun) linkScenes() (scene.Scene, *scene.Table) {
 // ndrProbe is the followed request's KV over one NDR NIC.
 func (r *disaggRun) ndrProbe() float64 { return r.ndr.Transfer(r.probeKV()) }
 
+// seqsCap says where max_num_seqs comes from: vLLM's default on the GPU,
+// capped at the token budget as vLLM caps it.
+func (r *disaggRun) seqsCap() string {
+	if _, seqs := vllmBatch(r.e.gpu); seqs > r.seqs {
+		return fmt.Sprintf(": vLLM's default on this GPU, %s, capped at the %s-token budget as vLLM caps it", comma(seqs), comma(r.budget))
+	}
+	return ", vLLM's default on this GPU"
+}
+
 // steps narrates the run.
 func (r *disaggRun) steps() []Step {
 	mono, dis := r.cmp.Mono, r.cmp.Dis
 	itl := r.itlScene()
-	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s. "+
+	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s, at most %s requests at once (max_num_seqs%s). "+
 		"The monolithic deployment has %d workers that each prefill and decode their own requests; the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s.",
-		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name,
+		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name, comma(r.seqs), r.seqsCap(),
 		r.prefill+r.decode, r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
 	a := &annotate{scene: "cluster"}
 	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)

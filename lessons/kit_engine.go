@@ -143,6 +143,26 @@ func tpRelation(m hardware.Model, tp int) error {
 	return Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads))
 }
 
+// vllmBatch is what `vllm serve` sets max_num_batched_tokens and
+// max_num_seqs to on g when the user sets neither
+// (scheduler.BatchDefaults: 8,192 and 1,024 on H100, H200 and B200; 2,048
+// and 256 on A100, L4 and L40S).
+func vllmBatch(g hardware.GPU) (budget, seqs int) {
+	return scheduler.BatchDefaults(g, scheduler.APIServer)
+}
+
+// vllmBatchNote is one sentence for a lesson whose max_num_seqs and
+// max_num_batched_tokens knobs differ from what vLLM would default to on
+// g, "" when they do not.
+func vllmBatchNote(g hardware.GPU, seqs, budget int) string {
+	dBudget, dSeqs := vllmBatch(g)
+	if seqs == dSeqs && budget == dBudget {
+		return ""
+	}
+	return fmt.Sprintf(" On an %s vLLM would default to max_num_seqs %s and max_num_batched_tokens %s (get_batch_defaults); this run uses %s and %s.",
+		g.Name, comma(dSeqs), comma(dBudget), comma(seqs), comma(budget))
+}
+
 // newEngine builds the engine for the "gpu" and "model" knobs and, when the
 // lesson has it, the "graph_mode" knob, its KV pool sized for a token
 // budget of engineBudget. It fails (with the GPU and model named) when the

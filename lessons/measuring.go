@@ -25,12 +25,12 @@ var measuring = &Lesson{
 		gpuParam, modelParam, graphParam,
 		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 20, Min: 1, Max: 600, Step: 1},
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
-		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 64, Min: 0.1, Max: 1000, Step: 0.1},
-		{Key: "points", Label: "Rates measured", Kind: Int, Default: 6, Min: 2, Max: 12, Step: 1},
+		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 128, Min: 0.1, Max: 1000, Step: 0.1},
+		{Key: "points", Label: "Rates measured", Kind: Int, Default: 7, Min: 2, Max: 12, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "MLPerf's interactive Llama-2-70B limit is 450 ms.", Kind: Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "MLPerf's interactive limit is 40 ms.", Kind: Float, Default: 40, Min: 1, Max: 10000, Step: 1},
-		{Key: "max_num_seqs", Label: "max_num_seqs", Kind: Int, Default: 256, Min: 1, Max: 2048, Step: 1},
-		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
+		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
+		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		seedParam,
 	},
 	Check: checkMeasuring,
@@ -39,10 +39,10 @@ var measuring = &Lesson{
 	MaxWork: measuringMaxWork,
 	HeavyCorners: []map[string]string{
 		{"duration_s": "600", "rate_max": "1000", "rate_min": "600", "points": "2"},
-		{"duration_s": "40", "points": "12", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
-		{"max_num_seqs": "2", "max_num_batched_tokens": "64", "duration_s": "20"},
-		{"duration_s": "150", "rate_min": "0.1", "rate_max": "2", "points": "12"},
-		{"duration_s": "120"},
+		{"duration_s": "34", "points": "12", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
+		{"max_num_seqs": "2", "max_num_batched_tokens": "64", "duration_s": "10"},
+		{"duration_s": "314", "rate_min": "0.1", "rate_max": "2", "points": "12"},
+		{"duration_s": "92"},
 	},
 }
 
@@ -144,6 +144,41 @@ func measuringWork(v Values, step float64, prompts, outputs workload.LongTail) (
 type loadPoint struct {
 	rate float64
 	sum  scheduler.Summary
+	// What held requests back, from the scheduler's steps: queued counts
+	// the steps after which requests waited; of those, atSeqs the ones
+	// with max_num_seqs requests running, fullBudget the ones that spent
+	// the whole token budget. peakRunning is the most requests running.
+	queued, atSeqs, fullBudget, peakRunning int
+	// missTTFT counts the requests over the TTFT limit; missTPOT those
+	// within it but over the TPOT limit.
+	missTTFT, missTPOT int
+}
+
+// pointOf summarises one rate's run.
+func pointOf(rate float64, s *scheduler.Scheduler, cfg scheduler.Config, slo scheduler.SLO) loadPoint {
+	p := loadPoint{rate: rate, sum: s.Summary(slo)}
+	for _, m := range s.Requests() {
+		switch {
+		case m.TTFT > slo.TTFT:
+			p.missTTFT++
+		case m.TPOT > slo.TPOT:
+			p.missTPOT++
+		}
+	}
+	for _, st := range s.Steps() {
+		p.peakRunning = max(p.peakRunning, st.Running)
+		if st.Waiting == 0 {
+			continue
+		}
+		p.queued++
+		if st.Running >= cfg.MaxNumSeqs {
+			p.atSeqs++
+		}
+		if st.PrefillTokens+st.DecodeTokens >= cfg.MaxNumBatchedTokens {
+			p.fullBudget++
+		}
+	}
+	return p
 }
 
 // measuringRun is the load sweep the lesson ran.
@@ -158,6 +193,8 @@ type measuringRun struct {
 	promptMedian, outputMedian int
 	promptMax, outputMax       int
 	points                     []loadPoint
+	// seqs and budget are max_num_seqs and max_num_batched_tokens.
+	seqs, budget int
 	// best is the point with the highest goodput (the first of equals).
 	best loadPoint
 	// work counts every rate's steps and the requests they advanced.
@@ -181,7 +218,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 		return measuringRun{}, err
 	}
 	r := measuringRun{gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
-		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms")}
+		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms"), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
 	slo := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
 	prompts, outputs := chatLengths(e.model)
 	r.promptMedian, r.outputMedian = int(prompts.Median), int(outputs.Median)
@@ -205,7 +242,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 			return measuringRun{}, err
 		}
 		r.work += stepsWork(s.Steps())
-		r.points = append(r.points, loadPoint{rate: rate, sum: s.Summary(slo)})
+		r.points = append(r.points, pointOf(rate, s, cfg, slo))
 	}
 	r.best = r.points[0]
 	for _, p := range r.points {
@@ -232,7 +269,7 @@ func (r measuringRun) last() loadPoint  { return r.points[len(r.points)-1] }
 // p99 points labelled with their offered rate, and the SLO as a line.
 func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.Summary) scheduler.Percentiles, slo scene.Guide) *scene.Chart {
 	c := &scene.Chart{Type: scene.Line, XLabel: "throughput", XUnit: "output tok/s", YLabel: name, YUnit: "ms", YLog: yLog,
-		Note:   "One point per offered rate (labelled on p99): throughput grows with load until the batch is full, then only latency does.",
+		Note:   "One point per offered rate (labelled on p99): throughput grows with load until the server saturates, then only latency does.",
 		Guides: []scene.Guide{slo}}
 	for _, q := range []struct {
 		label string
@@ -300,6 +337,95 @@ func pointCards(p loadPoint) scene.Scene {
 	}}
 }
 
+// saturated reports whether requests queue at p: the TTFT tail has grown
+// four-fold over the lowest rate, or most requests miss the SLO and more
+// of them on TTFT than on TPOT alone.
+func (r measuringRun) saturated(p loadPoint) bool {
+	return p.sum.TTFT.P99 > 4*r.first().sum.TTFT.P99 || (p.sum.SLOAttainment < 0.5 && p.missTTFT >= p.missTPOT)
+}
+
+// regime says how the server fares at p and, once requests queue, what
+// holds them back.
+func (r measuringRun) regime(p loadPoint) string {
+	tpot := fmt.Sprintf("%s of %s requests miss the TPOT limit with their TTFT within it", comma(p.missTPOT), comma(p.sum.Requests))
+	switch {
+	case p.sum.SLOAttainment < 0.5 && p.missTTFT < p.missTPOT:
+		return fmt.Sprintf("decode is too slow for the SLO: with up to %s running, the median gap between tokens is %.1f ms against the %g ms allowed, and %s",
+			comma(p.peakRunning), 1000*p.sum.ITL.P50, r.sloTPOT, tpot)
+	case p.sum.SLOAttainment < 0.5:
+		return "past saturation: " + r.limit(p) + ", so the queue grows for as long as requests keep coming, and TTFT is mostly waiting"
+	case r.saturated(p):
+		return "near saturation: the tail of TTFT grows first, as bursts queue (" + r.limit(p) + ")"
+	case p.missTPOT > p.missTTFT && 20*p.missTPOT >= p.sum.Requests:
+		return fmt.Sprintf("requests barely queue, but up to %s run at once and every decode step carries them all, so %s", comma(p.peakRunning), tpot)
+	}
+	return "the server keeps up: requests barely queue, TTFT is one prefill"
+}
+
+// limit says what held requests back at p, from the scheduler's steps: a
+// full KV cache (preemptions), a full batch (max_num_seqs running), a
+// spent token budget, or else only the steps' length.
+func (r measuringRun) limit(p loadPoint) string {
+	switch {
+	case p.sum.Preemptions > 0:
+		return fmt.Sprintf("the KV cache fills (%s preemptions) and requests wait for blocks", comma(p.sum.Preemptions))
+	case p.peakRunning >= r.seqs:
+		return fmt.Sprintf("the batch fills: max_num_seqs (%s) requests run while others wait", comma(r.seqs))
+	case p.fullBudget > 0:
+		return fmt.Sprintf("steps spend their whole %s-token budget", comma(r.budget))
+	}
+	return fmt.Sprintf("steps lengthen as the batch grows (at most %s of max_num_seqs %s ran)", comma(p.peakRunning), comma(r.seqs))
+}
+
+// engineText is the engine's batch limits, and what vLLM would default to
+// on this GPU when they differ.
+func (r measuringRun) engineText() string {
+	t := fmt.Sprintf("The engine runs at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)", comma(r.seqs), comma(r.budget))
+	if note := vllmBatchNote(r.gpu, r.seqs, r.budget); note != "" {
+		return t + "." + note
+	}
+	return t + ", vLLM's defaults on this GPU."
+}
+
+// batchClaim puts vLLM's batch defaults beside the run's, and where the
+// sweep saturated with them.
+func (r measuringRun) batchClaim() Claim {
+	budget, seqs := vllmBatch(r.gpu)
+	where := "no rate of the sweep saturates the server"
+	if i := r.firstSaturated(); i >= 0 {
+		where = fmt.Sprintf("the server saturates from %s: %s", rateText(r.points[i].rate), r.limit(r.points[i]))
+	}
+	return Claim{
+		What: "max_num_seqs and max_num_batched_tokens",
+		Article: fmt.Sprintf("vLLM's defaults for `vllm serve` (get_batch_defaults): 1,024 sequences and 8,192 tokens on H100, H200 and B200; 256 and 2,048 on A100, L4 and L40S — %s and %s on the %s",
+			comma(seqs), comma(budget), r.gpu.Name),
+		Model: fmt.Sprintf("%s and %s; %s; best goodput at %s", comma(r.seqs), comma(r.budget), where, rateText(r.best.rate)),
+		Why: "The limits decide where a sweep saturates. A small max_num_seqs fills first and queues requests (TTFT fails first); a large one admits them, " +
+			"so every decode step carries more sequences and ITL grows (TPOT can fail first) until the KV cache fills and requests are preempted.",
+	}
+}
+
+// firstSaturated is the index of the first point near or past saturation,
+// -1 if none.
+func (r measuringRun) firstSaturated() int {
+	for i, p := range r.points {
+		if r.saturated(p) {
+			return i
+		}
+	}
+	return -1
+}
+
+// saturationText says where more load stops buying throughput, and why.
+func (r measuringRun) saturationText() string {
+	i := r.firstSaturated()
+	if i < 0 {
+		return fmt.Sprintf("no rate of this sweep saturates the server (at most %s requests ran at once); raise rate_max to find where it does.", comma(r.last().peakRunning))
+	}
+	p := r.points[i]
+	return fmt.Sprintf("more load buys throughput until the server saturates, here from %s, where %s; then it buys only latency.", rateText(p.rate), r.limit(p))
+}
+
 // pointStep narrates rate i of the sweep, its point marked on the TTFT
 // chart; the last one asks a quiz.
 func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) Step {
@@ -310,13 +436,7 @@ func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) Step {
 			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[p.sum.SLOAttainment >= 0.5],
 			fmt.Sprintf("%.0f%% do.", 100*p.sum.SLOAttainment))
 	}
-	regime := "the server keeps up: requests barely queue, TTFT is one prefill"
-	switch {
-	case p.sum.SLOAttainment < 0.5:
-		regime = "past saturation: the queue grows for as long as requests keep coming, and TTFT is mostly waiting"
-	case p.sum.TTFT.P99 > 4*r.first().sum.TTFT.P99:
-		regime = "near saturation: the tail of TTFT grows first, as bursts queue behind full batches"
-	}
+	regime := r.regime(p)
 	cursor := round2(p.sum.OutputTokensPerS)
 	withCursor := *ttftChart
 	withCursor.Cursor = &cursor
@@ -349,14 +469,14 @@ func (r measuringRun) script() *Script {
 		Article: "RPS under varying concurrency; TTFT and ITL at percentiles such as p95 and p99 (report 003)",
 		Model:   fmt.Sprintf("%d rates from %g to %g req/s; p50/p95/p99 TTFT and ITL at each; goodput under TTFT ≤ %g ms and TPOT ≤ %g ms", len(r.points), r.lo, r.hi, r.sloTTFT, r.sloTPOT),
 		Why:     "Same method. Goodput (DistServe) adds the one number a capacity planner needs: the rate the server sustains while meeting the SLO.",
-	}}
+	}, r.batchClaim()}
 	sloText := fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT)
 	first := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, markRef("guide:slo", "the SLO"))
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
 		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
-			"At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, sloText, r.sloTPOT),
+			"%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
+			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, r.engineText(), sloText, r.sloTPOT),
 		Scenes:   []scene.Scene{first, pointCards(r.first())},
 		Mentions: []scene.Mention{mention(sloText, "ttft", "guide:slo")},
 	})
@@ -371,10 +491,19 @@ func (r measuringRun) script() *Script {
 	}
 	bestRef := "point:" + seriesGoodput + ":" + strconv.Itoa(best)
 	bestText := fmt.Sprintf("Goodput peaks at %.2f req/s (offered %.3g req/s)", r.best.sum.GoodputReqPerS, r.best.rate)
+	after := " and falls after: pushing more load makes fewer requests meet the SLO."
+	switch {
+	case r.best.sum.GoodputReqPerS == 0:
+		bestText = "No request meets the SLO at any rate of this sweep"
+		after = ": loosen the SLO or pick a faster GPU or smaller model to find the goodput peak."
+	case best == len(r.points)-1:
+		bestText = fmt.Sprintf("Goodput is highest at the last rate, %.2f req/s (offered %.3g req/s)", r.best.sum.GoodputReqPerS, r.best.rate)
+		after = ": the sweep stops before it falls; raise rate_max to find the peak."
+	}
 	s.Steps = append(s.Steps, Step{
 		Title: "Throughput against latency",
-		Narration: fmt.Sprintf("Read the curves right to left: more load buys throughput until the batch is full, then only latency. ITL grows with the batch (bigger decode steps, prefill chunks riding along); "+
-			"TTFT explodes once requests queue. %s and falls after: pushing more load makes fewer requests meet the SLO.", bestText),
+		Narration: fmt.Sprintf("Read the curves right to left: %s ITL grows with the batch (bigger decode steps, prefill chunks riding along); "+
+			"TTFT explodes once requests queue. %s%s", r.saturationText(), bestText, after),
 		Scenes: []scene.Scene{
 			mainScene(scene.Scene{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: r.goodputChart()},
 				markRef(bestRef, fmt.Sprintf("best goodput: %.2f req/s", r.best.sum.GoodputReqPerS))),

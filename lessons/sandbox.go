@@ -28,8 +28,8 @@ var sandbox = &Lesson{
 		{Key: "workload", Label: "Workload", Help: "chats: multi-turn conversations that grow; shared: independent prompts opening with shared system prompts; plain: nothing shared.", Kind: Choice, Choices: []string{"chats", "shared", "plain"}},
 		{Key: "requests", Label: "Requests (chats: conversations × 4 turns)", Kind: Int, Default: 200, Min: 4, Max: 2000, Step: 1},
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
-		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
-		{Key: "max_num_seqs", Label: "max_num_seqs", Kind: Int, Default: 256, Min: 1, Max: 2048, Step: 1},
+		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
+		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -138,6 +138,7 @@ type sandboxRun struct {
 	workers                 int
 	policy, workload, graph string
 	rate                    float64
+	seqs, budget            int     // max_num_seqs and max_num_batched_tokens
 	trace                   string  // the trace's name, "" for generated requests
 	lastArrival             float64 // of the trace's requests
 	requests, promptTokens  int
@@ -164,7 +165,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 		return nil, err
 	}
 	r := &sandboxRun{e: e, workers: v.Int("workers"), policy: v.Choice("policy"), workload: v.Choice("workload"), graph: v.Choice("graph_mode"),
-		rate: v.Float("rate"), trace: trace, requests: len(work)}
+		rate: v.Float("rate"), trace: trace, requests: len(work), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
 	sc := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
@@ -293,6 +294,15 @@ func (r *sandboxRun) workerTable() scene.Scene {
 	return scene.Scene{Kind: scene.KindTable, ID: "workers", Title: "Workers", Table: perWorker}
 }
 
+// batchText ends the setup's sentence on the engine's limits: vLLM's
+// defaults on this GPU, or what they would be.
+func (r *sandboxRun) batchText() string {
+	if note := vllmBatchNote(r.e.gpu, r.seqs, r.budget); note != "" {
+		return "." + note
+	}
+	return ", vLLM's defaults on this GPU."
+}
+
 // steps narrates the run.
 func (r *sandboxRun) steps(metrics []Metric) []Step {
 	gpus := float64(r.workers)
@@ -304,8 +314,9 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 		kind = "from the trace " + r.trace
 	}
 	thr := float64(r.outputs) / r.makespan
-	setup := fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs.",
-		r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph)
+	setup := fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
+		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s",
+		r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph, comma(r.seqs), comma(r.budget), r.batchText())
 	a := &annotate{scene: "cluster"}
 	a.mark("router:R", r.policy, "routed by "+r.policy, setup)
 	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",

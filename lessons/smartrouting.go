@@ -110,8 +110,9 @@ func (a *affinity) Route(req router.Request, ws []router.WorkerState) router.Dec
 }
 
 // smartRoutingFit is the shared feasibility check (hardware.Fit) for one
-// worker: the model on one GPU with activations at the 8,192-token budget,
-// and the longest request's KV beside them within the model's positions.
+// worker: the model on one GPU with activations at vLLM's default token
+// budget for it (vllmBatch), and the longest request's KV beside them
+// within the model's positions.
 // More requests than fit at once queue or are preempted in the simulation.
 func smartRoutingFit(v Values) error {
 	g, m, err := chosenHardware(v)
@@ -119,7 +120,8 @@ func smartRoutingFit(v Values) error {
 		return err
 	}
 	n := v.Int("prompt_max") + v.Int("output_max")
-	return checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: 8192, KVTokens: int64(n), Positions: n},
+	budget, _ := vllmBatch(g)
+	return checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(n), Positions: n},
 		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
 }
 
@@ -172,6 +174,7 @@ type smartRoutingRun struct {
 	prefixTokens, promptMin, promptMax   int
 	overloadRequests                     int
 	rate, weight, hotShare, overloadRate float64
+	seqs, budget                         int        // each worker's max_num_seqs and max_num_batched_tokens: vLLM's defaults on the GPU
 	rr, kv, rnd, ll                      routingRun // the article's stream
 	aff, kvHot                           routingRun // the overload stream
 	cachedRR, cachedKV                   [][]int    // per worker, per system prompt: blocks the index holds at the end
@@ -234,14 +237,20 @@ func buildSmartRouting(v Values) (*Script, error) {
 // runSmartRouting routes the stream with every policy, and the overload
 // stream with pure affinity and the KV-aware cost.
 func runSmartRouting(v Values) (*smartRoutingRun, error) {
-	e, err := newEngine(v, 16)
+	g, _, err := chosenHardware(v)
+	if err != nil {
+		return nil, err
+	}
+	// Each worker runs vLLM's defaults for its GPU.
+	budget, seqs := vllmBatch(g)
+	e, err := newEngineAt(v, 16, budget)
 	if err != nil {
 		return nil, err
 	}
 	r := &smartRoutingRun{e: e, workers: v.Int("workers"), requests: v.Int("requests"), systemPrompts: v.Int("system_prompts"),
 		prefixTokens: v.Int("prefix_tokens"), promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), overloadRequests: v.Int("overload_requests"),
-		rate: v.Float("rate"), weight: v.Float("overlap_weight"), hotShare: v.Float("hot_share"), overloadRate: v.Float("overload_rate")}
-	sc := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: 256, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
+		rate: v.Float("rate"), weight: v.Float("overlap_weight"), hotShare: v.Float("hot_share"), overloadRate: v.Float("overload_rate"), seqs: seqs, budget: budget}
+	sc := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
 	kvCfg := router.KvRouterConfig{OverlapScoreWeight: r.weight, BlockSize: sc.BlockSize}
@@ -576,9 +585,9 @@ func (r *smartRoutingRun) policyCluster(id, title string, marks []scene.Mark, ru
 // steps narrates the run.
 func (r *smartRoutingRun) steps() []Step {
 	rr, kv := r.rr, r.kv
-	intro := fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on). "+
+	intro := fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on; vLLM's defaults on this GPU, max_num_seqs %s and max_num_batched_tokens %s). "+
 		"A request reuses KV only on the worker that already holds its system prompt. The KV router in front of them scores every worker for each request.",
-		r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpu.Name, r.e.model.Name)
+		r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpu.Name, r.e.model.Name, comma(r.seqs), comma(r.budget))
 	a := &annotate{scene: "cluster"}
 	a.mark("router:R", "KV router", "The KV router", intro)
 	steps := []Step{{Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.marks)}, Mentions: a.mentions}}

@@ -2,9 +2,12 @@ package app
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/scene"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 func TestSplitMentions(t *testing.T) {
@@ -66,5 +69,21 @@ func TestMainFirst(t *testing.T) {
 		if !reflect.DeepEqual(ids(got), c.want) || claims != c.claims || final != c.final {
 			t.Errorf("%s: %v claims=%v final=%v, want %v %v %v", c.name, ids(got), claims, final, c.want, c.claims, c.final)
 		}
+	}
+}
+
+// A mention renders as a focusable phrase naming its figure and element,
+// described by a hidden line naming the figure's title.
+func TestNarrationMentionsRender(t *testing.T) {
+	st := lessons.Step{Narration: "R2 splits R1's edge.", Mentions: []scene.Mention{{Text: "R1's edge", Scene: "tree", Ref: "node:1"}}}
+	html := app.HTMLString(renderNarrationText(st))
+	for _, want := range []string{`R2 splits `, `<span class="mention" tabindex="0" role="button" data-scene="tree" data-target="node:1" aria-describedby="mention-desc-0">R1&#39;s edge</span>`, `.`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("narration %s lacks %s", html, want)
+		}
+	}
+	desc := app.HTMLString(renderMentionDescs(st, []scene.Scene{{ID: "tree", Title: "The radix tree"}}))
+	if !strings.Contains(desc, `id="mention-desc-0"`) || !strings.Contains(desc, "“The radix tree”") || !strings.Contains(desc, "hidden") {
+		t.Errorf("mention description: %s", desc)
 	}
 }

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cluster"
@@ -107,22 +108,100 @@ func sandboxPolicy(name string, cfg router.KvRouterConfig, seed uint64) router.P
 	return router.NewKVAware(nil, cfg, seed)
 }
 
+// sandboxWorkload is the knobs' generated workload, fitted to the model's
+// context (fitContext).
 func sandboxWorkload(v Values) []workload.Request {
-	seed := uint64(v.Int("seed"))
-	n, rate := v.Int("requests"), v.Float("rate")
-	switch v.Choice("workload") {
-	case "chats":
-		return workload.Chats(max(1, n/sandboxTurns), sandboxTurns, workload.Uniform{Min: 256, Max: 1024}, workload.ChatPrompts(), workload.ChatOutputs(), 4, 5, rate, seed)
-	case "shared":
-		return workload.SharedPrefix(workload.Poisson(n, rate, workload.Uniform{Min: 1024, Max: 3072}, workload.ChatOutputs(), seed), 4, 768, seed)
-	}
-	return workload.Poisson(n, rate, workload.ChatPrompts(), workload.ChatOutputs(), seed)
+	w, _ := sandboxGenerated(v)
+	return w
 }
 
-func buildSandbox(v Values) (*Script, error) { return buildSandboxWith(v, sandboxWorkload(v), "") }
+// sandboxGenerated draws the knobs' workload and fits it to the chosen
+// model's context, saying how (cut.requests is 0 when nothing was cut).
+func sandboxGenerated(v Values) ([]workload.Request, contextCut) {
+	w := sandboxDraw(v)
+	m, err := hardware.ModelByID(v.Choice("model"))
+	if err != nil {
+		return w, contextCut{} // Check refuses the model
+	}
+	return fitContext(w, m)
+}
+
+// sandboxDraw draws the knobs' workload as the generators make it.
+func sandboxDraw(v Values) []workload.Request {
+	seed := uint64(v.Int("seed"))
+	n, rate := v.Int("requests"), v.Float("rate")
+	var w []workload.Request
+	switch v.Choice("workload") {
+	case "chats":
+		w = workload.Chats(max(1, n/sandboxTurns), sandboxTurns, workload.Uniform{Min: 256, Max: 1024}, workload.ChatPrompts(), workload.ChatOutputs(), 4, 5, rate, seed)
+	case "shared":
+		w = workload.SharedPrefix(workload.Poisson(n, rate, workload.Uniform{Min: 1024, Max: 3072}, workload.ChatOutputs(), seed), 4, 768, seed)
+	default:
+		w = workload.Poisson(n, rate, workload.ChatPrompts(), workload.ChatOutputs(), seed)
+	}
+	return w
+}
+
+// contextMargin is the tokens a generated request leaves free of the
+// model's positions, for the chat template's special tokens.
+const contextMargin = 64
+
+// contextCut says how fitContext cut a workload: requests of the total were
+// longer than limit tokens (the model's positions less contextMargin);
+// their outputs were cut to at most maxOutput, then their prompts' ends.
+type contextCut struct {
+	model            hardware.Model
+	requests, total  int
+	limit, maxOutput int
+}
+
+// fitContext cuts every request of w longer than m's positions less
+// contextMargin, as a load generator fits its dataset to the model: the
+// output to at most half the limit, then the prompt's end (its first
+// tokens, and the prefixes and history they share, stay). Deterministic;
+// w is not modified.
+func fitContext(w []workload.Request, m hardware.Model) ([]workload.Request, contextCut) {
+	c := contextCut{model: m, total: len(w), limit: contextLimit(m.MaxPositions) - contextMargin}
+	c.maxOutput = c.limit / 2
+	out := w
+	for i, r := range w {
+		if r.Prompt+r.Output <= c.limit {
+			continue
+		}
+		if c.requests == 0 {
+			out = slices.Clone(w)
+		}
+		c.requests++
+		r.Output = min(r.Output, c.maxOutput)
+		r.Prompt = min(r.Prompt, c.limit-r.Output)
+		r.PrefixLen = min(r.PrefixLen, r.Prompt)
+		out[i] = r
+	}
+	return out, c
+}
+
+// text is the narration's sentence on the cut, "" when nothing was cut.
+func (c contextCut) text() string {
+	if c.requests == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %s of the %s generated requests were longer than %s's %s positions allow, so, as a load generator fits its dataset to the model, their outputs were cut to at most %s tokens and then their prompts' ends, to at most %s tokens in all (%d left for the chat template).",
+		comma(c.requests), comma(c.total), c.model.Name, comma(c.model.MaxPositions), comma(c.maxOutput), comma(c.limit), contextMargin)
+}
+
+func buildSandbox(v Values) (*Script, error) {
+	w, cut := sandboxGenerated(v)
+	r, err := runSandbox(v, w, "")
+	if err != nil {
+		return nil, err
+	}
+	r.cut = cut
+	return r.script(), nil
+}
 
 // buildSandboxWith runs the sandbox on the given requests; trace names
-// their source when they come from a file.
+// their source when they come from a file. A trace is not cut: a request
+// longer than the model's positions is refused, as vLLM refuses it.
 func buildSandboxWith(v Values, work []workload.Request, trace string) (*Script, error) {
 	r, err := runSandbox(v, work, trace)
 	if err != nil {
@@ -138,9 +217,10 @@ type sandboxRun struct {
 	workers                 int
 	policy, workload, graph string
 	rate                    float64
-	seqs, budget            int     // max_num_seqs and max_num_batched_tokens
-	trace                   string  // the trace's name, "" for generated requests
-	lastArrival             float64 // of the trace's requests
+	seqs, budget            int        // max_num_seqs and max_num_batched_tokens
+	cut                     contextCut // how the generated requests were fitted to the model's context
+	trace                   string     // the trace's name, "" for generated requests
+	lastArrival             float64    // of the trace's requests
 	requests, promptTokens  int
 	res                     *cluster.Result
 	routing                 routingRun
@@ -315,8 +395,8 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 	}
 	thr := float64(r.outputs) / r.makespan
 	setup := fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
-		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s",
-		r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph, comma(r.seqs), comma(r.budget), r.batchText())
+		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s%s",
+		r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph, comma(r.seqs), comma(r.budget), r.batchText(), r.cut.text())
 	a := &annotate{scene: "cluster"}
 	a.mark("router:R", r.policy, "routed by "+r.policy, setup)
 	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",

@@ -223,3 +223,53 @@ func sandboxValues(t *testing.T, raw map[string]string) Values {
 	}
 	return v
 }
+
+// Issue 11: the sandbox with Llama-2-7B (4,096 positions) was refused for
+// every workload, its long-tailed lengths reaching 9,434 tokens. The
+// generated workload is now fitted to the model's context, said in the
+// setup's narration; a request that fits is left as drawn; and a trace
+// whose request is too long is still refused, as vLLM refuses it.
+func TestSandboxFitsTheModelsContext(t *testing.T) {
+	const note = "positions allow, so, as a load generator fits its dataset to the model"
+	for _, model := range []string{"llama-2-7b", "llama-3.1-8b"} {
+		limit := hardware.MustModel(model).MaxPositions - contextMargin
+		for _, w := range []string{"chats", "shared", "plain"} {
+			set := map[string]string{"model": model, "workload": w}
+			s, v, err := sandbox.Run(set)
+			if err != nil {
+				t.Errorf("%v: %v", set, err)
+				continue
+			}
+			drawn, served := sandboxDraw(v), sandboxWorkload(v)
+			if len(drawn) != len(served) {
+				t.Fatalf("%v: %d requests drawn, %d served", set, len(drawn), len(served))
+			}
+			cut := 0
+			for i, d := range drawn {
+				got := served[i]
+				switch {
+				case got.Prompt+got.Output > limit || got.Output < 1 || got.Prompt < 1:
+					t.Errorf("%v: request %d of %d + %d tokens, limit %d", set, i, got.Prompt, got.Output, limit)
+				case d.Prompt+d.Output <= limit && (got.Prompt != d.Prompt || got.Output != d.Output):
+					t.Errorf("%v: request %d fits (%d + %d) but was changed to %d + %d", set, i, d.Prompt, d.Output, got.Prompt, got.Output)
+				case got.Prompt != d.Prompt || got.Output != d.Output:
+					cut++
+				}
+			}
+			if (model == "llama-2-7b" && w != "shared") != (cut > 0) {
+				t.Errorf("%v: %d requests cut", set, cut)
+			}
+			n := s.Steps[0].Narration
+			if said := strings.Contains(n, note); said != (cut > 0) {
+				t.Errorf("%v: %d requests cut, the setup says so: %v", set, cut, said)
+			}
+			if cut > 0 && !strings.Contains(n, fmt.Sprintf("%d of the %d generated requests were longer than Llama-2-7B's 4,096 positions", cut, len(drawn))) {
+				t.Errorf("%v: the setup does not count the %d cut requests:\n%s", set, cut, n)
+			}
+		}
+	}
+	long := workload.Poisson(3, 1, workload.Uniform{Min: 4000, Max: 4000}, workload.Uniform{Min: 200, Max: 200}, 1)
+	if _, _, err := sandbox.RunTrace(map[string]string{"model": "llama-2-7b"}, long, "long.jsonl"); err == nil || !strings.Contains(err.Error(), "long.jsonl") || !strings.Contains(err.Error(), "4,200 tokens (prompt + output) exceed llama-2-7b's 4,096 positions") {
+		t.Errorf("a trace of 4,200-token requests on Llama-2-7B: %v, want a refusal naming the trace and the positions", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/batching"
@@ -347,8 +348,12 @@ func continuous(e *engine, slots int, key, name string, stream []workload.Reques
 		for _, id := range st.Finished {
 			sl := slotOf[id]
 			tt := s.TokenTimes(id)
-			r.spans = append(r.spans, slotSpan{slot: sl, start: since[sl], end: tt[0], req: id, class: "prefill"},
-				slotSpan{slot: sl, start: tt[0], end: end, req: id, class: "decode"})
+			// The slot's prefill runs to the request's first token since it
+			// took the slot: a request resumed after a preemption recomputes
+			// its prompt and outputs, and its first token came before.
+			first := tt[min(sort.SearchFloat64s(tt, since[sl]), len(tt)-1)]
+			r.spans = append(r.spans, slotSpan{slot: sl, start: since[sl], end: first, req: id, class: "prefill"},
+				slotSpan{slot: sl, start: first, end: end, req: id, class: "decode"})
 			release(id, end)
 		}
 	}

@@ -156,7 +156,7 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	out := prefillOut(n, ctx, long, budget)
 	cfg := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: n + 1, ChunkedPrefill: chunked, BlockSize: 16, NumBlocks: e.kvBlocks}
 	if !chunked {
-		cfg.MaxNumBatchedTokens = max(budget, n*(ctx+out), long+after) // vLLM: budget = max_model_len when chunking is off
+		cfg.MaxNumBatchedTokens = max(budget, n*(ctx+out), long+n+after) // vLLM: budget = max_model_len when chunking is off; here enough for the whole prompt beside the n decodes
 	}
 	var reqs []scheduler.Request
 	for i := 0; i < n; i++ {

@@ -119,10 +119,10 @@ func checkCUDAGraphs(v Values) error {
 
 // decodeFit is a decode step of batch sequences at ctx tokens of context
 // on the lesson's TP group, with vLLM's activation reserve at the token
-// budget.
+// budget, each sequence in whole blocks of the paged pool.
 func (e *graphSetup) decodeFit(batch, ctx int) hardware.Fit {
 	return hardware.Fit{GPU: e.gpu, Model: e.model, TP: e.tp, BatchedTokens: e.budget,
-		KVTokens: int64(batch) * int64(ctx+1), Positions: ctx + 1}
+		KVTokens: pagedKVTokens(batch, ctx+1, 16), Positions: ctx + 1}
 }
 
 // dispatcher returns vLLM's dispatcher for a mode with the lesson's launch
@@ -823,7 +823,11 @@ func (r graphsRun) crossText() string {
 	t := fmt.Sprintf("From batch %d on, eager launches cost less than 2%% over the graph: the GPU work per kernel has outgrown the launch.", r.crossover)
 	switch r.crossover {
 	case 0:
-		t = fmt.Sprintf("Up to max_num_seqs (%d) eager launches never come within 2%% of the graph: the kernels stay shorter than their launches.", r.e.seqs)
+		last := 0
+		if len(r.sweep) > 0 {
+			last = r.sweep[len(r.sweep)-1].batch
+		}
+		t = fmt.Sprintf("Up to batch %d, the largest captured size within max_num_seqs (%s), eager launches never come within 2%% of the graph: the kernels stay shorter than their launches.", last, comma(r.e.seqs))
 	case 1:
 		t = "Even at batch 1 eager launches cost less than 2% over the graph: the GPU work per kernel already exceeds the launch."
 	}

@@ -163,6 +163,14 @@ func vllmBatchNote(g hardware.GPU, seqs, budget int) string {
 		g.Name, comma(dSeqs), comma(dBudget), comma(seqs), comma(budget))
 }
 
+// pagedKVTokens is the KV cache, in tokens, that n sequences of tokens
+// each take in vLLM's paged pool: whole blocks of blockSize per sequence,
+// and the pool's null block. As hardware.Fit's KVTokens it makes Check
+// accept exactly the n that the pool Fit.Pool sizes holds.
+func pagedKVTokens(n, tokens, blockSize int) int64 {
+	return (int64(n)*int64((tokens+blockSize-1)/blockSize) + 1) * int64(blockSize)
+}
+
 // newEngine builds the engine for the "gpu" and "model" knobs and, when the
 // lesson has it, the "graph_mode" knob, its KV pool sized for a token
 // budget of engineBudget. It fails (with the GPU and model named) when the

@@ -149,6 +149,9 @@ type loadPoint struct {
 	// with max_num_seqs requests running, fullBudget the ones that spent
 	// the whole token budget. peakRunning is the most requests running.
 	queued, atSeqs, fullBudget, peakRunning int
+	// stepPreemptions counts the requests the steps preempted (the
+	// narration's count comes from the requests' own).
+	stepPreemptions int
 	// missTTFT counts the requests over the TTFT limit; missTPOT those
 	// within it but over the TPOT limit.
 	missTTFT, missTPOT int
@@ -167,6 +170,7 @@ func pointOf(rate float64, s *scheduler.Scheduler, cfg scheduler.Config, slo sch
 	}
 	for _, st := range s.Steps() {
 		p.peakRunning = max(p.peakRunning, st.Running)
+		p.stepPreemptions += len(st.Preempted)
 		if st.Waiting == 0 {
 			continue
 		}

@@ -151,9 +151,9 @@ func checkRoofline(v Values) error {
 }
 
 // decodeFit is one decode step of batch sequences at ctx tokens of context
-// on one GPU.
+// on one GPU, each sequence in whole blocks of vLLM's paged pool.
 func decodeFit(g hardware.GPU, m hardware.Model, batch, ctx int) hardware.Fit {
-	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: batch, KVTokens: int64(batch) * int64(ctx+1), Positions: ctx + 1}
+	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: batch, KVTokens: pagedKVTokens(batch, ctx+1, 16), Positions: ctx + 1}
 }
 
 // maxDecodeBatch is the largest decode batch up to limit whose KV cache at

@@ -9,6 +9,10 @@
 #   make lint      only the checks: go vet, staticcheck, gofmt -l, go mod tidy -diff
 #   make static    write the static site to dist/
 #   make bench     benchmarks of the core and the lessons
+#   make bench-wasm  the core and garage scenarios in WebAssembly (Node.js) and natively, interleaved:
+#                  medians and ratios (BENCH_ONLY, BENCH_ROUNDS, BENCH_RUNS, BENCH_WARMUP)
+#   make bench-corners  every lesson's heaviest allowed settings and the heaviest accepted trace,
+#                  each in its own process: wall time, CPU time, peak RSS
 #   make loadbench the server under 200 connections for 30 s (cmd/loadbench)
 #   make fuzz      run every Fuzz target (of FUZZPKGS, default ./...) for FUZZTIME (default 30s) each
 #   make clean     remove build outputs (distclean also removes node_modules)
@@ -49,7 +53,7 @@ NPM_STAMP := node_modules/.inferlab-npm-ci
 MAKE_START := $(shell date +%s)
 
 .PHONY: all deps chromium staticcheck check-go check-npm check-tools wasm echarts native compress build run \
-	test lint vet static bench loadbench fuzz clean distclean
+	test lint vet static bench bench-wasm bench-corners loadbench fuzz clean distclean
 
 all: build
 
@@ -157,6 +161,23 @@ test: deps build
 bench: check-go
 	$(GO) test -run '^$$' -bench . -benchmem ./core/... ./lessons/...
 	$(GO) run ./cmd/inferlab bench
+
+# BENCHMARKS.md, "The same scenarios in WebAssembly": internal/bench/benchrun built natively and for
+# js/wasm; the native build starts both per scenario and round (GOGC=400 in both, as the page sets).
+BENCH_ONLY   ?= core-10k-uniform,core-10k-chat,lesson-garage-1000,lesson-garage
+BENCH_ROUNDS ?= 3
+BENCH_RUNS   ?= 5
+BENCH_WARMUP ?= 5
+bench-wasm: check-tools
+	@mkdir -p bin
+	$(GO) build -trimpath -o bin/benchrun ./internal/bench/benchrun
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o bin/benchrun.wasm ./internal/bench/benchrun
+	bin/benchrun --wasm bin/benchrun.wasm --exec "$$(GOTOOLCHAIN=local $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
+		--only $(BENCH_ONLY) --rounds $(BENCH_ROUNDS) --runs $(BENCH_RUNS) --warmup $(BENCH_WARMUP)
+
+# BENCHMARKS.md, "Heaviest allowed settings": each corner in a fresh child process of bin/inferlab.
+bench-corners: native
+	$(BIN) bench --corners
 
 # BENCHMARKS.md, "Server under load": loopback only, 30 s, stops by itself.
 loadbench: build

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/inferlab/inferlab/internal/bench"
-	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/internal/bench/suite"
 )
 
 // maxBenchRuns bounds --runs: the core scenarios take about half a second each.
@@ -24,6 +24,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "run only the scenarios whose name contains this text")
 	format := fs.String("format", "text", "output format: text or json")
 	list := fs.Bool("list", false, "list the scenarios without running them")
+	corners := fs.Bool("corners", false, "instead, build every lesson's heaviest allowed settings (Lesson.HeavyCorners) and the heaviest accepted traces, each in a fresh process, and print wall time, CPU time and peak RSS (--only matches the lesson)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -39,9 +40,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inferlab bench: --format = %q is not allowed: want text or json\n", *format)
 		return 2
 	}
+	if *corners {
+		return cornersCmd(*runs, *only, *format, stdout, stderr)
+	}
 	var chosen []bench.Scenario
 	var names []string
-	for _, s := range scenarios() {
+	for _, s := range suite.Scenarios() {
 		names = append(names, s.Name)
 		if strings.Contains(s.Name, *only) {
 			chosen = append(chosen, s)
@@ -96,35 +100,6 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	return 0
-}
-
-// scenarios is internal/bench's core scenarios, then what the browser redoes
-// when a knob moves: the garage lesson with 1,000 requests (DESIGN.md: under
-// 100 ms in the browser) and one build of every lesson with its defaults.
-func scenarios() []bench.Scenario {
-	out := append(bench.CoreScenarios(), bench.Scenario{
-		Name: "lesson-garage-1000",
-		What: "the garage lesson with 1,000 requests (DESIGN.md: under 100 ms in the browser)",
-		Run:  lessonRun(lessons.Get("garage"), map[string]string{"requests": "1000"}),
-	})
-	for _, l := range lessons.All() {
-		out = append(out, bench.Scenario{Name: "lesson-" + l.Slug, What: "the " + l.Slug + " lesson with its defaults", Run: lessonRun(l, nil)})
-	}
-	return out
-}
-
-func lessonRun(l *lessons.Lesson, set map[string]string) func() (bench.Work, error) {
-	return func() (bench.Work, error) {
-		s, _, err := l.Run(set)
-		if err != nil {
-			return bench.Work{}, err
-		}
-		w := bench.Work{Steps: len(s.Steps)}
-		if v, ok := s.Metric("requests"); ok {
-			w.Requests = int(v)
-		}
-		return w, nil
-	}
 }
 
 // msText shows a duration in milliseconds, or seconds from one second up.

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/inferlab/inferlab/lessons"
 )
 
 func TestBench(t *testing.T) {
@@ -55,25 +53,5 @@ func TestBench(t *testing.T) {
 		if code, _, errOut := run(append([]string{"bench"}, c.args...)...); code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("bench %v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
-	}
-}
-
-// Every scenario, core and lesson, has a unique name (--only and the JSON
-// key on them), and every lesson has one.
-func TestBenchScenarioNames(t *testing.T) {
-	seen := map[string]bool{}
-	for _, s := range scenarios() {
-		if seen[s.Name] {
-			t.Errorf("duplicate scenario %q", s.Name)
-		}
-		seen[s.Name] = true
-	}
-	for _, l := range lessons.All() {
-		if !seen["lesson-"+l.Slug] {
-			t.Errorf("no scenario for lesson %s", l.Slug)
-		}
-	}
-	if !seen["lesson-garage-1000"] || !seen["core-10k-uniform"] {
-		t.Errorf("scenarios %v lack the budget workloads", seen)
 	}
 }

@@ -8,6 +8,7 @@
 //	inferlab run SLUG [--set k=v ...] [--seed N] [--format text|json]
 //	inferlab list                                list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
+//	inferlab bench --corners [--runs N] [--only LESSON]   every lesson's heaviest settings: time and peak memory
 package main
 
 import (
@@ -40,6 +41,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return listCmd(stdout)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "bench-corner": // hidden: the child of bench --corners
+		return benchCornerCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -57,6 +60,6 @@ func usage(w io.Writer) {
   inferlab health [--addr 127.0.0.1:8080]
   inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]
   inferlab list
-  inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list]
+  inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list] [--corners]
 `)
 }

@@ -50,6 +50,11 @@ type Result struct {
 	CPUMedianMS float64 `json:"cpu_median_ms,omitempty"`
 	BudgetMS    float64 `json:"budget_ms,omitempty"`
 	Work        Work    `json:"work"`
+	// Warmup runs were made before the measured ones and are not counted.
+	Warmup int `json:"warmup,omitempty"`
+	// TimesMS is each measured run's wall-clock time, in order, so that
+	// runs from several processes can be pooled (make bench-wasm).
+	TimesMS []float64 `json:"times_ms,omitempty"`
 }
 
 // CoreScenarios lists the scenarios behind DESIGN.md's 1 s budget, and the
@@ -162,11 +167,24 @@ func Serve(reqs []scheduler.Request) (Work, error) {
 // wall-clock time (for an even count, the slower of the two middle runs).
 // The first run is not discarded: a reader's first knob move is a first run
 // too.
-func Measure(s Scenario, runs int) (Result, error) {
+func Measure(s Scenario, runs int) (Result, error) { return MeasureWarm(s, 0, runs) }
+
+// MeasureWarm is Measure after warmup unmeasured runs: what a page costs
+// once its engine has compiled the hot code (WebAssembly in V8 starts in a
+// baseline compiler and tiers up while it runs).
+func MeasureWarm(s Scenario, warmup, runs int) (Result, error) {
 	if runs < 1 {
 		return Result{}, fmt.Errorf("bench: runs = %d: want at least 1", runs)
 	}
-	r := Result{Name: s.Name, What: s.What, Runs: runs, BudgetMS: ms(s.Budget)}
+	if warmup < 0 {
+		return Result{}, fmt.Errorf("bench: warmup = %d: want at least 0", warmup)
+	}
+	r := Result{Name: s.Name, What: s.What, Runs: runs, BudgetMS: ms(s.Budget), Warmup: warmup}
+	for range warmup {
+		if _, err := s.Run(); err != nil {
+			return r, fmt.Errorf("%s: %w", s.Name, err)
+		}
+	}
 	times := make([]time.Duration, 0, runs)
 	cpus := make([]time.Duration, 0, runs)
 	for range runs {
@@ -182,6 +200,9 @@ func Measure(s Scenario, runs int) (Result, error) {
 		}
 		r.Work = w
 	}
+	for _, t := range times {
+		r.TimesMS = append(r.TimesMS, ms(t))
+	}
 	slices.Sort(times)
 	r.MinMS, r.MedianMS = ms(times[0]), ms(times[len(times)/2])
 	if len(cpus) == runs {
@@ -192,3 +213,14 @@ func Measure(s Scenario, runs int) (Result, error) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Median is the middle of the values (for an even count, the larger of the
+// two middle ones, as Measure reports), or 0 for none.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

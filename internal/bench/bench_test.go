@@ -68,3 +68,28 @@ func BenchmarkCore(b *testing.B) {
 		})
 	}
 }
+
+// Warm-up runs happen first and are not measured; every measured run's time
+// is reported in order.
+func TestMeasureWarm(t *testing.T) {
+	calls := 0
+	s := Scenario{Name: "count", Run: func() (Work, error) { calls++; return Work{Steps: calls}, nil }}
+	r, err := MeasureWarm(s, 3, 4)
+	if err != nil || calls != 7 || r.Warmup != 3 || r.Runs != 4 || len(r.TimesMS) != 4 || r.Work.Steps != 7 {
+		t.Errorf("MeasureWarm = %+v, %v after %d calls; want 3 warm-up and 4 measured runs", r, err, calls)
+	}
+	if _, err := MeasureWarm(s, -1, 1); err == nil {
+		t.Error("MeasureWarm with -1 warm-up runs did not fail")
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{5}, 5}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 3}} {
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}

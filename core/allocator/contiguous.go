@@ -18,6 +18,7 @@ type Contiguous struct {
 	// need not walk every run each tick; taken and holeReuses count
 	// reservations since the pool was made.
 	stored, reserved, taken, holeReuses int
+	short                               NoSpaceError // the last shortfall (errShort)
 }
 
 // Run is one request's reservation in a Contiguous pool.
@@ -66,6 +67,16 @@ func (c *Contiguous) find(req int) int {
 // the run is full: a contiguous reservation cannot grow in place. There is
 // no prefix cache, so a.Computed must be empty; token ids are not kept.
 func (c *Contiguous) AllocateSlots(req int, a Slots) error {
+	return public(c.allocateSlots(req, a), c.short)
+}
+
+// TryAllocateSlots is AllocateSlots reporting a lack of room as a value
+// (TryPool).
+func (c *Contiguous) TryAllocateSlots(req int, a Slots) (NoSpaceError, bool, error) {
+	return try(c.allocateSlots(req, a), c.short)
+}
+
+func (c *Contiguous) allocateSlots(req int, a Slots) error {
 	if a.New < 0 || len(a.Computed) > 0 {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
 	}
@@ -99,7 +110,8 @@ func (c *Contiguous) admit(req, n, final int) error {
 		}
 	}
 	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
-	return &NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: largest}
+	c.short = NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: largest}
+	return errShort
 }
 
 // place inserts run r before runs[i], where the hole it fills starts.
@@ -123,7 +135,8 @@ func (c *Contiguous) extend(i, n int) error {
 	r := &c.runs[i]
 	if r.Tokens+n > r.Len {
 		c.record(Event{Kind: Rejected, Req: r.Req, Tokens: n})
-		return &NoSpaceError{Need: n, Free: r.Len - r.Tokens, Largest: r.Len - r.Tokens}
+		c.short = NoSpaceError{Need: n, Free: r.Len - r.Tokens, Largest: r.Len - r.Tokens}
+		return errShort
 	}
 	r.Tokens += n
 	c.stored += n

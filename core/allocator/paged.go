@@ -26,7 +26,8 @@ type Paged struct {
 	// sumTokens and sumBlocks total the tables' tokens and entries, so Usage
 	// need not walk every request each step.
 	sumTokens, sumBlocks int
-	taken                int // blocks handed out since the pool was made
+	taken                int          // blocks handed out since the pool was made
+	short                NoSpaceError // the last shortfall (errShort)
 }
 
 // Taken is the number of blocks handed out since the pool was made (copies
@@ -168,6 +169,16 @@ func (p *Paged) ComputedBlocks(hashes []uint64, numTokens int) (blocks []int, to
 // to a private block: copy-on-write. It is all or nothing: on ErrNoSpace
 // nothing changed.
 func (p *Paged) AllocateSlots(req int, a Slots) error {
+	return public(p.allocateSlots(req, a), p.short)
+}
+
+// TryAllocateSlots is AllocateSlots reporting a lack of room as a value
+// (TryPool).
+func (p *Paged) TryAllocateSlots(req int, a Slots) (NoSpaceError, bool, error) {
+	return try(p.allocateSlots(req, a), p.short)
+}
+
+func (p *Paged) allocateSlots(req int, a Slots) error {
 	if a.New < 0 {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens", req, a.New)
 	}
@@ -203,7 +214,7 @@ func (p *Paged) GrowSeq(s *Seq, n int, ids []int) error {
 		p.stored(s, n)
 		return nil
 	}
-	return p.extend(s.req, s, n, ids)
+	return public(p.extend(s.req, s, n, ids), p.short)
 }
 
 // fits reports whether n more tokens of s fit its last block with nothing
@@ -304,9 +315,11 @@ func (p *Paged) extend(req int, s *Seq, n int, ids []int) error {
 
 // noSpace is the error of an allocation that needed blocks more than the
 // free ones; any free block serves, so the largest free run is all of them.
+// It keeps the shortfall in p.short for the exported method to return.
 func (p *Paged) noSpace(blocks int) error {
 	free := p.free.len() * p.blockSize
-	return &NoSpaceError{Need: blocks * p.blockSize, Free: free, Largest: free}
+	p.short = NoSpaceError{Need: blocks * p.blockSize, Free: free, Largest: free}
+	return errShort
 }
 
 // grow appends n tokens to s, taking blocks as needed; the caller checked

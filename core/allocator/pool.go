@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -55,6 +56,43 @@ type Slots struct {
 // paged pool any free block serves, so Largest is Free.
 type NoSpaceError struct {
 	Need, Free, Largest int
+}
+
+// TryPool is implemented by both pools: TryAllocateSlots is AllocateSlots
+// that reports a lack of room as a value (short, with ok false and err nil)
+// instead of a *NoSpaceError, so that a serving loop retrying a blocked
+// admission on every tick allocates nothing (in WebAssembly an allocation
+// costs far more than the check).
+type TryPool interface {
+	TryAllocateSlots(req int, s Slots) (short NoSpaceError, ok bool, err error)
+}
+
+var (
+	_ TryPool = (*Paged)(nil)
+	_ TryPool = (*Contiguous)(nil)
+)
+
+// errShort is what the pools' internals return for a lack of room, the
+// shortfall kept in the pool; the exported methods turn it into a
+// *NoSpaceError or, in TryAllocateSlots, return the value.
+var errShort = errors.New("allocator: no space")
+
+// public is err as the exported methods return it: errShort becomes a
+// *NoSpaceError holding short.
+func public(err error, short NoSpaceError) error {
+	if err == errShort {
+		e := short // a copy made only here: short itself stays on the stack
+		return &e
+	}
+	return err
+}
+
+// try is err as TryAllocateSlots returns it.
+func try(err error, short NoSpaceError) (NoSpaceError, bool, error) {
+	if err == errShort {
+		return short, false, nil
+	}
+	return NoSpaceError{}, err == nil, err
 }
 
 func (e *NoSpaceError) Error() string {

@@ -18,9 +18,16 @@ import (
 // had made before a preemption) is stored at admission, and every tick
 // each running request stores one output token.
 type Loop struct {
-	pool        allocator.KVPool
+	pool allocator.KVPool
+	// try and seqs are pool's optional faster paths: admission attempts
+	// that report a lack of room without allocating an error (a blocked
+	// head is retried every tick), and handles that spare the lookup by id
+	// of every stored token (the paged pool).
+	try         allocator.TryPool
+	seqs        seqPool
 	waiting     queue[*loopReq]
 	running     []*loopReq
+	lastShort   *allocator.NoSpaceError // tryAdmit's last shortfall
 	ticks       int
 	preemptions int
 }
@@ -34,7 +41,14 @@ type LoopRequest struct {
 
 type loopReq struct {
 	LoopRequest
-	produced int // output tokens stored so far, kept across a preemption
+	produced int            // output tokens stored so far, kept across a preemption
+	seq      *allocator.Seq // its handle in a seqPool while resident
+}
+
+// seqPool is a pool whose resident requests have handles (allocator.Paged).
+type seqPool interface {
+	Seq(req int) *allocator.Seq
+	GrowSeq(s *allocator.Seq, n int, ids []int) error
 }
 
 // Tick is what happened in one tick.
@@ -56,8 +70,11 @@ type Tick struct {
 // NewLoop queues reqs, in order, for pool.
 func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	l := &Loop{pool: pool}
+	l.try, _ = pool.(allocator.TryPool)
+	l.seqs, _ = pool.(seqPool)
 	seen := map[int]bool{}
-	for _, r := range reqs {
+	all := make([]loopReq, len(reqs)) // one allocation for the stream
+	for i, r := range reqs {
 		if r.Prompt < 0 || r.Output < 0 {
 			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want ≥ 0", r.ID, r.Prompt, r.Output)
 		}
@@ -65,7 +82,8 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 		}
 		seen[r.ID] = true
-		l.waiting.pushBack(&loopReq{LoopRequest: r})
+		all[i] = loopReq{LoopRequest: r}
+		l.waiting.pushBack(&all[i])
 	}
 	return l, nil
 }
@@ -108,6 +126,7 @@ func (l *Loop) release(t *Tick) error {
 		if err := l.pool.Free(q.ID); err != nil {
 			return err
 		}
+		q.seq = nil
 		t.Finished = append(t.Finished, q.ID)
 	}
 	l.running = kept
@@ -117,10 +136,10 @@ func (l *Loop) release(t *Tick) error {
 func (l *Loop) admit(t *Tick) error {
 	for l.waiting.len() > 0 {
 		q := l.waiting.front()
-		err := l.pool.AllocateSlots(q.ID, allocator.Slots{New: q.Prompt + q.produced, Final: q.Prompt + q.Output})
-		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
+		short, err := l.tryAdmit(q)
+		if short != nil {
 			if len(l.running) == 0 {
-				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, err)
+				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, short)
 			}
 			t.Blocked, t.Shortfall = q.ID, short
 			return nil
@@ -128,11 +147,38 @@ func (l *Loop) admit(t *Tick) error {
 		if err != nil {
 			return err
 		}
+		if l.seqs != nil {
+			q.seq = l.seqs.Seq(q.ID)
+		}
 		l.waiting.popFront()
 		l.running = append(l.running, q)
 		t.Admitted = append(t.Admitted, q.ID)
 	}
 	return nil
+}
+
+// tryAdmit asks the pool to admit q; short is the pool's account when it
+// has no room. A shortfall equal to the previous one is returned as the
+// same pointer (a blocked head is retried every tick, and the value is
+// read only).
+func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
+	a := allocator.Slots{New: q.Prompt + q.produced, Final: q.Prompt + q.Output}
+	if l.try == nil {
+		err := l.pool.AllocateSlots(q.ID, a)
+		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
+			return short, nil
+		}
+		return nil, err
+	}
+	s, ok, err := l.try.TryAllocateSlots(q.ID, a)
+	if ok || err != nil {
+		return nil, err
+	}
+	if l.lastShort == nil || *l.lastShort != s {
+		c := s // allocated only here: s stays on the stack
+		l.lastShort = &c
+	}
+	return l.lastShort, nil
 }
 
 func (l *Loop) decode(t *Tick) error {
@@ -159,7 +205,12 @@ func (l *Loop) decode(t *Tick) error {
 // preempted.
 func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
 	for {
-		err := l.pool.AllocateSlots(q.ID, allocator.Slots{New: 1})
+		var err error
+		if q.seq != nil {
+			err = l.seqs.GrowSeq(q.seq, 1, nil)
+		} else {
+			err = l.pool.AllocateSlots(q.ID, allocator.Slots{New: 1})
+		}
 		if err == nil {
 			return true, nil
 		}
@@ -171,6 +222,7 @@ func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
 		if err := l.pool.Free(victim.ID); err != nil {
 			return false, err
 		}
+		victim.seq = nil
 		l.waiting.pushFront(victim)
 		t.Preempted = append(t.Preempted, victim.ID)
 		l.preemptions++

@@ -196,3 +196,35 @@ func TestNewLoopRefusesBadStreams(t *testing.T) {
 		}
 	}
 }
+
+// A head blocked tick after tick with the same shortfall gets the same
+// (read-only) value, allocated once; a changed shortfall is a new one.
+func TestLoopShortfallReused(t *testing.T) {
+	pool, err := allocator.NewContiguous(100, allocator.Reservation{Policy: allocator.ReserveExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoop(pool, []LoopRequest{{ID: 0, Prompt: 60, Output: 5}, {ID: 1, Prompt: 60, Output: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shorts []*allocator.NoSpaceError
+	for !l.Done() {
+		tk, err := l.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.Shortfall != nil {
+			shorts = append(shorts, tk.Shortfall)
+		}
+	}
+	// Request 1 waits while 0 makes its 5 tokens: 5 blocked ticks.
+	if len(shorts) != 5 || *shorts[0] != (allocator.NoSpaceError{Need: 61, Free: 35, Largest: 35}) {
+		t.Fatalf("shortfalls %v", shorts)
+	}
+	for _, s := range shorts[1:] {
+		if s != shorts[0] {
+			t.Errorf("an equal shortfall was allocated again: %p, %p", s, shorts[0])
+		}
+	}
+}

@@ -113,6 +113,10 @@ type report struct {
 	GOOS    string         `json:"goos"`
 	GOARCH  string         `json:"goarch"`
 	Results []bench.Result `json:"results"`
+	// The Go heap at the end: what the runtime took from the system
+	// (in WebAssembly, the linear memory it grew) and the collections run.
+	HeapSysMB float64 `json:"heap_sys_mb"`
+	NumGC     uint32  `json:"num_gc"`
 }
 
 // measure runs the scenarios here and writes the report as JSON.
@@ -126,6 +130,9 @@ func measure(o options, chosen []bench.Scenario, stdout, stderr io.Writer) int {
 		}
 		rep.Results = append(rep.Results, r)
 	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rep.HeapSysMB, rep.NumGC = float64(ms.HeapSys)/1e6, ms.NumGC
 	b, err := json.Marshal(rep)
 	if err != nil {
 		fmt.Fprintln(stderr, "benchrun:", err)

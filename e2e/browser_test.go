@@ -207,6 +207,21 @@ func (b *browser) checkConsole() {
 	}
 }
 
+// allowConsole drops the console errors so far that contain match: an
+// error the test itself asked for (a page answered 404 on purpose).
+func (b *browser) allowConsole(match string) {
+	b.syncConsole()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	kept := b.problems[:0]
+	for _, p := range b.problems {
+		if !strings.Contains(p, match) {
+			kept = append(kept, p)
+		}
+	}
+	b.problems = kept
+}
+
 // do runs actions with a deadline and fails the test with the page state on error.
 func (b *browser) do(what string, timeout time.Duration, steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()

@@ -362,6 +362,14 @@ func TestPages(t *testing.T) {
 		if title := evalJS[string](b, `document.title`); !strings.HasPrefix(title, "Page not found") {
 			t.Errorf("title %q", title)
 		}
+		// Loaded directly, the server answers the same page (404), and the
+		// app, once live, names the address.
+		b.do("navigate to an unknown address", liveTimeout, chromedp.Navigate(site+"/nothing/here"),
+			chromedp.WaitVisible(chromedp.CSS(`#not-found[data-live="true"]`)))
+		if what := evalJS[string](b, `document.querySelector("#not-found-what")?.textContent || ""`); !strings.Contains(what, "/nothing/here") {
+			t.Errorf("not-found page loaded directly says %q", what)
+		}
+		b.allowConsole("status of 404 (Not Found) (" + site + "/nothing/here")
 	})
 }
 

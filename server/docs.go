@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,7 @@ var renders atomic.Int64
 // The set is fixed by the lesson registry; each document is rendered once
 // per process, with no query string and no request headers, so a request
 // can neither choose what is simulated nor grow the cache. Any other path
-// is 404.
+// is 404, with the app's not-found page.
 type site struct {
 	app    *goapp.Handler
 	config string            // what renders depend on besides the path
@@ -95,7 +96,7 @@ func newSite(dir, version, prefix string) (*site, error) {
 func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name, ok := s.docs[r.URL.Path]
 	if !ok {
-		http.NotFound(w, r)
+		s.notFound(w, r)
 		return
 	}
 	d := s.doc(r, name)
@@ -110,6 +111,36 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Revalidated: pages and app.js name the versioned files, and the worker
 	// must be checked for updates.
 	serveVariants(w, r, d.ctype, "no-cache", d.vars)
+}
+
+// notFound answers 404 with the app's not-found page (the site's chrome,
+// every lesson linked), rendered once like any page; once the app starts,
+// its router shows the same page for the address asked for.
+func (s *site) notFound(w http.ResponseWriter, r *http.Request) {
+	d := s.doc(r, app.NotFoundPath)
+	if d == nil {
+		return // the client left while the page rendered
+	}
+	if d.status != http.StatusOK {
+		http.NotFound(w, r)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", d.ctype)
+	hd.Set("Cache-Control", "no-cache")
+	if len(d.vars) > 1 {
+		hd.Add("Vary", "Accept-Encoding")
+	}
+	enc := negotiate(strings.Join(r.Header.Values("Accept-Encoding"), ","), d.vars)
+	if enc != "identity" {
+		hd.Set("Content-Encoding", enc)
+	}
+	body := d.vars[enc].body
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusNotFound)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 }
 
 // doc is one rendered document and its encodings.

@@ -49,6 +49,10 @@ func TestQueryNeverRenders(t *testing.T) {
 		path, _, _ := strings.Cut(p, "?")
 		first[path] = body(t, get(t, h, path))
 	}
+	missing := get(t, h, "/nope", "Accept-Encoding", "gzip")
+	if missing.StatusCode != 404 || !strings.Contains(body(t, missing), `id="not-found-home"`) {
+		t.Errorf("/nope: %d; want 404 with the not-found page linking home", missing.StatusCode)
+	}
 	before := renders.Load()
 	for i := 0; i < 3; i++ {
 		for _, p := range heavy {

@@ -174,6 +174,12 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)
 		}
 	}
+	// app.wasm is fetched by app.js, which runs only once the page is parsed
+	// (defer); a preload starts the download while the head is read. Same
+	// mode and credentials as go-app's fetch, so that fetch takes it.
+	if wasmLen != "" {
+		head = append(head, `<link rel="preload" href="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`" as="fetch" crossorigin="anonymous">`)
+	}
 	return &goapp.Handler{
 		Name:            "Inference Lab",
 		ShortName:       "Inference Lab",

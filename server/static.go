@@ -126,7 +126,7 @@ func writeSite(dir, web, prefix string) error {
 	for _, f := range files {
 		name, ok := s.docs[f]
 		if f == "/404.html" {
-			name, ok = "/", true // a host that serves it for unknown paths still boots the app
+			name, ok = app.NotFoundPath, true // hosts serve it for unknown paths; the app boots from it too
 		}
 		d := s.doc(nil, name)
 		if !ok || d.status != http.StatusOK {

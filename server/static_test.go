@@ -36,6 +36,9 @@ func TestGenerateStatic(t *testing.T) {
 				}
 			}
 		}
+		if nf, _ := os.ReadFile(filepath.Join(out, "404.html")); !strings.Contains(string(nf), `id="not-found-home"`) {
+			t.Errorf("prefix %q: 404.html is not the not-found page", prefix)
+		}
 		idx, _ := os.ReadFile(filepath.Join(out, "index.html"))
 		if prefix != "" && !strings.Contains(string(idx), prefix+"/web/lab.css") {
 			t.Errorf("prefixed index does not load %s/web/lab.css", prefix)

@@ -202,17 +202,21 @@ func (k *keyedSVG) Render() app.UI {
 }
 
 // sysFigure wraps a systems picture: the figure, its caption, the SVG
-// (scaled by its viewBox) and what comes under it.
+// (scaled by its viewBox, in a box that scrolls sideways on a phone) and
+// what comes under it.
 func sysFigure(sc scene.Scene, cls, sub string, w, h float64, svgBody []app.UI, below ...app.UI) app.UI {
+	// --sys-w: on a phone the picture keeps a legible scale and scrolls
+	// sideways in .sys-scroll (web/lab.css), instead of shrinking its text
+	// to a few pixels.
 	svg := svgEl("svg").Class("sys-svg").Attr("viewBox", "0 0 "+num(w)+" "+num(h)).
 		Attr("preserveAspectRatio", "xMidYMin meet").Attr("role", "img").Aria("label", sc.Title).
-		Style("max-height", num(1.2*h)+"px").Body(svgBody...)
+		Style("max-height", num(1.2*h)+"px").Style("--sys-w", num(w)).Body(svgBody...)
 	body := []app.UI{
 		app.FigCaption().Body(
 			app.Span().Class("scene-title").Text(sc.Title),
 			app.If(sub != "", func() app.UI { return app.Span().Class("scene-sub").Text(sub) }),
 		),
-		svg,
+		app.Div().Class("sys-scroll").Body(svg),
 	}
 	body = append(body, below...)
 	return app.Figure().Class("scene", "sys-fig", cls).DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(body...)

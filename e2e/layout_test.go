@@ -123,6 +123,20 @@ func layoutJS(want layoutStep, press bool) string {
       if (!inside(box(controls))) out.push("step controls not in view with the main figure's bottom in view");
       window.scrollTo(0, 0);
     }
+    // Systems pictures keep legible text: each label of the main figure's
+    // SVG drawn at least 7 px high (they were 3–5 px, shrunk to the screen).
+    for (const svg of document.querySelectorAll("#lab .scenes > figure.scene:first-child svg.sys-svg")) {
+      const vb = svg.viewBox.baseVal, r = box(svg);
+      if (!vb || !vb.width || !r.width) continue;
+      const scale = Math.min(r.width / vb.width, r.height / vb.height);
+      let least = Infinity, what = "";
+      for (const tx of svg.querySelectorAll("text")) {
+        if (!tx.textContent.trim()) continue;
+        const px = parseFloat(getComputedStyle(tx).fontSize) * scale;
+        if (px < least) { least = px; what = tx.textContent.trim().slice(0, 30); }
+      }
+      if (least < 6.9) out.push("the main figure's text " + JSON.stringify(what) + " drawn " + least.toFixed(1) + " px high on a " + W + " px screen");
+    }
     const sw = document.documentElement.scrollWidth;
     if (sw > W) {
       const wide = [...document.querySelectorAll("#lab *")].filter((e) => box(e).right > W + 1 && getComputedStyle(e).position !== "fixed").slice(0, 4)

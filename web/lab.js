@@ -433,7 +433,30 @@
     annotate() {
       mentions.annotate();
       measureStage();
+      revealMarks();
     },
+  };
+
+  // revealMarks scrolls each picture that scrolls sideways (a phone) so
+  // that the first element the step marks is in view; the page itself does
+  // not move.
+  const revealMarks = () => {
+    for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm")) {
+      if (box.scrollWidth <= box.clientWidth + 1) continue;
+      // The narrowest marked element is the most specific (a chosen worker
+      // rather than the router across the top); one wider than the box is
+      // shown from its start, where its label is.
+      const rects = [...box.querySelectorAll(".sys-mark, .marked")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0);
+      if (!rects.length) continue;
+      const r = rects.reduce((a, c) => (c.width < a.width ? c : a));
+      const b = box.getBoundingClientRect();
+      if (r.left >= b.left && r.right <= b.right) continue;
+      const start = box.scrollLeft + r.left - b.left; // the mark's left in the picture
+      let left = start + r.width / 2 - b.width / 2;
+      if (start + r.width <= b.width - 8 || (r.width >= b.width - 16 && start < b.width * 0.75)) left = 0; // the picture's start shows it
+      else if (r.width >= b.width - 16) left = start - 8;
+      box.scrollTo({ left: Math.max(0, left), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    }
   };
 
   // Mentions (app/player_mentions.go): button.mention[data-scene][data-target]
@@ -512,7 +535,8 @@
         if (b.top < window.innerHeight / 2) top = b.bottom;
         else bottom = b.top;
       }
-      return r.top >= top && r.bottom <= bottom;
+      // Sideways too: a picture that scrolls inside its figure (a phone).
+      return r.top >= top && r.bottom <= bottom && r.left >= 0 && r.right <= window.innerWidth;
     };
     const reduced = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
     const fromMention = (m, scroll) => {

@@ -704,8 +704,10 @@ func (r batchingRun) resultSteps() []Step {
 		"the dynamic batcher waits %s but pads %s and runs %s of its slots empty in partial batches; continuous batching pads nothing and computes needed tokens in %s of its slot time. "+
 		"Throughput is the product of these shares, so the ranking follows: %s.",
 		pct(fs.paddingShare), sec(st.waste.WaitingIdle), sec(dyn.waste.WaitingIdle), pct(fd.paddingShare), pct(fd.idleShare), pct(fc.usefulShare), r.ranking())
-	steps = append(steps, Step{Title: "Padding and idle slots", Narration: n,
-		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "waste", Title: "Where each server's slot time went (throughput = slots × busy × useful ÷ slot-seconds per token)", Table: r.wasteTable(), Main: true}}})
+	ms = linked(n, "waste", "Static batching spends", "row:0", "the dynamic batcher waits", "row:1", "continuous batching pads nothing", "row:2")
+	steps = append(steps, Step{Title: "Padding and idle slots", Narration: n, Mentions: ms,
+		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "waste", Title: "Where each server's slot time went (throughput = slots × busy × useful ÷ slot-seconds per token)", Table: r.wasteTable(), Main: true,
+			Marks: marksFor(ms, map[string]string{"row:0": pct(fs.paddingShare) + " padding", "row:2": pct(fc.usefulShare) + " useful"})}}})
 
 	lat := &scene.Table{Columns: []string{"server", "TTFT p50", "TTFT p99", "time per token to the response's end, p50", "response time p50", "goodput (meets the SLO)"}}
 	for _, x := range r.servers() {
@@ -714,8 +716,9 @@ func (r batchingRun) resultSteps() []Step {
 	n = fmt.Sprintf("Latency tells them apart even more. A request-level batch makes new arrivals wait for the whole batch: p50 TTFT %s static, %s dynamic, %s continuous. "+
 		"Under an SLO of TTFT ≤ %s and %s per token, goodput is %.2f, %.2f and %.2f requests per second.",
 		msText(st.ttft.P50), msText(dyn.ttft.P50), msText(cont.ttft.P50), msText(r.slo.TTFT), msText(r.slo.TPOT), st.goodput, dyn.goodput, cont.goodput)
-	steps = append(steps, Step{Title: "Latency and goodput", Narration: n,
-		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "latency", Title: "What users see", Table: lat, Main: true}}})
+	ms = linked(n, "latency", msText(st.ttft.P50)+" static", "row:0", msText(dyn.ttft.P50)+" dynamic", "row:1", msText(cont.ttft.P50)+" continuous", "row:2")
+	steps = append(steps, Step{Title: "Latency and goodput", Narration: n, Mentions: ms,
+		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "latency", Title: "What users see", Table: lat, Main: true, Marks: marksFor(ms, nil)}}})
 	return steps
 }
 
@@ -738,17 +741,25 @@ func (r batchingRun) ranking() string {
 	return out
 }
 
-func (r batchingRun) seedRange() (lo, hi float64) {
+// seedRange is the dynamic batcher's throughput against static
+// batching's, lowest and highest over the seeds, and at which seeds (their
+// index in r.seeds).
+func (r batchingRun) seedRange() (lo, hi float64, iLo, iHi int) {
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, p := range r.seeds {
+	for i, p := range r.seeds {
 		d := p.dynamic/p.static - 1
-		lo, hi = math.Min(lo, d), math.Max(hi, d)
+		if d < lo {
+			lo, iLo = d, i
+		}
+		if d > hi {
+			hi, iHi = d, i
+		}
 	}
-	return lo, hi
+	return lo, hi, iLo, iHi
 }
 
 func (r batchingRun) sweepSteps() []Step {
-	lo, hi := r.seedRange()
+	lo, hi, iLo, iHi := r.seedRange()
 	seeds := &scene.Chart{Type: scene.Line, XLabel: "seed", YLabel: "output throughput", YUnit: "tok/s", Series: []scene.Series{{Name: "static batching"}, {Name: "Triton dynamic batcher"}}}
 	for _, p := range r.seeds {
 		seeds.Series[0].X, seeds.Series[0].Y = append(seeds.Series[0].X, float64(p.seed)), append(seeds.Series[0].Y, round2(p.static))
@@ -757,8 +768,11 @@ func (r batchingRun) sweepSteps() []Step {
 	n := fmt.Sprintf("Static batching and the dynamic batcher run batches the same way; they differ only in how batches form. Over %d seeds of this stream the dynamic batcher's throughput is %+.1f%% to %+.1f%% of static batching's: "+
 		"the waits it saves are partly spent on partial batches, and which outputs share a batch decides each batch's length. Its clear gain is latency at light load.",
 		len(r.seeds), 100*lo, 100*hi)
-	steps := []Step{{Title: "Dynamic vs static: how batches form", Narration: n,
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "seeds", Title: "The same knobs, other seeds", Chart: seeds, Main: true}}}}
+	dynPoint := func(i int) string { return "point:" + seeds.Series[1].Name + ":" + strconv.Itoa(i) }
+	ms := linked(n, "seeds", fmt.Sprintf("%+.1f%%", 100*lo), dynPoint(iLo), fmt.Sprintf("%+.1f%%", 100*hi), dynPoint(iHi))
+	steps := []Step{{Title: "Dynamic vs static: how batches form", Narration: n, Mentions: ms,
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "seeds", Title: "The same knobs, other seeds", Chart: seeds, Main: true,
+			Marks: marksFor(ms, map[string]string{dynPoint(iLo): fmt.Sprintf("seed %d: %+.1f%%", r.seeds[iLo].seed, 100*lo), dynPoint(iHi): fmt.Sprintf("seed %d: %+.1f%%", r.seeds[iHi].seed, 100*hi)})}}}}
 
 	sw := &scene.Chart{Type: scene.Line, XLabel: "output spread", YLabel: "output throughput", YUnit: "tok/s", Series: []scene.Series{{Name: "static batching"}, {Name: "Triton dynamic batcher"}, {Name: "continuous batching"}}}
 	for _, p := range r.sweep {
@@ -769,8 +783,11 @@ func (r batchingRun) sweepSteps() []Step {
 	first, last := r.sweep[0], r.sweep[len(r.sweep)-1]
 	n = fmt.Sprintf("The more outputs differ, the more a request-level batch pads: with every output equal, continuous batching serves %.2f× static batching's tokens per second; with outputs spread ±%.0f%%, %.2f× (%d requests each).",
 		first.cont/first.static, 100*last.spread, last.cont/last.static, min(spreadRequests, r.requests))
-	steps = append(steps, Step{Title: "Output spread makes the difference", Narration: n,
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "spread", Title: "Throughput against the spread of output lengths", Chart: sw, Main: true}}})
+	contPoint := func(i int) string { return "point:" + sw.Series[2].Name + ":" + strconv.Itoa(i) }
+	ms = linked(n, "spread", "with every output equal", contPoint(0), fmt.Sprintf("with outputs spread ±%.0f%%", 100*last.spread), contPoint(len(r.sweep)-1))
+	steps = append(steps, Step{Title: "Output spread makes the difference", Narration: n, Mentions: ms,
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "spread", Title: "Throughput against the spread of output lengths", Chart: sw, Main: true,
+			Marks: marksFor(ms, map[string]string{contPoint(0): fmt.Sprintf("%.2f×", first.cont/first.static), contPoint(len(r.sweep)-1): fmt.Sprintf("%.2f×", last.cont/last.static)})}}})
 
 	w := r.wide
 	n = fmt.Sprintf("So far every server had %d slots. A static batch must hold its whole padded batch in memory, while vLLM pages the KV cache and admits requests up to max_num_seqs = %d as memory allows. "+
@@ -788,6 +805,7 @@ func (r batchingRun) sweepSteps() []Step {
 func (r batchingRun) claims() []Claim {
 	first, last := r.sweep[0], r.sweep[len(r.sweep)-1]
 	same, wide := r.cont.tokPerS/r.static.tokPerS, r.wide.tokPerS/r.static.tokPerS
+	lo, hi, _, _ := r.seedRange()
 	return []Claim{{
 		What:    "Iteration-level scheduling vs request-level batching",
 		Article: "Orca (OSDI '22): 36.9× throughput over NVIDIA FasterTransformer at the same latency, GPT-3 175B",
@@ -808,13 +826,10 @@ func (r batchingRun) claims() []Claim {
 	}, {
 		What:    "Triton's throughput is configurable via batch size",
 		Article: "report 003; Triton's dynamic batcher forms batches up to max_batch_size within max_queue_delay_microseconds",
-		Model:   fmt.Sprintf("dynamic batcher %s tok/s vs static %s at max_batch_size %d; %+.1f%% to %+.1f%% over %d seeds", comma(int(r.dynamic.tokPerS)), comma(int(r.static.tokPerS)), r.slots, 100*first0(r.seedRange()), 100*second(r.seedRange()), len(r.seeds)),
+		Model:   fmt.Sprintf("dynamic batcher %s tok/s vs static %s at max_batch_size %d; %+.1f%% to %+.1f%% over %d seeds", comma(int(r.dynamic.tokPerS)), comma(int(r.static.tokPerS)), r.slots, 100*lo, 100*hi, len(r.seeds)),
 		Why:     "Batch size sets how many requests share each step; the batcher's delay trades waiting for fuller batches. It does not change how a batch runs, so it keeps the padding continuous batching removes.",
 	}}
 }
-
-func first0(a, _ float64) float64 { return a }
-func second(_, b float64) float64 { return b }
 
 func (r batchingRun) metrics() []Metric {
 	out := []Metric{}

@@ -3,6 +3,7 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/hardware"
@@ -234,9 +235,18 @@ func runKVBudget(v Values) (kvBudgetRun, error) {
 		r.tps = append(r.tps, kvTP{tp: tp, weights: b.WeightBytes, activation: b.ActivationBytes, nonTorch: b.NonTorchBytes, reserve: b.ActivationBytes + b.NonTorchBytes,
 			bytes: p.BytesPerToken, tokens: p.Tokens, concurrency: p.Concurrency, fits: ok, requested: p.Requested, headsPerGPU: hardware.KVHeadsPerGPU(s.model, tp)})
 	}
+	// The sweep, with the chosen setting among its points (the chart marks it).
+	utils := []float64{}
 	for u := 50; u <= 99; u += 7 {
+		utils = append(utils, float64(u)/100)
+	}
+	if !slices.Contains(utils, s.util) {
+		utils = append(utils, s.util)
+		slices.Sort(utils)
+	}
+	for _, u := range utils {
 		t := s
-		t.util = float64(u) / 100
+		t.util = u
 		p, ok := t.size()
 		r.utils = append(r.utils, kvUtilPoint{util: t.util, tokens: p.Tokens, fits: ok})
 	}
@@ -547,8 +557,12 @@ func (r kvBudgetRun) mlaStep() Step {
 func (r kvBudgetRun) utilStep() Step {
 	chart := &scene.Chart{Type: scene.Line, XLabel: "gpu_memory_utilization", YLabel: "tokens the pool holds", YUnit: "tokens"}
 	sr := scene.Series{Name: r.s.model.Name + " on " + r.s.gpu.Name}
+	chosen, chosenTokens := -1, int64(0)
 	for _, u := range r.utils {
 		if u.fits {
+			if u.util == r.s.util {
+				chosen, chosenTokens = len(sr.X), u.tokens
+			}
 			sr.X, sr.Y = append(sr.X, u.util), append(sr.Y, float64(u.tokens))
 		}
 	}
@@ -557,7 +571,16 @@ func (r kvBudgetRun) utilStep() Step {
 	n := fmt.Sprintf("Everything but the pool is fixed, so the pool grows one for one with gpu_memory_utilization: each 0.01 is %s, about %s tokens of %s here. "+
 		"vLLM's default is 0.9; the runs in docs/VALIDATION.md use 0.95. What stays outside must hold the CUDA graphs and any other process on the GPU, or the engine runs out of memory after start-up.",
 		gib(int64(step)), comma(int(step/float64(r.pool.BytesPerToken))), r.s.model.Name)
-	return Step{Title: "gpu_memory_utilization", Narration: n, Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "util", Title: "Pool size against gpu_memory_utilization", Chart: chart, Main: true}}}
+	sc := scene.Scene{Kind: scene.KindChart, ID: "util", Title: "Pool size against gpu_memory_utilization", Chart: chart, Main: true}
+	var ms []scene.Mention
+	if chosen >= 0 {
+		phrase := fmt.Sprintf("%.2f, the setting chosen here, gives a pool of %s tokens", r.s.util, comma(int(chosenTokens)))
+		n += " " + phrase + "."
+		ref := "point:" + sr.Name + ":" + strconv.Itoa(chosen)
+		ms = []scene.Mention{mention(phrase, "util", ref)}
+		sc.Marks = []scene.Mark{markRef(ref, fmt.Sprintf("%.2f: %s tokens", r.s.util, comma(int(chosenTokens))))}
+	}
+	return Step{Title: "gpu_memory_utilization", Narration: n, Mentions: ms, Scenes: []scene.Scene{sc}}
 }
 
 // validationCounts counts the cases whose prediction is within tolerance.
@@ -592,8 +615,20 @@ func (r kvBudgetRun) validationStep() Step {
 	n := fmt.Sprintf("vLLM prints its pool at start-up. Fed the non-KV memory the engine logged, the lab's arithmetic lands within %.3f%% of all %d published figures (bytes per token, TP split, fp8, MLA, block rounding). "+
 		"Predicting the weights from the parameter count and the reserve from its estimate, it lands within %.0f%% on %d of %d: the reserve is where an estimate can miss, which is why vLLM measures it.",
 		100*worst, len(r.validation), 100*hardware.KVTolerance, within, len(r.validation))
-	return Step{Title: "Checked against the engine's own figures", Narration: n,
-		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "validation", Title: "Published KV-capacity figures vs the lab (docs/VALIDATION.md)", Table: tbl, Main: true}}}
+	// The figures the prediction misses are marked: the point of the table.
+	var ms []scene.Mention
+	var marks []scene.Mark
+	for i, c := range r.validation {
+		if !c.Within() {
+			ref := "row:" + strconv.Itoa(i)
+			marks = append(marks, markRef(ref, fmt.Sprintf("%s: %+.1f%%", c.ID, 100*c.PredictedError)))
+			if ms == nil {
+				ms = linked(n, "validation", fmt.Sprintf("on %d of %d", within, len(r.validation)), ref)
+			}
+		}
+	}
+	return Step{Title: "Checked against the engine's own figures", Narration: n, Mentions: ms,
+		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "validation", Title: "Published KV-capacity figures vs the lab (docs/VALIDATION.md)", Table: tbl, Main: true, Marks: marks}}}
 }
 
 func (r kvBudgetRun) claims() []Claim {

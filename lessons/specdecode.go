@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cudagraph"
@@ -181,6 +182,7 @@ type specRun struct {
 	// best the best γ for the chosen α.
 	sweep      []batchPoint
 	gammas     [][]float64
+	alphas     []float64 // specAlphas and the chosen α
 	best       int
 	bestRound  specdec.Round
 	crossover  int // the smallest batch of the sweep where speculation slows decoding, 0 if none
@@ -263,7 +265,12 @@ func runSpecDecoding(v Values) (specRun, error) {
 	r.c = p.DraftStep(r.batch, r.context, 1) / r.at.Decode
 	r.verifyOver = r.at.Verify / r.at.Decode
 	r.best, r.bestRound = p.BestGamma(r.batch, r.context, r.alpha, specMaxGamma)
-	for _, a := range specAlphas {
+	r.alphas = slices.Clone(specAlphas)
+	if !slices.Contains(r.alphas, r.alpha) {
+		r.alphas = append(r.alphas, r.alpha)
+		slices.Sort(r.alphas)
+	}
+	for _, a := range r.alphas {
 		var row []float64
 		for k := 1; k <= specMaxGamma; k++ {
 			row = append(row, p.PriceRound(r.batch, r.context, k, a).Speedup)
@@ -447,8 +454,12 @@ func ms2(x float64) float64 { return math.Round(x*1e6) / 1000 }
 
 func (r specRun) sweepSteps() []Step {
 	gc := &scene.Chart{Type: scene.Line, XLabel: "γ, drafted tokens", XUnit: "tokens", YLabel: "speedup over plain decoding", YUnit: "×"}
-	for i, a := range specAlphas {
+	chosen := ""
+	for i, a := range r.alphas {
 		sr := scene.Series{Name: "α = " + strconv.FormatFloat(a, 'f', -1, 64)}
+		if a == r.alpha {
+			chosen = sr.Name
+		}
 		for k, s := range r.gammas[i] {
 			sr.X, sr.Y = append(sr.X, float64(k+1)), append(sr.Y, round2(s))
 		}
@@ -456,7 +467,10 @@ func (r specRun) sweepSteps() []Step {
 	}
 	n := fmt.Sprintf("More drafts raise the tokens per pass but cost draft steps and, at some point, a longer verify pass; the gain saturates as α^γ vanishes. At α = %g and batch %d the best γ is %d (%.2f×); γ = %d gives %.2f×.",
 		r.alpha, r.batch, r.best, r.bestRound.Speedup, r.gamma, r.at.Speedup)
-	steps := []Step{{Title: "Choosing γ", Narration: n, Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "gamma", Title: fmt.Sprintf("Speedup against γ at batch %d", r.batch), Chart: gc, Main: true}}}}
+	gammaPoint := func(g int) string { return "point:" + chosen + ":" + strconv.Itoa(g-1) }
+	ms := linked(n, "gamma", fmt.Sprintf("the best γ is %d", r.best), gammaPoint(r.best), fmt.Sprintf("γ = %d gives", r.gamma), gammaPoint(r.gamma))
+	steps := []Step{{Title: "Choosing γ", Narration: n, Mentions: ms, Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "gamma", Title: fmt.Sprintf("Speedup against γ at batch %d", r.batch), Chart: gc, Main: true,
+		Marks: marksFor(ms, map[string]string{gammaPoint(r.best): fmt.Sprintf("best γ %d", r.best), gammaPoint(r.gamma): fmt.Sprintf("γ %d chosen", r.gamma)})}}}}
 
 	bc := &scene.Chart{Type: scene.Line, XLabel: "batch", XUnit: "sequences", YLabel: "speedup over plain decoding", YUnit: "×", XLog: true, Series: []scene.Series{{Name: fmt.Sprintf("α = %g, γ = %d", r.alpha, r.gamma)}, {Name: "no speedup"}}}
 	tbl := &scene.Table{Columns: []string{"batch", "plain decode step", "verify pass (γ + 1 tokens each)", "verify ÷ decode", "draft steps", "speedup"}}
@@ -473,8 +487,18 @@ func (r specRun) sweepSteps() []Step {
 	n = fmt.Sprintf("The verify pass is nearly free only while the step is memory-bound. As the batch grows the step turns compute-bound, and γ + 1 tokens per sequence cost up to γ + 1 times a decode step: "+
 		"the speedup falls from %.2f× at batch 1, and %s. vLLM's own measurements show the same: gains at low load, slowdowns at high load.",
 		r.one.Speedup, fade)
-	steps = append(steps, Step{Title: "The speedup fades with the batch", Narration: n,
-		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "batch", Title: "Speedup against batch size", Chart: bc, Main: true}, {Kind: scene.KindTable, ID: "batch-table", Title: "Where the time goes", Table: tbl}}})
+	batchRef := func(i int) string { return "point:" + bc.Series[0].Name + ":" + strconv.Itoa(i) }
+	turn := len(r.sweep) - 1 // the point the fade names: the crossover, else the largest batch
+	for i, p := range r.sweep {
+		if r.crossover > 0 && p.batch == r.crossover {
+			turn = i
+		}
+	}
+	ms = linked(n, "batch", fmt.Sprintf("%.2f× at batch 1", r.one.Speedup), batchRef(0), fade, batchRef(turn))
+	steps = append(steps, Step{Title: "The speedup fades with the batch", Narration: n, Mentions: ms,
+		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "batch", Title: "Speedup against batch size", Chart: bc, Main: true,
+			Marks: marksFor(ms, map[string]string{batchRef(0): fmt.Sprintf("batch 1: %.2f×", r.one.Speedup), batchRef(turn): fmt.Sprintf("batch %d: %.2f×", r.sweep[turn].batch, r.sweep[turn].round.Speedup)})},
+			{Kind: scene.KindTable, ID: "batch-table", Title: "Where the time goes", Table: tbl}}})
 	return steps
 }
 

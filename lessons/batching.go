@@ -787,7 +787,7 @@ func (r batchingRun) sweepSteps() []Step {
 	ms = linked(n, "spread", "with every output equal", contPoint(0), fmt.Sprintf("with outputs spread ±%.0f%%", 100*last.spread), contPoint(len(r.sweep)-1))
 	steps = append(steps, Step{Title: "Output spread makes the difference", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "spread", Title: "Throughput against the spread of output lengths", Chart: sw, Main: true,
-			Marks: marksFor(ms, map[string]string{contPoint(0): fmt.Sprintf("%.2f×", first.cont/first.static), contPoint(len(r.sweep)-1): fmt.Sprintf("%.2f×", last.cont/last.static)})}}})
+			Marks: marksFor(ms, map[string]string{contPoint(0): fmt.Sprintf("%.2f×", first.cont/first.static), contPoint(len(r.sweep) - 1): fmt.Sprintf("%.2f×", last.cont/last.static)})}}})
 
 	w := r.wide
 	n = fmt.Sprintf("So far every server had %d slots. A static batch must hold its whole padded batch in memory, while vLLM pages the KV cache and admits requests up to max_num_seqs = %d as memory allows. "+

@@ -13,6 +13,7 @@
 #                  medians and ratios (BENCH_ONLY, BENCH_ROUNDS, BENCH_RUNS, BENCH_WARMUP)
 #   make bench-corners  every lesson's heaviest allowed settings and the heaviest accepted trace,
 #                  each in its own process: wall time, CPU time, peak RSS
+#   make bench-peers the core against inference-lab on issue 13's workloads (bench/peers; needs npm)
 #   make loadbench the server under 200 connections for 30 s (cmd/loadbench)
 #   make fuzz      run every Fuzz target (of FUZZPKGS, default ./...) for FUZZTIME (default 30s) each
 #   make clean     remove build outputs (distclean also removes node_modules)
@@ -178,6 +179,12 @@ bench-wasm: check-tools
 # BENCHMARKS.md, "Heaviest allowed settings": each corner in a fresh child process of bin/inferlab.
 bench-corners: native
 	$(BIN) bench --corners
+
+# BENCHMARKS.md, "Peers": whole processes, interleaved; PEER_RUNS rounds (bench/peers/README.md).
+PEER_RUNS ?= 5
+.PHONY: bench-peers
+bench-peers: check-go check-npm
+	bash bench/peers/run.sh $(PEER_RUNS)
 
 # BENCHMARKS.md, "Server under load": loopback only, 30 s, stops by itself.
 loadbench: build

@@ -304,11 +304,10 @@ func stepInto(l *scheduler.Loop, record bool, h *poolHistory, unusable func() in
 }
 
 func snapshotOf(pg *allocator.Paged, ct *allocator.Contiguous) snapshot {
-	blocks := pg.Snapshot()
-	snap := snapshot{runs: ct.Runs(), owners: make([]int, len(blocks)), used: make([]int, len(blocks))}
-	for i, b := range blocks {
-		snap.owners[i], snap.used[i] = b.Owner, b.Used
-	}
+	n := pg.NumBlocks()
+	both := make([]int, 2*n)
+	snap := snapshot{runs: ct.Runs(), owners: both[:n:n], used: both[n:]}
+	pg.Occupancy(snap.owners, snap.used)
 	return snap
 }
 
@@ -547,10 +546,14 @@ type garageText struct {
 	// colours gives each request on screen its own style, step after
 	// step (steps are built in order).
 	colours *scene.Colours
+	// colour (by request id, zero between scenes) and on are poolsScene's
+	// scratch.
+	colour []int
+	on     []int
 }
 
 func (r garageRun) script() *Script {
-	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs)), colours: scene.NewColours()}
+	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs)), colours: scene.NewColours(), colour: make([]int, len(r.setup.reqs))}
 	for i := range g.labels {
 		g.labels[i] = reqName(i)
 	}
@@ -1029,26 +1032,31 @@ func refusalWhy(pool string, short *allocator.NoSpaceError, b int) string {
 // max-context reservation, each pool's queue. Requests on screen get a
 // style of their own, kept while they stay (scene.Colours).
 func (g *garageText) poolsScene(snap snapshot, prev *snapshot, qs []scene.Queue) scene.Scene {
-	var on []int
-	seen := map[int]bool{}
+	// Requests on screen, in order of first appearance; colour[o] is
+	// request o's style, once it is known to be on screen (request ids
+	// are indices: a slice spares a lookup per block).
+	on := g.on[:0]
 	for _, o := range snap.owners {
-		if o != scene.Free && !seen[o] {
-			seen[o] = true
+		if o != scene.Free && g.colour[o] == 0 {
+			g.colour[o] = -1
 			on = append(on, o)
 		}
 	}
 	for _, r := range snap.runs {
-		if !seen[r.Req] {
-			seen[r.Req] = true
+		if g.colour[r.Req] == 0 {
+			g.colour[r.Req] = -1
 			on = append(on, r.Req)
 		}
 	}
 	g.colours.Resident(on)
+	for _, o := range on {
+		g.colour[o] = g.colours.Of(o)
+	}
 	grid := &scene.BlockGrid{BlockSize: g.setup.b, Blocks: make([]scene.Block, len(snap.owners))}
 	for i, o := range snap.owners {
 		blk := scene.Block{Owner: o, Used: snap.used[i]}
 		if o >= 0 {
-			blk.Label, blk.Colour = g.labels[o], g.colours.Of(o)
+			blk.Label, blk.Colour = g.labels[o], g.colour[o]
 		}
 		blk.Highlight = prev != nil && prev.owners[i] != o
 		grid.Blocks[i] = blk
@@ -1063,8 +1071,12 @@ func (g *garageText) poolsScene(snap snapshot, prev *snapshot, qs []scene.Queue)
 	for _, r := range snap.runs {
 		was, ok := old[r.Req]
 		st.Segments = append(st.Segments, scene.Segment{Start: r.Start, Len: r.Len, Used: r.Tokens, Owner: r.Req,
-			Label: g.labels[r.Req], Colour: g.colours.Of(r.Req), Highlight: prev != nil && (!ok || was.Start != r.Start)})
+			Label: g.labels[r.Req], Colour: g.colour[r.Req], Highlight: prev != nil && (!ok || was.Start != r.Start)})
 	}
+	for _, o := range on {
+		g.colour[o] = 0
+	}
+	g.on = on
 	return scene.Scene{Kind: scene.KindPools, ID: "pools", Main: true,
 		Title: fmt.Sprintf("%s KV slots as %s blocks of %d, or as one run per request (%s)", comma(g.setup.pool), comma(len(snap.owners)), g.setup.b, reserveWords(g.setup)),
 		Grid:  grid, Strip: st, Queues: qs}

@@ -2,7 +2,7 @@ package allocator
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // Contiguous is a token pool in which each request reserves one contiguous
@@ -12,13 +12,23 @@ type Contiguous struct {
 	log
 	pool    int
 	reserve Reservation
-	runs    []Run       // sorted by Start, non-overlapping
-	starts  map[int]int // request -> its run's Start
+	runs    []*Hold       // sorted by Start, non-overlapping
+	held    map[int]*Hold // request -> its reservation
+	slab    []Hold        // Holds made ahead, a chunk at a time
 	// stored and reserved total the runs' tokens and lengths, so Usage
 	// need not walk every run each tick; taken and holeReuses count
 	// reservations since the pool was made.
 	stored, reserved, taken, holeReuses int
 	short                               NoSpaceError // the last shortfall (errShort)
+}
+
+// Hold is one resident request's reservation, the handle a caller that
+// stores a token for it every tick keeps (Contiguous.Hold, GrowHold)
+// instead of having the pool find the request by id each time, as the
+// paged pool's Seq. It is valid until the request is freed.
+type Hold struct {
+	run  Run
+	live bool // false once freed: a stale handle is refused
 }
 
 // Run is one request's reservation in a Contiguous pool.
@@ -40,7 +50,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r, starts: map[int]int{}}, nil
+	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -49,14 +59,48 @@ func (c *Contiguous) PoolTokens() int { return c.pool }
 // Reservation is the pool's sizing rule.
 func (c *Contiguous) Reservation() Reservation { return c.reserve }
 
-// find returns the index of req's run, or -1: its start from the map, then
-// a binary search of the runs, which are in address order.
-func (c *Contiguous) find(req int) int {
-	start, ok := c.starts[req]
-	if !ok {
-		return -1
+// index returns the position of h in the runs, which are in address
+// order: a binary search on its start.
+func (c *Contiguous) index(h *Hold) int {
+	lo, hi := 0, len(c.runs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.runs[m].run.Start < h.run.Start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return sort.Search(len(c.runs), func(i int) bool { return c.runs[i].Start >= start })
+	return lo
+}
+
+// Hold returns resident request req's handle, or nil.
+func (c *Contiguous) Hold(req int) *Hold { return c.held[req] }
+
+// GrowHold is AllocateSlots for the resident request behind handle h: it
+// stores n more tokens in its run, or fails with ErrNoSpace if the run is
+// full. It spares the lookup by id that AllocateSlots makes.
+func (c *Contiguous) GrowHold(h *Hold, n int) error {
+	if h == nil || !h.live {
+		return fmt.Errorf("allocator: growing a request that is not resident")
+	}
+	if n < 0 {
+		return fmt.Errorf("allocator: request %d asks for %d new tokens", h.run.Req, n)
+	}
+	return public(c.extend(h, n), c.short)
+}
+
+// Append stores n tokens in h's run when they fit and there is no event
+// to log, and reports whether it did; otherwise it changes nothing and the
+// caller calls GrowHold. As Paged.Append, it is small enough to be inlined
+// into a serving loop.
+func (c *Contiguous) Append(h *Hold, n int) bool {
+	if h == nil || !h.live || !c.off || n < 0 || h.run.Tokens+n > h.run.Len {
+		return false
+	}
+	h.run.Tokens += n
+	c.stored += n
+	return true
 }
 
 // AllocateSlots admits req, if the pool does not hold it yet, by reserving
@@ -80,8 +124,8 @@ func (c *Contiguous) allocateSlots(req int, a Slots) error {
 	if a.New < 0 || len(a.Computed) > 0 {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
 	}
-	if i := c.find(req); i >= 0 {
-		return c.extend(i, a.New)
+	if h := c.held[req]; h != nil {
+		return c.extend(h, a.New)
 	}
 	return c.admit(req, a.New, a.Final)
 }
@@ -97,7 +141,7 @@ func (c *Contiguous) admit(req, n, final int) error {
 	for i := 0; i <= len(c.runs); i++ {
 		end := c.pool
 		if i < len(c.runs) {
-			end = c.runs[i].Start
+			end = c.runs[i].run.Start
 		}
 		if hole := end - at; hole >= reserve {
 			c.place(i, Run{Req: req, Start: at, Len: reserve, Tokens: n})
@@ -106,7 +150,7 @@ func (c *Contiguous) admit(req, n, final int) error {
 			largest = hole
 		}
 		if i < len(c.runs) {
-			at = c.runs[i].Start + c.runs[i].Len
+			at = c.runs[i].run.Start + c.runs[i].run.Len
 		}
 	}
 	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
@@ -119,10 +163,14 @@ func (c *Contiguous) place(i int, r Run) {
 	if r.Start < c.End() {
 		c.holeReuses++
 	}
-	c.runs = append(c.runs, Run{})
-	copy(c.runs[i+1:], c.runs[i:])
-	c.runs[i] = r
-	c.starts[r.Req] = r.Start
+	if len(c.slab) == 0 {
+		c.slab = make([]Hold, 64) // one allocation per 64 admissions
+	}
+	h := &c.slab[0]
+	c.slab = c.slab[1:]
+	*h = Hold{run: r, live: true}
+	c.runs = slices.Insert(c.runs, i, h)
+	c.held[r.Req] = h
 	c.stored += r.Tokens
 	c.reserved += r.Len
 	c.taken++
@@ -130,9 +178,9 @@ func (c *Contiguous) place(i int, r Run) {
 	c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
 }
 
-// extend stores n more tokens in run i.
-func (c *Contiguous) extend(i, n int) error {
-	r := &c.runs[i]
+// extend stores n more tokens in h's run.
+func (c *Contiguous) extend(h *Hold, n int) error {
+	r := &h.run
 	if r.Tokens+n > r.Len {
 		c.record(Event{Kind: Rejected, Req: r.Req, Tokens: n})
 		c.short = NoSpaceError{Need: n, Free: r.Len - r.Tokens, Largest: r.Len - r.Tokens}
@@ -148,13 +196,15 @@ func (c *Contiguous) extend(i, n int) error {
 
 // Free releases req's run, leaving a hole.
 func (c *Contiguous) Free(req int) error {
-	i := c.find(req)
-	if i < 0 {
+	h := c.held[req]
+	if h == nil {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
-	r := c.runs[i]
-	c.runs = append(c.runs[:i], c.runs[i+1:]...)
-	delete(c.starts, req)
+	r := h.run
+	i := c.index(h)
+	c.runs = slices.Delete(c.runs, i, i+1)
+	delete(c.held, req)
+	h.live = false
 	c.stored -= r.Tokens
 	c.reserved -= r.Len
 	c.record(Event{Kind: Freed, Req: req, Start: r.Start, Len: r.Len})
@@ -166,26 +216,36 @@ func (c *Contiguous) End() int {
 	if len(c.runs) == 0 {
 		return 0
 	}
-	r := c.runs[len(c.runs)-1]
+	r := c.runs[len(c.runs)-1].run
 	return r.Start + r.Len
 }
 
 // RunOf returns req's reservation.
 func (c *Contiguous) RunOf(req int) (Run, bool) {
-	if i := c.find(req); i >= 0 {
-		return c.runs[i], true
+	if h := c.held[req]; h != nil {
+		return h.run, true
 	}
 	return Run{}, false
 }
 
 // Runs returns the reservations in address order.
-func (c *Contiguous) Runs() []Run { return append([]Run(nil), c.runs...) }
+func (c *Contiguous) Runs() []Run {
+	if len(c.runs) == 0 {
+		return nil
+	}
+	out := make([]Run, len(c.runs))
+	for i, h := range c.runs {
+		out[i] = h.run
+	}
+	return out
+}
 
 // Holes returns the free runs in address order (adjacent free slots merge).
 func (c *Contiguous) Holes() []Hole {
 	var out []Hole
 	at := 0
-	for _, r := range c.runs {
+	for _, h := range c.runs {
+		r := h.run
 		if r.Start > at {
 			out = append(out, Hole{Start: at, Len: r.Start - at})
 		}
@@ -205,7 +265,8 @@ func (c *Contiguous) Unusable(reserve int) int {
 		return 0
 	}
 	u, at := 0, 0
-	for _, r := range c.runs {
+	for _, h := range c.runs {
+		r := h.run
 		u += (r.Start - at) % reserve
 		at = r.Start + r.Len
 	}

@@ -56,6 +56,50 @@ func TestContiguousAppendStaysInsideRun(t *testing.T) {
 	}
 }
 
+// A handle grows its request's run as AllocateSlots does, with and without
+// the event log, stops at the run's end, and is refused once freed.
+func TestContiguousHold(t *testing.T) {
+	for _, events := range []bool{true, false} {
+		c, _ := NewContiguous(100, exact)
+		if !events {
+			c.DisableEvents()
+		}
+		if c.Hold(0) != nil {
+			t.Fatal("a handle for a request not admitted")
+		}
+		_ = c.AllocateSlots(0, Slots{New: 8, Final: 10})
+		_ = c.AllocateSlots(1, Slots{New: 1, Final: 5})
+		h := c.Hold(0)
+		c.Events()
+		if err := c.GrowHold(h, 2); err != nil {
+			t.Fatal(err)
+		}
+		if events && len(c.Events()) != 1 {
+			t.Error("GrowHold logged no Appended event")
+		}
+		var short *NoSpaceError
+		if err := c.GrowHold(h, 1); !errors.As(err, &short) || short.Need != 1 || short.Free != 0 {
+			t.Fatalf("growing a full run: err = %v", err)
+		}
+		if r, _ := c.RunOf(0); r.Tokens != 10 || c.Usage().Stored != 11 {
+			t.Fatalf("run %+v, usage %+v; want 10 tokens in the run, 11 stored", r, c.Usage())
+		}
+		if err := c.GrowHold(c.Hold(1), -1); err == nil {
+			t.Error("GrowHold took -1 tokens")
+		}
+		_ = c.Free(0)
+		if err := c.GrowHold(h, 0); err == nil || errors.Is(err, ErrNoSpace) {
+			t.Errorf("growing a freed request's handle: err = %v", err)
+		}
+		if err := c.GrowHold(nil, 1); err == nil {
+			t.Error("GrowHold(nil) took a token")
+		}
+		if r := c.Runs(); len(r) != 1 || r[0].Req != 1 || r[0].Start != 10 {
+			t.Errorf("runs after freeing 0: %+v", r)
+		}
+	}
+}
+
 // TestContiguousConservation: reserved + free slots always equal the pool and
 // runs never overlap, across random operation sequences.
 func TestContiguousConservation(t *testing.T) {

@@ -217,6 +217,21 @@ func (p *Paged) GrowSeq(s *Seq, n int, ids []int) error {
 	return public(p.extend(s.req, s, n, ids), p.short)
 }
 
+// Append stores n tokens in slots s already holds when they fit with
+// nothing to copy, hash or log (no prefix caching, no shared blocks,
+// events off), and reports whether it did; otherwise it changes nothing
+// and the caller grows s with GrowSeq. It is most of a serving run's
+// updates, and small enough to be inlined into the loop that makes them
+// (in WebAssembly a call costs far more than this check).
+func (p *Paged) Append(s *Seq, n int) bool {
+	if s == nil || !s.live || !p.off || n < 0 || !p.fits(s, n) {
+		return false
+	}
+	s.n += n
+	p.sumTokens += n
+	return true
+}
+
 // fits reports whether n more tokens of s fit its last block with nothing
 // to copy or hash: most of a serving run's updates.
 func (p *Paged) fits(s *Seq, n int) bool {
@@ -528,6 +543,26 @@ func (p *Paged) Snapshot() []BlockState {
 		}
 	}
 	return out
+}
+
+// Occupancy writes each physical block's Owner and Used, as Snapshot
+// reports them, into owners and used (each of length NumBlocks()): what a
+// drawing of the pool needs, without Snapshot's allocations.
+func (p *Paged) Occupancy(owners, used []int) {
+	for i := range p.blocks {
+		owners[i], used[i] = -1, 0
+		if p.blocks[i].hashed {
+			used[i] = p.blockSize
+		}
+	}
+	for req, s := range p.seqs {
+		for i, b := range s.blocks {
+			if owners[b] < 0 || req < owners[b] {
+				owners[b] = req
+			}
+			used[b] = max(used[b], min(p.blockSize, s.n-i*p.blockSize))
+		}
+	}
 }
 
 // Usage reports the pool's slot usage. A shared block counts once. Only each

@@ -31,6 +31,13 @@ func checkPaged(t *testing.T, p *Paged) {
 	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
+	owners, used := make([]int, p.NumBlocks()), make([]int, p.NumBlocks())
+	p.Occupancy(owners, used)
+	for i, b := range p.Snapshot() {
+		if owners[i] != b.Owner || used[i] != b.Used {
+			t.Fatalf("block %d: Occupancy says owner %d, %d used; Snapshot %+v", i, owners[i], used[i], b)
+		}
+	}
 	u := p.Usage()
 	if u.Reserved-u.Stored > u.Resident*(p.BlockSize()-1) {
 		t.Fatalf("waste %d slots exceeds (B-1) per request (%d requests, B=%d)", u.Reserved-u.Stored, u.Resident, p.BlockSize())

@@ -46,3 +46,50 @@ func TestTryAllocateSlots(t *testing.T) {
 		t.Errorf("GrowSeq past the pool: %v", err)
 	}
 }
+
+// Append stores tokens only where GrowSeq would store them in place and log
+// nothing; everywhere else it refuses and changes nothing, and GrowSeq
+// (which takes a block, copies or logs) is the way.
+func TestPagedAppend(t *testing.T) {
+	p, _ := NewPaged(4, 4)
+	_ = p.AllocateSlots(0, Slots{New: 2})
+	s := p.Seq(0)
+	if p.Append(s, 1) {
+		t.Fatal("Append with events on (GrowSeq logs an Appended event)")
+	}
+	p.DisableEvents()
+	if !p.Append(s, 2) || p.Tokens(0) != 4 || p.Usage().Stored != 4 {
+		t.Fatalf("filling the last block: %d tokens, usage %+v", p.Tokens(0), p.Usage())
+	}
+	if p.Append(s, 1) || p.Append(s, -1) || p.Append(nil, 0) || p.Tokens(0) != 4 {
+		t.Fatal("Append took a token it has no slot for, a negative count or a nil handle")
+	}
+	_ = p.AllocateSlots(1, Slots{New: 1})
+	if err := p.Fork(1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if p.Append(p.Seq(1), 1) { // a shared partial block must be copied first
+		t.Fatal("Append wrote into a shared block")
+	}
+	_ = p.Free(0)
+	if p.Append(s, 0) {
+		t.Fatal("Append through a freed request's handle")
+	}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := NewContiguous(10, exact)
+	_ = c.AllocateSlots(0, Slots{New: 1, Final: 3})
+	h := c.Hold(0)
+	if c.Append(h, 1) {
+		t.Fatal("contiguous Append with events on")
+	}
+	c.DisableEvents()
+	if !c.Append(h, 2) || c.Append(h, 1) || c.Usage().Stored != 3 {
+		t.Fatalf("contiguous Append: usage %+v, want 3 stored and the run full", c.Usage())
+	}
+	_ = c.Free(0)
+	if c.Append(h, 0) {
+		t.Fatal("contiguous Append through a freed request's handle")
+	}
+}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/inferlab/inferlab/core/allocator"
 )
@@ -19,17 +20,23 @@ import (
 // each running request stores one output token.
 type Loop struct {
 	pool allocator.KVPool
-	// try and seqs are pool's optional faster paths: admission attempts
-	// that report a lack of room without allocating an error (a blocked
-	// head is retried every tick), and handles that spare the lookup by id
-	// of every stored token (the paged pool).
+	// try is pool's optional faster admission, which reports a lack of
+	// room without allocating an error (a blocked head is retried every
+	// tick). paged or contig is pool when it is one of the lab's two: the
+	// loop then calls it directly and keeps each resident request's handle
+	// (Paged.Seq, Contiguous.Hold), sparing the lookup by id of every
+	// stored token.
 	try         allocator.TryPool
-	seqs        seqPool
+	paged       *allocator.Paged
+	contig      *allocator.Contiguous
 	waiting     queue[*loopReq]
 	running     []*loopReq
 	lastShort   *allocator.NoSpaceError // tryAdmit's last shortfall
 	ticks       int
 	preemptions int
+	// lists are the buffers the ticks' Admitted, Finished and Preempted
+	// are built in, reused from tick to tick.
+	lists [3][]int
 }
 
 // LoopRequest is one request of a Loop's stream.
@@ -41,17 +48,13 @@ type LoopRequest struct {
 
 type loopReq struct {
 	LoopRequest
-	produced int            // output tokens stored so far, kept across a preemption
-	seq      *allocator.Seq // its handle in a seqPool while resident
+	produced int             // output tokens stored so far, kept across a preemption
+	seq      *allocator.Seq  // its handle in a paged pool while resident
+	hold     *allocator.Hold // its handle in a contiguous pool while resident
 }
 
-// seqPool is a pool whose resident requests have handles (allocator.Paged).
-type seqPool interface {
-	Seq(req int) *allocator.Seq
-	GrowSeq(s *allocator.Seq, n int, ids []int) error
-}
-
-// Tick is what happened in one tick.
+// Tick is what happened in one tick. Its lists are the loop's buffers,
+// valid until the next Step: a caller that keeps them copies them.
 type Tick struct {
 	Admitted, Finished, Preempted []int
 	// Blocked is the request at the head of the queue that did not fit, or
@@ -71,21 +74,54 @@ type Tick struct {
 func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	l := &Loop{pool: pool}
 	l.try, _ = pool.(allocator.TryPool)
-	l.seqs, _ = pool.(seqPool)
-	seen := map[int]bool{}
+	l.paged, _ = pool.(*allocator.Paged)
+	l.contig, _ = pool.(*allocator.Contiguous)
 	all := make([]loopReq, len(reqs)) // one allocation for the stream
+	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))
+	dup := firstDuplicate(reqs)
 	for i, r := range reqs {
 		if r.Prompt < 0 || r.Output < 0 {
 			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want ≥ 0", r.ID, r.Prompt, r.Output)
 		}
-		if seen[r.ID] {
+		if i == dup {
 			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 		}
-		seen[r.ID] = true
 		all[i] = loopReq{LoopRequest: r}
 		l.waiting.pushBack(&all[i])
 	}
 	return l, nil
+}
+
+// firstDuplicate is the index of the first request whose id an earlier
+// one has, or -1. Ids within a range a few times the stream's length (the
+// usual 0…n−1) are checked with a bitmap, others with a map.
+func firstDuplicate(reqs []LoopRequest) int {
+	if len(reqs) == 0 {
+		return -1
+	}
+	lo, hi := reqs[0].ID, reqs[0].ID
+	for _, r := range reqs {
+		lo, hi = min(lo, r.ID), max(hi, r.ID)
+	}
+	if span := uint64(hi) - uint64(lo); span < 4*uint64(len(reqs))+64 {
+		seen := make([]uint64, span/64+1)
+		for i, r := range reqs {
+			k := uint64(r.ID) - uint64(lo)
+			if seen[k/64]&(1<<(k%64)) != 0 {
+				return i
+			}
+			seen[k/64] |= 1 << (k % 64)
+		}
+		return -1
+	}
+	seen := make(map[int]bool, len(reqs))
+	for i, r := range reqs {
+		if seen[r.ID] {
+			return i
+		}
+		seen[r.ID] = true
+	}
+	return -1
 }
 
 // Done reports whether every request has been served.
@@ -101,35 +137,72 @@ func (l *Loop) Preemptions() int { return l.preemptions }
 // waiting requests are admitted in order while they fit, then every running
 // request stores one token, preempting from the back when the pool is full.
 func (l *Loop) Step() (Tick, error) {
-	t := Tick{Blocked: -1}
-	if err := l.release(&t); err != nil {
+	t := Tick{Blocked: -1, Admitted: l.lists[0][:0], Finished: l.lists[1][:0], Preempted: l.lists[2][:0]}
+	err := l.release(&t)
+	if err == nil {
+		err = l.admit(&t)
+	}
+	if err == nil {
+		err = l.decode(&t)
+	}
+	// Keep the grown buffers; a list the tick left empty is nil, as it
+	// was when each tick made its own.
+	for i, list := range []*[]int{&t.Admitted, &t.Finished, &t.Preempted} {
+		l.lists[i] = *list
+		if len(*list) == 0 {
+			*list = nil
+		}
+	}
+	if err != nil {
 		return t, err
 	}
-	if err := l.admit(&t); err != nil {
-		return t, err
-	}
-	if err := l.decode(&t); err != nil {
-		return t, err
-	}
-	t.Usage, t.Waiting = l.pool.Usage(), l.waiting.len()
+	t.Usage, t.Waiting = l.usage(), l.waiting.len()
 	l.ticks++
 	return t, nil
 }
 
+// usage is the pool's Usage, called directly when the loop knows the pool.
+func (l *Loop) usage() allocator.Usage {
+	switch {
+	case l.paged != nil:
+		return l.paged.Usage()
+	case l.contig != nil:
+		return l.contig.Usage()
+	}
+	return l.pool.Usage()
+}
+
+// free releases q's memory and forgets its handles.
+func (l *Loop) free(q *loopReq) error {
+	var err error
+	switch {
+	case l.paged != nil:
+		err = l.paged.Free(q.ID)
+	case l.contig != nil:
+		err = l.contig.Free(q.ID)
+	default:
+		err = l.pool.Free(q.ID)
+	}
+	q.seq, q.hold = nil, nil
+	return err
+}
+
 func (l *Loop) release(t *Tick) error {
-	kept := l.running[:0]
-	for _, q := range l.running {
+	kept := 0
+	for i, q := range l.running {
 		if q.produced < q.Output {
-			kept = append(kept, q)
+			if kept != i { // a pointer written only where the list shifts
+				l.running[kept] = q
+			}
+			kept++
 			continue
 		}
-		if err := l.pool.Free(q.ID); err != nil {
+		if err := l.free(q); err != nil {
 			return err
 		}
-		q.seq = nil
 		t.Finished = append(t.Finished, q.ID)
 	}
-	l.running = kept
+	l.running = l.running[:kept]
 	return nil
 }
 
@@ -147,8 +220,11 @@ func (l *Loop) admit(t *Tick) error {
 		if err != nil {
 			return err
 		}
-		if l.seqs != nil {
-			q.seq = l.seqs.Seq(q.ID)
+		switch {
+		case l.paged != nil:
+			q.seq = l.paged.Seq(q.ID)
+		case l.contig != nil:
+			q.hold = l.contig.Hold(q.ID)
 		}
 		l.waiting.popFront()
 		l.running = append(l.running, q)
@@ -182,7 +258,7 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 }
 
 func (l *Loop) decode(t *Tick) error {
-	taken := l.pool.Usage().Taken
+	taken := l.taken()
 	for i := 0; i < len(l.running); i++ {
 		q := l.running[i]
 		if q.produced == q.Output {
@@ -196,19 +272,37 @@ func (l *Loop) decode(t *Tick) error {
 			q.produced++
 		}
 	}
-	t.DecodeTaken = l.pool.Usage().Taken - taken
+	t.DecodeTaken = l.taken() - taken
 	return nil
+}
+
+// taken is the pool's Usage().Taken: a contiguous pool takes runs only at
+// admission, so decode never changes it.
+func (l *Loop) taken() int {
+	switch {
+	case l.paged != nil:
+		return l.paged.Taken()
+	case l.contig != nil:
+		return 0
+	}
+	return l.pool.Usage().Taken
 }
 
 // store gives q room for one token, preempting the most recently admitted
 // running request until it fits; it reports false when q itself was
 // preempted.
 func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
+	if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
+		return true, nil // room without a new block: most ticks
+	}
 	for {
 		var err error
-		if q.seq != nil {
-			err = l.seqs.GrowSeq(q.seq, 1, nil)
-		} else {
+		switch {
+		case q.seq != nil:
+			err = l.paged.GrowSeq(q.seq, 1, nil)
+		case q.hold != nil:
+			err = l.contig.GrowHold(q.hold, 1)
+		default:
 			err = l.pool.AllocateSlots(q.ID, allocator.Slots{New: 1})
 		}
 		if err == nil {
@@ -219,10 +313,9 @@ func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
 		}
 		victim := l.running[len(l.running)-1]
 		l.running = l.running[:len(l.running)-1]
-		if err := l.pool.Free(victim.ID); err != nil {
+		if err := l.free(victim); err != nil {
 			return false, err
 		}
-		victim.seq = nil
 		l.waiting.pushFront(victim)
 		t.Preempted = append(t.Preempted, victim.ID)
 		l.preemptions++

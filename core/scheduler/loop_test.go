@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/inferlab/inferlab/core/allocator"
@@ -44,6 +45,8 @@ func serve(t *testing.T, l *Loop, check func() error) []Tick {
 				t.Fatalf("tick %d: %v", len(ticks), err)
 			}
 		}
+		// The lists are the loop's buffers until the next Step.
+		tk.Admitted, tk.Finished, tk.Preempted = slices.Clone(tk.Admitted), slices.Clone(tk.Finished), slices.Clone(tk.Preempted)
 		ticks = append(ticks, tk)
 	}
 	return ticks
@@ -184,16 +187,28 @@ func TestLoopNeverFits(t *testing.T) {
 	}
 }
 
+// The first bad request in stream order is named, whether ids are dense
+// (checked with a bitmap) or far apart (a map).
 func TestNewLoopRefusesBadStreams(t *testing.T) {
 	p := mustPaged(t, 8, 4)
-	for _, reqs := range [][]LoopRequest{
-		{{ID: 1, Prompt: -1}},
-		{{ID: 1, Prompt: 3, Output: -2}},
-		{{ID: 1, Prompt: 3}, {ID: 1, Prompt: 4}},
+	for _, c := range []struct {
+		reqs []LoopRequest
+		want string
+	}{
+		{[]LoopRequest{{ID: 1, Prompt: -1}}, "request 1 has -1 prompt"},
+		{[]LoopRequest{{ID: 1, Prompt: 3, Output: -2}}, "request 1 has 3 prompt and -2 output"},
+		{[]LoopRequest{{ID: 1, Prompt: 3}, {ID: 1, Prompt: 4}}, "request id 1 appears twice"},
+		{[]LoopRequest{{ID: 5}, {ID: -3}, {ID: 0}, {ID: -3}, {ID: 5}}, "request id -3 appears twice"},
+		{[]LoopRequest{{ID: 1 << 40}, {ID: -7}, {ID: 9}, {ID: 1 << 40}}, "request id 1099511627776 appears twice"},
+		{[]LoopRequest{{ID: 2}, {ID: 2}, {ID: 3, Prompt: -1}}, "request id 2 appears twice"},
+		{[]LoopRequest{{ID: 2}, {ID: 3, Prompt: -1}, {ID: 2}}, "request 3 has -1 prompt"},
 	} {
-		if _, err := NewLoop(p, reqs); err == nil {
-			t.Errorf("NewLoop accepted %+v", reqs)
+		if _, err := NewLoop(p, c.reqs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewLoop(%+v): err = %v, want %q", c.reqs, err, c.want)
 		}
+	}
+	if _, err := NewLoop(p, []LoopRequest{{ID: 1 << 40}, {ID: -7}, {ID: 64}, {ID: 0}}); err != nil {
+		t.Errorf("distinct ids far apart: %v", err)
 	}
 }
 

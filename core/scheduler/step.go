@@ -103,12 +103,16 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		if n <= 0 {
 			continue
 		}
-		fits, err := s.growOrPreempt(r, n, st)
-		if err != nil {
-			return 0, err
-		}
-		if !fits {
-			break // r was the last running request
+		// Room in r's last block (inlined: most steps' updates), else
+		// a block or a preemption.
+		if !s.pool.Append(r.seq, n) {
+			fits, err := s.growOrPreempt(r, n, st)
+			if err != nil {
+				return 0, err
+			}
+			if !fits {
+				break // r was the last running request
+			}
 		}
 		s.schedule(st, r, n)
 		budget -= n
@@ -231,8 +235,8 @@ func (s *Scheduler) runBatch(st *Step) (bool, error) {
 // tokens are all computed samples one output token, and a request with all
 // its outputs finishes and frees its blocks.
 func (s *Scheduler) sampleOutputs(st *Step) error {
-	kept := s.running[:0]
-	for _, r := range s.running {
+	kept := 0
+	for i, r := range s.running {
 		if n := r.stepN; n > 0 {
 			r.stepN = 0
 			r.computed += n
@@ -253,9 +257,12 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 			st.Finished = append(st.Finished, r.ID)
 			continue
 		}
-		kept = append(kept, r)
+		if kept != i { // a pointer written only where the list shifts
+			s.running[kept] = r
+		}
+		kept++
 	}
-	s.running = kept
+	s.running = s.running[:kept]
 	return nil
 }
 

@@ -19,9 +19,13 @@ func TestSortFloatsMatchesSortFloat64s(t *testing.T) {
 		"zeros and inf": func(n int) []float64 {
 			return gen(n, func() float64 { return []float64{0, math.Inf(1), 1e-300, 5}[rng.IntN(4)] })
 		},
-		"one value":      func(n int) []float64 { return gen(n, func() float64 { return 0.25 }) },
-		"negatives":      func(n int) []float64 { return gen(n, func() float64 { return rng.Float64() - 0.5 }) },
-		"a NaN and a -0": func(n int) []float64 { xs := gen(n, rng.Float64); xs[n/2], xs[n/3] = math.NaN(), math.Copysign(0, -1); return xs },
+		"one value": func(n int) []float64 { return gen(n, func() float64 { return 0.25 }) },
+		"negatives": func(n int) []float64 { return gen(n, func() float64 { return rng.Float64() - 0.5 }) },
+		"a NaN and a -0": func(n int) []float64 {
+			xs := gen(n, rng.Float64)
+			xs[n/2], xs[n/3] = math.NaN(), math.Copysign(0, -1)
+			return xs
+		},
 	}
 	for name, mk := range cases {
 		for _, n := range []int{1, radixMin - 1, radixMin, 3 * radixMin} {

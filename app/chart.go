@@ -497,9 +497,22 @@ func (c *chartView) OnMount(ctx app.Context) {
 // chartDelay leaves the render that mounted the chart time to paint.
 const chartDelay = 16 * time.Millisecond
 
+// echartsWait is how often a chart looks again for ECharts while it loads.
+const echartsWait = 40 * time.Millisecond
+
 func (c *chartView) start(ctx app.Context) {
 	c.init()
 	if c.inst == nil {
+		// ECharts is loaded on demand (web/lab.js loadCharts): ask, and
+		// look again a little later, for as long as the chart is shown.
+		if !app.Window().Get("echarts").Truthy() && c.alive {
+			labJS("loadCharts")
+			ctx.After(echartsWait, func(ctx app.Context) {
+				if c.alive && c.inst == nil {
+					c.start(ctx)
+				}
+			})
+		}
 		return
 	}
 	el := app.Window().GetElementByID("chart-" + c.SceneID)

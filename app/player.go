@@ -416,6 +416,9 @@ func (p *Player) setLive() {
 	}
 	p.live = true
 	mark("live")
+	// The charts' library, for this step or a later one, now that the
+	// page has started.
+	labJS("loadCharts")
 }
 
 // mark sets a performance mark ("inferlab:NAME") for the interactive-time

@@ -271,7 +271,7 @@ func (b *browser) liveAtPageMs() float64 {
 // loadTimes are page times (ms since navigation start) of one load.
 type loadTimes struct {
 	FCP       float64 `json:"fcp"`       // first contentful paint (the prerendered page is readable)
-	DCL       float64 `json:"dcl"`       // DOMContentLoaded end (app.js, wasm_exec.js, echarts.min.js ran)
+	DCL       float64 `json:"dcl"`       // DOMContentLoaded end (app.js, wasm_exec.js and lab.js ran)
 	Wasm      float64 `json:"wasm"`      // app.wasm response end
 	WasmBytes float64 `json:"wasmBytes"` // app.wasm bytes on the wire (0 from the service worker cache)
 }

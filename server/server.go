@@ -168,7 +168,10 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 	// files' addresses from these meta tags, so that they carry their
 	// content hash too.
 	var head []string
-	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}} {
+	// ECharts (1.1 MB of script) is loaded when the first chart is drawn
+	// or once the page is live (web/lab.js, inferlab.loadCharts), not in
+	// the head, where its evaluation held the page's start.
+	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}} {
 		if _, err := os.Stat(filepath.Join(dir, f.file)); err == nil {
 			pages = append(pages, "/web/"+f.file)
 			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)
@@ -195,9 +198,10 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 			Maskable: "/web/icon-192.png",
 			SVG:      "/web/icon.svg",
 		},
-		// No "defer": echarts and the DOM helpers of lab.js must exist before
-		// the wasm's components mount.
-		Scripts:               []string{"/web/echarts.min.js", "/web/lab.js"},
+		// No "defer": the DOM helpers of lab.js must exist before the
+		// wasm's components mount, and it sets the theme before the first
+		// paint.
+		Scripts:               []string{"/web/lab.js"},
 		Styles:                []string{"/web/lab.css"},
 		CacheableResources:    pages,
 		Version:               version,

@@ -114,7 +114,7 @@ func TestServer(t *testing.T) {
 			t.Errorf("index lacks a link to %s", l.Slug)
 		}
 	}
-	for _, want := range []string{`/web/lab.css?v=`, `<script src="/web/echarts.min.js?v=`, `/web/icon.svg?v=`} {
+	for _, want := range []string{`/web/lab.css?v=`, `<meta name="inferlab:echarts" content="/web/echarts.min.js?v=`, `/web/icon.svg?v=`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index lacks %q", want)
 		}

@@ -430,6 +430,20 @@
     // takes back what it gave the elements of the step before.
     // It also measures where the stage starts (--stage-top): a notice
     // above it may have come or gone.
+    // loadCharts adds ECharts to the page, once: the address is in
+    // <meta name="inferlab:echarts"> (with its content hash). The app asks
+    // when a chart mounts and when the page goes live; a chart waits for
+    // window.echarts (app/chart.go).
+    loadCharts() {
+      if (window.echarts || document.getElementById("echarts-script")) return;
+      const meta = document.querySelector('meta[name="inferlab:echarts"]');
+      if (!meta) return;
+      const s = document.createElement("script");
+      s.id = "echarts-script";
+      s.src = new URL(meta.content, location.href).href;
+      s.async = true;
+      document.head.appendChild(s);
+    },
     annotate() {
       mentions.annotate();
       measureStage();

@@ -151,7 +151,7 @@ type tickRecord struct {
 // poolHistory is one pool's ticks and the sums behind its figures.
 type poolHistory struct {
 	pool                  int // slots
-	ticks                 []tickRecord
+	ticks                 tickLog
 	ids                   []int
 	shorts                []allocator.NoSpaceError
 	maxResident, peakTick int
@@ -181,9 +181,9 @@ func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
 	h.preemptions += len(t.Preempted)
 	h.work += 1 + int64(u.Resident)
 	if u.Resident > h.maxResident {
-		h.maxResident, h.peakTick = u.Resident, len(h.ticks)
+		h.maxResident, h.peakTick = u.Resident, h.ticks.len()
 	}
-	if t.Waiting > 0 || len(h.ticks) == 0 {
+	if t.Waiting > 0 || h.ticks.len() == 0 {
 		h.sumStored += int64(u.Stored)
 		h.sumReserved += int64(u.Reserved)
 		h.sumPool += int64(u.Pool)
@@ -192,19 +192,48 @@ func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
 			h.sumUnusable += int64(unusable())
 		}
 	}
-	if len(h.ticks) == cap(h.ticks) {
-		h.ticks = slices.Grow(h.ticks, len(h.ticks)+1) // double: append's 1.25× allocates five times the final size
+	h.ticks.add(r)
+}
+
+// tickLog is one pool's tick records, in chunks of tickChunk once past the
+// first: a run of hundreds of thousands of ticks then neither copies its
+// history as it grows nor leaves behind the arrays a doubling slice
+// outgrows (which, in WebAssembly, grow the linear memory).
+type tickLog struct {
+	chunks [][]tickRecord
+	n      int
+}
+
+const tickChunk = 4096 // records per chunk (192 KiB), a power of two
+
+func (l *tickLog) len() int { return l.n }
+
+// at returns record t < len().
+func (l *tickLog) at(t int) *tickRecord { return &l.chunks[t/tickChunk][t%tickChunk] }
+
+func (l *tickLog) add(r tickRecord) {
+	k := l.n / tickChunk
+	if k == len(l.chunks) {
+		c := 0 // the first chunk grows from small; later ones are made whole
+		if k > 0 {
+			c = tickChunk
+		}
+		l.chunks = append(l.chunks, make([]tickRecord, 0, c))
 	}
-	h.ticks = append(h.ticks, r)
+	if c := l.chunks[k]; len(c) == cap(c) { // only the first chunk: double, up to tickChunk
+		l.chunks[k] = slices.Grow(c, min(max(2*cap(c), 64), tickChunk)-len(c))
+	}
+	l.chunks[k] = append(l.chunks[k], r)
+	l.n++
 }
 
 // tickOf returns tick t as the narration reads it, or the final idle state
 // after the run ended.
 func (h *poolHistory) tickOf(t int) (garageTick, bool) {
-	if t >= len(h.ticks) {
+	if t >= h.ticks.len() {
 		return garageTick{Tick: scheduler.Tick{Blocked: -1}}, false
 	}
-	r := h.ticks[t]
+	r := h.ticks.at(t)
 	lists := h.ids[r.at : r.at+r.nAdm+r.nFin+r.nPre]
 	g := garageTick{holeReuse: r.holeReuse, Tick: scheduler.Tick{
 		Admitted: lists[:r.nAdm:r.nAdm], Finished: lists[r.nAdm : r.nAdm+r.nFin : r.nAdm+r.nFin], Preempted: lists[r.nAdm+r.nFin:],
@@ -223,7 +252,7 @@ func (h *poolHistory) tickOf(t int) (garageTick, bool) {
 
 // utilization is the share of the pool holding tokens at tick t.
 func (h *poolHistory) utilization(t int) float64 {
-	return allocator.Usage{Stored: int(h.ticks[t].stored), Pool: h.pool}.Utilization()
+	return allocator.Usage{Stored: int(h.ticks.at(t).stored), Pool: h.pool}.Utilization()
 }
 
 func (h *poolHistory) waste() float64 { return ratio(h.sumReserved-h.sumStored, h.sumReserved) }
@@ -376,7 +405,7 @@ func figuresOf(s garageSetup, r *garageServed) garageFigures {
 		wasteBound:   round2(100 * float64(s.b-1) / max(meanLen, 1)),
 		externalFrag: round2(100 * ratio(c.sumUnusable, c.sumPool)),
 		meanResident: round2(meanLen), meanRequest: round2(float64(total) / float64(len(s.reqs))),
-		pagedTicks: len(p.ticks), contigTicks: len(c.ticks), preempt: p.preemptions, longest: longest,
+		pagedTicks: p.ticks.len(), contigTicks: c.ticks.len(), preempt: p.preemptions, longest: longest,
 	}
 }
 
@@ -472,8 +501,8 @@ func fragBlocked(t scheduler.Tick) bool {
 // ticks up to maxGarageSteps. Each step narrates everything since the one
 // before, so the ticks between are grouped into it.
 func chooseTicks(r *garageServed) []int {
-	n := max(len(r.paged.ticks), len(r.contig.ticks))
-	p := tickPicker{special: map[int]bool{0: true, len(r.paged.ticks) - 1: true, len(r.contig.ticks) - 1: true,
+	n := max(r.paged.ticks.len(), r.contig.ticks.len())
+	p := tickPicker{special: map[int]bool{0: true, r.paged.ticks.len() - 1: true, r.contig.ticks.len() - 1: true,
 		r.paged.peakTick: true, r.contig.peakTick: true}, blocked: [2]map[int]bool{{}, {}}}
 	var others []int
 	for t := 0; t < n; t++ {
@@ -522,7 +551,7 @@ type tickWindow struct {
 
 func (h *poolHistory) window(from, to int) tickWindow {
 	var w tickWindow
-	for t := from + 1; t <= to && t < len(h.ticks); t++ {
+	for t := from + 1; t <= to && t < h.ticks.len(); t++ {
 		lg, _ := h.tickOf(t)
 		w.active = true
 		w.admitted = append(w.admitted, lg.Admitted...)
@@ -531,7 +560,7 @@ func (h *poolHistory) window(from, to int) tickWindow {
 		w.decodeBlocks += lg.DecodeTaken
 		w.holeReuse = w.holeReuse || lg.holeReuse
 	}
-	w.last, _ = h.tickOf(min(to, len(h.ticks)-1))
+	w.last, _ = h.tickOf(min(to, h.ticks.len()-1))
 	return w
 }
 
@@ -562,7 +591,7 @@ func (r garageRun) script() *Script {
 	s.Steps = append(s.Steps, g.introStep())
 	steps := g.tickSteps()
 	if len(steps) > 0 && r.ticks[0] == 0 {
-		c0 := int(r.served.contig.ticks[0].resident)
+		c0 := int(r.served.contig.ticks.at(0).resident)
 		steps[0].Quiz = numberQuiz(fmt.Sprintf("%d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), comma(r.setup.pool)),
 			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(r.setup), c0))
 	}
@@ -692,7 +721,7 @@ func (g *garageText) pagedText(w tickWindow, t int, told teller, snap snapshot, 
 	if !w.active {
 		done := "has served every request"
 		*subj = append(*subj, subject{done, "pool:paged", "empty: all served"})
-		return fmt.Sprintf("%s (done at tick %d).", done, len(g.served.paged.ticks)-1), ""
+		return fmt.Sprintf("%s (done at tick %d).", done, g.served.paged.ticks.len()-1), ""
 	}
 	var parts []string
 	if len(w.admitted) > 0 {
@@ -803,7 +832,7 @@ func (g *garageText) contigText(w tickWindow, t int, told teller, title string, 
 	if !w.active {
 		done := "has served every request"
 		*subj = append(*subj, subject{done, "pool:contiguous", "empty: all served"})
-		return fmt.Sprintf("%s (done at tick %d).", done, len(g.served.contig.ticks)-1), title
+		return fmt.Sprintf("%s (done at tick %d).", done, g.served.contig.ticks.len()-1), title
 	}
 	var parts []string
 	if len(w.finished) > 0 {
@@ -885,7 +914,7 @@ func rejectionText(lg scheduler.Tick, told teller) (text, title string) {
 // plainTitle titles a step that showed no mechanism for the first time,
 // by what happened in it.
 func (g *garageText) plainTitle(pw, cw tickWindow, t int, told teller) string {
-	pagedDone, contigDone := len(g.served.paged.ticks)-1, len(g.served.contig.ticks)-1
+	pagedDone, contigDone := g.served.paged.ticks.len()-1, g.served.contig.ticks.len()-1
 	switch {
 	case t == pagedDone && t == contigDone:
 		return "Both pools are done"
@@ -923,7 +952,7 @@ const maxChartPoints = 1000
 
 func (g *garageText) utilChart() *scene.Chart {
 	c := &scene.Chart{Type: scene.Line, XLabel: "tick (one decode step)", YLabel: "KV slots holding tokens", YUnit: "%"}
-	n := max(len(g.served.paged.ticks), len(g.served.contig.ticks))
+	n := max(g.served.paged.ticks.len(), g.served.contig.ticks.len())
 	every := (n + maxChartPoints - 1) / maxChartPoints
 	if every > 1 {
 		c.XLabel = fmt.Sprintf("tick (one decode step; every %s shown)", ordinal(every))
@@ -932,9 +961,10 @@ func (g *garageText) utilChart() *scene.Chart {
 		name string
 		h    *poolHistory
 	}{{"paged", &g.served.paged}, {"contiguous", &g.served.contig}} {
-		sr := scene.Series{Name: p.name, X: make([]float64, 0, len(p.h.ticks)/every+1), Y: make([]float64, 0, len(p.h.ticks)/every+1)}
-		for t := range p.h.ticks {
-			if t%every == 0 || t == len(p.h.ticks)-1 {
+		n := p.h.ticks.len()
+		sr := scene.Series{Name: p.name, X: make([]float64, 0, n/every+1), Y: make([]float64, 0, n/every+1)}
+		for t := range n {
+			if t%every == 0 || t == n-1 {
 				sr.X = append(sr.X, float64(t))
 				sr.Y = append(sr.Y, round1(100*p.h.utilization(t)))
 			}

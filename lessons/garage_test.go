@@ -258,7 +258,7 @@ func TestGarageStepsTeachEachMechanism(t *testing.T) {
 func finishedOnce(t *testing.T, h *poolHistory) int {
 	t.Helper()
 	seen := map[int]bool{}
-	for i := range h.ticks {
+	for i := range h.ticks.len() {
 		tk, _ := h.tickOf(i)
 		for _, id := range tk.Finished {
 			if seen[id] {
@@ -283,10 +283,34 @@ func TestGarageCardsShowTheLoopState(t *testing.T) {
 				cards = sc.Cards
 			}
 		}
-		p, _ := run.served.paged.tickOf(min(tick, len(run.served.paged.ticks)-1))
-		c, _ := run.served.contig.tickOf(min(tick, len(run.served.contig.ticks)-1))
+		p, _ := run.served.paged.tickOf(min(tick, run.served.paged.ticks.len()-1))
+		c, _ := run.served.contig.tickOf(min(tick, run.served.contig.ticks.len()-1))
 		if len(cards) != 8 || cards[0].Value != float64(p.Usage.Resident) || cards[4].Value != float64(c.Usage.Resident) {
 			t.Fatalf("tick %d: cards %+v, loop resident %d and %d", tick, cards, p.Usage.Resident, c.Usage.Resident)
+		}
+	}
+}
+
+// A tick log returns every record it was given, across its chunks, each
+// full at tickChunk records; only the first is grown, the others are made
+// whole.
+func TestTickLog(t *testing.T) {
+	var l tickLog
+	const n = 3*tickChunk + 5
+	for i := range n {
+		l.add(tickRecord{stored: int32(i), at: int32(-i)})
+	}
+	if l.len() != n || len(l.chunks) != 4 {
+		t.Fatalf("%d records in %d chunks, want %d in 4", l.len(), len(l.chunks), n)
+	}
+	for i := range n {
+		if r := l.at(i); r.stored != int32(i) || r.at != int32(-i) {
+			t.Fatalf("record %d is %+v", i, *r)
+		}
+	}
+	for k, c := range l.chunks[:3] {
+		if len(c) != tickChunk || (k > 0 && cap(c) != tickChunk) {
+			t.Errorf("chunk %d holds %d records in room for %d, want %d", k, len(c), cap(c), tickChunk)
 		}
 	}
 }

@@ -226,8 +226,8 @@ func garageNarration(r garageRun) (out problems) {
 		figure int
 	}{{"paged", &r.served.paged, r.figures.pagedAdmitted}, {"contiguous", &r.served.contig, r.figures.contigAdmitted}} {
 		peak := 0
-		for i := range h.hist.ticks {
-			peak = max(peak, int(h.hist.ticks[i].resident))
+		for i := range h.hist.ticks.len() {
+			peak = max(peak, int(h.hist.ticks.at(i).resident))
 		}
 		if peak != h.figure {
 			out.addf("%s: narrated %d admitted at once, the ticks peak at %d", h.name, h.figure, peak)
@@ -786,7 +786,7 @@ func TestNarrationChecksCatchMismatches(t *testing.T) {
 			r, err := runGarage(values(garage))
 			must(err)
 			if alter {
-				r.served.paged.ticks[r.ticks[1]].resident++
+				r.served.paged.ticks.at(r.ticks[1]).resident++
 			}
 			return garageNarration(r)
 		}},

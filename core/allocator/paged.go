@@ -3,6 +3,7 @@ package allocator
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -28,6 +29,10 @@ type Paged struct {
 	sumTokens, sumBlocks int
 	taken                int          // blocks handed out since the pool was made
 	short                NoSpaceError // the last shortfall (errShort)
+	// Freed requests' block tables by power-of-two capacity (table), and
+	// Seqs made ahead (newSeq).
+	spare   [bits.UintSize + 1][][]int
+	seqSlab []Seq
 }
 
 // Taken is the number of blocks handed out since the pool was made (copies
@@ -204,6 +209,17 @@ func (p *Paged) Seq(req int) *Seq { return p.seqs[req] }
 // lookup by id that AllocateSlots makes, which the scheduler would pay for
 // every running request at every step.
 func (p *Paged) GrowSeq(s *Seq, n int, ids []int) error {
+	return public(p.growSeq(s, n, ids), p.short)
+}
+
+// TryGrowSeq is GrowSeq reporting a lack of room as a value, as
+// TryAllocateSlots: a scheduler that preempts when a running request
+// cannot grow then allocates no error.
+func (p *Paged) TryGrowSeq(s *Seq, n int, ids []int) (NoSpaceError, bool, error) {
+	return try(p.growSeq(s, n, ids), p.short)
+}
+
+func (p *Paged) growSeq(s *Seq, n int, ids []int) error {
 	if s == nil || !s.live {
 		return fmt.Errorf("allocator: growing a request that is not resident")
 	}
@@ -214,7 +230,7 @@ func (p *Paged) GrowSeq(s *Seq, n int, ids []int) error {
 		p.stored(s, n)
 		return nil
 	}
-	return public(p.extend(s.req, s, n, ids), p.short)
+	return p.extend(s.req, s, n, ids)
 }
 
 // Append stores n tokens in slots s already holds when they fit with
@@ -271,9 +287,10 @@ func (p *Paged) admit(req int, a Slots) error {
 		p.stats.QueryTokens += n
 		p.stats.HitTokens += hitTokens
 	}
-	s := &Seq{req: req, live: true, extra: a.Extra}
+	s := p.newSeq()
+	*s = Seq{req: req, live: true, extra: a.Extra}
 	if want := p.BlocksFor(max(a.Final, n)); want > 0 {
-		s.blocks = make([]int, 0, want) // the table's final size when the caller knows it
+		s.blocks = p.table(want) // the table's final size when the caller knows it
 	}
 	p.seqs[req] = s
 	p.record(Event{Kind: Admitted, Req: req, Tokens: n})
@@ -294,6 +311,41 @@ func (p *Paged) admit(req int, a Slots) error {
 	p.sumBlocks += len(hits)
 	p.grow(req, s, a.New, a.IDs)
 	return nil
+}
+
+// newSeq returns a Seq to fill, from a chunk made 64 at a time (a serving
+// run admits thousands). A Seq is never reused: a stale handle stays
+// refused.
+func (p *Paged) newSeq() *Seq {
+	if len(p.seqSlab) == 0 {
+		p.seqSlab = make([]Seq, 64)
+	}
+	s := &p.seqSlab[0]
+	p.seqSlab = p.seqSlab[1:]
+	return s
+}
+
+// table returns an empty block table with room for at least want entries:
+// one a freed request left in the same power-of-two class, else a new one.
+// A run of thousands of requests of which a few hundred are resident at a
+// time then allocates a few hundred tables.
+func (p *Paged) table(want int) []int {
+	k := bits.Len(uint(want - 1))
+	if list := p.spare[k]; len(list) > 0 {
+		t := list[len(list)-1]
+		p.spare[k] = list[:len(list)-1]
+		return t
+	}
+	return make([]int, 0, 1<<k)
+}
+
+// recycle keeps a freed request's table for table when its capacity is a
+// power of two (those table made, and any other of that size).
+func (p *Paged) recycle(t []int) {
+	if c := cap(t); c > 0 && c&(c-1) == 0 {
+		k := bits.Len(uint(c - 1))
+		p.spare[k] = append(p.spare[k], t[:0])
+	}
 }
 
 // extend makes room for n more tokens of resident request s, copying a
@@ -475,7 +527,8 @@ func (p *Paged) Free(req int) error {
 	}
 	p.sumTokens -= s.n
 	p.sumBlocks -= len(s.blocks)
-	s.live = false
+	p.recycle(s.blocks)
+	s.live, s.blocks = false, nil
 	delete(p.seqs, req)
 	return nil
 }

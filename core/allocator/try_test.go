@@ -93,3 +93,22 @@ func TestPagedAppend(t *testing.T) {
 		t.Fatal("contiguous Append through a freed request's handle")
 	}
 }
+
+// TryGrowSeq reports the shortfall GrowSeq returns as an error, and takes
+// room as GrowSeq does.
+func TestTryGrowSeq(t *testing.T) {
+	p, _ := NewPaged(2, 4)
+	_ = p.AllocateSlots(0, Slots{New: 6})
+	s := p.Seq(0)
+	if _, ok, err := p.TryGrowSeq(s, 2, nil); !ok || err != nil || p.Tokens(0) != 8 {
+		t.Fatalf("growing into the last block: ok %v, %v, %d tokens", ok, err, p.Tokens(0))
+	}
+	short, ok, err := p.TryGrowSeq(s, 1, nil)
+	var want *NoSpaceError
+	if ok || err != nil || !errors.As(p.GrowSeq(s, 1, nil), &want) || short != *want || short.Need != 4 {
+		t.Fatalf("a token past the pool: short %+v, ok %v, err %v; GrowSeq says %+v", short, ok, err, want)
+	}
+	if _, _, err := p.TryGrowSeq(nil, 1, nil); err == nil {
+		t.Error("TryGrowSeq(nil) took a token")
+	}
+}

@@ -78,7 +78,7 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	l.contig, _ = pool.(*allocator.Contiguous)
 	all := make([]loopReq, len(reqs)) // one allocation for the stream
 	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))
-	dup := firstDuplicate(reqs)
+	dup := firstDuplicate(reqs, func(r *LoopRequest) int { return r.ID })
 	for i, r := range reqs {
 		if r.Prompt < 0 || r.Output < 0 {
 			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want ≥ 0", r.ID, r.Prompt, r.Output)
@@ -92,21 +92,22 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	return l, nil
 }
 
-// firstDuplicate is the index of the first request whose id an earlier
-// one has, or -1. Ids within a range a few times the stream's length (the
-// usual 0…n−1) are checked with a bitmap, others with a map.
-func firstDuplicate(reqs []LoopRequest) int {
-	if len(reqs) == 0 {
+// firstDuplicate is the index of the first element of xs whose id an
+// earlier one has, or -1. Ids within a range a few times the length of xs
+// (the usual 0…n−1) are checked with a bitmap, others with a map (whose
+// hashing is slow in WebAssembly).
+func firstDuplicate[T any](xs []T, id func(*T) int) int {
+	if len(xs) == 0 {
 		return -1
 	}
-	lo, hi := reqs[0].ID, reqs[0].ID
-	for _, r := range reqs {
-		lo, hi = min(lo, r.ID), max(hi, r.ID)
+	lo, hi := id(&xs[0]), id(&xs[0])
+	for i := range xs {
+		lo, hi = min(lo, id(&xs[i])), max(hi, id(&xs[i]))
 	}
-	if span := uint64(hi) - uint64(lo); span < 4*uint64(len(reqs))+64 {
+	if span := uint64(hi) - uint64(lo); span < 4*uint64(len(xs))+64 {
 		seen := make([]uint64, span/64+1)
-		for i, r := range reqs {
-			k := uint64(r.ID) - uint64(lo)
+		for i := range xs {
+			k := uint64(id(&xs[i])) - uint64(lo)
 			if seen[k/64]&(1<<(k%64)) != 0 {
 				return i
 			}
@@ -114,12 +115,12 @@ func firstDuplicate(reqs []LoopRequest) int {
 		}
 		return -1
 	}
-	seen := make(map[int]bool, len(reqs))
-	for i, r := range reqs {
-		if seen[r.ID] {
+	seen := make(map[int]bool, len(xs))
+	for i := range xs {
+		if seen[id(&xs[i])] {
 			return i
 		}
-		seen[r.ID] = true
+		seen[id(&xs[i])] = true
 	}
 	return -1
 }

@@ -68,7 +68,7 @@ func (s *Scheduler) Finished() int {
 
 // TokenTimes returns the times at which request id's output tokens appeared.
 func (s *Scheduler) TokenTimes(id int) []float64 {
-	r, ok := s.byID[id]
+	r, ok := s.byIDs()[id]
 	if !ok || r.generated == 0 {
 		return nil
 	}

@@ -99,8 +99,8 @@ type Scheduler struct {
 	cfg     Config
 	timer   Timer
 	pool    *allocator.Paged
-	reqs    []*req // by arrival order
-	byID    map[int]*req
+	reqs    []*req       // by arrival order
+	byID    map[int]*req // made on first use (byIDs): a run of 10,000 requests rarely asks
 	waiting queue[*req]
 	running []*req
 	clock   float64
@@ -153,7 +153,7 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	if !cfg.KVEvents {
 		pool.DisableEvents()
 	}
-	s := &Scheduler{cfg: cfg, timer: timer, pool: pool, byID: make(map[int]*req, len(requests))}
+	s := &Scheduler{cfg: cfg, timer: timer, pool: pool}
 	// Served by arrival, ties by ID. The live states sit in one array in
 	// that order, so that the running requests, admitted first come first
 	// served, are mostly neighbours in memory.
@@ -173,12 +173,11 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 		slot[i] = k
 	}
 	states := make([]req, len(requests))
+	dup := firstDuplicate(requests, func(r *Request) int { return r.ID })
 	for i, r := range requests {
-		q := &states[slot[i]]
-		if err := s.prepare(r, q); err != nil {
+		if err := s.prepare(r, &states[slot[i]], i == dup); err != nil {
 			return nil, err
 		}
-		s.byID[r.ID] = q
 	}
 	s.reqs = make([]*req, len(states))
 	for k := range states {
@@ -187,13 +186,14 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	return s, nil
 }
 
-// prepare validates r and makes its live state in q.
-func (s *Scheduler) prepare(r Request, q *req) error {
+// prepare validates r, whose id an earlier request has if dup, and makes
+// its live state in q.
+func (s *Scheduler) prepare(r Request, q *req, dup bool) error {
 	cfg := s.cfg
 	if r.Prompt < 1 || r.Output < 1 {
 		return fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
 	}
-	if _, dup := s.byID[r.ID]; dup {
+	if dup {
 		return fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 	}
 	if need := allocator.BlocksNeeded(r.Prompt+r.Output, cfg.BlockSize); need > cfg.NumBlocks {
@@ -226,12 +226,25 @@ func (s *Scheduler) Add(r Request) error {
 		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
 	}
 	q := new(req)
-	if err := s.prepare(r, q); err != nil {
+	_, dup := s.byIDs()[r.ID]
+	if err := s.prepare(r, q, dup); err != nil {
 		return err
 	}
 	s.reqs = append(s.reqs, q)
 	s.byID[r.ID] = q
 	return nil
+}
+
+// byIDs is the requests by id, made on first use and kept up to date by
+// Add.
+func (s *Scheduler) byIDs() map[int]*req {
+	if s.byID == nil {
+		s.byID = make(map[int]*req, len(s.reqs))
+		for _, q := range s.reqs {
+			s.byID[q.ID] = q
+		}
+	}
+	return s.byID
 }
 
 // tokenID returns ids[i] if given, else an id unique to (request, kind, i)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/inferlab/inferlab/core/hardware"
@@ -270,6 +271,42 @@ func TestBatchDefaults(t *testing.T) {
 		}
 		if tok, seqs := BatchDefaults(g, c.usage); tok != c.tokens || seqs != c.seqs {
 			t.Errorf("%s, usage %d: %d tokens and %d seqs, want %d and %d", c.gpu, c.usage, tok, seqs, c.tokens, c.seqs)
+		}
+	}
+}
+
+// A repeated id is refused at the first repeat, in New (however far apart
+// the ids are) and in Add (against the requests New was given); the id
+// index that Add and TokenTimes use is made on first use.
+func TestDuplicateIDs(t *testing.T) {
+	for _, c := range []struct {
+		reqs []Request
+		want string
+	}{
+		{[]Request{{ID: 4, Prompt: 1, Output: 1}, {ID: 2, Prompt: 1, Output: 1}, {ID: 4, Prompt: 1, Output: 1}}, "request id 4 appears twice"},
+		{[]Request{{ID: 1 << 40, Prompt: 1, Output: 1}, {ID: -1, Prompt: 1, Output: 1}, {ID: -1, Prompt: 1, Output: 1}}, "request id -1 appears twice"},
+		{[]Request{{ID: 4, Prompt: 1, Output: 1}, {ID: 4, Prompt: 0, Output: 1}}, "request 4 has 0 prompt"},
+	} {
+		if _, err := New(cfg(100, 8, 100), flat, c.reqs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%+v): err = %v, want %q", c.reqs, err, c.want)
+		}
+	}
+	s := mustNew(t, cfg(100, 8, 100), []Request{{ID: 7, Prompt: 4, Output: 2}, {ID: 9, Prompt: 4, Output: 2}})
+	if err := s.Add(Request{ID: 9, Prompt: 1, Output: 1}); err == nil || !strings.Contains(err.Error(), "request id 9 appears twice") {
+		t.Errorf("Add of a known id: %v", err)
+	}
+	if err := s.Add(Request{ID: 11, Prompt: 1, Output: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(Request{ID: 11, Prompt: 1, Output: 1}); err == nil {
+		t.Error("Add accepted an id it had added")
+	}
+	if err := s.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int{7, 9, 11} {
+		if len(s.TokenTimes(id)) == 0 {
+			t.Errorf("request %d: no token times", id)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -125,12 +124,12 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 // itself was preempted.
 func (s *Scheduler) growOrPreempt(r *req, n int, st *Step) (bool, error) {
 	for {
-		err := s.pool.GrowSeq(r.seq, n, s.ids(r, r.computed, n))
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, allocator.ErrNoSpace) {
+		_, ok, err := s.pool.TryGrowSeq(r.seq, n, s.ids(r, r.computed, n))
+		if err != nil {
 			return false, err
+		}
+		if ok {
+			return true, nil
 		}
 		victim := s.running[len(s.running)-1]
 		s.running = s.running[:len(s.running)-1]
@@ -172,11 +171,10 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		}
 		n = min(n, budget)
 		a := allocator.Slots{New: n, IDs: s.ids(r, hit, n), Computed: hits, Extra: r.Extra, Final: r.Prompt + r.Output}
-		if err := s.pool.AllocateSlots(r.ID, a); err != nil {
-			if errors.Is(err, allocator.ErrNoSpace) {
-				return nil // head-of-line blocking: nobody behind it is admitted
-			}
+		if _, ok, err := s.pool.TryAllocateSlots(r.ID, a); err != nil {
 			return err
+		} else if !ok {
+			return nil // head-of-line blocking: nobody behind it is admitted
 		}
 		s.waiting.popFront()
 		r.seq = s.pool.Seq(r.ID)

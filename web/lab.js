@@ -446,9 +446,24 @@
     },
     annotate() {
       mentions.annotate();
+      geometrySoon();
+    },
+  };
+
+  // geometrySoon measures the stage and reveals the marks in the next
+  // frame, not now: reading a box right after the app changed the DOM
+  // forces a layout in the middle of its work (a CPU profile of a cold
+  // garage load put 150–290 ms there, before the page went live); in the
+  // frame the layout is the one the browser does anyway.
+  let geometryPending = false;
+  const geometrySoon = () => {
+    if (geometryPending) return;
+    geometryPending = true;
+    requestAnimationFrame(() => {
+      geometryPending = false;
       measureStage();
       revealMarks();
-    },
+    });
   };
 
   // revealMarks scrolls each picture that scrolls sideways (a phone) so

@@ -766,7 +766,14 @@ func (g *garageText) pagedText(w tickWindow, t int, told teller, snap snapshot, 
 		}
 	}
 	if blocked := w.last.Blocked; blocked >= 0 && len(w.admitted) == 0 && t > 0 {
-		b.WriteString(told.once("paged-blocked", fmt.Sprintf("%s waits: its %d blocks are not free yet.", reqName(blocked), (g.setup.reqs[blocked].Prompt+bs-1)/bs)))
+		// The pool's own shortfall: a preempted request recomputes its
+		// prompt and the tokens it had made, so it needs more than its
+		// prompt's blocks.
+		need := (g.setup.reqs[blocked].Prompt + bs - 1) / bs
+		if sf := w.last.Shortfall; sf != nil {
+			need = sf.Need / bs
+		}
+		b.WriteString(told.once("paged-blocked", fmt.Sprintf("%s waits: the %d blocks it needs are not free yet.", reqName(blocked), need)))
 	}
 	return b.String(), title
 }

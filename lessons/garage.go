@@ -457,26 +457,32 @@ const maxGarageSteps = 18
 // each first happens.
 type tickPicker struct {
 	special map[int]bool
-	seen    [2][4]bool      // per pool: a decode took a block, a request finished, a new request was blocked, the queue emptied
-	shared  [3]bool         // either pool: external fragmentation, a hole reused, a preemption
-	blocked [2]map[int]bool // per pool: requests already seen blocked at the queue head
+	seen    [2][4]bool // per pool: a decode took a block, a request finished, a new request was blocked, the queue emptied
+	shared  [3]bool    // either pool: external fragmentation, a hole reused, a preemption
+	blocked [2][]bool  // per pool, by request id: already seen blocked at the queue head
 }
 
-// note marks tick t of pool i special where something happens there for the
-// first time, and reports whether anything happened.
-func (p *tickPicker) note(i, t int, lg garageTick) bool {
-	newBlock := lg.Blocked >= 0 && !p.blocked[i][lg.Blocked]
-	if newBlock {
-		p.blocked[i][lg.Blocked] = true
+// note marks tick t of pool i (h), record r, special where something
+// happens there for the first time, and reports whether anything happened.
+// It reads the record itself: it is called for every tick of both pools.
+func (p *tickPicker) note(i, t int, r *tickRecord, h *poolHistory) bool {
+	newBlock := false
+	if b := int(r.blocked); b >= 0 {
+		if b >= len(p.blocked[i]) {
+			p.blocked[i] = slices.Grow(p.blocked[i], b+1-len(p.blocked[i]))[:b+1]
+		}
+		newBlock = !p.blocked[i][b]
+		p.blocked[i][b] = true
 	}
-	emptied := lg.Waiting == 0 && len(lg.Admitted) > 0
-	for k, happened := range [4]bool{lg.DecodeTaken > 0, len(lg.Finished) > 0, newBlock, emptied} {
+	emptied := r.waiting == 0 && r.nAdm > 0
+	for k, happened := range [4]bool{r.decodeTaken > 0, r.nFin > 0, newBlock, emptied} {
 		p.first(&p.seen[i][k], happened, t)
 	}
-	for k, happened := range [3]bool{fragBlocked(lg.Tick), lg.holeReuse, len(lg.Preempted) > 0} {
+	frag := r.short >= 0 && fragShort(&h.shorts[r.short])
+	for k, happened := range [3]bool{frag, r.holeReuse, r.nPre > 0} {
 		p.first(&p.shared[k], happened, t)
 	}
-	return newBlock || len(lg.Admitted)+len(lg.Finished)+len(lg.Preempted) > 0
+	return newBlock || r.nAdm+r.nFin+r.nPre > 0
 }
 
 // first marks tick t special when an event happened there that *seen says
@@ -491,8 +497,10 @@ func (p *tickPicker) first(seen *bool, happened bool, t int) {
 // fragBlocked reports whether the head of the queue was refused although
 // enough slots were free: external fragmentation.
 func fragBlocked(t scheduler.Tick) bool {
-	return t.Shortfall != nil && t.Shortfall.Free >= t.Shortfall.Need
+	return t.Shortfall != nil && fragShort(t.Shortfall)
 }
+
+func fragShort(s *allocator.NoSpaceError) bool { return s.Free >= s.Need }
 
 // chooseTicks picks the ticks shown as steps: every tick where something
 // happens for the first time (admission, the first block taken on demand,
@@ -503,12 +511,12 @@ func fragBlocked(t scheduler.Tick) bool {
 func chooseTicks(r *garageServed) []int {
 	n := max(r.paged.ticks.len(), r.contig.ticks.len())
 	p := tickPicker{special: map[int]bool{0: true, r.paged.ticks.len() - 1: true, r.contig.ticks.len() - 1: true,
-		r.paged.peakTick: true, r.contig.peakTick: true}, blocked: [2]map[int]bool{{}, {}}}
+		r.paged.peakTick: true, r.contig.peakTick: true}}
 	var others []int
 	for t := 0; t < n; t++ {
 		busy := false
 		for i, h := range []*poolHistory{&r.paged, &r.contig} {
-			if lg, ok := h.tickOf(t); ok && p.note(i, t, lg) {
+			if t < h.ticks.len() && p.note(i, t, h.ticks.at(t), h) {
 				busy = true
 			}
 		}

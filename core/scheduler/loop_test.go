@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -240,6 +241,50 @@ func TestLoopShortfallReused(t *testing.T) {
 	for _, s := range shorts[1:] {
 		if s != shorts[0] {
 			t.Errorf("an equal shortfall was allocated again: %p, %p", s, shorts[0])
+		}
+	}
+}
+
+// A contiguous pool logging no events is not asked again about a head it
+// refused while no run was taken or freed; the ticks, shortfalls
+// included, are those of a pool that is asked every tick (one logging
+// events).
+func TestLoopUnchangedRefusalsSkipped(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 40; trial++ {
+		mc := 64 + r.IntN(300)
+		reqs := make([]LoopRequest, 1+r.IntN(40))
+		for i := range reqs {
+			out := r.IntN(mc / 2)
+			reqs[i] = LoopRequest{ID: i, Prompt: 1 + r.IntN(mc-out), Output: out}
+		}
+		policy := []allocator.ReservePolicy{allocator.ReserveMax, allocator.ReservePow2, allocator.ReserveExact}[trial%3]
+		size := mc * (1 + r.IntN(4))
+		var runs [2][]Tick
+		var pools [2]*allocator.Contiguous
+		for k := range runs {
+			pools[k] = mustContiguous(t, size, allocator.Reservation{Policy: policy, MaxContext: mc})
+			if k == 1 {
+				pools[k].DisableEvents()
+			}
+			l, err := NewLoop(pools[k], reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs[k] = serve(t, l, nil)
+		}
+		if len(runs[0]) != len(runs[1]) {
+			t.Fatalf("trial %d: %d ticks logging events, %d without", trial, len(runs[0]), len(runs[1]))
+		}
+		for i := range runs[0] {
+			a, b := runs[0][i], runs[1][i]
+			if (a.Shortfall == nil) != (b.Shortfall == nil) || (a.Shortfall != nil && *a.Shortfall != *b.Shortfall) {
+				t.Fatalf("trial %d tick %d: shortfall %v logging, %v not", trial, i, a.Shortfall, b.Shortfall)
+			}
+			a.Shortfall, b.Shortfall = nil, nil
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("trial %d tick %d: %+v logging, %+v not", trial, i, a, b)
+			}
 		}
 	}
 }

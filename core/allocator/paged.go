@@ -395,8 +395,19 @@ func (p *Paged) noSpace(blocks int) error {
 func (p *Paged) grow(req int, s *Seq, n int, ids []int) {
 	if need := p.BlocksFor(s.n+n) - len(s.blocks); need > 0 {
 		s.blocks = slices.Grow(s.blocks, need)
-		for range need {
-			s.blocks = append(s.blocks, p.take(req))
+		if !p.caching && p.off {
+			// take without its cache and log branches, in one loop: an
+			// admission takes tens of blocks.
+			for range need {
+				b := p.free.popFront()
+				p.refs[b] = 1
+				s.blocks = append(s.blocks, b)
+			}
+			p.taken += need
+		} else {
+			for range need {
+				s.blocks = append(s.blocks, p.take(req))
+			}
 		}
 		p.sumBlocks += need
 	}

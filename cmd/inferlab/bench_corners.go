@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/internal/bench"
 	"github.com/inferlab/inferlab/lessons"
 )
 
@@ -132,7 +133,7 @@ func cornersCmd(runs int, only, format string, stdout, stderr io.Writer) int {
 	}
 	const row = "%-20s %-9s %8s %8s %8s %9s %10s %-5s %s\n"
 	if format == "text" {
-		fmt.Fprintf(stdout, "%d fresh process(es) per setting (median time, largest peak RSS); load average %s\n", runs, loadAverage())
+		fmt.Fprintf(stdout, "%d fresh process(es) per setting (median time, largest peak RSS); load average %s\n", runs, bench.LoadAverage())
 		fmt.Fprintf(stdout, row, "lesson", "case", "wall", "build", "cpu", "peak RSS", "work", "", "setting")
 	}
 	var results []cornerResult
@@ -154,14 +155,14 @@ func cornersCmd(runs int, only, format string, stdout, stderr io.Writer) int {
 		}
 	}
 	if format == "json" {
-		b, err := json.MarshalIndent(map[string]any{"runs": runs, "load_average": loadAverage(), "results": results}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"runs": runs, "load_average": bench.LoadAverage(), "results": results}, "", "  ")
 		if err != nil {
 			fmt.Fprintln(stderr, "inferlab bench --corners:", err)
 			return 1
 		}
 		stdout.Write(append(b, '\n'))
 	} else {
-		fmt.Fprintf(stdout, "%d of %d settings over %.0f s or %.0f MB; load average now %s\n", overs, len(results), cornerMaxSeconds, cornerMaxMB, loadAverage())
+		fmt.Fprintf(stdout, "%d of %d settings over %.0f s or %.0f MB; load average now %s\n", overs, len(results), cornerMaxSeconds, cornerMaxMB, bench.LoadAverage())
 	}
 	return 0
 }
@@ -285,14 +286,4 @@ func generatedTrace(gen string) (string, error) {
 		fmt.Fprintf(&b, `{"arrival_s": %g, "prompt_tokens": %d, "output_tokens": %d}`+"\n", float64(i)*gap, n[1], n[2])
 	}
 	return b.String(), nil
-}
-
-// loadAverage is /proc/loadavg's first three fields, or "unknown".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if err != nil || len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -55,7 +55,7 @@ func compare(o options, chosen []bench.Scenario, stdout, stderr io.Writer) int {
 	env := append(os.Environ(), "GOGC="+o.gogc)
 	wasm := make([]side, len(chosen))
 	native := make([]side, len(chosen))
-	load0 := loadAverage()
+	load0 := bench.LoadAverage()
 	for round := range o.rounds {
 		for i, s := range chosen {
 			args := []string{"--only", s.Name, "--runs", strconv.Itoa(o.runs), "--warmup", strconv.Itoa(o.warmup)}
@@ -85,7 +85,7 @@ func compare(o options, chosen []bench.Scenario, stdout, stderr io.Writer) int {
 				ms(wasm[i].rounds[round]), ms(native[i].rounds[round]))
 		}
 	}
-	printComparison(stdout, o, chosen, wasm, native, load0, loadAverage())
+	printComparison(stdout, o, chosen, wasm, native, load0, bench.LoadAverage())
 	return 0
 }
 
@@ -140,14 +140,4 @@ func ms(v float64) string {
 		return fmt.Sprintf("%.1f ms", v)
 	}
 	return fmt.Sprintf("%.2f ms", v)
-}
-
-// loadAverage is the first three fields of /proc/loadavg, or "unknown".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if err != nil || len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }

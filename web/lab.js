@@ -425,30 +425,38 @@
       if (!open && d.open) d.close();
     },
 
-    // annotate gives every element a mention of the step names the
-    // mention's phrase as its tooltip (after the player drew the step), and
-    // takes back what it gave the elements of the step before.
-    // It also measures where the stage starts (--stage-top): a notice
-    // above it may have come or gone.
     // loadCharts adds ECharts to the page, once: the address is in
     // <meta name="inferlab:echarts"> (with its content hash). The app asks
     // when a chart mounts and when the page goes live; a chart waits for
-    // window.echarts (app/chart.go).
+    // window.echarts (app/chart.go). A failed load is tried again, at
+    // most every 5 s.
     loadCharts() {
-      if (window.echarts || document.getElementById("echarts-script")) return;
+      if (window.echarts || document.getElementById("echarts-script") || Date.now() - chartsFailedAt < 5000) return;
       const meta = document.querySelector('meta[name="inferlab:echarts"]');
       if (!meta) return;
       const s = document.createElement("script");
       s.id = "echarts-script";
       s.src = new URL(meta.content, location.href).href;
       s.async = true;
+      s.onerror = () => {
+        chartsFailedAt = Date.now();
+        s.remove();
+      };
       document.head.appendChild(s);
     },
+
+    // annotate gives every element a mention of the step names the
+    // mention's phrase as its tooltip (after the player drew the step), and
+    // takes back what it gave the elements of the step before. In the next
+    // frame it measures where the stage starts (--stage-top: a notice above
+    // it may have come or gone) and scrolls sideways pictures to the marks.
     annotate() {
       mentions.annotate();
       geometrySoon();
     },
   };
+
+  let chartsFailedAt = -Infinity; // when loading ECharts last failed
 
   // geometrySoon measures the stage and reveals the marks in the next
   // frame, not now: reading a box right after the app changed the DOM
@@ -467,8 +475,8 @@
   };
 
   // revealMarks scrolls each picture that scrolls sideways (a phone) so
-  // that the first element the step marks is in view; the page itself does
-  // not move.
+  // that an element the step marks is in view; the page itself does not
+  // move.
   const revealMarks = () => {
     for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm")) {
       if (box.scrollWidth <= box.clientWidth + 1) continue;

@@ -134,6 +134,9 @@ func mentionProblems(i int, st Step) (problems []string) {
 			if !strings.Contains(m.Ref, ":") {
 				problems = append(problems, fmt.Sprintf("step %d: scene %q marks %q, not a kind:key reference", i, sc.ID, m.Ref))
 			}
+			if !drawnIn(sc, m.Ref) {
+				problems = append(problems, fmt.Sprintf("step %d: scene %q marks %q, which it does not draw", i, sc.ID, m.Ref))
+			}
 			marked[sc.ID+" "+m.Ref] = true
 		}
 	}
@@ -146,6 +149,34 @@ func mentionProblems(i int, st Step) (problems []string) {
 		}
 	}
 	return problems
+}
+
+// drawnIn reports whether a chart's point or a table's row that ref names
+// exists in sc (other kinds of reference are not checked here: their
+// renderers' tests and the e2e layout test see them drawn).
+func drawnIn(sc scene.Scene, ref string) bool {
+	kind, key, _ := strings.Cut(ref, ":")
+	switch {
+	case kind == "point" && sc.Chart != nil:
+		i := strings.LastIndex(key, ":")
+		n, err := strconv.Atoi(key[i+1:])
+		if i < 0 || err != nil {
+			return false
+		}
+		for _, se := range sc.Chart.Series {
+			if se.Name == key[:i] {
+				return n >= 0 && n < len(se.Y)
+			}
+		}
+		return false
+	case kind == "row" && sc.Table != nil:
+		n, err := strconv.Atoi(key)
+		if err != nil {
+			return true // a named row (row:p1): looked up by the renderer
+		}
+		return n >= 0 && n < len(sc.Table.Rows)
+	}
+	return true
 }
 
 // buildJSON builds l with the raw knobs and returns the whole script as JSON.

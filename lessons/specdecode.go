@@ -178,7 +178,7 @@ type specRun struct {
 	strip    []specRound
 	measured float64
 	// sweep is the speedup by batch size (up to the largest that fits),
-	// gammas the speedup by γ at the chosen batch for each of specAlphas,
+	// gammas the speedup by γ at the chosen batch for each of alphas,
 	// best the best γ for the chosen α.
 	sweep      []batchPoint
 	gammas     [][]float64
@@ -272,7 +272,7 @@ func runSpecDecoding(v Values) (specRun, error) {
 	}
 	for _, a := range r.alphas {
 		var row []float64
-		for k := 1; k <= specMaxGamma; k++ {
+		for k := 1; k <= max(specMaxGamma, r.gamma); k++ { // the chosen γ is on the chart
 			row = append(row, p.PriceRound(r.batch, r.context, k, a).Speedup)
 		}
 		r.gammas = append(r.gammas, row)

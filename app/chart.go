@@ -358,8 +358,19 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			item["symbol"] = "circle"
 			item["symbolSize"] = 18
 			item["itemStyle"] = map[string]any{"borderColor": "#f8fafc", "borderWidth": 3, "shadowBlur": 8, "shadowColor": "rgba(0,0,0,0.6)"}
-			item["label"] = map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13,
+			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13,
 				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
+			// A series' end points usually sit on the plot's edges: their
+			// callouts run inwards, not centred off the canvas.
+			switch i {
+			case 0:
+				label["align"] = "left"
+				label["offset"] = []int{-9, 0}
+			case len(data) - 1:
+				label["align"] = "right"
+				label["offset"] = []int{9, 0}
+			}
+			item["label"] = label
 		} else {
 			item["label"] = map[string]any{"show": true, "formatter": text, "position": "right", "fontSize": 11, "color": "inherit"}
 			if typ == scene.Line && !se.Curve {

@@ -20,6 +20,12 @@ type Contiguous struct {
 	// reservations since the pool was made.
 	stored, reserved, taken, holeReuses int
 	short                               NoSpaceError // the last shortfall (errShort)
+	// layout counts the runs taken and freed; largestAt is the layout in
+	// which largest, the largest hole, was last measured (by a refused
+	// admission's walk). Until a run is taken or freed the holes stay as
+	// they are, so a head refused tick after tick is refused without
+	// walking every run again.
+	layout, largestAt, largest int
 }
 
 // Hold is one resident request's reservation, the handle a caller that
@@ -50,7 +56,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}}, nil
+	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}, largestAt: -1}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -136,6 +142,9 @@ func (c *Contiguous) admit(req, n, final int) error {
 	if final < n || n > reserve {
 		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", req, reserve, n, final)
 	}
+	if c.largestAt == c.layout && reserve > c.largest {
+		return c.refuse(req, n, reserve) // the holes measured last time, unchanged
+	}
 	// First fit: walk the holes between runs (Holes, without building it).
 	largest, at := 0, 0
 	for i := 0; i <= len(c.runs); i++ {
@@ -153,8 +162,14 @@ func (c *Contiguous) admit(req, n, final int) error {
 			at = c.runs[i].run.Start + c.runs[i].run.Len
 		}
 	}
+	c.largest, c.largestAt = largest, c.layout
+	return c.refuse(req, n, reserve)
+}
+
+// refuse records req's refusal for want of a hole of reserve slots.
+func (c *Contiguous) refuse(req, n, reserve int) error {
 	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
-	c.short = NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: largest}
+	c.short = NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: c.largest}
 	return errShort
 }
 
@@ -174,6 +189,7 @@ func (c *Contiguous) place(i int, r Run) {
 	c.stored += r.Tokens
 	c.reserved += r.Len
 	c.taken++
+	c.layout++
 	c.record(Event{Kind: Admitted, Req: r.Req, Tokens: r.Tokens})
 	c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
 }
@@ -204,6 +220,7 @@ func (c *Contiguous) Free(req int) error {
 	i := c.index(h)
 	c.runs = slices.Delete(c.runs, i, i+1)
 	delete(c.held, req)
+	c.layout++
 	h.live = false
 	c.stored -= r.Tokens
 	c.reserved -= r.Len

@@ -211,3 +211,43 @@ func TestReservationSlots(t *testing.T) {
 		}
 	}
 }
+
+// A refusal's Largest is the largest hole, whether the pool walked its runs
+// or reused the holes it measured at the last refusal (no run taken or
+// freed since), over random admissions, frees and repeated refusals.
+func TestContiguousRefusalLargestHole(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 50; trial++ {
+		c, err := NewContiguous(200+r.IntN(800), Reservation{Policy: ReserveExact, MaxContext: 400})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resident []int
+		for op := 0; op < 300; op++ {
+			if len(resident) > 0 && r.IntN(3) == 0 {
+				i := r.IntN(len(resident))
+				if err := c.Free(resident[i]); err != nil {
+					t.Fatal(err)
+				}
+				resident = append(resident[:i], resident[i+1:]...)
+				continue
+			}
+			final := 1 + r.IntN(400)
+			short, ok, err := c.TryAllocateSlots(op, Slots{New: 1, Final: final})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				resident = append(resident, op)
+				continue
+			}
+			largest := 0
+			for _, h := range c.Holes() {
+				largest = max(largest, h.Len)
+			}
+			if short.Largest != largest || short.Need != final {
+				t.Fatalf("trial %d op %d: refused %d slots with %+v; the largest hole is %d", trial, op, final, short, largest)
+			}
+		}
+	}
+}

@@ -81,10 +81,6 @@ func (l *log) record(e Event) {
 // (the scheduler at benchmark scale) saves the memory and time.
 func (l *log) DisableEvents() { l.off, l.events = true, nil }
 
-// Logging reports whether events are being recorded (DisableEvents stops
-// it).
-func (l *log) Logging() bool { return !l.off }
-
 // Events returns the events recorded since the last call and clears the
 // log. The log keeps its buffer, so a simulation draining it every step
 // does not regrow it.

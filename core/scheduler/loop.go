@@ -37,13 +37,6 @@ type Loop struct {
 	// lists are the buffers the ticks' Admitted, Finished and Preempted
 	// are built in, reused from tick to tick.
 	lists [3][]int
-	// refused is the head a contiguous pool logging no events last
-	// refused, when its count of admissions and frees was refusedAt: until
-	// a run is taken or freed the holes are the same, and so is the
-	// refusal, so the loop does not ask again (a contiguous pool can
-	// refuse the same head for thousands of ticks).
-	refused   *loopReq
-	refusedAt int
 }
 
 // LoopRequest is one request of a Loop's stream.
@@ -169,17 +162,6 @@ func (l *Loop) Step() (Tick, error) {
 	return t, nil
 }
 
-// contigChanges counts the contiguous pool's admissions and frees (2 ×
-// runs taken − runs resident: each admission adds one to both, each free
-// takes one from the second); -1 for another pool.
-func (l *Loop) contigChanges() int {
-	if l.contig == nil {
-		return -1
-	}
-	u := l.contig.Usage()
-	return 2*u.Taken - u.Resident
-}
-
 // usage is the pool's Usage, called directly when the loop knows the pool.
 func (l *Loop) usage() allocator.Usage {
 	switch {
@@ -228,13 +210,7 @@ func (l *Loop) release(t *Tick) error {
 func (l *Loop) admit(t *Tick) error {
 	for l.waiting.len() > 0 {
 		q := l.waiting.front()
-		var short *allocator.NoSpaceError
-		var err error
-		if q == l.refused && l.refusedAt == l.contigChanges() {
-			short = l.lastShort // the same head, the same runs: the same refusal
-		} else if short, err = l.tryAdmit(q); short != nil && l.contig != nil && !l.contig.Logging() {
-			l.refused, l.refusedAt = q, l.contigChanges()
-		}
+		short, err := l.tryAdmit(q)
 		if short != nil {
 			if len(l.running) == 0 {
 				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, short)

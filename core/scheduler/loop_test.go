@@ -245,10 +245,9 @@ func TestLoopShortfallReused(t *testing.T) {
 	}
 }
 
-// A contiguous pool logging no events is not asked again about a head it
-// refused while no run was taken or freed; the ticks, shortfalls
-// included, are those of a pool that is asked every tick (one logging
-// events).
+// A contiguous pool logging no events serves the same ticks, shortfalls
+// included, as one logging them (a refusal while no run was taken or
+// freed reuses the holes measured last time: Contiguous.admit).
 func TestLoopUnchangedRefusalsSkipped(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 40; trial++ {

@@ -590,28 +590,19 @@ type BlockState struct {
 
 // Snapshot returns the state of every physical block.
 func (p *Paged) Snapshot() []BlockState {
+	owners, used := make([]int, len(p.blocks)), make([]int, len(p.blocks))
+	p.Occupancy(owners, used)
 	out := make([]BlockState, len(p.blocks))
 	for i := range out {
-		out[i] = BlockState{Owner: -1, Refs: int(p.refs[i]), Cached: p.blocks[i].hashed}
-		if p.blocks[i].hashed {
-			out[i].Used = p.blockSize
-		}
-	}
-	for _, req := range p.Requests() {
-		s := p.seqs[req]
-		for i, b := range s.blocks {
-			if out[b].Owner < 0 {
-				out[b].Owner = req
-			}
-			out[b].Used = max(out[b].Used, min(p.blockSize, s.n-i*p.blockSize))
-		}
+		out[i] = BlockState{Owner: owners[i], Used: used[i], Refs: int(p.refs[i]), Cached: p.blocks[i].hashed}
 	}
 	return out
 }
 
-// Occupancy writes each physical block's Owner and Used, as Snapshot
-// reports them, into owners and used (each of length NumBlocks()): what a
-// drawing of the pool needs, without Snapshot's allocations.
+// Occupancy writes each physical block's Owner (the lowest request id
+// holding it, or -1) and Used (slots holding tokens) into owners and used,
+// each of length NumBlocks(): what a drawing of the pool needs, without
+// Snapshot's allocations.
 func (p *Paged) Occupancy(owners, used []int) {
 	for i := range p.blocks {
 		owners[i], used[i] = -1, 0

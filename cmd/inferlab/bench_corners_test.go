@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,12 +79,14 @@ func TestCornerCases(t *testing.T) {
 			t.Errorf("%s: %v", tr.gen, err)
 			continue
 		}
-		var work int64
-		for _, r := range reqs {
-			work += 2*int64(r.Prompt) + 16*int64(r.Output)
+		// The heaviest accepted: the sandbox serves it, and refuses it as
+		// too heavy with a tenth more of its requests.
+		if _, _, err := sandbox.RunTrace(nil, reqs, tr.label); err != nil {
+			t.Errorf("%s: %v", tr.gen, err)
 		}
-		if work > 7_000_000 || work < 6_500_000 {
-			t.Errorf("%s: work %d, want just under the sandbox's 7,000,000", tr.gen, work)
+		more := append(slices.Clone(reqs), reqs[:len(reqs)/10+1]...)
+		if _, _, err := sandbox.RunTrace(nil, more, tr.label); err == nil || !strings.Contains(err.Error(), "too heavy") {
+			t.Errorf("%s with %d more requests: %v, want refused as too heavy", tr.gen, len(reqs)/10+1, err)
 		}
 	}
 	for _, bad := range []string{"1,2,3", "a,1,1,0", "1,1,1,-2"} {

@@ -164,7 +164,7 @@ bench: check-go
 	$(GO) run ./cmd/inferlab bench
 
 # BENCHMARKS.md, "The same scenarios in WebAssembly": internal/bench/benchrun built natively and for
-# js/wasm; the native build starts both per scenario and round (GOGC=400 in both, as the page sets).
+# js/wasm; the native build starts both per scenario and round (GOGC app/sim.GCPercent in both, as the page sets).
 BENCH_ONLY   ?= core-10k-uniform,core-10k-chat,lesson-garage-1000,lesson-garage
 BENCH_ROUNDS ?= 3
 BENCH_RUNS   ?= 5

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/inferlab/inferlab/app"
+	"github.com/inferlab/inferlab/app/sim"
 	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
@@ -17,10 +18,7 @@ func main() {
 	if perf := goapp.Window().Get("performance"); perf.Truthy() && perf.Get("mark").Truthy() {
 		perf.Call("mark", "inferlab:main")
 	}
-	// Lesson scripts keep every step's scene in memory (megabytes), and the
-	// stop-the-world collector of WebAssembly then runs often during renders;
-	// trading memory for fewer collections keeps step changes within a frame.
-	debug.SetGCPercent(400)
+	debug.SetGCPercent(sim.GCPercent)
 	app.Register()
 	goapp.RunWhenOnBrowser()
 }

@@ -158,3 +158,10 @@ func Run(req Request) []byte {
 	}
 	return Encode(rep, s)
 }
+
+// GCPercent is the GOGC both WebAssembly entry points set (wasm/main.go,
+// wasm/sim) and `make bench-wasm` measures with: a script keeps every
+// step's scenes in memory (megabytes), and trading memory for fewer
+// collections of WebAssembly's stop-the-world collector keeps simulations
+// fast and step changes within a frame.
+const GCPercent = 400

@@ -5,12 +5,12 @@ package main
 import (
 	"runtime/debug"
 	"syscall/js"
+
+	"github.com/inferlab/inferlab/app/sim"
 )
 
 func main() {
-	// A simulation allocates its whole script; fewer collections make it
-	// faster, and the worker holds nothing else.
-	debug.SetGCPercent(400)
+	debug.SetGCPercent(sim.GCPercent)
 	simulate := js.FuncOf(func(this js.Value, args []js.Value) any {
 		if len(args) == 0 || args[0].Type() != js.TypeString {
 			return js.Null()

@@ -8,8 +8,8 @@
 // build of this same program once per scenario (alternating which goes
 // first), each making --warmup unmeasured runs and then --runs measured
 // ones, and prints per scenario the median of all measured runs in each,
-// and their ratio. Both run with GOGC=400, what the browser's entry points
-// set (wasm/main.go, wasm/sim), unless --gogc says otherwise.
+// and their ratio. Both run with the GOGC the browser's entry points set
+// (app/sim.GCPercent, 400), unless --gogc says otherwise.
 //
 // Without --wasm it measures the scenarios in this process and prints them
 // as JSON (internal/bench.Result, with every run's time): what the driver
@@ -23,8 +23,10 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
+	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/internal/bench"
 	"github.com/inferlab/inferlab/internal/bench/suite"
 )
@@ -55,7 +57,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.wasm, "wasm", "", "compare with this WebAssembly build of benchrun (GOOS=js GOARCH=wasm) under Node.js")
 	fs.StringVar(&o.wasmExec, "exec", "", "go_js_wasm_exec, the Go distribution's Node.js launcher (default: `go env GOROOT`/lib/wasm/go_js_wasm_exec)")
 	fs.IntVar(&o.rounds, "rounds", 3, "with --wasm: rounds of one WebAssembly and one native process per scenario, 1 to 20")
-	fs.StringVar(&o.gogc, "gogc", "400", "with --wasm: GOGC of both children (the browser's entry points set 400)")
+	fs.StringVar(&o.gogc, "gogc", strconv.Itoa(sim.GCPercent), "with --wasm: GOGC of both children (the browser's entry points set sim.GCPercent)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -17,8 +17,12 @@ import (
 // while the answer is computed, and decodes the answer's head and then each
 // step's scenes when shown. The worker client keeps only the latest request:
 // a newer one terminates a worker still busy with an older one. Where no
-// worker can start (a browser without workers, a blocked file), the page
-// builds in its own thread, as it did before. The server builds at once.
+// worker can start (a browser without workers, a blocked file), the client
+// runs sim.wasm on the page's thread instead (web/lab.js). The page's own
+// WebAssembly never simulates: the lessons' simulations are not linked into
+// it (lessons.Lesson.Build), which keeps app.wasm within its size budget.
+// The server builds at once (runHere), and carries the script of the
+// state it prerenders in the page (sim.EmbedText).
 
 // simRun is the simulation asked for and not answered yet.
 type simRun struct {
@@ -72,6 +76,8 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) {
 	}
 	p.sim = simRun{ticket: t, req: req, values: p.values, upload: upload, unsent: true}
 	if app.IsServer {
+		// A constant: the browser's build leaves this call out, and with it
+		// every lesson's simulation.
 		p.runHere()
 	}
 }
@@ -84,8 +90,8 @@ func (p *Player) flush(ctx app.Context) {
 	p.sim.unsent = false
 	run := p.sim
 	client := app.Window().Get("inferlab")
-	if !client.Truthy() || !client.Get("sim").Truthy() || client.Get("sim").Get("broken").Bool() {
-		p.dispatch(ctx, func(ctx app.Context) { p.runHereIf(ctx, run.ticket) })
+	if !client.Truthy() || !client.Get("sim").Truthy() {
+		p.answer(ctx, run, nil, simUnavailable+": the page's script (web/lab.js) did not load")
 		return
 	}
 	body, err := run.req.Body()
@@ -124,7 +130,7 @@ func (p *Player) cancelSim() {
 // Errors the worker client reports instead of an answer (web/lab.js).
 const (
 	simSuperseded  = "superseded"  // a newer request replaced this one
-	simUnavailable = "unavailable" // no worker could start: build here
+	simUnavailable = "unavailable" // no simulation could start, not even on the page's thread
 )
 
 // answer handles the worker's answer to run: the reply's bytes, or why
@@ -133,18 +139,17 @@ func (p *Player) answer(ctx app.Context, run simRun, data []byte, msg string) {
 	if !p.st.Due(run.ticket) {
 		return // superseded: a newer run is pending or the state changed
 	}
-	switch {
-	case msg == simSuperseded:
-		return
-	case strings.HasPrefix(msg, simUnavailable):
-		p.runHereIf(ctx, run.ticket)
+	if msg == simSuperseded {
 		return
 	}
 	var rep sim.Reply
 	var s *sim.Script
-	if msg != "" {
+	switch {
+	case strings.HasPrefix(msg, simUnavailable):
+		rep.Failure = &Failure{Lesson: run.req.Slug, Params: run.req.Params, Message: "the simulation could not start in this browser (" + msg + "); the command below runs it"}
+	case msg != "":
 		rep.Failure = &Failure{Lesson: run.req.Slug, Params: run.req.Params, Message: "the simulation stopped: " + msg}
-	} else {
+	default:
 		var err error
 		if rep, s, err = sim.Decode(data); err != nil {
 			rep = sim.Reply{Failure: &Failure{Lesson: run.req.Slug, Params: run.req.Params, Message: err.Error()}}
@@ -155,16 +160,7 @@ func (p *Player) answer(ctx app.Context, run simRun, data []byte, msg string) {
 	}
 }
 
-// runHereIf builds the pending run in this thread if it is still wanted.
-func (p *Player) runHereIf(ctx app.Context, t playback.Ticket) {
-	if p.st.Due(t) && p.sim.ticket == t {
-		p.runHere()
-		p.syncURL(ctx)
-	}
-}
-
-// runHere builds the pending run in this thread (the server, or a browser
-// without a worker).
+// runHere builds the pending run in this thread (the server only).
 func (p *Player) runHere() {
 	run := p.sim
 	l := lessons.Get(run.req.Slug)
@@ -226,11 +222,9 @@ func (p *Player) deliver(run simRun, rep sim.Reply, s *sim.Script) bool {
 }
 
 // useEmbedded shows the script the prerendered page carries
-// (#script-data, written by the server for small scripts; sim.EmbedJSON):
-// as the wanted state when it is the one (no simulation then), else marked
-// stale while the wanted one is computed. When the page only notes that its
-// state is cheap to build, and it is the wanted one, it is built here at
-// once. It is read once per page load.
+// (#script-data, written by the server; sim.EmbedText): as the wanted
+// state when it is the one (no simulation then), else marked stale while
+// the wanted one is computed. It is read once per page load.
 func (p *Player) useEmbedded() {
 	if p.embedded || !app.IsClient {
 		return
@@ -249,18 +243,11 @@ func (p *Player) useEmbedded() {
 	if key == p.st.Wanted() && p.st.Busy() {
 		run := p.sim
 		run.unsent = false
-		if s == nil {
-			// Cheap to build, too big to carry: build it here, now.
-			p.runHere()
-			return
-		}
 		p.deliver(run, sim.Reply{}, s)
 		return
 	}
-	if s != nil {
-		p.st.ShowStale(key, s)
-		p.shownValues, _ = p.lesson.Resolve(params)
-	}
+	p.st.ShowStale(key, s)
+	p.shownValues, _ = p.lesson.Resolve(params)
 }
 
 // renderEmbedded is the script of the state shown, for the page to carry
@@ -269,7 +256,7 @@ func (p *Player) renderEmbedded() app.UI {
 	if !app.IsServer || p.st.Stale() || p.st.Script == nil {
 		return nil
 	}
-	text, ok := sim.EmbedJSON(p.st.Shown(), p.shownValues.Text(), p.st.Script.Script)
+	text, ok := sim.EmbedText(p.st.Shown(), p.shownValues.Text(), p.st.Script.Script)
 	if !ok {
 		return nil
 	}

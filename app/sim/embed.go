@@ -3,75 +3,71 @@ package sim
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// A prerendered lesson page (the lesson at its defaults) carries what the
-// page needs to step that state as soon as its app starts, without waiting
-// for the simulation worker to start:
-//
-//   - the script itself, when its JSON is at most MaxEmbed: most lessons'
-//     defaults are 5–60 kB and decode in a few milliseconds, where
-//     simulating them can take a second or more (smart-routing); batching's
-//     350 kB decode in 5–7 ms natively (a few times that in WebAssembly,
-//     well under the 100 ms the page's thread may be held);
-//   - else, when the build's counted work (Script.Work) is at most
-//     LocalWork, a note that the page may build it on its own thread:
-//     garage's defaults are 3 MB of JSON (decoding them at once would hold
-//     the page for hundreds of ms) but build in about 10 ms natively, far
-//     less than starting the worker (fetching and compiling sim.wasm,
-//     starting Go) costs on a busy machine;
-//   - else nothing: the worker computes it.
-const (
-	MaxEmbed  = 512 << 10
-	LocalWork = 100_000
-)
+// A prerendered lesson page (the lesson at its defaults) carries the
+// script of that state in the wire format (Encode), so the page can step
+// it as soon as its app starts, without waiting for the simulation worker
+// (fetching and compiling sim.wasm and starting Go take 0.4–2.5 s on a
+// busy machine; the page's own WebAssembly has no simulations in it). The
+// page decodes the head at once and each step's scenes when shown, as it
+// does a worker's reply: garage's defaults are 3 MB (42 steps of two
+// 2,048-block grids), of which a step is about 80 kB. A script over
+// MaxEmbed is not carried; the worker computes it.
+const MaxEmbed = 4 << 20
 
-// embedded is the JSON a prerendered page carries: the state's key (the
-// canonical knob text) so the page uses it only for the same state, its
-// knobs, and its script, or Local.
-type embedded struct {
+// embedHead is the first line of the embedded text: the state's key (the
+// canonical knob text) so the page uses the script only for the same
+// state, and its knobs.
+type embedHead struct {
 	Key    string            `json:"key"`
 	Params map[string]string `json:"params"`
-	Script *lessons.Script   `json:"script,omitempty"`
-	Local  bool              `json:"local,omitempty"`
 }
 
-// EmbedJSON is what a page shows for the state key (built with the
-// canonical knob text params) carries about script s (see MaxEmbed and
-// LocalWork), or false when nothing. encoding/json escapes <, > and &, so
-// the text is safe inside a <script type="application/json"> element.
-func EmbedJSON(key string, params map[string]string, s *lessons.Script) (string, bool) {
+// EmbedText is what a page showing the state key (built with the canonical
+// knob text params) carries about script s: a line of JSON naming the
+// state, then the script in the wire format; or false when s is nil, does
+// not encode, or is over MaxEmbed. The text is safe inside a
+// <script type="application/json"> element: every string in it is JSON
+// with <, > and & escaped.
+func EmbedText(key string, params map[string]string, s *lessons.Script) (string, bool) {
 	if s == nil {
 		return "", false
 	}
-	b, err := json.Marshal(embedded{Key: key, Params: params, Script: s})
-	if err == nil && len(b) <= MaxEmbed {
-		return string(b), true
-	}
-	if s.Work > LocalWork {
+	wire := Encode(Reply{}, s)
+	if rep, _, err := Decode(wire); err != nil || rep.Failure != nil || len(wire) > MaxEmbed {
 		return "", false
 	}
-	b, err = json.Marshal(embedded{Key: key, Params: params, Local: true})
-	return string(b), err == nil
+	h, err := json.Marshal(embedHead{Key: key, Params: params})
+	if err != nil {
+		return "", false
+	}
+	return string(h) + "\n" + string(wire), true
 }
 
-// ReadEmbedded decodes EmbedJSON's text: the state's key, its knobs, and
-// its script, or nil when the page may build it on its own thread.
+// ReadEmbedded decodes EmbedText's text: the state's key, its knobs, and
+// its script (each step's scenes decoded when first asked for).
 func ReadEmbedded(text string) (key string, params map[string]string, s *Script, err error) {
-	if len(text) > MaxEmbed {
+	if len(text) > MaxEmbed+64<<10 {
 		return "", nil, nil, errors.New("sim: embedded script over the size limit")
 	}
-	var e embedded
-	if err := json.Unmarshal([]byte(text), &e); err != nil {
+	line, wire, ok := strings.Cut(text, "\n")
+	if !ok {
+		return "", nil, nil, errors.New("sim: embedded script without its state")
+	}
+	var h embedHead
+	if err := json.Unmarshal([]byte(line), &h); err != nil {
 		return "", nil, nil, err
 	}
-	if e.Local {
-		return e.Key, e.Params, nil, nil
+	rep, s, err := Decode([]byte(wire))
+	if err != nil {
+		return "", nil, nil, err
 	}
-	if e.Script == nil || len(e.Script.Steps) == 0 {
+	if rep.Failure != nil || s.Count() == 0 {
 		return "", nil, nil, errors.New("sim: embedded script has no steps")
 	}
-	return e.Key, e.Params, Local(e.Script), nil
+	return h.Key, h.Params, s, nil
 }

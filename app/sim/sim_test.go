@@ -50,20 +50,19 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("metrics or claims differ after the round trip")
 			}
 
-			if text, ok := EmbedJSON("k", params, built); ok {
-				key, ps, emb, err := ReadEmbedded(text)
-				if err != nil || key != "k" || !reflect.DeepEqual(ps, params) {
-					t.Fatalf("embedded: %q %v", key, err)
-				}
-				if emb == nil {
-					if built.Work > LocalWork {
-						t.Fatalf("a build of work %d > %d marked for the page's own thread", built.Work, LocalWork)
-					}
-					return // the page builds it
-				}
-				if !reflect.DeepEqual(*emb.Script, want) {
-					t.Fatalf("the embedded script differs from the built one")
-				}
+			// Every lesson's default script is carried by its prerendered
+			// page (MaxEmbed), and reads back the same.
+			text, ok := EmbedText("k", params, built)
+			if !ok {
+				t.Fatalf("the defaults' script (%d bytes on the wire) is not carried by the page", len(Run(Request{Slug: l.Slug, Params: params})))
+			}
+			key, ps, emb, err := ReadEmbedded(text)
+			if err != nil || key != "k" || !reflect.DeepEqual(ps, params) {
+				t.Fatalf("embedded: %q %v", key, err)
+			}
+			embFull, err := emb.Full()
+			if err != nil || !reflect.DeepEqual(*embFull, want) {
+				t.Fatalf("the embedded script differs from the built one (%v)", err)
 			}
 		})
 	}
@@ -120,10 +119,13 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 	good := Run(Request{Slug: "block-table", Params: map[string]string{}})
 	for name, b := range map[string][]byte{
 		"empty":     nil,
-		"magic":     []byte("XXXX\x00\x00\x00\x00"),
+		"magic":     []byte("XXXX0000000000"),
+		"old magic": []byte("ILS1{}\x02\x00\x00\x00"),
 		"truncated": good[:10],
-		"head":      []byte("ILS1{!\x02\x00\x00\x00"),
-		"length":    []byte("ILS1{}\xff\x00\x00\x00"),
+		"head":      []byte("ILS2{!0000000002"),
+		"length":    []byte("ILS2{}0000000255"),
+		"digits":    []byte("ILS2{}00000000x2"),
+		"negative":  []byte("ILS2{}-000000002"),
 	} {
 		if _, _, err := Decode(b); err == nil {
 			t.Errorf("%s: no error", name)
@@ -143,30 +145,39 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 	}
 }
 
-// The embedded text must not close the <script> element it sits in.
-func TestEmbedJSONIsScriptSafe(t *testing.T) {
-	s := &lessons.Script{Steps: []lessons.Step{{Title: "</script><b>", Narration: "a & b"}}}
-	text, ok := EmbedJSON("k", nil, s)
-	if !ok || strings.Contains(text, "</") || strings.Contains(text, "&") {
-		t.Fatalf("not script-safe: %s", text)
+// The embedded text must not close the <script> element it sits in, nor
+// open a comment, wherever the text comes from: narration, scene titles or
+// the block labels the wire format writes by hand.
+func TestEmbedTextIsScriptSafe(t *testing.T) {
+	nasty := "</script><!-- a & b \u2028"
+	s := &lessons.Script{Steps: []lessons.Step{{Title: nasty, Narration: nasty, Scenes: []scene.Scene{{
+		Title: nasty,
+		Grid:  &scene.BlockGrid{BlockSize: 4, Blocks: []scene.Block{{Owner: 1, Label: nasty, Used: 2}, {Owner: 2, Label: "R2 <", Used: 4}}},
+	}}}}}
+	text, ok := EmbedText("k", map[string]string{"a": nasty}, s)
+	if !ok {
+		t.Fatal("not embedded")
 	}
-	var back embedded
-	if err := json.Unmarshal([]byte(text), &back); err != nil || back.Script.Steps[0].Title != "</script><b>" {
-		t.Fatalf("%v %+v", err, back)
+	for _, bad := range []string{"</", "<!--", "<", ">", "&", "\u2028"} {
+		if strings.Contains(text, bad) {
+			t.Fatalf("the embedded text contains %q: %s", bad, text)
+		}
 	}
-	// Over MaxEmbed: a note to build it on the page's thread when its work
-	// is small, else nothing.
-	big := &lessons.Script{Steps: []lessons.Step{{Narration: strings.Repeat("x", MaxEmbed)}}, Work: LocalWork}
-	text, ok = EmbedJSON("k", map[string]string{"a": "1"}, big)
-	if !ok || len(text) > 100 {
-		t.Fatalf("a big, cheap script: %v %.100s", ok, text)
+	key, ps, back, err := ReadEmbedded(text)
+	if err != nil || key != "k" || ps["a"] != nasty {
+		t.Fatalf("%q %v %v", key, ps, err)
 	}
-	if key, ps, s, err := ReadEmbedded(text); err != nil || key != "k" || ps["a"] != "1" || s != nil {
-		t.Errorf("the note reads back as %q %v %v %v", key, ps, s, err)
+	full, err := back.Full()
+	if err != nil || !reflect.DeepEqual(*full, *s) {
+		t.Fatalf("read back %+v (%v), want %+v", full, err, s)
 	}
-	big.Work++
-	if _, ok := EmbedJSON("k", nil, big); ok {
-		t.Error("a big script of much work was embedded or marked local")
+	// Over MaxEmbed: not carried (the worker computes it).
+	big := &lessons.Script{Steps: []lessons.Step{{Narration: strings.Repeat("x", MaxEmbed)}}}
+	if _, ok := EmbedText("k", nil, big); ok {
+		t.Error("a script over MaxEmbed was embedded")
+	}
+	if _, _, _, err := ReadEmbedded(`{"key":"k"}`); err == nil {
+		t.Error("a text without a script read back")
 	}
 }
 

@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/inferlab/inferlab/lessons"
@@ -25,7 +25,7 @@ type Reply struct {
 
 // The wire format of a reply, built by Encode and read by Decode:
 //
-//	"ILS1" | scenes… | head (JSON) | head length (uint32, little endian)
+//	"ILS2" | scenes… | head (JSON) | head length (10 decimal digits)
 //
 // The head holds the Reply, every step's title, narration, cursor and quiz,
 // the metrics and claims, and where each step's scenes end in the bytes
@@ -34,8 +34,14 @@ type Reply struct {
 // step: garage's 42 steps of two 2,048-block grids are 3 MB of JSON, which
 // encoding/json decodes in about 50 ms natively and several times that in
 // WebAssembly, far over a frame; one step is about 80 kB. The head comes
-// last so the scenes are written once, in place.
-const magic = "ILS1"
+// last so the scenes are written once, in place. The format is text: JSON
+// with <, > and & escaped as encoding/json escapes them, and a decimal
+// length, so a prerendered page can carry it in a <script> element
+// (EmbedText).
+const (
+	magic     = "ILS2"
+	lenDigits = 10
+)
 
 type head struct {
 	Reply
@@ -73,7 +79,7 @@ func Encode(r Reply, s *lessons.Script) []byte {
 		return Encode(Reply{Failure: &Failure{Message: "encoding the script: " + err.Error()}}, nil)
 	}
 	out = append(out, hb...)
-	return binary.LittleEndian.AppendUint32(out, uint32(len(hb)))
+	return fmt.Appendf(out, "%0*d", lenDigits, len(hb))
 }
 
 // sizeHint guesses the encoded size, so the buffer grows once: about 45
@@ -97,12 +103,12 @@ func sizeHint(s *lessons.Script) int {
 // Decode reads a reply in the wire format. The script is nil when the reply
 // carries none (a failure). The script keeps b: do not change it afterwards.
 func Decode(b []byte) (Reply, *Script, error) {
-	if len(b) < len(magic)+4 || string(b[:len(magic)]) != magic {
+	if len(b) < len(magic)+lenDigits || string(b[:len(magic)]) != magic {
 		return Reply{}, nil, errors.New("sim: not a simulation reply")
 	}
-	n := int(binary.LittleEndian.Uint32(b[len(b)-4:]))
-	body := b[len(magic) : len(b)-4]
-	if n > len(body) {
+	n, err := strconv.Atoi(string(b[len(b)-lenDigits:]))
+	body := b[len(magic) : len(b)-lenDigits]
+	if err != nil || n < 0 || n > len(body) {
 		return Reply{}, nil, errors.New("sim: truncated reply")
 	}
 	var h head
@@ -257,11 +263,14 @@ func appendGrid(buf []byte, g *scene.BlockGrid) []byte {
 	return append(buf, "]}"...)
 }
 
-// appendJSONString writes s as a JSON string: quotes, backslashes and
-// control characters escaped, everything else (UTF-8 included) as is;
-// invalid UTF-8 goes through encoding/json, which replaces it as it would.
+// appendJSONString writes s as a JSON string that encoding/json decodes to
+// s: quotes and backslashes escaped; control characters, <, > and & as
+// \u00XX (as json.Marshal escapes the last three, so the text is safe
+// inside a <script> element); everything else (UTF-8 included) as is.
+// Strings with invalid UTF-8, U+2028 or U+2029 (rare in labels) go through
+// encoding/json itself, which replaces or escapes them.
 func appendJSONString(buf []byte, s string) []byte {
-	if !utf8.ValidString(s) {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, '\u2028') || strings.ContainsRune(s, '\u2029') {
 		b, _ := json.Marshal(s)
 		return append(buf, b...)
 	}
@@ -271,7 +280,7 @@ func appendJSONString(buf []byte, s string) []byte {
 		switch {
 		case c == '"' || c == '\\':
 			buf = append(buf, '\\', c)
-		case c < 0x20:
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
 			buf = append(buf, `\u00`...)
 			buf = append(buf, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
 		default:

@@ -110,7 +110,7 @@ func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim, h
 			return app.Div().Class("panels").Body(
 				hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
 					p.paramsPanel(),
-					app.If(p.lesson != nil && p.lesson.BuildTrace != nil, func() app.UI { return p.renderTrace() }),
+					app.If(p.lesson != nil && p.lesson.TakesTrace(), func() app.UI { return p.renderTrace() }),
 				),
 				hideIf(app.Div().Class("metrics-wrap"), hideFinal).Body(&metricsPanel{Metrics: metrics}),
 			)

@@ -22,7 +22,7 @@ func tooLarge(l *lessons.Lesson, name string, size int64) error {
 // parse, or that the lesson cannot run with its knobs, leaves the page as it
 // was and says why in #trace-error (Player.deliver).
 func (p *Player) tryTrace(ctx app.Context, name, text string) {
-	if p.lesson == nil || p.lesson.BuildTrace == nil {
+	if p.lesson == nil || !p.lesson.TakesTrace() {
 		return
 	}
 	p.traceSeq++

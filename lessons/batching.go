@@ -43,7 +43,7 @@ var batchingLesson = &Lesson{
 		seedParam,
 	},
 	Check:   checkBatching,
-	Build:   buildBatching,
+	sim:     batchingSim{},
 	MaxWork: batchingMaxWork,
 	// The heaviest accepted settings found by a search over the knobs'
 	// ends (3.6–3.8 million units counted; BENCHMARKS.md).
@@ -403,7 +403,11 @@ type spreadPoint struct {
 	spread, static, dynamic, cont float64 // output tok/s
 }
 
-func buildBatching(v Values) (*Script, error) {
+// batchingSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type batchingSim struct{}
+
+func (batchingSim) build(v Values) (*Script, error) {
 	r, err := runBatching(v)
 	if err != nil {
 		return nil, err

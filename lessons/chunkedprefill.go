@@ -29,7 +29,7 @@ var chunkedPrefill = &Lesson{
 		{Key: "chunk_size", Label: "Token budget per step", Unit: "tokens", Help: "vLLM's max_num_batched_tokens with chunking on: decodes first, the prompt chunk takes the rest.", Kind: Int, Default: 512, Min: 64, Max: 16384, Step: 64},
 	},
 	Check:   checkChunkedPrefill,
-	Build:   buildChunkedPrefill,
+	sim:     chunkedPrefillSim{},
 	MaxWork: chunkedMaxWork,
 	HeavyCorners: []map[string]string{
 		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "7168"},
@@ -235,7 +235,11 @@ type chunkedPrefillRun struct {
 	work int64
 }
 
-func buildChunkedPrefill(v Values) (*Script, error) {
+// chunkedPrefillSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type chunkedPrefillSim struct{}
+
+func (chunkedPrefillSim) build(v Values) (*Script, error) {
 	r, err := runChunkedPrefill(v)
 	if err != nil {
 		return nil, err

@@ -214,12 +214,12 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 		return &Lesson{
 			Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
 			Params: []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
-			Build: func(v Values) (*Script, error) {
+			sim: simFunc(func(v Values) (*Script, error) {
 				return &Script{
 					Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
 					Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
 				}, nil
-			},
+			}),
 		}
 	}
 	if p := contractProblems(good(), false); len(p) > 0 {
@@ -231,59 +231,59 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 		want   string
 	}{
 		{"defaults fail", func(l *Lesson) {
-			l.Build = func(Values) (*Script, error) { return nil, errors.New("boom") }
+			l.sim = simFunc(func(Values) (*Script, error) { return nil, errors.New("boom") })
 		}, "defaults do not build"},
 		{"not deterministic", func(l *Lesson) {
 			calls := 0
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				calls++
 				s.Steps[0].Narration += strings.Repeat("!", calls)
 				return s, err
-			}
+			})
 		}, "two different scripts"},
 		{"NaN metric", func(l *Lesson) {
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Metrics[0].Value = math.NaN()
 				return s, err
-			}
+			})
 		}, "is NaN"},
 		{"metric without unit", func(l *Lesson) {
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Metrics[0].Unit = ""
 				return s, err
-			}
+			})
 		}, "no unit"},
 		{"duplicate metric", func(l *Lesson) {
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Metrics = append(s.Metrics, s.Metrics[0])
 				return s, err
-			}
+			})
 		}, "appears twice"},
 		{"untitled step", func(l *Lesson) {
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Steps = append(s.Steps, Step{Narration: "no title"})
 				return s, err
-			}
+			})
 		}, "no title or no narration"},
 		{"max knob panics", func(l *Lesson) {
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				if v.Int("n") == 4 {
 					var s []int
 					_ = s[v.Int("n")]
 				}
 				return b(v)
-			}
+			})
 		}, "panicked"},
 		{"unnamed refusal", func(l *Lesson) {
 			l.Check = func(v Values) error {
@@ -294,22 +294,22 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 			}
 		}, "refused without naming a knob"},
 		{"mention of an unmarked element", func(l *Lesson) {
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Steps[0].Mentions = []scene.Mention{{Text: "n is", Scene: "grid", Ref: "block:1"}}
 				return s, err
-			}
+			})
 		}, "marks no such element"},
 		{"heavy corner over the bound", func(l *Lesson) {
 			l.MaxWork = 10
 			l.HeavyCorners = []map[string]string{{"n": "4"}}
-			b := l.Build
-			l.Build = func(v Values) (*Script, error) {
+			b := l.sim.build
+			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Work = int64(v.Int("n")) * 100
 				return s, err
-			}
+			})
 		}, "over MaxWork"},
 	}
 	for _, c := range cases {

@@ -37,7 +37,7 @@ var cowFork = &Lesson{
 		}
 		return nil
 	},
-	Build: buildCowFork,
+	sim: cowForkSim{},
 	// Script.Work counts, over both passes, the samples' token writes
 	// (n·output), the prompt tokens admitted (n·prompt) and the blocks and
 	// table entries drawn at up to maxForkDecodeSteps + 5 steps, each at
@@ -53,7 +53,11 @@ var cowFork = &Lesson{
 
 func init() { register(cowFork) }
 
-func buildCowFork(v Values) (*Script, error) {
+// cowForkSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type cowForkSim struct{}
+
+func (cowForkSim) build(v Values) (*Script, error) {
 	run, err := runCowFork(v)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ var cudaGraphs = &Lesson{
 		{Key: "max_num_seqs", Label: "max_num_seqs", Unit: "sequences", Help: "vLLM's running-batch limit; it sets the largest capture size, min(2·max_num_seqs, 512). vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 1024, Step: 1},
 	},
 	Check: checkCUDAGraphs,
-	Build: buildCUDAGraphs,
+	sim:   cudaGraphsSim{},
 	// Pricing only: every knob combination stays far below this (the
 	// heaviest, 405B at TP 8 with 1,024 sequences, counts about 800,000:
 	// 40 ms natively).
@@ -421,7 +421,11 @@ type graphsRun struct {
 	validation []cudagraph.ValidationResult
 }
 
-func buildCUDAGraphs(v Values) (*Script, error) {
+// cudaGraphsSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type cudaGraphsSim struct{}
+
+func (cudaGraphsSim) build(v Values) (*Script, error) {
 	r, err := runCUDAGraphs(v)
 	if err != nil {
 		return nil, err

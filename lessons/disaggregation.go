@@ -56,7 +56,7 @@ var disaggregation = &Lesson{
 		return workBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
 			2*requestWork(disaggLengths(v)), servingCheckWork)
 	},
-	Build:   buildDisaggregation,
+	sim:     disaggregationSim{},
 	MaxWork: servingMaxWork,
 	// The heaviest accepted settings of each shape: the most requests, the
 	// longest prompts and outputs on 16 workers, long outputs one request
@@ -171,7 +171,11 @@ type linkSweep struct {
 	probe float64
 }
 
-func buildDisaggregation(v Values) (*Script, error) {
+// disaggregationSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type disaggregationSim struct{}
+
+func (disaggregationSim) build(v Values) (*Script, error) {
 	r, err := runDisaggregation(v)
 	if err != nil {
 		return nil, err

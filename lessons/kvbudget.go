@@ -34,7 +34,7 @@ var kvBudget = &Lesson{
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "The profiling run's dummy tokens: a larger step needs a larger activation reserve.", Kind: Int, Default: 8192, Min: 512, Max: 65536, Step: 512},
 	},
 	Check: checkKVBudget,
-	Build: buildKVBudget,
+	sim:   kvBudgetSim{},
 	// Arithmetic only: one unit per pool sized (about 40 at most).
 	MaxWork: 200,
 	HeavyCorners: []map[string]string{
@@ -183,7 +183,11 @@ type kvBudgetRun struct {
 	work    int64
 }
 
-func buildKVBudget(v Values) (*Script, error) {
+// kvBudgetSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type kvBudgetSim struct{}
+
+func (kvBudgetSim) build(v Values) (*Script, error) {
 	r, err := runKVBudget(v)
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ var kvTiers = &Lesson{
 		}
 		return kvTiersFit(v)
 	},
-	Build:   buildKVTiers,
+	sim:     kvTiersSim{},
 	MaxWork: kvTiersMaxWork,
 	// The longest prompts and prefixes on the models with the longest
 	// context and the most KV per token.
@@ -161,7 +161,11 @@ type diskFilterRow struct {
 	onceOff, reusedOff   bool
 }
 
-func buildKVTiers(v Values) (*Script, error) {
+// kvTiersSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type kvTiersSim struct{}
+
+func (kvTiersSim) build(v Values) (*Script, error) {
 	r, err := runKVTiers(v)
 	if err != nil {
 		return nil, err

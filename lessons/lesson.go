@@ -1,7 +1,7 @@
 // Package lessons holds the lab's lessons and the contract they follow.
 //
-// A lesson is data, not UI: metadata, typed parameters, and a Build function
-// that runs the core simulation and returns a Script of steps. Each step
+// A lesson is data, not UI: metadata, typed parameters, and a simulation
+// (Lesson.Build) that runs the core and returns a Script of steps. Each step
 // carries a narration and the scenes (package scene) a renderer draws. The
 // browser player and the `inferlab run` command show the same Script, so the
 // same parameters give the same figures everywhere.
@@ -29,14 +29,9 @@ type Lesson struct {
 	// Check validates relations between parameters after each one passed its
 	// own range check (e.g. prompt_min ≤ prompt_max). It may be nil.
 	Check func(Values) error
-	// Build runs the simulation. It is only called with values that passed
-	// Resolve and Check, and must be deterministic in them.
-	Build func(Values) (*Script, error)
-	// BuildTrace, when set, runs the lesson on requests read from a trace
-	// (core/workload's JSONL format) instead of the workload its knobs
-	// generate; name labels the trace in the narration. Nil for lessons
-	// that take no trace.
-	BuildTrace func(v Values, trace []workload.Request, name string) (*Script, error)
+	// sim runs the lesson's simulation (see simulation for why it is an
+	// interface value, not a func).
+	sim simulation
 
 	// MaxWork bounds Script.Work for every knob combination the lesson
 	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +
@@ -48,6 +43,63 @@ type Lesson struct {
 	// author's claim, checked by the contract test: each must build, and its
 	// counted Work must stay within MaxWork).
 	HeavyCorners []map[string]string
+}
+
+// simulation is what a lesson runs: each lesson file declares an empty type
+// (e.g. garageSim) whose build method is the simulation.
+//
+// Why an interface and not a func field: the page's WebAssembly (app.wasm)
+// registers every lesson for its metadata and knobs but never runs a
+// simulation (a Web Worker with its own wasm, ./wasm/sim, does). A func
+// value in the registration literal is a reference the linker must keep,
+// with everything it calls; a method reached only through an interface is
+// kept only if reachable code calls that interface method (and app.wasm
+// reaches no reflect.Value.Method). With Build and BuildTrace as func
+// fields app.wasm was 13.7 MB (3.40 MB gzip -9); with methods, and no call
+// of Lesson.Build left in the page, it is 10.8 MB (2.70 MB gzip -9): the
+// simulations are gone (GOOS=js GOARCH=wasm go build -trimpath
+// -ldflags='-s -w' ./wasm). So a registered lesson's sim must be an empty
+// struct type with methods, never a func adapter nor a struct holding a
+// func (TestRegisteredSimulationsAreMethods).
+type simulation interface {
+	// build runs the simulation. It is only called with values that passed
+	// Resolve and Check, and must be deterministic in them.
+	build(Values) (*Script, error)
+}
+
+// traceSimulation is a simulation that also runs on requests read from a
+// trace (core/workload's JSONL format) instead of the workload its knobs
+// generate; name labels the trace in the narration.
+type traceSimulation interface {
+	simulation
+	buildTrace(v Values, trace []workload.Request, name string) (*Script, error)
+}
+
+// Build runs the lesson's simulation. It is only called with values that
+// passed Resolve and Check (Run does both), and is deterministic in them.
+func (l *Lesson) Build(v Values) (*Script, error) {
+	if l.sim == nil {
+		return nil, fmt.Errorf("%s: the lesson has no simulation", l.Slug)
+	}
+	return l.sim.build(v)
+}
+
+// TakesTrace reports whether the lesson runs on a trace (BuildTrace).
+func (l *Lesson) TakesTrace() bool {
+	_, ok := l.sim.(traceSimulation)
+	return ok
+}
+
+// BuildTrace runs the lesson on the requests of a trace instead of the
+// workload its knobs generate; name labels the trace in the narration. As
+// for Build, v passed Resolve and Check. It fails for a lesson that takes
+// no trace.
+func (l *Lesson) BuildTrace(v Values, trace []workload.Request, name string) (*Script, error) {
+	ts, ok := l.sim.(traceSimulation)
+	if !ok {
+		return nil, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
+	}
+	return ts.buildTrace(v, trace, name)
 }
 
 // Script is what a lesson's Build returns: the steps to play and the final
@@ -136,7 +188,7 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 	if err != nil {
 		return nil, v, err
 	}
-	if l.BuildTrace == nil {
+	if !l.TakesTrace() {
 		return nil, v, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
 	if len(trace) == 0 {

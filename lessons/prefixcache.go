@@ -26,7 +26,7 @@ var prefixCache = &Lesson{
 		{Key: "system", Label: "System prompt", Help: "The shared opening every request starts with.", Kind: Choice,
 			Choices: []string{"You are a careful assistant for the finance team .", "Answer briefly .", "You are a patient tutor who explains every step ."}},
 	},
-	Build:   buildPrefixCache,
+	sim:     prefixCacheSim{},
 	MaxWork: 1_000, // tokens walked through the tree: at most seven requests of ≤ 26 tokens, whatever the knobs
 	HeavyCorners: []map[string]string{
 		{"capacity": "26"}, {"capacity": "400", "system": "You are a patient tutor who explains every step ."},
@@ -144,7 +144,11 @@ type twistPair struct {
 	voc            vocab
 }
 
-func buildPrefixCache(v Values) (*Script, error) {
+// prefixCacheSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type prefixCacheSim struct{}
+
+func (prefixCacheSim) build(v Values) (*Script, error) {
 	r, err := runPrefixCache(v)
 	if err != nil {
 		return nil, err

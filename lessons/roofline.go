@@ -27,7 +27,7 @@ var roofline = &Lesson{
 		{Key: "prompt", Label: "Prefill prompt", Unit: "tokens", Kind: Int, Default: 2048, Min: 1, Max: 131072, Step: 1},
 	},
 	Check: checkRoofline,
-	Build: buildRoofline,
+	sim:   rooflineSim{},
 	// Pricing only, bounded by the knobs' ranges: the heaviest setting
 	// prices about 60 steps of the largest model.
 	MaxWork: 1_000_000,
@@ -162,7 +162,11 @@ func maxDecodeBatch(g hardware.GPU, m hardware.Model, ctx, limit int) int {
 	return maxFitting(limit, func(n int) bool { return decodeFit(g, m, n, ctx).Check() == nil })
 }
 
-func buildRoofline(v Values) (*Script, error) {
+// rooflineSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type rooflineSim struct{}
+
+func (rooflineSim) build(v Values) (*Script, error) {
 	r, err := runRoofline(v)
 	if err != nil {
 		return nil, err

@@ -43,9 +43,8 @@ var sandbox = &Lesson{
 		}
 		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests", requestWork(work), servingCheckWork)
 	},
-	Build:      buildSandbox,
-	BuildTrace: buildSandboxWith,
-	MaxWork:    servingMaxWork,
+	sim:     sandboxSim{},
+	MaxWork: servingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool
 	// (L4: preemptions), one request at a time with the
 	// smallest budget, and 16 workers behind the cache-aware router.
@@ -189,7 +188,11 @@ func (c contextCut) text() string {
 		comma(c.requests), comma(c.total), c.model.Name, comma(c.model.MaxPositions), comma(c.maxOutput), comma(c.limit), contextMargin)
 }
 
-func buildSandbox(v Values) (*Script, error) {
+// sandboxSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type sandboxSim struct{}
+
+func (sandboxSim) build(v Values) (*Script, error) {
 	w, cut := sandboxGenerated(v)
 	r, err := runSandbox(v, w, "")
 	if err != nil {
@@ -199,10 +202,10 @@ func buildSandbox(v Values) (*Script, error) {
 	return r.script(), nil
 }
 
-// buildSandboxWith runs the sandbox on the given requests; trace names
+// buildTrace runs the sandbox on the given requests; trace names
 // their source when they come from a file. A trace is not cut: a request
 // longer than the model's positions is refused, as vLLM refuses it.
-func buildSandboxWith(v Values, work []workload.Request, trace string) (*Script, error) {
+func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*Script, error) {
 	r, err := runSandbox(v, work, trace)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ var smartRouting = &Lesson{
 		{"requests": "222", "overload_requests": "8", "rate": "500", "workers": "16", "system_prompts": "32"},
 		{"requests": "8", "overload_requests": "603", "gpu": "l4", "model": "llama-2-7b", "hot_share": "100", "overload_rate": "1000", "prompt_min": "2048", "prompt_max": "2048"},
 	},
-	Build: buildSmartRouting,
+	sim: smartRoutingSim{},
 }
 
 func init() { register(smartRouting) }
@@ -226,7 +226,11 @@ func (w *routeWatch) Route(req router.Request, ws []router.WorkerState) router.D
 	return d
 }
 
-func buildSmartRouting(v Values) (*Script, error) {
+// smartRoutingSim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see simulation).
+type smartRoutingSim struct{}
+
+func (smartRoutingSim) build(v Values) (*Script, error) {
 	r, err := runSmartRouting(v)
 	if err != nil {
 		return nil, err

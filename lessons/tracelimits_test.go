@@ -14,7 +14,7 @@ import (
 // tokens, staggered: 19 s natively) is refused.
 func TestTraceLimitsBoundSteps(t *testing.T) {
 	for _, l := range All() {
-		if l.BuildTrace == nil {
+		if !l.TakesTrace() {
 			continue
 		}
 		lim := l.TraceLimits()

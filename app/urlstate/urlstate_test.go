@@ -23,12 +23,6 @@ func testLesson() *lessons.Lesson {
 			}
 			return nil
 		},
-		Build: func(v lessons.Values) (*lessons.Script, error) {
-			if v.Int("block") == 13 {
-				panic("unlucky block")
-			}
-			return &lessons.Script{Steps: []lessons.Step{{Title: "one"}, {Title: "two"}}}, nil
-		},
 	}
 }
 

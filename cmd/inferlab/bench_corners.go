@@ -57,7 +57,7 @@ func cornerCases() []cornerCase {
 		}
 	}
 	for _, l := range lessons.All() {
-		if l.BuildTrace == nil {
+		if !l.TakesTrace() {
 			continue
 		}
 		for _, t := range heavyTraces {

@@ -61,7 +61,7 @@ func TestCornerCases(t *testing.T) {
 	n := 0
 	for _, l := range lessons.All() {
 		n += len(l.HeavyCorners)
-		if l.BuildTrace != nil {
+		if l.TakesTrace() {
 			n += len(heavyTraces)
 		}
 	}

@@ -65,7 +65,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var values lessons.Values
 	var err error
 	if trace != "" {
-		if l.BuildTrace == nil {
+		if !l.TakesTrace() {
 			fmt.Fprintf(stderr, "inferlab run: --trace works with lessons that take a trace (%s), not %s\n", traceSlugs(), slug)
 			return 2
 		}
@@ -174,7 +174,7 @@ func listCmd(stdout io.Writer) int {
 func traceSlugs() string {
 	var s []string
 	for _, l := range lessons.All() {
-		if l.BuildTrace != nil {
+		if l.TakesTrace() {
 			s = append(s, l.Slug)
 		}
 	}

@@ -41,7 +41,7 @@ func main() {
 
 func run(slug, gen, file string, page bool, maxSteps int, sets []string) error {
 	l := lessons.Get(slug)
-	if l == nil || l.BuildTrace == nil {
+	if l == nil || !l.TakesTrace() {
 		return fmt.Errorf("no lesson %q that takes a trace", slug)
 	}
 	lim := workload.DefaultLimits()

@@ -1,0 +1,62 @@
+package lessons
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/inferlab/inferlab/core/workload"
+)
+
+// simFunc adapts a func to simulation, for tests that build fake lessons.
+// Registered lessons must not use it: a func value is a reference the
+// linker keeps, which would pull the simulation back into the page's
+// WebAssembly (see simulation; TestRegisteredSimulationsAreMethods).
+type simFunc func(Values) (*Script, error)
+
+func (f simFunc) build(v Values) (*Script, error) { return f(v) }
+
+// Every registered lesson's simulation is an empty struct type whose build
+// (and buildTrace) are methods: neither a func adapter nor a struct carrying
+// a func value, either of which the page's wasm would have to link. The
+// sandbox is the lesson that takes a trace; no other does.
+func TestRegisteredSimulationsAreMethods(t *testing.T) {
+	for _, l := range All() {
+		if l.sim == nil {
+			t.Errorf("%s: no simulation", l.Slug)
+			continue
+		}
+		typ := reflect.TypeOf(l.sim)
+		if typ.Kind() != reflect.Struct || typ.NumField() != 0 {
+			t.Errorf("%s: simulation is a %s (%s), want an empty struct type with a build method", l.Slug, typ, typ.Kind())
+		}
+		if got, want := l.TakesTrace(), l.Slug == "sandbox"; got != want {
+			t.Errorf("%s: TakesTrace() = %v, want %v", l.Slug, got, want)
+		}
+	}
+}
+
+// A lesson without a trace simulation refuses BuildTrace and RunTrace with
+// an error naming the lesson, and a lesson without a simulation refuses
+// Build, instead of panicking.
+func TestBuildWithoutSimulationIsAnError(t *testing.T) {
+	l := Get("garage")
+	v, errs := l.Resolve(nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	trace := []workload.Request{{ID: 0, Prompt: 8, Output: 4, PrefixGroup: -1}}
+	if _, err := l.BuildTrace(v, trace, "t.jsonl"); err == nil || !strings.Contains(err.Error(), "garage: the lesson takes no trace") {
+		t.Errorf("garage BuildTrace: err %v, want the lesson takes no trace", err)
+	}
+	if _, _, err := l.RunTrace(nil, trace, "t.jsonl"); err == nil || !strings.Contains(err.Error(), "takes no trace") {
+		t.Errorf("garage RunTrace: err %v, want the lesson takes no trace", err)
+	}
+	bare := &Lesson{Slug: "bare"}
+	if _, err := bare.Build(Values{}); err == nil || !strings.Contains(err.Error(), "bare: the lesson has no simulation") {
+		t.Errorf("bare Build: err %v, want no simulation", err)
+	}
+	if bare.TakesTrace() {
+		t.Error("a lesson without a simulation takes a trace")
+	}
+}

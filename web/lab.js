@@ -61,8 +61,19 @@
   // with it, terminates that worker and carries on with a spare one. Every
   // request is answered exactly once, through cb(bytes, error):
   //   bytes   Uint8Array of package sim's wire format, or null;
-  //   error   "" | "superseded" | "unavailable: why" (no worker can run:
-  //           the page simulates on its own thread) | why the worker stopped.
+  //   error   "" | "superseded" | "unavailable: why" (not even the page
+  //           could start sim.wasm) | why the simulation stopped.
+  // Page-thread mode: where no worker runs (no Worker in this browser, the
+  // worker or sim.wasm failed to load, or broken set by hand: api.broken
+  // is true), the first request loads sim.wasm into the page itself (Go's
+  // wasm_exec.js is already there for the app) and each request is then
+  // simulated synchronously on the page's thread, blocking it as long as
+  // the simulation runs. It starts one frame after the request, so the
+  // figure marked stale is painted first; a run under way cannot be
+  // interrupted, so a newer request is simply the next one run (older ones
+  // waiting are answered "superseded"). A Go instance that stops (exit,
+  // panic, a trap) is dropped and the next request loads a fresh one.
+  // Nothing is loaded on the page while workers work.
   const sim = (() => {
     // The server may name versioned (immutable) addresses of both files in
     // <meta name="inferlab:sim-worker|inferlab:sim-wasm" content="URL">;
@@ -74,11 +85,14 @@
     let workerURL = "";
     let wasmURL = "";
     // startMs: the last worker's start (fetch, compile, Go's start) in ms;
-    // lastMs: the last simulation's time in the worker.
-    const stats = { workers: 0, terminated: 0, replies: 0, lastMs: 0, startMs: 0 };
+    // lastMs: the last simulation's time (in the worker, or on the page);
+    // pageRuns: the simulations run on the page's thread; pageStarts: the
+    // Go instances of sim.wasm started on the page; pageStartMs: the last
+    // one's start (fetch unless compiled before, compile, Go's start).
+    const stats = { workers: 0, terminated: 0, replies: 0, lastMs: 0, startMs: 0, pageRuns: 0, pageStarts: 0, pageStartMs: 0 };
     let active = null; // the worker requests go to: {worker, ready, busy, dead}
     let spare = null; // a started worker that takes over when active is terminated
-    let job = null; // the latest request not answered yet: {id, body, cb, sent}
+    let job = null; // the latest request not answered yet: {id, body, cb, sent, here (the page runs it)}
     let seq = 0;
     // pre is the simulation of the state the page's address asks for,
     // started before the app loads (prefetch): {slot, body (undefined until
@@ -94,13 +108,95 @@
     // thread, which is busy starting the app), and hands the compiled module
     // back; later workers (after a cancellation) start from it.
     let module = null;
+    const message = (e) => String(e && e.message ? e.message : e);
+    // fail: no worker can run; the pending request goes to the page.
     const fail = (why) => {
       api.broken = true;
+      console.warn("inferlab: the simulation worker is unavailable (" + why + "): simulating on the page's thread");
       if (job) {
+        job.here = true;
+        pump();
+      }
+    };
+
+    // here is sim.wasm running on the page: {ready (a promise), dead}.
+    let here = null;
+    const loadHere = () => {
+      if (here && !here.dead) return here.ready;
+      const h = { dead: false };
+      h.ready = (async () => {
+        if (typeof Go !== "function") throw new Error("Go's wasm_exec.js is not loaded");
+        if (typeof WebAssembly !== "object") throw new Error("no WebAssembly");
+        if (!wasmURL) wasmURL = addr("sim-wasm", "sim.wasm");
+        const t0 = performance.now();
+        if (!module) {
+          const viaBytes = () => fetch(wasmURL).then((r) => {
+            if (!r.ok) throw new Error(wasmURL + ": HTTP " + r.status);
+            return r.arrayBuffer();
+          }).then((b) => WebAssembly.compile(b));
+          // Streaming needs application/wasm; another type gets the bytes
+          // compiled instead (as in sim-worker.js).
+          module = await (WebAssembly.compileStreaming ? WebAssembly.compileStreaming(fetch(wasmURL)).catch(viaBytes) : viaBytes());
+        }
+        const go = new Go();
+        const inst = await WebAssembly.instantiate(module, go.importObject);
+        // A stopped instance leaves its functions behind: this one must
+        // publish its own.
+        delete globalThis.inferlabSimulate;
+        // run executes main() until it waits for calls; its promise settles
+        // when the program stops.
+        go.run(inst).then(() => { h.dead = true; }, () => { h.dead = true; });
+        if (typeof globalThis.inferlabSimulate !== "function") throw new Error("sim.wasm did not start");
+        stats.pageStarts++;
+        stats.pageStartMs = performance.now() - t0;
+      })();
+      h.ready.catch(() => { h.dead = true; }); // the next request tries again
+      here = h;
+      return h.ready;
+    };
+
+    // runHere simulates the pending page-thread request, if any.
+    const runHere = () => {
+      if (!job || !job.here) return;
+      const j = job;
+      job = null;
+      const t0 = performance.now();
+      let bytes = null;
+      let err = "";
+      try {
+        const out = globalThis.inferlabSimulate(j.body);
+        // A Go program that stops during the call returns nothing.
+        if (!(out instanceof Uint8Array)) throw new Error("sim.wasm stopped");
+        bytes = out;
+      } catch (e) {
+        err = message(e);
+        if (here) here.dead = true;
+      }
+      stats.lastMs = performance.now() - t0;
+      stats.pageRuns++;
+      stats.replies++;
+      answer(j, bytes, err);
+    };
+
+    // pump runs the latest page-thread request: after the next frame (the
+    // page paints the figure marked stale before it blocks), once sim.wasm
+    // is loaded. One pump at a time; it runs again for a request that came
+    // meanwhile.
+    let pumping = false;
+    const pump = () => {
+      if (pumping) return;
+      pumping = true;
+      const step = () => loadHere().then(runHere, (e) => {
+        if (!job || !job.here) return;
         const j = job;
         job = null;
-        answer(j, null, "unavailable: " + why);
-      }
+        answer(j, null, "unavailable: " + message(e));
+      }).finally(() => {
+        pumping = false;
+        if (job && job.here) pump();
+      });
+      if (document.hidden) later(step);
+      else requestAnimationFrame(() => later(step));
     };
 
     const spawn = () => {
@@ -140,7 +236,7 @@
       });
       slot.ready.catch((e) => {
         slot.dead = true;
-        if (slot === active) fail(String(e && e.message ? e.message : e));
+        if (slot === active) fail(message(e));
       });
       return slot;
     };
@@ -197,6 +293,7 @@
     }
 
     const send = () => {
+      if (!job || job.here) return; // the page runs it
       if (fromPrefetch()) return;
       const slot = next();
       slot.ready.then(() => {
@@ -246,12 +343,11 @@
 
     api.run = (body, cb) => {
       supersede();
-      if (api.broken) {
-        answer({ cb }, null, "unavailable: no worker");
-        return;
-      }
-      job = { id: ++seq, body, cb, sent: false };
-      send();
+      // broken may be set from outside at any time (a test measuring this
+      // path): it sends requests to the page's thread from then on.
+      job = { id: ++seq, body, cb, sent: false, here: api.broken };
+      if (job.here) pump();
+      else send();
     };
     api.cancel = supersede;
     // warm starts a worker before the first request (lesson pages call it).

@@ -24,7 +24,7 @@ func (p *Paged) Check() error {
 // chain hashes (§7.5, §7.7) and the pool's running totals, and counts the
 // tables holding each block.
 func (p *Paged) checkTables() (holders []int, err error) {
-	holders = make([]int, len(p.blocks))
+	holders = make([]int, len(p.refs))
 	tokens, entries := 0, 0
 	for req, s := range p.seqs {
 		tokens += s.n
@@ -67,7 +67,7 @@ func (p *Paged) checkSeq(req int, s *Seq) error {
 // checkFreeQueue walks the free queue: no block twice (§7.2), and the walk
 // agrees with the count.
 func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
-	inQueue = make([]bool, len(p.blocks))
+	inQueue = make([]bool, len(p.refs))
 	walked := 0
 	for _, b := range p.free.order() {
 		if inQueue[b] {
@@ -87,7 +87,7 @@ func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
 // the pool's counters, and conservation (§7.3).
 func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 	held, shared, hashed := 0, 0, 0
-	for b, m := range p.blocks {
+	for b := range p.refs {
 		refs := int(p.refs[b])
 		if refs != holders[b] {
 			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, refs, holders[b])
@@ -101,7 +101,7 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		if refs > 1 {
 			shared++
 		}
-		if m.hashed {
+		if p.hashedBlock(b) {
 			hashed++
 			if err := p.checkHashed(b); err != nil {
 				return err
@@ -113,8 +113,8 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.hashed)
 	case shared != p.shared:
 		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.shared)
-	case held+p.free.len() != len(p.blocks):
-		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.free.len(), len(p.blocks))
+	case held+p.free.len() != len(p.refs):
+		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.free.len(), len(p.refs))
 	}
 	return nil
 }

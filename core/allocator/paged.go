@@ -14,16 +14,21 @@ import (
 type Paged struct {
 	log
 	blockSize int
-	blocks    []blockMeta
-	refs      []int32    // reference count per block: block tables holding it
-	free      *freeQueue // blocks with refs == 0, least recently freed at the head
-	seqs      map[int]*Seq
-	caching   bool
-	cached    map[uint64][]int // chain hash -> blocks registered under it, oldest first
-	stats     CacheStats
-	copies    int
-	shared    int // blocks with refs > 1; zero allows Usage's fast path
-	hashed    int // blocks registered in the prefix cache
+	// blocks is the prefix-cache metadata, made by EnablePrefixCaching: a
+	// pool without caching never hashes a block, and 28,000 blocks of it
+	// (an H100 pool) would be 1.8 MB of pointers for the collector to scan
+	// (most of a serving run's garbage in WebAssembly, where it collects on
+	// the simulation's own thread).
+	blocks  []blockMeta
+	refs    []int32    // reference count per block: block tables holding it
+	free    *freeQueue // blocks with refs == 0, least recently freed at the head
+	seqs    map[int]*Seq
+	caching bool
+	cached  map[uint64][]int // chain hash -> blocks registered under it, oldest first
+	stats   CacheStats
+	copies  int
+	shared  int // blocks with refs > 1; zero allows Usage's fast path
+	hashed  int // blocks registered in the prefix cache
 	// sumTokens and sumBlocks total the tables' tokens and entries, so Usage
 	// need not walk every request each step.
 	sumTokens, sumBlocks int
@@ -113,7 +118,6 @@ func NewPaged(numBlocks, blockSize int) (*Paged, error) {
 	}
 	return &Paged{
 		blockSize: blockSize,
-		blocks:    make([]blockMeta, numBlocks),
 		refs:      make([]int32, numBlocks),
 		free:      newFreeQueue(numBlocks),
 		seqs:      map[int]*Seq{},
@@ -123,13 +127,22 @@ func NewPaged(numBlocks, blockSize int) (*Paged, error) {
 
 // EnablePrefixCaching turns on the prefix cache (vLLM v1's default). Call it
 // before the first request.
-func (p *Paged) EnablePrefixCaching() { p.caching = true }
+func (p *Paged) EnablePrefixCaching() {
+	p.caching = true
+	if p.blocks == nil {
+		p.blocks = make([]blockMeta, len(p.refs))
+	}
+}
+
+// hashedBlock reports whether block b carries a chain hash (only a caching
+// pool has block metadata).
+func (p *Paged) hashedBlock(b int) bool { return p.blocks != nil && p.blocks[b].hashed }
 
 // BlockSize is B, the token slots per block.
 func (p *Paged) BlockSize() int { return p.blockSize }
 
 // NumBlocks is N, the physical blocks in the pool.
-func (p *Paged) NumBlocks() int { return len(p.blocks) }
+func (p *Paged) NumBlocks() int { return len(p.refs) }
 
 // FreeBlocks is the number of blocks nobody references (cached ones included:
 // they are reusable, as in vLLM's usage figure).
@@ -269,7 +282,7 @@ func (p *Paged) admit(req int, a Slots) error {
 	hits := a.Computed
 	revive := 0 // cached hits sitting in the free queue also use free capacity
 	for _, b := range hits {
-		if b < 0 || b >= len(p.blocks) || !p.blocks[b].hashed {
+		if b < 0 || b >= len(p.refs) || !p.hashedBlock(b) {
 			return fmt.Errorf("allocator: request %d: computed block %d is not in the prefix cache", req, b)
 		}
 		if p.refs[b] == 0 {
@@ -434,7 +447,8 @@ func (p *Paged) grow(req int, s *Seq, n int, ids []int) {
 // when the slot is reused.
 func (p *Paged) take(req int) int {
 	b := p.free.popFront()
-	if m := &p.blocks[b]; p.caching && m.hashed { // only prefix caching hashes blocks
+	if p.caching && p.blocks[b].hashed { // only prefix caching hashes blocks
+		m := &p.blocks[b]
 		p.uncache(b)
 		p.record(Event{Kind: Removed, Block: b, Hash: m.hash})
 		*m = blockMeta{}
@@ -575,7 +589,7 @@ func (p *Paged) Requests() []int {
 func (p *Paged) Refs(b int) int { return int(p.refs[b]) }
 
 // Cached reports whether block b is registered in the prefix cache.
-func (p *Paged) Cached(b int) bool { return p.blocks[b].hashed }
+func (p *Paged) Cached(b int) bool { return p.hashedBlock(b) }
 
 // FreeOrder lists the free queue from head (next to be reused) to tail.
 func (p *Paged) FreeOrder() []int { return p.free.order() }
@@ -590,11 +604,11 @@ type BlockState struct {
 
 // Snapshot returns the state of every physical block.
 func (p *Paged) Snapshot() []BlockState {
-	owners, used := make([]int, len(p.blocks)), make([]int, len(p.blocks))
+	owners, used := make([]int, len(p.refs)), make([]int, len(p.refs))
 	p.Occupancy(owners, used)
-	out := make([]BlockState, len(p.blocks))
+	out := make([]BlockState, len(p.refs))
 	for i := range out {
-		out[i] = BlockState{Owner: owners[i], Used: used[i], Refs: int(p.refs[i]), Cached: p.blocks[i].hashed}
+		out[i] = BlockState{Owner: owners[i], Used: used[i], Refs: int(p.refs[i]), Cached: p.hashedBlock(i)}
 	}
 	return out
 }
@@ -604,9 +618,9 @@ func (p *Paged) Snapshot() []BlockState {
 // each of length NumBlocks(): what a drawing of the pool needs, without
 // Snapshot's allocations.
 func (p *Paged) Occupancy(owners, used []int) {
-	for i := range p.blocks {
+	for i := range p.refs {
 		owners[i], used[i] = -1, 0
-		if p.blocks[i].hashed {
+		if p.hashedBlock(i) {
 			used[i] = p.blockSize
 		}
 	}
@@ -623,7 +637,7 @@ func (p *Paged) Occupancy(owners, used []int) {
 // Usage reports the pool's slot usage. A shared block counts once. Only each
 // request's last block can hold unused slots, so waste per request is below B.
 func (p *Paged) Usage() Usage {
-	u := Usage{Resident: len(p.seqs), Pool: len(p.blocks) * p.blockSize, Taken: p.taken}
+	u := Usage{Resident: len(p.seqs), Pool: len(p.refs) * p.blockSize, Taken: p.taken}
 	if p.shared == 0 { // every held block has one holder: no double counting
 		u.Stored, u.Reserved = p.sumTokens, p.sumBlocks*p.blockSize
 		return u
@@ -647,7 +661,7 @@ func (p *Paged) Sharing() (inUse, unshared int) {
 	for _, s := range p.seqs {
 		unshared += p.BlocksFor(s.n)
 	}
-	return len(p.blocks) - p.free.len(), unshared
+	return len(p.refs) - p.free.len(), unshared
 }
 
 // BlocksNeeded is ⌈tokens/blockSize⌉, the blocks a sequence of that length

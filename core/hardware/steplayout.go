@@ -42,7 +42,32 @@ func (l *stepLayout) count() int { return l.head + l.layers*l.layer + l.tail }
 // layout fills l with the priced head, layer and tail of a step over b
 // with nLin tokens through the linear layers (profiles.md §3.2, §6.1; see
 // Kernels for the list).
-func (m StepModel) layout(l *stepLayout, b Batch, nLin int) {
+func (m *StepModel) layout(l *stepLayout, b Batch, nLin int) {
+	m.layoutWith(l, b, nLin, m.attention(b))
+}
+
+// attention is a step's attention FLOPs and KV bytes (attentionSums) and
+// its new tokens (Batch.Tokens), from one walk over the sequences: pricing
+// a step of a thousand sequences walks them once instead of twice.
+type attention struct {
+	flops, kv float64
+	tokens    int
+}
+
+// attention sums b's sequences for layoutWith and the token count.
+func (m *StepModel) attention(b Batch) attention {
+	md, tp := m.Model, m.tp()
+	hd := float64(md.HeadDim)
+	qh := float64(md.QHeads) / float64(tp)
+	kvh := float64(md.KVHeads) / float64(min(tp, md.KVHeads))
+	bkv := float64(m.KVBytesPerElement)
+	var a attention
+	a.flops, a.kv, a.tokens = m.attentionSums(b, qh, hd, kvh, bkv)
+	return a
+}
+
+// layoutWith is layout with b's attention sums already made.
+func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) {
 	md, tp := m.Model, m.tp()
 	N := float64(nLin)
 	S := float64(len(b.Seqs))
@@ -62,7 +87,7 @@ func (m StepModel) layout(l *stepLayout, b Batch, nLin int) {
 	// summed per sequence: FLOPs 4·n_q·hd·(n·c + n(n+1)/2) (QKᵀ and PV,
 	// causal), bytes every cached and new key and value read once, plus q
 	// in and the output out (profiles.md §6.1).
-	attnFLOPs, attnKV := m.attentionSums(b, qh, hd, kvh, bkv)
+	attnFLOPs, attnKV := att.flops, att.kv
 	attnBytes := attnKV + 2*N*qh*hd*ba
 
 	gemm := func(name string, layer int, tokens, in, out float64) Kernel {
@@ -146,11 +171,12 @@ func (m StepModel) layout(l *stepLayout, b Batch, nLin int) {
 const exactFloat = 1 << 53
 
 // attentionSums are the attention FLOPs and KV bytes of a step, summed
-// per sequence (see layout). Every term is an integer (head counts divide
-// evenly, n(n+1) is even), so when the totals stay within 2^53 the float
-// sums in sequence order are exact and equal the integer sums computed
-// here faster; otherwise they are summed in floats, in that order.
-func (m StepModel) attentionSums(b Batch, qh, hd, kvh, bkv float64) (flops, kv float64) {
+// per sequence (see layout), and its new tokens. Every term is an integer
+// (head counts divide evenly, n(n+1) is even), so when the totals stay
+// within 2^53 the float sums in sequence order are exact and equal the
+// integer sums computed here faster; otherwise they are summed in floats,
+// in that order.
+func (m *StepModel) attentionSums(b Batch, qh, hd, kvh, bkv float64) (flops, kv float64, newTokens int) {
 	fq, fk := 4*qh*hd, 2*kvh*hd*bkv
 	iq, ik := int64(fq), int64(fk)
 	if float64(iq) == fq && float64(ik) == fk && iq > 0 && ik > 0 {
@@ -166,6 +192,7 @@ func (m StepModel) attentionSums(b Batch, qh, hd, kvh, bkv float64) (flops, kv f
 				ok = false
 				break
 			}
+			newTokens += s.NewTokens
 			tokens += n*c + n*(n+1)/2
 			kvTokens += c + n
 			if tokens > maxTokens || kvTokens > maxKV {
@@ -174,15 +201,17 @@ func (m StepModel) attentionSums(b Batch, qh, hd, kvh, bkv float64) (flops, kv f
 			}
 		}
 		if ok {
-			return float64(tokens * iq), float64(kvTokens * ik)
+			return float64(tokens * iq), float64(kvTokens * ik), newTokens
 		}
 	}
+	newTokens = 0
 	for _, s := range b.Seqs {
 		n, c := float64(s.NewTokens), float64(s.Context)
 		flops += 4 * qh * hd * (n*c + n*(n+1)/2)
 		kv += (c + n) * 2 * kvh * hd * bkv
+		newTokens += s.NewTokens
 	}
-	return flops, kv
+	return flops, kv, newTokens
 }
 
 // OneLaunch is implemented by dispatchers that issue some steps with a
@@ -206,13 +235,14 @@ func (r Replay) OneLaunch(b Batch) (Dispatch, bool) {
 // oneLaunchSeconds is Step(b).Total for a step issued by one launch ending
 // at d.CPUTime: the kernels run back to back from there. Their GPU times
 // are added one by one in launch order, as Step's timeline adds them.
-func (m StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
-	n := b.Tokens()
+func (m *StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
+	att := m.attention(b)
+	n := att.tokens
 	if d.PaddedTokens > n {
 		n = d.PaddedTokens
 	}
 	var l stepLayout
-	m.layout(&l, b, n)
+	m.layoutWith(&l, b, n, att)
 	end := d.CPUTime
 	for _, k := range l.headKernels() {
 		end += k.GPUTime
@@ -230,7 +260,7 @@ func (m StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
 }
 
 // total adds the host overhead to the device time of a step over b.
-func (m StepModel) total(b Batch, device float64) float64 {
+func (m *StepModel) total(b Batch, device float64) float64 {
 	host := m.Host.Time(b)
 	if m.OverlapHost {
 		return math.Max(device, host)
@@ -278,13 +308,14 @@ func (s *eagerStream) CPU() float64 { return float64(s.n) * s.per }
 
 // streamSeconds is Step(b).Total for a streamed dispatch: kernel i starts
 // at max(end of kernel i−1, its launch), walked over the layout.
-func (m StepModel) streamSeconds(b Batch, d Dispatch, st LaunchStream) float64 {
-	n := b.Tokens()
+func (m *StepModel) streamSeconds(b Batch, d Dispatch, st LaunchStream) float64 {
+	att := m.attention(b)
+	n := att.tokens
 	if d.PaddedTokens > n {
 		n = d.PaddedTokens
 	}
 	var l stepLayout
-	m.layout(&l, b, n)
+	m.layoutWith(&l, b, n, att)
 	end := 0.0
 	run := func(ks []Kernel) {
 		for _, k := range ks {

@@ -509,10 +509,10 @@ func NewStepModel(g GPU, m Model, tp int, p Precision) (StepModel, error) {
 	return s, nil
 }
 
-func (m StepModel) tp() int { return max(m.TP, 1) }
+func (m *StepModel) tp() int { return max(m.TP, 1) }
 
 // gemmRoof is the peak and efficiency GEMMs run at.
-func (m StepModel) gemmRoof() (peak, mfu float64) {
+func (m *StepModel) gemmRoof() (peak, mfu float64) {
 	if m.Precision == FP8 && m.GPU.PeakFP8 > 0 {
 		return m.GPU.PeakFP8, m.Eff.MFUFP8
 	}
@@ -528,7 +528,7 @@ func (m StepModel) Ridge() float64 {
 }
 
 // roofline prices one roofline kernel.
-func (m StepModel) roofline(k *Kernel) {
+func (m *StepModel) roofline(k *Kernel) {
 	peak, mfu := m.GPU.PeakBF16, m.Eff.MFU
 	if k.Kind == GEMM {
 		peak, mfu = m.gemmRoof()
@@ -556,7 +556,7 @@ func (m StepModel) Kernels(b Batch) []Kernel {
 // kernels appends to dst[:0] the list with nLin tokens through the linear
 // layers, which is more than b.Tokens() when a CUDA graph pads the batch:
 // the step's layout with layer 0 repeated for every layer.
-func (m StepModel) kernels(dst []Kernel, b Batch, nLin int) []Kernel {
+func (m *StepModel) kernels(dst []Kernel, b Batch, nLin int) []Kernel {
 	var l stepLayout
 	m.layout(&l, b, nLin)
 	n := l.count()
@@ -636,14 +636,14 @@ func (m StepModel) Seconds(b Batch) float64 {
 }
 
 // dispatcher is m.Dispatcher, or eager Python launches when it is nil.
-func (m StepModel) dispatcher() Dispatcher {
+func (m *StepModel) dispatcher() Dispatcher {
 	if m.Dispatcher == nil {
 		return Eager{PerLaunch: PerLaunchPython}
 	}
 	return m.Dispatcher
 }
 
-func (m StepModel) step(dst []Kernel, b Batch) StepCost {
+func (m *StepModel) step(dst []Kernel, b Batch) StepCost {
 	disp := m.dispatcher()
 	tokens := b.Tokens()
 	ks := m.kernels(dst, b, tokens)

@@ -673,10 +673,13 @@ func TestAttentionSumsExact(t *testing.T) {
 						}
 						b.Seqs = append(b.Seqs, Chunk{NewTokens: n, Context: r.IntN(scale)})
 					}
-					gf, gk := sm.attentionSums(b, qh, hd, kvh, bkv)
+					gf, gk, gn := sm.attentionSums(b, qh, hd, kvh, bkv)
 					wf, wk := ref(b, qh, hd, kvh, bkv)
 					if math.Float64bits(gf) != math.Float64bits(wf) || math.Float64bits(gk) != math.Float64bits(wk) {
 						t.Fatalf("%s tp%d: sums %v %v, want %v %v", md.ID, tp, gf, gk, wf, wk)
+					}
+					if gn != b.Tokens() {
+						t.Fatalf("%s tp%d: %d new tokens, want %d", md.ID, tp, gn, b.Tokens())
 					}
 					checked++
 				}

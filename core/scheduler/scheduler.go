@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/hardware"
 )
 
 // Request is one request to serve.
@@ -22,7 +23,7 @@ type Request struct {
 }
 
 // status of a request in the scheduler.
-type status int
+type status uint8
 
 const (
 	waiting status = iota
@@ -30,33 +31,40 @@ const (
 	finished
 )
 
-// req is a request's live state.
+// req is a request's live state. It keeps the Request fields the
+// simulation reads (the token ids are copied into ids when caching), and
+// the fields every step reads and writes for every running request come
+// first, in one 64-byte line: a run of 10,000 requests walks a thousand of
+// them per step, and the smaller array is less for the collector to scan.
 type req struct {
-	Request
-	status    status
-	computed  int // tokens whose KV is computed (prompt and outputs)
-	generated int // output tokens sampled so far
+	ID             int
+	Prompt, Output int            // prompt tokens; output tokens to generate
+	computed       int            // tokens whose KV is computed (prompt and outputs)
+	generated      int            // output tokens sampled so far
+	stepN          int            // tokens scheduled in the current step (0: not scheduled)
+	seq            *allocator.Seq // the pool's handle while the request holds KV
 	// tokens are the steps that made the output tokens (indices in
 	// Scheduler.ends), in runs of consecutive steps: a running request makes
 	// one token in every step that runs, so a request has a few runs,
 	// however long its output, and a step updates only the request itself.
 	tokens    tokenSteps
-	seq       *allocator.Seq // the pool's handle while the request holds KV
-	preempted int
-	cachedHit int // prompt tokens found in the prefix cache at first admission
+	Arrival   float64 // seconds
+	status    status
 	admitted  bool
-	stepN     int   // tokens scheduled in the current step (0: not scheduled)
-	ids       []int // prompt then output ids, when caching
+	preempted int
+	cachedHit int    // prompt tokens found in the prefix cache at first admission
+	Extra     string // prefix-cache extra key (tenant, LoRA)
+	ids       []int  // prompt then output ids, when caching
 	// hashes are the chain hashes of ids' full blocks (vLLM's
 	// request.block_hashes), extended as tokens complete blocks.
 	hashes []uint64
 }
 
-// tokenSteps records when a request's output tokens were made: done runs
-// of consecutive steps, then the current one.
+// tokenSteps records when a request's output tokens were made: the current
+// run of consecutive steps, after the done ones.
 type tokenSteps struct {
-	done []tokenRun
 	cur  tokenRun
+	done []tokenRun
 }
 
 // tokenRun is n tokens made in the steps that ran start, start+1, ….
@@ -96,8 +104,14 @@ func (r *req) numTokens() int { return r.Prompt + r.generated }
 
 // Scheduler serves requests on one simulated GPU.
 type Scheduler struct {
-	cfg     Config
-	timer   Timer
+	cfg   Config
+	timer Timer
+	// hw is the step model when timer is a HardwareTimer: the scheduler
+	// then prices each step from chunks, the batch's hardware.Chunks built
+	// as the work is scheduled, instead of a second walk over the work
+	// (HardwareTimer.StepSeconds, the same Seconds on the same chunks).
+	hw      *hardware.StepModel
+	chunks  []hardware.Chunk
 	pool    *allocator.Paged
 	reqs    []*req       // by arrival order
 	byID    map[int]*req // made on first use (byIDs): a run of 10,000 requests rarely asks
@@ -154,6 +168,9 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 		pool.DisableEvents()
 	}
 	s := &Scheduler{cfg: cfg, timer: timer, pool: pool}
+	if ht, ok := timer.(HardwareTimer); ok {
+		s.hw = &ht.Model
+	}
 	// Served by arrival, ties by ID. The live states sit in one array in
 	// that order, so that the running requests, admitted first come first
 	// served, are mostly neighbours in memory.
@@ -203,7 +220,7 @@ func (s *Scheduler) prepare(r Request, q *req, dup bool) error {
 		return fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
 			cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
 	}
-	*q = req{Request: r}
+	*q = req{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output, Extra: r.Extra}
 	if cfg.PrefixCaching {
 		q.ids = make([]int, 0, r.Prompt+r.Output)
 		for i := 0; i < r.Prompt; i++ {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/hardware"
 )
 
 // Step schedules and runs one step and returns its record. When nothing can
@@ -19,6 +20,7 @@ func (s *Scheduler) Step() (Step, error) {
 	if !s.RecordWork {
 		st.Work = s.workBuf[:0]
 	}
+	s.chunks = s.chunks[:0]
 	budget, err := s.scheduleRunning(&st)
 	if err != nil {
 		return st, err
@@ -202,6 +204,7 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 	// else (a prompt chunk, a recompute after preemption) is prefill.
 	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
 	st.Work = append(st.Work, w)
+	s.chunks = append(s.chunks, hardware.Chunk{NewTokens: n, Context: r.computed})
 	if w.Prefill {
 		st.PrefillTokens += n
 	} else {
@@ -214,7 +217,11 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 func (s *Scheduler) runBatch(st *Step) (bool, error) {
 	ran := len(st.Work) > 0
 	if ran {
-		st.Duration = s.timer.StepSeconds(st.Work)
+		if s.hw != nil {
+			st.Duration = s.hw.Seconds(hardware.Batch{Seqs: s.chunks})
+		} else {
+			st.Duration = s.timer.StepSeconds(st.Work)
+		}
 		if st.Duration <= 0 {
 			return ran, fmt.Errorf("scheduler: timer priced a %d-token step at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
 		}

@@ -286,6 +286,31 @@ func BenchmarkDecodeGarageStep(b *testing.B) {
 	}
 }
 
+// BenchmarkReadEmbeddedGarage is what the garage page does with the script
+// it carries before showing step 1: read the text and decode step 1.
+func BenchmarkReadEmbeddedGarage(b *testing.B) {
+	l := lessons.Get("garage")
+	s, _, err := l.Run(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, ok := EmbedText("k", l.Defaults().Text(), s)
+	if !ok {
+		b.Fatal("garage's defaults are not carried")
+	}
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, _, got, err := ReadEmbedded(text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := got.Scenes(0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkEncodeGarageReflect is the same scenes through encoding/json
 // alone (the wire format before block grids were written by hand), for
 // comparison.

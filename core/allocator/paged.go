@@ -261,6 +261,27 @@ func (p *Paged) Append(s *Seq, n int) bool {
 	return true
 }
 
+// Plain reports whether, until the next GrowSeq, AllocateSlots, Fork or
+// Free, every append is one that Append makes without copying, hashing or
+// logging (no prefix caching, no shared blocks, events off). A caller that
+// stores a token for each of many requests checks it once, then calls
+// AppendPlain for each.
+func (p *Paged) Plain() bool { return p.off && !p.caching && p.shared == 0 }
+
+// AppendPlain is Append for a caller that found Plain true since its last
+// other call into the pool, and holds s live: only the room in s's last
+// block is left to check. It is a serving loop's common update with the
+// fewest branches (in WebAssembly each costs a trip through the function's
+// dispatch table).
+func (p *Paged) AppendPlain(s *Seq, n int) bool {
+	if n > len(s.blocks)*p.blockSize-s.n {
+		return false
+	}
+	s.n += n
+	p.sumTokens += n
+	return true
+}
+
 // fits reports whether n more tokens of s fit its last block with nothing
 // to copy or hash: most of a serving run's updates.
 func (p *Paged) fits(s *Seq, n int) bool {
@@ -542,12 +563,22 @@ func (p *Paged) Free(req int) error {
 	if !ok {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
-	for i := len(s.blocks) - 1; i >= 0; i-- {
-		b := s.blocks[i]
-		p.decRef(b)
-		if p.refs[b] == 0 {
+	if p.shared == 0 && p.off {
+		// Every block is this request's alone and nothing is logged: all
+		// return to the free queue, last block first (as below).
+		for i := len(s.blocks) - 1; i >= 0; i-- {
+			b := s.blocks[i]
+			p.refs[b] = 0
 			p.free.pushBack(b)
-			p.record(Event{Kind: Freed, Req: req, Block: b})
+		}
+	} else {
+		for i := len(s.blocks) - 1; i >= 0; i-- {
+			b := s.blocks[i]
+			p.decRef(b)
+			if p.refs[b] == 0 {
+				p.free.pushBack(b)
+				p.record(Event{Kind: Freed, Req: req, Block: b})
+			}
 		}
 	}
 	p.sumTokens -= s.n

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/inferlab/inferlab/core/allocator"
@@ -96,17 +97,32 @@ func (s *Scheduler) chunk(r *req, hit int) int {
 // for this step while the budget lasts. A request that cannot get a block
 // preempts the most recently admitted running request, itself included
 // (recompute preemption). It returns the budget left.
+//
+// It walks about a thousand requests per step at benchmark scale, so the
+// checks that hold for the whole walk (the prefill chunk cap, whether the
+// pool's appends are plain) are made once, outside it, and the step's Work
+// is built only where it is read: in WebAssembly every branch taken costs a
+// trip through the function's dispatch table.
 func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	budget := s.cfg.MaxNumBatchedTokens
+	limit := s.cfg.LongPrefillTokenThreshold // chunk's cap
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	pool := s.pool
+	plain := pool.Plain()
+	// The step's Work is read only by a timer without a step model and by
+	// RecordWork; the chunks price it otherwise.
 	for i := 0; i < len(s.running) && budget > 0; i++ {
 		r := s.running[i]
-		n := min(s.chunk(r, 0), budget)
+		c := r.computed
+		n := min(r.Prompt+r.generated-c, limit, budget)
 		if n <= 0 {
 			continue
 		}
-		// Room in r's last block (inlined: most steps' updates), else
-		// a block or a preemption.
-		if !s.pool.Append(r.seq, n) {
+		// Room in r's last block (most steps' updates), else a block or a
+		// preemption.
+		if !plain || !pool.AppendPlain(r.seq, n) {
 			fits, err := s.growOrPreempt(r, n, st)
 			if err != nil {
 				return 0, err
@@ -114,9 +130,33 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 			if !fits {
 				break // r was the last running request
 			}
+			plain = pool.Plain()
 		}
-		s.schedule(st, r, n)
+		r.stepN = n
+		s.chunks = append(s.chunks, hardware.Chunk{NewTokens: n, Context: c})
+		// A decode computes one token on top of a computed prompt; anything
+		// else (a prompt chunk, a recompute after preemption) is prefill.
+		// (Two ifs, not ||, which would branch: each becomes a select.)
+		p := 0
+		if c < r.Prompt {
+			p = n
+		}
+		if n > 1 {
+			p = n
+		}
+		st.PrefillTokens += p
+		st.DecodeTokens += n - p
 		budget -= n
+	}
+	if s.hw == nil || s.RecordWork {
+		// The step's Work, read only by a timer without a step model and
+		// by RecordWork, in a pass of its own: the scheduled requests are
+		// those left with tokens, in order (a preempted one has none).
+		for _, r := range s.running {
+			if n := r.stepN; n > 0 {
+				st.Work = append(st.Work, Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1})
+			}
+		}
 	}
 	return budget, nil
 }
@@ -180,7 +220,7 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		}
 		s.waiting.popFront()
 		r.seq = s.pool.Seq(r.ID)
-		s.running = append(s.running, r)
+		s.pushRunning(r)
 		r.status = running
 		if !r.admitted {
 			r.admitted = true
@@ -200,10 +240,11 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 // requests from its end, not yet scheduled).
 func (s *Scheduler) schedule(st *Step, r *req, n int) {
 	r.stepN = n
-	// A decode computes one token on top of a computed prompt; anything
-	// else (a prompt chunk, a recompute after preemption) is prefill.
+	// As in scheduleRunning.
 	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
-	st.Work = append(st.Work, w)
+	if s.hw == nil || s.RecordWork {
+		st.Work = append(st.Work, w)
+	}
 	s.chunks = append(s.chunks, hardware.Chunk{NewTokens: n, Context: r.computed})
 	if w.Prefill {
 		st.PrefillTokens += n
@@ -215,7 +256,7 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 // runBatch prices the scheduled work and advances the clock; it reports
 // whether anything ran.
 func (s *Scheduler) runBatch(st *Step) (bool, error) {
-	ran := len(st.Work) > 0
+	ran := len(s.chunks) > 0 // the scheduled work, kept in st.Work or not
 	if ran {
 		if s.hw != nil {
 			st.Duration = s.hw.Seconds(hardware.Batch{Seqs: s.chunks})
@@ -239,36 +280,73 @@ func (s *Scheduler) runBatch(st *Step) (bool, error) {
 // sampleOutputs marks the scheduled tokens computed; a request whose known
 // tokens are all computed samples one output token, and a request with all
 // its outputs finishes and frees its blocks.
+//
+// The running list keeps its order. Finished requests at its front move
+// its start (the list is a window on runBuf) instead of shifting the rest:
+// requests served first come first served mostly finish first, and a
+// shift rewrites a thousand pointers, each through the write barrier while
+// a collection runs.
 func (s *Scheduler) sampleOutputs(st *Step) error {
-	kept := 0
-	for i, r := range s.running {
+	k := int32(len(s.ends) - 1) // this step, if it ran
+	run := s.running
+	lead, kept := 0, 0 // run[lead:kept] is what stays, in order
+	for i, r := range run {
 		if n := r.stepN; n > 0 {
 			r.stepN = 0
 			r.computed += n
-			if r.computed == r.numTokens() {
+			// generated changes only here, so only here can it reach Output.
+			if r.computed == r.Prompt+r.generated {
 				r.generated++
 				if r.generated == 1 {
 					st.FirstTokens = append(st.FirstTokens, r.ID)
 				}
-				r.tokens.add(int32(len(s.ends) - 1))
+				r.tokens.add(k)
+				if r.generated == r.Output {
+					if err := s.finish(r, st); err != nil {
+						return err
+					}
+					if kept == lead { // nothing kept yet: the start moves
+						lead++
+						kept++
+					}
+					continue
+				}
 			}
-		}
-		if r.generated == r.Output {
-			r.status = finished
-			if err := s.pool.Free(r.ID); err != nil {
-				return err
-			}
-			r.seq = nil
-			st.Finished = append(st.Finished, r.ID)
-			continue
 		}
 		if kept != i { // a pointer written only where the list shifts
-			s.running[kept] = r
+			run[kept] = r
 		}
 		kept++
 	}
-	s.running = s.running[:kept]
+	s.running = run[lead:kept]
 	return nil
+}
+
+// finish frees a request that made all its outputs.
+func (s *Scheduler) finish(r *req, st *Step) error {
+	r.status = finished
+	if err := s.pool.Free(r.ID); err != nil {
+		return err
+	}
+	r.seq = nil
+	st.Finished = append(st.Finished, r.ID)
+	return nil
+}
+
+// pushRunning appends r to the running list. When the list's window has
+// reached the end of runBuf it moves back to runBuf's start, or to a new
+// runBuf twice its length when more than half of it is in use (so a move
+// of n pointers comes after at least n appends or finished requests).
+func (s *Scheduler) pushRunning(r *req) {
+	if n := len(s.running); n == cap(s.running) {
+		if 2*n >= len(s.runBuf) {
+			s.runBuf = make([]*req, max(2*n, 64))
+		}
+		// The pointers left behind are to requests s.reqs holds anyway.
+		copy(s.runBuf, s.running)
+		s.running = s.runBuf[:n]
+	}
+	s.running = append(s.running, r)
 }
 
 // arrive moves requests whose arrival time has come into the waiting queue.

@@ -98,9 +98,10 @@ func UniformRequests(n, prompt, output int) []scheduler.Request {
 
 // ChatRequests is n chat-like requests from core/workload (seed 1).
 func ChatRequests(n int) []scheduler.Request {
-	var reqs []scheduler.Request
-	for _, r := range workload.Poisson(n, 40, workload.ChatPrompts(), workload.ChatOutputs(), 1) {
-		reqs = append(reqs, scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output})
+	ws := workload.Poisson(n, 40, workload.ChatPrompts(), workload.ChatOutputs(), 1)
+	reqs := make([]scheduler.Request, len(ws)) // sized once: it is part of the timed run
+	for i, r := range ws {
+		reqs[i] = scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output}
 	}
 	return reqs
 }

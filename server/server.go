@@ -183,6 +183,15 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 	if wasmLen != "" {
 		head = append(head, `<link rel="preload" href="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`" as="fetch" crossorigin="anonymous">`)
 	}
+	// lab.js comes last in the head, not in Handler.Scripts (which go-app
+	// writes before RawHeaders): it reads the meta tags above as it runs,
+	// when an address with knobs starts its simulation before the page is
+	// parsed; ahead of them it asked for the unversioned sim.wasm, which the
+	// service worker does not hold, so such a page failed offline. No
+	// "defer": the DOM helpers of lab.js must exist before the wasm's
+	// components mount, and it sets the theme before the first paint.
+	pages = append(pages, "/web/lab.js")
+	head = append(head, `<script src="`+html.EscapeString(res.Resolve("/web/lab.js"))+`"></script>`)
 	return &goapp.Handler{
 		Name:            "Inference Lab",
 		ShortName:       "Inference Lab",
@@ -198,10 +207,6 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 			Maskable: "/web/icon-192.png",
 			SVG:      "/web/icon.svg",
 		},
-		// No "defer": the DOM helpers of lab.js must exist before the
-		// wasm's components mount, and it sets the theme before the first
-		// paint.
-		Scripts:               []string{"/web/lab.js"},
 		Styles:                []string{"/web/lab.css"},
 		CacheableResources:    pages,
 		Version:               version,

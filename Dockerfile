@@ -17,7 +17,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-COPY --from=npm /src/node_modules/echarts/dist/echarts.min.js web/echarts.min.js
+COPY --from=npm /src/node_modules/echarts/dist/echarts.common.min.js web/echarts.min.js
 RUN GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o web/app.wasm ./wasm \
  && GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o web/sim.wasm ./wasm/sim \
  && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o bin/inferlab ./cmd/inferlab \

@@ -69,7 +69,7 @@ func setupAndRun(m *testing.M) int {
 
 	if _, err := os.Stat(filepath.Join(webDir, "echarts.min.js")); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: FAIL: web/echarts.min.js is missing: run `make deps build` "+
-			"(npm ci, then copy node_modules/echarts/dist/echarts.min.js to web/)")
+			"(npm ci, then copy node_modules/echarts/dist/echarts.common.min.js to web/echarts.min.js)")
 		return 1
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {

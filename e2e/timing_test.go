@@ -29,7 +29,9 @@ import (
 //
 // Page-time marks of each load (ms since navigation start) say where the time
 // goes: fcp (prerendered page painted), dcl (scripts in <head> ran), wasm
-// (app.wasm received), and the app's own performance marks (inferlab:*).
+// (app.wasm received), load (the load event ended: chromedp.Navigate, and
+// so the wall clock, waits for it), and the app's own performance marks
+// (inferlab:*).
 func TestInteractiveTime(t *testing.T) {
 	runs, _ := strconv.Atoi(os.Getenv("INFERLAB_TIMING_RUNS"))
 	if runs <= 0 {
@@ -86,6 +88,7 @@ func timingMarks(b *browser) map[string]float64 {
   const wasm = performance.getEntriesByType("resource").find((e) => e.name.includes("app.wasm"));
   if (fcp) out.fcp = fcp.startTime;
   if (nav) out.dcl = nav.domContentLoadedEventEnd;
+  if (nav && nav.loadEventEnd > 0) out.load = nav.loadEventEnd;
   if (wasm) out.wasm = wasm.responseEnd;
   for (const m of performance.getEntriesByType("mark")) {
     if (m.name.startsWith("inferlab:")) out[m.name.slice(9)] = m.startTime;

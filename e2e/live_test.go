@@ -37,12 +37,17 @@ func metricJS(key string) string {
 // running, the figure not stale.
 const settledJS = `(() => { const l = document.querySelector("#lab"); return !!l && l.dataset.busy === "false" && l.dataset.stale === "false"; })()`
 
-// simStats reads the worker client's counters (web/lab.js inferlab.sim).
+// simStats reads the worker client's counters (web/lab.js inferlab.sim),
+// the page-thread ones included.
 type simStats struct {
-	Broken     bool `json:"broken"`
-	Workers    int  `json:"workers"`
-	Terminated int  `json:"terminated"`
-	Replies    int  `json:"replies"`
+	Broken      bool    `json:"broken"`
+	Workers     int     `json:"workers"`
+	Terminated  int     `json:"terminated"`
+	Replies     int     `json:"replies"`
+	PageRuns    int     `json:"pageRuns"`
+	PageStarts  int     `json:"pageStarts"`
+	PageStartMs float64 `json:"pageStartMs"`
+	LastMs      float64 `json:"lastMs"`
 }
 
 func (b *browser) simStats() simStats {

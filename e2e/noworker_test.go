@@ -18,22 +18,6 @@ import (
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// pageSimStats reads inferlab.sim's counters, page-thread ones included.
-type pageSimStats struct {
-	Broken      bool    `json:"broken"`
-	Workers     int     `json:"workers"`
-	Replies     int     `json:"replies"`
-	PageRuns    int     `json:"pageRuns"`
-	PageStarts  int     `json:"pageStarts"`
-	PageStartMs float64 `json:"pageStartMs"`
-	LastMs      float64 `json:"lastMs"`
-}
-
-func (b *browser) pageSimStats() pageSimStats {
-	b.t.Helper()
-	return evalJS[pageSimStats](b, `(() => { const s = window.inferlab.sim; return {broken: s.broken, ...s.stats}; })()`)
-}
-
 // nativeMetric is a lesson's metric at knobs, as the CLI computes it, in
 // the page's number format.
 func nativeMetric(t *testing.T, slug string, knobs map[string]string, key string) string {
@@ -64,7 +48,7 @@ func TestNoWorker(t *testing.T) {
 	}
 	b.awaitCondition("the figure for requests=12", liveTimeout,
 		settledJS+` && new URLSearchParams(document.querySelector("#lab").dataset.query).get("requests") === "12"`)
-	s := b.pageSimStats()
+	s := b.simStats()
 	if !s.Broken || s.Workers != 0 {
 		t.Errorf("without Worker: broken %v (want true), workers %d (want 0)", s.Broken, s.Workers)
 	}
@@ -101,7 +85,7 @@ func TestNoWorker(t *testing.T) {
 	if got := evalJS[string](b, metricJS("paged_waste_pct")); got != want {
 		t.Errorf("requests=12 block_size=%s: paged_waste_pct shows %q, the native run gives %s", final, got, want)
 	}
-	s = b.pageSimStats()
+	s = b.simStats()
 	if s.PageRuns <= runs || !s.Broken || s.Workers != 0 {
 		t.Errorf("after the drag: %+v; want more page runs than %d, broken, no worker", s, runs)
 	}
@@ -119,7 +103,7 @@ func TestNoWorker(t *testing.T) {
 	b.keys(kb.Enter)
 	b.awaitCondition("the figure for requests=15", 30*time.Second, settledJS+
 		` && new URLSearchParams(document.querySelector("#lab").dataset.query).get("requests") === "15"`)
-	if got := b.pageSimStats(); got.PageStarts != 2 {
+	if got := b.simStats(); got.PageStarts != 2 {
 		t.Errorf("after a stopped instance: %d instances started on the page, want 2 (a fresh one)", got.PageStarts)
 	}
 	want = nativeMetric(t, "garage", map[string]string{"requests": "15", "block_size": final}, "paged_waste_pct")

@@ -14,8 +14,8 @@ import (
 // (fetching and compiling sim.wasm and starting Go take 0.4–2.5 s on a
 // busy machine; the page's own WebAssembly has no simulations in it). The
 // page decodes the head at once and each step's scenes when shown, as it
-// does a worker's reply: garage's defaults are 3 MB (42 steps of two
-// 2,048-block grids), of which a step is about 80 kB. A script over
+// does a worker's reply: garage's defaults are 1.7 MB (20 steps of two
+// 2,048-block grids), of which a step is about 85 kB. A script over
 // MaxEmbed is not carried; the worker computes it.
 const MaxEmbed = 4 << 20
 

@@ -31,9 +31,9 @@ type Reply struct {
 // the metrics and claims, and where each step's scenes end in the bytes
 // after the magic (each a JSON array of scene.Scene). A page decodes the
 // head at once (a few kilobytes) and a step's scenes only when it shows the
-// step: garage's 42 steps of two 2,048-block grids are 3 MB of JSON, which
-// encoding/json decodes in about 50 ms natively and several times that in
-// WebAssembly, far over a frame; one step is about 80 kB. The head comes
+// step: garage's defaults, 20 steps of two 2,048-block grids, are 1.7 MB of
+// JSON, which encoding/json decodes in about 75 ms natively and several
+// times that in WebAssembly, far over a frame; one step is about 85 kB. The head comes
 // last so the scenes are written once, in place. The format is text: JSON
 // with <, > and & escaped as encoding/json escapes them, and a decimal
 // length, so a prerendered page can carry it in a <script> element
@@ -189,7 +189,7 @@ func (s *Script) Full() (*lessons.Script, error) {
 }
 
 // appendScenes appends scenes as a JSON array. Block grids, nearly all of
-// the bytes (garage: two 2,048-block grids in each of 42 steps), are written
+// the bytes (garage: two 2,048-block grids in each of 20 steps), are written
 // by hand: encoding/json's reflection took 25–48 ms of garage's 30–60 ms
 // natively, and several times that in WebAssembly, on every re-simulation.
 // The rest goes through encoding/json. Decoding is encoding/json's

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/internal/gcturn"
 )
 
 // Loop serves a stream of requests over any KV pool (allocator.KVPool) in
@@ -159,6 +160,7 @@ func (l *Loop) Step() (Tick, error) {
 	}
 	t.Usage, t.Waiting = l.usage(), l.waiting.len()
 	l.ticks++
+	gcturn.Work(len(l.running) + 1) // see Scheduler.Step
 	return t, nil
 }
 

@@ -35,6 +35,7 @@ import (
 	"sort"
 
 	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/internal/gcturn"
 )
 
 // Policy says how batches are formed.
@@ -295,6 +296,7 @@ func (s *server) runBatch(n int) {
 		w.Useful += d * float64(needed)
 		w.Padding += d * float64(n-needed)
 		w.Idle += d * free
+		gcturn.Work(n) // a turn for the collector in WebAssembly (internal/gcturn)
 	}
 	b.End = s.clock
 	for slot, i := range members {

@@ -345,6 +345,25 @@ func (b *browser) awaitCondition(what string, timeout time.Duration, predicate s
 	}
 }
 
+// dragSlider moves knob's slider (#slider-KNOB) through the positions as a
+// pointer drag does: input events only, no change event and no Apply, as
+// fast as the page takes them.
+func (b *browser) dragSlider(knob string, positions ...int) {
+	b.t.Helper()
+	ps := make([]string, len(positions))
+	for i, p := range positions {
+		ps[i] = strconv.Itoa(p)
+	}
+	evalJS[bool](b, `(() => {
+  const s = document.querySelector(`+jsString("#slider-"+knob)+`);
+  for (const p of [`+strings.Join(ps, ", ")+`]) {
+    s.value = String(p);
+    s.dispatchEvent(new Event("input", {bubbles: true}));
+  }
+  return true;
+})()`)
+}
+
 // waitFor polls a JavaScript predicate in the page until it is truthy.
 func (b *browser) waitFor(what, predicate string) {
 	b.t.Helper()

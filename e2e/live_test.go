@@ -90,16 +90,7 @@ func TestLiveKnobs(t *testing.T) {
 		}
 		b.countHistoryWrites()
 		before := evalJS[string](b, metricJS("paged_admitted"))
-		// A drag: input events only (no change, no Apply), as fast as a
-		// pointer moves, ending at position 600.
-		evalJS[bool](b, `(() => {
-  const s = document.querySelector("#slider-block_size");
-  for (const p of [520, 540, 560, 580, 600]) {
-    s.value = String(p);
-    s.dispatchEvent(new Event("input", {bubbles: true}));
-  }
-  return true;
-})()`)
+		b.dragSlider("block_size", 520, 540, 560, 580, 600) // ends at position 600
 		b.waitFor("the slider's value in #param-block_size", `document.querySelector("#param-block_size").value !== "16"`)
 		final := evalJS[string](b, `document.querySelector("#param-block_size").value`)
 		b.waitFor("the figure for block_size="+final, settledJS+` && `+metricJS("paged_admitted")+` !== `+jsString(before))

@@ -68,14 +68,7 @@ func TestNoWorker(t *testing.T) {
 	runs := s.PageRuns
 	// All 12 requests are admitted at any block size: the waste moves.
 	before := evalJS[string](b, metricJS("paged_waste_pct"))
-	evalJS[bool](b, `(() => {
-  const s = document.querySelector("#slider-block_size");
-  for (const p of [520, 560, 600]) {
-    s.value = String(p);
-    s.dispatchEvent(new Event("input", {bubbles: true}));
-  }
-  return true;
-})()`)
+	b.dragSlider("block_size", 520, 560, 600)
 	b.waitFor("the slider's value in #param-block_size", `document.querySelector("#param-block_size").value !== "16"`)
 	final := evalJS[string](b, `document.querySelector("#param-block_size").value`)
 	b.awaitCondition("the figure for block_size="+final, 30*time.Second, settledJS+

@@ -121,6 +121,7 @@ type Scheduler struct {
 	waiting queue[*req]
 	running []*req // a window on runBuf (pushRunning, sampleOutputs)
 	runBuf  []*req
+	marks   []int32 // sampleOutputs' scratch: indices in running
 	clock   float64
 	next    int // next request (by arrival) not yet in the waiting queue
 	steps   []Step

@@ -115,8 +115,12 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	}
 	pool := s.pool
 	plain := pool.Plain()
-	// The step's Work is read only by a timer without a step model and by
-	// RecordWork; the chunks price it otherwise.
+	// The chunks are written by index into room made here, and the token
+	// counts kept in locals: no slice header or counter is stored per
+	// request, nor is the write barrier's flag tested.
+	grown := slices.Grow(s.chunks, len(s.running))
+	ch := grown[len(grown):cap(grown)]
+	j, prefill, decode := 0, 0, 0
 	for i := 0; i < len(s.running) && budget > 0; i++ {
 		r := s.running[i]
 		c := r.computed
@@ -137,7 +141,8 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 			plain = pool.Plain()
 		}
 		r.stepN = n
-		s.chunks = append(s.chunks, hardware.Chunk{NewTokens: n, Context: c})
+		ch[j] = hardware.Chunk{NewTokens: n, Context: c}
+		j++
 		// A decode computes one token on top of a computed prompt; anything
 		// else (a prompt chunk, a recompute after preemption) is prefill.
 		// (Two ifs, not ||, which would branch: each becomes a select.)
@@ -148,10 +153,13 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		if n > 1 {
 			p = n
 		}
-		st.PrefillTokens += p
-		st.DecodeTokens += n - p
+		prefill += p
+		decode += n - p
 		budget -= n
 	}
+	s.chunks = grown[:len(grown)+j]
+	st.PrefillTokens += prefill
+	st.DecodeTokens += decode
 	if s.hw == nil || s.RecordWork {
 		// The step's Work, read only by a timer without a step model and
 		// by RecordWork, in a pass of its own: the scheduled requests are
@@ -293,29 +301,62 @@ func (s *Scheduler) runBatch(st *Step) (bool, error) {
 func (s *Scheduler) sampleOutputs(st *Step) error {
 	k := int32(len(s.ends) - 1) // this step, if it ran
 	run := s.running
-	lead, kept := 0, 0 // run[lead:kept] is what stays, in order
+	// First a walk with no call in it (in WebAssembly a loop that calls
+	// keeps its variables in memory, storing them every turn): it updates
+	// every request and notes those with more to do, a request's first
+	// token, its last, or a token that starts a new run of steps.
+	if len(s.marks) < len(run) {
+		s.marks = make([]int32, 2*len(run))
+	}
+	marks := s.marks[:len(run)]
+	m := 0
 	for i, r := range run {
-		if n := r.stepN; n > 0 {
-			r.stepN = 0
-			r.computed += n
-			// generated changes only here, so only here can it reach Output.
-			if r.computed == r.Prompt+r.generated {
-				r.generated++
-				if r.generated == 1 {
-					st.FirstTokens = append(st.FirstTokens, r.ID)
-				}
-				r.tokens.add(k)
-				if r.generated == r.Output {
-					if err := s.finish(r, st); err != nil {
-						return err
-					}
-					if kept == lead { // nothing kept yet: the start moves
-						lead++
-						kept++
-					}
-					continue
-				}
+		n := r.stepN
+		r.stepN = 0
+		c := r.computed + n
+		r.computed = c
+		// generated changes only here, so only here can it reach Output.
+		if n > 0 && c == r.Prompt+r.generated {
+			g := r.generated + 1
+			r.generated = g
+			if cur := &r.tokens.cur; cur.start+cur.n == k && g != 1 && g != r.Output {
+				cur.n++
+			} else {
+				marks[m] = int32(i)
+				m++
 			}
+		}
+	}
+	first := -1 // the first finished request's index
+	for _, i := range marks[:m] {
+		r := run[i]
+		if r.generated == 1 {
+			st.FirstTokens = append(st.FirstTokens, r.ID)
+		}
+		r.tokens.add(k)
+		if r.generated == r.Output {
+			if err := s.finish(r, st); err != nil {
+				return err
+			}
+			if first < 0 {
+				first = int(i)
+			}
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	// run[lead:kept] is what stays, in order; the requests before the
+	// first finished one stay where they are.
+	lead, kept := 0, first
+	for i := first; i < len(run); i++ {
+		r := run[i]
+		if r.status == finished {
+			if kept == lead { // nothing kept yet: the start moves
+				lead++
+				kept++
+			}
+			continue
 		}
 		if kept != i { // a pointer written only where the list shifts
 			run[kept] = r

@@ -267,6 +267,13 @@ func (l *Loop) decode(t *Tick) error {
 		if q.produced == q.Output {
 			continue
 		}
+		// Room without a new block, most ticks' case, is tested here and
+		// not in store: a loop that calls for every request keeps its
+		// variables in memory in WebAssembly.
+		if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
+			q.produced++
+			continue
+		}
 		stored, err := l.store(q, t)
 		if err != nil {
 			return err
@@ -291,13 +298,10 @@ func (l *Loop) taken() int {
 	return l.pool.Usage().Taken
 }
 
-// store gives q room for one token, preempting the most recently admitted
-// running request until it fits; it reports false when q itself was
-// preempted.
+// store gives q, whose token has no room in what it holds, room for it,
+// preempting the most recently admitted running request until it fits; it
+// reports false when q itself was preempted.
 func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
-	if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
-		return true, nil // room without a new block: most ticks
-	}
 	for {
 		var err error
 		switch {

@@ -170,6 +170,11 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 // sums and products of such integers that stay within it are exact.
 const exactFloat = 1 << 53
 
+// maxExactSeqs bounds the sequences attentionSums adds in integers: each
+// term is below 2^49 (n, c < 2^24), so 2^13 of them cannot overflow an
+// int64 before the sums are checked against exactFloat at the end.
+const maxExactSeqs = 1 << 13
+
 // attentionSums are the attention FLOPs and KV bytes of a step, summed
 // per sequence (see layout), and its new tokens. Every term is an integer
 // (head counts divide evenly, n(n+1) is even), so when the totals stay
@@ -181,26 +186,22 @@ func (m *StepModel) attentionSums(b Batch, qh, hd, kvh, bkv float64) (flops, kv 
 	iq, ik := int64(fq), int64(fk)
 	if float64(iq) == fq && float64(ik) == fk && iq > 0 && ik > 0 {
 		// Bounds on the integer sums under which every float term and
-		// partial sum is an integer within 2^53; each term is checked
-		// before it is added, so the int64 sums cannot overflow either.
+		// partial sum is an integer within 2^53.
 		maxTokens, maxKV := int64(exactFloat)/iq, int64(exactFloat)/ik
 		var tokens, kvTokens int64
-		ok := true
+		var all uint64 // every n and c ORed: below 2^24 when they all are
 		for _, s := range b.Seqs {
 			n, c := int64(s.NewTokens), int64(s.Context)
-			if n < 0 || c < 0 || n > 1<<24 || c > 1<<24 {
-				ok = false
-				break
-			}
+			all |= uint64(n) | uint64(c) // a negative one is huge unsigned
 			newTokens += s.NewTokens
 			tokens += n*c + n*(n+1)/2
 			kvTokens += c + n
-			if tokens > maxTokens || kvTokens > maxKV {
-				ok = false
-				break
-			}
 		}
-		if ok {
+		// The checks come after the walk (no branch in it): with at most
+		// maxExactSeqs terms each below 2^49 nothing overflowed, and as
+		// the terms are not negative the partial sums grew, so the last
+		// within the bound means all were.
+		if all < 1<<24 && len(b.Seqs) <= maxExactSeqs && tokens <= maxTokens && kvTokens <= maxKV {
 			return float64(tokens * iq), float64(kvTokens * ik), newTokens
 		}
 	}
@@ -247,11 +248,17 @@ func (m *StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
 	for _, k := range l.headKernels() {
 		end += k.GPUTime
 	}
-	layer := l.layerKernels()
+	// One layer's GPU times, padded with zeros to maxLayerKernels: adding
+	// +0 leaves a non-negative sum exactly as it was, so every layer adds
+	// all twelve in one unrolled line, still one by one in launch order
+	// (in WebAssembly each turn of a loop is a trip through the function's
+	// dispatch table, and a step has hundreds of kernels).
+	var t [maxLayerKernels]float64
+	for j, k := range l.layerKernels() {
+		t[j] = k.GPUTime
+	}
 	for range l.layers {
-		for j := range layer {
-			end += layer[j].GPUTime
-		}
+		end = end + t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7] + t[8] + t[9] + t[10] + t[11]
 	}
 	for _, k := range l.tailKernels() {
 		end += k.GPUTime

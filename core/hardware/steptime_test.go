@@ -639,8 +639,9 @@ func TestCostCitations(t *testing.T) {
 }
 
 // attentionSums' integer path gives the float sums of the per-sequence
-// formula to the last bit: random batches, small and huge, every model and
-// TP degree (the float loop below is the formula as it was).
+// formula to the last bit: random batches, small and huge, some past the
+// integer path's bounds, every model and TP degree (the float loop below is
+// the formula as it was).
 func TestAttentionSumsExact(t *testing.T) {
 	ref := func(b Batch, qh, hd, kvh, bkv float64) (flops, kv float64) {
 		for _, s := range b.Seqs {
@@ -665,7 +666,11 @@ func TestAttentionSumsExact(t *testing.T) {
 				for trial := range 200 {
 					var b Batch
 					seqs := 1 + r.IntN(600)
-					scale := []int{16, 4096, 131072, 1 << 22}[trial%4]
+					if trial%25 == 0 { // past maxExactSeqs: the float path
+						seqs = maxExactSeqs + 1 + r.IntN(100)
+					}
+					// 1<<25 puts some lengths past the integer path's 2^24.
+					scale := []int{16, 4096, 131072, 1 << 22, 1 << 25}[trial%5]
 					for range seqs {
 						n := 1
 						if r.IntN(10) == 0 {

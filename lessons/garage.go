@@ -831,12 +831,20 @@ func demandBlock(snap snapshot, prev *snapshot, admitted []int) (int, bool) {
 	if prev == nil {
 		return 0, false
 	}
-	resident := map[int]bool{}
+	// Owners are the stream's ids, 0…n−1, or Free: a slice by id serves as
+	// the set (a map hashes in software in WebAssembly).
+	hi := -1
 	for _, o := range prev.owners {
-		resident[o] = true
+		hi = max(hi, o)
+	}
+	resident := make([]bool, hi+1)
+	for _, o := range prev.owners {
+		if o >= 0 {
+			resident[o] = true
+		}
 	}
 	for i, o := range snap.owners {
-		if o != scene.Free && prev.owners[i] != o && resident[o] && !slices.Contains(admitted, o) {
+		if o >= 0 && o <= hi && prev.owners[i] != o && resident[o] && !slices.Contains(admitted, o) {
 			return i, true
 		}
 	}

@@ -96,6 +96,24 @@ func (c *Contiguous) GrowHold(h *Hold, n int) error {
 	return public(c.extend(h, n), c.short)
 }
 
+// Plain reports whether, until the next AllocateSlots, GrowHold or Free,
+// every append is one that Append makes without logging an event: a caller
+// storing a token for each of many requests checks it once, then calls
+// AppendPlain for each (as with Paged.Plain).
+func (c *Contiguous) Plain() bool { return c.off }
+
+// AppendPlain is Append for a caller that found Plain true since its last
+// other call into the pool, holds h live and stores n ≥ 0 tokens: only the
+// room in h's run is left to check.
+func (c *Contiguous) AppendPlain(h *Hold, n int) bool {
+	if h.run.Tokens+n > h.run.Len {
+		return false
+	}
+	h.run.Tokens += n
+	c.stored += n
+	return true
+}
+
 // Append stores n tokens in h's run when they fit and there is no event
 // to log, and reports whether it did; otherwise it changes nothing and the
 // caller calls GrowHold. As Paged.Append, it is small enough to be inlined

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -110,5 +111,65 @@ func TestTryGrowSeq(t *testing.T) {
 	}
 	if _, _, err := p.TryGrowSeq(nil, 1, nil); err == nil {
 		t.Error("TryGrowSeq(nil) took a token")
+	}
+}
+
+// Plain is false while events are logged, and while a pool is plain its
+// AppendPlain on a live handle does what Append does: two identical pools
+// driven by the same random stores, one through each, stay identical.
+func TestAppendPlainIsAppend(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pa, _ := NewPaged(64, 4)
+	pb, _ := NewPaged(64, 4)
+	ca, _ := NewContiguous(256, exact)
+	cb, _ := NewContiguous(256, exact)
+	if pa.Plain() || ca.Plain() {
+		t.Fatal("Plain with events on")
+	}
+	for _, d := range []interface{ DisableEvents() }{pa, pb, ca, cb} {
+		d.DisableEvents()
+	}
+	for req := range 8 {
+		for _, p := range []*Paged{pa, pb} {
+			if err := p.AllocateSlots(req, Slots{New: 1 + req}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range []*Contiguous{ca, cb} {
+			if err := c.AllocateSlots(req, Slots{New: 1, Final: 6 + req}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !pb.Plain() || !cb.Plain() {
+		t.Fatal("not Plain with events off and nothing shared")
+	}
+	fitted := 0
+	for range 400 {
+		req, n := r.IntN(8), r.IntN(4)
+		a, b := pa.Append(pa.Seq(req), n), pb.AppendPlain(pb.Seq(req), n)
+		if a != b || pa.Tokens(req) != pb.Tokens(req) || pa.Usage() != pb.Usage() {
+			t.Fatalf("paged request %d, %d tokens: Append %v, AppendPlain %v; usage %+v vs %+v", req, n, a, b, pa.Usage(), pb.Usage())
+		}
+		if !a { // no room: both grow the same way
+			for _, p := range []*Paged{pa, pb} {
+				_ = p.GrowSeq(p.Seq(req), n, nil)
+			}
+		}
+		a, b = ca.Append(ca.Hold(req), n), cb.AppendPlain(cb.Hold(req), n)
+		if a != b || ca.Usage() != cb.Usage() {
+			t.Fatalf("contiguous request %d, %d tokens: Append %v, AppendPlain %v; usage %+v vs %+v", req, n, a, b, ca.Usage(), cb.Usage())
+		}
+		if a {
+			fitted++
+		}
+	}
+	if fitted == 0 || fitted == 400 {
+		t.Errorf("%d of 400 contiguous stores fitted: the walk never tried both outcomes", fitted)
+	}
+	for _, p := range []*Paged{pa, pb} {
+		if err := p.Check(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -191,8 +191,16 @@ func (l *Loop) free(q *loopReq) error {
 }
 
 func (l *Loop) release(t *Tick) error {
-	kept := 0
-	for i, q := range l.running {
+	// Most ticks nobody has finished: a first walk that calls nothing
+	// (in WebAssembly a loop that calls keeps its variables in memory)
+	// finds the first who has, if any.
+	first := 0
+	for first < len(l.running) && l.running[first].produced < l.running[first].Output {
+		first++
+	}
+	kept := first
+	for i := first; i < len(l.running); i++ {
+		q := l.running[i]
 		if q.produced < q.Output {
 			if kept != i { // a pointer written only where the list shifts
 				l.running[kept] = q
@@ -262,15 +270,17 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 
 func (l *Loop) decode(t *Tick) error {
 	taken := l.taken()
+	paged, contig := l.plain()
 	for i := 0; i < len(l.running); i++ {
 		q := l.running[i]
 		if q.produced == q.Output {
 			continue
 		}
-		// Room without a new block, most ticks' case, is tested here and
-		// not in store: a loop that calls for every request keeps its
-		// variables in memory in WebAssembly.
-		if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
+		// Room in what q holds, most ticks' case, is tested here with the
+		// pool's plain append rather than in store: a loop that calls for
+		// every request keeps its variables in memory in WebAssembly, where
+		// each test taken is also a trip through the dispatch table.
+		if (paged != nil && paged.AppendPlain(q.seq, 1)) || (contig != nil && contig.AppendPlain(q.hold, 1)) {
 			q.produced++
 			continue
 		}
@@ -281,9 +291,22 @@ func (l *Loop) decode(t *Tick) error {
 		if stored {
 			q.produced++
 		}
+		paged, contig = l.plain()
 	}
 	t.DecodeTaken = l.taken() - taken
 	return nil
+}
+
+// plain returns the loop's pool, as paged or contig, when its appends are
+// plain (allocator.Paged.Plain, allocator.Contiguous.Plain); else nils.
+func (l *Loop) plain() (*allocator.Paged, *allocator.Contiguous) {
+	switch {
+	case l.paged != nil && l.paged.Plain():
+		return l.paged, nil
+	case l.contig != nil && l.contig.Plain():
+		return nil, l.contig
+	}
+	return nil, nil
 }
 
 // taken is the pool's Usage().Taken: a contiguous pool takes runs only at
@@ -298,10 +321,13 @@ func (l *Loop) taken() int {
 	return l.pool.Usage().Taken
 }
 
-// store gives q, whose token has no room in what it holds, room for it,
-// preempting the most recently admitted running request until it fits; it
-// reports false when q itself was preempted.
+// store gives q room for one token, preempting the most recently admitted
+// running request until it fits; it reports false when q itself was
+// preempted.
 func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
+	if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
+		return true, nil // room without a new block
+	}
 	for {
 		var err error
 		switch {

@@ -223,6 +223,7 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 			t.Fatal(err)
 		}
 		var resident []int
+		refused := -1
 		for op := 0; op < 300; op++ {
 			if len(resident) > 0 && r.IntN(3) == 0 {
 				i := r.IntN(len(resident))
@@ -232,15 +233,37 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 				resident = append(resident[:i], resident[i+1:]...)
 				continue
 			}
+			if len(resident) > 0 && r.IntN(4) == 0 {
+				// A resident request's id grows its run, even right after
+				// a refusal, and never takes a second one.
+				req := resident[r.IntN(len(resident))]
+				before, _ := c.RunOf(req)
+				_, ok, err := c.TryAllocateSlots(req, Slots{New: 1})
+				after, _ := c.RunOf(req)
+				if err != nil || after.Start != before.Start || after.Len != before.Len || len(c.Runs()) != len(resident) ||
+					(ok && after.Tokens != before.Tokens+1) || (!ok && after.Tokens != before.Len) {
+					t.Fatalf("trial %d op %d: growing resident %d: ok %v, %v; run %+v then %+v, %d runs for %d residents",
+						trial, op, req, ok, err, before, after, len(c.Runs()), len(resident))
+				}
+				continue
+			}
+			req := op
+			if refused >= 0 && r.IntN(3) == 0 {
+				req = refused // the blocked head, retried
+			}
 			final := 1 + r.IntN(400)
-			short, ok, err := c.TryAllocateSlots(op, Slots{New: 1, Final: final})
+			short, ok, err := c.TryAllocateSlots(req, Slots{New: 1, Final: final})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ok {
-				resident = append(resident, op)
+				resident = append(resident, req)
+				if req == refused {
+					refused = -1
+				}
 				continue
 			}
+			refused = req
 			largest := 0
 			for _, h := range c.Holes() {
 				largest = max(largest, h.Len)

@@ -100,46 +100,77 @@ func TestContiguousHold(t *testing.T) {
 	}
 }
 
-// TestContiguousConservation: reserved + free slots always equal the pool and
-// runs never overlap, across random operation sequences.
+// TestContiguousConservation: reserved + free slots always equal the pool,
+// runs never overlap and each resident request holds exactly one, across
+// random operation sequences.
 func TestContiguousConservation(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for trial := 0; trial < 200; trial++ {
-		c, _ := NewContiguous(1+r.IntN(2000), exact)
-		for op := 0; op < 300; op++ {
-			req := r.IntN(10)
-			switch r.IntN(3) {
-			case 0:
-				res := 1 + r.IntN(300)
-				_ = c.AllocateSlots(req, Slots{New: r.IntN(res + 1), Final: res})
-			case 1:
-				_ = c.AllocateSlots(req, Slots{New: r.IntN(5)})
-			case 2:
-				_ = c.Free(req)
+	for range 200 {
+		ops := make([]byte, 900)
+		for i := range ops {
+			ops[i] = byte(r.IntN(256))
+		}
+		runContiguousOps(t, 1+r.IntN(2000), ops)
+	}
+}
+
+func FuzzContiguousOps(f *testing.F) {
+	f.Add(uint16(100), []byte{0, 1, 60, 0, 2, 60, 0, 3, 60, 0, 3, 10, 2, 1, 0, 0, 3, 60, 1, 0, 4})
+	f.Add(uint16(1), []byte{0, 0, 0, 0, 0, 1, 1, 0, 0, 2, 0, 0})
+	f.Add(uint16(2000), []byte{0, 5, 255, 0, 6, 255, 2, 5, 0, 0, 6, 255, 1, 6, 3, 0, 7, 1})
+	f.Fuzz(func(t *testing.T, pool uint16, ops []byte) {
+		runContiguousOps(t, 1+int(pool)%4096, ops)
+	})
+}
+
+// runContiguousOps applies operations decoded from ops, three bytes each
+// (admit or extend, extend, free; a request id 0–9; a size), to a pool of
+// pool slots, and checks the pool after each one. A request refused and
+// asked again, or extended by id after a refusal, exercises the pool's
+// memory of its last refusal.
+func runContiguousOps(t *testing.T, pool int, ops []byte) {
+	c, _ := NewContiguous(pool, exact)
+	for i := 0; i+2 < len(ops); i += 3 {
+		req, size := int(ops[i+1])%10, int(ops[i+2])
+		switch ops[i] % 3 {
+		case 0:
+			res := 1 + size
+			_ = c.AllocateSlots(req, Slots{New: size % (res + 1), Final: res})
+		case 1:
+			_ = c.AllocateSlots(req, Slots{New: size % 5})
+		case 2:
+			_ = c.Free(req)
+		}
+		free := 0
+		for _, h := range c.Holes() {
+			free += h.Len
+		}
+		u := c.Usage()
+		stored, reserved := 0, 0
+		seen := map[int]bool{}
+		for _, run := range c.Runs() {
+			stored += run.Tokens
+			reserved += run.Len
+			if seen[run.Req] {
+				t.Fatalf("op %d: request %d holds two runs: %+v", i/3, run.Req, c.Runs())
 			}
-			free := 0
-			for _, h := range c.Holes() {
-				free += h.Len
+			seen[run.Req] = true
+			if h := c.Hold(run.Req); h == nil || h.run != run {
+				t.Fatalf("op %d: run %+v, but Hold(%d) is %v", i/3, run, run.Req, h)
 			}
-			u := c.Usage()
-			stored, reserved := 0, 0
-			for _, run := range c.Runs() {
-				stored += run.Tokens
-				reserved += run.Len
+		}
+		if u.Stored != stored || u.Reserved != reserved || u.Resident != len(c.Runs()) {
+			t.Fatalf("usage %+v, the runs hold %d tokens in %d slots", u, stored, reserved)
+		}
+		if u.Reserved+free != c.PoolTokens() {
+			t.Fatalf("reserved %d + free %d != pool %d", u.Reserved, free, c.PoolTokens())
+		}
+		end := 0
+		for _, run := range c.Runs() {
+			if run.Start < end || run.Tokens > run.Len {
+				t.Fatalf("bad run %+v after end %d", run, end)
 			}
-			if u.Stored != stored || u.Reserved != reserved || u.Resident != len(c.Runs()) {
-				t.Fatalf("usage %+v, the runs hold %d tokens in %d slots", u, stored, reserved)
-			}
-			if u.Reserved+free != c.PoolTokens() {
-				t.Fatalf("reserved %d + free %d != pool %d", u.Reserved, free, c.PoolTokens())
-			}
-			end := 0
-			for _, run := range c.Runs() {
-				if run.Start < end || run.Tokens > run.Len {
-					t.Fatalf("bad run %+v after end %d", run, end)
-				}
-				end = run.Start + run.Len
-			}
+			end = run.Start + run.Len
 		}
 	}
 }

@@ -100,10 +100,10 @@ func (c *Contiguous) GrowHold(h *Hold, n int) error {
 	return public(c.extend(h, n), c.short)
 }
 
-// Plain reports whether, until the next AllocateSlots, GrowHold or Free,
-// every append is one that Append makes without logging an event: a caller
-// storing a token for each of many requests checks it once, then calls
-// AppendPlain for each (as with Paged.Plain).
+// Plain reports whether every append is one that Append makes without
+// logging an event (the event log is off; it stays off once turned off): a
+// caller storing a token for each of many requests checks it once, then
+// calls AppendPlain for each (as with Paged.Plain).
 func (c *Contiguous) Plain() bool { return c.off }
 
 // AppendPlain is Append for a caller that found Plain true since its last

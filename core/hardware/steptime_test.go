@@ -639,9 +639,8 @@ func TestCostCitations(t *testing.T) {
 }
 
 // attentionSums' integer path gives the float sums of the per-sequence
-// formula to the last bit: random batches, small and huge, some past the
-// integer path's bounds, every model and TP degree (the float loop below is
-// the formula as it was).
+// formula to the last bit: random batches, small and huge, every model and
+// TP degree (the float loop below is the formula as it was).
 func TestAttentionSumsExact(t *testing.T) {
 	ref := func(b Batch, qh, hd, kvh, bkv float64) (flops, kv float64) {
 		for _, s := range b.Seqs {
@@ -666,7 +665,7 @@ func TestAttentionSumsExact(t *testing.T) {
 				for trial := range 200 {
 					var b Batch
 					seqs := 1 + r.IntN(600)
-					if trial%25 == 0 { // past maxExactSeqs: the float path
+					if trial%25 == 1 { // past maxExactSeqs: the float path
 						seqs = maxExactSeqs + 1 + r.IntN(100)
 					}
 					// 1<<25 puts some lengths past the integer path's 2^24.
@@ -693,5 +692,63 @@ func TestAttentionSumsExact(t *testing.T) {
 	}
 	if checked < 5000 {
 		t.Errorf("only %d batches checked", checked)
+	}
+}
+
+// The integer path's guards: batches whose int64 sums would wrap around to
+// a small total, which passes the final bound check, must take the float
+// path. A length of 2^32 wraps n(n+1) in one sequence (the lengths' guard);
+// ~43,700 sequences of lengths below 2^24 wrap the sum of n·c + n(n+1)/2
+// past 2^64 (the sequence count's guard).
+func TestAttentionSumsGuards(t *testing.T) {
+	sm, err := NewStepModel(MustGPU("h100-sxm"), MustModel("llama-3.1-8b"), 1, BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := sm.Model
+	qh, kvh, hd := float64(md.QHeads), float64(md.KVHeads), float64(md.HeadDim)
+	const bkv = 2
+	ref := func(b Batch) (flops, kv float64) {
+		for _, s := range b.Seqs {
+			n, c := float64(s.NewTokens), float64(s.Context)
+			flops += 4 * qh * hd * (n*c + n*(n+1)/2)
+			kv += (c + n) * 2 * kvh * hd * bkv
+		}
+		return flops, kv
+	}
+	term := func(n, c uint64) uint64 { return n*c + n*(n+1)/2 }
+	const M = 1<<24 - 1
+	wrap := Batch{Seqs: []Chunk{{NewTokens: M, Context: M}}}
+	sum := term(M, M) // wraps as the int64 sum does
+	for {
+		left := -sum // 2^64 − sum
+		if full := term(M, M); left >= full {
+			wrap.Seqs = append(wrap.Seqs, Chunk{NewTokens: M, Context: M})
+			sum += full
+			continue
+		}
+		// The last sequence lands the sum within n of 2^64: the largest n
+		// whose own triangle fits, then the context that reaches it.
+		n := min(uint64((math.Sqrt(8*float64(left)+1)-1)/2), M)
+		for n > 1 && n*(n+1)/2 > left {
+			n--
+		}
+		c := (left - n*(n+1)/2 + n - 1) / n
+		wrap.Seqs = append(wrap.Seqs, Chunk{NewTokens: int(n), Context: int(c)})
+		sum += term(n, c)
+		break
+	}
+	if len(wrap.Seqs) <= maxExactSeqs || sum >= M {
+		t.Fatalf("the wrapping batch has %d sequences and wraps to %d", len(wrap.Seqs), sum)
+	}
+	for name, b := range map[string]Batch{
+		"one length of 2^32":              {Seqs: []Chunk{{NewTokens: 1 << 32}}},
+		"short lengths summing past 2^64": wrap,
+	} {
+		gf, gk, gn := sm.attentionSums(b, qh, hd, kvh, bkv)
+		wf, wk := ref(b)
+		if math.Float64bits(gf) != math.Float64bits(wf) || math.Float64bits(gk) != math.Float64bits(wk) || gn != b.Tokens() {
+			t.Errorf("%s: sums %v %v and %d tokens, want %v %v and %d", name, gf, gk, gn, wf, wk, b.Tokens())
+		}
 	}
 }

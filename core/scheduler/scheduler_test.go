@@ -192,6 +192,7 @@ func TestRandomWorkloads(t *testing.T) {
 		if len(ms) != len(reqs) {
 			t.Fatalf("trial %d: %d of %d requests finished", trial, len(ms), len(reqs))
 		}
+		checkTokensFromWork(t, trial, s, reqs)
 		gen := 0
 		for _, m := range ms {
 			tt := s.TokenTimes(m.ID)
@@ -217,6 +218,40 @@ func TestRandomWorkloads(t *testing.T) {
 		}
 		if s.Pool().FreeBlocks() != c.NumBlocks {
 			t.Fatalf("trial %d: %d blocks still held after every request finished", trial, c.NumBlocks-s.Pool().FreeBlocks())
+		}
+	}
+}
+
+// checkTokensFromWork rebuilds every request's token times, and each step's
+// FirstTokens, from the steps' Work alone: a step that computes a request up
+// to all its known tokens (prompt and outputs so far) makes its next output
+// token, at the step's end; preemption recomputes without making any. They
+// must equal what the scheduler recorded (TokenTimes, Step.FirstTokens).
+func checkTokensFromWork(t *testing.T, trial int, s *Scheduler, reqs []Request) {
+	t.Helper()
+	prompt, made := map[int]int{}, map[int]int{}
+	times := map[int][]float64{}
+	for _, q := range reqs {
+		prompt[q.ID] = q.Prompt
+	}
+	for k, st := range s.Steps() {
+		var first []int
+		for _, w := range st.Work {
+			if w.Context+w.NewTokens == prompt[w.Req]+made[w.Req] {
+				made[w.Req]++
+				times[w.Req] = append(times[w.Req], st.Start+st.Duration)
+				if made[w.Req] == 1 {
+					first = append(first, w.Req)
+				}
+			}
+		}
+		if !slices.Equal(first, st.FirstTokens) {
+			t.Fatalf("trial %d step %d: first tokens %v, the step's work makes %v", trial, k, st.FirstTokens, first)
+		}
+	}
+	for _, q := range reqs {
+		if got := s.TokenTimes(q.ID); !slices.Equal(got, times[q.ID]) {
+			t.Fatalf("trial %d: request %d: token times %v, the steps' work makes %v", trial, q.ID, got, times[q.ID])
 		}
 	}
 }

@@ -303,8 +303,8 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 	run := s.running
 	// First a walk with no call in it (in WebAssembly a loop that calls
 	// keeps its variables in memory, storing them every turn): it updates
-	// every request and notes those with more to do, a request's first
-	// token, its last, or a token that starts a new run of steps.
+	// every request and notes the ones the second pass must handle, whose
+	// token is their first, their last, or starts a new run of steps.
 	if len(s.marks) < len(run) {
 		s.marks = make([]int32, 2*len(run))
 	}

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,11 +41,12 @@ var garage = &Lesson{
 	},
 	Check: checkGarage,
 	sim:   garageSim{},
-	// Script.Work counts each pool's ticks and request-ticks, twice (the
-	// second pass captures the pools): at most 4·(2·requests·(output_max+1)
-	// + requests + 1), since every tick stores a token of the oldest running
-	// request or releases finished ones.
-	MaxWork: 12*garageMaxStream + 4,
+	// Script.Work counts each pool's ticks and request-ticks, the paged
+	// pool's twice (the pictures' pass serves it again), and the contiguous
+	// pool's logged runs, at most two per request-tick: at most
+	// 5·(2·requests·(output_max+1) + requests + 1), since every tick stores
+	// a token of the oldest running request or releases finished ones.
+	MaxWork: 15*garageMaxStream + 5,
 	HeavyCorners: []map[string]string{
 		// One request at a time: a tick per token, 500,000 ticks.
 		{"requests": "500", "prompt_min": "1", "prompt_max": "1", "output_min": "999", "output_max": "999", "max_context": "1024", "pool_tokens": "1024"},
@@ -231,6 +233,15 @@ func (l *tickLog) add(r tickRecord) {
 	l.n++
 }
 
+// lists returns the requests a tick record admitted, finished and
+// preempted: views of the history, read only. The walks over every tick
+// read them, and the record's own fields, rather than build tickOf's
+// scheduler.Tick for each.
+func (h *poolHistory) lists(r *tickRecord) (adm, fin, pre []int) {
+	l := h.ids[r.at : r.at+r.nAdm+r.nFin+r.nPre]
+	return l[:r.nAdm:r.nAdm], l[r.nAdm : r.nAdm+r.nFin : r.nAdm+r.nFin], l[r.nAdm+r.nFin:]
+}
+
 // tickOf returns tick t as the narration reads it, or the final idle state
 // after the run ended.
 func (h *poolHistory) tickOf(t int) (garageTick, bool) {
@@ -238,9 +249,9 @@ func (h *poolHistory) tickOf(t int) (garageTick, bool) {
 		return garageTick{Tick: scheduler.Tick{Blocked: -1}}, false
 	}
 	r := h.ticks.at(t)
-	lists := h.ids[r.at : r.at+r.nAdm+r.nFin+r.nPre]
+	adm, fin, pre := h.lists(r)
 	g := garageTick{holeReuse: r.holeReuse, Tick: scheduler.Tick{
-		Admitted: lists[:r.nAdm:r.nAdm], Finished: lists[r.nAdm : r.nAdm+r.nFin : r.nAdm+r.nFin], Preempted: lists[r.nAdm+r.nFin:],
+		Admitted: adm, Finished: fin, Preempted: pre,
 		Blocked: int(r.blocked), DecodeTaken: int(r.decodeTaken), Waiting: int(r.waiting),
 		Usage: allocator.Usage{Resident: int(r.resident), Stored: int(r.stored), Reserved: int(r.reserved), Pool: h.pool}}}
 	for _, l := range []*[]int{&g.Admitted, &g.Finished, &g.Preempted} {
@@ -268,10 +279,12 @@ type snapshot struct {
 	runs         []allocator.Run
 }
 
-// garageServed is both pools serving one setup: their histories, or the
-// snapshots at chosen ticks.
+// garageServed is both pools serving one setup: their histories and the
+// contiguous pool's runs (serveGarage), then the snapshots at the chosen
+// ticks (captureGarage).
 type garageServed struct {
 	paged, contig poolHistory
+	contigRuns    runLog
 	snaps         map[int]snapshot
 }
 
@@ -279,17 +292,16 @@ type garageServed struct {
 // unreachable, so hitting it is a bug worth an error, not a hang.
 const maxTicks = 1 << 22
 
-// serveGarage serves the stream with both pools in lockstep, one loop tick
-// each per tick. With record it keeps both histories; otherwise it only
-// captures the pools' state at the end of each tick in capture (sorted).
-func serveGarage(s garageSetup, record bool, capture []int) (*garageServed, error) {
+// garagePools makes the setup's two pools and a loop serving the stream on
+// each.
+func garagePools(s garageSetup) (*allocator.Paged, *allocator.Contiguous, *scheduler.Loop, *scheduler.Loop, error) {
 	pg, err := allocator.NewPaged(s.pool/s.b, s.b)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	ct, err := allocator.NewContiguous(s.pool, s.reserve)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	// The runs count allocations with Usage.Taken and draw snapshots, so
 	// the event log would only cost time (a quarter of a 1,000-request run).
@@ -297,51 +309,153 @@ func serveGarage(s garageSetup, record bool, capture []int) (*garageServed, erro
 	ct.DisableEvents()
 	pl, err := scheduler.NewLoop(pg, s.reqs)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	cl, err := scheduler.NewLoop(ct, s.reqs)
+	return pg, ct, pl, cl, err
+}
+
+// serveGarage serves the stream with both pools in lockstep, one loop tick
+// each per tick, keeping both histories and the contiguous pool's runs
+// wherever a tick changed them.
+func serveGarage(s garageSetup) (*garageServed, error) {
+	_, ct, pl, cl, err := garagePools(s)
 	if err != nil {
 		return nil, err
 	}
-	res := &garageServed{paged: poolHistory{pool: s.pool}, contig: poolHistory{pool: s.pool}, snaps: map[int]snapshot{}}
+	res := &garageServed{paged: poolHistory{pool: s.pool}, contig: poolHistory{pool: s.pool}}
 	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
 	for t := 0; !pl.Done() || !cl.Done(); t++ {
 		if t >= maxTicks {
 			return nil, errors.New("garage: the stream did not finish; this is a bug")
 		}
-		if err := stepInto(pl, record, &res.paged, nil); err != nil {
+		if err := stepInto(pl, &res.paged, nil); err != nil {
 			return nil, err
 		}
-		if err := stepInto(cl, record, &res.contig, unusable); err != nil {
-			return nil, err
-		}
-		if len(capture) > 0 && capture[0] == t {
-			res.snaps[t] = snapshotOf(pg, ct)
-			capture = capture[1:]
+		if !cl.Done() {
+			if err := stepInto(cl, &res.contig, unusable); err != nil {
+				return nil, err
+			}
+			if r := res.contig.ticks.at(t); r.nAdm+r.nFin+r.nPre > 0 {
+				res.contigRuns.note(t, &res.contig, r, ct)
+			}
 		}
 	}
 	return res, nil
 }
 
+// captureGarage fills r.snaps with both pools at the end of each tick in
+// ticks (sorted, within the run): the paged pool served again up to the
+// last of them, the contiguous pool's runs from r.contigRuns.
+func captureGarage(s garageSetup, r *garageServed, ticks []int) error {
+	pg, _, pl, _, err := garagePools(s)
+	if err != nil {
+		return err
+	}
+	r.snaps = make(map[int]snapshot, len(ticks))
+	contig := runReplay{log: &r.contigRuns}
+	for t := 0; len(ticks) > 0; t++ {
+		if !pl.Done() {
+			if _, err := pl.Step(); err != nil {
+				return err
+			}
+		}
+		if ticks[0] == t {
+			r.snaps[t] = snapshotOf(pg, contig.at(t))
+			ticks = ticks[1:]
+		}
+	}
+	return nil
+}
+
 // stepInto runs one tick of l, unless it is done, and records it in h.
-func stepInto(l *scheduler.Loop, record bool, h *poolHistory, unusable func() int) error {
+func stepInto(l *scheduler.Loop, h *poolHistory, unusable func() int) error {
 	if l.Done() {
 		return nil
 	}
 	t, err := l.Step()
-	if err != nil || !record {
+	if err != nil {
 		return err
 	}
 	h.record(t, unusable)
 	return nil
 }
 
-func snapshotOf(pg *allocator.Paged, ct *allocator.Contiguous) snapshot {
+func snapshotOf(pg *allocator.Paged, runs []allocator.Run) snapshot {
 	n := pg.NumBlocks()
 	both := make([]int, 2*n)
-	snap := snapshot{runs: ct.Runs(), owners: both[:n:n], used: both[n:]}
+	snap := snapshot{runs: runs, owners: both[:n:n], used: both[n:]}
 	pg.Occupancy(snap.owners, snap.used)
 	return snap
+}
+
+// runLog is how a contiguous pool's runs changed: each run taken (with its
+// tokens at the end of that tick) and each run freed, with its tick. A
+// resident run gains one token per tick: a request that has stored its
+// last leaves at the next tick, freeing its run, and one whose run is full
+// preempts, freeing one. So the runs at any tick follow from the log, and
+// the contiguous pool is served once, not again for the pictures.
+type runLog struct {
+	events []runEvent // in tick order
+}
+
+// runEvent is a run taken at tick (Run.Tokens as the tick ended), or, with
+// freed, request Run.Req's run freed at tick.
+type runEvent struct {
+	tick  int
+	freed bool
+	run   allocator.Run
+}
+
+// note logs tick t's changes to the runs of ct, which has just served it
+// (the tick's record is r): the finished and preempted requests' runs are
+// gone, the admitted ones' that are still held are new.
+func (l *runLog) note(t int, h *poolHistory, r *tickRecord, ct *allocator.Contiguous) {
+	adm, fin, pre := h.lists(r)
+	for _, ids := range [][]int{fin, pre} {
+		for _, id := range ids {
+			l.events = append(l.events, runEvent{tick: t, freed: true, run: allocator.Run{Req: id}})
+		}
+	}
+	for _, id := range adm {
+		if run, ok := ct.RunOf(id); ok {
+			l.events = append(l.events, runEvent{tick: t, run: run})
+		}
+	}
+}
+
+// runReplay reads a runLog forward: at must be asked for ticks in
+// ascending order, so that every event is applied once.
+type runReplay struct {
+	log  *runLog
+	next int // events[:next] are applied
+	live map[int]runEvent
+}
+
+// at returns the runs at the end of tick t as Contiguous.Runs would: in
+// address order, nil when there are none.
+func (r *runReplay) at(t int) []allocator.Run {
+	if r.live == nil {
+		r.live = map[int]runEvent{}
+	}
+	for ; r.next < len(r.log.events) && r.log.events[r.next].tick <= t; r.next++ {
+		if e := r.log.events[r.next]; e.freed {
+			delete(r.live, e.run.Req)
+		} else {
+			r.live[e.run.Req] = e
+		}
+	}
+	if len(r.live) == 0 {
+		return nil
+	}
+	out := make([]allocator.Run, 0, len(r.live))
+	for _, e := range r.live {
+		run := e.run
+		run.Tokens += t - e.tick
+		out = append(out, run)
+	}
+	slices.SortFunc(out, func(a, b allocator.Run) int { return cmp.Or(a.Start-b.Start, a.Req-b.Req) })
+	return out
 }
 
 // garageRun is what runGarage simulated: the setup, both pools' histories,
@@ -352,7 +466,7 @@ type garageRun struct {
 	ticks   []int // ticks shown as steps
 	figures garageFigures
 	article garageFigures
-	work    int64 // Script.Work: ticks plus request-ticks, both pools, both passes
+	work    int64 // Script.Work: ticks plus request-ticks of both pools and passes, logged runs
 	// isArticle: the knobs are the article's setup (the defaults), which
 	// the claims run.
 	isArticle bool
@@ -363,18 +477,18 @@ type garageRun struct {
 // at those ticks.
 func runGarage(v Values) (garageRun, error) {
 	setup := newGarageSetup(v)
-	served, err := serveGarage(setup, true, nil)
+	served, err := serveGarage(setup)
 	if err != nil {
 		return garageRun{}, err
 	}
 	ticks := chooseTicks(served)
-	shown, err := serveGarage(setup, false, ticks)
-	if err != nil {
+	if err := captureGarage(setup, served, ticks); err != nil {
 		return garageRun{}, err
 	}
-	served.snaps = shown.snaps
 	run := garageRun{setup: setup, served: served, ticks: ticks, figures: figuresOf(setup, served), isArticle: sameValues(v, v.Defaults())}
-	run.work = 2 * (served.paged.work + served.contig.work) // the second pass repeats the first
+	// The capture serves the paged pool again, at most as far, and reads
+	// the contiguous pool's log once.
+	run.work = 2*served.paged.work + served.contig.work + int64(len(served.contigRuns.events))
 	run.article, err = garageArticleFigures(v, run.figures)
 	return run, err
 }
@@ -434,7 +548,7 @@ func garageArticleFigures(v Values, figs garageFigures) (garageFigures, error) {
 	garageArticle.once.Do(func() {
 		s := newGarageSetup(v.Defaults())
 		var r *garageServed
-		r, garageArticle.err = serveGarage(s, true, nil)
+		r, garageArticle.err = serveGarage(s)
 		if r != nil {
 			garageArticle.figs = figuresOf(s, r)
 		}
@@ -564,13 +678,14 @@ type tickWindow struct {
 func (h *poolHistory) window(from, to int) tickWindow {
 	var w tickWindow
 	for t := from + 1; t <= to && t < h.ticks.len(); t++ {
-		lg, _ := h.tickOf(t)
+		r := h.ticks.at(t)
+		adm, fin, pre := h.lists(r)
 		w.active = true
-		w.admitted = append(w.admitted, lg.Admitted...)
-		w.finished = append(w.finished, lg.Finished...)
-		w.preempted = append(w.preempted, lg.Preempted...)
-		w.decodeBlocks += lg.DecodeTaken
-		w.holeReuse = w.holeReuse || lg.holeReuse
+		w.admitted = append(w.admitted, adm...)
+		w.finished = append(w.finished, fin...)
+		w.preempted = append(w.preempted, pre...)
+		w.decodeBlocks += int(r.decodeTaken)
+		w.holeReuse = w.holeReuse || r.holeReuse
 	}
 	w.last, _ = h.tickOf(min(to, h.ticks.len()-1))
 	return w
@@ -1030,9 +1145,10 @@ func (h *poolHistory) queues(n int, ticks []int) [][]int {
 	out := make([][]int, 0, len(ticks))
 	k := 0
 	for t := 0; k < len(ticks); t++ {
-		if lg, ok := h.tickOf(t); ok {
-			line = line[len(lg.Admitted):] // admitted in order from the head
-			for _, id := range lg.Preempted {
+		if t < h.ticks.len() {
+			adm, _, pre := h.lists(h.ticks.at(t))
+			line = line[len(adm):] // admitted in order from the head
+			for _, id := range pre {
 				line = append([]int{id}, line...)
 			}
 		}

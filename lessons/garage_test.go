@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -312,5 +313,63 @@ func TestTickLog(t *testing.T) {
 		if len(c) != tickChunk || (k > 0 && cap(c) != tickChunk) {
 			t.Errorf("chunk %d holds %d records in room for %d, want %d", k, len(c), cap(c), tickChunk)
 		}
+	}
+}
+
+// The contiguous pool's runs at any tick, as the first pass logs them
+// (runLog, read by runReplay.at), are the runs a pool serving the stream again has at the end
+// of that tick: checked at every tick, and after the last, for random
+// setups of every reservation policy, with outputs from none to many.
+func TestGarageContigRunsLogged(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	checked, unchanged := 0, 0
+	for trial := range 40 {
+		pmin := 1 + r.IntN(300)
+		pmax := pmin + r.IntN(300)
+		omin := r.IntN(3) * r.IntN(40)
+		omax := omin + r.IntN(80)
+		mc := 16 * ((pmax + omax + r.IntN(400) + 15) / 16)
+		pool, b := 256*(1+(mc*(1+r.IntN(6)))/256), 1<<r.IntN(6)
+		for pool/b > maxGridBlocks {
+			b *= 2
+		}
+		set := map[string]string{
+			"block_size": fmt.Sprint(b), "max_context": fmt.Sprint(mc), "pool_tokens": fmt.Sprint(pool),
+			"prompt_min": fmt.Sprint(pmin), "prompt_max": fmt.Sprint(pmax), "output_min": fmt.Sprint(omin), "output_max": fmt.Sprint(omax),
+			"requests": fmt.Sprint(1 + r.IntN(60)), "reserve": []string{"max", "pow2", "exact"}[trial%3], "seed": fmt.Sprint(trial),
+		}
+		v, err := garage.resolveChecked(set)
+		if err != nil {
+			t.Fatalf("%v: %v", set, err)
+		}
+		s := newGarageSetup(v)
+		served, err := serveGarage(s)
+		if err != nil {
+			t.Fatalf("%v: %v", set, err)
+		}
+		_, ct, _, cl, err := garagePools(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logged := runReplay{log: &served.contigRuns}
+		for tick := 0; !cl.Done(); tick++ {
+			step, err := cl.Step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := logged.at(tick), ct.Runs(); !slices.Equal(got, want) {
+				t.Fatalf("%v tick %d: logged runs %v, the pool has %v", set, tick, got, want)
+			}
+			if len(step.Admitted)+len(step.Finished)+len(step.Preempted) == 0 {
+				unchanged++
+			}
+			checked++
+		}
+		if end := served.contig.ticks.len(); logged.at(end+5) != nil {
+			t.Fatalf("%v: runs after the last tick: %v", set, logged.at(end+5))
+		}
+	}
+	if unchanged == 0 || unchanged == checked {
+		t.Errorf("%d of %d ticks left the runs unchanged: the test never tried both kinds", unchanged, checked)
 	}
 }

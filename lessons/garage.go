@@ -292,34 +292,39 @@ type garageServed struct {
 // unreachable, so hitting it is a bug worth an error, not a hang.
 const maxTicks = 1 << 22
 
-// garagePools makes the setup's two pools and a loop serving the stream on
-// each.
-func garagePools(s garageSetup) (*allocator.Paged, *allocator.Contiguous, *scheduler.Loop, *scheduler.Loop, error) {
+// garagePaged and garageContig make one of the setup's pools and a loop
+// serving the stream on it. The runs count allocations with Usage.Taken and
+// draw snapshots, so the pools' event log is off: it would only cost time
+// (a quarter of a 1,000-request run).
+func garagePaged(s garageSetup) (*allocator.Paged, *scheduler.Loop, error) {
 	pg, err := allocator.NewPaged(s.pool/s.b, s.b)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, err
 	}
+	pg.DisableEvents()
+	l, err := scheduler.NewLoop(pg, s.reqs)
+	return pg, l, err
+}
+
+func garageContig(s garageSetup) (*allocator.Contiguous, *scheduler.Loop, error) {
 	ct, err := allocator.NewContiguous(s.pool, s.reserve)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, err
 	}
-	// The runs count allocations with Usage.Taken and draw snapshots, so
-	// the event log would only cost time (a quarter of a 1,000-request run).
-	pg.DisableEvents()
 	ct.DisableEvents()
-	pl, err := scheduler.NewLoop(pg, s.reqs)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	cl, err := scheduler.NewLoop(ct, s.reqs)
-	return pg, ct, pl, cl, err
+	l, err := scheduler.NewLoop(ct, s.reqs)
+	return ct, l, err
 }
 
 // serveGarage serves the stream with both pools in lockstep, one loop tick
 // each per tick, keeping both histories and the contiguous pool's runs
 // wherever a tick changed them.
 func serveGarage(s garageSetup) (*garageServed, error) {
-	_, ct, pl, cl, err := garagePools(s)
+	_, pl, err := garagePaged(s)
+	if err != nil {
+		return nil, err
+	}
+	ct, cl, err := garageContig(s)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +353,7 @@ func serveGarage(s garageSetup) (*garageServed, error) {
 // ticks (sorted, within the run): the paged pool served again up to the
 // last of them, the contiguous pool's runs from r.contigRuns.
 func captureGarage(s garageSetup, r *garageServed, ticks []int) error {
-	pg, _, pl, _, err := garagePools(s)
+	pg, pl, err := garagePaged(s)
 	if err != nil {
 		return err
 	}

@@ -347,7 +347,7 @@ func TestGarageContigRunsLogged(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", set, err)
 		}
-		_, ct, _, cl, err := garagePools(s)
+		ct, cl, err := garageContig(s)
 		if err != nil {
 			t.Fatal(err)
 		}

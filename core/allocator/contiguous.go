@@ -26,10 +26,11 @@ type Contiguous struct {
 	// they are, so a head refused tick after tick is refused without
 	// walking every run again.
 	layout, largestAt, largest int
-	// refused was the last request refused, in layout refusedAt: until
-	// the layout changes it is still not held, and its retry skips the
+	// refused is the last request refused. Every refusal measures or
+	// reuses largest, so it happened in layout largestAt: while that is
+	// still the layout, refused is still not held, and its retry skips the
 	// lookup by id (a map's hash is computed in software in WebAssembly).
-	refused, refusedAt int
+	refused int
 }
 
 // Hold is one resident request's reservation, the handle a caller that
@@ -60,7 +61,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}, largestAt: -1, refusedAt: -1}, nil
+	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}, largestAt: -1}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -152,7 +153,7 @@ func (c *Contiguous) allocateSlots(req int, a Slots) error {
 	if a.New < 0 || len(a.Computed) > 0 {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
 	}
-	if req != c.refused || c.refusedAt != c.layout {
+	if req != c.refused || c.largestAt != c.layout {
 		if h := c.held[req]; h != nil {
 			return c.extend(h, a.New)
 		}
@@ -192,7 +193,7 @@ func (c *Contiguous) admit(req, n, final int) error {
 
 // refuse records req's refusal for want of a hole of reserve slots.
 func (c *Contiguous) refuse(req, n, reserve int) error {
-	c.refused, c.refusedAt = req, c.layout
+	c.refused = req
 	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
 	c.short = NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: c.largest}
 	return errShort

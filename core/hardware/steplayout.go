@@ -22,6 +22,15 @@ const (
 	maxEdgeKernels  = 6
 )
 
+// unrolledLayer is the number of terms oneLaunchSeconds adds per layer in
+// one line: it must be maxLayerKernels (the two constants below do not
+// compile otherwise), or a layer's last kernels would be dropped.
+const (
+	unrolledLayer      = 12
+	_             uint = unrolledLayer - maxLayerKernels
+	_             uint = maxLayerKernels - unrolledLayer
+)
+
 // stepLayout is one step's kernels with the layers folded: buf holds the
 // head, then layer 0, then the tail, each priced.
 type stepLayout struct {
@@ -253,7 +262,7 @@ func (m *StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
 	// all twelve in one unrolled line, still one by one in launch order
 	// (in WebAssembly each turn of a loop is a trip through the function's
 	// dispatch table, and a step has hundreds of kernels).
-	var t [maxLayerKernels]float64
+	var t [unrolledLayer]float64
 	for j, k := range l.layerKernels() {
 		t[j] = k.GPUTime
 	}

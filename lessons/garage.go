@@ -167,16 +167,29 @@ type poolHistory struct {
 	// Sums over the ticks in which requests were still waiting (the pool was
 	// the bottleneck); the waste and utilisation metrics are ratios of sums.
 	sumStored, sumReserved, sumPool, sumN, sumUnusable int64
+	// last is the tick stepInto had the loop write, kept here so that
+	// no tick is copied on its way into the record.
+	last scheduler.Tick
 }
 
 // record appends tick t; unusable, when the pool is contiguous, is its
 // count of free slots a max-context request cannot use.
-func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
-	u := t.Usage
-	r := tickRecord{resident: int32(u.Resident), stored: int32(u.Stored), reserved: int32(u.Reserved), waiting: int32(t.Waiting),
-		blocked: int32(t.Blocked), short: -1, decodeTaken: int32(t.DecodeTaken), holeReuse: u.HoleReuses > h.reuses,
-		at: int32(len(h.ids)), nAdm: int32(len(t.Admitted)), nFin: int32(len(t.Finished)), nPre: int32(len(t.Preempted))}
-	h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
+func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
+	u := &t.Usage
+	// The record is written in place, field by field: a tickRecord made
+	// apart and then stored is a zeroing and a copy, each a call out of
+	// compiled WebAssembly.
+	r := h.ticks.next()
+	r.resident, r.stored, r.reserved, r.waiting = int32(u.Resident), int32(u.Stored), int32(u.Reserved), int32(t.Waiting)
+	r.blocked, r.short, r.decodeTaken, r.holeReuse = int32(t.Blocked), -1, int32(t.DecodeTaken), u.HoleReuses > h.reuses
+	r.at, r.nAdm, r.nFin, r.nPre = int32(len(h.ids)), int32(len(t.Admitted)), int32(len(t.Finished)), int32(len(t.Preempted))
+	// One id at a time: most ticks' lists are empty or short, and a
+	// slice appended whole is a copy call even when empty.
+	for _, list := range [3][]int{t.Admitted, t.Finished, t.Preempted} {
+		for _, id := range list {
+			h.ids = append(h.ids, id)
+		}
+	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {
 			h.shorts = append(h.shorts, *t.Shortfall)
@@ -186,10 +199,11 @@ func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
 	h.reuses = u.HoleReuses
 	h.preemptions += len(t.Preempted)
 	h.work += 1 + int64(u.Resident)
+	n := h.ticks.len() - 1 // r's tick
 	if u.Resident > h.maxResident {
-		h.maxResident, h.peakTick = u.Resident, h.ticks.len()
+		h.maxResident, h.peakTick = u.Resident, n
 	}
-	if t.Waiting > 0 || h.ticks.len() == 0 {
+	if t.Waiting > 0 || n == 0 {
 		h.sumStored += int64(u.Stored)
 		h.sumReserved += int64(u.Reserved)
 		h.sumPool += int64(u.Pool)
@@ -198,7 +212,6 @@ func (h *poolHistory) record(t scheduler.Tick, unusable func() int) {
 			h.sumUnusable += int64(unusable())
 		}
 	}
-	h.ticks.add(r)
 }
 
 // tickLog is one pool's tick records, in chunks of tickChunk once past the
@@ -217,7 +230,8 @@ func (l *tickLog) len() int { return l.n }
 // at returns record t < len().
 func (l *tickLog) at(t int) *tickRecord { return &l.chunks[t/tickChunk][t%tickChunk] }
 
-func (l *tickLog) add(r tickRecord) {
+// next appends a record to the log and returns it, zero, to be filled.
+func (l *tickLog) next() *tickRecord {
 	k := l.n / tickChunk
 	if k == len(l.chunks) {
 		c := 0 // the first chunk grows from small; later ones are made whole
@@ -226,11 +240,14 @@ func (l *tickLog) add(r tickRecord) {
 		}
 		l.chunks = append(l.chunks, make([]tickRecord, 0, c))
 	}
-	if c := l.chunks[k]; len(c) == cap(c) { // only the first chunk: double, up to tickChunk
-		l.chunks[k] = slices.Grow(c, min(max(2*cap(c), 64), tickChunk)-len(c))
+	c := l.chunks[k]
+	if len(c) == cap(c) { // only the first chunk: double, up to tickChunk
+		c = slices.Grow(c, min(max(2*cap(c), 64), tickChunk)-len(c))
 	}
-	l.chunks[k] = append(l.chunks[k], r)
+	c = c[:len(c)+1]
+	l.chunks[k] = c
 	l.n++
+	return &c[len(c)-1]
 }
 
 // lists returns the requests a tick record admitted, finished and
@@ -359,9 +376,10 @@ func captureGarage(s garageSetup, r *garageServed, ticks []int) error {
 	}
 	r.snaps = make(map[int]snapshot, len(ticks))
 	contig := runReplay{log: &r.contigRuns}
+	var tick scheduler.Tick // the ticks were recorded in the first pass
 	for t := 0; len(ticks) > 0; t++ {
 		if !pl.Done() {
-			if _, err := pl.Step(); err != nil {
+			if err := pl.StepInto(&tick); err != nil {
 				return err
 			}
 		}
@@ -378,11 +396,10 @@ func stepInto(l *scheduler.Loop, h *poolHistory, unusable func() int) error {
 	if l.Done() {
 		return nil
 	}
-	t, err := l.Step()
-	if err != nil {
+	if err := l.StepInto(&h.last); err != nil {
 		return err
 	}
-	h.record(t, unusable)
+	h.record(&h.last, unusable)
 	return nil
 }
 

@@ -292,14 +292,18 @@ func TestGarageCardsShowTheLoopState(t *testing.T) {
 	}
 }
 
-// A tick log returns every record it was given, across its chunks, each
-// full at tickChunk records; only the first is grown, the others are made
-// whole.
+// A tick log returns every record written into it, across its chunks,
+// each full at tickChunk records; only the first is grown, the others are
+// made whole; a new record is zero.
 func TestTickLog(t *testing.T) {
 	var l tickLog
 	const n = 3*tickChunk + 5
 	for i := range n {
-		l.add(tickRecord{stored: int32(i), at: int32(-i)})
+		r := l.next()
+		if *r != (tickRecord{}) {
+			t.Fatalf("record %d starts as %+v", i, *r)
+		}
+		r.stored, r.at = int32(i), int32(-i)
 	}
 	if l.len() != n || len(l.chunks) != 4 {
 		t.Fatalf("%d records in %d chunks, want %d in 4", l.len(), len(l.chunks), n)

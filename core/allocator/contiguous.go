@@ -31,6 +31,8 @@ type Contiguous struct {
 	// still the layout, refused is still not held, and its retry skips the
 	// lookup by id (a map's hash is computed in software in WebAssembly).
 	refused int
+	// unusable is Unusable(unusableFor) as measured in layout unusableAt.
+	unusable, unusableAt, unusableFor int
 }
 
 // Hold is one resident request's reservation, the handle a caller that
@@ -61,7 +63,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}, largestAt: -1}, nil
+	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}, largestAt: -1, unusableAt: -1}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -194,7 +196,9 @@ func (c *Contiguous) admit(req, n, final int) error {
 // refuse records req's refusal for want of a hole of reserve slots.
 func (c *Contiguous) refuse(req, n, reserve int) error {
 	c.refused = req
-	c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
+	if c.logging() {
+		c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
+	}
 	c.short = NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: c.largest}
 	return errShort
 }
@@ -216,22 +220,30 @@ func (c *Contiguous) place(i int, r Run) {
 	c.reserved += r.Len
 	c.taken++
 	c.layout++
-	c.record(Event{Kind: Admitted, Req: r.Req, Tokens: r.Tokens})
-	c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
+	if c.logging() {
+		c.record(Event{Kind: Admitted, Req: r.Req, Tokens: r.Tokens})
+	}
+	if c.logging() {
+		c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
+	}
 }
 
 // extend stores n more tokens in h's run.
 func (c *Contiguous) extend(h *Hold, n int) error {
 	r := &h.run
 	if r.Tokens+n > r.Len {
-		c.record(Event{Kind: Rejected, Req: r.Req, Tokens: n})
+		if c.logging() {
+			c.record(Event{Kind: Rejected, Req: r.Req, Tokens: n})
+		}
 		c.short = NoSpaceError{Need: n, Free: r.Len - r.Tokens, Largest: r.Len - r.Tokens}
 		return errShort
 	}
 	r.Tokens += n
 	c.stored += n
 	if n > 0 {
-		c.record(Event{Kind: Appended, Req: r.Req, Tokens: n})
+		if c.logging() {
+			c.record(Event{Kind: Appended, Req: r.Req, Tokens: n})
+		}
 	}
 	return nil
 }
@@ -250,7 +262,9 @@ func (c *Contiguous) Free(req int) error {
 	h.live = false
 	c.stored -= r.Tokens
 	c.reserved -= r.Len
-	c.record(Event{Kind: Freed, Req: req, Start: r.Start, Len: r.Len})
+	if c.logging() {
+		c.record(Event{Kind: Freed, Req: req, Start: r.Start, Len: r.Len})
+	}
 	return nil
 }
 
@@ -307,16 +321,30 @@ func (c *Contiguous) Unusable(reserve int) int {
 	if reserve < 1 {
 		return 0
 	}
+	// A lesson asks at every tick while requests wait; the holes change
+	// only when a run is taken or freed.
+	if c.unusableAt == c.layout && c.unusableFor == reserve {
+		return c.unusable
+	}
 	u, at := 0, 0
 	for _, h := range c.runs {
 		r := h.run
 		u += (r.Start - at) % reserve
 		at = r.Start + r.Len
 	}
-	return u + (c.pool-at)%reserve
+	u += (c.pool - at) % reserve
+	c.unusable, c.unusableAt, c.unusableFor = u, c.layout, reserve
+	return u
 }
 
 // Usage reports the pool's slot usage.
 func (c *Contiguous) Usage() Usage {
-	return Usage{Resident: len(c.runs), Pool: c.pool, Stored: c.stored, Reserved: c.reserved, Taken: c.taken, HoleReuses: c.holeReuses}
+	var u Usage
+	c.UsageInto(&u)
+	return u
+}
+
+// UsageInto is Usage written into *u, field by field (see Paged.UsageInto).
+func (c *Contiguous) UsageInto(u *Usage) {
+	u.Resident, u.Pool, u.Stored, u.Reserved, u.Taken, u.HoleReuses = len(c.runs), c.pool, c.stored, c.reserved, c.taken, c.holeReuses
 }

@@ -145,6 +145,17 @@ func runContiguousOps(t *testing.T, pool int, ops []byte) {
 		for _, h := range c.Holes() {
 			free += h.Len
 		}
+		// Unusable, remembered between layouts, matches the holes now,
+		// for a size asked before (a second call) or a new one.
+		for _, k := range []int{1 + size%7, 1 + size%7, 1 + int(ops[i])%5} {
+			want := 0
+			for _, h := range c.Holes() {
+				want += h.Len % k
+			}
+			if got := c.Unusable(k); got != want {
+				t.Fatalf("op %d: Unusable(%d) = %d, the holes %+v leave %d", i/3, k, got, c.Holes(), want)
+			}
+		}
 		u := c.Usage()
 		stored, reserved := 0, 0
 		seen := map[int]bool{}

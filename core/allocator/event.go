@@ -71,11 +71,14 @@ type log struct {
 	off    bool
 }
 
-func (l *log) record(e Event) {
-	if !l.off {
-		l.events = append(l.events, e)
-	}
-}
+// logging reports whether events are recorded. Callers test it before
+// they build an event: an Event is too big to build for nothing in
+// WebAssembly, where zeroing it is a call out of the compiled code
+// (memory.fill) and passing it a copy (memory.copy).
+func (l *log) logging() bool { return !l.off }
+
+// record appends e; the caller has checked logging.
+func (l *log) record(e Event) { l.events = append(l.events, e) }
 
 // DisableEvents stops recording events; a simulation that never reads them
 // (the scheduler at benchmark scale) saves the memory and time.

@@ -56,6 +56,52 @@ func (q *freeQueue) popFront() int {
 	return b
 }
 
+// takeFront removes the first n blocks (n ≤ len()), in order, appends
+// them to dst, and sets their reference counts to one. It is n popFronts
+// with one branch per block: in WebAssembly every branch taken is a trip
+// through the function's dispatch table, and an admission takes tens of
+// blocks.
+func (q *freeQueue) takeFront(dst []int, n int, refs []int32) []int {
+	b := q.head
+	for range n {
+		next := q.links[b].next
+		q.links[b] = link{-1, -1}
+		refs[b] = 1
+		dst = append(dst, int(b))
+		b = next
+	}
+	q.head = b
+	if b >= 0 {
+		q.links[b].prev = -1
+	} else {
+		q.tail = -1
+	}
+	q.n -= n
+	return dst
+}
+
+// pushBackReversed is pushBack of blocks from last to first, setting
+// their reference counts to zero, with one branch per block (see
+// takeFront): how a request's blocks return when it is freed.
+func (q *freeQueue) pushBackReversed(blocks []int, refs []int32) {
+	if len(blocks) == 0 {
+		return
+	}
+	last := blocks[len(blocks)-1]
+	refs[last] = 0
+	q.pushBack(last)
+	prev := int32(last)
+	for i := len(blocks) - 2; i >= 0; i-- {
+		b := int32(blocks[i])
+		refs[b] = 0
+		q.links[b] = link{prev: prev, next: -1}
+		q.links[prev].next = b
+		prev = b
+	}
+	q.tail = prev
+	q.n += len(blocks) - 1
+}
+
 // order lists the queue from head to tail (for tests and scenes).
 func (q *freeQueue) order() []int {
 	out := make([]int, 0, q.n)

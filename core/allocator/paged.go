@@ -292,7 +292,7 @@ func (p *Paged) fits(s *Seq, n int) bool {
 func (p *Paged) stored(s *Seq, n int) {
 	s.n += n
 	p.sumTokens += n
-	if n > 0 && !p.off {
+	if n > 0 && p.logging() {
 		p.record(Event{Kind: Appended, Req: s.req, Tokens: n})
 	}
 }
@@ -314,7 +314,9 @@ func (p *Paged) admit(req int, a Slots) error {
 	n := hitTokens + a.New
 	need := p.BlocksFor(n) - len(hits)
 	if need+revive > p.free.len() {
-		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need + revive})
+		if p.logging() {
+			p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need + revive})
+		}
 		return p.noSpace(need + revive)
 	}
 	if p.caching && (a.IDs != nil || len(hits) > 0) {
@@ -327,7 +329,9 @@ func (p *Paged) admit(req int, a Slots) error {
 		s.blocks = p.table(want) // the table's final size when the caller knows it
 	}
 	p.seqs[req] = s
-	p.record(Event{Kind: Admitted, Req: req, Tokens: n})
+	if p.logging() {
+		p.record(Event{Kind: Admitted, Req: req, Tokens: n})
+	}
 	for _, b := range hits {
 		if p.refs[b] == 0 {
 			p.free.remove(b)
@@ -338,7 +342,9 @@ func (p *Paged) admit(req int, a Slots) error {
 		if p.caching {
 			s.ids = append(s.ids, p.blocks[b].ids...)
 		}
-		p.record(Event{Kind: Hit, Req: req, Block: b, Hash: p.blocks[b].hash})
+		if p.logging() {
+			p.record(Event{Kind: Hit, Req: req, Block: b, Hash: p.blocks[b].hash})
+		}
 	}
 	s.n = hitTokens
 	p.sumTokens += hitTokens
@@ -399,7 +405,9 @@ func (p *Paged) extend(req int, s *Seq, n int, ids []int) error {
 		need++
 	}
 	if need > p.free.len() {
-		p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need})
+		if p.logging() {
+			p.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: need})
+		}
 		return p.noSpace(need)
 	}
 	if cow {
@@ -408,7 +416,9 @@ func (p *Paged) extend(req int, s *Seq, n int, ids []int) error {
 		p.decRef(src)
 		s.blocks[last] = dst
 		p.copies++
-		p.record(Event{Kind: Copied, Req: req, Block: dst, From: src})
+		if p.logging() {
+			p.record(Event{Kind: Copied, Req: req, Block: dst, From: src})
+		}
 	}
 	p.grow(req, s, n, ids)
 	return nil
@@ -432,11 +442,7 @@ func (p *Paged) grow(req int, s *Seq, n int, ids []int) {
 		if !p.caching && p.off {
 			// take without its cache and log branches, in one loop: an
 			// admission takes tens of blocks.
-			for range need {
-				b := p.free.popFront()
-				p.refs[b] = 1
-				s.blocks = append(s.blocks, b)
-			}
+			s.blocks = p.free.takeFront(s.blocks, need, p.refs)
 			p.taken += need
 		} else {
 			for range need {
@@ -448,7 +454,9 @@ func (p *Paged) grow(req int, s *Seq, n int, ids []int) {
 	s.n += n
 	p.sumTokens += n
 	if n > 0 {
-		p.record(Event{Kind: Appended, Req: req, Tokens: n})
+		if p.logging() {
+			p.record(Event{Kind: Appended, Req: req, Tokens: n})
+		}
 	}
 	if !p.caching {
 		return
@@ -471,12 +479,16 @@ func (p *Paged) take(req int) int {
 	if p.caching && p.blocks[b].hashed { // only prefix caching hashes blocks
 		m := &p.blocks[b]
 		p.uncache(b)
-		p.record(Event{Kind: Removed, Block: b, Hash: m.hash})
+		if p.logging() {
+			p.record(Event{Kind: Removed, Block: b, Hash: m.hash})
+		}
 		*m = blockMeta{}
 	}
 	p.refs[b] = 1
 	p.taken++
-	p.record(Event{Kind: Allocated, Req: req, Block: b})
+	if p.logging() {
+		p.record(Event{Kind: Allocated, Req: req, Block: b})
+	}
 	return b
 }
 
@@ -524,7 +536,9 @@ func (p *Paged) register(req int, s *Seq) {
 		m.ids = append([]int(nil), content...)
 		p.cached[h] = append(p.cached[h], b)
 		p.hashed++
-		p.record(Event{Kind: Stored, Req: req, Block: b, Hash: h, Parent: parent, Tokens: p.blockSize})
+		if p.logging() {
+			p.record(Event{Kind: Stored, Req: req, Block: b, Hash: h, Parent: parent, Tokens: p.blockSize})
+		}
 	}
 }
 
@@ -548,7 +562,9 @@ func (p *Paged) Fork(parent, child int) error {
 	p.sumTokens += c.n
 	p.sumBlocks += len(c.blocks)
 	p.seqs[child] = c
-	p.record(Event{Kind: Admitted, Req: child, Tokens: c.n, From: parent})
+	if p.logging() {
+		p.record(Event{Kind: Admitted, Req: child, Tokens: c.n, From: parent})
+	}
 	return nil
 }
 
@@ -566,18 +582,16 @@ func (p *Paged) Free(req int) error {
 	if p.shared == 0 && p.off {
 		// Every block is this request's alone and nothing is logged: all
 		// return to the free queue, last block first (as below).
-		for i := len(s.blocks) - 1; i >= 0; i-- {
-			b := s.blocks[i]
-			p.refs[b] = 0
-			p.free.pushBack(b)
-		}
+		p.free.pushBackReversed(s.blocks, p.refs)
 	} else {
 		for i := len(s.blocks) - 1; i >= 0; i-- {
 			b := s.blocks[i]
 			p.decRef(b)
 			if p.refs[b] == 0 {
 				p.free.pushBack(b)
-				p.record(Event{Kind: Freed, Req: req, Block: b})
+				if p.logging() {
+					p.record(Event{Kind: Freed, Req: req, Block: b})
+				}
 			}
 		}
 	}
@@ -668,10 +682,18 @@ func (p *Paged) Occupancy(owners, used []int) {
 // Usage reports the pool's slot usage. A shared block counts once. Only each
 // request's last block can hold unused slots, so waste per request is below B.
 func (p *Paged) Usage() Usage {
-	u := Usage{Resident: len(p.seqs), Pool: len(p.refs) * p.blockSize, Taken: p.taken}
+	var u Usage
+	p.UsageInto(&u)
+	return u
+}
+
+// UsageInto is Usage written into *u, field by field: a caller that keeps
+// the Usage spares its copies, each a call out of compiled WebAssembly.
+func (p *Paged) UsageInto(u *Usage) {
+	u.Resident, u.Pool, u.Taken, u.HoleReuses = len(p.seqs), len(p.refs)*p.blockSize, p.taken, 0
 	if p.shared == 0 { // every held block has one holder: no double counting
 		u.Stored, u.Reserved = p.sumTokens, p.sumBlocks*p.blockSize
-		return u
+		return
 	}
 	used := map[int]int{}
 	for _, s := range p.seqs {
@@ -679,11 +701,11 @@ func (p *Paged) Usage() Usage {
 			used[b] = max(used[b], min(p.blockSize, s.n-i*p.blockSize))
 		}
 	}
+	u.Stored = 0
 	for _, n := range used {
 		u.Stored += n
 	}
 	u.Reserved = len(used) * p.blockSize
-	return u
 }
 
 // Sharing counts the blocks in use and the blocks the same requests would

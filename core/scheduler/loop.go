@@ -27,12 +27,16 @@ type Loop struct {
 	// loop then calls it directly and keeps each resident request's handle
 	// (Paged.Seq, Contiguous.Hold), sparing the lookup by id of every
 	// stored token.
-	try         allocator.TryPool
-	paged       *allocator.Paged
-	contig      *allocator.Contiguous
-	waiting     queue[*loopReq]
-	running     []*loopReq
-	lastShort   *allocator.NoSpaceError // tryAdmit's last shortfall
+	try       allocator.TryPool
+	paged     *allocator.Paged
+	contig    *allocator.Contiguous
+	waiting   queue[*loopReq]
+	running   []*loopReq
+	lastShort *allocator.NoSpaceError // tryAdmit's last shortfall
+	// done counts the running requests that have stored all their
+	// outputs, to leave at the next tick: most ticks there are none, and
+	// release then skips its walk over the running requests.
+	done        int
 	ticks       int
 	preemptions int
 	// lists are the buffers the ticks' Admitted, Finished and Preempted
@@ -139,13 +143,25 @@ func (l *Loop) Preemptions() int { return l.preemptions }
 // waiting requests are admitted in order while they fit, then every running
 // request stores one token, preempting from the back when the pool is full.
 func (l *Loop) Step() (Tick, error) {
-	t := Tick{Blocked: -1, Admitted: l.lists[0][:0], Finished: l.lists[1][:0], Preempted: l.lists[2][:0]}
-	err := l.release(&t)
+	var t Tick
+	err := l.StepInto(&t)
+	return t, err
+}
+
+// StepInto is Step writing the tick into *t, every field of it. A loop
+// that keeps one Tick and passes it here spares two copies of it per tick:
+// in WebAssembly each copy of a struct over 16 bytes, and each zeroing of
+// one over 32, is a call out of the compiled code (memory.copy,
+// memory.fill).
+func (l *Loop) StepInto(t *Tick) error {
+	t.Admitted, t.Finished, t.Preempted = l.lists[0][:0], l.lists[1][:0], l.lists[2][:0]
+	t.Blocked, t.Shortfall, t.DecodeTaken, t.Waiting = -1, nil, 0, 0
+	err := l.release(t)
 	if err == nil {
-		err = l.admit(&t)
+		err = l.admit(t)
 	}
 	if err == nil {
-		err = l.decode(&t)
+		err = l.decode(t)
 	}
 	// Keep the grown buffers; a list the tick left empty is nil, as it
 	// was when each tick made its own.
@@ -156,23 +172,27 @@ func (l *Loop) Step() (Tick, error) {
 		}
 	}
 	if err != nil {
-		return t, err
+		t.Usage = allocator.Usage{}
+		return err
 	}
-	t.Usage, t.Waiting = l.usage(), l.waiting.len()
+	l.usageInto(&t.Usage)
+	t.Waiting = l.waiting.len()
 	l.ticks++
 	gcturn.Work(len(l.running) + 1) // see Scheduler.Step
-	return t, nil
+	return nil
 }
 
-// usage is the pool's Usage, called directly when the loop knows the pool.
-func (l *Loop) usage() allocator.Usage {
+// usageInto writes the pool's Usage into *u, called directly when the
+// loop knows the pool.
+func (l *Loop) usageInto(u *allocator.Usage) {
 	switch {
 	case l.paged != nil:
-		return l.paged.Usage()
+		l.paged.UsageInto(u)
 	case l.contig != nil:
-		return l.contig.Usage()
+		l.contig.UsageInto(u)
+	default:
+		*u = l.pool.Usage()
 	}
-	return l.pool.Usage()
 }
 
 // free releases q's memory and forgets its handles.
@@ -191,9 +211,11 @@ func (l *Loop) free(q *loopReq) error {
 }
 
 func (l *Loop) release(t *Tick) error {
-	// Most ticks nobody has finished: a first walk that calls nothing
-	// (in WebAssembly a loop that calls keeps its variables in memory)
-	// finds the first who has, if any.
+	if l.done == 0 {
+		return nil
+	}
+	// A first walk that calls nothing (in WebAssembly a loop that calls
+	// keeps its variables in memory) finds the first who has finished.
 	first := 0
 	for first < len(l.running) && l.running[first].produced < l.running[first].Output {
 		first++
@@ -214,6 +236,7 @@ func (l *Loop) release(t *Tick) error {
 		t.Finished = append(t.Finished, q.ID)
 	}
 	l.running = l.running[:kept]
+	l.done = 0
 	return nil
 }
 
@@ -239,6 +262,9 @@ func (l *Loop) admit(t *Tick) error {
 		}
 		l.waiting.popFront()
 		l.running = append(l.running, q)
+		if q.produced >= q.Output {
+			l.done++
+		}
 		t.Admitted = append(t.Admitted, q.ID)
 	}
 	return nil
@@ -282,6 +308,9 @@ func (l *Loop) decode(t *Tick) error {
 		// each test taken is also a trip through the dispatch table.
 		if (paged != nil && paged.AppendPlain(q.seq, 1)) || (contig != nil && contig.AppendPlain(q.hold, 1)) {
 			q.produced++
+			if q.produced == q.Output {
+				l.done++
+			}
 			continue
 		}
 		stored, err := l.store(q, t)
@@ -290,6 +319,9 @@ func (l *Loop) decode(t *Tick) error {
 		}
 		if stored {
 			q.produced++
+			if q.produced == q.Output {
+				l.done++
+			}
 		}
 		paged, contig = l.plain()
 	}
@@ -346,6 +378,9 @@ func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
 		}
 		victim := l.running[len(l.running)-1]
 		l.running = l.running[:len(l.running)-1]
+		if victim.produced >= victim.Output { // admitted this tick with no output to store
+			l.done--
+		}
 		if err := l.free(victim); err != nil {
 			return false, err
 		}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -148,9 +149,23 @@ func TestLoopRandomStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var check func() error
-			if p, ok := pool.(*allocator.Paged); ok {
-				check = p.Check
+			// done, release's reason to walk the running requests, is
+			// the count of those with nothing left to store, at every
+			// tick (streams include requests with no output).
+			check := func() error {
+				n := 0
+				for _, q := range l.running {
+					if q.produced >= q.Output {
+						n++
+					}
+				}
+				if n != l.done {
+					return fmt.Errorf("done = %d, but %d running requests have stored their outputs", l.done, n)
+				}
+				if p, ok := pool.(*allocator.Paged); ok {
+					return p.Check()
+				}
+				return nil
 			}
 			finished := map[int]int{}
 			for _, tk := range serve(t, l, check) {
@@ -285,5 +300,23 @@ func TestLoopUnchangedRefusalsSkipped(t *testing.T) {
 				t.Fatalf("trial %d tick %d: %+v logging, %+v not", trial, i, a, b)
 			}
 		}
+	}
+}
+
+// A request with no output admitted in the tick that a running request
+// needs its block back is the one preempted (the last admitted), and it is
+// no longer counted among those waiting to leave: release's count stays
+// exact.
+func TestLoopDoneCountAfterPreemption(t *testing.T) {
+	l, err := NewLoop(mustPaged(t, 2, 4), []LoopRequest{{ID: 0, Prompt: 4, Output: 8}, {ID: 1, Prompt: 4, Output: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := l.Step()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tk.Admitted, []int{0, 1}) || !slices.Equal(tk.Preempted, []int{1}) || l.done != 0 {
+		t.Fatalf("admitted %v, preempted %v, done %d; want [0 1], [1], 0", tk.Admitted, tk.Preempted, l.done)
 	}
 }

@@ -183,12 +183,10 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	r.resident, r.stored, r.reserved, r.waiting = int32(u.Resident), int32(u.Stored), int32(u.Reserved), int32(t.Waiting)
 	r.blocked, r.short, r.decodeTaken, r.holeReuse = int32(t.Blocked), -1, int32(t.DecodeTaken), u.HoleReuses > h.reuses
 	r.at, r.nAdm, r.nFin, r.nPre = int32(len(h.ids)), int32(len(t.Admitted)), int32(len(t.Finished)), int32(len(t.Preempted))
-	// One id at a time: most ticks' lists are empty or short, and a
-	// slice appended whole is a copy call even when empty.
-	for _, list := range [3][]int{t.Admitted, t.Finished, t.Preempted} {
-		for _, id := range list {
-			h.ids = append(h.ids, id)
-		}
+	// Most ticks' lists are all empty, and a slice appended whole is a
+	// copy call even when empty.
+	if r.nAdm+r.nFin+r.nPre > 0 {
+		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
 	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {

@@ -123,8 +123,10 @@ func newGarageSetup(v Values) garageSetup {
 	s := garageSetup{b: v.Int("block_size"), pool: v.Int("pool_tokens"),
 		reserve: allocator.Reservation{Policy: allocator.ReservePolicy(v.Choice("reserve")), MaxContext: v.Int("max_context")}}
 	rng := newRand(v.Int("seed"))
-	for i := 0; i < v.Int("requests"); i++ {
-		q := scheduler.LoopRequest{ID: i, Prompt: uniform(rng, v.Int("prompt_min"), v.Int("prompt_max")), Output: uniform(rng, v.Int("output_min"), v.Int("output_max"))}
+	n, pMin, pMax, oMin, oMax := v.Int("requests"), v.Int("prompt_min"), v.Int("prompt_max"), v.Int("output_min"), v.Int("output_max")
+	s.reqs = make([]scheduler.LoopRequest, 0, n)
+	for i := 0; i < n; i++ {
+		q := scheduler.LoopRequest{ID: i, Prompt: uniform(rng, pMin, pMax), Output: uniform(rng, oMin, oMax)}
 		s.reqs = append(s.reqs, q)
 		if i == 0 {
 			s.promptMin, s.promptMax, s.outputMin, s.outputMax = q.Prompt, q.Prompt, q.Output, q.Output
@@ -331,9 +333,9 @@ func garageContig(s garageSetup) (*allocator.Contiguous, *scheduler.Loop, error)
 	return ct, l, err
 }
 
-// serveGarage serves the stream with both pools in lockstep, one loop tick
-// each per tick, keeping both histories and the contiguous pool's runs
-// wherever a tick changed them.
+// serveGarage serves the stream with each pool, keeping both histories
+// and the contiguous pool's runs wherever a tick changed them. The pools
+// share nothing, so each is served to the end in turn.
 func serveGarage(s garageSetup) (*garageServed, error) {
 	_, pl, err := garagePaged(s)
 	if err != nil {
@@ -344,24 +346,57 @@ func serveGarage(s garageSetup) (*garageServed, error) {
 		return nil, err
 	}
 	res := &garageServed{paged: poolHistory{pool: s.pool}, contig: poolHistory{pool: s.pool}}
-	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
-	for t := 0; !pl.Done() || !cl.Done(); t++ {
-		if t >= maxTicks {
-			return nil, errors.New("garage: the stream did not finish; this is a bug")
-		}
-		if err := stepInto(pl, &res.paged, nil); err != nil {
-			return nil, err
-		}
-		if !cl.Done() {
-			if err := stepInto(cl, &res.contig, unusable); err != nil {
-				return nil, err
-			}
-			if r := res.contig.ticks.at(t); r.nAdm+r.nFin+r.nPre > 0 {
-				res.contigRuns.note(t, &res.contig, r, ct)
-			}
-		}
+	if err := servePaged(pl, &res.paged); err != nil {
+		return nil, err
+	}
+	if err := serveContig(s, ct, cl, res); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+var errEndless = errors.New("garage: the stream did not finish; this is a bug")
+
+func servePaged(pl *scheduler.Loop, h *poolHistory) error {
+	for t := 0; !pl.Done(); t++ {
+		if t >= maxTicks {
+			return errEndless
+		}
+		if err := stepInto(pl, h, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serveContig serves the contiguous pool, whose runs are reserved whole:
+// most of its ticks only store a token for each running request, and the
+// loop runs those at once (Loop.StepQuiet), each recorded as its own tick.
+func serveContig(s garageSetup, ct *allocator.Contiguous, cl *scheduler.Loop, res *garageServed) error {
+	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
+	h := &res.contig
+	for t := 0; !cl.Done(); {
+		if t >= maxTicks {
+			return errEndless
+		}
+		if n := cl.StepQuiet(maxTicks-t, &h.last); n > 0 {
+			last := h.last.Usage.Stored
+			for j := 1; j <= n; j++ {
+				h.last.Usage.Stored = last - (n-j)*h.last.Usage.Resident
+				h.record(&h.last, unusable)
+			}
+			t += n
+			continue
+		}
+		if err := stepInto(cl, h, unusable); err != nil {
+			return err
+		}
+		if r := h.ticks.at(t); r.nAdm+r.nFin+r.nPre > 0 {
+			res.contigRuns.note(t, h, r, ct)
+		}
+		t++
+	}
+	return nil
 }
 
 // captureGarage fills r.snaps with both pools at the end of each tick in

@@ -14,8 +14,8 @@ type Address struct {
 // Translate maps token t of req to its physical address, for KV entries of
 // sEntry bytes per token (all layers, K and V; see core/hardware).
 func (p *Paged) Translate(req, t int, sEntry int64) (Address, error) {
-	s, ok := p.seqs[req]
-	if !ok {
+	s := p.seqs.get(req)
+	if s == nil {
 		return Address{}, fmt.Errorf("allocator: request %d holds no blocks", req)
 	}
 	if t < 0 || t >= s.n {

@@ -12,9 +12,9 @@ type Contiguous struct {
 	log
 	pool    int
 	reserve Reservation
-	runs    []*Hold       // sorted by Start, non-overlapping
-	held    map[int]*Hold // request -> its reservation
-	slab    []Hold        // Holds made ahead, a chunk at a time
+	runs    []*Hold        // sorted by Start, non-overlapping
+	held    handles[*Hold] // request -> its reservation
+	slab    []Hold         // Holds made ahead, a chunk at a time
 	// stored and reserved total the runs' tokens and lengths, so Usage
 	// need not walk every run each tick; taken and holeReuses count
 	// reservations since the pool was made.
@@ -63,7 +63,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r, held: map[int]*Hold{}, largestAt: -1, unusableAt: -1}, nil
+	return &Contiguous{pool: poolTokens, reserve: r, largestAt: -1, unusableAt: -1}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -88,7 +88,19 @@ func (c *Contiguous) index(h *Hold) int {
 }
 
 // Hold returns resident request req's handle, or nil.
-func (c *Contiguous) Hold(req int) *Hold { return c.held[req] }
+func (c *Contiguous) Hold(req int) *Hold { return c.held.get(req) }
+
+// Room is the number of tokens h's run can still take.
+func (h *Hold) Room() int { return h.run.Len - h.run.Tokens }
+
+// StillRefuses reports whether the request refused last, which will hold
+// final tokens, would be refused again now without a walk of the holes:
+// no run has been taken or freed since they were measured, and none of
+// them holds its run. Asking changes nothing. A scheduler that knows its
+// blocked head is this pool's last refusal uses it to skip the retry.
+func (c *Contiguous) StillRefuses(final int) bool {
+	return c.largestAt == c.layout && c.reserve.Slots(final) > c.largest
+}
 
 // GrowHold is AllocateSlots for the resident request behind handle h: it
 // stores n more tokens in its run, or fails with ErrNoSpace if the run is
@@ -156,7 +168,7 @@ func (c *Contiguous) allocateSlots(req int, a Slots) error {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
 	}
 	if req != c.refused || c.largestAt != c.layout {
-		if h := c.held[req]; h != nil {
+		if h := c.held.get(req); h != nil {
 			return c.extend(h, a.New)
 		}
 	}
@@ -215,7 +227,7 @@ func (c *Contiguous) place(i int, r Run) {
 	c.slab = c.slab[1:]
 	*h = Hold{run: r, live: true}
 	c.runs = slices.Insert(c.runs, i, h)
-	c.held[r.Req] = h
+	c.held.set(r.Req, h)
 	c.stored += r.Tokens
 	c.reserved += r.Len
 	c.taken++
@@ -250,14 +262,14 @@ func (c *Contiguous) extend(h *Hold, n int) error {
 
 // Free releases req's run, leaving a hole.
 func (c *Contiguous) Free(req int) error {
-	h := c.held[req]
+	h := c.held.get(req)
 	if h == nil {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
 	r := h.run
 	i := c.index(h)
 	c.runs = slices.Delete(c.runs, i, i+1)
-	delete(c.held, req)
+	c.held.del(req)
 	c.layout++
 	h.live = false
 	c.stored -= r.Tokens
@@ -279,7 +291,7 @@ func (c *Contiguous) End() int {
 
 // RunOf returns req's reservation.
 func (c *Contiguous) RunOf(req int) (Run, bool) {
-	if h := c.held[req]; h != nil {
+	if h := c.held.get(req); h != nil {
 		return h.run, true
 	}
 	return Run{}, false

@@ -26,7 +26,7 @@ func (p *Paged) Check() error {
 func (p *Paged) checkTables() (holders []int, err error) {
 	holders = make([]int, len(p.refs))
 	tokens, entries := 0, 0
-	for req, s := range p.seqs {
+	for req, s := range p.seqs.all() {
 		tokens += s.n
 		entries += len(s.blocks)
 		if err := p.checkSeq(req, s); err != nil {

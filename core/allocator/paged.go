@@ -22,7 +22,7 @@ type Paged struct {
 	blocks  []blockMeta
 	refs    []int32    // reference count per block: block tables holding it
 	free    *freeQueue // blocks with refs == 0, least recently freed at the head
-	seqs    map[int]*Seq
+	seqs    handles[*Seq]
 	caching bool
 	cached  map[uint64][]int // chain hash -> blocks registered under it, oldest first
 	stats   CacheStats
@@ -120,7 +120,6 @@ func NewPaged(numBlocks, blockSize int) (*Paged, error) {
 		blockSize: blockSize,
 		refs:      make([]int32, numBlocks),
 		free:      newFreeQueue(numBlocks),
-		seqs:      map[int]*Seq{},
 		cached:    map[uint64][]int{},
 	}, nil
 }
@@ -203,8 +202,8 @@ func (p *Paged) allocateSlots(req int, a Slots) error {
 	if a.IDs != nil && len(a.IDs) != a.New {
 		return fmt.Errorf("allocator: request %d gives %d token ids for %d new tokens", req, len(a.IDs), a.New)
 	}
-	s, ok := p.seqs[req]
-	if !ok {
+	s := p.seqs.get(req)
+	if s == nil {
 		return p.admit(req, a)
 	}
 	if len(a.Computed) > 0 {
@@ -215,7 +214,7 @@ func (p *Paged) allocateSlots(req int, a Slots) error {
 
 // Seq returns resident request req's handle, or nil. It stays valid until
 // the request is freed.
-func (p *Paged) Seq(req int) *Seq { return p.seqs[req] }
+func (p *Paged) Seq(req int) *Seq { return p.seqs.get(req) }
 
 // GrowSeq is AllocateSlots for the resident request behind handle s: room
 // for n more tokens, with their ids when known (nil: unknown). It spares the
@@ -328,7 +327,7 @@ func (p *Paged) admit(req int, a Slots) error {
 	if want := p.BlocksFor(max(a.Final, n)); want > 0 {
 		s.blocks = p.table(want) // the table's final size when the caller knows it
 	}
-	p.seqs[req] = s
+	p.seqs.set(req, s)
 	if p.logging() {
 		p.record(Event{Kind: Admitted, Req: req, Tokens: n})
 	}
@@ -547,11 +546,11 @@ func (p *Paged) register(req int, s *Seq) {
 // blocks' reference counts rise; the first append to a shared partial block
 // copies it.
 func (p *Paged) Fork(parent, child int) error {
-	s, ok := p.seqs[parent]
-	if !ok {
+	s := p.seqs.get(parent)
+	if s == nil {
 		return fmt.Errorf("allocator: request %d not admitted", parent)
 	}
-	if _, dup := p.seqs[child]; dup {
+	if p.seqs.get(child) != nil {
 		return fmt.Errorf("allocator: request %d already admitted", child)
 	}
 	c := &Seq{req: child, live: true, blocks: append([]int(nil), s.blocks...), n: s.n, ids: append([]int(nil), s.ids...),
@@ -561,7 +560,7 @@ func (p *Paged) Fork(parent, child int) error {
 	}
 	p.sumTokens += c.n
 	p.sumBlocks += len(c.blocks)
-	p.seqs[child] = c
+	p.seqs.set(child, c)
 	if p.logging() {
 		p.record(Event{Kind: Admitted, Req: child, Tokens: c.n, From: parent})
 	}
@@ -575,8 +574,8 @@ func (p *Paged) Fork(parent, child int) error {
 // others. (This is the v0.8–v0.10 order; newest vLLM puts unhashed blocks at
 // the head instead.)
 func (p *Paged) Free(req int) error {
-	s, ok := p.seqs[req]
-	if !ok {
+	s := p.seqs.get(req)
+	if s == nil {
 		return fmt.Errorf("allocator: request %d not admitted", req)
 	}
 	if p.shared == 0 && p.off {
@@ -599,14 +598,14 @@ func (p *Paged) Free(req int) error {
 	p.sumBlocks -= len(s.blocks)
 	p.recycle(s.blocks)
 	s.live, s.blocks = false, nil
-	delete(p.seqs, req)
+	p.seqs.del(req)
 	return nil
 }
 
 // Table returns a copy of req's block table (nil if it holds none).
 func (p *Paged) Table(req int) []int {
-	s, ok := p.seqs[req]
-	if !ok {
+	s := p.seqs.get(req)
+	if s == nil {
 		return nil
 	}
 	return append([]int(nil), s.blocks...)
@@ -614,7 +613,7 @@ func (p *Paged) Table(req int) []int {
 
 // Tokens returns the tokens req has stored.
 func (p *Paged) Tokens(req int) int {
-	if s, ok := p.seqs[req]; ok {
+	if s := p.seqs.get(req); s != nil {
 		return s.n
 	}
 	return 0
@@ -622,8 +621,8 @@ func (p *Paged) Tokens(req int) int {
 
 // Requests lists resident requests in ascending id order.
 func (p *Paged) Requests() []int {
-	out := make([]int, 0, len(p.seqs))
-	for r := range p.seqs {
+	out := make([]int, 0, p.seqs.len())
+	for r := range p.seqs.all() {
 		out = append(out, r)
 	}
 	sort.Ints(out)
@@ -669,7 +668,7 @@ func (p *Paged) Occupancy(owners, used []int) {
 			used[i] = p.blockSize
 		}
 	}
-	for req, s := range p.seqs {
+	for req, s := range p.seqs.all() {
 		for i, b := range s.blocks {
 			if owners[b] < 0 || req < owners[b] {
 				owners[b] = req
@@ -690,13 +689,13 @@ func (p *Paged) Usage() Usage {
 // UsageInto is Usage written into *u, field by field: a caller that keeps
 // the Usage spares its copies, each a call out of compiled WebAssembly.
 func (p *Paged) UsageInto(u *Usage) {
-	u.Resident, u.Pool, u.Taken, u.HoleReuses = len(p.seqs), len(p.refs)*p.blockSize, p.taken, 0
+	u.Resident, u.Pool, u.Taken, u.HoleReuses = p.seqs.len(), len(p.refs)*p.blockSize, p.taken, 0
 	if p.shared == 0 { // every held block has one holder: no double counting
 		u.Stored, u.Reserved = p.sumTokens, p.sumBlocks*p.blockSize
 		return
 	}
 	used := map[int]int{}
-	for _, s := range p.seqs {
+	for _, s := range p.seqs.all() {
 		for i, b := range s.blocks {
 			used[b] = max(used[b], min(p.blockSize, s.n-i*p.blockSize))
 		}
@@ -711,7 +710,7 @@ func (p *Paged) UsageInto(u *Usage) {
 // Sharing counts the blocks in use and the blocks the same requests would
 // hold without sharing (each its own ⌈tokens/B⌉).
 func (p *Paged) Sharing() (inUse, unshared int) {
-	for _, s := range p.seqs {
+	for _, s := range p.seqs.all() {
 		unshared += p.BlocksFor(s.n)
 	}
 	return len(p.refs) - p.free.len(), unshared

@@ -33,6 +33,7 @@ type Loop struct {
 	waiting   queue[*loopReq]
 	running   []*loopReq
 	lastShort *allocator.NoSpaceError // tryAdmit's last shortfall
+	blocked   *loopReq                // the head the last tick could not admit, if any
 	// done counts the running requests that have stored all their
 	// outputs, to leave at the next tick: most ticks there are none, and
 	// release then skips its walk over the running requests.
@@ -156,6 +157,7 @@ func (l *Loop) Step() (Tick, error) {
 func (l *Loop) StepInto(t *Tick) error {
 	t.Admitted, t.Finished, t.Preempted = l.lists[0][:0], l.lists[1][:0], l.lists[2][:0]
 	t.Blocked, t.Shortfall, t.DecodeTaken, t.Waiting = -1, nil, 0, 0
+	l.blocked = nil
 	err := l.release(t)
 	if err == nil {
 		err = l.admit(t)
@@ -180,6 +182,55 @@ func (l *Loop) StepInto(t *Tick) error {
 	l.ticks++
 	gcturn.Work(len(l.running) + 1) // see Scheduler.Step
 	return nil
+}
+
+// StepQuiet runs at once up to max of the coming ticks while they are
+// quiet, and returns how many it ran: 0 when the next is not (call
+// StepInto). A quiet tick admits, finishes and preempts nobody: the pool
+// is contiguous with its events off, nobody running has stored its last
+// output, the head of the queue (if any) is the one the last tick could
+// not admit and the pool still refuses it without a walk
+// (Contiguous.StillRefuses), and every running request's run has room for
+// its token. Each running request then stores one token per tick and
+// nothing else changes, so the ticks are written as one: *t is the last of
+// the n run, and the j-th of them (1 ≤ j ≤ n) is *t with Usage.Stored
+// lower by (n−j)·Usage.Resident. A contiguous pool that reserves whole
+// runs spends most of a long stream in such ticks.
+func (l *Loop) StepQuiet(max int, t *Tick) int {
+	c := l.contig
+	if max < 1 || c == nil || !c.Plain() || l.done > 0 || len(l.running) == 0 {
+		return 0
+	}
+	var short *allocator.NoSpaceError
+	blocked := -1
+	if l.waiting.len() > 0 {
+		q := l.waiting.front()
+		if q != l.blocked || !c.StillRefuses(q.Prompt+q.Output) {
+			return 0
+		}
+		short, blocked = l.lastShort, q.ID
+	}
+	n := max
+	for _, q := range l.running {
+		n = min(n, q.Output-q.produced, q.hold.Room())
+	}
+	if n < 1 {
+		return 0
+	}
+	for _, q := range l.running {
+		c.AppendPlain(q.hold, n) // room checked above
+		q.produced += n
+		if q.produced == q.Output {
+			l.done++
+		}
+	}
+	t.Admitted, t.Finished, t.Preempted = nil, nil, nil
+	t.Blocked, t.Shortfall, t.DecodeTaken = blocked, short, 0
+	c.UsageInto(&t.Usage)
+	t.Waiting = l.waiting.len()
+	l.ticks += n
+	gcturn.Work(n * (len(l.running) + 1))
+	return n
 }
 
 // usageInto writes the pool's Usage into *u, called directly when the
@@ -248,7 +299,7 @@ func (l *Loop) admit(t *Tick) error {
 			if len(l.running) == 0 {
 				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, short)
 			}
-			t.Blocked, t.Shortfall = q.ID, short
+			t.Blocked, t.Shortfall, l.blocked = q.ID, short, q
 			return nil
 		}
 		if err != nil {

@@ -320,3 +320,73 @@ func TestLoopDoneCountAfterPreemption(t *testing.T) {
 		t.Fatalf("admitted %v, preempted %v, done %d; want [0 1], [1], 0", tk.Admitted, tk.Preempted, l.done)
 	}
 }
+
+// StepQuiet's ticks are the ticks StepInto would have run: over random
+// streams and contiguous pools of every reservation policy (events off, as
+// StepQuiet needs), a loop that takes quiet ticks in batches of random
+// size, each expanded as StepQuiet documents, matches a loop stepped one
+// tick at a time, tick for tick, to the end; and quiet ticks do happen.
+func TestLoopStepQuietMatchesStep(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	quiet := 0
+	for trial := 0; trial < 150; trial++ {
+		mc := 16 + r.IntN(200)
+		res := allocator.Reservation{Policy: []allocator.ReservePolicy{allocator.ReserveMax, allocator.ReserveExact, allocator.ReservePow2}[trial%3], MaxContext: mc}
+		pool := mc * (1 + r.IntN(5))
+		reqs := make([]LoopRequest, 1+r.IntN(50))
+		for i := range reqs {
+			out := r.IntN(mc / 2)
+			reqs[i] = LoopRequest{ID: i, Prompt: 1 + r.IntN(mc-out), Output: out}
+		}
+		var loops [2]*Loop
+		for i := range loops {
+			c := mustContiguous(t, pool, res)
+			c.DisableEvents()
+			l, err := NewLoop(c, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loops[i] = l
+		}
+		one, batch := loops[0], loops[1]
+		var want, got Tick
+		var wantPrev, gotPrev *allocator.NoSpaceError
+		compare := func(tick int, g *Tick) {
+			if err := one.StepInto(&want); err != nil {
+				t.Fatal(err)
+			}
+			same := func(a, b *allocator.NoSpaceError) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+			if !slices.Equal(g.Admitted, want.Admitted) || !slices.Equal(g.Finished, want.Finished) || !slices.Equal(g.Preempted, want.Preempted) ||
+				(g.Admitted == nil) != (want.Admitted == nil) || (g.Finished == nil) != (want.Finished == nil) || (g.Preempted == nil) != (want.Preempted == nil) ||
+				g.Blocked != want.Blocked || !same(g.Shortfall, want.Shortfall) || g.DecodeTaken != want.DecodeTaken || g.Usage != want.Usage || g.Waiting != want.Waiting ||
+				(g.Shortfall != nil && (g.Shortfall == gotPrev) != (want.Shortfall == wantPrev)) {
+				t.Fatalf("trial %d (%s) tick %d: got %+v, want %+v", trial, res.Policy, tick, *g, want)
+			}
+			wantPrev, gotPrev = want.Shortfall, g.Shortfall
+		}
+		for tick := 0; !batch.Done(); {
+			if n := batch.StepQuiet(1+r.IntN(30), &got); n > 0 {
+				quiet += n
+				for j := 1; j <= n; j++ {
+					g := got
+					g.Usage.Stored -= (n - j) * got.Usage.Resident
+					compare(tick, &g)
+					tick++
+				}
+				continue
+			}
+			if err := batch.StepInto(&got); err != nil {
+				t.Fatal(err)
+			}
+			compare(tick, &got)
+			tick++
+		}
+		if !one.Done() || one.Ticks() != batch.Ticks() || one.Preemptions() != batch.Preemptions() {
+			t.Fatalf("trial %d: done %v, %d ticks and %d preemptions one at a time; %d and %d in batches", trial, one.Done(), one.Ticks(), one.Preemptions(), batch.Ticks(), batch.Preemptions())
+		}
+	}
+	if quiet == 0 {
+		t.Fatal("no quiet tick in any stream")
+	}
+	t.Logf("%d quiet ticks", quiet)
+}

@@ -316,3 +316,32 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 		}
 	}
 }
+
+// StillRefuses answers from the last walk of the holes, and only while no
+// run has been taken or freed since; Room is what a run can still take.
+func TestContiguousStillRefusesAndRoom(t *testing.T) {
+	c, _ := NewContiguous(300, exact)
+	for req := 0; req < 3; req++ {
+		if err := c.AllocateSlots(req, Slots{New: 10 * (req + 1), Final: 100}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Hold(1).Room(); got != 80 {
+		t.Fatalf("Room of a 100-slot run holding 20 tokens = %d, want 80", got)
+	}
+	if c.StillRefuses(50) {
+		t.Fatal("StillRefuses before any refusal measured the holes")
+	}
+	if err := c.AllocateSlots(3, Slots{New: 1, Final: 50}); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("a 50-slot run in a full pool: %v", err)
+	}
+	if !c.StillRefuses(50) || !c.StillRefuses(1) {
+		t.Fatal("StillRefuses false right after the refusal, with no hole anywhere")
+	}
+	if err := c.Free(1); err != nil {
+		t.Fatal(err)
+	}
+	if c.StillRefuses(50) {
+		t.Fatal("StillRefuses true after a run was freed")
+	}
+}

@@ -169,6 +169,11 @@ type poolHistory struct {
 	// Sums over the ticks in which requests were still waiting (the pool was
 	// the bottleneck); the waste and utilisation metrics are ratios of sums.
 	sumStored, sumReserved, sumPool, sumN, sumUnusable int64
+	// busy lists, in order, the ticks that admitted, finished or
+	// preempted a request, took a block while decoding or reused a hole:
+	// the only ones the walks over a stretch of ticks (window, queues)
+	// need to read. Most of a contiguous pool's ticks are not.
+	busy []int32
 	// last is the tick stepInto had the loop write, kept here so that
 	// no tick is copied on its way into the record.
 	last scheduler.Tick
@@ -189,6 +194,9 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	// copy call even when empty.
 	if r.nAdm+r.nFin+r.nPre > 0 {
 		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
+	}
+	if r.nAdm+r.nFin+r.nPre > 0 || r.decodeTaken > 0 || r.holeReuse {
+		h.busy = append(h.busy, int32(h.ticks.len()-1))
 	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {
@@ -647,14 +655,16 @@ func (p *tickPicker) note(i, t int, r *tickRecord, h *poolHistory) bool {
 		newBlock = !p.blocked[i][b]
 		p.blocked[i][b] = true
 	}
-	emptied := r.waiting == 0 && r.nAdm > 0
-	for k, happened := range [4]bool{r.decodeTaken > 0, r.nFin > 0, newBlock, emptied} {
-		p.first(&p.seen[i][k], happened, t)
-	}
-	frag := r.short >= 0 && fragShort(&h.shorts[r.short])
-	for k, happened := range [3]bool{frag, r.holeReuse, r.nPre > 0} {
-		p.first(&p.shared[k], happened, t)
-	}
+	// Written out, not looped over arrays: this runs for every tick, and
+	// in WebAssembly each branch taken is a trip through a dispatch table.
+	seen := &p.seen[i]
+	p.first(&seen[0], r.decodeTaken > 0, t)
+	p.first(&seen[1], r.nFin > 0, t)
+	p.first(&seen[2], newBlock, t)
+	p.first(&seen[3], r.waiting == 0 && r.nAdm > 0, t) // the queue emptied
+	p.first(&p.shared[0], r.short >= 0 && fragShort(&h.shorts[r.short]), t)
+	p.first(&p.shared[1], r.holeReuse, t)
+	p.first(&p.shared[2], r.nPre > 0, t)
 	return newBlock || r.nAdm+r.nFin+r.nPre > 0
 }
 
@@ -687,11 +697,9 @@ func chooseTicks(r *garageServed) []int {
 		r.paged.peakTick: true, r.contig.peakTick: true}}
 	var others []int
 	for t := 0; t < n; t++ {
-		busy := false
-		for i, h := range []*poolHistory{&r.paged, &r.contig} {
-			if t < h.ticks.len() && p.note(i, t, h.ticks.at(t), h) {
-				busy = true
-			}
+		busy := t < r.paged.ticks.len() && p.note(0, t, r.paged.ticks.at(t), &r.paged)
+		if t < r.contig.ticks.len() && p.note(1, t, r.contig.ticks.at(t), &r.contig) {
+			busy = true
 		}
 		if busy && !p.special[t] {
 			others = append(others, t)
@@ -731,19 +739,34 @@ type tickWindow struct {
 }
 
 func (h *poolHistory) window(from, to int) tickWindow {
-	var w tickWindow
-	for t := from + 1; t <= to && t < h.ticks.len(); t++ {
-		r := h.ticks.at(t)
+	w := tickWindow{active: from+1 <= to && from+1 < h.ticks.len()}
+	// Only busy ticks add to the sums.
+	i, _ := slices.BinarySearch(h.busy, int32(from+1))
+	for ; i < len(h.busy) && int(h.busy[i]) <= to; i++ {
+		r := h.ticks.at(int(h.busy[i]))
 		adm, fin, pre := h.lists(r)
-		w.active = true
-		w.admitted = append(w.admitted, adm...)
-		w.finished = append(w.finished, fin...)
-		w.preempted = append(w.preempted, pre...)
+		w.admitted = appendFew(w.admitted, adm)
+		w.finished = appendFew(w.finished, fin)
+		w.preempted = appendFew(w.preempted, pre)
 		w.decodeBlocks += int(r.decodeTaken)
 		w.holeReuse = w.holeReuse || r.holeReuse
 	}
 	w.last, _ = h.tickOf(min(to, h.ticks.len()-1))
 	return w
+}
+
+// appendFew is append(dst, src...) for the short lists of one tick: one
+// at a time, as a runtime copy call (memmove) costs more than a few
+// stores in WebAssembly, and nothing at all when src is empty.
+func appendFew(dst, src []int) []int {
+	if len(src) > 8 {
+		return append(dst, src...)
+	}
+	//lint:ignore S1011 the loop is the point: no copy call for a few ids
+	for i := range src {
+		dst = append(dst, src[i])
+	}
+	return dst
 }
 
 // ---- Formatting: scenes and text from the run ----
@@ -1160,11 +1183,18 @@ func (g *garageText) utilChart() *scene.Chart {
 	}{{"paged", &g.served.paged}, {"contiguous", &g.served.contig}} {
 		n := p.h.ticks.len()
 		sr := scene.Series{Name: p.name, X: make([]float64, 0, n/every+1), Y: make([]float64, 0, n/every+1)}
-		for t := range n {
-			if t%every == 0 || t == n-1 {
-				sr.X = append(sr.X, float64(t))
-				sr.Y = append(sr.Y, round1(100*p.h.utilization(t)))
-			}
+		point := func(t int) {
+			sr.X = append(sr.X, float64(t))
+			sr.Y = append(sr.Y, round1(100*p.h.utilization(t)))
+		}
+		// Every every-th tick and the last, stepped to rather than tested
+		// tick by tick (a division each, and a long stream has hundreds
+		// of thousands).
+		for t := 0; t < n; t += every {
+			point(t)
+		}
+		if n > 0 && (n-1)%every != 0 {
+			point(n - 1)
 		}
 		c.Series = append(c.Series, sr)
 	}
@@ -1198,19 +1228,16 @@ func (h *poolHistory) queues(n int, ticks []int) [][]int {
 		line[i] = i
 	}
 	out := make([][]int, 0, len(ticks))
-	k := 0
-	for t := 0; k < len(ticks); t++ {
-		if t < h.ticks.len() {
-			adm, _, pre := h.lists(h.ticks.at(t))
+	busy := h.busy // only busy ticks change the line
+	for _, t := range ticks {
+		for ; len(busy) > 0 && int(busy[0]) <= t; busy = busy[1:] {
+			adm, _, pre := h.lists(h.ticks.at(int(busy[0])))
 			line = line[len(adm):] // admitted in order from the head
 			for _, id := range pre {
 				line = append([]int{id}, line...)
 			}
 		}
-		for k < len(ticks) && ticks[k] == t {
-			out = append(out, slices.Clone(line))
-			k++
-		}
+		out = append(out, slices.Clone(line))
 	}
 	return out
 }
@@ -1281,13 +1308,16 @@ func (g *garageText) poolsScene(snap snapshot, prev *snapshot, qs []scene.Queue)
 		g.colour[o] = g.colours.Of(o)
 	}
 	grid := &scene.BlockGrid{BlockSize: g.setup.b, Blocks: make([]scene.Block, len(snap.owners))}
+	// Each block is filled in place (the slice is new, so zero): a Block
+	// built apart and stored whole is a copy that, while the collector
+	// marks, runs the bulk write barrier over every field.
 	for i, o := range snap.owners {
-		blk := scene.Block{Owner: o, Used: snap.used[i]}
+		blk := &grid.Blocks[i]
+		blk.Owner, blk.Used = o, snap.used[i]
 		if o >= 0 {
 			blk.Label, blk.Colour = g.labels[o], g.colour[o]
 		}
 		blk.Highlight = prev != nil && prev.owners[i] != o
-		grid.Blocks[i] = blk
 	}
 	st := &scene.MemoryStrip{Total: g.setup.pool, Bay: g.setup.reserve.MaxContext}
 	old := map[int]allocator.Run{}

@@ -222,6 +222,39 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	}
 }
 
+// recordQuiet records the n quiet ticks Loop.StepQuiet ran, *t the last of
+// them: what n calls of record would, with what a quiet tick leaves as it
+// was (everything but the tokens stored) worked out once. They admit,
+// finish and preempt nobody, take no block and reuse no hole, and leave
+// the holes, so the unusable slots, as they were.
+func (h *poolHistory) recordQuiet(t *scheduler.Tick, n int, unusable func() int) {
+	last, resident := t.Usage.Stored, t.Usage.Resident
+	t.Usage.Stored = last - (n-1)*resident
+	h.record(t, unusable) // the first of them, every field as record writes it
+	t.Usage.Stored = last
+	first := *h.ticks.at(h.ticks.len() - 1)
+	first.holeReuse = false  // record has caught up with the pool's count
+	waiting := t.Waiting > 0 // the sums count a tick while requests wait
+	un := 0
+	if waiting && unusable != nil {
+		un = unusable()
+	}
+	for j := 2; j <= n; j++ {
+		stored := last - (n-j)*resident
+		r := h.ticks.next()
+		*r = first
+		r.stored = int32(stored)
+		h.work += 1 + int64(resident)
+		if waiting {
+			h.sumStored += int64(stored)
+			h.sumReserved += int64(t.Usage.Reserved)
+			h.sumPool += int64(t.Usage.Pool)
+			h.sumN += int64(resident)
+			h.sumUnusable += int64(un)
+		}
+	}
+}
+
 // tickLog is one pool's tick records, in chunks of tickChunk once past the
 // first: a run of hundreds of thousands of ticks then neither copies its
 // history as it grows nor leaves behind the arrays a doubling slice
@@ -388,11 +421,7 @@ func serveContig(s garageSetup, ct *allocator.Contiguous, cl *scheduler.Loop, re
 			return errEndless
 		}
 		if n := cl.StepQuiet(maxTicks-t, &h.last); n > 0 {
-			last := h.last.Usage.Stored
-			for j := 1; j <= n; j++ {
-				h.last.Usage.Stored = last - (n-j)*h.last.Usage.Resident
-				h.record(&h.last, unusable)
-			}
+			h.recordQuiet(&h.last, n, unusable)
 			t += n
 			continue
 		}

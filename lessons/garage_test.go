@@ -351,6 +351,19 @@ func TestGarageContigRunsLogged(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", set, err)
 		}
+		// The contiguous history, its quiet ticks recorded at once, is the
+		// one recorded tick by tick.
+		ct1, cl1, err := garageContig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := poolHistory{pool: s.pool}
+		for !cl1.Done() {
+			if err := stepInto(cl1, &one, func() int { return ct1.Unusable(s.reserve.MaxContext) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameHistory(t, fmt.Sprint(set), &served.contig, &one)
 		ct, cl, err := garageContig(s)
 		if err != nil {
 			t.Fatal(err)
@@ -375,5 +388,30 @@ func TestGarageContigRunsLogged(t *testing.T) {
 	}
 	if unchanged == 0 || unchanged == checked {
 		t.Errorf("%d of %d ticks left the runs unchanged: the test never tried both kinds", unchanged, checked)
+	}
+}
+
+// sameHistory fails unless two histories of a pool hold the same ticks,
+// lists and sums.
+func sameHistory(t *testing.T, name string, got, want *poolHistory) {
+	t.Helper()
+	if got.ticks.len() != want.ticks.len() {
+		t.Fatalf("%s: %d ticks, want %d", name, got.ticks.len(), want.ticks.len())
+	}
+	for i := range want.ticks.len() {
+		if *got.ticks.at(i) != *want.ticks.at(i) {
+			t.Fatalf("%s: tick %d is %+v, want %+v", name, i, *got.ticks.at(i), *want.ticks.at(i))
+		}
+	}
+	type sums struct {
+		maxResident, peakTick, preemptions, reuses int
+		work, stored, reserved, pool, n, unusable  int64
+	}
+	sumsOf := func(h *poolHistory) sums {
+		return sums{h.maxResident, h.peakTick, h.preemptions, h.reuses, h.work, h.sumStored, h.sumReserved, h.sumPool, h.sumN, h.sumUnusable}
+	}
+	if !slices.Equal(got.ids, want.ids) || !slices.Equal(got.shorts, want.shorts) || !slices.Equal(got.busy, want.busy) || sumsOf(got) != sumsOf(want) {
+		t.Fatalf("%s: history %+v (%d ids, %d shortfalls, %d busy ticks), want %+v (%d, %d, %d)", name,
+			sumsOf(got), len(got.ids), len(got.shorts), len(got.busy), sumsOf(want), len(want.ids), len(want.shorts), len(want.busy))
 	}
 }

@@ -233,32 +233,36 @@ func (h *poolHistory) recordQuiet(t *scheduler.Tick, n int, unusable func() int)
 	h.record(t, unusable) // the first of them, every field as record writes it
 	t.Usage.Stored = last
 	first := *h.ticks.at(h.ticks.len() - 1)
-	first.holeReuse = false  // record has caught up with the pool's count
-	waiting := t.Waiting > 0 // the sums count a tick while requests wait
-	un := 0
-	if waiting && unusable != nil {
-		un = unusable()
-	}
-	for j := 2; j <= n; j++ {
-		stored := last - (n-j)*resident
-		r := h.ticks.next()
-		*r = first
-		r.stored = int32(stored)
-		h.work += 1 + int64(resident)
-		if waiting {
-			h.sumStored += int64(stored)
-			h.sumReserved += int64(t.Usage.Reserved)
-			h.sumPool += int64(t.Usage.Pool)
-			h.sumN += int64(resident)
-			h.sumUnusable += int64(un)
+	first.holeReuse = false // record has caught up with the pool's count
+	// The others, tick j of n storing last − (n−j)·resident tokens, copied
+	// from the first a chunk at a time.
+	for j := 2; j <= n; {
+		recs := h.ticks.appendCopies(first, n-j+1)
+		for i := range recs {
+			recs[i].stored = int32(last - (n-j-i)*resident)
 		}
+		j += len(recs)
+	}
+	m := int64(n - 1)
+	h.work += m * (1 + int64(resident))
+	if t.Waiting > 0 { // the sums count a tick while requests wait
+		un := 0
+		if unusable != nil {
+			un = unusable()
+		}
+		// Σ_{j=2..n} (last − (n−j)·resident), an arithmetic series.
+		h.sumStored += m*int64(last) - int64(resident)*m*(m-1)/2
+		h.sumReserved += m * int64(t.Usage.Reserved)
+		h.sumPool += m * int64(t.Usage.Pool)
+		h.sumN += m * int64(resident)
+		h.sumUnusable += m * int64(un)
 	}
 }
 
-// tickLog is one pool's tick records, in chunks of tickChunk once past the
-// first: a run of hundreds of thousands of ticks then neither copies its
-// history as it grows nor leaves behind the arrays a doubling slice
-// outgrows (which, in WebAssembly, grow the linear memory).
+// tickLog is one pool's tick records, in chunks of tickChunk: a run of
+// hundreds of thousands of ticks then neither copies its history as it
+// grows nor leaves behind the arrays a doubling slice outgrows (which, in
+// WebAssembly, grow the linear memory).
 type tickLog struct {
 	chunks [][]tickRecord
 	n      int
@@ -271,24 +275,40 @@ func (l *tickLog) len() int { return l.n }
 // at returns record t < len().
 func (l *tickLog) at(t int) *tickRecord { return &l.chunks[t/tickChunk][t%tickChunk] }
 
-// next appends a record to the log and returns it, zero, to be filled.
-func (l *tickLog) next() *tickRecord {
+// open returns the index of the chunk the next record goes in, making it
+// when it is new: made whole, the first too, since a chunk grown by
+// doubling leaves its outgrown copies to the collector, which in
+// WebAssembly takes its time from the simulation.
+func (l *tickLog) open() int {
 	k := l.n / tickChunk
 	if k == len(l.chunks) {
-		c := 0 // the first chunk grows from small; later ones are made whole
-		if k > 0 {
-			c = tickChunk
-		}
-		l.chunks = append(l.chunks, make([]tickRecord, 0, c))
+		l.chunks = append(l.chunks, make([]tickRecord, 0, tickChunk))
 	}
-	c := l.chunks[k]
-	if len(c) == cap(c) { // only the first chunk: double, up to tickChunk
-		c = slices.Grow(c, min(max(2*cap(c), 64), tickChunk)-len(c))
-	}
-	c = c[:len(c)+1]
+	return k
+}
+
+// next appends a record to the log and returns it, zero, to be filled.
+func (l *tickLog) next() *tickRecord {
+	k := l.open()
+	c := l.chunks[k][:len(l.chunks[k])+1]
 	l.chunks[k] = c
 	l.n++
 	return &c[len(c)-1]
+}
+
+// appendCopies appends up to m copies of r, as many as the chunk they go
+// in holds, and returns them.
+func (l *tickLog) appendCopies(r tickRecord, m int) []tickRecord {
+	k := l.open()
+	c := l.chunks[k]
+	m = min(m, cap(c)-len(c))
+	recs := c[len(c) : len(c)+m]
+	for i := range recs {
+		recs[i] = r
+	}
+	l.chunks[k] = c[:len(c)+m]
+	l.n += m
+	return recs
 }
 
 // lists returns the requests a tick record admitted, finished and

@@ -293,8 +293,7 @@ func TestGarageCardsShowTheLoopState(t *testing.T) {
 }
 
 // A tick log returns every record written into it, across its chunks,
-// each full at tickChunk records; only the first is grown, the others are
-// made whole; a new record is zero.
+// each made whole and full at tickChunk records; a new record is zero.
 func TestTickLog(t *testing.T) {
 	var l tickLog
 	const n = 3*tickChunk + 5
@@ -314,8 +313,22 @@ func TestTickLog(t *testing.T) {
 		}
 	}
 	for k, c := range l.chunks[:3] {
-		if len(c) != tickChunk || (k > 0 && cap(c) != tickChunk) {
+		if len(c) != tickChunk || cap(c) != tickChunk {
 			t.Errorf("chunk %d holds %d records in room for %d, want %d", k, len(c), cap(c), tickChunk)
+		}
+	}
+	// Runs of copies, as quiet ticks are recorded, fill a chunk to its
+	// end and go on in the next.
+	for m := n; l.len() < n+2*tickChunk+7; {
+		recs := l.appendCopies(tickRecord{at: 7}, n+2*tickChunk+7-l.len())
+		for i := range recs {
+			recs[i].stored = int32(m + i)
+		}
+		m += len(recs)
+	}
+	for i := range l.len() {
+		if r := l.at(i); (i < n && r.stored != int32(i)) || (i >= n && (r.stored != int32(i) || r.at != 7)) {
+			t.Fatalf("record %d is %+v", i, *r)
 		}
 	}
 }
@@ -414,4 +427,32 @@ func sameHistory(t *testing.T, name string, got, want *poolHistory) {
 		t.Fatalf("%s: history %+v (%d ids, %d shortfalls, %d busy ticks), want %+v (%d, %d, %d)", name,
 			sumsOf(got), len(got.ids), len(got.shorts), len(got.busy), sumsOf(want), len(want.ids), len(want.shorts), len(want.busy))
 	}
+}
+
+// A long stream's contiguous history (12k ticks across chunks, most of
+// them quiet and recorded as batches) is the one recorded tick by tick.
+func TestGarageQuietTicksLongStream(t *testing.T) {
+	v, err := garage.resolveChecked(map[string]string{"requests": "1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newGarageSetup(v)
+	served, err := serveGarage(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, cl, err := garageContig(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := poolHistory{pool: s.pool}
+	for !cl.Done() {
+		if err := stepInto(cl, &one, func() int { return ct.Unusable(s.reserve.MaxContext) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if one.ticks.len() <= 2*tickChunk {
+		t.Fatalf("only %d ticks: the stream no longer spans chunks", one.ticks.len())
+	}
+	sameHistory(t, "requests=1000", &served.contig, &one)
 }

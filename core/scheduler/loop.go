@@ -32,8 +32,9 @@ type Loop struct {
 	contig    *allocator.Contiguous
 	waiting   queue[*loopReq]
 	running   []*loopReq
-	lastShort *allocator.NoSpaceError // tryAdmit's last shortfall
-	blocked   *loopReq                // the head the last tick could not admit, if any
+	lastShort *allocator.NoSpaceError  // tryAdmit's last shortfall
+	shorts    []allocator.NoSpaceError // where the next new one is kept
+	blocked   *loopReq                 // the head the last tick could not admit, if any
 	// done counts the running requests that have stored all their
 	// outputs, to leave at the next tick: most ticks there are none, and
 	// release then skips its walk over the running requests.
@@ -339,8 +340,13 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 		return nil, err
 	}
 	if l.lastShort == nil || *l.lastShort != s {
-		c := s // allocated only here: s stays on the stack
-		l.lastShort = &c
+		// A new shortfall each time the pool's free count moves: they
+		// are made 64 at a time (each stays valid: ticks keep them).
+		if len(l.shorts) == 0 {
+			l.shorts = make([]allocator.NoSpaceError, 64)
+		}
+		l.shorts[0] = s
+		l.lastShort, l.shorts = &l.shorts[0], l.shorts[1:]
 	}
 	return l.lastShort, nil
 }

@@ -390,3 +390,37 @@ func TestLoopStepQuietMatchesStep(t *testing.T) {
 	}
 	t.Logf("%d quiet ticks", quiet)
 }
+
+// Shortfalls that change every tick (a paged pool's free count falls as
+// the running request grows) are each kept as they were, past the 64 the
+// loop makes at a time.
+func TestLoopShortfallsKeepTheirValues(t *testing.T) {
+	l, err := NewLoop(mustPaged(t, 200, 1), []LoopRequest{{ID: 0, Prompt: 50, Output: 140}, {ID: 1, Prompt: 160, Output: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type kept struct {
+		at   *allocator.NoSpaceError
+		then allocator.NoSpaceError
+	}
+	var shorts []kept
+	for !l.Done() {
+		tk, err := l.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.Shortfall != nil {
+			shorts = append(shorts, kept{tk.Shortfall, *tk.Shortfall})
+		}
+	}
+	distinct := map[*allocator.NoSpaceError]bool{}
+	for i, s := range shorts {
+		if *s.at != s.then {
+			t.Fatalf("shortfall %d became %+v, was %+v", i, *s.at, s.then)
+		}
+		distinct[s.at] = true
+	}
+	if len(distinct) < 100 {
+		t.Fatalf("%d distinct shortfalls in %d blocked ticks, want over 100", len(distinct), len(shorts))
+	}
+}

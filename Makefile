@@ -10,7 +10,7 @@
 #   make static    write the static site to dist/
 #   make bench     benchmarks of the core and the lessons
 #   make bench-wasm  the core and garage scenarios in WebAssembly (Node.js) and natively, interleaved:
-#                  medians and ratios (BENCH_ONLY, BENCH_ROUNDS, BENCH_RUNS, BENCH_WARMUP)
+#                  medians and ratios (BENCH_ONLY, BENCH_ROUNDS, BENCH_RUNS, BENCH_WARMUP, BENCH_WARMUP_MS)
 #   make bench-corners  every lesson's heaviest allowed settings and the heaviest accepted trace,
 #                  each in its own process: wall time, CPU time, peak RSS
 #   make bench-peers the core against inference-lab on issue 13's workloads (bench/peers; needs npm)
@@ -173,12 +173,13 @@ BENCH_ONLY   ?= core-10k-uniform,core-10k-chat,lesson-garage-1000,lesson-garage
 BENCH_ROUNDS ?= 3
 BENCH_RUNS   ?= 5
 BENCH_WARMUP ?= 5
+BENCH_WARMUP_MS ?= 1000
 bench-wasm: check-tools
 	@mkdir -p bin
 	$(GO) build -trimpath -o bin/benchrun ./internal/bench/benchrun
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o bin/benchrun.wasm ./internal/bench/benchrun
 	bin/benchrun --wasm bin/benchrun.wasm --exec "$$(GOTOOLCHAIN=local $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
-		--only $(BENCH_ONLY) --rounds $(BENCH_ROUNDS) --runs $(BENCH_RUNS) --warmup $(BENCH_WARMUP)
+		--only $(BENCH_ONLY) --rounds $(BENCH_ROUNDS) --runs $(BENCH_RUNS) --warmup $(BENCH_WARMUP) --warmup-ms $(BENCH_WARMUP_MS)
 
 # BENCHMARKS.md, "Heaviest allowed settings": each corner in a fresh child process of bin/inferlab.
 bench-corners: native

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every core scenario serves all its requests, the 10,000-request ones
@@ -80,6 +81,25 @@ func TestMeasureWarm(t *testing.T) {
 	}
 	if _, err := MeasureWarm(s, -1, 1); err == nil {
 		t.Error("MeasureWarm with -1 warm-up runs did not fail")
+	}
+}
+
+// With a warm-up time, the unmeasured runs go on past the warm-up count
+// until that time has passed.
+func TestMeasureWarmFor(t *testing.T) {
+	calls := 0
+	s := Scenario{Name: "sleep", Run: func() (Work, error) { calls++; time.Sleep(time.Millisecond); return Work{}, nil }}
+	start := time.Now()
+	r, err := MeasureWarmFor(s, 2, 30*time.Millisecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := time.Since(start) - time.Duration(r.TimesMS[0]*float64(time.Millisecond))
+	if warm < 30*time.Millisecond || r.Warmup < 2 || calls != r.Warmup+1 {
+		t.Errorf("%d warm-up runs in %v (%d calls), want at least 2 over at least 30ms", r.Warmup, warm, calls)
+	}
+	if _, err := MeasureWarmFor(s, 0, -time.Second, 1); err == nil {
+		t.Error("a negative warm-up time did not fail")
 	}
 }
 

@@ -58,7 +58,7 @@ func compare(o options, chosen []bench.Scenario, stdout, stderr io.Writer) int {
 	load0 := bench.LoadAverage()
 	for round := range o.rounds {
 		for i, s := range chosen {
-			args := []string{"--only", s.Name, "--runs", strconv.Itoa(o.runs), "--warmup", strconv.Itoa(o.warmup)}
+			args := []string{"--only", s.Name, "--runs", strconv.Itoa(o.runs), "--warmup", strconv.Itoa(o.warmup), "--warmup-ms", strconv.Itoa(o.warmupMS)}
 			order := []bool{true, false} // WebAssembly first in even rounds
 			if round%2 == 1 {
 				order = []bool{false, true}
@@ -104,8 +104,8 @@ func child(cmd *exec.Cmd, env []string) (bench.Result, error) {
 }
 
 func printComparison(w io.Writer, o options, chosen []bench.Scenario, wasm, native []side, load0, load1 string) {
-	fmt.Fprintf(w, "%d rounds × (%d warm-up + %d measured runs) per scenario, WebAssembly (Node.js) and native interleaved; GOGC=%s\n",
-		o.rounds, o.warmup, o.runs, o.gogc)
+	fmt.Fprintf(w, "%d rounds × (≥ %d warm-up runs over ≥ %d ms + %d measured runs) per scenario, WebAssembly (Node.js) and native interleaved; GOGC=%s\n",
+		o.rounds, o.warmup, o.warmupMS, o.runs, o.gogc)
 	fmt.Fprintf(w, "load average before %s, after %s\n", load0, load1)
 	const row = "%-20s %10s %10s %7s %15s %10s %10s  %s\n"
 	fmt.Fprintf(w, row, "scenario", "wasm", "native", "ratio", "round ratios", "wasm min", "native min", "budget")

@@ -6,8 +6,8 @@
 //
 // which, round after round, starts the WebAssembly build and the native
 // build of this same program once per scenario (alternating which goes
-// first), each making --warmup unmeasured runs and then --runs measured
-// ones, and prints per scenario the median of all measured runs in each,
+// first), each making --warmup unmeasured runs (and more until --warmup-ms
+// have passed) and then --runs measured ones, and prints per scenario the median of all measured runs in each,
 // and their ratio. Both run with the GOGC the browser's entry points set
 // (app/sim.GCPercent, 400), unless --gogc says otherwise.
 //
@@ -25,6 +25,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/internal/bench"
@@ -40,6 +41,7 @@ const DefaultScenarios = "core-10k-uniform,core-10k-chat,lesson-garage-1000,less
 type options struct {
 	only           string
 	runs, warmup   int
+	warmupMS       int
 	wasm, wasmExec string
 	rounds         int
 	gogc           string
@@ -54,6 +56,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.only, "only", DefaultScenarios, "comma-separated scenario names (exact)")
 	fs.IntVar(&o.runs, "runs", 5, "measured runs per scenario in each process, 1 to 100")
 	fs.IntVar(&o.warmup, "warmup", 5, "unmeasured runs per scenario before them, 0 to 100")
+	fs.IntVar(&o.warmupMS, "warmup-ms", 1000, "and go on with them until this many milliseconds have passed, 0 to 60000 (V8 tiers WebAssembly up as it runs)")
 	fs.StringVar(&o.wasm, "wasm", "", "compare with this WebAssembly build of benchrun (GOOS=js GOARCH=wasm) under Node.js")
 	fs.StringVar(&o.wasmExec, "exec", "", "go_js_wasm_exec, the Go distribution's Node.js launcher (default: `go env GOROOT`/lib/wasm/go_js_wasm_exec)")
 	fs.IntVar(&o.rounds, "rounds", 3, "with --wasm: rounds of one WebAssembly and one native process per scenario, 1 to 20")
@@ -85,6 +88,8 @@ func (o options) check() error {
 		return fmt.Errorf("--runs = %d is not allowed: want 1 to 100", o.runs)
 	case o.warmup < 0 || o.warmup > 100:
 		return fmt.Errorf("--warmup = %d is not allowed: want 0 to 100", o.warmup)
+	case o.warmupMS < 0 || o.warmupMS > 60_000:
+		return fmt.Errorf("--warmup-ms = %d is not allowed: want 0 to 60000", o.warmupMS)
 	case o.rounds < 1 || o.rounds > 20:
 		return fmt.Errorf("--rounds = %d is not allowed: want 1 to 20", o.rounds)
 	}
@@ -125,7 +130,7 @@ type report struct {
 func measure(o options, chosen []bench.Scenario, stdout, stderr io.Writer) int {
 	rep := report{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 	for _, s := range chosen {
-		r, err := bench.MeasureWarm(s, o.warmup, o.runs)
+		r, err := bench.MeasureWarmFor(s, o.warmup, time.Duration(o.warmupMS)*time.Millisecond, o.runs)
 		if err != nil {
 			fmt.Fprintln(stderr, "benchrun:", err)
 			return 1

@@ -13,7 +13,7 @@ import (
 // warm-up runs, and reports every measured run's time.
 func TestChildReport(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := cli([]string{"--only", "lesson-prefix-cache,lesson-cow-fork", "--runs", "3", "--warmup", "1"}, &out, &errOut); code != 0 {
+	if code := cli([]string{"--only", "lesson-prefix-cache,lesson-cow-fork", "--runs", "3", "--warmup", "1", "--warmup-ms", "0"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	var rep report
@@ -56,10 +56,10 @@ func TestPrintComparison(t *testing.T) {
 	wasm := []side{{times: []float64{200, 210, 190, 400}, rounds: []float64{210, 400}}, {times: []float64{49, 60, 45}, rounds: []float64{49, 45}}}
 	native := []side{{times: []float64{60, 70, 65, 80}, rounds: []float64{70, 80}}, {times: []float64{20, 18, 30}, rounds: []float64{20, 15}}}
 	var out bytes.Buffer
-	printComparison(&out, options{rounds: 2, runs: 2, warmup: 5, gogc: "400"}, chosen, wasm, native, "1 2 3", "4 5 6")
+	printComparison(&out, options{rounds: 2, runs: 2, warmup: 5, warmupMS: 1000, gogc: "400"}, chosen, wasm, native, "1 2 3", "4 5 6")
 	got := out.String()
 	for _, want := range []string{
-		"2 rounds × (5 warm-up + 2 measured runs)", "GOGC=400", "load average before 1 2 3, after 4 5 6",
+		"2 rounds × (≥ 5 warm-up runs over ≥ 1000 ms + 2 measured runs)", "GOGC=400", "load average before 1 2 3, after 4 5 6",
 		// medians 210 / 70 = 3.00×; round ratios 3.00 and 5.00
 		"core-10k-uniform       210.0 ms    70.0 ms   3.00×       3.00–5.00", "ratio ≤ 3×: met",
 		// 49 / 20 = 2.45×, 49 ms ≤ 50 ms

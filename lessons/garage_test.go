@@ -366,16 +366,7 @@ func TestGarageContigRunsLogged(t *testing.T) {
 		}
 		// The contiguous history, its quiet ticks recorded at once, is the
 		// one recorded tick by tick.
-		ct1, cl1, err := garageContig(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		one := poolHistory{pool: s.pool}
-		for !cl1.Done() {
-			if err := stepInto(cl1, &one, func() int { return ct1.Unusable(s.reserve.MaxContext) }); err != nil {
-				t.Fatal(err)
-			}
-		}
+		one := contigTickByTick(t, s)
 		sameHistory(t, fmt.Sprint(set), &served.contig, &one)
 		ct, cl, err := garageContig(s)
 		if err != nil {
@@ -402,6 +393,23 @@ func TestGarageContigRunsLogged(t *testing.T) {
 	if unchanged == 0 || unchanged == checked {
 		t.Errorf("%d of %d ticks left the runs unchanged: the test never tried both kinds", unchanged, checked)
 	}
+}
+
+// contigTickByTick serves s's contiguous pool one tick at a time, each
+// recorded by record, as serveContig did before it ran quiet ticks at once.
+func contigTickByTick(t *testing.T, s garageSetup) poolHistory {
+	t.Helper()
+	ct, cl, err := garageContig(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := poolHistory{pool: s.pool}
+	for !cl.Done() {
+		if err := stepInto(cl, &h, func() int { return ct.Unusable(s.reserve.MaxContext) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
 }
 
 // sameHistory fails unless two histories of a pool hold the same ticks,
@@ -441,16 +449,7 @@ func TestGarageQuietTicksLongStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, cl, err := garageContig(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	one := poolHistory{pool: s.pool}
-	for !cl.Done() {
-		if err := stepInto(cl, &one, func() int { return ct.Unusable(s.reserve.MaxContext) }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	one := contigTickByTick(t, s)
 	if one.ticks.len() <= 2*tickChunk {
 		t.Fatalf("only %d ticks: the stream no longer spans chunks", one.ticks.len())
 	}

@@ -93,11 +93,12 @@ func (c *Contiguous) Hold(req int) *Hold { return c.held.get(req) }
 // Room is the number of tokens h's run can still take.
 func (h *Hold) Room() int { return h.run.Len - h.run.Tokens }
 
-// StillRefuses reports whether the request refused last, which will hold
-// final tokens, would be refused again now without a walk of the holes:
-// no run has been taken or freed since they were measured, and none of
-// them holds its run. Asking changes nothing. A scheduler that knows its
-// blocked head is this pool's last refusal uses it to skip the retry.
+// StillRefuses reports whether a request that will hold final tokens
+// would be refused now without a walk of the holes: a refusal has
+// measured the holes and no run has been taken or freed since, and the
+// largest of them is smaller than the run final needs. Asking changes
+// nothing. A scheduler whose blocked head is this pool's last refusal
+// uses it to skip the retry.
 func (c *Contiguous) StillRefuses(final int) bool {
 	return c.largestAt == c.layout && c.reserve.Slots(final) > c.largest
 }

@@ -43,7 +43,9 @@ func (m *handles[H]) set(id int, h H) {
 		return
 	}
 	if id >= len(m.dense) {
-		grown := make([]H, max(id+1, 2*len(m.dense), 64))
+		// Never past denseIDs: get and del look in the slice first, so
+		// an id the map holds must not fall inside it.
+		grown := make([]H, min(max(id+1, 2*len(m.dense), 64), denseIDs))
 		copy(grown, m.dense)
 		m.dense = grown
 	}

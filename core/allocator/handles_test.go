@@ -42,3 +42,27 @@ func TestHandlesMatchAMap(t *testing.T) {
 		}
 	}
 }
+
+// Ids with gaps grow the slice by doubling, never past denseIDs: an id at
+// or above it stays in the map and is found there (the slice once grew to
+// twice 700,000 and hid 1,100,000 from get and del).
+func TestHandlesSliceStopsAtDenseIDs(t *testing.T) {
+	var m handles[*int]
+	ids := []int{600_000, 700_000, 1_100_000, denseIDs - 1, denseIDs}
+	for _, id := range ids {
+		v := id
+		m.set(id, &v)
+	}
+	if len(m.dense) > denseIDs {
+		t.Fatalf("the slice grew to %d, past denseIDs", len(m.dense))
+	}
+	for _, id := range ids {
+		if h := m.get(id); h == nil || *h != id {
+			t.Fatalf("get(%d) = %v", id, h)
+		}
+	}
+	m.del(1_100_000)
+	if m.get(1_100_000) != nil || m.len() != len(ids)-1 {
+		t.Fatalf("after del(1100000): get %v, len %d, want nil and %d", m.get(1_100_000), m.len(), len(ids)-1)
+	}
+}

@@ -195,12 +195,18 @@ func (l *Loop) StepInto(t *Tick) error {
 // its token. Each running request then stores one token per tick and
 // nothing else changes, so the ticks are written as one: *t is the last of
 // the n run, and the j-th of them (1 ≤ j ≤ n) is *t with Usage.Stored
-// lower by (n−j)·Usage.Resident. A contiguous pool that reserves whole
-// runs spends most of a long stream in such ticks.
+// lower by (n−j)·Usage.Resident. The pool must hold only the loop's
+// requests (else it returns 0), so that Usage.Resident is the number
+// storing a token each tick. A contiguous pool that reserves whole runs
+// spends most of a long stream in such ticks.
 func (l *Loop) StepQuiet(max int, t *Tick) int {
 	c := l.contig
 	if max < 1 || c == nil || !c.Plain() || l.done > 0 || len(l.running) == 0 {
 		return 0
+	}
+	var u allocator.Usage
+	if c.UsageInto(&u); u.Resident != len(l.running) {
+		return 0 // the pool holds requests the loop does not serve
 	}
 	var short *allocator.NoSpaceError
 	blocked := -1

@@ -424,3 +424,31 @@ func TestLoopShortfallsKeepTheirValues(t *testing.T) {
 		t.Fatalf("%d distinct shortfalls in %d blocked ticks, want over 100", len(distinct), len(shorts))
 	}
 }
+
+// StepQuiet runs nothing while the pool holds a request the loop does not
+// serve: its Usage.Resident would not count those storing a token each
+// tick, which is how StepQuiet's batch is read.
+func TestLoopStepQuietOnlyOverItsOwnPool(t *testing.T) {
+	c := mustContiguous(t, 1000, allocator.Reservation{Policy: allocator.ReserveExact})
+	c.DisableEvents()
+	if err := c.AllocateSlots(99, allocator.Slots{New: 5, Final: 10}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoop(c, []LoopRequest{{ID: 0, Prompt: 4, Output: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tk Tick
+	if err := l.StepInto(&tk); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.StepQuiet(10, &tk); n != 0 {
+		t.Fatalf("StepQuiet ran %d ticks with another request in the pool", n)
+	}
+	if err := c.Free(99); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.StepQuiet(10, &tk); n != 10 || tk.Usage.Stored != 4+1+10 {
+		t.Fatalf("StepQuiet ran %d ticks to %d tokens stored, want 10 to 15", n, tk.Usage.Stored)
+	}
+}

@@ -177,17 +177,19 @@ func MeasureWarm(s Scenario, warmup, runs int) (Result, error) {
 	return MeasureWarmFor(s, warmup, 0, runs)
 }
 
-// maxWarmup bounds MeasureWarmFor's unmeasured runs.
+// maxWarmup bounds the runs MeasureWarmFor adds for its warm-up time.
 const maxWarmup = 10_000
 
 // MeasureWarmFor is MeasureWarm with at least warmFor of warm-up too: the
-// unmeasured runs go on past warmup until that much time has passed (at
-// most maxWarmup of them). V8 moves a WebAssembly function to its
-// optimising compiler once it has run enough, compiling in the background:
+// unmeasured runs go on past warmup until that much time has passed (up to
+// maxWarmup runs in all, unless warmup itself asks for more). V8 moves a
+// WebAssembly function to its optimising compiler once it has run enough,
+// compiling in the background:
 // a scenario of a few milliseconds is still partly in baseline code after
 // five runs, and its measured runs then time the tier-up (garage with
 // 1,000 requests: medians of 8–20 ms after 5 runs, 6.8–7.1 ms after 30).
-// Result.Warmup is the number of runs made.
+// Result.Warmup is the number of warm-up runs made (on an error, those
+// completed).
 func MeasureWarmFor(s Scenario, warmup int, warmFor time.Duration, runs int) (Result, error) {
 	if runs < 1 {
 		return Result{}, fmt.Errorf("bench: runs = %d: want at least 1", runs)
@@ -196,7 +198,7 @@ func MeasureWarmFor(s Scenario, warmup int, warmFor time.Duration, runs int) (Re
 		return Result{}, fmt.Errorf("bench: warmup = %d, for %v: want at least 0", warmup, warmFor)
 	}
 	r := Result{Name: s.Name, What: s.What, Runs: runs, BudgetMS: ms(s.Budget)}
-	for start := time.Now(); r.Warmup < maxWarmup && (r.Warmup < warmup || time.Since(start) < warmFor); r.Warmup++ {
+	for start := time.Now(); r.Warmup < warmup || (r.Warmup < maxWarmup && time.Since(start) < warmFor); r.Warmup++ {
 		if _, err := s.Run(); err != nil {
 			return r, fmt.Errorf("%s: %w", s.Name, err)
 		}

@@ -98,6 +98,11 @@ func TestMeasureWarmFor(t *testing.T) {
 	if warm < 30*time.Millisecond || r.Warmup < 2 || calls != r.Warmup+1 {
 		t.Errorf("%d warm-up runs in %v (%d calls), want at least 2 over at least 30ms", r.Warmup, warm, calls)
 	}
+	// The bound on added warm-up runs does not cut the runs asked for.
+	calls = 0
+	if r, err := MeasureWarmFor(Scenario{Name: "count", Run: func() (Work, error) { calls++; return Work{}, nil }}, maxWarmup+5, 0, 1); err != nil || r.Warmup != maxWarmup+5 || calls != maxWarmup+6 {
+		t.Errorf("%d warm-up runs asked: %d made (%d calls), %v", maxWarmup+5, r.Warmup, calls, err)
+	}
 	if _, err := MeasureWarmFor(s, 0, -time.Second, 1); err == nil {
 		t.Error("a negative warm-up time did not fail")
 	}

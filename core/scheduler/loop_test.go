@@ -332,63 +332,104 @@ func TestLoopStepQuietMatchesStep(t *testing.T) {
 	for trial := 0; trial < 150; trial++ {
 		mc := 16 + r.IntN(200)
 		res := allocator.Reservation{Policy: []allocator.ReservePolicy{allocator.ReserveMax, allocator.ReserveExact, allocator.ReservePow2}[trial%3], MaxContext: mc}
-		pool := mc * (1 + r.IntN(5))
 		reqs := make([]LoopRequest, 1+r.IntN(50))
 		for i := range reqs {
 			out := r.IntN(mc / 2)
 			reqs[i] = LoopRequest{ID: i, Prompt: 1 + r.IntN(mc-out), Output: out}
 		}
-		var loops [2]*Loop
-		for i := range loops {
-			c := mustContiguous(t, pool, res)
-			c.DisableEvents()
-			l, err := NewLoop(c, reqs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loops[i] = l
-		}
-		one, batch := loops[0], loops[1]
-		var want, got Tick
-		var wantPrev, gotPrev *allocator.NoSpaceError
-		compare := func(tick int, g *Tick) {
-			if err := one.StepInto(&want); err != nil {
-				t.Fatal(err)
-			}
-			same := func(a, b *allocator.NoSpaceError) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-			if !slices.Equal(g.Admitted, want.Admitted) || !slices.Equal(g.Finished, want.Finished) || !slices.Equal(g.Preempted, want.Preempted) ||
-				(g.Admitted == nil) != (want.Admitted == nil) || (g.Finished == nil) != (want.Finished == nil) || (g.Preempted == nil) != (want.Preempted == nil) ||
-				g.Blocked != want.Blocked || !same(g.Shortfall, want.Shortfall) || g.DecodeTaken != want.DecodeTaken || g.Usage != want.Usage || g.Waiting != want.Waiting ||
-				(g.Shortfall != nil && (g.Shortfall == gotPrev) != (want.Shortfall == wantPrev)) {
-				t.Fatalf("trial %d (%s) tick %d: got %+v, want %+v", trial, res.Policy, tick, *g, want)
-			}
-			wantPrev, gotPrev = want.Shortfall, g.Shortfall
-		}
-		for tick := 0; !batch.Done(); {
-			if n := batch.StepQuiet(1+r.IntN(30), &got); n > 0 {
-				quiet += n
-				for j := 1; j <= n; j++ {
-					g := got
-					g.Usage.Stored -= (n - j) * got.Usage.Resident
-					compare(tick, &g)
-					tick++
-				}
-				continue
-			}
-			if err := batch.StepInto(&got); err != nil {
-				t.Fatal(err)
-			}
-			compare(tick, &got)
-			tick++
-		}
-		if !one.Done() || one.Ticks() != batch.Ticks() || one.Preemptions() != batch.Preemptions() {
-			t.Fatalf("trial %d: done %v, %d ticks and %d preemptions one at a time; %d and %d in batches", trial, one.Done(), one.Ticks(), one.Preemptions(), batch.Ticks(), batch.Preemptions())
-		}
+		quiet += stepQuietMatches(t, fmt.Sprintf("trial %d (%s)", trial, res.Policy), mc*(1+r.IntN(5)), res, reqs, func() int { return 1 + r.IntN(30) })
 	}
 	if quiet == 0 {
 		t.Fatal("no quiet tick in any stream")
 	}
 	t.Logf("%d quiet ticks", quiet)
+}
+
+// FuzzLoopStepQuiet is TestLoopStepQuietMatchesStep on streams, pools and
+// batch sizes read from the input: two bytes per request (prompt, output),
+// then the pool's size, policy and maximum context, the batch sizes
+// cycling through the input.
+func FuzzLoopStepQuiet(f *testing.F) {
+	f.Add([]byte{3, 40, 1, 30, 50, 4, 9, 60, 2, 0, 7, 7})
+	f.Add([]byte{250, 250, 1, 1, 0, 0, 128, 3, 200, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 4 {
+			return
+		}
+		pool, policy, mc := 1+int(in[0])*4, in[1]%3, 1+int(in[2])
+		body := in[3:]
+		reqs := make([]LoopRequest, 0, len(body)/2)
+		for i := 0; i+1 < len(body) && len(reqs) < 64; i += 2 {
+			reqs = append(reqs, LoopRequest{ID: i / 2, Prompt: int(body[i]), Output: int(body[i+1]) % 64})
+		}
+		res := allocator.Reservation{Policy: []allocator.ReservePolicy{allocator.ReserveMax, allocator.ReserveExact, allocator.ReservePow2}[policy], MaxContext: mc}
+		k := 0
+		stepQuietMatches(t, fmt.Sprint(in), pool, res, reqs, func() int { k++; return 1 + int(in[k%len(in)])%40 })
+	})
+}
+
+// stepQuietMatches serves reqs twice in contiguous pools of pool slots
+// reserving res, events off: one loop a tick at a time, the other taking
+// quiet ticks in batches of up to size() (StepQuiet), each expanded as
+// its comment says; every tick, error and final count must match. It
+// returns the quiet ticks run.
+func stepQuietMatches(t *testing.T, name string, pool int, res allocator.Reservation, reqs []LoopRequest, size func() int) (quiet int) {
+	t.Helper()
+	var loops [2]*Loop
+	for i := range loops {
+		c, err := allocator.NewContiguous(pool, res)
+		if err != nil {
+			return 0 // a setting the pool refuses
+		}
+		c.DisableEvents()
+		if loops[i], err = NewLoop(c, reqs); err != nil {
+			return 0
+		}
+	}
+	one, batch := loops[0], loops[1]
+	var want, got Tick
+	var wantPrev, gotPrev *allocator.NoSpaceError
+	same := func(a, b *allocator.NoSpaceError) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	compare := func(tick int, g *Tick, gotErr error) bool {
+		wantErr := one.StepInto(&want)
+		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+			t.Fatalf("%s tick %d: error %v, one tick at a time %v", name, tick, gotErr, wantErr)
+		}
+		if gotErr != nil {
+			return false
+		}
+		if !slices.Equal(g.Admitted, want.Admitted) || !slices.Equal(g.Finished, want.Finished) || !slices.Equal(g.Preempted, want.Preempted) ||
+			(g.Admitted == nil) != (want.Admitted == nil) || (g.Finished == nil) != (want.Finished == nil) || (g.Preempted == nil) != (want.Preempted == nil) ||
+			g.Blocked != want.Blocked || !same(g.Shortfall, want.Shortfall) || g.DecodeTaken != want.DecodeTaken || g.Usage != want.Usage || g.Waiting != want.Waiting ||
+			(g.Shortfall != nil && (g.Shortfall == gotPrev) != (want.Shortfall == wantPrev)) {
+			t.Fatalf("%s tick %d: got %+v, want %+v", name, tick, *g, want)
+		}
+		wantPrev, gotPrev = want.Shortfall, g.Shortfall
+		return true
+	}
+	for tick := 0; !batch.Done(); {
+		if tick > 1_000_000 {
+			t.Fatalf("%s: no end after %d ticks", name, tick)
+		}
+		if n := batch.StepQuiet(size(), &got); n > 0 {
+			quiet += n
+			for j := 1; j <= n; j++ {
+				g := got
+				g.Usage.Stored -= (n - j) * got.Usage.Resident
+				compare(tick, &g, nil)
+				tick++
+			}
+			continue
+		}
+		if !compare(tick, &got, batch.StepInto(&got)) {
+			return quiet // both failed alike (a request that never fits)
+		}
+		tick++
+	}
+	if !one.Done() || one.Ticks() != batch.Ticks() || one.Preemptions() != batch.Preemptions() {
+		t.Fatalf("%s: done %v, %d ticks and %d preemptions one at a time; %d and %d in batches", name, one.Done(), one.Ticks(), one.Preemptions(), batch.Ticks(), batch.Preemptions())
+	}
+	return quiet
 }
 
 // Shortfalls that change every tick (a paged pool's free count falls as

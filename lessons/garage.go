@@ -268,21 +268,36 @@ type tickLog struct {
 	n      int
 }
 
-const tickChunk = 4096 // records per chunk (192 KiB), a power of two
+const (
+	tickChunk  = 4096 // records per chunk (192 KiB), a power of two
+	firstChunk = 512  // records the first chunk starts with
+)
 
 func (l *tickLog) len() int { return l.n }
 
 // at returns record t < len().
 func (l *tickLog) at(t int) *tickRecord { return &l.chunks[t/tickChunk][t%tickChunk] }
 
-// open returns the index of the chunk the next record goes in, making it
-// when it is new: made whole, the first too, since a chunk grown by
-// doubling leaves its outgrown copies to the collector, which in
-// WebAssembly takes its time from the simulation.
+// open returns the index of the chunk the next record goes in, with room
+// for it. The first chunk starts at firstChunk records and doubles up to
+// tickChunk (most streams are short: garage's defaults run 99 and 506
+// ticks); later ones are made whole, so a long stream leaves its
+// collector only the first chunk's two or three outgrown copies, which in
+// WebAssembly the collector marks on the simulation's own thread.
 func (l *tickLog) open() int {
 	k := l.n / tickChunk
 	if k == len(l.chunks) {
-		l.chunks = append(l.chunks, make([]tickRecord, 0, tickChunk))
+		size := tickChunk
+		if k == 0 {
+			size = firstChunk
+		}
+		l.chunks = append(l.chunks, make([]tickRecord, 0, size))
+	}
+	if c := l.chunks[k]; len(c) == cap(c) { // the first chunk, full below tickChunk
+		size := min(2*cap(c), tickChunk)
+		// Capped at size exactly: Grow may round up, and at() counts on
+		// every chunk but the last holding tickChunk records.
+		l.chunks[k] = slices.Grow(c, size-len(c))[:len(c):size]
 	}
 	return k
 }

@@ -293,7 +293,8 @@ func TestGarageCardsShowTheLoopState(t *testing.T) {
 }
 
 // A tick log returns every record written into it, across its chunks,
-// each made whole and full at tickChunk records; a new record is zero.
+// each full at tickChunk records, the first grown to it and the others
+// made whole; a new record is zero.
 func TestTickLog(t *testing.T) {
 	var l tickLog
 	const n = 3*tickChunk + 5
@@ -313,8 +314,36 @@ func TestTickLog(t *testing.T) {
 		}
 	}
 	for k, c := range l.chunks[:3] {
-		if len(c) != tickChunk || cap(c) != tickChunk {
+		if len(c) != tickChunk || (k > 0 && cap(c) != tickChunk) {
 			t.Errorf("chunk %d holds %d records in room for %d, want %d", k, len(c), cap(c), tickChunk)
+		}
+	}
+	// Single records and runs of copies mixed from the start, as a
+	// contiguous pool's history is written: every chunk but the last
+	// holds exactly tickChunk records, whatever the first grew to.
+	var mixed tickLog
+	for i := 0; mixed.len() < 3*tickChunk; i++ {
+		if i%2 == 0 {
+			r := mixed.next()
+			r.stored = int32(mixed.len() - 1)
+			continue
+		}
+		for m := 1 + i*37%900; m > 0; {
+			recs := mixed.appendCopies(tickRecord{}, m)
+			for j := range recs {
+				recs[j].stored = int32(mixed.len() - len(recs) + j)
+			}
+			m -= len(recs)
+		}
+	}
+	for k, c := range mixed.chunks[:len(mixed.chunks)-1] {
+		if len(c) != tickChunk {
+			t.Fatalf("chunk %d of %d holds %d records, want %d", k, len(mixed.chunks), len(c), tickChunk)
+		}
+	}
+	for i := range mixed.len() {
+		if r := mixed.at(i); r.stored != int32(i) {
+			t.Fatalf("mixed record %d is %+v", i, *r)
 		}
 	}
 	// Runs of copies, as quiet ticks are recorded, fill a chunk to its

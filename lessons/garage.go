@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,9 +171,12 @@ type poolHistory struct {
 	// the bottleneck); the waste and utilisation metrics are ratios of sums.
 	sumStored, sumReserved, sumPool, sumN, sumUnusable int64
 	// busy lists, in order, the ticks that admitted, finished or
-	// preempted a request, took a block while decoding or reused a hole:
-	// the only ones the walks over a stretch of ticks (window, queues)
-	// need to read. Most of a contiguous pool's ticks are not.
+	// preempted a request, took a block while decoding or reused a hole,
+	// or whose blocked head or shortfall differs from the tick before
+	// (and the first): the only ones the walks over ticks (window,
+	// queues, chooseTicks) need to read, since a tick that is none of
+	// these repeats what the one before it showed. Most of a contiguous
+	// pool's ticks are not.
 	busy []int32
 	// last is the tick stepInto had the loop write, kept here so that
 	// no tick is copied on its way into the record.
@@ -195,14 +199,15 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	if r.nAdm+r.nFin+r.nPre > 0 {
 		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
 	}
-	if r.nAdm+r.nFin+r.nPre > 0 || r.decodeTaken > 0 || r.holeReuse {
-		h.busy = append(h.busy, int32(h.ticks.len()-1))
-	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {
 			h.shorts = append(h.shorts, *t.Shortfall)
 		}
 		r.short = int32(len(h.shorts) - 1)
+	}
+	if n := h.ticks.len(); n == 1 || r.nAdm+r.nFin+r.nPre > 0 || r.decodeTaken > 0 || r.holeReuse ||
+		r.blocked != h.ticks.at(n-2).blocked || r.short != h.ticks.at(n-2).short {
+		h.busy = append(h.busy, int32(n-1))
 	}
 	h.reuses = u.HoleReuses
 	h.preemptions += len(t.Preempted)
@@ -756,14 +761,35 @@ func fragShort(s *allocator.NoSpaceError) bool { return s.Free >= s.Need }
 // ticks up to maxGarageSteps. Each step narrates everything since the one
 // before, so the ticks between are grouped into it.
 func chooseTicks(r *garageServed) []int {
+	// Only busy ticks can show something for the first time or be busy
+	// themselves (poolHistory.busy).
+	return chooseFrom(r, r.paged.busy, r.contig.busy)
+}
+
+// chooseFrom is chooseTicks noting only the ticks listed for each pool
+// (ascending), walked in tick order.
+func chooseFrom(r *garageServed, paged, contig []int32) []int {
 	n := max(r.paged.ticks.len(), r.contig.ticks.len())
 	p := tickPicker{special: map[int]bool{0: true, r.paged.ticks.len() - 1: true, r.contig.ticks.len() - 1: true,
 		r.paged.peakTick: true, r.contig.peakTick: true}}
 	var others []int
-	for t := 0; t < n; t++ {
-		busy := t < r.paged.ticks.len() && p.note(0, t, r.paged.ticks.at(t), &r.paged)
-		if t < r.contig.ticks.len() && p.note(1, t, r.contig.ticks.at(t), &r.contig) {
-			busy = true
+	for len(paged) > 0 || len(contig) > 0 {
+		t := math.MaxInt
+		if len(paged) > 0 {
+			t = int(paged[0])
+		}
+		if len(contig) > 0 {
+			t = min(t, int(contig[0]))
+		}
+		busy := false
+		if len(paged) > 0 && int(paged[0]) == t {
+			busy, paged = p.note(0, t, r.paged.ticks.at(t), &r.paged), paged[1:]
+		}
+		if len(contig) > 0 && int(contig[0]) == t {
+			if p.note(1, t, r.contig.ticks.at(t), &r.contig) {
+				busy = true
+			}
+			contig = contig[1:]
 		}
 		if busy && !p.special[t] {
 			others = append(others, t)

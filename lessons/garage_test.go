@@ -394,9 +394,11 @@ func TestGarageContigRunsLogged(t *testing.T) {
 			t.Fatalf("%v: %v", set, err)
 		}
 		// The contiguous history, its quiet ticks recorded at once, is the
-		// one recorded tick by tick.
+		// one recorded tick by tick; the steps chosen from the busy ticks
+		// are those chosen from every tick.
 		one := contigTickByTick(t, s)
 		sameHistory(t, fmt.Sprint(set), &served.contig, &one)
+		sameChoice(t, fmt.Sprint(set), served)
 		ct, cl, err := garageContig(s)
 		if err != nil {
 			t.Fatal(err)
@@ -483,4 +485,21 @@ func TestGarageQuietTicksLongStream(t *testing.T) {
 		t.Fatalf("only %d ticks: the stream no longer spans chunks", one.ticks.len())
 	}
 	sameHistory(t, "requests=1000", &served.contig, &one)
+	sameChoice(t, "requests=1000", served)
+}
+
+// sameChoice fails unless the steps chosen from the pools' busy ticks
+// are those chosen by noting every tick of both pools.
+func sameChoice(t *testing.T, name string, r *garageServed) {
+	t.Helper()
+	every := func(n int) []int32 {
+		ticks := make([]int32, n)
+		for i := range ticks {
+			ticks[i] = int32(i)
+		}
+		return ticks
+	}
+	if got, want := chooseTicks(r), chooseFrom(r, every(r.paged.ticks.len()), every(r.contig.ticks.len())); !slices.Equal(got, want) {
+		t.Fatalf("%s: steps %v from the busy ticks, %v from every tick", name, got, want)
+	}
 }

@@ -911,9 +911,9 @@ func (g *garageText) introStep() Step {
 		setup = " The article's setup is the defaults; the table at the end shows its figures beside this run's."
 	}
 	idle := scheduler.Tick{Blocked: -1, Waiting: len(s.reqs), Usage: allocator.Usage{Pool: s.pool}}
-	all := make([]int, len(s.reqs))
-	for i := range all {
-		all[i] = i
+	all := waitingLine{head: make([]int, min(len(s.reqs), maxQueueShown)), n: len(s.reqs)} // everyone waits, in order
+	for i := range all.head {
+		all.head[i] = i
 	}
 	pagedText, contigText := "The paged pool", "the contiguous pool"
 	narration := fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens) queue in order. Each pool has %s KV slots. "+
@@ -1309,15 +1309,22 @@ func ordinal(n int) string {
 // maxQueueShown bounds the requests a queue lists; the rest are counted.
 const maxQueueShown = 8
 
+// waitingLine is a pool's waiting line at one tick as a step shows it:
+// its first maxQueueShown requests, and how many wait in all.
+type waitingLine struct {
+	head []int
+	n    int
+}
+
 // queues replays a pool's admissions and preemptions (admitted from the
 // head, preempted back to the head) and returns its waiting line after
-// each of the ticks, n requests queued in order at the start.
-func (h *poolHistory) queues(n int, ticks []int) [][]int {
+// each of the ticks (ascending), n requests queued in order at the start.
+func (h *poolHistory) queues(n int, ticks []int) []waitingLine {
 	line := make([]int, n)
 	for i := range line {
 		line[i] = i
 	}
-	out := make([][]int, 0, len(ticks))
+	out := make([]waitingLine, 0, len(ticks))
 	busy := h.busy // only busy ticks change the line
 	for _, t := range ticks {
 		for ; len(busy) > 0 && int(busy[0]) <= t; busy = busy[1:] {
@@ -1327,7 +1334,7 @@ func (h *poolHistory) queues(n int, ticks []int) [][]int {
 				line = append([]int{id}, line...)
 			}
 		}
-		out = append(out, slices.Clone(line))
+		out = append(out, waitingLine{head: slices.Clone(line[:min(len(line), maxQueueShown)]), n: len(line)})
 	}
 	return out
 }
@@ -1335,15 +1342,11 @@ func (h *poolHistory) queues(n int, ticks []int) [][]int {
 // queues builds both pools' waiting lines: the head refused this tick when
 // the pool had no room for it (with what it lacked), the requests
 // preempted in the step marked as sent back.
-func (g *garageText) queues(paged, contig, pagedPre, contigPre []int, pt, ct scheduler.Tick) []scene.Queue {
+func (g *garageText) queues(paged, contig waitingLine, pagedPre, contigPre []int, pt, ct scheduler.Tick) []scene.Queue {
 	s := g.setup
-	line := func(pool string, ids, pre []int, tk scheduler.Tick, asks func(int) int) scene.Queue {
-		q := scene.Queue{Pool: pool}
-		for i, id := range ids {
-			if i == maxQueueShown {
-				q.More = len(ids) - i
-				break
-			}
+	line := func(pool string, w waitingLine, pre []int, tk scheduler.Tick, asks func(int) int) scene.Queue {
+		q := scene.Queue{Pool: pool, More: w.n - len(w.head)}
+		for i, id := range w.head {
 			it := scene.QueueItem{Owner: id, Label: g.labels[id], Tokens: asks(id), State: "waiting"}
 			if i == 0 && tk.Blocked == id && tk.Shortfall != nil {
 				it.State, it.Why = "refused", refusalWhy(pool, tk.Shortfall, s.b)

@@ -188,8 +188,8 @@ type poolHistory struct {
 func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	u := &t.Usage
 	// The record is written in place, field by field: a tickRecord made
-	// apart and then stored is a zeroing and a copy, each a call out of
-	// compiled WebAssembly.
+	// apart and then stored is a zeroing and a copy, bulk memory
+	// operations in WebAssembly (see scheduler.Loop.StepInto).
 	r := h.ticks.next()
 	r.resident, r.stored, r.reserved, r.waiting = int32(u.Resident), int32(u.Stored), int32(u.Reserved), int32(t.Waiting)
 	r.blocked, r.short, r.decodeTaken, r.holeReuse = int32(t.Blocked), -1, int32(t.DecodeTaken), u.HoleReuses > h.reuses

@@ -73,8 +73,8 @@ type log struct {
 
 // logging reports whether events are recorded. Callers test it before
 // they build an event: an Event is too big to build for nothing in
-// WebAssembly, where zeroing it is a call out of the compiled code
-// (memory.fill) and passing it a copy (memory.copy).
+// WebAssembly, where Go zeroes it with memory.fill and passes a copy of it
+// with memory.copy.
 func (l *log) logging() bool { return !l.off }
 
 // record appends e; the caller has checked logging.

@@ -687,7 +687,8 @@ func (p *Paged) Usage() Usage {
 }
 
 // UsageInto is Usage written into *u, field by field: a caller that keeps
-// the Usage spares its copies, each a call out of compiled WebAssembly.
+// the Usage spares its copies (in WebAssembly, a bulk memory copy each;
+// see scheduler.Loop.StepInto).
 func (p *Paged) UsageInto(u *Usage) {
 	u.Resident, u.Pool, u.Taken, u.HoleReuses = p.seqs.len(), len(p.refs)*p.blockSize, p.taken, 0
 	if p.shared == 0 { // every held block has one holder: no double counting

@@ -152,9 +152,11 @@ func (l *Loop) Step() (Tick, error) {
 
 // StepInto is Step writing the tick into *t, every field of it. A loop
 // that keeps one Tick and passes it here spares two copies of it per tick:
-// in WebAssembly each copy of a struct over 16 bytes, and each zeroing of
-// one over 32, is a call out of the compiled code (memory.copy,
-// memory.fill).
+// Go's WebAssembly backend copies a struct over 16 bytes with memory.copy
+// and zeroes one over 32 with memory.fill, bulk operations where amd64
+// moves a few registers (garage-1000 ran 12% fewer WebAssembly
+// instructions once its ticks and usage were written in place, 4% fewer
+// natively).
 func (l *Loop) StepInto(t *Tick) error {
 	t.Admitted, t.Finished, t.Preempted = l.lists[0][:0], l.lists[1][:0], l.lists[2][:0]
 	t.Blocked, t.Shortfall, t.DecodeTaken, t.Waiting = -1, nil, 0, 0

@@ -196,7 +196,8 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	r.at, r.nAdm, r.nFin, r.nPre = int32(len(h.ids)), int32(len(t.Admitted)), int32(len(t.Finished)), int32(len(t.Preempted))
 	// Most ticks' lists are all empty, and a slice appended whole is a
 	// copy call even when empty.
-	if r.nAdm+r.nFin+r.nPre > 0 {
+	lists := r.nAdm+r.nFin+r.nPre > 0
+	if lists {
 		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
 	}
 	if t.Shortfall != nil {
@@ -205,14 +206,15 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 		}
 		r.short = int32(len(h.shorts) - 1)
 	}
-	if n := h.ticks.len(); n == 1 || r.nAdm+r.nFin+r.nPre > 0 || r.decodeTaken > 0 || r.holeReuse ||
-		r.blocked != h.ticks.at(n-2).blocked || r.short != h.ticks.at(n-2).short {
-		h.busy = append(h.busy, int32(n-1))
+	n := h.ticks.len() - 1 // r's tick
+	if lists || r.decodeTaken > 0 || r.holeReuse || n == 0 {
+		h.busy = append(h.busy, int32(n))
+	} else if prev := h.ticks.at(n - 1); r.blocked != prev.blocked || r.short != prev.short {
+		h.busy = append(h.busy, int32(n))
 	}
 	h.reuses = u.HoleReuses
 	h.preemptions += len(t.Preempted)
 	h.work += 1 + int64(u.Resident)
-	n := h.ticks.len() - 1 // r's tick
 	if u.Resident > h.maxResident {
 		h.maxResident, h.peakTick = u.Resident, n
 	}
@@ -456,13 +458,13 @@ func servePaged(pl *scheduler.Loop, h *poolHistory) error {
 func serveContig(s garageSetup, ct *allocator.Contiguous, cl *scheduler.Loop, res *garageServed) error {
 	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
 	h := &res.contig
-	for t := 0; !cl.Done(); {
+	for !cl.Done() {
+		t := h.ticks.len() // the tick about to run: every tick is recorded
 		if t >= maxTicks {
 			return errEndless
 		}
 		if n := cl.StepQuiet(maxTicks-t, &h.last); n > 0 {
 			h.recordQuiet(&h.last, n, unusable)
-			t += n
 			continue
 		}
 		if err := stepInto(cl, h, unusable); err != nil {
@@ -471,7 +473,6 @@ func serveContig(s garageSetup, ct *allocator.Contiguous, cl *scheduler.Loop, re
 		if r := h.ticks.at(t); r.nAdm+r.nFin+r.nPre > 0 {
 			res.contigRuns.note(t, h, r, ct)
 		}
-		t++
 	}
 	return nil
 }
@@ -835,9 +836,9 @@ func (h *poolHistory) window(from, to int) tickWindow {
 	for ; i < len(h.busy) && int(h.busy[i]) <= to; i++ {
 		r := h.ticks.at(int(h.busy[i]))
 		adm, fin, pre := h.lists(r)
-		w.admitted = appendFew(w.admitted, adm)
-		w.finished = appendFew(w.finished, fin)
-		w.preempted = appendFew(w.preempted, pre)
+		w.admitted = appendIDs(w.admitted, adm)
+		w.finished = appendIDs(w.finished, fin)
+		w.preempted = appendIDs(w.preempted, pre)
 		w.decodeBlocks += int(r.decodeTaken)
 		w.holeReuse = w.holeReuse || r.holeReuse
 	}
@@ -845,18 +846,13 @@ func (h *poolHistory) window(from, to int) tickWindow {
 	return w
 }
 
-// appendFew is append(dst, src...) for the short lists of one tick: one
-// at a time, as a runtime copy call (memmove) costs more than a few
-// stores in WebAssembly, and nothing at all when src is empty.
-func appendFew(dst, src []int) []int {
-	if len(src) > 8 {
-		return append(dst, src...)
+// appendIDs is append(dst, src...) that makes no copy call when src is
+// empty, as most of a tick's lists are.
+func appendIDs(dst, src []int) []int {
+	if len(src) == 0 {
+		return dst
 	}
-	//lint:ignore S1011 the loop is the point: no copy call for a few ids
-	for i := range src {
-		dst = append(dst, src[i])
-	}
-	return dst
+	return append(dst, src...)
 }
 
 // ---- Formatting: scenes and text from the run ----

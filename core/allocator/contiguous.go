@@ -235,8 +235,6 @@ func (c *Contiguous) place(i int, r Run) {
 	c.layout++
 	if c.logging() {
 		c.record(Event{Kind: Admitted, Req: r.Req, Tokens: r.Tokens})
-	}
-	if c.logging() {
 		c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
 	}
 }

@@ -228,10 +228,7 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	}
 	for _, q := range l.running {
 		c.AppendPlain(q.hold, n) // room checked above
-		q.produced += n
-		if q.produced == q.Output {
-			l.done++
-		}
+		l.produced(q, n)
 	}
 	t.Admitted, t.Finished, t.Preempted = nil, nil, nil
 	t.Blocked, t.Shortfall, t.DecodeTaken = blocked, short, 0
@@ -240,6 +237,15 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	l.ticks += n
 	gcturn.Work(n * (len(l.running) + 1))
 	return n
+}
+
+// produced counts n more output tokens stored for q, which has at most
+// that many left, and counts q among those done when they were its last.
+func (l *Loop) produced(q *loopReq, n int) {
+	q.produced += n
+	if q.produced == q.Output {
+		l.done++
+	}
 }
 
 // usageInto writes the pool's Usage into *u, called directly when the
@@ -372,10 +378,7 @@ func (l *Loop) decode(t *Tick) error {
 		// every request keeps its variables in memory in WebAssembly, where
 		// each test taken is also a trip through the dispatch table.
 		if (paged != nil && paged.AppendPlain(q.seq, 1)) || (contig != nil && contig.AppendPlain(q.hold, 1)) {
-			q.produced++
-			if q.produced == q.Output {
-				l.done++
-			}
+			l.produced(q, 1)
 			continue
 		}
 		stored, err := l.store(q, t)
@@ -383,10 +386,7 @@ func (l *Loop) decode(t *Tick) error {
 			return err
 		}
 		if stored {
-			q.produced++
-			if q.produced == q.Output {
-				l.done++
-			}
+			l.produced(q, 1)
 		}
 		paged, contig = l.plain()
 	}

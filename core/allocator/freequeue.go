@@ -82,24 +82,30 @@ func (q *freeQueue) takeFront(dst []int, n int, refs []int32) []int {
 
 // pushBackReversed is pushBack of blocks from last to first, setting
 // their reference counts to zero, with one branch per block (see
-// takeFront): how a request's blocks return when it is freed.
+// takeFront): how a request's blocks return when it is freed. Each block
+// is linked to both its neighbours, which the list names, in one store.
 func (q *freeQueue) pushBackReversed(blocks []int, refs []int32) {
-	if len(blocks) == 0 {
+	n := len(blocks)
+	if n == 0 {
 		return
 	}
-	last := blocks[len(blocks)-1]
+	last := blocks[n-1]
 	refs[last] = 0
-	q.pushBack(last)
-	prev := int32(last)
-	for i := len(blocks) - 2; i >= 0; i-- {
-		b := int32(blocks[i])
-		refs[b] = 0
-		q.links[b] = link{prev: prev, next: -1}
-		q.links[prev].next = b
-		prev = b
+	q.pushBack(last) // links last after the old tail, its next still -1
+	if n == 1 {
+		return
 	}
-	q.tail = prev
-	q.n += len(blocks) - 1
+	q.links[last].next = int32(blocks[n-2])
+	for i := n - 2; i > 0; i-- {
+		b := blocks[i]
+		refs[b] = 0
+		q.links[b] = link{prev: int32(blocks[i+1]), next: int32(blocks[i-1])}
+	}
+	first := blocks[0]
+	refs[first] = 0
+	q.links[first] = link{prev: int32(blocks[1]), next: -1}
+	q.tail = int32(first)
+	q.n += n - 1
 }
 
 // order lists the queue from head to tail (for tests and scenes).

@@ -41,9 +41,9 @@ type Loop struct {
 	done        int
 	ticks       int
 	preemptions int
-	// lists are the buffers the ticks' Admitted, Finished and Preempted
+	// admitted, finished and preempted are the buffers a tick's lists
 	// are built in, reused from tick to tick.
-	lists [3][]int
+	admitted, finished, preempted []int
 }
 
 // LoopRequest is one request of a Loop's stream.
@@ -158,24 +158,21 @@ func (l *Loop) Step() (Tick, error) {
 // instructions once its ticks and usage were written in place, 4% fewer
 // natively).
 func (l *Loop) StepInto(t *Tick) error {
-	t.Admitted, t.Finished, t.Preempted = l.lists[0][:0], l.lists[1][:0], l.lists[2][:0]
+	// Emptied in place: a slice cut from itself keeps its pointer, and
+	// only the lengths are written.
+	l.admitted, l.finished, l.preempted = l.admitted[:0], l.finished[:0], l.preempted[:0]
 	t.Blocked, t.Shortfall, t.DecodeTaken, t.Waiting = -1, nil, 0, 0
 	l.blocked = nil
-	err := l.release(t)
+	err := l.release()
 	if err == nil {
 		err = l.admit(t)
 	}
 	if err == nil {
 		err = l.decode(t)
 	}
-	// Keep the grown buffers; a list the tick left empty is nil, as it
-	// was when each tick made its own.
-	for i, list := range []*[]int{&t.Admitted, &t.Finished, &t.Preempted} {
-		l.lists[i] = *list
-		if len(*list) == 0 {
-			*list = nil
-		}
-	}
+	// A list the tick left empty is nil, as it was when each tick made
+	// its own.
+	t.Admitted, t.Finished, t.Preempted = orNil(l.admitted), orNil(l.finished), orNil(l.preempted)
 	if err != nil {
 		t.Usage = allocator.Usage{}
 		return err
@@ -239,6 +236,14 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	return n
 }
 
+// orNil is list, or nil when it is empty.
+func orNil(list []int) []int {
+	if len(list) == 0 {
+		return nil
+	}
+	return list
+}
+
 // produced counts n more output tokens stored for q, which has at most
 // that many left, and counts q among those done when they were its last.
 func (l *Loop) produced(q *loopReq, n int) {
@@ -276,7 +281,7 @@ func (l *Loop) free(q *loopReq) error {
 	return err
 }
 
-func (l *Loop) release(t *Tick) error {
+func (l *Loop) release() error {
 	if l.done == 0 {
 		return nil
 	}
@@ -299,7 +304,7 @@ func (l *Loop) release(t *Tick) error {
 		if err := l.free(q); err != nil {
 			return err
 		}
-		t.Finished = append(t.Finished, q.ID)
+		l.finished = append(l.finished, q.ID)
 	}
 	l.running = l.running[:kept]
 	l.done = 0
@@ -331,7 +336,7 @@ func (l *Loop) admit(t *Tick) error {
 		if q.produced >= q.Output {
 			l.done++
 		}
-		t.Admitted = append(t.Admitted, q.ID)
+		l.admitted = append(l.admitted, q.ID)
 	}
 	return nil
 }
@@ -367,31 +372,61 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 
 func (l *Loop) decode(t *Tick) error {
 	taken := l.taken()
-	paged, contig := l.plain()
 	for i := 0; i < len(l.running); i++ {
+		if i = l.decodePlain(i); i == len(l.running) {
+			break
+		}
 		q := l.running[i]
 		if q.produced == q.Output {
 			continue
 		}
-		// Room in what q holds, most ticks' case, is tested here with the
-		// pool's plain append rather than in store: a loop that calls for
-		// every request keeps its variables in memory in WebAssembly, where
-		// each test taken is also a trip through the dispatch table.
-		if (paged != nil && paged.AppendPlain(q.seq, 1)) || (contig != nil && contig.AppendPlain(q.hold, 1)) {
-			l.produced(q, 1)
-			continue
-		}
-		stored, err := l.store(q, t)
+		stored, err := l.store(q)
 		if err != nil {
 			return err
 		}
 		if stored {
 			l.produced(q, 1)
 		}
-		paged, contig = l.plain()
 	}
 	t.DecodeTaken = l.taken() - taken
 	return nil
+}
+
+// decodePlain stores one token for each running request from the i-th on
+// for as long as the pool's plain append has room for it (most ticks' case:
+// room in what the request holds), and returns the index of the first
+// request it did not serve, or len(l.running). The loops keep the list in
+// locals and call nothing: in WebAssembly a loop that calls keeps its
+// variables in memory, and every test taken is a trip through the
+// function's dispatch table.
+func (l *Loop) decodePlain(i int) int {
+	running, done := l.running, 0
+	switch paged, contig := l.plain(); {
+	case paged != nil:
+		for ; i < len(running); i++ {
+			q := running[i]
+			if q.produced == q.Output || !paged.AppendPlain(q.seq, 1) {
+				break
+			}
+			q.produced++
+			if q.produced == q.Output {
+				done++
+			}
+		}
+	case contig != nil:
+		for ; i < len(running); i++ {
+			q := running[i]
+			if q.produced == q.Output || !contig.AppendPlain(q.hold, 1) {
+				break
+			}
+			q.produced++
+			if q.produced == q.Output {
+				done++
+			}
+		}
+	}
+	l.done += done
+	return i
 }
 
 // plain returns the loop's pool, as paged or contig, when its appends are
@@ -421,7 +456,7 @@ func (l *Loop) taken() int {
 // store gives q room for one token, preempting the most recently admitted
 // running request until it fits; it reports false when q itself was
 // preempted.
-func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
+func (l *Loop) store(q *loopReq) (bool, error) {
 	if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
 		return true, nil // room without a new block
 	}
@@ -450,7 +485,7 @@ func (l *Loop) store(q *loopReq, t *Tick) (bool, error) {
 			return false, err
 		}
 		l.waiting.pushFront(victim)
-		t.Preempted = append(t.Preempted, victim.ID)
+		l.preempted = append(l.preempted, victim.ID)
 		l.preemptions++
 		if victim == q {
 			if len(l.running) == 0 {

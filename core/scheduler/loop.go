@@ -395,8 +395,9 @@ func (l *Loop) decode(t *Tick) error {
 // decodePlain stores one token for each running request from the i-th on
 // for as long as the pool's plain append has room for it (most ticks' case:
 // room in what the request holds), and returns the index of the first
-// request it did not serve, or len(l.running). The loops keep the list in
-// locals and call nothing: in WebAssembly a loop that calls keeps its
+// request it did not serve, or len(l.running). There is one loop per kind
+// of pool, so that an iteration tests only the request; each keeps the list
+// in locals and calls nothing: in WebAssembly a loop that calls keeps its
 // variables in memory, and every test taken is a trip through the
 // function's dispatch table.
 func (l *Loop) decodePlain(i int) int {

@@ -362,7 +362,9 @@ func TestPages(t *testing.T) {
 	subtest(t, b, "not found", func(t *testing.T) {
 		b.navigateIndex(site + "/")
 		evalJS[bool](b, `(() => { const a = document.createElement("a"); a.href = "/lesson/no-such-lesson"; document.body.append(a); a.click(); a.remove(); return true; })()`)
-		b.waitFor("the not-found page", `!!document.querySelector("#not-found")`)
+		// The page appears first and names the address once its
+		// navigation has run: wait for both.
+		b.waitFor("the not-found page naming the address", `!!document.querySelector("#not-found-what")?.textContent.includes("/lesson/no-such-lesson")`)
 		type page struct {
 			H1, What, Home, Header string
 			Links                  int

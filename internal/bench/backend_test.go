@@ -2,8 +2,8 @@ package bench
 
 import "testing"
 
-// The Backend benchmarks time the three shapes of code a serving loop is
-// made of, so that what Go's WebAssembly backend costs against amd64 can
+// The Backend benchmarks time the shapes of code a serving loop is made
+// of, so that what Go's WebAssembly backend costs against amd64 can
 // be read apart from the lab's own code (BENCHMARKS.md, "What WebAssembly
 // costs per shape of code"). Run them both ways and divide:
 //
@@ -66,6 +66,28 @@ func BenchmarkBackendCallLoop(b *testing.B) {
 	for b.Loop() {
 		for _, q := range running {
 			if backendStore(q) {
+				n++
+			}
+		}
+	}
+	sinkInt = n
+}
+
+// backendSlots is a small request passed by value, as Slots and Run are
+// in the allocators' calls.
+type backendSlots struct{ req, start, length, tokens, now, final int }
+
+//go:noinline
+func backendAdmit(s backendSlots) bool { return s.now <= s.final && s.length > 0 }
+
+// BenchmarkBackendStructCall is the tick with a 48-byte struct passed by
+// value to the call: in WebAssembly the argument goes through Go's stack
+// in linear memory with a memory.copy.
+func BenchmarkBackendStructCall(b *testing.B) {
+	running, n := backendRunning(256), 0
+	for b.Loop() {
+		for _, q := range running {
+			if backendAdmit(backendSlots{req: q.output, start: q.held, length: q.room, tokens: q.produced, now: q.held, final: q.room}) {
 				n++
 			}
 		}

@@ -38,20 +38,13 @@ func BenchmarkSandboxDefault(b *testing.B)        { benchLesson(b, sandbox, nil)
 // its baseline compiler and moves a function to the optimising one only
 // once it has run a while (as internal/bench's MeasureWarmFor).
 func BenchmarkGarage1000Phases(b *testing.B) {
-	v, bad := garage.Resolve(map[string]string{"requests": "1000"})
-	if bad != nil {
-		b.Fatal(bad)
-	}
-	s := newGarageSetup(v)
-	served, err := serveGarage(s)
-	if err != nil {
-		b.Fatal(err)
-	}
+	v, s, served := servedGarage(b, map[string]string{"requests": "1000"})
 	ticks := chooseTicks(served)
 	if err := captureGarage(s, served, ticks); err != nil { // the script reads the snapshots
 		b.Fatal(err)
 	}
 	run := garageRun{setup: s, served: served, ticks: ticks, figures: figuresOf(s, served)}
+	var err error
 	if run.article, err = garageArticleFigures(v, run.figures); err != nil {
 		b.Fatal(err)
 	}

@@ -384,15 +384,7 @@ func TestGarageContigRunsLogged(t *testing.T) {
 			"prompt_min": fmt.Sprint(pmin), "prompt_max": fmt.Sprint(pmax), "output_min": fmt.Sprint(omin), "output_max": fmt.Sprint(omax),
 			"requests": fmt.Sprint(1 + r.IntN(60)), "reserve": []string{"max", "pow2", "exact"}[trial%3], "seed": fmt.Sprint(trial),
 		}
-		v, err := garage.resolveChecked(set)
-		if err != nil {
-			t.Fatalf("%v: %v", set, err)
-		}
-		s := newGarageSetup(v)
-		served, err := serveGarage(s)
-		if err != nil {
-			t.Fatalf("%v: %v", set, err)
-		}
+		_, s, served := servedGarage(t, set)
 		// The contiguous history, its quiet ticks recorded at once, is the
 		// one recorded tick by tick; the steps chosen from the busy ticks
 		// are those chosen from every tick.
@@ -468,18 +460,26 @@ func sameHistory(t *testing.T, name string, got, want *poolHistory) {
 	}
 }
 
-// A long stream's contiguous history (12k ticks across chunks, most of
-// them quiet and recorded as batches) is the one recorded tick by tick.
-func TestGarageQuietTicksLongStream(t *testing.T) {
-	v, err := garage.resolveChecked(map[string]string{"requests": "1000"})
+// servedGarage resolves set and serves the garage's stream with both
+// pools (serveGarage), failing tb on an error.
+func servedGarage(tb testing.TB, set map[string]string) (Values, garageSetup, *garageServed) {
+	tb.Helper()
+	v, err := garage.resolveChecked(set)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatalf("%v: %v", set, err)
 	}
 	s := newGarageSetup(v)
 	served, err := serveGarage(s)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatalf("%v: %v", set, err)
 	}
+	return v, s, served
+}
+
+// A long stream's contiguous history (12k ticks across chunks, most of
+// them quiet and recorded as batches) is the one recorded tick by tick.
+func TestGarageQuietTicksLongStream(t *testing.T) {
+	_, s, served := servedGarage(t, map[string]string{"requests": "1000"})
 	one := contigTickByTick(t, s)
 	if one.ticks.len() <= 2*tickChunk {
 		t.Fatalf("only %d ticks: the stream no longer spans chunks", one.ticks.len())

@@ -90,6 +90,9 @@ func (c *Contiguous) index(h *Hold) int {
 // Hold returns resident request req's handle, or nil.
 func (c *Contiguous) Hold(req int) *Hold { return c.held.get(req) }
 
+// Resident is the number of requests holding a run (Usage.Resident).
+func (c *Contiguous) Resident() int { return len(c.runs) }
+
 // Room is the number of tokens h's run can still take.
 func (h *Hold) Room() int { return h.run.Len - h.run.Tokens }
 
@@ -251,10 +254,8 @@ func (c *Contiguous) extend(h *Hold, n int) error {
 	}
 	r.Tokens += n
 	c.stored += n
-	if n > 0 {
-		if c.logging() {
-			c.record(Event{Kind: Appended, Req: r.Req, Tokens: n})
-		}
+	if n > 0 && c.logging() {
+		c.record(Event{Kind: Appended, Req: r.Req, Tokens: n})
 	}
 	return nil
 }

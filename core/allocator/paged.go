@@ -452,10 +452,8 @@ func (p *Paged) grow(req int, s *Seq, n int, ids []int) {
 	}
 	s.n += n
 	p.sumTokens += n
-	if n > 0 {
-		if p.logging() {
-			p.record(Event{Kind: Appended, Req: req, Tokens: n})
-		}
+	if n > 0 && p.logging() {
+		p.record(Event{Kind: Appended, Req: req, Tokens: n})
 	}
 	if !p.caching {
 		return

@@ -203,8 +203,7 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	if max < 1 || c == nil || !c.Plain() || l.done > 0 || len(l.running) == 0 {
 		return 0
 	}
-	var u allocator.Usage
-	if c.UsageInto(&u); u.Resident != len(l.running) {
+	if c.Resident() != len(l.running) {
 		return 0 // the pool holds requests the loop does not serve
 	}
 	var short *allocator.NoSpaceError

@@ -7,8 +7,8 @@
 // which, round after round, starts the WebAssembly build and the native
 // build of this same program once per scenario (alternating which goes
 // first), each making --warmup unmeasured runs (and more until --warmup-ms
-// have passed) and then --runs measured ones, and prints per scenario the median of all measured runs in each,
-// and their ratio. Both run with the GOGC the browser's entry points set
+// have passed) and then --runs measured ones, and prints per scenario the
+// median of all measured runs in each, and their ratio. Both run with the GOGC the browser's entry points set
 // (app/sim.GCPercent, 400), unless --gogc says otherwise.
 //
 // Without --wasm it measures the scenarios in this process and prints them

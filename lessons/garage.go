@@ -181,11 +181,15 @@ type poolHistory struct {
 	// last is the tick stepInto had the loop write, kept here so that
 	// no tick is copied on its way into the record.
 	last scheduler.Tick
+	// holes is the pool when it is contiguous (nil when paged): each tick
+	// in which requests wait adds its free slots that a request reserving
+	// bay slots cannot use (Contiguous.Unusable) to sumUnusable.
+	holes *allocator.Contiguous
+	bay   int
 }
 
-// record appends tick t; unusable, when the pool is contiguous, is its
-// count of free slots a max-context request cannot use.
-func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
+// record appends tick t.
+func (h *poolHistory) record(t *scheduler.Tick) {
 	u := &t.Usage
 	// The record is written in place, field by field: a tickRecord made
 	// apart and then stored is a zeroing and a copy, bulk memory
@@ -197,8 +201,16 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 	// Most ticks' lists are all empty, and a slice appended whole is a
 	// copy call even when empty.
 	lists := r.nAdm+r.nFin+r.nPre > 0
-	if lists {
-		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
+	if lists { // a few ids: appended one by one, not with a copy call each
+		for _, id := range t.Admitted {
+			h.ids = append(h.ids, id)
+		}
+		for _, id := range t.Finished {
+			h.ids = append(h.ids, id)
+		}
+		for _, id := range t.Preempted {
+			h.ids = append(h.ids, id)
+		}
 	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {
@@ -223,8 +235,8 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 		h.sumReserved += int64(u.Reserved)
 		h.sumPool += int64(u.Pool)
 		h.sumN += int64(u.Resident)
-		if unusable != nil {
-			h.sumUnusable += int64(unusable())
+		if h.holes != nil {
+			h.sumUnusable += int64(h.holes.Unusable(h.bay))
 		}
 	}
 }
@@ -234,10 +246,10 @@ func (h *poolHistory) record(t *scheduler.Tick, unusable func() int) {
 // was (everything but the tokens stored) worked out once. They admit,
 // finish and preempt nobody, take no block and reuse no hole, and leave
 // the holes, so the unusable slots, as they were.
-func (h *poolHistory) recordQuiet(t *scheduler.Tick, n int, unusable func() int) {
+func (h *poolHistory) recordQuiet(t *scheduler.Tick, n int) {
 	last, resident := t.Usage.Stored, t.Usage.Resident
 	t.Usage.Stored = last - (n-1)*resident
-	h.record(t, unusable) // the first of them, every field as record writes it
+	h.record(t) // the first of them, every field as record writes it
 	t.Usage.Stored = last
 	first := *h.ticks.at(h.ticks.len() - 1)
 	first.holeReuse = false // record has caught up with the pool's count
@@ -254,8 +266,8 @@ func (h *poolHistory) recordQuiet(t *scheduler.Tick, n int, unusable func() int)
 	h.work += m * (1 + int64(resident))
 	if t.Waiting > 0 { // the sums count a tick while requests wait
 		un := 0
-		if unusable != nil {
-			un = unusable()
+		if h.holes != nil {
+			un = h.holes.Unusable(h.bay)
 		}
 		// Σ_{j=2..n} (last − (n−j)·resident), an arithmetic series.
 		h.sumStored += m*int64(last) - int64(resident)*m*(m-1)/2
@@ -310,8 +322,13 @@ func (l *tickLog) open() int {
 }
 
 // next appends a record to the log and returns it, zero, to be filled.
+// The last chunk usually has room, and is then extended without a call to
+// open.
 func (l *tickLog) next() *tickRecord {
-	k := l.open()
+	k := len(l.chunks) - 1
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) || l.n/tickChunk != k {
+		k = l.open()
+	}
 	c := l.chunks[k][:len(l.chunks[k])+1]
 	l.chunks[k] = c
 	l.n++
@@ -445,7 +462,7 @@ func servePaged(pl *scheduler.Loop, h *poolHistory) error {
 		if t >= maxTicks {
 			return errEndless
 		}
-		if err := stepInto(pl, h, nil); err != nil {
+		if err := stepInto(pl, h); err != nil {
 			return err
 		}
 	}
@@ -456,18 +473,18 @@ func servePaged(pl *scheduler.Loop, h *poolHistory) error {
 // most of its ticks only store a token for each running request, and the
 // loop runs those at once (Loop.StepQuiet), each recorded as its own tick.
 func serveContig(s garageSetup, ct *allocator.Contiguous, cl *scheduler.Loop, res *garageServed) error {
-	unusable := func() int { return ct.Unusable(s.reserve.MaxContext) }
 	h := &res.contig
+	h.holes, h.bay = ct, s.reserve.MaxContext
 	for !cl.Done() {
 		t := h.ticks.len() // the tick about to run: every tick is recorded
 		if t >= maxTicks {
 			return errEndless
 		}
 		if n := cl.StepQuiet(maxTicks-t, &h.last); n > 0 {
-			h.recordQuiet(&h.last, n, unusable)
+			h.recordQuiet(&h.last, n)
 			continue
 		}
-		if err := stepInto(cl, h, unusable); err != nil {
+		if err := stepInto(cl, h); err != nil {
 			return err
 		}
 		if r := h.ticks.at(t); r.nAdm+r.nFin+r.nPre > 0 {
@@ -503,14 +520,14 @@ func captureGarage(s garageSetup, r *garageServed, ticks []int) error {
 }
 
 // stepInto runs one tick of l, unless it is done, and records it in h.
-func stepInto(l *scheduler.Loop, h *poolHistory, unusable func() int) error {
+func stepInto(l *scheduler.Loop, h *poolHistory) error {
 	if l.Done() {
 		return nil
 	}
 	if err := l.StepInto(&h.last); err != nil {
 		return err
 	}
-	h.record(&h.last, unusable)
+	h.record(&h.last)
 	return nil
 }
 
@@ -561,22 +578,19 @@ func (l *runLog) note(t int, h *poolHistory, r *tickRecord, ct *allocator.Contig
 // ascending order, so that every event is applied once.
 type runReplay struct {
 	log  *runLog
-	next int // events[:next] are applied
-	live map[int]runEvent
+	next int        // events[:next] are applied
+	live []runEvent // the runs held, in no order
+	// pos[req] is 1 + req's index in live, 0 when it holds no run (request
+	// ids are indices): a lookup without a map, which hashes in software
+	// in WebAssembly.
+	pos []int32
 }
 
 // at returns the runs at the end of tick t as Contiguous.Runs would: in
 // address order, nil when there are none.
 func (r *runReplay) at(t int) []allocator.Run {
-	if r.live == nil {
-		r.live = map[int]runEvent{}
-	}
 	for ; r.next < len(r.log.events) && r.log.events[r.next].tick <= t; r.next++ {
-		if e := r.log.events[r.next]; e.freed {
-			delete(r.live, e.run.Req)
-		} else {
-			r.live[e.run.Req] = e
-		}
+		r.apply(&r.log.events[r.next])
 	}
 	if len(r.live) == 0 {
 		return nil
@@ -589,6 +603,28 @@ func (r *runReplay) at(t int) []allocator.Run {
 	}
 	slices.SortFunc(out, func(a, b allocator.Run) int { return cmp.Or(a.Start-b.Start, a.Req-b.Req) })
 	return out
+}
+
+// apply takes e's run into live, or drops it when e frees it.
+func (r *runReplay) apply(e *runEvent) {
+	req := e.run.Req
+	if req >= len(r.pos) {
+		r.pos = slices.Grow(r.pos, req+1-len(r.pos))[:req+1]
+	}
+	i := int(r.pos[req]) - 1
+	switch {
+	case !e.freed && i >= 0:
+		r.live[i] = *e
+	case !e.freed:
+		r.live = append(r.live, *e)
+		r.pos[req] = int32(len(r.live))
+	case i >= 0: // freed: the last run moves into its place
+		last := r.live[len(r.live)-1]
+		r.live[i] = last
+		r.pos[last.run.Req] = int32(i + 1)
+		r.live = r.live[:len(r.live)-1]
+		r.pos[req] = 0
+	}
 }
 
 // garageRun is what runGarage simulated: the setup, both pools' histories,
@@ -707,7 +743,7 @@ const maxGarageSteps = 18
 // tickPicker remembers which events have been seen, to mark the tick where
 // each first happens.
 type tickPicker struct {
-	special map[int]bool
+	special []int      // distinct ticks, in the order marked: a dozen or two, searched in place (a map hashes in software in WebAssembly)
 	seen    [2][4]bool // per pool: a decode took a block, a request finished, a new request was blocked, the queue emptied
 	shared  [3]bool    // either pool: external fragmentation, a hole reused, a preemption
 	blocked [2][]bool  // per pool, by request id: already seen blocked at the queue head
@@ -743,7 +779,14 @@ func (p *tickPicker) note(i, t int, r *tickRecord, h *poolHistory) bool {
 func (p *tickPicker) first(seen *bool, happened bool, t int) {
 	if happened && !*seen {
 		*seen = true
-		p.special[t] = true
+		p.mark(t)
+	}
+}
+
+// mark makes tick t special.
+func (p *tickPicker) mark(t int) {
+	if !slices.Contains(p.special, t) {
+		p.special = append(p.special, t)
 	}
 }
 
@@ -771,8 +814,10 @@ func chooseTicks(r *garageServed) []int {
 // (ascending), walked in tick order.
 func chooseFrom(r *garageServed, paged, contig []int32) []int {
 	n := max(r.paged.ticks.len(), r.contig.ticks.len())
-	p := tickPicker{special: map[int]bool{0: true, r.paged.ticks.len() - 1: true, r.contig.ticks.len() - 1: true,
-		r.paged.peakTick: true, r.contig.peakTick: true}}
+	var p tickPicker
+	for _, t := range []int{0, r.paged.ticks.len() - 1, r.contig.ticks.len() - 1, r.paged.peakTick, r.contig.peakTick} {
+		p.mark(t)
+	}
 	var others []int
 	for len(paged) > 0 || len(contig) > 0 {
 		t := math.MaxInt
@@ -792,12 +837,12 @@ func chooseFrom(r *garageServed, paged, contig []int32) []int {
 			}
 			contig = contig[1:]
 		}
-		if busy && !p.special[t] {
+		if busy && !slices.Contains(p.special, t) {
 			others = append(others, t)
 		}
 	}
 	var out []int
-	for t := range p.special {
+	for _, t := range p.special {
 		if t >= 0 && t < n {
 			out = append(out, t)
 		}

@@ -426,9 +426,9 @@ func contigTickByTick(t *testing.T, s garageSetup) poolHistory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := poolHistory{pool: s.pool}
+	h := poolHistory{pool: s.pool, holes: ct, bay: s.reserve.MaxContext}
 	for !cl.Done() {
-		if err := stepInto(cl, &h, func() int { return ct.Unusable(s.reserve.MaxContext) }); err != nil {
+		if err := stepInto(cl, &h); err != nil {
 			t.Fatal(err)
 		}
 	}

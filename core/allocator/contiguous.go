@@ -2,7 +2,6 @@ package allocator
 
 import (
 	"fmt"
-	"slices"
 )
 
 // Contiguous is a token pool in which each request reserves one contiguous
@@ -150,6 +149,26 @@ func (c *Contiguous) Append(h *Hold, n int) bool {
 	return true
 }
 
+// AdmitPlain is AllocateSlots(req, Slots{New: n, Final: final}) for a
+// caller that found Plain true since its last other call into the pool
+// and knows that req is not resident: one call where AllocateSlots makes
+// three. It returns req's handle; or nil and no error when no hole is large
+// enough, the pool's account of which is then Shortfall; or the error
+// AllocateSlots returns for a request no run can hold.
+func (c *Contiguous) AdmitPlain(req, n, final int) (*Hold, error) {
+	err := c.admit(req, n, final)
+	if err == nil {
+		return c.held.get(req), nil
+	}
+	if _, short := err.(shortfall); short {
+		return nil, nil
+	}
+	return nil, err
+}
+
+// Shortfall is the pool's account of its last refusal for want of room.
+func (c *Contiguous) Shortfall() NoSpaceError { return c.short }
+
 // AllocateSlots admits req, if the pool does not hold it yet, by reserving
 // a run of Reservation().Slots(a.Final) slots and storing a.New tokens in
 // it; admission fails with ErrNoSpace when no hole is large enough, even if
@@ -158,16 +177,16 @@ func (c *Contiguous) Append(h *Hold, n int) bool {
 // the run is full: a contiguous reservation cannot grow in place. There is
 // no prefix cache, so a.Computed must be empty; token ids are not kept.
 func (c *Contiguous) AllocateSlots(req int, a Slots) error {
-	return public(c.allocateSlots(req, a), c.short)
+	return public(c.allocateSlots(req, &a), c.short)
 }
 
 // TryAllocateSlots is AllocateSlots reporting a lack of room as a value
 // (TryPool).
 func (c *Contiguous) TryAllocateSlots(req int, a Slots) (NoSpaceError, bool, error) {
-	return try(c.allocateSlots(req, a), c.short)
+	return try(c.allocateSlots(req, &a), c.short)
 }
 
-func (c *Contiguous) allocateSlots(req int, a Slots) error {
+func (c *Contiguous) allocateSlots(req int, a *Slots) error { // a by pointer: see Paged.allocateSlots
 	if a.New < 0 || len(a.Computed) > 0 {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
 	}
@@ -230,7 +249,13 @@ func (c *Contiguous) place(i int, r Run) {
 	h := &c.slab[0]
 	c.slab = c.slab[1:]
 	*h = Hold{run: r, live: true}
-	c.runs = slices.Insert(c.runs, i, h)
+	// Shifted one by one: a pool holds few runs, and slices.Insert is a
+	// call and a typed copy each time.
+	c.runs = append(c.runs, nil)
+	for j := len(c.runs) - 1; j > i; j-- {
+		c.runs[j] = c.runs[j-1]
+	}
+	c.runs[i] = h
 	c.held.set(r.Req, h)
 	c.stored += r.Tokens
 	c.reserved += r.Len
@@ -268,7 +293,11 @@ func (c *Contiguous) Free(req int) error {
 	}
 	r := h.run
 	i := c.index(h)
-	c.runs = slices.Delete(c.runs, i, i+1)
+	for j := i + 1; j < len(c.runs); j++ { // as in place
+		c.runs[j-1] = c.runs[j]
+	}
+	c.runs[len(c.runs)-1] = nil // the handle is not kept alive
+	c.runs = c.runs[:len(c.runs)-1]
 	c.held.del(req)
 	c.layout++
 	h.live = false

@@ -186,16 +186,18 @@ func (p *Paged) ComputedBlocks(hashes []uint64, numTokens int) (blocks []int, to
 // to a private block: copy-on-write. It is all or nothing: on ErrNoSpace
 // nothing changed.
 func (p *Paged) AllocateSlots(req int, a Slots) error {
-	return public(p.allocateSlots(req, a), p.short)
+	return public(p.allocateSlots(req, &a), p.short)
 }
 
 // TryAllocateSlots is AllocateSlots reporting a lack of room as a value
 // (TryPool).
 func (p *Paged) TryAllocateSlots(req int, a Slots) (NoSpaceError, bool, error) {
-	return try(p.allocateSlots(req, a), p.short)
+	return try(p.allocateSlots(req, &a), p.short)
 }
 
-func (p *Paged) allocateSlots(req int, a Slots) error {
+// allocateSlots and admit take a by pointer: an 80-byte Slots passed by
+// value is a block copy per call in WebAssembly.
+func (p *Paged) allocateSlots(req int, a *Slots) error {
 	if a.New < 0 {
 		return fmt.Errorf("allocator: request %d asks for %d new tokens", req, a.New)
 	}
@@ -281,6 +283,58 @@ func (p *Paged) AppendPlain(s *Seq, n int) bool {
 	return true
 }
 
+// GrowPlain is GrowSeq for a caller that found Plain true since its last
+// other call into the pool, holds s live and stores n ≥ 0 tokens: it takes
+// the blocks they need from the head of the free queue, or, when too few
+// are free, changes nothing and reports false (GrowSeq then records the
+// shortfall). One call where GrowSeq makes four: a decoding request needs
+// it each time its last block fills.
+func (p *Paged) GrowPlain(s *Seq, n int) bool {
+	need := p.BlocksFor(s.n+n) - len(s.blocks)
+	if need > p.free.len() {
+		return false
+	}
+	if need > 0 {
+		s.blocks = p.free.takeFront(slices.Grow(s.blocks, need), need, p.refs)
+		p.taken += need
+		p.sumBlocks += need
+	}
+	s.n += n
+	p.sumTokens += n
+	return true
+}
+
+// AdmitPlain is AllocateSlots(req, Slots{New: n, Final: final}), no
+// computed blocks and no token ids, for a caller that found Plain true
+// since its last other call into the pool and knows that req is not
+// resident and that 0 ≤ n ≤ final: one call where AllocateSlots makes
+// four. It returns req's handle, or nil when too few blocks are free, the
+// pool's account of which is then Shortfall.
+func (p *Paged) AdmitPlain(req, n, final int) *Seq {
+	need := p.BlocksFor(n)
+	if need > p.free.len() {
+		p.noSpace(need)
+		return nil
+	}
+	s := p.newSeq()
+	s.req, s.live = req, true
+	if want := p.BlocksFor(max(final, n)); want > 0 { // as admit
+		s.blocks = p.table(want)
+	}
+	p.seqs.set(req, s)
+	if need > 0 {
+		s.blocks = p.free.takeFront(slices.Grow(s.blocks, need), need, p.refs)
+		p.taken += need
+		p.sumBlocks += need
+	}
+	s.n = n
+	p.sumTokens += n
+	return s
+}
+
+// Shortfall is the pool's account of its last refusal for want of room.
+func (p *Paged) Shortfall() NoSpaceError { return p.short }
+
 // fits reports whether n more tokens of s fit its last block with nothing
 // to copy or hash: most of a serving run's updates.
 func (p *Paged) fits(s *Seq, n int) bool {
@@ -298,7 +352,7 @@ func (p *Paged) stored(s *Seq, n int) {
 
 // admit gives req a block table holding the hit blocks a.Computed, then
 // a.New tokens.
-func (p *Paged) admit(req int, a Slots) error {
+func (p *Paged) admit(req int, a *Slots) error {
 	hits := a.Computed
 	revive := 0 // cached hits sitting in the free queue also use free capacity
 	for _, b := range hits {
@@ -322,8 +376,8 @@ func (p *Paged) admit(req int, a Slots) error {
 		p.stats.QueryTokens += n
 		p.stats.HitTokens += hitTokens
 	}
-	s := p.newSeq()
-	*s = Seq{req: req, live: true, extra: a.Extra}
+	s := p.newSeq() // zero: slab slots are never reused
+	s.req, s.live, s.extra = req, true, a.Extra
 	if want := p.BlocksFor(max(a.Final, n)); want > 0 {
 		s.blocks = p.table(want) // the table's final size when the caller knows it
 	}

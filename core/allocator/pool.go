@@ -1,7 +1,6 @@
 package allocator
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -75,12 +74,20 @@ var (
 // errShort is what the pools' internals return for a lack of room, the
 // shortfall kept in the pool; the exported methods turn it into a
 // *NoSpaceError or, in TryAllocateSlots, return the value.
-var errShort = errors.New("allocator: no space")
+var errShort error = shortfall{}
+
+// shortfall is errShort's type. public and try find it by a type
+// assertion, which compares one word: comparing two error values of the
+// same dynamic type, as err == errShort did, calls the runtime's
+// interface equality, once for every refused admission.
+type shortfall struct{}
+
+func (shortfall) Error() string { return "allocator: no space" }
 
 // public is err as the exported methods return it: errShort becomes a
 // *NoSpaceError holding short.
 func public(err error, short NoSpaceError) error {
-	if err == errShort {
+	if _, ok := err.(shortfall); ok {
 		e := short // a copy made only here: short itself stays on the stack
 		return &e
 	}
@@ -89,7 +96,7 @@ func public(err error, short NoSpaceError) error {
 
 // try is err as TryAllocateSlots returns it.
 func try(err error, short NoSpaceError) (NoSpaceError, bool, error) {
-	if err == errShort {
+	if _, ok := err.(shortfall); ok {
 		return short, false, nil
 	}
 	return NoSpaceError{}, err == nil, err

@@ -3,6 +3,8 @@ package allocator
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -171,5 +173,137 @@ func TestAppendPlainIsAppend(t *testing.T) {
 		if err := p.Check(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// AdmitPlain and GrowPlain do what AllocateSlots and GrowSeq do on a plain
+// pool: two pools driven by the same random admissions, stores and frees,
+// one through each, hand out the same blocks, refuse the same requests
+// with the same shortfall, and stay identical.
+func TestAdmitPlainAndGrowPlain(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	general, _ := NewPaged(40, 4)
+	plain, _ := NewPaged(40, 4)
+	general.DisableEvents()
+	plain.DisableEvents()
+	n := plain.NumBlocks()
+	ownA, usedA, ownB, usedB := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	same := func(what string) {
+		t.Helper()
+		general.Occupancy(ownA, usedA)
+		plain.Occupancy(ownB, usedB)
+		if general.Usage() != plain.Usage() || general.Taken() != plain.Taken() {
+			t.Fatalf("%s: usage %+v (taken %d) vs %+v (%d)", what, general.Usage(), general.Taken(), plain.Usage(), plain.Taken())
+		}
+		for b := range n {
+			if ownA[b] != ownB[b] || usedA[b] != usedB[b] {
+				t.Fatalf("%s: block %d holds request %d (%d tokens) vs %d (%d)", what, b, ownA[b], usedA[b], ownB[b], usedB[b])
+			}
+		}
+	}
+	var resident []int
+	refused, grown := 0, 0
+	for step := range 3000 {
+		if !plain.Plain() {
+			t.Fatal("the pool stopped being plain")
+		}
+		switch op := r.IntN(3); {
+		case op == 0 || len(resident) == 0: // admit a new request
+			req, now := 1000+step, r.IntN(40)
+			final := now + r.IntN(30)
+			err := general.AllocateSlots(req, Slots{New: now, Final: final})
+			s := plain.AdmitPlain(req, now, final)
+			var short *NoSpaceError
+			switch {
+			case err == nil && s != nil:
+				resident = append(resident, req)
+				if plain.Seq(req) != s {
+					t.Fatalf("AdmitPlain(%d) returned a handle that is not Seq(%d)", req, req)
+				}
+			case errors.As(err, &short) && s == nil:
+				refused++
+				if *short != plain.Shortfall() {
+					t.Fatalf("request %d refused with %+v vs Shortfall %+v", req, *short, plain.Shortfall())
+				}
+			default:
+				t.Fatalf("admitting %d (%d tokens of %d): AllocateSlots %v, AdmitPlain %v", req, now, final, err, s)
+			}
+		case op == 1: // store tokens for a resident request
+			req, k := resident[r.IntN(len(resident))], r.IntN(9)
+			errA := general.GrowSeq(general.Seq(req), k, nil)
+			ok := plain.GrowPlain(plain.Seq(req), k)
+			if ok != (errA == nil) {
+				t.Fatalf("growing %d by %d: GrowSeq %v, GrowPlain %v", req, k, errA, ok)
+			}
+			if ok {
+				grown++
+			}
+		default: // free one
+			i := r.IntN(len(resident))
+			for _, p := range []*Paged{general, plain} {
+				if err := p.Free(resident[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resident = append(resident[:i], resident[i+1:]...)
+		}
+		same("step " + strconv.Itoa(step))
+	}
+	if refused == 0 || grown == 0 {
+		t.Errorf("%d refusals, %d growths: the walk did not try both outcomes", refused, grown)
+	}
+}
+
+// The contiguous pool's AdmitPlain does what AllocateSlots does for a
+// request it does not hold: the same runs in the same holes, the same
+// shortfall, and the same error for a request no run can hold.
+func TestContiguousAdmitPlain(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	bay := Reservation{Policy: ReserveMax, MaxContext: 48}
+	general, _ := NewContiguous(300, bay)
+	plain, _ := NewContiguous(300, bay)
+	general.DisableEvents()
+	plain.DisableEvents()
+	var resident []int
+	refused, admitted, impossible := 0, 0, 0
+	for step := range 2000 {
+		if r.IntN(3) > 0 || len(resident) == 0 {
+			req, now := step, r.IntN(52) // past the 48-slot run now and then: never fits
+			final := now + r.IntN(12)
+			err := general.AllocateSlots(req, Slots{New: now, Final: final})
+			h, perr := plain.AdmitPlain(req, now, final)
+			var short *NoSpaceError
+			switch {
+			case err == nil && h != nil && perr == nil:
+				admitted++
+				resident = append(resident, req)
+				if plain.Hold(req) != h {
+					t.Fatalf("AdmitPlain(%d) returned a handle that is not Hold(%d)", req, req)
+				}
+			case errors.As(err, &short) && h == nil && perr == nil:
+				refused++
+				if *short != plain.Shortfall() {
+					t.Fatalf("request %d refused with %+v vs Shortfall %+v", req, *short, plain.Shortfall())
+				}
+			case err != nil && !errors.Is(err, ErrNoSpace) && h == nil && perr != nil && err.Error() == perr.Error():
+				impossible++
+			default:
+				t.Fatalf("admitting %d (%d tokens of %d): AllocateSlots %v, AdmitPlain %v, %v", req, now, final, err, h, perr)
+			}
+		} else {
+			i := r.IntN(len(resident))
+			for _, c := range []*Contiguous{general, plain} {
+				if err := c.Free(resident[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resident = append(resident[:i], resident[i+1:]...)
+		}
+		if !slices.Equal(general.Runs(), plain.Runs()) || general.Usage() != plain.Usage() {
+			t.Fatalf("step %d: runs %v vs %v", step, general.Runs(), plain.Runs())
+		}
+	}
+	if refused == 0 || admitted == 0 || impossible == 0 {
+		t.Errorf("%d admitted, %d refused, %d impossible: the walk did not try every outcome", admitted, refused, impossible)
 	}
 }

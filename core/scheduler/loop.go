@@ -84,8 +84,11 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	l.paged, _ = pool.(*allocator.Paged)
 	l.contig, _ = pool.(*allocator.Contiguous)
 	all := make([]loopReq, len(reqs)) // one allocation for the stream
-	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))
-	dup := firstDuplicate(reqs, func(r *LoopRequest) int { return r.ID })
+	ids := make([]int, len(reqs))
+	for i := range reqs {
+		ids[i] = reqs[i].ID
+	}
+	dup := firstDuplicate(ids)
 	for i, r := range reqs {
 		if r.Prompt < 0 || r.Output < 0 {
 			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want ≥ 0", r.ID, r.Prompt, r.Output)
@@ -94,27 +97,34 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 		}
 		all[i] = loopReq{LoopRequest: r}
-		l.waiting.pushBack(&all[i])
 	}
+	// The queue is filled in one pass rather than by a pushBack per request.
+	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))
+	for i := range all {
+		l.waiting.buf[i] = &all[i]
+	}
+	l.waiting.n = len(all)
 	return l, nil
 }
 
-// firstDuplicate is the index of the first element of xs whose id an
-// earlier one has, or -1. Ids within a range a few times the length of xs
-// (the usual 0…n−1) are checked with a bitmap, others with a map (whose
-// hashing is slow in WebAssembly).
-func firstDuplicate[T any](xs []T, id func(*T) int) int {
-	if len(xs) == 0 {
+// firstDuplicate is the index of the first of ids that an earlier one
+// equals, or -1. Ids within a range a few times the length of ids (the
+// usual 0…n−1) are checked with a bitmap, others with a map (whose hashing
+// is slow in WebAssembly). The callers copy their requests' ids into a
+// slice first: reading each through a function value would be a call per
+// id, three passes over the stream.
+func firstDuplicate(ids []int) int {
+	if len(ids) == 0 {
 		return -1
 	}
-	lo, hi := id(&xs[0]), id(&xs[0])
-	for i := range xs {
-		lo, hi = min(lo, id(&xs[i])), max(hi, id(&xs[i]))
+	lo, hi := ids[0], ids[0]
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
 	}
-	if span := uint64(hi) - uint64(lo); span < 4*uint64(len(xs))+64 {
+	if span := uint64(hi) - uint64(lo); span < 4*uint64(len(ids))+64 {
 		seen := make([]uint64, span/64+1)
-		for i := range xs {
-			k := uint64(id(&xs[i])) - uint64(lo)
+		for i, id := range ids {
+			k := uint64(id) - uint64(lo)
 			if seen[k/64]&(1<<(k%64)) != 0 {
 				return i
 			}
@@ -122,12 +132,12 @@ func firstDuplicate[T any](xs []T, id func(*T) int) int {
 		}
 		return -1
 	}
-	seen := make(map[int]bool, len(xs))
-	for i := range xs {
-		if seen[id(&xs[i])] {
+	seen := make(map[int]bool, len(ids))
+	for i, id := range ids {
+		if seen[id] {
 			return i
 		}
-		seen[id(&xs[i])] = true
+		seen[id] = true
 	}
 	return -1
 }
@@ -325,9 +335,9 @@ func (l *Loop) admit(t *Tick) error {
 			return err
 		}
 		switch {
-		case l.paged != nil:
+		case l.paged != nil && q.seq == nil: // unless AdmitPlain gave it
 			q.seq = l.paged.Seq(q.ID)
-		case l.contig != nil:
+		case l.contig != nil && q.hold == nil: // unless AdmitPlain gave it
 			q.hold = l.contig.Hold(q.ID)
 		}
 		l.waiting.popFront()
@@ -345,6 +355,20 @@ func (l *Loop) admit(t *Tick) error {
 // same pointer (a blocked head is retried every tick, and the value is
 // read only).
 func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
+	if l.paged != nil && l.paged.Plain() { // q is waiting, so not resident
+		if q.seq = l.paged.AdmitPlain(q.ID, q.Prompt+q.produced, q.Prompt+q.Output); q.seq != nil {
+			return nil, nil
+		}
+		return l.keepShort(l.paged.Shortfall()), nil
+	}
+	if l.contig != nil && l.contig.Plain() {
+		h, err := l.contig.AdmitPlain(q.ID, q.Prompt+q.produced, q.Prompt+q.Output)
+		if h != nil || err != nil {
+			q.hold = h
+			return nil, err
+		}
+		return l.keepShort(l.contig.Shortfall()), nil
+	}
 	a := allocator.Slots{New: q.Prompt + q.produced, Final: q.Prompt + q.Output}
 	if l.try == nil {
 		err := l.pool.AllocateSlots(q.ID, a)
@@ -353,10 +377,25 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 		}
 		return nil, err
 	}
-	s, ok, err := l.try.TryAllocateSlots(q.ID, a)
+	var s allocator.NoSpaceError
+	var ok bool
+	switch { // the lab's pools called directly, so that the call is inlined
+	case l.paged != nil:
+		s, ok, err = l.paged.TryAllocateSlots(q.ID, a)
+	case l.contig != nil:
+		s, ok, err = l.contig.TryAllocateSlots(q.ID, a)
+	default:
+		s, ok, err = l.try.TryAllocateSlots(q.ID, a)
+	}
 	if ok || err != nil {
 		return nil, err
 	}
+	return l.keepShort(s), nil
+}
+
+// keepShort returns shortfall s as tryAdmit does: the previous one's
+// pointer when they are equal.
+func (l *Loop) keepShort(s allocator.NoSpaceError) *allocator.NoSpaceError {
 	if l.lastShort == nil || *l.lastShort != s {
 		// A new shortfall each time the pool's free count moves: they
 		// are made 64 at a time (each stays valid: ticks keep them).
@@ -366,7 +405,7 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 		l.shorts[0] = s
 		l.lastShort, l.shorts = &l.shorts[0], l.shorts[1:]
 	}
-	return l.lastShort, nil
+	return l.lastShort
 }
 
 func (l *Loop) decode(t *Tick) error {
@@ -377,6 +416,12 @@ func (l *Loop) decode(t *Tick) error {
 		}
 		q := l.running[i]
 		if q.produced == q.Output {
+			continue
+		}
+		// The plain append stopped at q: its last block is full, or
+		// the pool is not plain. Most often one call then takes the block.
+		if q.seq != nil && l.paged.Plain() && l.paged.GrowPlain(q.seq, 1) {
+			l.produced(q, 1)
 			continue
 		}
 		stored, err := l.store(q)
@@ -442,16 +487,20 @@ func (l *Loop) plain() (*allocator.Paged, *allocator.Contiguous) {
 }
 
 // taken is the pool's Usage().Taken: a contiguous pool takes runs only at
-// admission, so decode never changes it.
+// admission, so decode never changes it. Small enough to be inlined into
+// decode; a pool that is neither of the lab's two is asked by otherTaken.
 func (l *Loop) taken() int {
-	switch {
-	case l.paged != nil:
+	if l.paged != nil {
 		return l.paged.Taken()
-	case l.contig != nil:
+	}
+	if l.contig != nil {
 		return 0
 	}
-	return l.pool.Usage().Taken
+	return l.otherTaken()
 }
+
+//go:noinline
+func (l *Loop) otherTaken() int { return l.pool.Usage().Taken }
 
 // store gives q room for one token, preempting the most recently admitted
 // running request until it fits; it reports false when q itself was

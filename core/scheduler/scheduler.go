@@ -195,7 +195,11 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 		slot[i] = k
 	}
 	states := make([]req, len(requests))
-	dup := firstDuplicate(requests, func(r *Request) int { return r.ID })
+	ids := make([]int, len(requests))
+	for i := range requests {
+		ids[i] = requests[i].ID
+	}
+	dup := firstDuplicate(ids)
 	for i, r := range requests {
 		if err := s.prepare(r, &states[slot[i]], i == dup); err != nil {
 			return nil, err

@@ -201,16 +201,8 @@ func (h *poolHistory) record(t *scheduler.Tick) {
 	// Most ticks' lists are all empty, and a slice appended whole is a
 	// copy call even when empty.
 	lists := r.nAdm+r.nFin+r.nPre > 0
-	if lists { // a few ids: appended one by one, not with a copy call each
-		for _, id := range t.Admitted {
-			h.ids = append(h.ids, id)
-		}
-		for _, id := range t.Finished {
-			h.ids = append(h.ids, id)
-		}
-		for _, id := range t.Preempted {
-			h.ids = append(h.ids, id)
-		}
+	if lists {
+		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
 	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {

@@ -89,14 +89,17 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 		ids[i] = reqs[i].ID
 	}
 	dup := firstDuplicate(ids)
-	for i, r := range reqs {
+	for i := range reqs {
+		// Read in place and stored field by field: Go's WebAssembly
+		// backend moves a struct over 16 bytes with a bulk memory copy.
+		r := &reqs[i]
 		if r.Prompt < 0 || r.Output < 0 {
 			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want ≥ 0", r.ID, r.Prompt, r.Output)
 		}
 		if i == dup {
 			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 		}
-		all[i] = loopReq{LoopRequest: r}
+		all[i].ID, all[i].Prompt, all[i].Output = r.ID, r.Prompt, r.Output // all is new, so zero
 	}
 	// The queue is filled in one pass rather than by a pushBack per request.
 	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))
@@ -173,7 +176,10 @@ func (l *Loop) StepInto(t *Tick) error {
 	l.admitted, l.finished, l.preempted = l.admitted[:0], l.finished[:0], l.preempted[:0]
 	t.Blocked, t.Shortfall, t.DecodeTaken, t.Waiting = -1, nil, 0, 0
 	l.blocked = nil
-	err := l.release()
+	var err error
+	if l.done > 0 { // most ticks nobody leaves: no call
+		err = l.release()
+	}
 	if err == nil {
 		err = l.admit(t)
 	}

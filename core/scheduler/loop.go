@@ -383,16 +383,7 @@ func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
 		}
 		return nil, err
 	}
-	var s allocator.NoSpaceError
-	var ok bool
-	switch { // the lab's pools called directly, so that the call is inlined
-	case l.paged != nil:
-		s, ok, err = l.paged.TryAllocateSlots(q.ID, a)
-	case l.contig != nil:
-		s, ok, err = l.contig.TryAllocateSlots(q.ID, a)
-	default:
-		s, ok, err = l.try.TryAllocateSlots(q.ID, a)
-	}
+	s, ok, err := l.try.TryAllocateSlots(q.ID, a)
 	if ok || err != nil {
 		return nil, err
 	}

@@ -202,7 +202,7 @@ func (h *poolHistory) record(t *scheduler.Tick) {
 	// copy call even when empty.
 	lists := r.nAdm+r.nFin+r.nPre > 0
 	if lists {
-		h.ids = append(append(append(h.ids, t.Admitted...), t.Finished...), t.Preempted...)
+		h.ids = appendIDs(appendIDs(appendIDs(h.ids, t.Admitted), t.Finished), t.Preempted)
 	}
 	if t.Shortfall != nil {
 		if n := len(h.shorts); n == 0 || h.shorts[n-1] != *t.Shortfall {
@@ -454,9 +454,10 @@ func servePaged(pl *scheduler.Loop, h *poolHistory) error {
 		if t >= maxTicks {
 			return errEndless
 		}
-		if err := stepInto(pl, h); err != nil {
+		if err := pl.StepInto(&h.last); err != nil { // stepInto without its call: pl is not done
 			return err
 		}
+		h.record(&h.last)
 	}
 	return nil
 }
@@ -476,9 +477,10 @@ func serveContig(s garageSetup, ct *allocator.Contiguous, cl *scheduler.Loop, re
 			h.recordQuiet(&h.last, n)
 			continue
 		}
-		if err := stepInto(cl, h); err != nil {
+		if err := cl.StepInto(&h.last); err != nil { // as servePaged
 			return err
 		}
+		h.record(&h.last)
 		if r := h.ticks.at(t); r.nAdm+r.nFin+r.nPre > 0 {
 			res.contigRuns.note(t, h, r, ct)
 		}
@@ -508,18 +510,6 @@ func captureGarage(s garageSetup, r *garageServed, ticks []int) error {
 			ticks = ticks[1:]
 		}
 	}
-	return nil
-}
-
-// stepInto runs one tick of l, unless it is done, and records it in h.
-func stepInto(l *scheduler.Loop, h *poolHistory) error {
-	if l.Done() {
-		return nil
-	}
-	if err := l.StepInto(&h.last); err != nil {
-		return err
-	}
-	h.record(&h.last)
 	return nil
 }
 
@@ -884,10 +874,14 @@ func (h *poolHistory) window(from, to int) tickWindow {
 }
 
 // appendIDs is append(dst, src...) that makes no copy call when src is
-// empty, as most of a tick's lists are.
+// empty or one id, as most of a tick's lists are (in WebAssembly the copy
+// is a call to the runtime's memmove).
 func appendIDs(dst, src []int) []int {
-	if len(src) == 0 {
+	switch len(src) {
+	case 0:
 		return dst
+	case 1:
+		return append(dst, src[0])
 	}
 	return append(dst, src...)
 }

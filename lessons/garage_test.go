@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -502,4 +503,16 @@ func sameChoice(t *testing.T, name string, r *garageServed) {
 	if got, want := chooseTicks(r), chooseFrom(r, every(r.paged.ticks.len()), every(r.contig.ticks.len())); !slices.Equal(got, want) {
 		t.Fatalf("%s: steps %v from the busy ticks, %v from every tick", name, got, want)
 	}
+}
+
+// stepInto runs one tick of l, unless it is done, and records it in h.
+func stepInto(l *scheduler.Loop, h *poolHistory) error {
+	if l.Done() {
+		return nil
+	}
+	if err := l.StepInto(&h.last); err != nil {
+		return err
+	}
+	h.record(&h.last)
+	return nil
 }

@@ -318,7 +318,7 @@ func (l *tickLog) open() int {
 // open.
 func (l *tickLog) next() *tickRecord {
 	k := len(l.chunks) - 1
-	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) || l.n/tickChunk != k {
+	if k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
 		k = l.open()
 	}
 	c := l.chunks[k][:len(l.chunks[k])+1]

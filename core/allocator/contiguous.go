@@ -160,7 +160,7 @@ func (c *Contiguous) AdmitPlain(req, n, final int) (*Hold, error) {
 	if err == nil {
 		return c.held.get(req), nil
 	}
-	if _, short := err.(shortfall); short {
+	if isShort(err) {
 		return nil, nil
 	}
 	return nil, err

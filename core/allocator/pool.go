@@ -84,10 +84,16 @@ type shortfall struct{}
 
 func (shortfall) Error() string { return "allocator: no space" }
 
+// isShort reports whether err is errShort.
+func isShort(err error) bool {
+	_, ok := err.(shortfall)
+	return ok
+}
+
 // public is err as the exported methods return it: errShort becomes a
 // *NoSpaceError holding short.
 func public(err error, short NoSpaceError) error {
-	if _, ok := err.(shortfall); ok {
+	if isShort(err) {
 		e := short // a copy made only here: short itself stays on the stack
 		return &e
 	}
@@ -96,7 +102,7 @@ func public(err error, short NoSpaceError) error {
 
 // try is err as TryAllocateSlots returns it.
 func try(err error, short NoSpaceError) (NoSpaceError, bool, error) {
-	if _, ok := err.(shortfall); ok {
+	if isShort(err) {
 		return short, false, nil
 	}
 	return NoSpaceError{}, err == nil, err

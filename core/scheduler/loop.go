@@ -296,10 +296,7 @@ func (l *Loop) free(q *loopReq) error {
 	return err
 }
 
-func (l *Loop) release() error {
-	if l.done == 0 {
-		return nil
-	}
+func (l *Loop) release() error { // called when l.done > 0
 	// A first walk that calls nothing (in WebAssembly a loop that calls
 	// keeps its variables in memory) finds the first who has finished.
 	first := 0

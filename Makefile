@@ -13,7 +13,7 @@
 #                  medians and ratios (BENCH_ONLY, BENCH_ROUNDS, BENCH_RUNS, BENCH_WARMUP, BENCH_WARMUP_MS)
 #   make bench-corners  every lesson's heaviest allowed settings and the heaviest accepted trace,
 #                  each in its own process: wall time, CPU time, peak RSS
-#   make bench-peers the core against inference-lab on issue 13's workloads (bench/peers; needs npm)
+#   make bench-peers the core against inference-lab on 10,000 requests, all at once and Poisson (bench/peers; needs npm)
 #   make loadbench the server under 200 connections for 30 s (cmd/loadbench)
 #   make fuzz      run every Fuzz target (of FUZZPKGS, default ./...) for FUZZTIME (default 30s) each
 #   make clean     remove build outputs (distclean also removes node_modules)

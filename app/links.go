@@ -7,7 +7,9 @@ import (
 )
 
 // Link turns an in-app path ("/", "/lesson/garage?step=2") into an href that
-// works when the site is hosted under a sub-path (stack.md §3).
+// works when the site is hosted under a sub-path: in the browser go-app
+// resolves only /web/… URLs against GOAPP_ROOT_PREFIX, so a plain "/" would
+// leave the sub-path (docs/SOURCES.md#go-app).
 //
 // On the server go-app's resource resolver already adds the prefix to
 // absolute hrefs when the page is generated with app.PrefixedLocation, so the

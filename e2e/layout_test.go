@@ -15,7 +15,8 @@ import (
 	"github.com/inferlab/inferlab/scene"
 )
 
-// The layout of issue 12: at 1280×800 the step's narration and its main
+// The layout of every step (docs/ARCHITECTURE.md#browser-experience, "One
+// screen per step"): at 1280×800 the step's narration and its main
 // figure share one screen on every step of every lesson; on a 375×740
 // phone the main figure starts in the first screen, the step controls stay
 // in view, and nothing scrolls sideways. Every subject a step marks is drawn

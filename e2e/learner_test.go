@@ -2,7 +2,7 @@
 
 package e2e
 
-// Learner experience (issue #7): quiz checkpoints, search, keyboard and
+// Learner experience: quiz checkpoints, search, keyboard and
 // accessibility, exports, embeds in a cross-site host page, offline use,
 // updates after a new deployment, and the static site under a sub-path.
 // Every test fails on console errors, as the other browser tests do.
@@ -552,7 +552,7 @@ func TestLearnerMotionAndPhone(t *testing.T) {
 			check(l.Slug + " last step")
 			if l.Slug == "garage" {
 				// Stacked: the scenes first, the narration under them; the step
-				// controls fixed at the bottom of the screen (issue 12).
+				// controls fixed at the bottom of the screen, in reach of a thumb.
 				stack := evalJS[[]float64](b, `["#controls", "#narration-panel", ".scenes"].map((s) => document.querySelector(s).getBoundingClientRect().top).concat([document.querySelector("#controls").getBoundingClientRect().bottom, innerHeight])`)
 				if !(stack[2] < stack[1] && stack[0] > stack[4]/2 && stack[3] <= stack[4]+0.5) {
 					t.Errorf("at 375 px the scenes, narration and controls do not stack (tops %v, controls' bottom %v, screen %v)", stack[:3], stack[3], stack[4])

@@ -2,7 +2,7 @@
 
 package e2e
 
-// Live knobs and a page that never blocks (issue 13): sliders and steppers
+// Live knobs and a page that never blocks: sliders and steppers
 // re-simulate without Apply, in the simulation worker; typed text applies on
 // Enter; an invalid value is reported at its field and leaves the figure; the
 // page answers keys while the heaviest re-simulation runs; a shared link with

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Step animation (issue 12): a step change moves what changed in 200–600
+// Step animation: a step change moves what changed in 200–600
 // ms; steps coming faster than that (a held arrow key) jump, so no movement
 // queues and the latest step wins; under reduced motion every step jumps.
 

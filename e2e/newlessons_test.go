@@ -14,8 +14,9 @@ import (
 	"github.com/inferlab/inferlab/scene"
 )
 
-// TestNewLessons plays issue 15's lessons (kv-budget, batching,
-// speculative-decoding) with the lesson driver of TestLessons: load, step,
+// TestNewLessons plays the lessons drawn as a memory stack, slot lanes and a
+// token strip (kv-budget, batching, speculative-decoding) with the lesson
+// driver of TestLessons: load, step,
 // a knob changed through the form, a reload, and their main figure: the
 // memory stack, the slot lanes and the token strip drawn with the elements
 // the narration names marked (data-ref and class "marked") as the native
@@ -58,7 +59,7 @@ func TestNewLessons(t *testing.T) {
 	}
 }
 
-// drawnFigure is what a figure of issue 15's kinds shows: how many
+// drawnFigure is what a figure of those lessons' kinds shows: how many
 // elements match the kind's element selector, and which references are
 // drawn and which marked.
 type drawnFigure struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/inferlab/inferlab/scene"
 )
 
-// The memory and timing pictures (issue 12): block grids, the garage's
+// The memory and timing pictures: block grids, the garage's
 // pools, block tables, timelines and charts. Each lesson is stepped through
 // at 1280×800 and every mark of the native script is checked on the page.
 

@@ -11,9 +11,10 @@ import (
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// Run is the JSON shape of a run (DESIGN.md): the lesson's slug, its
-// parameters (numbers as numbers, choices as strings), the number of steps,
-// the final metrics by key, and every step's narration in order.
+// Run is the JSON shape of a run (docs/ARCHITECTURE.md#the-lesson-contract):
+// the lesson's slug, its parameters (numbers as numbers, choices as
+// strings), the number of steps, the final metrics by key, and every step's
+// narration in order.
 type Run struct {
 	Lesson    string             `json:"lesson"`
 	Params    map[string]any     `json:"params"`

@@ -26,8 +26,10 @@ func do(t *testing.T, h http.Handler, method, path string, hdr ...string) *http.
 }
 
 // heavy are in-range knob settings that took the old server minutes and
-// gigabytes to prerender (issue 14: smart-routing with 600 requests of
-// 32,768-token prompts: 29.6 s, 2.1 GiB).
+// gigabytes to prerender, when pages were rendered for their query
+// (smart-routing with 600 requests of 32,768-token prompts: 29.6 s,
+// 2.1 GiB). The server must never run a simulation whose size a client
+// chooses (docs/ARCHITECTURE.md#reliability).
 var heavy = []string{
 	"/lesson/smart-routing?requests=600&prompt_max=32768&prompt_min=16384",
 	"/embed/smart-routing?requests=600&prompt_max=32768&step=3",

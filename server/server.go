@@ -2,7 +2,8 @@
 
 // Package server builds the lab's native HTTP handler and static site. It is
 // the only place that touches go-app's app.Handler and net/http, and it never
-// compiles into app.wasm (that would double the wasm's size; stack.md §2).
+// compiles into app.wasm (that would double the wasm's size:
+// docs/SOURCES.md#go-app).
 //
 // New returns the live handler. Its cost never depends on what a client
 // asks: every page is prerendered once per process at the lesson's

@@ -130,7 +130,7 @@ func staticRepo(t *testing.T) (root, repo, web string) {
 	return root, repo, web
 }
 
-// Issue 14: `static --out . --web web` from the repository root truncated
+// `static --out . --web web` from the repository root once truncated
 // every file of web/, `--out web` recursed into itself (14 GB). Every
 // --out that overlaps what static reads, or is not a directory of its own,
 // is refused before anything is written.

@@ -14,7 +14,7 @@ import (
 //
 //   - install fetches with cache:"reload", so a static host's HTTP cache
 //     (GitHub Pages: max-age=600) cannot put stale files into the new
-//     version's cache (stack.md §5, pitfall 2);
+//     version's cache (docs/SOURCES.md#go-app);
 //   - page navigations match the cache ignoring the query string, so a
 //     lesson page with ?step=…&… opens offline from its cached page (the
 //     wasm then reads the query);

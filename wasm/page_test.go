@@ -12,8 +12,9 @@ import (
 // that no lesson's simulation is linked into it. The page never simulates
 // (the worker's sim.wasm does, app/player_sim.go), and the simulations are
 // 2.9 MB of the page's 13.7 MB when linked (2.58 MiB gzip without them,
-// 3.24 MiB with: over DESIGN.md's 3 MiB). One call from the page to
-// Lesson.Build, BuildTrace or Run brings them all back; this test names it.
+// 3.24 MiB with: over the 3 MiB budget, docs/ARCHITECTURE.md#budgets). One
+// call from the page to Lesson.Build, BuildTrace or Run brings them all
+// back; this test names it.
 // Go keeps function names in the binary even when stripped (the runtime's
 // tables), so the methods are searched by name.
 func TestPageLinksNoSimulation(t *testing.T) {

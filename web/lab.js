@@ -25,7 +25,8 @@
       return ""; // storage blocked (sandboxed frame without same-origin)
     }
   };
-  // Dark by default, the articles' palette (DESIGN.md); light only by choice.
+  // Dark by default, the articles' palette (docs/ARCHITECTURE.md#browser-experience);
+  // light only by choice.
   const resolve = () => pinned || stored() || "dark";
   const apply = () => {
     const t = resolve();

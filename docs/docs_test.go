@@ -1,6 +1,8 @@
 // Package docs_test holds the repository's documents to the code: every
-// citation tag the code resolves has an entry in SOURCES.md, and every link
-// to an anchor of a document names a heading that exists.
+// citation tag the code resolves has an entry in SOURCES.md, every link to
+// an anchor of a document names a heading that exists, no comment cites a
+// note outside the repository, and the README's lessons table lists every
+// registered lesson.
 //
 // It is a test-only package at the top of the import graph, so it may import
 // the core and the lessons without an import pointing up.
@@ -20,6 +22,7 @@ import (
 	"github.com/inferlab/inferlab/core/cluster"
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // root is the repository root, seen from this package's directory.
@@ -221,5 +224,53 @@ func TestNoCitationsOutsideTheRepository(t *testing.T) {
 	})
 	if files < 50 {
 		t.Fatalf("only %d files checked: the walk missed the repository?", files)
+	}
+}
+
+// The README's lessons table lists every registered lesson once, with the
+// article the lesson itself names (Lesson.Part), and no row names a lesson
+// that is not registered.
+func TestReadmeListsEveryLesson(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n## Lessons\n")
+	if start < 0 {
+		t.Fatal(`README.md has no "## Lessons" section`)
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	row := regexp.MustCompile("^\\| `([^`]+)` \\| ([^|]+) \\|")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if _, dup := rows[m[1]]; dup {
+			t.Errorf("README.md's lessons table lists %q twice", m[1])
+		}
+		rows[m[1]] = strings.TrimSpace(m[2])
+	}
+	all := lessons.All()
+	if len(all) == 0 {
+		t.Fatal("no lessons registered")
+	}
+	for _, l := range all {
+		part, ok := rows[l.Slug]
+		switch {
+		case !ok:
+			t.Errorf("README.md's lessons table has no row for %q (%s)", l.Slug, l.Title)
+		case part != l.Part:
+			t.Errorf("README.md gives %q the article %q; the lesson says %q", l.Slug, part, l.Part)
+		}
+		delete(rows, l.Slug)
+	}
+	for slug := range rows {
+		t.Errorf("README.md's lessons table has a row for %q, which is no registered lesson", slug)
 	}
 }

@@ -25,6 +25,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	list := fs.Bool("list", false, "list the scenarios without running them")
 	corners := fs.Bool("corners", false, "instead, build every lesson's heaviest allowed settings (Lesson.HeavyCorners) and the heaviest accepted traces, each in a fresh process, and print wall time, CPU time and peak RSS (--only matches the lesson)")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -36,6 +36,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&seed, "seed", "random seed (same as --set seed=N)")
 	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
 	fs.Var(&traceFlag, "trace", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
+	giveOnce(fs, "set")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}

@@ -49,6 +49,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	var addrFlag, webFlag textFlag
 	fs.Var(&addrFlag, "addr", "address to listen on (default 127.0.0.1:8080)")
 	fs.Var(&webFlag, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -18,6 +18,7 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&prefix, "prefix", "sub-path the site is hosted under, e.g. /repo for https://user.github.io/repo/ (default: the host's root)")
 	fs.Var(&web, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
 	force := fs.Bool("force", false, "replace a non-empty --out that inferlab static did not write")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

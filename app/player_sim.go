@@ -193,7 +193,7 @@ func (p *Player) deliver(run simRun, rep sim.Reply, s *sim.Script) bool {
 			p.sim = simRun{}
 			p.traceErr = rep.TraceError
 			if p.traceErr == "" {
-				p.traceErr = run.upload.Name + ": " + rep.Failure.Message
+				p.traceErr = lessons.PrintableName(run.upload.Name) + ": " + rep.Failure.Message
 			}
 		}
 		return false

@@ -15,7 +15,7 @@ func tooLarge(l *lessons.Lesson, name string, size int64) error {
 	if size <= max {
 		return nil
 	}
-	return fmt.Errorf("%s: the file is %s bytes: want at most %s", name, comma(int(size)), byteSize(max))
+	return fmt.Errorf("%s: the file is %s bytes: want at most %s", lessons.PrintableName(name), comma(int(size)), byteSize(max))
 }
 
 // tryTrace simulates the lesson on an uploaded trace. A trace that does not
@@ -80,7 +80,7 @@ func (p *Player) readTraceFile(ctx app.Context) {
 		release()
 		p.dispatch(ctx, func(ctx app.Context) {
 			if gen == p.traceSeq {
-				p.traceErr = name + ": " + msg
+				p.traceErr = lessons.PrintableName(name) + ": " + msg
 			}
 		})
 		return nil
@@ -95,10 +95,10 @@ func (p *Player) renderTrace() app.UI {
 	status := "Running on the workload the knobs generate."
 	switch {
 	case p.sim.upload != nil:
-		status = "Simulating " + p.sim.upload.Name + "…"
+		status = "Simulating " + lessons.PrintableName(p.sim.upload.Name) + "…"
 	case p.trace != nil:
 		status = fmt.Sprintf("Running on %s: %s requests. The workload, requests and rate knobs are ignored, and links to this page do not carry the trace.",
-			p.trace.Name, comma(p.trace.Requests))
+			lessons.PrintableName(p.trace.Name), comma(p.trace.Requests))
 	}
 	return app.Section().ID("trace-panel").Class("panel trace-panel").Aria("labelledby", "trace-title").Body(
 		app.H2().ID("trace-title").Text("Your own trace"),

@@ -182,7 +182,8 @@ func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
 }
 
 // RunTrace is Run on a trace: it resolves and checks the knobs as Run does,
-// then builds with BuildTrace.
+// then builds with BuildTrace. name is shown with its control characters
+// escaped (PrintableName).
 func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
 	v, err := l.resolveChecked(raw)
 	if err != nil {
@@ -191,6 +192,7 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 	if !l.TakesTrace() {
 		return nil, v, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
+	name = PrintableName(name)
 	if len(trace) == 0 {
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
 	}

@@ -93,7 +93,7 @@ type Trace struct {
 func ParseTrace(l *lessons.Lesson, name, text string) (*Trace, error) {
 	reqs, err := workload.ParseTrace(strings.NewReader(text), l.TraceLimits())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", lessons.PrintableName(name), err)
 	}
 	return &Trace{Name: name, Requests: reqs}, nil
 }

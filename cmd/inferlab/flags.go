@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // textFlag is a string flag that may be given once and never empty: a
@@ -97,4 +99,15 @@ func giveOnce(fs *flag.FlagSet, repeatable ...string) {
 			f.Value = &onceValue{Value: f.Value}
 		}
 	})
+}
+
+// printable is a message for the terminal: each line's control characters
+// escaped (lessons.PrintableName), so that a path or a name in it cannot
+// send escape sequences to the terminal.
+func printable(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = lessons.PrintableName(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -72,7 +72,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		reqs, terr := readTrace(trace, nativeTraceLimits(l))
 		if terr != nil {
-			fmt.Fprintf(stderr, "inferlab run %s: --trace %s: %v\n", slug, trace, terr)
+			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: --trace %s: %v", slug, trace, terr)))
 			return 2
 		}
 		script, values, err = l.RunTrace(sets, reqs, filepath.Base(trace))
@@ -82,10 +82,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var pe *lessons.ParamError
 		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "inferlab run %s: %v\n", slug, err)
+			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
 			return 2
 		}
-		fmt.Fprintf(stderr, "inferlab run %s: %v\n", slug, err)
+		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
 		return 1
 	}
 	if format == "json" {

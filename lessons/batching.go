@@ -145,7 +145,7 @@ func batchingWork(v Values, step float64) int64 {
 func checkBatching(v Values) error {
 	b, pref := v.Int("max_batch_size"), v.Int("preferred_batch_size")
 	if pref > b {
-		return Relation("preferred_batch_size", strconv.Itoa(pref), fmt.Sprintf("at most max_batch_size (%d), as Triton requires", b))
+		return Relation("preferred_batch_size", strconv.Itoa(pref), fmt.Sprintf("at most max_batch_size (%d), as Triton requires", b), "max_batch_size")
 	}
 	g, m, err := chosenHardware(v)
 	if err != nil {

@@ -101,7 +101,7 @@ func prefillFit(g hardware.GPU, m hardware.Model, n, ctx, long, budget int) hard
 func checkChunkedPrefill(v Values) error {
 	n, ctx, long, budget := v.Int("decodes"), v.Int("context"), v.Int("long_prompt"), v.Int("chunk_size")
 	if budget <= n {
-		return Relation("chunk_size", strconv.Itoa(budget), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", n))
+		return Relation("chunk_size", strconv.Itoa(budget), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", n), "decodes")
 	}
 	g, m, err := chosenHardware(v)
 	if err != nil {

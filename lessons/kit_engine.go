@@ -140,7 +140,7 @@ func tpSplits(m hardware.Model, tp int) bool {
 // tpRelation is the error for a tensor-parallel degree that does not split
 // the model evenly.
 func tpRelation(m hardware.Model, tp int) error {
-	return Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads))
+	return Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads), "model")
 }
 
 // vllmBatch is what `vllm serve` sets max_num_batched_tokens and

@@ -164,7 +164,7 @@ func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
 		return nil, v, err
 	}
 	s, err := l.Build(v)
-	return s, v, err
+	return s, v, l.blame(v, err)
 }
 
 // resolveChecked resolves raw knobs and checks their relations.
@@ -173,10 +173,8 @@ func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
 	if len(errs) > 0 {
 		return v, joinParamErrors(errs)
 	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			return v, err
-		}
+	if err := l.CheckValues(v); err != nil {
+		return v, err
 	}
 	return v, nil
 }
@@ -197,7 +195,7 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
 	}
 	s, err := l.BuildTrace(v, trace, name)
-	return s, v, err
+	return s, v, l.blame(v, err)
 }
 
 // Browser bounds on a trace: 16,384 tokens per request, 2,000,000 in all,

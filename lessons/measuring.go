@@ -65,11 +65,11 @@ const (
 // and sweeps whose work would exceed the bound.
 func checkMeasuring(v Values) error {
 	if v.Float("rate_min") >= v.Float("rate_max") {
-		return Relation("rate_min", strconv.FormatFloat(v.Float("rate_min"), 'g', -1, 64), fmt.Sprintf("below rate_max (%g)", v.Float("rate_max")))
+		return Relation("rate_min", strconv.FormatFloat(v.Float("rate_min"), 'g', -1, 64), fmt.Sprintf("below rate_max (%g)", v.Float("rate_max")), "rate_max")
 	}
 	seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens")
 	if budget < seqs {
-		return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs))
+		return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 	}
 	g, m, err := chosenHardware(v)
 	if err != nil {

@@ -35,7 +35,7 @@ var sandbox = &Lesson{
 	},
 	Check: func(v Values) error {
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
-			return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs))
+			return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 		}
 		work := sandboxWorkload(v)
 		if err := sandboxFit(v, work); err != nil {

@@ -48,7 +48,7 @@ var smartRouting = &Lesson{
 		}
 		switch {
 		case v.Int("prefix_tokens") > v.Int("prompt_min"):
-			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")))
+			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")), "prompt_min")
 		}
 		if err := smartRoutingFit(v); err != nil {
 			return err

@@ -177,11 +177,9 @@ func ResolveParams(l *lessons.Lesson, raw map[string]string) (lessons.Values, []
 	for _, e := range errs {
 		notices = append(notices, paramNotice(l, e, true))
 	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			notices = append(notices, checkNotice(l, err))
-			v = l.Defaults()
-		}
+	if err := l.CheckValues(v); err != nil {
+		notices = append(notices, checkNotice(l, err))
+		v = l.Defaults()
 	}
 	return v, notices
 }
@@ -199,21 +197,19 @@ func KnobErrors(l *lessons.Lesson, raw map[string]string) (lessons.Values, map[s
 		}
 		return v, out
 	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			var pe *lessons.ParamError
-			if errors.As(err, &pe) {
-				return v, map[string]string{pe.Key: fieldMessage(pe)}
-			}
-			return v, map[string]string{"": err.Error()}
+	if err := l.CheckValues(v); err != nil {
+		var pe *lessons.ParamError
+		if errors.As(err, &pe) {
+			return v, map[string]string{pe.Key: fieldMessage(pe)}
 		}
+		return v, map[string]string{"": err.Error()}
 	}
 	return v, nil
 }
 
 // fieldMessage is a rejected value's message under its field.
 func fieldMessage(e *lessons.ParamError) string {
-	return fmt.Sprintf("%q is not allowed: want %s.", e.Value, e.Want)
+	return fmt.Sprintf("%q is not allowed%s.", e.Value, e.Reason())
 }
 
 // paramNotice words a rejected knob value for the #notice area.
@@ -224,7 +220,7 @@ func paramNotice(l *lessons.Lesson, e *lessons.ParamError, withDefault bool) str
 		label = p.Label + " (" + e.Key + ")"
 		def = p.DefaultText()
 	}
-	msg := fmt.Sprintf("%s = %q is not allowed: want %s.", label, e.Value, e.Want)
+	msg := fmt.Sprintf("%s = %q is not allowed%s.", label, e.Value, e.Reason())
 	if withDefault && def != "" {
 		msg += " Using the default, " + def + "."
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -105,8 +106,8 @@ func (p *Player) renderTrace() app.UI {
 		app.P().Class("help").Body(
 			app.Text("One JSON object per line: "),
 			app.Code().Text(`{"arrival_s": 0.25, "prompt_tokens": 512, "output_tokens": 128, "prefix_group": 1, "prefix_tokens": 256}`),
-			app.Text(fmt.Sprintf(" (prefix fields optional; at most %s requests of up to %s tokens, %s tokens and %s in all). The file stays in this browser.",
-				comma(lim.MaxRequests), comma(lim.MaxTokens), comma(lim.MaxTotalTokens), byteSize(lim.MaxBytes))),
+			app.Text(fmt.Sprintf(" (prefix fields optional; at most %s requests of up to %s tokens, %s tokens and %s in all, %s engine steps: Σ output + Σ prompt / %d + one per request%s). The file stays in this browser.",
+				comma(lim.MaxRequests), comma(lim.MaxTokens), comma(lim.MaxTotalTokens), byteSize(lim.MaxBytes), comma(lim.MaxSteps), lim.StepTokens, traceWorkText(lim))),
 		),
 		app.Label().For("trace-file").Text("Run on a trace file (JSONL)"),
 		app.Input().ID("trace-file").Type("file").Accept(".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain").
@@ -134,4 +135,12 @@ func (p *Player) traceName() string {
 		return ""
 	}
 	return p.trace.Name
+}
+
+// traceWorkText states a lesson's work bound on a trace, "" when it has none.
+func traceWorkText(lim workload.Limits) string {
+	if lim.MaxWork <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and %s of work: %d × prompt + %d × output tokens summed", comma(int(lim.MaxWork)), lim.PromptWork, lim.OutputWork)
 }

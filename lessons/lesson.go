@@ -228,7 +228,18 @@ func (l *Lesson) TraceLimits() workload.Limits {
 	lim.MaxTokens = min(lim.MaxTokens, traceMaxTokens)
 	lim.MaxTotalTokens = min(lim.MaxTotalTokens, traceMaxTotalTokens)
 	lim.MaxSteps = min(lim.MaxSteps, traceMaxSteps)
+	lim.PromptWork, lim.OutputWork, lim.MaxWork = l.TraceWork()
 	return lim
+}
+
+// TraceWork is the work bound the lesson holds a trace to, natively and in
+// the browser alike: perPrompt × Σ prompt_tokens + perOutput × Σ
+// output_tokens at most bound (all 0 for a lesson with none).
+func (l *Lesson) TraceWork() (perPrompt, perOutput, bound int64) {
+	if tw, ok := l.sim.(interface{ traceWork() (int64, int64, int64) }); ok {
+		return tw.traceWork()
+	}
+	return 0, 0, 0
 }
 
 var registry = map[string]*Lesson{}

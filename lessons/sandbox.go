@@ -213,6 +213,13 @@ func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*
 	return r.script(), nil
 }
 
+// traceWork is the sandbox's bound on a trace (Lesson.TraceWork): the
+// work of serving it once without preemption (requestWork) within
+// servingCheckWork, as Check holds the generated workloads.
+func (sandboxSim) traceWork() (perPrompt, perOutput, bound int64) {
+	return 2, cluster.DecodeWeight, servingCheckWork
+}
+
 // sandboxRun is one sandbox run: the cluster's result and the figures the
 // dashboard shows.
 type sandboxRun struct {
@@ -236,8 +243,10 @@ type sandboxRun struct {
 func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, error) {
 	if trace != "" {
 		if w := requestWork(work); w > servingCheckWork {
-			return nil, fmt.Errorf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
-				trace, len(work), comma64(w), comma64(servingCheckWork))
+			// ParseTrace refuses such a file (TraceLimits); this is for
+			// requests handed to RunTrace directly.
+			return nil, &workload.TraceError{Msg: fmt.Sprintf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
+				trace, len(work), comma64(w), comma64(servingCheckWork))}
 		}
 		if err := sandboxFit(v, work); err != nil {
 			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)

@@ -81,7 +81,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		var pe *lessons.ParamError
-		if errors.As(err, &pe) {
+		var te *workload.TraceError
+		if errors.As(err, &pe) || errors.As(err, &te) {
 			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
 			return 2
 		}
@@ -102,12 +103,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // nativeTraceLimits are core/workload's default limits, with engine steps
-// counted at the smallest token budget the lesson's knob allows.
+// counted at the smallest token budget the lesson's knob allows, and the
+// lesson's work bound (Lesson.TraceWork), the same as in the browser.
 func nativeTraceLimits(l *lessons.Lesson) workload.Limits {
 	lim := workload.DefaultLimits()
 	if p, ok := l.Param("max_num_batched_tokens"); ok && p.Min >= 1 {
 		lim.StepTokens = min(lim.StepTokens, int(p.Min))
 	}
+	lim.PromptWork, lim.OutputWork, lim.MaxWork = l.TraceWork()
 	return lim
 }
 

@@ -69,6 +69,13 @@ type Limits struct {
 	// prompts computes (unless it finishes one): the smallest token budget
 	// (max_num_batched_tokens) of the engines that run traces.
 	StepTokens int
+	// MaxWork, when above 0, bounds the trace's work: PromptWork ×
+	// Σ prompt_tokens + OutputWork × Σ output_tokens, the estimate a
+	// lesson bounds its simulation's cost with (the sandbox's: 2 × prompt +
+	// 16 × output tokens, at most 7,000,000). 0 means no such bound: it is
+	// the lesson's, not a default of the format.
+	MaxWork                int64
+	PromptWork, OutputWork int64
 }
 
 // DefaultLimits returns the limits for traces run natively: 4 MiB, 20,000
@@ -196,6 +203,13 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 			return nil, lineErr(lineNo, "", "the trace can take %d engine steps by here (%s summed, plus %s summed / %d, plus one per request): "+
 				"want at most %d, what the simulation runs in about a second: fewer requests or shorter outputs",
 				steps, fieldOutput, fieldPrompt, lim.StepTokens, lim.MaxSteps)
+		}
+		if lim.MaxWork > 0 {
+			if work := lim.PromptWork*prompts + lim.OutputWork*outputs; work > lim.MaxWork {
+				return nil, lineErr(lineNo, "", "the trace needs %d of work by here (%d × %s + %d × %s summed over its lines): "+
+					"want at most %d, what the simulation runs in about a second: fewer requests or shorter outputs",
+					work, lim.PromptWork, fieldPrompt, lim.OutputWork, fieldOutput, lim.MaxWork)
+			}
 		}
 	}
 	if len(reqs) == 0 {

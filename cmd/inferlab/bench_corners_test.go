@@ -12,9 +12,10 @@ import (
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// TestMain lets bench --corners re-run this test binary as its child.
+// TestMain lets bench --corners re-run this test binary as its child, and
+// tests run it as the inferlab command (INFERLAB_TEST_DISPATCH=1).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "bench-corner" {
+	if len(os.Args) > 1 && (os.Args[1] == "bench-corner" || os.Getenv("INFERLAB_TEST_DISPATCH") == "1") {
 		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

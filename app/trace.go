@@ -43,7 +43,8 @@ func (p *Player) dropTrace(ctx app.Context) {
 }
 
 // readTraceFile reads the file chosen in input#trace-file and hands its text
-// to useTrace. Big files are refused before they are read.
+// (workload.TraceText of its bytes) to tryTrace. Big files are refused
+// before they are read.
 func (p *Player) readTraceFile(ctx app.Context) {
 	in := ctx.JSSrc()
 	files := in.Get("files")
@@ -63,11 +64,21 @@ func (p *Player) readTraceFile(ctx app.Context) {
 	var done, failed app.Func
 	release := func() { done.Release(); failed.Release() }
 	done = app.FuncOf(func(this app.Value, args []app.Value) any {
-		text := args[0].String()
+		// The file's bytes, decoded as the CLI decodes a file
+		// (workload.TraceText), not the browser's text: Chrome reads a
+		// UTF-16 file with its byte-order mark, another browser may not.
+		u8 := app.Window().Get("Uint8Array").New(args[0])
+		data := make([]byte, u8.Get("length").Int())
+		app.CopyBytesToGo(data, u8)
 		release()
+		text, err := workload.TraceText(data)
 		p.dispatch(ctx, func(ctx app.Context) {
 			if gen != p.traceSeq {
 				return // another file was chosen
+			}
+			if err != nil {
+				p.traceErr = lessons.PrintableName(name) + ": " + err.Error()
+				return
 			}
 			p.tryTrace(ctx, name, text)
 		})
@@ -86,7 +97,7 @@ func (p *Player) readTraceFile(ctx app.Context) {
 		})
 		return nil
 	})
-	f.Call("text").Call("then", done, failed)
+	f.Call("arrayBuffer").Call("then", done, failed)
 }
 
 // renderTrace is section#trace-panel, for lessons that take a trace: a file

@@ -50,11 +50,10 @@ func ForAddress(path, rawQuery string) (Request, bool) {
 	if l == nil {
 		return Request{}, false
 	}
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
+	if _, err := url.ParseQuery(rawQuery); err != nil && len(rawQuery) <= urlstate.MaxQueryBytes {
 		return Request{}, false // the page reads what it can; do not guess
 	}
-	st := urlstate.ParseQuery(l, q)
+	st := urlstate.ParseRawQuery(l, rawQuery)
 	v, _ := urlstate.ResolveParams(l, st.Raw)
 	return NewRequest(l.Slug, v, st.Debug), true
 }

@@ -48,3 +48,25 @@ func TestTraceNameControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A UTF-16LE trace with its byte-order mark (what Windows PowerShell's `>`
+// writes) runs as its UTF-8 text does: the page decodes a chosen file the
+// same way (workload.TraceText), so "Export JSON" equals this run.
+func TestRunTraceUTF16(t *testing.T) {
+	dir := t.TempDir()
+	text := "{\"arrival_s\": 0, \"prompt_tokens\": 300, \"output_tokens\": 20}\r\n{\"arrival_s\": 0.2, \"prompt_tokens\": 500, \"output_tokens\": 9}\r\n"
+	u16 := []byte{0xff, 0xfe}
+	for _, r := range text {
+		u16 = append(u16, byte(r), 0)
+	}
+	os.WriteFile(filepath.Join(dir, "t.jsonl"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(dir, "t16.jsonl"), u16, 0o644)
+	code, want, errOut := run("run", "sandbox", "--trace", filepath.Join(dir, "t.jsonl"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("UTF-8: exit %d: %s", code, errOut)
+	}
+	code, got, errOut := run("run", "sandbox", "--trace", filepath.Join(dir, "t16.jsonl"), "--format", "json")
+	if code != 0 || strings.ReplaceAll(got, "t16.jsonl", "t.jsonl") != want {
+		t.Errorf("UTF-16LE: exit %d, %s; want the UTF-8 file's run", code, errOut)
+	}
+}

@@ -26,7 +26,11 @@ const (
 	readTimeout       = 20 * time.Second
 	writeTimeout      = 2 * time.Minute
 	idleTimeout       = 60 * time.Second
-	maxHeaderBytes    = 64 << 10 // a lesson address with every knob is about 300 bytes
+	// Up to server.HTTPMaxHeaderBytes reach the handler, which answers a
+	// request over server.MaxRequestHeaderBytes (64 KiB; a lesson address
+	// with every knob is about 300 bytes) with the lab's 431 page instead
+	// of Go's bare one.
+	maxHeaderBytes = server.HTTPMaxHeaderBytes
 )
 
 // newHTTPServer is the server `inferlab serve` runs.

@@ -117,7 +117,8 @@ func TestEmbedResizesOnlyLabFrames(t *testing.T) {
 		"/record.js": `window.__msgs = [];
 window.addEventListener("message", (e) => { if (e.data && e.data.type === "inferlab:height") window.__msgs.push({origin: e.origin, height: e.data.height}); });`,
 		"/other.html": `<!doctype html><html><head><script src="/other.js"></script></head><body>a widget</body></html>`,
-		"/other.js":   `parent.postMessage({type: "inferlab:height", height: 20000, slug: "garage"}, "*");`,
+		// It posts when the test asks, once embed.js listens (it is deferred).
+		"/other.js": `addEventListener("message", () => parent.postMessage({type: "inferlab:height", height: 20000, slug: "garage"}, "*"));`,
 	}
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := pages[r.URL.Path]
@@ -135,10 +136,11 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 	defer host.Close()
 	b.do("open the host page", liveTimeout, chromedp.Navigate(host.URL+"/"), chromedp.WaitVisible(chromedp.CSS("iframe[data-inferlab]")))
 	lab := `Math.round(document.querySelector("iframe[data-inferlab]").getBoundingClientRect().height)`
-	// record.js listens before embed.js (deferred): once the other frame's
-	// message is recorded, embed.js has handled it too.
+	b.waitFor("the lab frame resized", `window.__msgs.length > 0 && `+lab+` === window.__msgs.at(-1).height`)
+	// embed.js listens now; record.js listened before it, so once the other
+	// frame's message is recorded, embed.js has handled it too.
+	evalJS[bool](b, `(document.querySelector("#other").contentWindow.postMessage("go", "*"), true)`)
 	b.waitFor("the other frame's message", `window.__msgs.some((m) => m.height === 20000)`)
-	b.waitFor("the lab frame resized", `window.__msgs.some((m) => m.height !== 20000) && `+lab+` === window.__msgs.filter((m) => m.height !== 20000).at(-1).height`)
 	if h := evalJS[int](b, `Math.round(document.querySelector("#other").getBoundingClientRect().height)`); h != 150 {
 		t.Errorf("the host's own frame was resized to %d px by its message; want 150", h)
 	}

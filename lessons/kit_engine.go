@@ -114,6 +114,42 @@ func stepsWork(steps []scheduler.Step) int64 {
 	return w
 }
 
+// streamedWork is what pricing one step kernel by kernel costs m's
+// simulation beyond stepWork, in Script.Work units: a step the CUDA-graph
+// dispatcher does not replay as one graph (eager, piecewise, a batch past
+// the captured sizes) walks every kernel of every layer (the launch stream
+// of core/hardware), 5–9 µs a step for a 32-layer model against about
+// 1.1 µs for one replay, about 1.5 units per layer (BENCHMARKS.md, "Worst
+// settings found by search": measuring with graph_mode none or piecewise,
+// a 64-token budget and two or three sequences cost 2.8–3 s of CPU at
+// 3.7–3.9 million units counted without it).
+func streamedWork(m hardware.Model) int64 { return int64(3 * m.Layers / 2) }
+
+// pricedStepsWork is stepsWork with streamedWork added for each step that
+// a dispatcher of mode with these max_num_seqs and token budget streams:
+// what a scheduler run priced by e.timer costs.
+func (e *engine) pricedStepsWork(steps []scheduler.Step, seqs, budget int) int64 {
+	d := cudagraph.New(e.mode, seqs, budget)
+	w := stepsWork(steps)
+	per := streamedWork(e.model)
+	var seqBuf []hardware.Chunk
+	for _, st := range steps {
+		// The dispatcher reads a batch's token count and whether every
+		// sequence computes one token; a step records both as counts.
+		seqBuf = seqBuf[:0]
+		for range st.DecodeTokens {
+			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: 1})
+		}
+		if st.PrefillTokens > 0 {
+			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: st.PrefillTokens})
+		}
+		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqBuf}); !one {
+			w += per
+		}
+	}
+	return w
+}
+
 // maxFitting is the largest n in [0, limit] for which fits holds, given
 // that it holds for every smaller n (a batch that fits stays fitting when
 // smaller): 0 when even 1 does not.

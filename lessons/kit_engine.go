@@ -150,6 +150,76 @@ func (e *engine) pricedStepsWork(steps []scheduler.Step, seqs, budget int) int64
 	return w
 }
 
+// streamCounter is a scheduler.Timer that counts, as extra Script.Work,
+// streamedWork for each step its dispatcher streams (see pricedStepsWork):
+// for simulations that keep no step records (core/batching's servers).
+type streamCounter struct {
+	scheduler.Timer
+	d     cudagraph.Dispatcher
+	per   int64
+	extra int64
+}
+
+// countingTimer is e.timer with its streamed steps counted.
+func (e *engine) countingTimer(maxNumSeqs, budget int) *streamCounter {
+	return &streamCounter{Timer: e.timer(maxNumSeqs, budget), d: cudagraph.New(e.mode, maxNumSeqs, budget), per: streamedWork(e.model)}
+}
+
+// StepSeconds prices one step, counting it when it is streamed.
+func (c *streamCounter) StepSeconds(b []scheduler.Work) float64 {
+	if _, one := c.d.OneLaunch(scheduler.Batch(b)); !one {
+		c.extra += c.per
+	}
+	return c.Timer.StepSeconds(b)
+}
+
+// pricedRequestWork bounds what serving reqs costs beyond requestWork
+// when steps are priced kernel by kernel under mode (graph_mode), on a
+// model of m with these max_num_seqs and token budget: streamedWork for
+// each prefill chunk (a step that carries one is streamed outside FULL
+// mode within the captured sizes) and, under none or piecewise, for each
+// output token (a request running alone is a step per token), else for
+// each output token over the largest captured size (a decode batch past it
+// is streamed). An upper bound: requests that share steps share them.
+func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.Model, seqs, budget int) int64 {
+	d := cudagraph.New(mode, seqs, budget)
+	var chunks, outputs int64
+	for _, r := range reqs {
+		chunks += int64((r.Prompt + budget - 1) / budget)
+		outputs += int64(r.Output)
+	}
+	streamed := chunks
+	if mode == cudagraph.Full && budget <= d.MaxCaptureSize() {
+		streamed = 0
+	}
+	switch captured := int64(d.MaxCaptureSize()); {
+	case mode == cudagraph.None || mode == cudagraph.Piecewise || captured == 0:
+		streamed += outputs
+	default:
+		streamed += outputs / captured
+	}
+	return streamed * streamedWork(m)
+}
+
+// graphMode is the values' graph_mode, vLLM's default without the knob.
+func graphMode(v Values) cudagraph.Mode {
+	if !v.Has("graph_mode") {
+		return cudagraph.Default
+	}
+	mode, err := cudagraph.ParseMode(v.Choice("graph_mode"))
+	if err != nil {
+		return cudagraph.Default
+	}
+	return mode
+}
+
+// streamsDecode reports whether a decode step of n sequences is streamed
+// by d: n pads to no captured size within max_num_seqs.
+func streamsDecode(d cudagraph.Dispatcher, n int) bool {
+	p, ok := d.Pad(n)
+	return d.Mode == cudagraph.None || !ok || (d.Mode != cudagraph.Full && p > d.MaxNumSeqs) || d.Mode == cudagraph.Piecewise
+}
+
 // maxFitting is the largest n in [0, limit] for which fits holds, given
 // that it holds for every smaller n (a batch that fits stays fitting when
 // smaller): 0 when even 1 does not.

@@ -46,11 +46,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inferlab bench: --format = %q is not allowed: want text or json\n", *format)
 		return 2
 	}
-	if *search != 0 && (*search < 1 || *search > maxSearchEvals || *corners) {
+	searching := false
+	fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
+	if searching && (*search < 1 || *search > maxSearchEvals || *corners) {
 		fmt.Fprintf(stderr, "inferlab bench: --search = %d is not allowed: want 1 to %d builds per lesson, without --corners\n", *search, maxSearchEvals)
 		return 2
 	}
-	if *search > 0 {
+	if searching {
 		return searchCmd(*search, *searchSeed, *only, *format, stdout, stderr)
 	}
 	if *corners {

@@ -66,9 +66,16 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	addr := addrFlag.or("127.0.0.1:8080")
+	if _, err := net.ResolveTCPAddr("tcp", addr); err != nil {
+		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab serve: --addr = %q is not allowed: want host:port, e.g. 127.0.0.1:8080 (%v)", addr, err)))
+		return 2
+	}
 	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true})
 	if err != nil {
-		fmt.Fprintln(stderr, "inferlab serve:", err)
+		fmt.Fprintln(stderr, printable("inferlab serve: "+err.Error()))
+		if webFlag.set {
+			return 2 // the directory given is none
+		}
 		return 1
 	}
 	ln, err := net.Listen("tcp", addr)

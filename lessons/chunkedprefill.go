@@ -36,6 +36,9 @@ var chunkedPrefill = &Lesson{
 		{"decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "1024"},
 		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "16384", "context": "8192", "long_prompt": "8192"},
 		{"decodes": "1", "chunk_size": "64", "context": "1", "long_prompt": "32768"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "7168", "graph_mode": "piecewise"},
 	},
 }
 

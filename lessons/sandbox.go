@@ -62,6 +62,9 @@ var sandbox = &Lesson{
 		{"requests": "875", "rate": "1000", "workers": "16", "policy": "cache_aware"},
 		{"requests": "379", "rate": "0.1", "workload": "plain", "graph_mode": "piecewise"},
 		{"requests": "379", "rate": "0.1", "workload": "plain", "graph_mode": "none"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
 	},
 }
 

@@ -86,13 +86,13 @@ func searchCmd(evals int, seed uint64, only, format string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "inferlab bench --search: --only = %q matches no lesson\n", only)
 		return 2
 	}
-	const row = "%-20s %5s %8s %8s %8s %9s %10s %-5s %s\n"
+	const row = "%-20s %5s %8s %8s %7s %8s %9s %10s %-5s %s\n"
 	if format == "text" {
 		fmt.Fprintf(stdout, "seeded search (seed %d, %d builds per lesson, each in a fresh process; the worst again in %d, median CPU); load average %s\n",
 			seed, evals, searchRemeasure, bench.LoadAverage())
 		fmt.Fprintf(stdout, "scaled = cpu × %.0f ms / the CPU time of %s measured before the lesson (%.0f ms on a quiet machine); OVER past %.0f s scaled\n",
 			searchRefQuietMS, searchRef, searchRefQuietMS, searchMaxCPU)
-		fmt.Fprintf(stdout, row, "lesson", "evals", "cpu", "scaled", "wall", "peak RSS", "work", "", "worst setting found")
+		fmt.Fprintf(stdout, row, "lesson", "evals", "cpu", "scaled", "ref", "wall", "peak RSS", "work", "", "worst setting found")
 	}
 	var results []searchResult
 	overs := 0
@@ -113,7 +113,7 @@ func searchCmd(evals int, seed uint64, only, format string, stdout, stderr io.Wr
 			flag, overs = "OVER", overs+1
 		}
 		if format == "text" {
-			fmt.Fprintf(stdout, row, l.Slug, strconv.Itoa(r.Evals), fmt.Sprintf("%.2f s", r.CPUS), fmt.Sprintf("%.2f s", r.Scaled), fmt.Sprintf("%.2f s", r.WallS),
+			fmt.Fprintf(stdout, row, l.Slug, strconv.Itoa(r.Evals), fmt.Sprintf("%.2f s", r.CPUS), fmt.Sprintf("%.2f s", r.Scaled), fmt.Sprintf("%.0f ms", r.RefMS), fmt.Sprintf("%.2f s", r.WallS),
 				fmt.Sprintf("%.0f MB", r.PeakMB), strconv.FormatInt(r.Work, 10), flag, r.setting())
 		}
 	}

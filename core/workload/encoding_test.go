@@ -29,8 +29,8 @@ func TestTraceEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"UTF-16LE": utf16Bytes(text, binary.LittleEndian),
-		"UTF-16BE": utf16Bytes(text, binary.BigEndian),
+		"UTF-16LE":            utf16Bytes(text, binary.LittleEndian),
+		"UTF-16BE":            utf16Bytes(text, binary.BigEndian),
 		"UTF-8 with its mark": []byte("\ufeff" + text),
 	} {
 		got, err := ParseTrace(strings.NewReader(string(data)), Limits{})

@@ -12,7 +12,9 @@
 #   make bench-wasm  the core and garage scenarios in WebAssembly (Node.js) and natively, interleaved:
 #                  medians and ratios (BENCH_ONLY, BENCH_ROUNDS, BENCH_RUNS, BENCH_WARMUP, BENCH_WARMUP_MS)
 #   make bench-corners  every lesson's heaviest allowed settings and the heaviest accepted trace,
-#                  each in its own process: wall time, CPU time, peak RSS
+#                  each in its own process: wall time, CPU time, peak RSS; then a seeded search
+#                  (a hill-climb over each lesson's knobs, SEARCH_EVALS builds per lesson from
+#                  SEARCH_SEED, each in its own process) prints the worst setting found per lesson
 #   make bench-peers the core against inference-lab on 10,000 requests, all at once and Poisson (bench/peers; needs npm)
 #   make loadbench the server under 200 connections for 30 s (cmd/loadbench)
 #   make fuzz      run every Fuzz target (of FUZZPKGS, default ./...) for FUZZTIME (default 30s) each
@@ -181,9 +183,13 @@ bench-wasm: check-tools
 	bin/benchrun --wasm bin/benchrun.wasm --exec "$$(GOTOOLCHAIN=local $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
 		--only $(BENCH_ONLY) --rounds $(BENCH_ROUNDS) --runs $(BENCH_RUNS) --warmup $(BENCH_WARMUP) --warmup-ms $(BENCH_WARMUP_MS)
 
-# BENCHMARKS.md, "Heaviest allowed settings": each corner in a fresh child process of bin/inferlab.
+# BENCHMARKS.md, "Heaviest allowed settings": each corner in a fresh child process of bin/inferlab;
+# then "Worst settings found by search": the seeded hill-climb, each build a fresh child too.
+SEARCH_EVALS ?= 24
+SEARCH_SEED  ?= 1
 bench-corners: native
 	$(BIN) bench --corners
+	$(BIN) bench --search $(SEARCH_EVALS) --seed $(SEARCH_SEED)
 
 # BENCHMARKS.md, "Peers": whole processes, interleaved; PEER_RUNS rounds (bench/peers/README.md).
 PEER_RUNS ?= 5

@@ -131,7 +131,7 @@ func (p *Player) load(u *url.URL) {
 		p.st.Show("", nil, &Failure{Lesson: slug, Message: "no lesson named " + strconv.Quote(slug)}, playback.StepWish{})
 		return
 	}
-	q := urlstate.ParseQuery(l, u.Query())
+	q := urlstate.ParseRawQuery(l, u.RawQuery)
 	v, notices := urlstate.ResolveParams(l, q.Raw)
 	_, badMsg := urlstate.KnobErrors(l, q.Raw)
 	if l != p.lesson {
@@ -151,7 +151,11 @@ func (p *Player) load(u *url.URL) {
 	}
 	p.notices = append(q.Notices, notices...)
 	p.setBad(q.Raw, badMsg)
-	p.want(playback.StepWish{Step: q.Step, Find: q.Find}, nil)
+	if !p.want(playback.StepWish{Step: q.Step, Find: q.Find}, nil) {
+		// The state asked for is shown already (the prerendered script,
+		// placed by OnInit's load): its step's notices still stand.
+		p.notices = append(p.notices, p.st.Placed()...)
+	}
 }
 
 // setBad keeps the rejected knob text and its messages for the form.

@@ -54,8 +54,9 @@ func (p *Player) stateKey(tr *traceFile) string {
 
 // want asks for the state of the current knobs (on the trace in use, or on
 // upload when one is tried). The server builds it at once; the browser
-// sends it at the next flush.
-func (p *Player) want(wish playback.StepWish, upload *traceFile) {
+// sends it at the next flush. It reports whether it asked for a simulation
+// (false: the state is shown, or its simulation runs already).
+func (p *Player) want(wish playback.StepWish, upload *traceFile) (started bool) {
 	tr := p.trace
 	if upload != nil {
 		tr = upload
@@ -65,7 +66,7 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) {
 		if !p.st.Busy() {
 			p.cancelSim() // back to the state shown
 		}
-		return
+		return false
 	}
 	if upload == nil {
 		p.traceErr = "" // about an earlier upload, not this state
@@ -80,6 +81,7 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) {
 		// every lesson's simulation.
 		p.runHere()
 	}
+	return true
 }
 
 // flush sends the simulation asked for, if it was not sent yet.
@@ -193,7 +195,7 @@ func (p *Player) deliver(run simRun, rep sim.Reply, s *sim.Script) bool {
 			p.sim = simRun{}
 			p.traceErr = rep.TraceError
 			if p.traceErr == "" {
-				p.traceErr = run.upload.Name + ": " + rep.Failure.Message
+				p.traceErr = lessons.PrintableName(run.upload.Name) + ": " + rep.Failure.Message
 			}
 		}
 		return false

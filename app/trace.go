@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/inferlab/inferlab/app/playback"
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -15,7 +16,7 @@ func tooLarge(l *lessons.Lesson, name string, size int64) error {
 	if size <= max {
 		return nil
 	}
-	return fmt.Errorf("%s: the file is %s bytes: want at most %s", name, comma(int(size)), byteSize(max))
+	return fmt.Errorf("%s: the file is %s bytes: want at most %s", lessons.PrintableName(name), comma(int(size)), byteSize(max))
 }
 
 // tryTrace simulates the lesson on an uploaded trace. A trace that does not
@@ -42,7 +43,8 @@ func (p *Player) dropTrace(ctx app.Context) {
 }
 
 // readTraceFile reads the file chosen in input#trace-file and hands its text
-// to useTrace. Big files are refused before they are read.
+// (workload.TraceText of its bytes) to tryTrace. Big files are refused
+// before they are read.
 func (p *Player) readTraceFile(ctx app.Context) {
 	in := ctx.JSSrc()
 	files := in.Get("files")
@@ -62,11 +64,21 @@ func (p *Player) readTraceFile(ctx app.Context) {
 	var done, failed app.Func
 	release := func() { done.Release(); failed.Release() }
 	done = app.FuncOf(func(this app.Value, args []app.Value) any {
-		text := args[0].String()
+		// The file's bytes, decoded as the CLI decodes a file
+		// (workload.TraceText), not the browser's text: Chrome reads a
+		// UTF-16 file with its byte-order mark, another browser may not.
+		u8 := app.Window().Get("Uint8Array").New(args[0])
+		data := make([]byte, u8.Get("length").Int())
+		app.CopyBytesToGo(data, u8)
 		release()
+		text, err := workload.TraceText(data)
 		p.dispatch(ctx, func(ctx app.Context) {
 			if gen != p.traceSeq {
 				return // another file was chosen
+			}
+			if err != nil {
+				p.traceErr = lessons.PrintableName(name) + ": " + err.Error()
+				return
 			}
 			p.tryTrace(ctx, name, text)
 		})
@@ -80,12 +92,12 @@ func (p *Player) readTraceFile(ctx app.Context) {
 		release()
 		p.dispatch(ctx, func(ctx app.Context) {
 			if gen == p.traceSeq {
-				p.traceErr = name + ": " + msg
+				p.traceErr = lessons.PrintableName(name) + ": " + msg
 			}
 		})
 		return nil
 	})
-	f.Call("text").Call("then", done, failed)
+	f.Call("arrayBuffer").Call("then", done, failed)
 }
 
 // renderTrace is section#trace-panel, for lessons that take a trace: a file
@@ -95,18 +107,18 @@ func (p *Player) renderTrace() app.UI {
 	status := "Running on the workload the knobs generate."
 	switch {
 	case p.sim.upload != nil:
-		status = "Simulating " + p.sim.upload.Name + "…"
+		status = "Simulating " + lessons.PrintableName(p.sim.upload.Name) + "…"
 	case p.trace != nil:
 		status = fmt.Sprintf("Running on %s: %s requests. The workload, requests and rate knobs are ignored, and links to this page do not carry the trace.",
-			p.trace.Name, comma(p.trace.Requests))
+			lessons.PrintableName(p.trace.Name), comma(p.trace.Requests))
 	}
 	return app.Section().ID("trace-panel").Class("panel trace-panel").Aria("labelledby", "trace-title").Body(
 		app.H2().ID("trace-title").Text("Your own trace"),
 		app.P().Class("help").Body(
 			app.Text("One JSON object per line: "),
 			app.Code().Text(`{"arrival_s": 0.25, "prompt_tokens": 512, "output_tokens": 128, "prefix_group": 1, "prefix_tokens": 256}`),
-			app.Text(fmt.Sprintf(" (prefix fields optional; at most %s requests of up to %s tokens, %s tokens and %s in all). The file stays in this browser.",
-				comma(lim.MaxRequests), comma(lim.MaxTokens), comma(lim.MaxTotalTokens), byteSize(lim.MaxBytes))),
+			app.Text(fmt.Sprintf(" (prefix fields optional; at most %s requests of up to %s tokens, %s tokens and %s in all, %s engine steps: Σ output + Σ prompt / %d + one per request%s). The file stays in this browser.",
+				comma(lim.MaxRequests), comma(lim.MaxTokens), comma(lim.MaxTotalTokens), byteSize(lim.MaxBytes), comma(lim.MaxSteps), lim.StepTokens, traceWorkText(lim))),
 		),
 		app.Label().For("trace-file").Text("Run on a trace file (JSONL)"),
 		app.Input().ID("trace-file").Type("file").Accept(".jsonl,.ndjson,.json,.txt,application/x-ndjson,application/json,text/plain").
@@ -134,4 +146,12 @@ func (p *Player) traceName() string {
 		return ""
 	}
 	return p.trace.Name
+}
+
+// traceWorkText states a lesson's work bound on a trace, "" when it has none.
+func traceWorkText(lim workload.Limits) string {
+	if lim.MaxWork <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and %s of work: %d × prompt + %d × output tokens summed", comma(int(lim.MaxWork)), lim.PromptWork, lim.OutputWork)
 }

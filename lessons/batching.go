@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/batching"
+	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
@@ -46,11 +47,15 @@ var batchingLesson = &Lesson{
 	sim:     batchingSim{},
 	MaxWork: batchingMaxWork,
 	// The heaviest accepted settings found by a search over the knobs'
-	// ends (3.6–3.8 million units counted; BENCHMARKS.md).
+	// ends (3.5–3.8 million units counted; BENCHMARKS.md), and (the last)
+	// by `make bench-corners`' seeded search: a max_batch_size whose
+	// batches of 5–7 have no full graph (the captured 8 is over it), so
+	// every step is priced kernel by kernel.
 	HeavyCorners: []map[string]string{
-		{"requests": "120", "output": "256", "output_spread": "0", "max_batch_size": "2", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
-		{"requests": "250", "output": "512", "output_spread": "0.95", "max_batch_size": "128", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
-		{"requests": "250", "output": "256", "output_spread": "0.95", "max_batch_size": "8", "rate": "2", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "112", "output": "256", "output_spread": "0", "max_batch_size": "2", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "226", "output": "512", "output_spread": "0.95", "max_batch_size": "128", "rate": "16", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "247", "output": "256", "output_spread": "0.95", "max_batch_size": "8", "rate": "2", "prompt": "16", "max_num_seqs": "1024"},
+		{"requests": "42", "max_batch_size": "7", "rate": "500", "max_num_seqs": "1024"},
 	},
 }
 
@@ -98,28 +103,43 @@ func batchingStreamSeed(v Values, n int, spread float64, seed int) []workload.Re
 // servers on seedRuns seeds, continuous batching with max_batch_size and
 // with max_num_seqs slots; the spread sweep runs all three on up to
 // spreadRequests requests.
-func batchingWork(v Values, step float64) int64 {
+func batchingWork(v Values, step float64, e *engine) int64 {
 	rate, slots := v.Float("rate"), v.Int("max_batch_size")
+	streamed := float64(streamedWork(e.model))
 	var w float64
 	requestLevel := func(reqs []workload.Request, full bool) {
-		longest := 0
+		longest, prompt := 0, 0
 		for _, q := range reqs {
 			longest = max(longest, q.Output)
+			prompt = max(prompt, q.Prompt)
 		}
 		b := float64(min(slots, len(reqs)))
 		if !full {
 			b = max(1, min(b, rate*float64(longest)*step))
 		}
 		batches := math.Ceil(float64(len(reqs)) / b)
-		w += batches * float64(longest) * (stepWork + b)
+		// Each batch's prefill is streamed; its decode steps are when
+		// its size has no full graph within max_batch_size.
+		per := stepWork + b
+		if streamsDecode(cudagraph.New(e.mode, slots, max(8192, slots*prompt)), int(math.Ceil(b))) {
+			per += streamed
+		}
+		w += batches * (float64(longest)*per + streamed)
 	}
 	cont := func(reqs []workload.Request, seqs int) {
-		advances := 0
+		advances, chunks := 0, 0
 		for _, q := range reqs {
-			advances += q.Output + (q.Prompt+8191)/8192
+			c := (q.Prompt + 8191) / 8192
+			advances += q.Output + c
+			chunks += c
 		}
 		running := max(1, min(float64(seqs), rate*float64(advances)/float64(len(reqs))*step))
-		w += float64(advances) * (1 + stepWork/running)
+		steps := float64(advances) / running
+		s := min(steps, float64(chunks))
+		if streamsDecode(cudagraph.New(e.mode, seqs, 8192), int(math.Ceil(running))) {
+			s = steps
+		}
+		w += float64(advances) + steps*stepWork + s*streamed
 	}
 	n, spread := v.Int("requests"), v.Float("output_spread")
 	main := batchingStream(v, n, spread)
@@ -145,7 +165,7 @@ func batchingWork(v Values, step float64) int64 {
 func checkBatching(v Values) error {
 	b, pref := v.Int("max_batch_size"), v.Int("preferred_batch_size")
 	if pref > b {
-		return Relation("preferred_batch_size", strconv.Itoa(pref), fmt.Sprintf("at most max_batch_size (%d), as Triton requires", b))
+		return Relation("preferred_batch_size", strconv.Itoa(pref), fmt.Sprintf("at most max_batch_size (%d), as Triton requires", b), "max_batch_size")
 	}
 	g, m, err := chosenHardware(v)
 	if err != nil {
@@ -169,7 +189,7 @@ func checkBatching(v Values) error {
 	}
 	step := e.timer(b, 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: p}})
 	return workBound(v, "requests", fmt.Sprintf("request-level servers stepping every batch through its longest output with all its slots on %d seeds, continuous servers one step per token shared by the running requests, and a %d-point spread sweep of up to %d requests",
-		seedRuns, len(spreadSweep), spreadRequests), batchingWork(v, step), batchingWorkLimit)
+		seedRuns, len(spreadSweep), spreadRequests), batchingWork(v, step, e), batchingWorkLimit)
 }
 
 // servedRequest is one request as one server served it.
@@ -251,11 +271,12 @@ func requestLevel(e *engine, cfg batching.Config, key, name string, stream []wor
 	for i, q := range stream {
 		reqs[i] = batching.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output}
 	}
-	res, err := batching.Run(cfg, e.timer(cfg.MaxBatchSize, max(8192, cfg.MaxBatchSize*maxPrompt(stream))), reqs)
+	timer := e.countingTimer(cfg.MaxBatchSize, max(8192, cfg.MaxBatchSize*maxPrompt(stream)))
+	res, err := batching.Run(cfg, timer, reqs)
 	if err != nil {
 		return nil, err
 	}
-	r := &servedRun{key: key, name: name, slots: cfg.MaxBatchSize, waste: res.Waste, batches: len(res.Batches), steps: res.Steps, work: res.Work}
+	r := &servedRun{key: key, name: name, slots: cfg.MaxBatchSize, waste: res.Waste, batches: len(res.Batches), steps: res.Steps, work: res.Work + timer.extra}
 	for _, q := range res.Requests {
 		b := res.Batches[q.Batch]
 		r.reqs = append(r.reqs, servedRequest{id: q.ID, slot: q.Slot, arrival: q.Arrival, prompt: q.Prompt, output: q.Output,
@@ -304,7 +325,7 @@ func continuous(e *engine, slots int, key, name string, stream []workload.Reques
 		return nil, err
 	}
 	steps := s.Steps()
-	r := &servedRun{key: key, name: name, slots: slots, steps: len(steps), work: stepsWork(steps)}
+	r := &servedRun{key: key, name: name, slots: slots, steps: len(steps), work: e.pricedStepsWork(steps, slots, cfg.MaxNumBatchedTokens)}
 	holder := make([]int, slots) // request holding each slot, −1 free
 	since := make([]float64, slots)
 	for i := range holder {

@@ -192,7 +192,8 @@ func TestBatchingRefusals(t *testing.T) {
 // The work estimate Check bounds stays near or above the work Build
 // counts, so the bound holds for what Build does.
 func TestBatchingWorkEstimate(t *testing.T) {
-	for _, set := range []map[string]string{nil, {"rate": "2"}, {"max_batch_size": "1", "requests": "30"}, {"rate": "500", "max_batch_size": "128"}, {"output_spread": "0"}, {"max_queue_delay_us": "0", "rate": "4"}} {
+	for _, set := range []map[string]string{nil, {"rate": "2"}, {"max_batch_size": "1", "requests": "30"}, {"rate": "500", "max_batch_size": "128"}, {"output_spread": "0"}, {"max_queue_delay_us": "0", "rate": "4"},
+		{"max_batch_size": "7", "rate": "500", "requests": "40"}, {"max_batch_size": "7", "requests": "30"}} { // batches of 5-7 stream every step (no graph of 8 within 7)
 		v, err := batchingLesson.resolveChecked(set)
 		if err != nil {
 			t.Fatal(err)
@@ -205,7 +206,7 @@ func TestBatchingWorkEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est := batchingWork(v, e.timer(v.Int("max_batch_size"), 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: v.Int("prompt")}}))
+		est := batchingWork(v, e.timer(v.Int("max_batch_size"), 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: v.Int("prompt")}}), e)
 		if float64(est) < 0.9*float64(r.work) {
 			t.Errorf("%v: estimate %d, counted %d", set, est, r.work)
 		}

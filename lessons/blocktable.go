@@ -31,7 +31,7 @@ var blockTable = &Lesson{
 	},
 	Check: func(v Values) error {
 		if t, n := v.Int("token"), v.Int("length"); t >= n {
-			return Relation("token", strconv.Itoa(t), fmt.Sprintf("a token of the %d-token request: 0 to %d", n, n-1))
+			return Relation("token", strconv.Itoa(t), fmt.Sprintf("a token of the %d-token request: 0 to %d", n, n-1), "length")
 		}
 		return nil
 	},

@@ -36,6 +36,9 @@ var chunkedPrefill = &Lesson{
 		{"decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "1024"},
 		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "16384", "context": "8192", "long_prompt": "8192"},
 		{"decodes": "1", "chunk_size": "64", "context": "1", "long_prompt": "32768"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "7168", "graph_mode": "piecewise"},
 	},
 }
 
@@ -101,7 +104,7 @@ func prefillFit(g hardware.GPU, m hardware.Model, n, ctx, long, budget int) hard
 func checkChunkedPrefill(v Values) error {
 	n, ctx, long, budget := v.Int("decodes"), v.Int("context"), v.Int("long_prompt"), v.Int("chunk_size")
 	if budget <= n {
-		return Relation("chunk_size", strconv.Itoa(budget), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", n))
+		return Relation("chunk_size", strconv.Itoa(budget), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", n), "decodes")
 	}
 	g, m, err := chosenHardware(v)
 	if err != nil {

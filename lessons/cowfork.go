@@ -33,7 +33,7 @@ var cowFork = &Lesson{
 	Check: func(v Values) error {
 		need := v.Int("n") * allocator.BlocksNeeded(v.Int("prompt")+v.Int("output"), v.Int("block_size"))
 		if need > maxGridBlocks {
-			return Relation("n", strconv.Itoa(v.Int("n")), fmt.Sprintf("small enough that n unshared copies fit in %d blocks (needs %d)", maxGridBlocks, need))
+			return Relation("n", strconv.Itoa(v.Int("n")), fmt.Sprintf("small enough that n unshared copies fit in %d blocks (needs %d)", maxGridBlocks, need), "prompt", "output", "block_size")
 		}
 		return nil
 	},

@@ -112,7 +112,7 @@ func checkCUDAGraphs(v Values) error {
 	}
 	b, ctx := v.Int("batch"), v.Int("context")
 	if b > e.seqs {
-		return Relation("batch", strconv.Itoa(b), fmt.Sprintf("at most max_num_seqs (%d): vLLM runs no more sequences at once", e.seqs))
+		return Relation("batch", strconv.Itoa(b), fmt.Sprintf("at most max_num_seqs (%d): vLLM runs no more sequences at once", e.seqs), "max_num_seqs")
 	}
 	return checkFit(v, e.decodeFit(b, ctx), fitKnobs{hardware.LimitKV: "context", hardware.LimitPositions: "context"})
 }

@@ -66,6 +66,9 @@ var disaggregation = &Lesson{
 		{"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"},
 		{"requests": "106", "model": "llama-3.1-8b", "tp": "1", "rate": "0.1", "prompt_min": "16", "prompt_max": "16", "output_min": "2048", "output_max": "2048"},
 		{"requests": "89", "budget": "256", "conditional": "on", "rate": "100", "output_min": "2048", "output_max": "2048"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"requests": "41", "budget": "297", "decode_workers": "8", "prefill_workers": "8", "gpu": "h200-sxm", "link": "tcpxo", "model": "llama-3.1-8b", "tp": "1", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2", "output_max": "2048", "slo_tpot_ms": "1000", "slo_ttft_ms": "1"},
 	},
 }
 

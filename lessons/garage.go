@@ -78,17 +78,17 @@ func checkGarage(v Values) error {
 	}
 	switch {
 	case pmax+omax > mc:
-		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at least prompt_max + output_max (%d), so every request fits its reservation", pmax+omax))
+		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at least prompt_max + output_max (%d), so every request fits its reservation", pmax+omax), "prompt_max", "output_max")
 	case mc > pool:
-		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at most pool_tokens (%d)", pool))
+		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at most pool_tokens (%d)", pool), "pool_tokens")
 	case pool/b > maxGridBlocks:
-		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at most %d blocks of block_size %d, i.e. pool_tokens ≤ %d", maxGridBlocks, b, maxGridBlocks*b))
+		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at most %d blocks of block_size %d, i.e. pool_tokens ≤ %d", maxGridBlocks, b, maxGridBlocks*b), "block_size")
 	case (mc+b-1)/b > pool/b:
-		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at least %d blocks of %d tokens, so one max_context request fits", (mc+b-1)/b, b))
+		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at least %d blocks of %d tokens, so one max_context request fits", (mc+b-1)/b, b), "max_context", "block_size")
 	}
 	if n := v.Int("requests"); int64(n)*int64(omax+1) > garageMaxStream {
 		return Relation("requests", strconv.Itoa(n), fmt.Sprintf("small enough that requests × (output_max + 1) ≤ %s (it is %s): a stream re-simulates in about a second; lower requests or output_max",
-			comma(garageMaxStream), comma64(int64(n)*int64(omax+1))))
+			comma(garageMaxStream), comma64(int64(n)*int64(omax+1))), "output_max")
 	}
 	return nil
 }

@@ -114,6 +114,112 @@ func stepsWork(steps []scheduler.Step) int64 {
 	return w
 }
 
+// streamedWork is what pricing one step kernel by kernel costs m's
+// simulation beyond stepWork, in Script.Work units: a step the CUDA-graph
+// dispatcher does not replay as one graph (eager, piecewise, a batch past
+// the captured sizes) walks every kernel of every layer (the launch stream
+// of core/hardware), 5–9 µs a step for a 32-layer model against about
+// 1.1 µs for one replay, about 1.5 units per layer (BENCHMARKS.md, "Worst
+// settings found by search": measuring with graph_mode none or piecewise,
+// a 64-token budget and two or three sequences cost 2.8–3 s of CPU at
+// 3.7–3.9 million units counted without it).
+func streamedWork(m hardware.Model) int64 { return int64(3 * m.Layers / 2) }
+
+// pricedStepsWork is stepsWork with streamedWork added for each step that
+// a dispatcher of mode with these max_num_seqs and token budget streams:
+// what a scheduler run priced by e.timer costs.
+func (e *engine) pricedStepsWork(steps []scheduler.Step, seqs, budget int) int64 {
+	d := cudagraph.New(e.mode, seqs, budget)
+	w := stepsWork(steps)
+	per := streamedWork(e.model)
+	var seqBuf []hardware.Chunk
+	for _, st := range steps {
+		// The dispatcher reads a batch's token count and whether every
+		// sequence computes one token; a step records both as counts.
+		seqBuf = seqBuf[:0]
+		for range st.DecodeTokens {
+			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: 1})
+		}
+		if st.PrefillTokens > 0 {
+			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: st.PrefillTokens})
+		}
+		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqBuf}); !one {
+			w += per
+		}
+	}
+	return w
+}
+
+// streamCounter is a scheduler.Timer that counts, as extra Script.Work,
+// streamedWork for each step its dispatcher streams (see pricedStepsWork):
+// for simulations that keep no step records (core/batching's servers).
+type streamCounter struct {
+	scheduler.Timer
+	d     cudagraph.Dispatcher
+	per   int64
+	extra int64
+}
+
+// countingTimer is e.timer with its streamed steps counted.
+func (e *engine) countingTimer(maxNumSeqs, budget int) *streamCounter {
+	return &streamCounter{Timer: e.timer(maxNumSeqs, budget), d: cudagraph.New(e.mode, maxNumSeqs, budget), per: streamedWork(e.model)}
+}
+
+// StepSeconds prices one step, counting it when it is streamed.
+func (c *streamCounter) StepSeconds(b []scheduler.Work) float64 {
+	if _, one := c.d.OneLaunch(scheduler.Batch(b)); !one {
+		c.extra += c.per
+	}
+	return c.Timer.StepSeconds(b)
+}
+
+// pricedRequestWork bounds what serving reqs costs beyond requestWork
+// when steps are priced kernel by kernel under mode (graph_mode), on a
+// model of m with these max_num_seqs and token budget: streamedWork for
+// each prefill chunk (a step that carries one is streamed outside FULL
+// mode within the captured sizes) and, under none or piecewise, for each
+// output token (a request running alone is a step per token), else for
+// each output token over the largest captured size (a decode batch past it
+// is streamed). An upper bound: requests that share steps share them.
+func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.Model, seqs, budget int) int64 {
+	d := cudagraph.New(mode, seqs, budget)
+	var chunks, outputs int64
+	for _, r := range reqs {
+		chunks += int64((r.Prompt + budget - 1) / budget)
+		outputs += int64(r.Output)
+	}
+	streamed := chunks
+	if mode == cudagraph.Full && budget <= d.MaxCaptureSize() {
+		streamed = 0
+	}
+	switch captured := int64(d.MaxCaptureSize()); {
+	case mode == cudagraph.None || mode == cudagraph.Piecewise || captured == 0:
+		streamed += outputs
+	default:
+		streamed += outputs / captured
+	}
+	return streamed * streamedWork(m)
+}
+
+// graphMode is the values' graph_mode, vLLM's default without the knob.
+func graphMode(v Values) cudagraph.Mode {
+	if !v.Has("graph_mode") {
+		return cudagraph.Default
+	}
+	mode, err := cudagraph.ParseMode(v.Choice("graph_mode"))
+	if err != nil {
+		return cudagraph.Default
+	}
+	return mode
+}
+
+// streamsDecode reports whether a decode step of n sequences is streamed
+// by d: n pads to no captured size within max_num_seqs.
+func streamsDecode(d cudagraph.Dispatcher, n int) bool {
+	p, ok := d.Pad(n)
+	return d.Mode == cudagraph.None || !ok || (d.Mode != cudagraph.Full && p > d.MaxNumSeqs) || d.Mode == cudagraph.Piecewise
+}
+
 // maxFitting is the largest n in [0, limit] for which fits holds, given
 // that it holds for every smaller n (a batch that fits stays fitting when
 // smaller): 0 when even 1 does not.
@@ -140,7 +246,7 @@ func tpSplits(m hardware.Model, tp int) bool {
 // tpRelation is the error for a tensor-parallel degree that does not split
 // the model evenly.
 func tpRelation(m hardware.Model, tp int) error {
-	return Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads))
+	return Relation("tp", strconv.Itoa(tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads), "model")
 }
 
 // vllmBatch is what `vllm serve` sets max_num_batched_tokens and

@@ -70,7 +70,7 @@ func plural(n int, one, many string) string {
 func checkOrdered(v Values, pairs ...[2]string) error {
 	for _, p := range pairs {
 		if lo, hi := v.Float(p[0]), v.Float(p[1]); lo > hi {
-			return Relation(p[0], v.TextOf(p[0]), fmt.Sprintf("at most %s (%s)", p[1], v.TextOf(p[1])))
+			return Relation(p[0], v.TextOf(p[0]), fmt.Sprintf("at most %s (%s)", p[1], v.TextOf(p[1])), p[1])
 		}
 	}
 	return nil

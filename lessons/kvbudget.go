@@ -116,7 +116,7 @@ func checkKVBudget(v Values) error {
 	}
 	m := s.model
 	if !tpSplits(m, s.tp) {
-		return Relation("tp", strconv.Itoa(s.tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP of %s evenly", m.Name, m.QHeads, m.KVHeads, comma(m.Intermediate)))
+		return Relation("tp", strconv.Itoa(s.tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP of %s evenly", m.Name, m.QHeads, m.KVHeads, comma(m.Intermediate)), "model")
 	}
 	b, err := s.budget()
 	if err != nil {

@@ -112,7 +112,7 @@ func TestKVBudgetRefusals(t *testing.T) {
 		text string
 	}{
 		{map[string]string{"model": "falcon-7b", "tp": "2"}, "tp", "71 query heads"},
-		{map[string]string{"model": "llama-3.1-70b"}, "tp", "pick tp ≥ 4"},
+		{map[string]string{"model": "llama-3.1-70b"}, "model", "pick tp ≥ 4"}, // tp left at its default: the refusal names the knob set
 		{map[string]string{"model": "deepseek-v3", "tp": "8"}, "model", "weights"},
 		{map[string]string{"max_model_len": "200000"}, "max_model_len", "131,072 positions"},
 		{map[string]string{"gpu": "l4", "max_model_len": "131072"}, "max_model_len", "KV cache"},

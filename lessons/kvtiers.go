@@ -34,13 +34,14 @@ var kvTiers = &Lesson{
 	},
 	Check: func(v Values) error {
 		if v.Int("prefix_tokens") >= v.Int("prompt_tokens") {
-			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("below prompt_tokens (%d): the last prompt token is always computed", v.Int("prompt_tokens")))
+			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("below prompt_tokens (%d): the last prompt token is always computed", v.Int("prompt_tokens")), "prompt_tokens")
 		}
 		sum := 0.0
-		for _, k := range []string{"p_gpu", "p_host", "p_disk", "p_object"} {
+		tiers := []string{"p_gpu", "p_host", "p_disk", "p_object"}
+		for _, k := range tiers {
 			sum += v.Float(k)
 			if sum > 100+1e-9 {
-				return Relation(k, strconv.FormatFloat(v.Float(k), 'g', -1, 64), fmt.Sprintf("at most %g%%: the hit probabilities of all tiers sum to at most 100%%", 100-(sum-v.Float(k))))
+				return Relation(k, strconv.FormatFloat(v.Float(k), 'g', -1, 64), fmt.Sprintf("at most %g%%: the hit probabilities of all tiers sum to at most 100%%", 100-(sum-v.Float(k))), tiers...)
 			}
 		}
 		return kvTiersFit(v)

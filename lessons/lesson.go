@@ -164,7 +164,7 @@ func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
 		return nil, v, err
 	}
 	s, err := l.Build(v)
-	return s, v, err
+	return s, v, l.blame(v, err)
 }
 
 // resolveChecked resolves raw knobs and checks their relations.
@@ -173,16 +173,15 @@ func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
 	if len(errs) > 0 {
 		return v, joinParamErrors(errs)
 	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			return v, err
-		}
+	if err := l.CheckValues(v); err != nil {
+		return v, err
 	}
 	return v, nil
 }
 
 // RunTrace is Run on a trace: it resolves and checks the knobs as Run does,
-// then builds with BuildTrace.
+// then builds with BuildTrace. name is shown with its control characters
+// escaped (PrintableName).
 func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
 	v, err := l.resolveChecked(raw)
 	if err != nil {
@@ -191,11 +190,12 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 	if !l.TakesTrace() {
 		return nil, v, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
+	name = PrintableName(name)
 	if len(trace) == 0 {
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
 	}
 	s, err := l.BuildTrace(v, trace, name)
-	return s, v, err
+	return s, v, l.blame(v, err)
 }
 
 // Browser bounds on a trace: 16,384 tokens per request, 2,000,000 in all,
@@ -228,7 +228,18 @@ func (l *Lesson) TraceLimits() workload.Limits {
 	lim.MaxTokens = min(lim.MaxTokens, traceMaxTokens)
 	lim.MaxTotalTokens = min(lim.MaxTotalTokens, traceMaxTotalTokens)
 	lim.MaxSteps = min(lim.MaxSteps, traceMaxSteps)
+	lim.PromptWork, lim.OutputWork, lim.MaxWork = l.TraceWork()
 	return lim
+}
+
+// TraceWork is the work bound the lesson holds a trace to, natively and in
+// the browser alike: perPrompt × Σ prompt_tokens + perOutput × Σ
+// output_tokens at most bound (all 0 for a lesson with none).
+func (l *Lesson) TraceWork() (perPrompt, perOutput, bound int64) {
+	if tw, ok := l.sim.(interface{ traceWork() (int64, int64, int64) }); ok {
+		return tw.traceWork()
+	}
+	return 0, 0, 0
 }
 
 var registry = map[string]*Lesson{}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
@@ -37,12 +38,16 @@ var measuring = &Lesson{
 	sim:   measuringSim{},
 	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
 	MaxWork: measuringMaxWork,
+	// The declared corners at the edge of the bound, and (the last) the
+	// heaviest settings `make bench-corners`' seeded search found
+	// (BENCHMARKS.md, "Worst settings found by search").
 	HeavyCorners: []map[string]string{
 		{"duration_s": "600", "rate_max": "1000", "rate_min": "600", "points": "2"},
-		{"duration_s": "34", "points": "12", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
-		{"max_num_seqs": "2", "max_num_batched_tokens": "64", "duration_s": "10"},
-		{"duration_s": "314", "rate_min": "0.1", "rate_max": "2", "points": "12"},
-		{"duration_s": "92"},
+		{"duration_s": "28", "points": "12", "max_num_seqs": "2048", "max_num_batched_tokens": "65536"},
+		{"max_num_seqs": "2", "max_num_batched_tokens": "64", "duration_s": "9"},
+		{"duration_s": "306", "rate_min": "0.1", "rate_max": "2", "points": "12"},
+		{"duration_s": "71"},
+		{"duration_s": "38", "graph_mode": "none"},
 	},
 }
 
@@ -51,12 +56,13 @@ func init() { register(measuring) }
 // maxRequestsPerRate bounds the work of one point of the sweep.
 const maxRequestsPerRate = 3000
 
-// Work bound: Script.Work counts each step as stepWork units and each
-// request advanced by a step as one. measuringWorkLimit is what Check lets
+// Work bound: Script.Work counts each step as stepWork units, each step
+// priced kernel by kernel streamedWork more, and each request advanced by
+// a step as one (pricedStepsWork). measuringWorkLimit is what Check lets
 // the estimate reach, below MaxWork to leave room for preemptions and for
 // the estimate's error (within 10% on the settings measured).
 const (
-	measuringMaxWork   = 4_500_000
+	measuringMaxWork   = 5_000_000
 	measuringWorkLimit = 4_000_000
 )
 
@@ -65,11 +71,11 @@ const (
 // and sweeps whose work would exceed the bound.
 func checkMeasuring(v Values) error {
 	if v.Float("rate_min") >= v.Float("rate_max") {
-		return Relation("rate_min", strconv.FormatFloat(v.Float("rate_min"), 'g', -1, 64), fmt.Sprintf("below rate_max (%g)", v.Float("rate_max")))
+		return Relation("rate_min", strconv.FormatFloat(v.Float("rate_min"), 'g', -1, 64), fmt.Sprintf("below rate_max (%g)", v.Float("rate_max")), "rate_max")
 	}
 	seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens")
 	if budget < seqs {
-		return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs))
+		return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 	}
 	g, m, err := chosenHardware(v)
 	if err != nil {
@@ -86,11 +92,12 @@ func checkMeasuring(v Values) error {
 		return err
 	}
 	step := e.timer(seqs, budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
-	reqs, est := measuringWork(v, step, prompts, outputs)
+	reqs, est := measuringWork(v, step, prompts, outputs, e)
 	if est > measuringWorkLimit {
 		return Relation("duration_s", v.TextOf("duration_s"), fmt.Sprintf("a sweep that re-simulates in about a second: %s requests (%s rates, each rate × duration_s, at most 3,000) "+
-			"of chat length with max_num_seqs = %d come to about %s units of work (each step 8, each request in a step 1), over the bound of %s; "+
-			"shorten duration_s, lower rate_max or points, or raise max_num_seqs", comma(reqs), v.TextOf("points"), seqs, comma(int(est)), comma(measuringWorkLimit)))
+			"of chat length with max_num_seqs = %d and max_num_batched_tokens = %d come to about %s units of work (each step 8, each step priced kernel by kernel %d more (graph_mode %s, %d layers), each request in a step 1), over the bound of %s; "+
+			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", comma(reqs), v.TextOf("points"), seqs, budget, comma(int(est)),
+			streamedWork(m), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
 	}
 	return nil
 }
@@ -121,20 +128,37 @@ func sweepRates(v Values) (rates []float64, counts []int) {
 // output token and once per prefill chunk. A rate's steps are those
 // advances divided by the requests running at once, estimated as rate ×
 // a request's time alone (its advances × one decode step at batch 1),
-// between 1 and max_num_seqs; each step counts stepWork. Within 15% of the
-// counted work on the settings in BENCHMARKS.md, and above it when
-// batches grow (a larger batch makes each step longer, so fewer steps).
-func measuringWork(v Values, step float64, prompts, outputs workload.LongTail) (requests int, work float64) {
+// between 1 and max_num_seqs; each step counts stepWork, and each the
+// CUDA-graph dispatcher streams streamedWork more (pricedStepsWork): every
+// step under graph_mode none or piecewise or when more run than the
+// largest captured size, else the steps that carry a prefill chunk (at
+// most one per chunk), which a full graph takes only in FULL mode within
+// the captured sizes. Within 15% of the counted work on the settings in
+// BENCHMARKS.md, and above it when batches grow (a larger batch makes each
+// step longer, so fewer steps).
+func measuringWork(v Values, step float64, prompts, outputs workload.LongTail, e *engine) (requests int, work float64) {
 	rates, counts := sweepRates(v)
 	budget, seqs := v.Int("max_num_batched_tokens"), float64(v.Int("max_num_seqs"))
+	d := cudagraph.New(e.mode, v.Int("max_num_seqs"), budget)
+	captured := float64(d.MaxCaptureSize())
 	for i, rate := range rates {
-		advances := 0
+		advances, chunks := 0, 0
 		for _, q := range workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed"))) {
-			advances += q.Output + (q.Prompt+budget-1)/budget
+			c := (q.Prompt + budget - 1) / budget
+			advances += q.Output + c
+			chunks += c
 		}
 		running := rate * float64(advances) / float64(counts[i]) * step
 		running = max(1, min(seqs, running))
-		work += float64(advances) * (1 + stepWork/running)
+		steps := float64(advances) / running
+		streamed := min(steps, float64(chunks))
+		switch {
+		case e.mode == cudagraph.None || e.mode == cudagraph.Piecewise || running > captured:
+			streamed = steps
+		case e.mode == cudagraph.Full && budget <= d.MaxCaptureSize():
+			streamed = 0
+		}
+		work += float64(advances) + steps*stepWork + streamed*float64(streamedWork(e.model))
 		requests += counts[i]
 	}
 	return requests, work
@@ -249,7 +273,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 		if err := s.Run(); err != nil {
 			return measuringRun{}, err
 		}
-		r.work += stepsWork(s.Steps())
+		r.work += e.pricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
 		r.points = append(r.points, pointOf(rate, s, cfg, slo))
 	}
 	r.best = r.points[0]

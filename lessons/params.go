@@ -68,10 +68,29 @@ type ParamError struct {
 	Key   string
 	Value string
 	Want  string // the allowed range or relation
+	// With are the other knobs a relation ties Key to; empty for a knob's
+	// own range, and for a relation that may involve any knob (a work
+	// bound, whether a GPU holds the setting).
+	With []string
+	// Held is set when Key was named because the reader set it while the
+	// relation's rule (Want) is stated for Held, a knob at its default:
+	// `p_gpu = "100" is not allowed with p_host = "30" (p_host: want at
+	// most 0%: …)` (Lesson.CheckValues).
+	Held *ParamError
 }
 
 func (e *ParamError) Error() string {
-	return fmt.Sprintf("%s = %q is not allowed: want %s", e.Key, e.Value, e.Want)
+	return fmt.Sprintf("%s = %q is not allowed%s", e.Key, e.Value, e.Reason())
+}
+
+// Reason is the message after "KEY = VALUE is not allowed": ": want …",
+// or, for a relation blamed on the knob the reader set, " with OTHER =
+// VALUE (OTHER: want …)".
+func (e *ParamError) Reason() string {
+	if h := e.Held; h != nil {
+		return fmt.Sprintf(" with %s = %q (%s: want %s)", h.Key, h.Value, h.Key, h.Want)
+	}
+	return ": want " + e.Want
 }
 
 func joinParamErrors(errs []*ParamError) error {
@@ -158,7 +177,12 @@ type Values struct {
 	params  []Param
 	nums    map[string]float64
 	choices map[string]string
+	changed map[string]bool // knobs the raw text set to other than their default
 }
+
+// Changed reports whether the raw text the values were resolved from set
+// the knob to a value other than its default (what the reader touched).
+func (v Values) Changed(key string) bool { return v.changed[key] }
 
 // Int returns an integer knob.
 func (v Values) Int(key string) int { return int(v.num(key)) }
@@ -265,13 +289,59 @@ func (l *Lesson) Resolve(raw map[string]string) (Values, []*ParamError) {
 		} else {
 			v.nums[p.Key] = x
 		}
+		if v.TextOf(p.Key) != p.DefaultText() {
+			if v.changed == nil {
+				v.changed = map[string]bool{}
+			}
+			v.changed[p.Key] = true
+		}
 	}
 	return v, errs
 }
 
-// Relation reports a broken relation between two knobs, e.g. min ≤ max.
-func Relation(key string, value, want string) *ParamError {
-	return &ParamError{Key: key, Value: value, Want: want}
+// Relation reports a broken relation between knobs, e.g. min ≤ max: key
+// is the knob the rule (want) is stated for, with the other knobs it ties
+// key to (none: any knob may take part, as in a work bound).
+// Lesson.CheckValues names one of them instead when the reader set it and
+// left key at its default.
+func Relation(key string, value, want string, with ...string) *ParamError {
+	return &ParamError{Key: key, Value: value, Want: want, With: with}
+}
+
+// CheckValues runs the lesson's Check. A broken relation stated for a
+// knob the reader left at its default is named on a knob of the relation
+// the reader set (the first of With, or of the lesson's knobs when With is
+// empty), with the rule as stated for the other: `inferlab run kv-tiers
+// --set p_gpu=100` is refused as `p_gpu = "100" is not allowed with p_host
+// = "30" (p_host: want at most 0%: …)`, not as a refusal of p_host, which
+// was never set.
+func (l *Lesson) CheckValues(v Values) error {
+	if l.Check == nil {
+		return nil
+	}
+	return l.blame(v, l.Check(v))
+}
+
+// blame names a broken relation on the knob the reader set (see
+// CheckValues); err is returned as it is when it is no *ParamError, or
+// names a knob the reader set, or none of its knobs was set.
+func (l *Lesson) blame(v Values, err error) error {
+	var pe *ParamError
+	if err == nil || !errors.As(err, &pe) || pe.Held != nil || v.Changed(pe.Key) {
+		return err
+	}
+	cands := pe.With
+	if len(cands) == 0 {
+		for _, p := range l.Params {
+			cands = append(cands, p.Key)
+		}
+	}
+	for _, k := range cands {
+		if k != pe.Key && v.Changed(k) {
+			return &ParamError{Key: k, Value: v.TextOf(k), Want: pe.Want, Held: pe}
+		}
+	}
+	return err
 }
 
 // Defaults returns the default values of the same knobs.

@@ -34,6 +34,9 @@ var roofline = &Lesson{
 	HeavyCorners: []map[string]string{
 		{"gpu": "b200", "model": "qwen2.5-72b", "batch": "2048", "context": "1", "prompt": "8192"},
 		{"gpu": "b200", "model": "llama-3.1-8b", "batch": "1", "context": "131071", "prompt": "131072"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"gpu": "b200", "model": "llama-3.1-70b", "batch": "1", "context": "4012", "prompt": "3677"},
 	},
 }
 

@@ -2,10 +2,12 @@ package lessons
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/cluster"
+	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/router"
 	"github.com/inferlab/inferlab/core/scheduler"
@@ -35,30 +37,67 @@ var sandbox = &Lesson{
 	},
 	Check: func(v Values) error {
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
-			return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs))
+			return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 		}
 		work := sandboxWorkload(v)
 		if err := sandboxFit(v, work); err != nil {
 			return err
 		}
-		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests", requestWork(work), servingCheckWork)
+		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), servingCheckWork)
 	},
 	sim:     sandboxSim{},
 	MaxWork: servingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool
 	// (L4: preemptions), one request at a time with the
-	// smallest budget, and 16 workers behind the cache-aware router.
+	// smallest budget, and 16 workers behind the cache-aware router; then
+	// what `make bench-corners`' seeded search found heaviest: requests
+	// served alone with every step priced kernel by kernel (graph_mode
+	// piecewise or none).
 	HeavyCorners: []map[string]string{
-		{"requests": "883", "rate": "1000"},
-		{"requests": "822", "rate": "1000", "workload": "shared"},
-		{"requests": "1342", "rate": "0.1", "workload": "plain"},
-		{"requests": "1342", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048"},
-		{"requests": "883", "workers": "1", "max_num_seqs": "1", "max_num_batched_tokens": "64"},
-		{"requests": "883", "rate": "1000", "workers": "16", "policy": "cache_aware"},
+		{"requests": "875", "rate": "1000"},
+		{"requests": "815", "rate": "1000", "workload": "shared"},
+		{"requests": "1316", "rate": "0.1", "workload": "plain"},
+		{"requests": "1316", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048"},
+		{"requests": "455", "workers": "1", "max_num_seqs": "1", "max_num_batched_tokens": "64"},
+		{"requests": "875", "rate": "1000", "workers": "16", "policy": "cache_aware"},
+		{"requests": "379", "rate": "0.1", "workload": "plain", "graph_mode": "piecewise"},
+		{"requests": "379", "rate": "0.1", "workload": "plain", "graph_mode": "none"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
 	},
 }
 
 func init() { register(sandbox) }
+
+// sandboxWork bounds what serving work costs the sandbox's simulation:
+// requestWork, and what pricing its steps kernel by kernel adds under the
+// knobs' graph_mode (pricedRequestWork).
+func sandboxWork(v Values, work []workload.Request) int64 {
+	m, err := hardware.ModelByID(v.Choice("model"))
+	if err != nil {
+		return requestWork(work)
+	}
+	return requestWork(work) + pricedRequestWork(work, graphMode(v), m, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
+}
+
+// withDefaultGraphs is v with graph_mode at vLLM's default.
+func withDefaultGraphs(v Values) Values {
+	c := v
+	c.choices = maps.Clone(v.choices)
+	c.choices["graph_mode"] = cudagraph.Default.Key()
+	return c
+}
+
+// pricedRule says in the knobs' terms what pricedRequestWork counts.
+func pricedRule(v Values) string {
+	m, err := hardware.ModelByID(v.Choice("model"))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d per step priced kernel by kernel (%s's %d layers: with graph_mode %s, every prefill chunk of max_num_batched_tokens%s)",
+		streamedWork(m), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[graphMode(v) == cudagraph.None || graphMode(v) == cudagraph.Piecewise])
+}
 
 // sandboxFit is the shared feasibility check (hardware.Fit) for one worker
 // serving work: the model on one GPU with activations at
@@ -213,6 +252,13 @@ func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*
 	return r.script(), nil
 }
 
+// traceWork is the sandbox's bound on a trace (Lesson.TraceWork): the
+// work of serving it once without preemption (requestWork) within
+// servingCheckWork, as Check holds the generated workloads.
+func (sandboxSim) traceWork() (perPrompt, perOutput, bound int64) {
+	return 2, cluster.DecodeWeight, servingCheckWork
+}
+
 // sandboxRun is one sandbox run: the cluster's result and the figures the
 // dashboard shows.
 type sandboxRun struct {
@@ -230,17 +276,27 @@ type sandboxRun struct {
 	ttft, itl               scheduler.Percentiles
 	outputs, preemptions    int
 	makespan                float64 // first arrival to last token, s
+	streamed                int64   // Script.Work of the steps priced kernel by kernel (streamCounter)
 }
 
 // runSandbox serves work on the knobs' cluster.
 func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, error) {
 	if trace != "" {
 		if w := requestWork(work); w > servingCheckWork {
-			return nil, fmt.Errorf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
-				trace, len(work), comma64(w), comma64(servingCheckWork))
+			// ParseTrace refuses such a file (TraceLimits); this is for
+			// requests handed to RunTrace directly.
+			return nil, &workload.TraceError{Msg: fmt.Sprintf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
+				trace, len(work), comma64(w), comma64(servingCheckWork))}
 		}
 		if err := sandboxFit(v, work); err != nil {
 			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)
+		}
+		// The trace's bound (TraceWork) holds in vLLM's default graph mode,
+		// where its heaviest traces were measured (BENCHMARKS.md); another
+		// mode adds what pricing more of its steps kernel by kernel costs.
+		if w := requestWork(work) + sandboxWork(v, work) - sandboxWork(withDefaultGraphs(v), work); w > servingCheckWork {
+			return nil, Relation("graph_mode", v.Choice("graph_mode"), fmt.Sprintf("a mode with which the trace %s re-simulates in about a second: its work (2 × prompt + 16 × output tokens, and %s) is %s, over %s",
+				trace, pricedRule(v), comma64(w), comma64(servingCheckWork)), "max_num_batched_tokens", "max_num_seqs", "model")
 		}
 	}
 	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
@@ -250,7 +306,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 	r := &sandboxRun{e: e, workers: v.Int("workers"), policy: v.Choice("policy"), workload: v.Choice("workload"), graph: v.Choice("graph_mode"),
 		rate: v.Float("rate"), trace: trace, requests: len(work), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
 	sc := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
-	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
+	timer := e.countingTimer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
 	var reqs []cluster.Request
 	for _, w := range work {
@@ -263,6 +319,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 	if err != nil {
 		return nil, Relation("max_num_batched_tokens", strconv.Itoa(sc.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
 	}
+	r.streamed = timer.extra
 	r.routing = summariseRouting(r.policy, r.res)
 	var ttft, itl []float64
 	start, end := 1e18, 0.0
@@ -279,7 +336,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 }
 
 func (r *sandboxRun) script() *Script {
-	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work()}
+	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
 	indexCursors(s.Steps)
 	return s

@@ -48,7 +48,7 @@ var smartRouting = &Lesson{
 		}
 		switch {
 		case v.Int("prefix_tokens") > v.Int("prompt_min"):
-			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")))
+			return Relation("prefix_tokens", strconv.Itoa(v.Int("prefix_tokens")), fmt.Sprintf("at most prompt_min (%d): every prompt starts with its system prompt", v.Int("prompt_min")), "prompt_min")
 		}
 		if err := smartRoutingFit(v); err != nil {
 			return err
@@ -73,6 +73,9 @@ var smartRouting = &Lesson{
 		{"requests": "22", "overload_requests": "8", "rate": "0.1", "output_min": "4096", "output_max": "4096", "prompt_min": "16", "prompt_max": "16", "prefix_tokens": "16"},
 		{"requests": "222", "overload_requests": "8", "rate": "500", "workers": "16", "system_prompts": "32"},
 		{"requests": "8", "overload_requests": "603", "gpu": "l4", "model": "llama-2-7b", "hot_share": "100", "overload_rate": "1000", "prompt_min": "2048", "prompt_max": "2048"},
+		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
+		// "Worst settings found by search").
+		{"requests": "222", "overload_requests": "8", "hot_share": "0", "prefix_tokens": "16", "workers": "14"},
 	},
 	sim: smartRoutingSim{},
 }

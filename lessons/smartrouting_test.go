@@ -101,5 +101,5 @@ func TestSmartRoutingWorkBound(t *testing.T) {
 	checkHeavyCorners(t, smartRouting)
 	refusesOverWork(t, smartRouting, map[string]string{"requests": "600"}, "requests")
 	refusesOverWork(t, smartRouting, map[string]string{"requests": "8", "overload_requests": "1000"}, "overload_requests")
-	refusesOverWork(t, smartRouting, map[string]string{"prompt_min": "32768", "prompt_max": "32768"}, "overload_requests")
+	refusesOverWork(t, smartRouting, map[string]string{"prompt_min": "32768", "prompt_max": "32768"}, "prompt_min") // the knob set, not overload_requests at its default
 }

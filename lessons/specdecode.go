@@ -92,10 +92,10 @@ func checkSpecDecoding(v Values) error {
 		return err
 	}
 	if d.Vocab != m.Vocab {
-		return Relation("draft", d.ID, fmt.Sprintf("a draft with %s's vocabulary (%s tokens; %s has %s): the target scores the draft's token ids", m.Name, comma(m.Vocab), d.Name, comma(d.Vocab)))
+		return Relation("draft", d.ID, fmt.Sprintf("a draft with %s's vocabulary (%s tokens; %s has %s): the target scores the draft's token ids", m.Name, comma(m.Vocab), d.Name, comma(d.Vocab)), "model")
 	}
 	if d.Params >= m.Params {
-		return Relation("draft", d.ID, fmt.Sprintf("a draft smaller than the target %s", m.Name))
+		return Relation("draft", d.ID, fmt.Sprintf("a draft smaller than the target %s", m.Name), "model")
 	}
 	tp, batch, ctx, gamma := v.Int("tp"), v.Int("batch"), v.Int("context"), v.Int("gamma")
 	if !tpSplits(m, tp) {

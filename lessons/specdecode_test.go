@@ -109,7 +109,7 @@ func TestSpecDecodingRefusals(t *testing.T) {
 		key  string
 		text string
 	}{
-		{map[string]string{"model": "qwen2.5-7b", "tp": "1"}, "draft", "vocabulary"},
+		{map[string]string{"model": "qwen2.5-7b", "tp": "1"}, "model", "vocabulary"}, // draft left at its default
 		{map[string]string{"model": "llama-3.1-8b", "tp": "1", "draft": "llama-3.1-8b"}, "draft", "smaller"},
 		{map[string]string{"tp": "3"}, "tp", "splits"},
 		{map[string]string{"tp": "1"}, "tp", "weights"},

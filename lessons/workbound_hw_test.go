@@ -38,7 +38,7 @@ func TestHardwareLessonsRefuseOverBound(t *testing.T) {
 		key string
 	}{
 		{measuring, map[string]string{"duration_s": "600"}, "duration_s"},
-		{measuring, map[string]string{"max_num_seqs": "1"}, "duration_s"},
+		{measuring, map[string]string{"max_num_seqs": "1"}, "max_num_seqs"}, // duration_s left at its default
 		{chunkedPrefill, map[string]string{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "8960"}, "long_prompt"},
 	} {
 		_, _, err := c.l.Run(c.set)

@@ -114,7 +114,7 @@ func New(webDir string, opts Options) (http.Handler, error) {
 		mux.Handle(p, files) // served from web/ when present, else 404
 	}
 	mux.Handle("/", s)
-	return secure(getOrHead(mux)), nil
+	return secure(limitHeaders(getOrHead(mux))), nil
 }
 
 // getOrHead answers 405 to every method but GET and HEAD: nothing the lab

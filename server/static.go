@@ -3,6 +3,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/inferlab/inferlab/app"
@@ -21,7 +23,7 @@ import (
 // lesson/SLUG/index.html), go-app's app.js, app-worker.js, wasm_exec.js,
 // app.css and manifest, a copy of webDir under web/, and 404.html (a copy of
 // the index, so a host that serves it for unknown paths still boots the app).
-// It is WriteStatic without Force.
+// It is WriteStatic with the default options but the prefix.
 //
 // prefix is the sub-path the site will live under ("/repo" for
 // https://user.github.io/repo/), or "" for the host's root.
@@ -46,29 +48,53 @@ type StaticOptions struct {
 	// Prefix is the sub-path the site lives under ("" or "/" for the root);
 	// see CleanPrefix.
 	Prefix string
-	// Force replaces a non-empty outDir that WriteStatic did not write.
-	Force bool
 }
 
 // staticMarker is the file WriteStatic leaves in its output, so that a later
-// run knows the directory is its own and may replace it without Force.
+// run knows the directory is its own and may replace it.
 const staticMarker = ".inferlab-static"
+
+// workMarker is the file WriteStatic writes first into each directory it
+// makes beside outDir (the output being written, the previous output moved
+// aside), holding its process id: a later run removes such a directory
+// left by a run that was killed (SIGKILL cannot be caught), and only such
+// a directory.
+const workMarker = ".inferlab-static-work"
+
+// StaticRefusal is WriteStatic's error for an outDir it will not write
+// (the refusals listed at WriteStatic), as opposed to a failure to write:
+// a refusal of the caller's input (`inferlab static` exits 2).
+type StaticRefusal struct{ Msg string }
+
+func (e *StaticRefusal) Error() string { return e.Msg }
 
 // WriteStatic writes the site (see GenerateStatic) without ever touching a
 // file outside outDir, and all or nothing:
 //
-//   - it refuses an outDir that is, contains or lies inside webDir (the files
-//     it reads), that contains the working directory, that is a file or a
-//     symbolic link, or whose parent directory does not exist;
-//   - it refuses a non-empty outDir that it did not write (no marker file)
-//     unless Force is set;
-//   - it writes into a fresh temporary directory beside outDir and renames
-//     that into place only when every file is written; a failure removes the
-//     temporary directory and leaves the previous outDir as it was.
+//   - it refuses (a *StaticRefusal) an outDir that is, contains or lies
+//     inside webDir (the files it reads), that contains the working
+//     directory, that is a file or a symbolic link, or whose parent
+//     directory does not exist;
+//   - it refuses a non-empty outDir that it did not write (no marker file),
+//     whatever the caller wants: it never deletes someone else's files;
+//   - it writes into a fresh directory beside outDir, .NAME.tmp-…, and
+//     renames that into place only when every file is written; a failure,
+//     or ctx's end (an interrupt), removes it and leaves the previous outDir
+//     as it was;
+//   - it first removes the directories beside outDir that an earlier run
+//     killed before it could clean up left behind (their workMarker names
+//     a process that is gone).
 func WriteStatic(outDir, webDir string, o StaticOptions) error {
+	return WriteStaticContext(context.Background(), outDir, webDir, o)
+}
+
+// WriteStaticContext is WriteStatic, stopped when ctx ends: `inferlab
+// static` ends it on SIGINT and SIGTERM, so that an interrupted run leaves
+// nothing beside --out.
+func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOptions) error {
 	prefix, err := CleanPrefix(o.Prefix)
 	if err != nil {
-		return err
+		return &StaticRefusal{Msg: err.Error()}
 	}
 	dir, err := FindWebDir(webDir)
 	if err != nil {
@@ -77,11 +103,12 @@ func WriteStatic(outDir, webDir string, o StaticOptions) error {
 	if _, err := os.Stat(filepath.Join(dir, "app.wasm")); err != nil {
 		return fmt.Errorf("static: %s: build it first (make build, or GOOS=js GOARCH=wasm go build -o web/app.wasm ./wasm)", filepath.Join(dir, "app.wasm"))
 	}
-	out, err := checkOut(outDir, dir, o.Force)
+	out, err := checkOut(outDir, dir)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
+	removeLeftovers(out)
+	tmp, err := workDir(out, ".tmp-")
 	if err != nil {
 		return fmt.Errorf("static: --out %s: cannot write beside it: %w", outDir, err)
 	}
@@ -89,7 +116,14 @@ func WriteStatic(outDir, webDir string, o StaticOptions) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := writeSite(tmp, dir, prefix); err != nil {
+	if err := writeSite(ctx, tmp, dir, prefix); err != nil {
+		os.RemoveAll(tmp)
+		if ctx.Err() != nil {
+			return fmt.Errorf("static: interrupted: removed the partial output; --out %s is as it was", outDir)
+		}
+		return err
+	}
+	if err := os.Remove(filepath.Join(tmp, workMarker)); err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
@@ -100,13 +134,58 @@ func WriteStatic(outDir, webDir string, o StaticOptions) error {
 	return nil
 }
 
+// workDir makes a directory beside out named .NAME<kind>… holding a
+// workMarker with this process's id.
+func workDir(out, kind string) (string, error) {
+	d, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+kind)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(d, workMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		os.RemoveAll(d)
+		return "", err
+	}
+	return d, nil
+}
+
+// removeLeftovers removes the directories beside out that a killed run of
+// WriteStatic left: named .NAME.tmp-… or .NAME.old-…, holding a workMarker
+// whose process is gone. A directory moved aside (.old-) holds the
+// previous output; it is kept while out is missing (a run was killed
+// between its two renames), so that output can still be found.
+func removeLeftovers(out string) {
+	parent, base := filepath.Dir(out), filepath.Base(out)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	_, outErr := os.Lstat(out)
+	for _, e := range entries {
+		name := e.Name()
+		old := strings.HasPrefix(name, "."+base+".old-")
+		if !e.IsDir() || (!old && !strings.HasPrefix(name, "."+base+".tmp-")) || (old && outErr != nil) {
+			continue
+		}
+		d := filepath.Join(parent, name)
+		b, err := os.ReadFile(filepath.Join(d, workMarker))
+		if err != nil {
+			continue // not ours
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(d)
+	}
+}
+
 // testFailWrite, when set by a test, fails writeSite after the pages are
 // written: the failure path must leave the previous output intact.
 var testFailWrite func() error
 
 // writeSite writes the site into dir, an empty directory: every document
 // (rendered once per process, as the live server does) and a copy of web.
-func writeSite(dir, web, prefix string) error {
+func writeSite(ctx context.Context, dir, web, prefix string) error {
 	registerRoutes()
 	s, err := newSite(web, "", prefix)
 	if err != nil {
@@ -124,6 +203,9 @@ func writeSite(dir, web, prefix string) error {
 		}
 	}
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		name, ok := s.docs[f]
 		if f == "/404.html" {
 			name, ok = app.NotFoundPath, true // hosts serve it for unknown paths; the app boots from it too
@@ -145,7 +227,10 @@ func writeSite(dir, web, prefix string) error {
 			return err
 		}
 	}
-	if err := copyDir(web, filepath.Join(dir, "web")); err != nil {
+	if err := copyDir(ctx, web, filepath.Join(dir, "web")); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("static: copying %s: %w", web, err)
 	}
 	return os.WriteFile(filepath.Join(dir, staticMarker), []byte("Written by `inferlab static`; the next run replaces this directory.\n"), 0o644)
@@ -153,13 +238,13 @@ func writeSite(dir, web, prefix string) error {
 
 // checkOut returns outDir as an absolute path after the refusals listed
 // at WriteStatic.
-func checkOut(outDir, web string, force bool) (string, error) {
+func checkOut(outDir, web string) (string, error) {
 	out, err := filepath.Abs(outDir)
 	if err != nil {
 		return "", err
 	}
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("static: --out %s "+format, append([]any{outDir}, args...)...)
+		return &StaticRefusal{Msg: fmt.Errorf("static: --out %s "+format, append([]any{outDir}, args...)...).Error()}
 	}
 	parent, err := filepath.EvalSymlinks(filepath.Dir(out))
 	if err != nil {
@@ -207,13 +292,13 @@ func checkOut(outDir, web string, force bool) (string, error) {
 	if err != nil {
 		return "", bad("cannot be read: %w", err)
 	}
-	if len(entries) == 0 || force {
+	if len(entries) == 0 {
 		return real, nil
 	}
 	if m, err := os.Lstat(filepath.Join(real, staticMarker)); err == nil && m.Mode().IsRegular() {
 		return real, nil
 	}
-	return "", bad("holds %d entries that inferlab static did not write (no %s file): pass --force to replace the directory, or pick a new one", len(entries), staticMarker)
+	return "", bad("holds %d entries that inferlab static did not write (no %s file): it replaces only its own output or an empty directory; pick a new directory, or empty this one yourself", len(entries), staticMarker)
 }
 
 // within reports whether path lies strictly inside dir (both clean and
@@ -229,20 +314,20 @@ func replaceDir(out, tmp string) error {
 	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
 		return os.Rename(tmp, out)
 	}
-	aside, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".old-")
+	aside, err := workDir(out, ".old-")
 	if err != nil {
 		return err
 	}
 	old := filepath.Join(aside, "old")
 	if err := os.Rename(out, old); err != nil {
-		os.Remove(aside)
+		os.RemoveAll(aside)
 		return err
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		if back := os.Rename(old, out); back != nil {
 			return fmt.Errorf("%w (and putting the previous output back failed: %v; it is in %s)", err, back, old)
 		}
-		os.Remove(aside)
+		os.RemoveAll(aside)
 		return err
 	}
 	return os.RemoveAll(aside)
@@ -278,9 +363,12 @@ func CleanPrefix(prefix string) (string, error) {
 
 // copyDir copies the web directory, leaving out precompressed siblings
 // (static hosts cannot negotiate Content-Encoding for them).
-func copyDir(src, dst string) error {
+func copyDir(ctx context.Context, src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel, err := filepath.Rel(src, p)

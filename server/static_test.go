@@ -138,40 +138,40 @@ func TestStaticRefusals(t *testing.T) {
 	root, repo, web := staticRepo(t)
 	t.Chdir(repo)
 	for _, c := range []struct {
-		out   string
-		force bool
-		want  string
+		out  string
+		want string
 	}{
-		{".", true, "contains the web directory"},
-		{"web", true, "is the web directory"},
-		{"web/", false, "is the web directory"},
-		{"./web/../web", false, "is the web directory"},
-		{"web/dist", true, "lies inside the web directory"},
-		{"web/new/dist", false, "parent directory"},
-		{"..", true, "contains the web directory"},
-		{"/", true, "root directory"},
-		{filepath.Join(root, "weblink"), true, "is the web directory"},
-		{filepath.Join(root, "weblink", "dist"), true, "lies inside the web directory"},
-		{filepath.Join(root, "afile"), true, "is a file"},
-		{filepath.Join(root, "other"), false, "did not write"},
-		{filepath.Join(root, "missing", "dist"), false, "parent directory"},
+		{".", "contains the web directory"},
+		{"web", "is the web directory"},
+		{"web/", "is the web directory"},
+		{"./web/../web", "is the web directory"},
+		{"web/dist", "lies inside the web directory"},
+		{"web/new/dist", "parent directory"},
+		{"..", "contains the web directory"},
+		{"/", "root directory"},
+		{filepath.Join(root, "weblink"), "is the web directory"},
+		{filepath.Join(root, "weblink", "dist"), "lies inside the web directory"},
+		{filepath.Join(root, "afile"), "is a file"},
+		{filepath.Join(root, "other"), "did not write"},
+		{filepath.Join(root, "missing", "dist"), "parent directory"},
 	} {
 		before := snapshot(t, root, "")
-		err := WriteStatic(c.out, web, StaticOptions{Force: c.force})
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--out "+c.out) {
-			t.Errorf("--out %s (force %v): %v; want an error naming --out and %q", c.out, c.force, err, c.want)
+		err := WriteStatic(c.out, web, StaticOptions{})
+		var refused *StaticRefusal
+		if !errors.As(err, &refused) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--out "+c.out) {
+			t.Errorf("--out %s: %v; want a refusal naming --out and %q", c.out, err, c.want)
 		}
 		sameTree(t, "--out "+c.out, before, snapshot(t, root, ""))
 	}
 	// The working directory itself, when it is not the repository.
 	t.Chdir(filepath.Join(root, "other"))
-	if err := WriteStatic(".", web, StaticOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "working directory") {
+	if err := WriteStatic(".", web, StaticOptions{}); err == nil || !strings.Contains(err.Error(), "working directory") {
 		t.Errorf("--out . (the working directory): %v", err)
 	}
 }
 
 // The output is replaced whole: a second run into its own output removes
-// stale files, a foreign non-empty directory needs --force, a failure
+// stale files, an empty directory is written, a failure
 // leaves the previous output as it was, and nothing outside --out is
 // touched, even when the parent directory is read-only.
 func TestStaticReplaces(t *testing.T) {
@@ -205,16 +205,14 @@ func TestStaticReplaces(t *testing.T) {
 	sameTree(t, "failed run", prev, snapshot(t, dist, ""))
 	sameTree(t, "failed run", outside, snapshot(t, root, dist), root)
 
-	// Someone else's directory: refused, then replaced with --force.
-	other := filepath.Join(root, "other")
-	if err := WriteStatic(other, web, StaticOptions{Force: true}); err != nil {
-		t.Fatalf("--force: %v", err)
+	// An empty directory is written.
+	empty := filepath.Join(root, "empty")
+	os.Mkdir(empty, 0o755)
+	if err := WriteStatic(empty, web, StaticOptions{}); err != nil {
+		t.Fatalf("an empty --out: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(other, "notes.txt")); err == nil {
-		t.Error("--force kept the old files")
-	}
-	if _, err := os.Stat(filepath.Join(other, "lesson", "garage.html")); err != nil {
-		t.Error("--force did not write the site")
+	if _, err := os.Stat(filepath.Join(empty, "lesson", "garage.html")); err != nil {
+		t.Error("the site was not written into the empty directory")
 	}
 
 	// A read-only parent: refused (or, as root, written) without touching

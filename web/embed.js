@@ -6,16 +6,19 @@
 // Each embedded lesson posts {type: "inferlab:height", height, slug} to its
 // parent page when it loads and whenever its content changes size. This
 // script sets the height of the <iframe> that sent the message. It accepts a
-// message only when it comes from an iframe on this page (event.source) and
-// from that iframe's own origin (event.origin against the origin of its src),
-// and only in that shape; everything else is ignored. It adds no globals and
-// runs no inline code, so it works under a strict Content-Security-Policy.
+// message only when it comes from a lab iframe of this page — an
+// iframe[data-inferlab], whose window is event.source — and from that
+// iframe's own origin (event.origin against the origin of its src), and
+// only in that shape; everything else is ignored: another frame of the page,
+// even of the page's own origin, cannot resize itself through this script.
+// It adds no globals and runs no inline code, so it works under a strict
+// Content-Security-Policy.
 (function () {
   "use strict";
   var MAX = 20000; // px: a bound, so a broken frame cannot grow the page without end
 
   function frameOf(source) {
-    var frames = document.getElementsByTagName("iframe");
+    var frames = document.querySelectorAll("iframe[data-inferlab]");
     for (var i = 0; i < frames.length; i++) {
       if (frames[i].contentWindow === source) return frames[i];
     }

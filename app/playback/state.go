@@ -81,7 +81,8 @@ type State struct {
 	hasShown      bool
 	pending       bool // a simulation for wanted is running
 	wish          StepWish
-	moved         bool // the learner changed step since the wish was made
+	moved         bool     // the learner changed step since the wish was made
+	placed        []string // the notices of placing the shown script's step by the wish (show)
 
 	quizzes  map[int]QuizResult
 	pausedAt int // the checkpoint playback last stopped at (0: none; step 0 never asks)
@@ -175,7 +176,7 @@ func (s *State) Seek(i int) (Ticket, bool) {
 		return Ticket{}, false
 	}
 	s.Step = i
-	s.moved = true
+	s.moved, s.placed = true, nil
 	return s.Later(URLWrite), true
 }
 
@@ -324,7 +325,7 @@ func (s *State) Want(key string, wish StepWish) (Ticket, bool) {
 	if key == s.wanted && (s.pending || (s.hasShown && s.shown == key)) {
 		return Ticket{}, false
 	}
-	s.wanted, s.wish, s.moved = key, wish, false
+	s.wanted, s.wish, s.moved, s.placed = key, wish, false, nil
 	if s.hasShown && s.shown == key {
 		// Back to what is shown: nothing to compute, and a running
 		// simulation for another state is dropped.
@@ -375,7 +376,7 @@ func (s *State) ShowStale(key string, sc *sim.Script) {
 	if s.hasShown {
 		return
 	}
-	s.Script, s.Fail, s.shown, s.hasShown = sc, nil, key, true
+	s.Script, s.Fail, s.shown, s.hasShown, s.placed = sc, nil, key, true, nil
 	s.Step = 0
 	if s.wish.Step > 0 {
 		s.Step, _ = ClampStep(s.wish.Step, s.Count())
@@ -394,7 +395,7 @@ func (s *State) Clear() {
 // which belong to the old script, are cleared; the step follows the wish,
 // unless the learner moved since.
 func (s *State) show(key string, sc *sim.Script, f *sim.Failure) []string {
-	s.Script, s.Fail, s.shown, s.hasShown = sc, f, key, true
+	s.Script, s.Fail, s.shown, s.hasShown, s.placed = sc, f, key, true, nil
 	if sc == nil {
 		s.Script = nil
 	}
@@ -423,7 +424,20 @@ func (s *State) show(key string, sc *sim.Script, f *sim.Failure) []string {
 		notices = append(notices, msg)
 	}
 	s.Step = idx
+	s.placed = notices
 	return notices
+}
+
+// Placed returns the notices of placing the shown script's step by the
+// wish it was shown for (a step out of range, a find= without match), while
+// that wish stands and the learner has not moved: a page that reads its
+// address again (go-app calls OnNav after the first render) must show them
+// again, though nothing is re-simulated or re-placed.
+func (s *State) Placed() []string {
+	if s.pending || !s.hasShown || s.shown != s.wanted {
+		return nil
+	}
+	return s.placed
 }
 
 // ClampStep checks a 1-based step against the number of steps n and returns

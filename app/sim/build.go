@@ -50,11 +50,10 @@ func ForAddress(path, rawQuery string) (Request, bool) {
 	if l == nil {
 		return Request{}, false
 	}
-	q, err := url.ParseQuery(rawQuery)
-	if err != nil {
+	if _, err := url.ParseQuery(rawQuery); err != nil && len(rawQuery) <= urlstate.MaxQueryBytes {
 		return Request{}, false // the page reads what it can; do not guess
 	}
-	st := urlstate.ParseQuery(l, q)
+	st := urlstate.ParseRawQuery(l, rawQuery)
 	v, _ := urlstate.ResolveParams(l, st.Raw)
 	return NewRequest(l.Slug, v, st.Debug), true
 }
@@ -93,7 +92,7 @@ type Trace struct {
 func ParseTrace(l *lessons.Lesson, name, text string) (*Trace, error) {
 	reqs, err := workload.ParseTrace(strings.NewReader(text), l.TraceLimits())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", lessons.PrintableName(name), err)
 	}
 	return &Trace{Name: name, Requests: reqs}, nil
 }

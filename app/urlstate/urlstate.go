@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -96,13 +98,96 @@ func ParseHide(raw string) (Hide, []string) {
 // maxFindText bounds a find= value (search links carry a short phrase).
 const maxFindText = 64
 
+// pageKeys are the query keys a lesson page reads besides its knobs.
+var pageKeys = []string{"step", "find", "hide", "theme", "debug"}
+
+// MaxQueryBytes bounds the query a page reads: a longer one is ignored
+// whole, with a notice. The server answers an address whose headers pass
+// it with 431 and the lab's page saying so (package server); the page
+// applies it too, for an address reached without the server (a static
+// host, the app's own navigation).
+const MaxQueryBytes = 64 << 10
+
+// ParseRawQuery is ParseQuery on a raw query string (without "?"): one
+// longer than MaxQueryBytes is ignored with a notice, as is a query that
+// does not parse.
+func ParseRawQuery(l *lessons.Lesson, raw string) State {
+	if len(raw) > MaxQueryBytes {
+		st := ParseQuery(l, nil)
+		st.Notices = append(st.Notices, fmt.Sprintf("The address's query is %s bytes long: the lab reads at most %s; showing the lesson at its defaults.",
+			thousands(len(raw)), thousands(MaxQueryBytes)))
+		return st
+	}
+	q, err := url.ParseQuery(raw)
+	st := ParseQuery(l, q)
+	if err != nil {
+		st.Notices = append(st.Notices, fmt.Sprintf("The address's query does not parse (%v); reading what it can.", err))
+	}
+	return st
+}
+
+// thousands writes n with thousands separators (65,536).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ignoredKey reports a key that link trackers add to an address (utm_*,
+// fbclid, gclid): not the lab's, and not worth a notice.
+func ignoredKey(k string) bool {
+	return strings.HasPrefix(k, "utm_") || k == "fbclid" || k == "gclid"
+}
+
 // ParseQuery reads the step and the lesson's knobs from a query. Knob values
 // are checked later by Resolve (see ResolveParams); the step is checked here
-// for syntax and later against the number of steps (ClampStep).
+// for syntax and later against the number of steps (ClampStep). As `inferlab
+// run` refuses them, a key given twice (the first value is used), a key the
+// lesson does not read and a key that differs from one only in case (keys
+// are case-sensitive: Block_Size is not block_size) are each a notice.
 func ParseQuery(l *lessons.Lesson, q url.Values) State {
 	st := State{Raw: map[string]string{}}
 	if len(q) > maxQueryKeys {
 		st.Notices = append(st.Notices, fmt.Sprintf("The address carries %d query keys; only the lesson's %d parameters and step are read.", len(q), len(l.Params)))
+	}
+	known := append([]string(nil), pageKeys...)
+	for _, p := range l.Params {
+		known = append(known, p.Key)
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var unknown []string
+	for _, k := range keys {
+		vs := q[k]
+		switch {
+		case slices.Contains(known, k):
+			if len(vs) > 1 {
+				st.Notices = append(st.Notices, fmt.Sprintf("%s is given %d times (%s): using the first, %q; give each parameter once.", k, len(vs), quoteList(vs), clip(vs[0])))
+			}
+		case ignoredKey(k):
+		default:
+			if i := slices.IndexFunc(known, func(c string) bool { return strings.EqualFold(c, k) }); i >= 0 {
+				st.Notices = append(st.Notices, fmt.Sprintf("%s is not a parameter of this lesson: keys are case-sensitive; did you mean %s? Ignoring it.", clip(k), known[i]))
+			} else {
+				unknown = append(unknown, clip(k))
+			}
+		}
+	}
+	if len(unknown) > 0 && len(q) <= maxQueryKeys {
+		if len(unknown) > 8 {
+			unknown = append(unknown[:8], "…")
+		}
+		var params []string
+		for _, p := range l.Params {
+			params = append(params, p.Key)
+		}
+		st.Notices = append(st.Notices, fmt.Sprintf("%s %s not %s of this lesson, ignored; its parameters are %s (and step, find, hide, theme).",
+			strings.Join(unknown, ", "), plural(len(unknown), "is", "are"), plural(len(unknown), "a parameter", "parameters"), strings.Join(params, ", ")))
 	}
 	for _, p := range l.Params {
 		if vs, ok := q[p.Key]; ok && len(vs) > 0 {
@@ -177,11 +262,9 @@ func ResolveParams(l *lessons.Lesson, raw map[string]string) (lessons.Values, []
 	for _, e := range errs {
 		notices = append(notices, paramNotice(l, e, true))
 	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			notices = append(notices, checkNotice(l, err))
-			v = l.Defaults()
-		}
+	if err := l.CheckValues(v); err != nil {
+		notices = append(notices, checkNotice(l, err))
+		v = l.Defaults()
 	}
 	return v, notices
 }
@@ -199,21 +282,19 @@ func KnobErrors(l *lessons.Lesson, raw map[string]string) (lessons.Values, map[s
 		}
 		return v, out
 	}
-	if l.Check != nil {
-		if err := l.Check(v); err != nil {
-			var pe *lessons.ParamError
-			if errors.As(err, &pe) {
-				return v, map[string]string{pe.Key: fieldMessage(pe)}
-			}
-			return v, map[string]string{"": err.Error()}
+	if err := l.CheckValues(v); err != nil {
+		var pe *lessons.ParamError
+		if errors.As(err, &pe) {
+			return v, map[string]string{pe.Key: fieldMessage(pe)}
 		}
+		return v, map[string]string{"": err.Error()}
 	}
 	return v, nil
 }
 
 // fieldMessage is a rejected value's message under its field.
 func fieldMessage(e *lessons.ParamError) string {
-	return fmt.Sprintf("%q is not allowed: want %s.", e.Value, e.Want)
+	return fmt.Sprintf("%q is not allowed%s.", e.Value, e.Reason())
 }
 
 // paramNotice words a rejected knob value for the #notice area.
@@ -224,7 +305,7 @@ func paramNotice(l *lessons.Lesson, e *lessons.ParamError, withDefault bool) str
 		label = p.Label + " (" + e.Key + ")"
 		def = p.DefaultText()
 	}
-	msg := fmt.Sprintf("%s = %q is not allowed: want %s.", label, e.Value, e.Want)
+	msg := fmt.Sprintf("%s = %q is not allowed%s.", label, e.Value, e.Reason())
 	if withDefault && def != "" {
 		msg += " Using the default, " + def + "."
 	}
@@ -304,4 +385,24 @@ func SlugFromPath(path string) (slug string, embed bool) {
 		}
 	}
 	return "", false
+}
+
+// quoteList quotes up to four values, "…" for more.
+func quoteList(vs []string) string {
+	var out []string
+	for i, v := range vs {
+		if i == 4 {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, strconv.Quote(clip(v)))
+	}
+	return strings.Join(out, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

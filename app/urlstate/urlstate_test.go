@@ -28,7 +28,7 @@ func testLesson() *lessons.Lesson {
 
 func TestParseQueryGood(t *testing.T) {
 	l := testLesson()
-	q, _ := url.ParseQuery("step=2&block=32&rate=0.25&mode=EXACT&other=x")
+	q, _ := url.ParseQuery("step=2&block=32&rate=0.25&mode=EXACT&utm_source=blog")
 	st := ParseQuery(l, q)
 	if st.Step != 2 || len(st.Notices) != 0 {
 		t.Fatalf("step %d notices %v", st.Step, st.Notices)

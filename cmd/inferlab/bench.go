@@ -15,6 +15,9 @@ import (
 // maxBenchRuns bounds --runs: the core scenarios take about half a second each.
 const maxBenchRuns = 100
 
+// maxSearchEvals bounds --search: a build takes up to about a second.
+const maxSearchEvals = 1000
+
 // benchCmd times the lab's scenarios (internal/bench) on this machine: the
 // core workloads behind DESIGN.md's budgets and one build of every lesson.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
@@ -25,6 +28,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	list := fs.Bool("list", false, "list the scenarios without running them")
 	corners := fs.Bool("corners", false, "instead, build every lesson's heaviest allowed settings (Lesson.HeavyCorners) and the heaviest accepted traces, each in a fresh process, and print wall time, CPU time and peak RSS (--only matches the lesson)")
+	search := fs.Int("search", 0, fmt.Sprintf("instead, search each lesson's knobs for its heaviest allowed setting: a seeded hill-climb of this many builds per lesson (1 to %d), each in a fresh process; prints the worst found with its CPU time and peak RSS (--only matches the lesson)", maxSearchEvals))
+	searchSeed := fs.Uint64("seed", 1, "the search's seed (with --search)")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -39,6 +45,15 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "inferlab bench: --format = %q is not allowed: want text or json\n", *format)
 		return 2
+	}
+	searching := false
+	fs.Visit(func(f *flag.Flag) { searching = searching || f.Name == "search" })
+	if searching && (*search < 1 || *search > maxSearchEvals || *corners) {
+		fmt.Fprintf(stderr, "inferlab bench: --search = %d is not allowed: want 1 to %d builds per lesson, without --corners\n", *search, maxSearchEvals)
+		return 2
+	}
+	if searching {
+		return searchCmd(*search, *searchSeed, *only, *format, stdout, stderr)
 	}
 	if *corners {
 		return cornersCmd(*runs, *only, *format, stdout, stderr)

@@ -222,6 +222,7 @@ func benchCornerCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench-corner", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	gen := fs.String("trace-gen", "", "REQUESTS,PROMPT,OUTPUT,GAP_S")
+	giveOnce(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -12,9 +13,10 @@ import (
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// TestMain lets bench --corners re-run this test binary as its child.
+// TestMain lets bench --corners re-run this test binary as its child, and
+// tests run it as the inferlab command (INFERLAB_TEST_DISPATCH=1).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "bench-corner" {
+	if len(os.Args) > 1 && (os.Args[1] == "bench-corner" || os.Getenv("INFERLAB_TEST_DISPATCH") == "1") {
 		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -125,6 +127,51 @@ func TestCornerOver(t *testing.T) {
 	}{{1.9, 499, false}, {2.1, 10, true}, {0.1, 501, true}} {
 		if got := (cornerResult{WallS: c.wall, PeakMB: c.mb}).over(); got != c.over {
 			t.Errorf("%v s, %v MB: over = %v", c.wall, c.mb, got)
+		}
+	}
+}
+
+// The seeded search climbs from the defaults and the declared corners, each
+// build in a child process, and reports the worst allowed setting it found
+// with its CPU time and peak memory; the same seed makes the same
+// proposals. Only cheap lessons here: the benchmark itself runs all.
+func TestBenchSearch(t *testing.T) {
+	code, out, errOut := run("bench", "--search", "4", "--only", "prefix-cache", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Seed    uint64         `json:"seed"`
+		Results []searchResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Results) != 1 {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	r := got.Results[0]
+	l := lessons.Get("prefix-cache")
+	v, errs := l.Resolve(r.Worst)
+	if r.Lesson != "prefix-cache" || r.Evals < 3 || r.Work <= 0 || r.Work > l.MaxWork || len(errs) > 0 || l.CheckValues(v) != nil ||
+		(runtime.GOOS == "linux" && (r.PeakMB < 1 || r.CPUS <= 0)) {
+		t.Errorf("result %+v", r)
+	}
+	code, out, _ = run("bench", "--search", "3", "--only", "kv-tiers")
+	if code != 0 || !strings.Contains(out, "worst setting found") || !strings.Contains(out, "0 of 1 lessons with a setting found over 1 s of CPU, scaled") {
+		t.Errorf("text output (exit %d):\n%s", code, out)
+	}
+	for _, args := range [][]string{{"--search", "0"}, {"--search", "1001"}, {"--search", "2", "--corners"}, {"--search", "2", "--only", "nope"}} {
+		if code, _, errOut := run(append([]string{"bench"}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	// The proposals are the seed's: two climbers with one seed propose the
+	// same settings.
+	a, b := newClimber(l, 7), newClimber(l, 7)
+	cur := map[string]string{}
+	for i := 0; i < 20; i++ {
+		x, _ := a.propose(cur)
+		y, _ := b.propose(cur)
+		if !maps.Equal(x, y) {
+			t.Fatalf("proposal %d: %v and %v from one seed", i, x, y)
 		}
 	}
 }

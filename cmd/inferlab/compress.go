@@ -17,6 +17,7 @@ func compressCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var quality textFlag
 	fs.Var(&quality, "quality", "brotli quality, 0 to 11 (default 11: about 2 minutes on app.wasm; 6 takes seconds and is 15% larger)")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

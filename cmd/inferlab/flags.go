@@ -2,8 +2,12 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // textFlag is a string flag that may be given once and never empty: a
@@ -50,4 +54,60 @@ func (s setFlags) Set(kv string) error {
 	}
 	s[k] = v
 	return nil
+}
+
+// onceValue refuses a second value for a flag: the flag package would
+// silently keep the last one (`bench --runs 1 --runs 2` ran 2), where each
+// flag is meant to be given once.
+type onceValue struct {
+	flag.Value
+	first string
+	set   bool
+}
+
+func (o *onceValue) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q and %q): give it once", o.first, v)
+	}
+	if err := o.Value.Set(v); err != nil {
+		return err
+	}
+	o.first, o.set = v, true
+	return nil
+}
+
+// String is safe on the zero value, which the flag package makes to print
+// the defaults.
+func (o *onceValue) String() string {
+	if o == nil || o.Value == nil {
+		return ""
+	}
+	return o.Value.String()
+}
+
+// IsBoolFlag keeps --flag (without =true) working for a boolean flag.
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// giveOnce makes every flag of fs defined so far refuse a second value,
+// except those named in repeatable (--set key=value).
+func giveOnce(fs *flag.FlagSet, repeatable ...string) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(repeatable, f.Name) {
+			f.Value = &onceValue{Value: f.Value}
+		}
+	})
+}
+
+// printable is a message for the terminal: each line's control characters
+// escaped (lessons.PrintableName), so that a path or a name in it cannot
+// send escape sequences to the terminal.
+func printable(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = lessons.PrintableName(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -20,6 +20,7 @@ func healthCmd(args []string, stdout, stderr io.Writer) int {
 	var addrFlag textFlag
 	fs.Var(&addrFlag, "addr", "the server's loopback address (default 127.0.0.1:8080)")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answer")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

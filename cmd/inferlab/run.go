@@ -36,6 +36,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&seed, "seed", "random seed (same as --set seed=N)")
 	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
 	fs.Var(&traceFlag, "trace", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
+	giveOnce(fs, "set")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -71,7 +72,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		reqs, terr := readTrace(trace, nativeTraceLimits(l))
 		if terr != nil {
-			fmt.Fprintf(stderr, "inferlab run %s: --trace %s: %v\n", slug, trace, terr)
+			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: --trace %s: %v", slug, trace, terr)))
 			return 2
 		}
 		script, values, err = l.RunTrace(sets, reqs, filepath.Base(trace))
@@ -80,11 +81,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		var pe *lessons.ParamError
-		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "inferlab run %s: %v\n", slug, err)
+		var te *workload.TraceError
+		if errors.As(err, &pe) || errors.As(err, &te) {
+			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
 			return 2
 		}
-		fmt.Fprintf(stderr, "inferlab run %s: %v\n", slug, err)
+		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
 		return 1
 	}
 	if format == "json" {
@@ -101,12 +103,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // nativeTraceLimits are core/workload's default limits, with engine steps
-// counted at the smallest token budget the lesson's knob allows.
+// counted at the smallest token budget the lesson's knob allows, and the
+// lesson's work bound (Lesson.TraceWork), the same as in the browser.
 func nativeTraceLimits(l *lessons.Lesson) workload.Limits {
 	lim := workload.DefaultLimits()
 	if p, ok := l.Param("max_num_batched_tokens"); ok && p.Min >= 1 {
 		lim.StepTokens = min(lim.StepTokens, int(p.Min))
 	}
+	lim.PromptWork, lim.OutputWork, lim.MaxWork = l.TraceWork()
 	return lim
 }
 

@@ -26,7 +26,11 @@ const (
 	readTimeout       = 20 * time.Second
 	writeTimeout      = 2 * time.Minute
 	idleTimeout       = 60 * time.Second
-	maxHeaderBytes    = 64 << 10 // a lesson address with every knob is about 300 bytes
+	// Up to server.HTTPMaxHeaderBytes reach the handler, which answers a
+	// request over server.MaxRequestHeaderBytes (64 KiB; a lesson address
+	// with every knob is about 300 bytes) with the lab's 431 page instead
+	// of Go's bare one.
+	maxHeaderBytes = server.HTTPMaxHeaderBytes
 )
 
 // newHTTPServer is the server `inferlab serve` runs.
@@ -38,6 +42,10 @@ func newHTTPServer(h http.Handler) *http.Server {
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		// "OPTIONS *" reaches the handler, which answers 405 with the CSP
+		// like every other method but GET and HEAD; Go's own handler
+		// answered 200 without it.
+		DisableGeneralOptionsHandler: true,
 	}
 }
 
@@ -49,6 +57,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	var addrFlag, webFlag textFlag
 	fs.Var(&addrFlag, "addr", "address to listen on (default 127.0.0.1:8080)")
 	fs.Var(&webFlag, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
+	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -57,9 +66,16 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	addr := addrFlag.or("127.0.0.1:8080")
+	if _, err := net.ResolveTCPAddr("tcp", addr); err != nil {
+		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab serve: --addr = %q is not allowed: want host:port, e.g. 127.0.0.1:8080 (%v)", addr, err)))
+		return 2
+	}
 	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true})
 	if err != nil {
-		fmt.Fprintln(stderr, "inferlab serve:", err)
+		fmt.Fprintln(stderr, printable("inferlab serve: "+err.Error()))
+		if webFlag.set {
+			return 2 // the directory given is none
+		}
 		return 1
 	}
 	ln, err := net.Listen("tcp", addr)

@@ -22,11 +22,11 @@ func TestServeCmdBadArgs(t *testing.T) {
 		t.Errorf("extra argument: exit %d, %q", code, errb.String())
 	}
 	errb.Reset()
-	if code := serveCmd([]string{"--web", t.TempDir() + "/missing"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "not found") {
+	if code := serveCmd([]string{"--web", t.TempDir() + "/missing"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "not found") {
 		t.Errorf("missing web dir: exit %d, %q", code, errb.String())
 	}
 	errb.Reset()
-	if code := serveCmd([]string{"--addr", "256.0.0.1:bad", "--web", t.TempDir()}, &out, &errb); code != 1 {
+	if code := serveCmd([]string{"--addr", "256.0.0.1:bad", "--web", t.TempDir()}, &out, &errb); code != 2 || !strings.Contains(errb.String(), `--addr = "256.0.0.1:bad" is not allowed`) {
 		t.Errorf("bad address: exit %d, %q", code, errb.String())
 	}
 }

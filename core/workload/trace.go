@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -22,7 +24,8 @@ import (
 // arrival_s (seconds from the start, ≥ 0), prompt_tokens (≥ 1) and
 // output_tokens (≥ 1) are required; prefix_group (≥ 0) and prefix_tokens
 // (0 to prompt_tokens) are optional but go together: the request shares its
-// first prefix_tokens prompt tokens with every request of its group. Blank
+// first prefix_tokens prompt tokens with every request of its group. The
+// file is UTF-8, or UTF-16 with its byte-order mark (TraceText). Blank
 // lines are ignored. Lines may come in any order: ParseTrace sorts them by
 // arrival (stably: equal arrivals keep file order) and numbers the requests
 // 0, 1, 2, … in that order. Field names are exact (case-sensitive) and
@@ -69,6 +72,13 @@ type Limits struct {
 	// prompts computes (unless it finishes one): the smallest token budget
 	// (max_num_batched_tokens) of the engines that run traces.
 	StepTokens int
+	// MaxWork, when above 0, bounds the trace's work: PromptWork ×
+	// Σ prompt_tokens + OutputWork × Σ output_tokens, the estimate a
+	// lesson bounds its simulation's cost with (the sandbox's: 2 × prompt +
+	// 16 × output tokens, at most 7,000,000). 0 means no such bound: it is
+	// the lesson's, not a default of the format.
+	MaxWork                int64
+	PromptWork, OutputWork int64
 }
 
 // DefaultLimits returns the limits for traces run natively: 4 MiB, 20,000
@@ -163,7 +173,11 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 	if int64(len(data)) > lim.MaxBytes {
 		return nil, &TraceError{Msg: fmt.Sprintf("trace is larger than %d bytes: want at most %d bytes", lim.MaxBytes, lim.MaxBytes)}
 	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte-order mark some editors add
+	text, err := TraceText(data)
+	if err != nil {
+		return nil, err
+	}
+	data = []byte(text)
 
 	var reqs []Request
 	total := 0
@@ -197,6 +211,13 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 				"want at most %d, what the simulation runs in about a second: fewer requests or shorter outputs",
 				steps, fieldOutput, fieldPrompt, lim.StepTokens, lim.MaxSteps)
 		}
+		if lim.MaxWork > 0 {
+			if work := lim.PromptWork*prompts + lim.OutputWork*outputs; work > lim.MaxWork {
+				return nil, lineErr(lineNo, "", "the trace needs %d of work by here (%d × %s + %d × %s summed over its lines): "+
+					"want at most %d, what the simulation runs in about a second: fewer requests or shorter outputs",
+					work, lim.PromptWork, fieldPrompt, lim.OutputWork, fieldOutput, lim.MaxWork)
+			}
+		}
 	}
 	if len(reqs) == 0 {
 		return nil, &TraceError{Msg: "trace has no requests: want at least one line like " +
@@ -207,6 +228,51 @@ func ParseTrace(r io.Reader, lim Limits) ([]Request, error) {
 		reqs[i].ID = i
 	}
 	return reqs, nil
+}
+
+// TraceText is a trace file's text: its bytes as UTF-8, without the
+// byte-order mark some editors add, or decoded from UTF-16 (little- or
+// big-endian) when they open with UTF-16's byte-order mark, as Windows
+// PowerShell's `>` writes them. ParseTrace reads a file through it, and so
+// does the page with the bytes of a chosen file, so that both read the same
+// requests whatever the browser makes of the file's encoding. Anything else
+// is a *TraceError naming the line: a NUL byte (UTF-16 without its mark) or
+// bytes that are not UTF-8.
+func TraceText(data []byte) (string, error) {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(data, []byte{0xff, 0xfe}):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(data, []byte{0xfe, 0xff}):
+		order = binary.BigEndian
+	}
+	if order != nil {
+		data = data[2:]
+		if len(data)%2 != 0 {
+			return "", &TraceError{Msg: fmt.Sprintf("the file opens with UTF-16's byte-order mark but has an odd number of bytes (%d after it): want whole UTF-16 code units, or save it as UTF-8", len(data))}
+		}
+		units := make([]uint16, len(data)/2)
+		for i := range units {
+			units[i] = order.Uint16(data[2*i:])
+		}
+		data = []byte(string(utf16.Decode(units)))
+	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return "", lineErr(1+bytes.Count(data[:i], []byte("\n")), "", "a NUL byte: the file looks like UTF-16 without its byte-order mark; want UTF-8 text (or UTF-16 with its mark)")
+	}
+	if !utf8.Valid(data) {
+		bad := 0
+		for bad < len(data) {
+			r, n := utf8.DecodeRune(data[bad:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			bad += n
+		}
+		return "", lineErr(1+bytes.Count(data[:bad], []byte("\n")), "", "byte 0x%02x is not UTF-8: want UTF-8 text (or UTF-16 with its byte-order mark)", data[bad])
+	}
+	return string(data), nil
 }
 
 // parseLine parses one non-blank line into a request (ID unset).

@@ -36,7 +36,7 @@ func BenchmarkSandboxDefault(b *testing.B)        { benchLesson(b, sandbox, nil)
 // serving the paged pool again to capture them, and writing the script.
 // Each phase first runs unmeasured for a second: V8 starts WebAssembly in
 // its baseline compiler and moves a function to the optimising one only
-// once it has run a while (as internal/bench's MeasureWarmFor).
+// once it has run a while (as cmd/internal/bench's MeasureWarmFor).
 func BenchmarkGarage1000Phases(b *testing.B) {
 	v, s, served := servedGarage(b, map[string]string{"requests": "1000"})
 	ticks := chooseTicks(served)

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 
 	"github.com/inferlab/inferlab/core/allocator"
-	"github.com/inferlab/inferlab/internal/gcturn"
 )
 
 // Loop serves a stream of requests over any KV pool (allocator.KVPool) in
@@ -196,7 +195,7 @@ func (l *Loop) StepInto(t *Tick) error {
 	l.usageInto(&t.Usage)
 	t.Waiting = l.waiting.len()
 	l.ticks++
-	gcturn.Work(len(l.running) + 1) // see Scheduler.Step
+	yield(len(l.running) + 1)
 	return nil
 }
 
@@ -247,7 +246,7 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	c.UsageInto(&t.Usage)
 	t.Waiting = l.waiting.len()
 	l.ticks += n
-	gcturn.Work(n * (len(l.running) + 1))
+	yield(n * (len(l.running) + 1))
 	return n
 }
 

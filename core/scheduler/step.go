@@ -7,7 +7,6 @@ import (
 
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/hardware"
-	"github.com/inferlab/inferlab/internal/gcturn"
 )
 
 // Step schedules and runs one step and returns its record. When nothing can
@@ -56,9 +55,8 @@ func (s *Scheduler) Step() (Step, error) {
 		s.steps = slices.Grow(s.steps, len(s.steps)+1)
 	}
 	s.steps = append(s.steps, st)
-	// A turn for the garbage collector now and then (WebAssembly only:
-	// see internal/gcturn), counted in requests handled.
-	gcturn.Work(len(s.running) + 1)
+	// The host's turn (Yield), counted in requests handled.
+	yield(len(s.running) + 1)
 	return st, nil
 }
 

@@ -1,14 +1,13 @@
-// Package suite is the full list of the lab's timed scenarios: internal/bench's
-// core workloads, then what the browser redoes when a knob moves (the garage
-// lesson with 1,000 requests and one build of every lesson with its
-// defaults). It lives apart from internal/bench, which depends on core only
-// so that core's own benchmarks can use it; `inferlab bench` and the
-// WebAssembly comparison (internal/bench/benchrun, `make bench-wasm`) both
-// take their scenarios from here, so both measure the same code.
+// Package suite is the full list of the lab's timed scenarios: package
+// bench's core workloads, then what the browser redoes when a knob moves
+// (the garage lesson with 1,000 requests and one build of every lesson with
+// its defaults). `inferlab bench` and the WebAssembly comparison
+// (cmd/benchrun, `make bench-wasm`) both take their scenarios from here, so
+// both measure the same code.
 package suite
 
 import (
-	"github.com/inferlab/inferlab/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
 	"github.com/inferlab/inferlab/lessons"
 )
 

@@ -1,13 +1,12 @@
-// Package bench holds the lab's performance scenarios: the workloads behind
-// DESIGN.md's speed budgets, defined once and measured both by
-// `go test -bench` and by `inferlab bench` on the reader's own machine.
+// Package bench is the lab's measuring harness: performance scenarios,
+// defined once and timed both by `go test -bench` and by `inferlab bench`
+// on the reader's own machine, and the code that times them (Measure,
+// Result). It sits at the top of the repository, with the commands that
+// use it (cmd/inferlab, cmd/benchrun): nothing below cmd/ imports it.
 //
-// The core scenarios serve 10,000 requests with the vLLM v1 scheduler on one
-// H100 SXM with Llama-3.1-8B (KV pool from core/hardware.KVCapacity at 0.9
-// memory utilisation, 16-token blocks; vLLM's H100 defaults of 8,192 batched
-// tokens and 1,024 sequences per step), every step priced by core/hardware's
-// step-time model with CUDA-graph replay. The package depends on core only,
-// so core's own benchmarks can use it; `inferlab bench` adds one scenario per
+// The core scenarios serve 10,000 (and 100,000) requests on core/scenario's
+// reference configuration, vLLM v1's scheduler on one H100 SXM with
+// Llama-3.1-8B, every step priced; package suite adds one scenario per
 // lesson.
 package bench
 
@@ -16,9 +15,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/scenario"
 	"github.com/inferlab/inferlab/core/scheduler"
-	"github.com/inferlab/inferlab/core/workload"
 )
 
 // Scenario is one timed piece of work.
@@ -66,84 +64,30 @@ func CoreScenarios() []Scenario {
 			Name:   "core-10k-uniform",
 			What:   "10,000 requests of 512 prompt + 256 output tokens, all queued at once, H100 / Llama-3.1-8B, priced steps",
 			Budget: time.Second,
-			Run:    func() (Work, error) { return Serve(UniformRequests(10000, 512, 256)) },
+			Run:    func() (Work, error) { return Serve(scenario.UniformRequests(10000, 512, 256)) },
 		},
 		{
 			Name:   "core-10k-chat",
 			What:   "10,000 chat-like requests (long-tailed lengths, Poisson at 40 req/s), H100 / Llama-3.1-8B, priced steps",
 			Budget: time.Second,
-			Run:    func() (Work, error) { return Serve(ChatRequests(10000)) },
+			Run:    func() (Work, error) { return Serve(scenario.ChatRequests(10000)) },
 		},
 		{
 			Name: "core-100k-uniform",
 			What: "core-10k-uniform with 100,000 requests",
-			Run:  func() (Work, error) { return Serve(UniformRequests(100000, 512, 256)) },
+			Run:  func() (Work, error) { return Serve(scenario.UniformRequests(100000, 512, 256)) },
 		},
 		{
 			Name: "core-100k-chat",
 			What: "core-10k-chat with 100,000 requests (the same 40 req/s, ten times as long)",
-			Run:  func() (Work, error) { return Serve(ChatRequests(100000)) },
+			Run:  func() (Work, error) { return Serve(scenario.ChatRequests(100000)) },
 		},
 	}
 }
 
-// UniformRequests is n requests of the same lengths, all arriving at time 0.
-func UniformRequests(n, prompt, output int) []scheduler.Request {
-	reqs := make([]scheduler.Request, n)
-	for i := range reqs {
-		reqs[i] = scheduler.Request{ID: i, Prompt: prompt, Output: output}
-	}
-	return reqs
-}
-
-// ChatRequests is n chat-like requests from core/workload (seed 1).
-func ChatRequests(n int) []scheduler.Request {
-	ws := workload.Poisson(n, 40, workload.ChatPrompts(), workload.ChatOutputs(), 1)
-	reqs := make([]scheduler.Request, len(ws)) // sized once: it is part of the timed run
-	for i, r := range ws {
-		reqs[i] = scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output}
-	}
-	return reqs
-}
-
-// H100 is the scheduler configuration and step timer of the core scenarios.
-func H100() (scheduler.Config, scheduler.Timer, error) {
-	g, m := mustGPU("h100-sxm"), mustModel("llama-3.1-8b")
-	sm, err := hardware.NewStepModel(g, m, 1, hardware.BF16)
-	if err != nil {
-		return scheduler.Config{}, nil, err
-	}
-	sm.Dispatcher = hardware.Replay{Launch: hardware.GraphLaunch}
-	sm.OverlapHost = true
-	capa, err := hardware.KVCapacity(g, m, 0.9, 16, 1, 2, 2)
-	if err != nil {
-		return scheduler.Config{}, nil, err
-	}
-	cfg := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: 1024, ChunkedPrefill: true, BlockSize: 16, NumBlocks: int(capa.Blocks)}
-	return cfg, scheduler.HardwareTimer{Model: sm}, nil
-}
-
-// mustGPU and mustModel look up profiles by literal ID: a missing one is a
-// programming error, caught by the package's tests.
-func mustGPU(id string) hardware.GPU {
-	g, err := hardware.GPUByID(id)
-	if err != nil {
-		panic(fmt.Sprintf("bench: GPU %q: %v", id, err))
-	}
-	return g
-}
-
-func mustModel(id string) hardware.Model {
-	m, err := hardware.ModelByID(id)
-	if err != nil {
-		panic(fmt.Sprintf("bench: model %q: %v", id, err))
-	}
-	return m
-}
-
 // Serve runs the requests to completion on the H100 configuration.
 func Serve(reqs []scheduler.Request) (Work, error) {
-	cfg, timer, err := H100()
+	cfg, timer, err := scenario.H100()
 	if err != nil {
 		return Work{}, err
 	}

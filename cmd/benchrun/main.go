@@ -1,4 +1,4 @@
-// Command benchrun measures the lab's scenarios (internal/bench/suite) in
+// Command benchrun measures the lab's scenarios (cmd/internal/bench/suite) in
 // the process it runs in, natively or as WebAssembly under Node.js, and
 // compares the two: `make bench-wasm` builds it both ways and runs
 //
@@ -12,7 +12,7 @@
 // (app/sim.GCPercent, 400), unless --gogc says otherwise.
 //
 // Without --wasm it measures the scenarios in this process and prints them
-// as JSON (internal/bench.Result, with every run's time): what the driver
+// as JSON (cmd/internal/bench.Result, with every run's time): what the driver
 // reads from each child.
 package main
 
@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/inferlab/inferlab/app/sim"
-	"github.com/inferlab/inferlab/internal/bench"
-	"github.com/inferlab/inferlab/internal/bench/suite"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench/suite"
 )
 
 // DefaultScenarios are issue 13's WebAssembly scenarios: the two 10,000-

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/inferlab/inferlab/internal/gcturn"
+	"github.com/inferlab/inferlab/app/sim/gcturn"
 )
 
 func main() {

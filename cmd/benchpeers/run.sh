@@ -5,7 +5,7 @@
 # prints each run, the medians, and the medians of the round-by-round ratios
 # inference-lab / ours. See README.md beside this file.
 #
-#   bash bench/peers/run.sh [RUNS]      (default 5; or: make bench-peers)
+#   bash cmd/benchpeers/run.sh [RUNS]      (default 5; or: make bench-peers)
 #
 # Needs Go, Node.js with npm and GNU time (/usr/bin/time).
 set -euo pipefail

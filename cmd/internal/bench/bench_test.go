@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/inferlab/inferlab/core/scenario"
 )
 
 // Every core scenario serves all its requests, the 10,000-request ones
@@ -45,7 +47,7 @@ func TestCoreScenarios(t *testing.T) {
 }
 
 func TestUniformRequests(t *testing.T) {
-	w, err := Serve(UniformRequests(40, 512, 8))
+	w, err := Serve(scenario.UniformRequests(40, 512, 8))
 	if err != nil || w.Requests != 40 || w.Tokens != 40*520 {
 		t.Errorf("Serve = %+v, %v; want 40 requests and 20,800 tokens", w, err)
 	}

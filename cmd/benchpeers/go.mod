@@ -1,4 +1,4 @@
-module github.com/inferlab/inferlab/bench/peers
+module github.com/inferlab/inferlab/cmd/benchpeers
 
 go 1.26
 

@@ -14,9 +14,11 @@
 // (core-10k-chat's heap went from 12 to 35 MB with 30 MB kept). Yielding
 // every millisecond or two lets the worker close a cycle in 14–66 ms.
 //
-// Natively the worker runs on a thread of its own and [Work] compiles to
-// nothing, so native runs (the CLI, the server's prerender, the
-// benchmarks' native side) are unchanged.
+// The core does not import this package: it calls core/scheduler.Yield
+// after every step, which package sim sets to [Work] in WebAssembly only.
+// Natively the worker runs on a thread of its own, Yield stays nil and
+// [Work] compiles to nothing, so native runs (the CLI, the server's
+// prerender, the benchmarks' native side) are unchanged.
 package gcturn
 
 // Period is the work, in the callers' units (a request handled in a

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inferlab/inferlab/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
 )
 
 // Issue 13's budgets for the WebAssembly build.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/inferlab/inferlab/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
 )
 
 // compare needs to start processes, which WebAssembly cannot: the driver

@@ -7,8 +7,8 @@ import "testing"
 // be read apart from the lab's own code (BENCHMARKS.md, "What WebAssembly
 // costs per shape of code"). Run them both ways and divide:
 //
-//	go test -run XXX -bench Backend ./internal/bench/
-//	GOOS=js GOARCH=wasm go test -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run XXX -bench Backend ./internal/bench/
+//	go test -run XXX -bench Backend ./cmd/internal/bench/
+//	GOOS=js GOARCH=wasm go test -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run XXX -bench Backend ./cmd/internal/bench/
 //
 // The backend keeps a function's values in Go's stack in linear memory
 // across calls and turns every jump into a trip through the function's

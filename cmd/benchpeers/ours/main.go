@@ -3,10 +3,10 @@
 // inference-lab on the same workload (see ../README.md).
 //
 // Both workloads are issue 13's: n requests of prompt + output tokens on one
-// H100 SXM with Llama-3.1-8B, in internal/bench's configuration (vLLM v1
+// H100 SXM with Llama-3.1-8B, in core/scenario's configuration (vLLM v1
 // scheduler, chunked prefill, 8,192 batched tokens, 1,024 sequences, 26,674
 // KV blocks of 16 tokens, every step priced by core/hardware with CUDA-graph
-// replay). "all" queues every request at time 0 (internal/bench's
+// replay). "all" queues every request at time 0 (cmd/internal/bench's
 // core-10k-uniform); "poisson" draws arrivals at -rate requests per second
 // from core/workload with -seed.
 package main
@@ -17,9 +17,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/inferlab/inferlab/core/scenario"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/workload"
-	"github.com/inferlab/inferlab/internal/bench"
 )
 
 // Result is what one run simulated, in units a reader can set beside the
@@ -63,7 +63,7 @@ func run(wl string, n, prompt, output int, rate float64, seed uint64, metrics bo
 	var reqs []scheduler.Request
 	switch wl {
 	case "all":
-		reqs = bench.UniformRequests(n, prompt, output)
+		reqs = scenario.UniformRequests(n, prompt, output)
 	case "poisson":
 		if !(rate > 0) {
 			return Result{}, fmt.Errorf("-rate = %g: want a rate above 0", rate)
@@ -74,7 +74,7 @@ func run(wl string, n, prompt, output int, rate float64, seed uint64, metrics bo
 	default:
 		return Result{}, fmt.Errorf("-workload = %q: want all or poisson", wl)
 	}
-	cfg, timer, err := bench.H100()
+	cfg, timer, err := scenario.H100()
 	if err != nil {
 		return Result{}, err
 	}
@@ -86,7 +86,7 @@ func run(wl string, n, prompt, output int, rate float64, seed uint64, metrics bo
 		return Result{}, err
 	}
 	if !metrics {
-		// The simulation alone, as internal/bench's scenarios time it: the
+		// The simulation alone, as cmd/internal/bench's scenarios time it: the
 		// counts come from the step log, the simulated time is the clock.
 		res := Result{Simulator: "inferlab core", Workload: wl, Requests: s.Finished(), Steps: len(s.Steps()), SimulatedS: s.Clock()}
 		for _, st := range s.Steps() {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
 )
 
 // A child measures the scenarios it is given, in that order, after the

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -128,7 +129,7 @@ type cowForkRun struct {
 // admitPrompt admits sample req with the prompt, reusing what the prefix
 // cache holds of it; it returns the prompt tokens found cached.
 func admitPrompt(p *allocator.Paged, req int, prompt []int) (int, error) {
-	hits, hit := p.ComputedBlocks(allocator.BlockHashes(nil, prompt, p.BlockSize(), ""), len(prompt))
+	hits, hit := p.ComputedBlocks(kvhash.Extend(nil, prompt, p.BlockSize(), ""), len(prompt))
 	return hit, p.AllocateSlots(req, allocator.Slots{New: len(prompt) - hit, IDs: prompt[hit:], Computed: hits})
 }
 
@@ -236,7 +237,7 @@ func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
 		r.stats.recomputed += r.promptLen - hit
 	}
 	r.stats.afterFork, r.stats.unsharedAfterFork = pool.Sharing()
-	hits, _ := pool.ComputedBlocks(allocator.BlockHashes(nil, prompt, r.b, ""), len(prompt))
+	hits, _ := pool.ComputedBlocks(kvhash.Extend(nil, prompt, r.b, ""), len(prompt))
 	r.hitBlocks, r.shared = len(hits), r.view(pool)
 	return nil
 }

@@ -1,6 +1,9 @@
 package allocator
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/inferlab/inferlab/core/kvhash"
+)
 
 // Check verifies the block-pool invariants of shared/reference/engines.md §7
 // and returns the first one broken. Tests and fuzz targets call it after
@@ -54,9 +57,9 @@ func (p *Paged) checkSeq(req int, s *Seq) error {
 	if p.caching && len(s.ids) != s.n {
 		return fmt.Errorf("request %d: %d token ids for %d tokens", req, len(s.ids), s.n)
 	}
-	parent := rootHash
+	parent := kvhash.Root
 	for i, h := range s.hashes {
-		if chainHash(parent, s.ids[i*p.blockSize:(i+1)*p.blockSize], s.extra) != h {
+		if kvhash.Chain(parent, s.ids[i*p.blockSize:(i+1)*p.blockSize], s.extra) != h {
 			return fmt.Errorf("request %d: block %d's chain hash does not match its tokens", req, i)
 		}
 		parent = h
@@ -123,7 +126,7 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 // its key, and that the cache map lists it (§7.4).
 func (p *Paged) checkHashed(b int) error {
 	m := p.blocks[b]
-	if len(m.ids) != p.blockSize || chainHash(m.parent, m.ids, m.extra) != m.hash {
+	if len(m.ids) != p.blockSize || kvhash.Chain(m.parent, m.ids, m.extra) != m.hash {
 		return fmt.Errorf("block %d: hash does not match its contents", b)
 	}
 	for _, x := range p.cached[m.hash] {

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"math"
 	"math/bits"
 	"slices"
@@ -158,7 +159,7 @@ func (p *Paged) Copies() int { return p.copies }
 
 // ComputedBlocks is vLLM's get_computed_blocks: the cached blocks holding
 // the longest block-aligned prefix of a request of numTokens tokens whose
-// full blocks' chain hashes are hashes (BlockHashes), and the tokens they
+// full blocks' chain hashes are hashes (kvhash.Extend), and the tokens they
 // hold. The walk stops at the first miss, at the last hash given, and before
 // the block holding the last token, which must be recomputed to produce
 // logits: a prompt of exactly k·B cached tokens hits k−1 blocks. It changes
@@ -574,11 +575,11 @@ func (p *Paged) register(req int, s *Seq) {
 				return
 			}
 		}
-		parent := rootHash
+		parent := kvhash.Root
 		if i > 0 {
 			parent = s.hashes[i-1]
 		}
-		h := chainHash(parent, content, s.extra)
+		h := kvhash.Chain(parent, content, s.extra)
 		s.hashes = append(s.hashes, h)
 		b := s.blocks[i]
 		m := &p.blocks[b]

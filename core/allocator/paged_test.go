@@ -3,6 +3,7 @@ package allocator
 import (
 	"errors"
 	"fmt"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // the cached prefix, then an allocation that takes its result. It returns
 // the prompt tokens found in the cache.
 func admitIDs(p *Paged, req int, ids []int, extra string) (int, error) {
-	hits, hit := p.ComputedBlocks(BlockHashes(nil, ids, p.BlockSize(), extra), len(ids))
+	hits, hit := p.ComputedBlocks(kvhash.Extend(nil, ids, p.BlockSize(), extra), len(ids))
 	if err := p.AllocateSlots(req, Slots{New: len(ids) - hit, IDs: ids[hit:], Computed: hits, Extra: extra}); err != nil {
 		return 0, err
 	}
@@ -21,7 +22,7 @@ func admitIDs(p *Paged, req int, ids []int, extra string) (int, error) {
 
 // lookup is the hit blocks of a request with token ids.
 func lookup(p *Paged, ids []int, extra string) []int {
-	hits, _ := p.ComputedBlocks(BlockHashes(nil, ids, p.BlockSize(), extra), len(ids))
+	hits, _ := p.ComputedBlocks(kvhash.Extend(nil, ids, p.BlockSize(), extra), len(ids))
 	return hits
 }
 

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/kvhash"
 )
 
 func seqIDs(start, n int) []int {
@@ -23,24 +25,6 @@ func cachingPool(t *testing.T, blocks, b int) *Paged {
 	}
 	p.EnablePrefixCaching()
 	return p
-}
-
-func TestChainHash(t *testing.T) {
-	a := chainHash(rootHash, []int{1, 2, 3, 4}, "")
-	for _, tc := range []struct {
-		name   string
-		h      uint64
-		differ bool
-	}{
-		{"same parent, tokens and key", chainHash(rootHash, []int{1, 2, 3, 4}, ""), false},
-		{"same tokens after another parent", chainHash(a, []int{1, 2, 3, 4}, ""), true},
-		{"one token differs", chainHash(rootHash, []int{1, 2, 3, 5}, ""), true},
-		{"another tenant or LoRA", chainHash(rootHash, []int{1, 2, 3, 4}, "lora-7"), true},
-	} {
-		if (tc.h != a) != tc.differ {
-			t.Errorf("%s: differ = %v, want %v", tc.name, tc.h != a, tc.differ)
-		}
-	}
 }
 
 func TestPrefixLookup(t *testing.T) {
@@ -156,7 +140,7 @@ func TestStoredEventsCarryTheChain(t *testing.T) {
 			stored = append(stored, e)
 		}
 	}
-	if len(stored) != 2 || stored[0].Parent != rootHash || stored[1].Parent != stored[0].Hash {
+	if len(stored) != 2 || stored[0].Parent != kvhash.Root || stored[1].Parent != stored[0].Hash {
 		t.Fatalf("stored events %+v: want two, chained from the root", stored)
 	}
 }
@@ -219,7 +203,7 @@ func TestTranslate(t *testing.T) {
 	}
 }
 
-// BlockHashes extended piece by piece equals hashing at once; the lookup
+// kvhash.Extend extended piece by piece equals hashing at once; the lookup
 // reads no hash past the block before the last token's, so hashes of every
 // full block find what hashes of those blocks alone find; and an admission
 // with the lookup's result holds exactly those blocks.
@@ -246,15 +230,15 @@ func TestBlockHashesMatchLookup(t *testing.T) {
 		}
 		var inc []uint64
 		for cut := 0; cut <= len(ids); cut += 1 + rng.IntN(bs+2) {
-			inc = BlockHashes(inc, ids[:cut], bs, "")
+			inc = kvhash.Extend(inc, ids[:cut], bs, "")
 		}
-		inc = BlockHashes(inc, ids, bs, "")
-		whole := BlockHashes(nil, ids, bs, "")
+		inc = kvhash.Extend(inc, ids, bs, "")
+		whole := kvhash.Extend(nil, ids, bs, "")
 		if !slices.Equal(inc, whole) || len(whole) != len(ids)/bs {
 			t.Fatalf("trial %d: incremental hashes %v, at once %v (%d tokens, B=%d)", trial, inc, whole, len(ids), bs)
 		}
 		full := (len(ids) - 1) / bs
-		want, wantTokens := p.ComputedBlocks(BlockHashes(nil, ids[:full*bs], bs, ""), len(ids))
+		want, wantTokens := p.ComputedBlocks(kvhash.Extend(nil, ids[:full*bs], bs, ""), len(ids))
 		got, gotTokens := p.ComputedBlocks(whole, len(ids))
 		if !slices.Equal(got, want) || gotTokens != wantTokens || gotTokens != len(got)*bs || gotTokens >= len(ids) {
 			t.Fatalf("trial %d: all hashes hit %v (%d tokens), hashes before the last token's block %v (%d)", trial, got, gotTokens, want, wantTokens)

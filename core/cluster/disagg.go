@@ -64,6 +64,7 @@ import (
 	"sort"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
@@ -396,7 +397,7 @@ func (d *disagg) place(w int, now float64) error {
 			}
 			return nil
 		}
-		hits, hit := pool.ComputedBlocks(allocator.BlockHashes(nil, r.PromptIDs, pool.BlockSize(), ""), len(r.PromptIDs))
+		hits, hit := pool.ComputedBlocks(kvhash.Extend(nil, r.PromptIDs, pool.BlockSize(), ""), len(r.PromptIDs))
 		if err := pool.AllocateSlots(pinID(id), allocator.Slots{New: len(r.PromptIDs) - hit, IDs: r.PromptIDs[hit:], Computed: hits}); err != nil {
 			return err
 		}
@@ -467,7 +468,7 @@ func (d *disagg) arrive(r Request) error {
 			return err
 		}
 		j.DecodeWorker = d.leastLoadedDecode()
-		_, j.PrefixHit = d.dec[j.DecodeWorker].Pool().ComputedBlocks(allocator.BlockHashes(nil, r.PromptIDs, d.cfg.Scheduler.BlockSize, ""), len(r.PromptIDs))
+		_, j.PrefixHit = d.dec[j.DecodeWorker].Pool().ComputedBlocks(kvhash.Extend(nil, r.PromptIDs, d.cfg.Scheduler.BlockSize, ""), len(r.PromptIDs))
 		queue := 0
 		for _, s := range d.pre {
 			queue += s.Load().Waiting

@@ -1,6 +1,7 @@
 package router_test
 
 import (
+	"github.com/inferlab/inferlab/core/kvhash"
 	"slices"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestHashesMatchAllocator(t *testing.T) {
 		{ids(900, 20), ""}, // evicts cached blocks to make room
 	}
 	for req, pr := range prompts {
-		hits, hit := p.ComputedBlocks(allocator.BlockHashes(nil, pr.ids, b, pr.extra), len(pr.ids))
+		hits, hit := p.ComputedBlocks(kvhash.Extend(nil, pr.ids, b, pr.extra), len(pr.ids))
 		err := p.AllocateSlots(req, allocator.Slots{New: len(pr.ids) - hit, IDs: pr.ids[hit:], Computed: hits, Extra: pr.extra})
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +75,7 @@ func TestHashesMatchAllocator(t *testing.T) {
 		// one token (the lookup never covers the last token).
 		for _, q := range prompts {
 			probe := append(slices.Clone(q.ids), 0)
-			hits, _ := p.ComputedBlocks(allocator.BlockHashes(nil, probe, b, q.extra), len(probe))
+			hits, _ := p.ComputedBlocks(kvhash.Extend(nil, probe, b, q.extra), len(probe))
 			want := len(hits)
 			if got := x.Overlap(router.BlockHashes(q.ids, b, q.extra))[7]; got != want {
 				t.Fatalf("after request %d: index overlap %d, allocator lookup %d", req, got, want)

@@ -109,12 +109,13 @@ func (r *req) numTokens() int { return r.Prompt + r.generated }
 type Scheduler struct {
 	cfg   Config
 	timer Timer
-	// hw is the step model when timer is a HardwareTimer: the scheduler
-	// then prices each step from chunks, the batch's hardware.Chunks built
-	// as the work is scheduled, instead of a second walk over the work
-	// (HardwareTimer.StepSeconds, the same Seconds on the same chunks).
-	hw      *hardware.StepModel
-	chunks  []hardware.Chunk
+	// hw is the step model when timer is a HardwareTimer, called
+	// directly: through the interface, HardwareTimer.StepSeconds would
+	// copy the model, its receiver, at every step.
+	hw *hardware.StepModel
+	// chunks is the step's batch, built as requests are scheduled: what
+	// the timer prices, and with RecordWork what the step keeps.
+	chunks  []Work
 	pool    *allocator.Paged
 	reqs    []*req       // by arrival order
 	byID    map[int]*req // made on first use (byIDs): a run of 10,000 requests rarely asks
@@ -130,10 +131,9 @@ type Scheduler struct {
 	// after every step (tests turn it on).
 	CheckInvariants bool
 	// RecordWork keeps each step's per-request Work in Steps() (lessons
-	// that draw batch composition turn it on); otherwise the buffer is
-	// reused, which matters at 10,000 requests.
+	// that draw batch composition turn it on); otherwise the batch's
+	// buffer is reused, which matters at 10,000 requests.
 	RecordWork bool
-	workBuf    []Work
 	lists      [4][]int // scratch for a step's Preempted, Admitted, FirstTokens, Finished
 	arena      []int    // where finished steps' lists are kept
 }

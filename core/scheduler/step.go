@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"math"
 	"slices"
 
@@ -18,9 +19,6 @@ func (s *Scheduler) Step() (Step, error) {
 		s.arrive()
 	}
 	st := Step{Start: s.clock, Preempted: s.lists[0][:0], Admitted: s.lists[1][:0], FirstTokens: s.lists[2][:0], Finished: s.lists[3][:0]}
-	if !s.RecordWork {
-		st.Work = s.workBuf[:0]
-	}
 	s.chunks = s.chunks[:0]
 	budget, err := s.scheduleRunning(&st)
 	if err != nil {
@@ -102,9 +100,8 @@ func (s *Scheduler) chunk(r *req, hit int) int {
 //
 // It walks about a thousand requests per step at benchmark scale, so the
 // checks that hold for the whole walk (the prefill chunk cap, whether the
-// pool's appends are plain) are made once, outside it, and the step's Work
-// is built only where it is read: in WebAssembly every branch taken costs a
-// trip through the function's dispatch table.
+// pool's appends are plain) are made once, outside it: in WebAssembly every
+// branch taken costs a trip through the function's dispatch table.
 func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	budget := s.cfg.MaxNumBatchedTokens
 	limit := s.cfg.LongPrefillTokenThreshold // chunk's cap
@@ -139,8 +136,6 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 			plain = pool.Plain()
 		}
 		r.stepN = n
-		ch[j] = hardware.Chunk{NewTokens: n, Context: c}
-		j++
 		// A decode computes one token on top of a computed prompt; anything
 		// else (a prompt chunk, a recompute after preemption) is prefill.
 		// (Two ifs, not ||, which would branch: each becomes a select.)
@@ -151,6 +146,11 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		if n > 1 {
 			p = n
 		}
+		// Written field by field: a 32-byte struct stored whole is a bulk
+		// memory copy in WebAssembly.
+		w := &ch[j]
+		w.NewTokens, w.Context, w.Req, w.Prefill = n, c, r.ID, p > 0
+		j++
 		prefill += p
 		decode += n - p
 		budget -= n
@@ -158,16 +158,6 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	s.chunks = grown[:len(grown)+j]
 	st.PrefillTokens += prefill
 	st.DecodeTokens += decode
-	if s.hw == nil || s.RecordWork {
-		// The step's Work, read only by a timer without a step model and
-		// by RecordWork, in a pass of its own: the scheduled requests are
-		// those left with tokens, in order (a preempted one has none).
-		for _, r := range s.running {
-			if n := r.stepN; n > 0 {
-				st.Work = append(st.Work, Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1})
-			}
-		}
-	}
 	return budget, nil
 }
 
@@ -214,7 +204,7 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		var hits []int
 		hit := 0
 		if s.cfg.PrefixCaching {
-			r.hashes = allocator.BlockHashes(r.hashes, r.ids[:r.numTokens()], s.cfg.BlockSize, r.Extra)
+			r.hashes = kvhash.Extend(r.hashes, r.ids[:r.numTokens()], s.cfg.BlockSize, r.Extra)
 			hits, hit = s.pool.ComputedBlocks(r.hashes, r.numTokens())
 		}
 		n := s.chunk(r, hit)
@@ -252,10 +242,7 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 	r.stepN = n
 	// As in scheduleRunning.
 	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
-	if s.hw == nil || s.RecordWork {
-		st.Work = append(st.Work, w)
-	}
-	s.chunks = append(s.chunks, hardware.Chunk{NewTokens: n, Context: r.computed})
+	s.chunks = append(s.chunks, w)
 	if w.Prefill {
 		st.PrefillTokens += n
 	} else {
@@ -264,14 +251,14 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 }
 
 // runBatch prices the scheduled work and advances the clock; it reports
-// whether anything ran.
+// whether anything ran. The step keeps a copy of the batch with RecordWork.
 func (s *Scheduler) runBatch(st *Step) (bool, error) {
-	ran := len(s.chunks) > 0 // the scheduled work, kept in st.Work or not
+	ran := len(s.chunks) > 0
 	if ran {
 		if s.hw != nil {
 			st.Duration = s.hw.Seconds(hardware.Batch{Seqs: s.chunks})
 		} else {
-			st.Duration = s.timer.StepSeconds(st.Work)
+			st.Duration = s.timer.StepSeconds(s.chunks)
 		}
 		if st.Duration <= 0 {
 			return ran, fmt.Errorf("scheduler: timer priced a %d-token step at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
@@ -281,8 +268,8 @@ func (s *Scheduler) runBatch(st *Step) (bool, error) {
 	if ran {
 		s.ends = append(s.ends, s.clock)
 	}
-	if !s.RecordWork {
-		s.workBuf, st.Work = st.Work, nil
+	if s.RecordWork && ran {
+		st.Work = slices.Clone(s.chunks)
 	}
 	return ran, nil
 }

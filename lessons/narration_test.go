@@ -173,7 +173,7 @@ func kvBudgetNarration(r kvBudgetRun) (out problems) {
 		return out
 	}
 	fit := 0
-	for fit < 100_000 && pool.AllocateSlots(fit, allocator.Slots{New: b.MaxModelLen}) == nil {
+	for fit < 100_000 && pool.AllocateSlots(&allocator.Request{ID: fit}, b.MaxModelLen) == nil {
 		fit++
 	}
 	if fit != int(math.Floor(p.Concurrency)) {

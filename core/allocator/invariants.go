@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+
 	"github.com/inferlab/inferlab/core/kvhash"
 )
 
@@ -27,15 +28,15 @@ func (p *Paged) Check() error {
 // chain hashes (§7.5, §7.7) and the pool's running totals, and counts the
 // tables holding each block.
 func (p *Paged) checkTables() (holders []int, err error) {
-	holders = make([]int, len(p.refs))
+	holders = make([]int, len(p.pool.refs))
 	tokens, entries := 0, 0
-	for req, s := range p.seqs.all() {
-		tokens += s.n
-		entries += len(s.blocks)
-		if err := p.checkSeq(req, s); err != nil {
+	for id, r := range p.reqs.all() {
+		tokens += r.tokens()
+		entries += len(r.blocks)
+		if err := p.checkRequest(id, r); err != nil {
 			return nil, err
 		}
-		for _, b := range s.blocks {
+		for _, b := range r.blocks {
 			holders[b]++
 		}
 	}
@@ -45,22 +46,29 @@ func (p *Paged) checkTables() (holders []int, err error) {
 	return holders, nil
 }
 
-// checkSeq verifies one request: ⌈n/B⌉ blocks (§7.7), a token id per token
-// while caching, and chain hashes that match its tokens (§7.5).
-func (p *Paged) checkSeq(req int, s *Seq) error {
-	if s.req != req || !s.live {
-		return fmt.Errorf("request %d's table is filed as request %d, live = %v", req, s.req, s.live)
-	}
-	if want := p.BlocksFor(s.n); len(s.blocks) != want {
-		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", req, len(s.blocks), s.n, want)
-	}
-	if p.caching && len(s.ids) != s.n {
-		return fmt.Errorf("request %d: %d token ids for %d tokens", req, len(s.ids), s.n)
+// checkRequest verifies one request: ⌈n/B⌉ blocks (§7.7), a token id per
+// token while caching, chain hashes that match its tokens (§7.5), and a
+// fast path (Request.slack) open only for the slots left in a last block
+// it holds alone, while nothing is hashed or logged.
+func (p *Paged) checkRequest(id int, r *Request) error {
+	n := r.tokens()
+	switch {
+	case r.ID != id || r.owner != p.id:
+		return fmt.Errorf("request %d is filed as request %d, held by this pool = %v", r.ID, id, r.owner == p.id)
+	case len(r.blocks) != p.BlocksFor(n):
+		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", id, len(r.blocks), n, p.BlocksFor(n))
+	case p.pool.caching && len(r.ids) != n:
+		return fmt.Errorf("request %d: %d token ids for %d tokens", id, len(r.ids), n)
+	case r.slack < 0 || r.slack > r.grant:
+		return fmt.Errorf("request %d: fast-path slack %d of a grant of %d", id, r.slack, r.grant)
+	case r.slack > 0 && (!p.plain() || n+r.slack-1 > len(r.blocks)*p.blockSize ||
+		(len(r.blocks) > 0 && p.pool.refs[r.blocks[len(r.blocks)-1]] != 1)):
+		return fmt.Errorf("request %d: fast path open for %d tokens past %d in %d blocks", id, r.slack-1, n, len(r.blocks))
 	}
 	parent := kvhash.Root
-	for i, h := range s.hashes {
-		if kvhash.Chain(parent, s.ids[i*p.blockSize:(i+1)*p.blockSize], s.extra) != h {
-			return fmt.Errorf("request %d: block %d's chain hash does not match its tokens", req, i)
+	for i, h := range r.hashes {
+		if kvhash.Chain(parent, r.ids[i*p.blockSize:(i+1)*p.blockSize], r.Extra) != h {
+			return fmt.Errorf("request %d: block %d's chain hash does not match its tokens", id, i)
 		}
 		parent = h
 	}
@@ -70,17 +78,17 @@ func (p *Paged) checkSeq(req int, s *Seq) error {
 // checkFreeQueue walks the free queue: no block twice (§7.2), and the walk
 // agrees with the count.
 func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
-	inQueue = make([]bool, len(p.refs))
+	inQueue = make([]bool, len(p.pool.refs))
 	walked := 0
-	for _, b := range p.free.order() {
+	for _, b := range p.pool.free.order() {
 		if inQueue[b] {
 			return nil, fmt.Errorf("block %d is twice in the free queue", b)
 		}
 		inQueue[b] = true
 		walked++
 	}
-	if walked != p.free.len() {
-		return nil, fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.free.len())
+	if walked != p.pool.free.len() {
+		return nil, fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.pool.free.len())
 	}
 	return inQueue, nil
 }
@@ -90,8 +98,8 @@ func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
 // the pool's counters, and conservation (§7.3).
 func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 	held, shared, hashed := 0, 0, 0
-	for b := range p.refs {
-		refs := int(p.refs[b])
+	for b := range p.pool.refs {
+		refs := int(p.pool.refs[b])
 		if refs != holders[b] {
 			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, refs, holders[b])
 		}
@@ -104,7 +112,7 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		if refs > 1 {
 			shared++
 		}
-		if p.hashedBlock(b) {
+		if p.pool.isHashed(b) {
 			hashed++
 			if err := p.checkHashed(b); err != nil {
 				return err
@@ -112,12 +120,12 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		}
 	}
 	switch {
-	case hashed != p.hashed:
-		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.hashed)
-	case shared != p.shared:
-		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.shared)
-	case held+p.free.len() != len(p.refs):
-		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.free.len(), len(p.refs))
+	case hashed != p.pool.hashed:
+		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.pool.hashed)
+	case shared != p.pool.shared:
+		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.pool.shared)
+	case held+p.pool.free.len() != len(p.pool.refs):
+		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.pool.free.len(), len(p.pool.refs))
 	}
 	return nil
 }
@@ -125,11 +133,11 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 // checkHashed verifies that hashed block b is full, that its contents match
 // its key, and that the cache map lists it (§7.4).
 func (p *Paged) checkHashed(b int) error {
-	m := p.blocks[b]
+	m := p.pool.meta[b]
 	if len(m.ids) != p.blockSize || kvhash.Chain(m.parent, m.ids, m.extra) != m.hash {
 		return fmt.Errorf("block %d: hash does not match its contents", b)
 	}
-	for _, x := range p.cached[m.hash] {
+	for _, x := range p.pool.cached[m.hash] {
 		if x == b {
 			return nil
 		}
@@ -140,9 +148,9 @@ func (p *Paged) checkHashed(b int) error {
 // checkCacheMap verifies that every cache map entry points at a block that
 // carries its hash.
 func (p *Paged) checkCacheMap() error {
-	for h, list := range p.cached {
+	for h, list := range p.pool.cached {
 		for _, b := range list {
-			if !p.blocks[b].hashed || p.blocks[b].hash != h {
+			if !p.pool.meta[b].hashed || p.pool.meta[b].hash != h {
 				return fmt.Errorf("cache map entry %x points at block %d, which does not carry it", h, b)
 			}
 		}

@@ -1,11 +1,11 @@
 package router_test
 
 import (
-	"github.com/inferlab/inferlab/core/kvhash"
 	"slices"
 	"testing"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"github.com/inferlab/inferlab/core/router"
 )
 
@@ -55,8 +55,8 @@ func TestHashesMatchAllocator(t *testing.T) {
 	}
 	for req, pr := range prompts {
 		hits, hit := p.ComputedBlocks(kvhash.Extend(nil, pr.ids, b, pr.extra), len(pr.ids))
-		err := p.AllocateSlots(req, allocator.Slots{New: len(pr.ids) - hit, IDs: pr.ids[hit:], Computed: hits, Extra: pr.extra})
-		if err != nil {
+		r := &allocator.Request{ID: req, TokenIDs: pr.ids, Computed: hits, Extra: pr.extra}
+		if err := p.AllocateSlots(r, len(pr.ids)-hit); err != nil {
 			t.Fatal(err)
 		}
 		stored := apply()
@@ -64,7 +64,7 @@ func TestHashesMatchAllocator(t *testing.T) {
 		if want := all[hit/b:]; !slices.Equal(stored, want) {
 			t.Fatalf("request %d: allocator stored %x, BlockHashes gives %x", req, stored, want)
 		}
-		if err := p.Free(req); err != nil {
+		if err := p.Free(r); err != nil {
 			t.Fatal(err)
 		}
 		apply()

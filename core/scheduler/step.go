@@ -2,12 +2,12 @@ package scheduler
 
 import (
 	"fmt"
-	"github.com/inferlab/inferlab/core/kvhash"
 	"math"
 	"slices"
 
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/kvhash"
 )
 
 // Step schedules and runs one step and returns its record. When nothing can
@@ -99,17 +99,18 @@ func (s *Scheduler) chunk(r *req, hit int) int {
 // (recompute preemption). It returns the budget left.
 //
 // It walks about a thousand requests per step at benchmark scale, so the
-// checks that hold for the whole walk (the prefill chunk cap, whether the
-// pool's appends are plain) are made once, outside it: in WebAssembly every
-// branch taken costs a trip through the function's dispatch table.
+// prefill chunk cap is read once, outside it, and a token stored in the
+// block a request is filling costs a count, not a call (the pool's
+// AllocateSlots is inlined here): in WebAssembly a call per request and
+// step, and every branch taken, cost a trip through the function's
+// dispatch table.
 func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	budget := s.cfg.MaxNumBatchedTokens
 	limit := s.cfg.LongPrefillTokenThreshold // chunk's cap
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
-	pool := s.pool
-	plain := pool.Plain()
+	pool := s.pool // concrete, so that AllocateSlots' fast path is inlined
 	// The chunks are written by index into room made here, and the token
 	// counts kept in locals: no slice header or counter is stored per
 	// request, nor is the write barrier's flag tested.
@@ -125,15 +126,14 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		}
 		// Room in r's last block (most steps' updates), else a block or a
 		// preemption.
-		if !plain || !pool.AppendPlain(r.seq, n) {
-			fits, err := s.growOrPreempt(r, n, st)
+		if err := pool.AllocateSlots(r.kv, n); err != nil {
+			fits, err := s.growOrPreempt(r, n, st, err)
 			if err != nil {
 				return 0, err
 			}
 			if !fits {
 				break // r was the last running request
 			}
-			plain = pool.Plain()
 		}
 		r.stepN = n
 		// A decode computes one token on top of a computed prompt; anything
@@ -161,37 +161,19 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	return budget, nil
 }
 
-// growOrPreempt gives running request r room for n more tokens, preempting
-// from the back of the running list until it fits; it reports false when r
-// itself was preempted.
-func (s *Scheduler) growOrPreempt(r *req, n int, st *Step) (bool, error) {
-	for {
-		_, ok, err := s.pool.TryGrowSeq(r.seq, n, s.ids(r, r.computed, n))
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			return true, nil
-		}
-		victim := s.running[len(s.running)-1]
-		s.running = s.running[:len(s.running)-1]
-		if err := s.preempt(victim); err != nil {
-			return false, err
-		}
-		st.Preempted = append(st.Preempted, victim.ID)
-		if victim == r {
-			return false, nil
-		}
-	}
-}
-
-// ids are the ids of r's n tokens from position from when prefix caching
-// hashes them, else nil (unknown to the pool).
-func (s *Scheduler) ids(r *req, from, n int) []int {
-	if !s.cfg.PrefixCaching {
-		return nil
-	}
-	return r.ids[from : from+n]
+// growOrPreempt gives running request r room for n more tokens, which the
+// pool refused with err, preempting from the back of the running list until
+// it fits (preemptFor); it reports false when r itself was preempted.
+func (s *Scheduler) growOrPreempt(r *req, n int, st *Step, err error) (bool, error) {
+	return preemptFor(&s.running, r, err,
+		func() error { return s.pool.AllocateSlots(r.kv, n) },
+		func(victim *req) error {
+			if err := s.preempt(victim); err != nil {
+				return err
+			}
+			st.Preempted = append(st.Preempted, victim.ID)
+			return nil
+		})
 }
 
 // scheduleWaiting admits waiting requests in arrival order while the
@@ -204,7 +186,7 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		var hits []int
 		hit := 0
 		if s.cfg.PrefixCaching {
-			r.hashes = kvhash.Extend(r.hashes, r.ids[:r.numTokens()], s.cfg.BlockSize, r.Extra)
+			r.hashes = kvhash.Extend(r.hashes, r.kv.TokenIDs[:r.numTokens()], s.cfg.BlockSize, r.kv.Extra)
 			hits, hit = s.pool.ComputedBlocks(r.hashes, r.numTokens())
 		}
 		n := s.chunk(r, hit)
@@ -212,14 +194,14 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 			return nil
 		}
 		n = min(n, budget)
-		a := allocator.Slots{New: n, IDs: s.ids(r, hit, n), Computed: hits, Extra: r.Extra, Final: r.Prompt + r.Output}
-		if _, ok, err := s.pool.TryAllocateSlots(r.ID, a); err != nil {
+		r.kv.Computed = hits
+		if err := s.pool.AllocateSlots(r.kv, n); err != nil {
+			if _, short := err.(*allocator.NoSpaceError); short {
+				return nil // head-of-line blocking: nobody behind it is admitted
+			}
 			return err
-		} else if !ok {
-			return nil // head-of-line blocking: nobody behind it is admitted
 		}
 		s.waiting.popFront()
-		r.seq = s.pool.Seq(r.ID)
 		s.pushRunning(r)
 		r.status = running
 		if !r.admitted {
@@ -355,10 +337,9 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 // finish frees a request that made all its outputs.
 func (s *Scheduler) finish(r *req, st *Step) error {
 	r.status = finished
-	if err := s.pool.Free(r.ID); err != nil {
+	if err := s.pool.Free(r.kv); err != nil {
 		return err
 	}
-	r.seq = nil
 	st.Finished = append(st.Finished, r.ID)
 	return nil
 }
@@ -390,10 +371,10 @@ func (s *Scheduler) arrive() {
 // preempt frees r's blocks and puts it at the front of the waiting queue; it
 // will recompute everything (its full blocks stay in the prefix cache).
 func (s *Scheduler) preempt(r *req) error {
-	if err := s.pool.Free(r.ID); err != nil {
+	if err := s.pool.Free(r.kv); err != nil {
 		return err
 	}
-	r.computed, r.stepN, r.seq = 0, 0, nil
+	r.computed, r.stepN = 0, 0
 	r.preempted++
 	r.status = waiting
 	s.waiting.pushFront(r)

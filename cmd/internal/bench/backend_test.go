@@ -109,3 +109,32 @@ func BenchmarkBackendCopy(b *testing.B) {
 }
 
 var sinkInt int
+
+// backendStorer is the store as a pool behind an interface offers it.
+type backendStorer interface{ store(q *backendReq) bool }
+
+type backendPool struct{ stored int }
+
+func (p *backendPool) store(q *backendReq) bool {
+	if q.held == q.room {
+		return false
+	}
+	q.held++
+	p.stored++
+	return true
+}
+
+// BenchmarkBackendInterfaceCall is the tick with the store behind an
+// interface method call, as a serving loop over any pool makes it.
+func BenchmarkBackendInterfaceCall(b *testing.B) {
+	running, n := backendRunning(256), 0
+	var pool backendStorer = &backendPool{}
+	for b.Loop() {
+		for _, q := range running {
+			if pool.store(q) {
+				n++
+			}
+		}
+	}
+	sinkInt = n
+}

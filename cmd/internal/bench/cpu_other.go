@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !(js && wasm)
 
 package bench
 

@@ -72,9 +72,22 @@ func (c *Contiguous) index(r *Request) int {
 	return lo
 }
 
-// Room is the tokens resident request r's run can still take, 0 while the
+// Room is the fewest tokens any of reqs' runs can still take, reqs being
+// the requests the pool holds; 0 when it holds others too, or while the
 // event log is on (Quiet).
-func (c *Contiguous) Room(r *Request) int { return max(r.slack-1, 0) }
+func (c *Contiguous) Room(reqs []*Request) int {
+	if len(reqs) != len(c.runs) || len(reqs) == 0 {
+		return 0
+	}
+	room := reqs[0].slack
+	for _, r := range reqs {
+		if r.owner != c.id {
+			return 0
+		}
+		room = min(room, r.slack)
+	}
+	return max(room-1, 0)
+}
 
 // StillRefuses reports whether admitting r would be refused again without
 // a walk of the holes: a refusal has measured them and no run has been

@@ -78,7 +78,7 @@ func TestContiguousRequestHandle(t *testing.T) {
 		if events && len(c.Events()) != 1 {
 			t.Error("growing logged no Appended event")
 		}
-		if room := c.Room(r); room != 0 {
+		if room := max(r.slack-1, 0); room != 0 {
 			t.Errorf("a full run has room for %d", room)
 		}
 		var short *NoSpaceError
@@ -336,15 +336,21 @@ func TestContiguousStillRefusesAndRoom(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := c.Room(rs.get(1)); got != 0 {
+	all := []*Request{rs.get(0), rs.get(1), rs.get(2)}
+	if got := c.Room(all); got != 0 {
 		t.Fatalf("Room with the event log on = %d, want 0 (every token is an event)", got)
 	}
 	c.DisableEvents()
-	if err := rs.store(c, 1, 0, nil); err != nil { // a call reopens the fast path
-		t.Fatal(err)
+	for _, r := range all {
+		if err := c.AllocateSlots(r, 0); err != nil { // a call reopens the fast path
+			t.Fatal(err)
+		}
 	}
-	if got := c.Room(rs.get(1)); got != 80 {
-		t.Fatalf("Room of a 100-slot run holding 20 tokens = %d, want 80", got)
+	if got := c.Room(all[1:2]); got != 0 {
+		t.Fatalf("Room of one request while the pool holds three = %d, want 0", got)
+	}
+	if got := c.Room(all); got != 70 {
+		t.Fatalf("Room of runs of 100 slots holding 10, 20 and 30 tokens = %d, want 70", got)
 	}
 	if c.StillRefuses(&Request{Final: 50}) {
 		t.Fatal("StillRefuses before any refusal measured the holes")

@@ -45,17 +45,18 @@ type UsageWriter interface {
 }
 
 // Quiet is a pool that can say, without changing anything, how many
-// tokens AllocateSlots will store for a resident request with nothing else
-// happening, and whether the admission it refused last would be refused
-// again: what a serving loop needs to run at once the ticks in which every
-// running request stores a token and nothing else changes
+// tokens AllocateSlots will store for its resident requests with nothing
+// else happening, and whether the admission it refused last would be
+// refused again: what a serving loop needs to run at once the ticks in
+// which every running request stores a token and nothing else changes
 // (scheduler.Loop.StepQuiet). Contiguous implements it: a request that
 // reserved its whole run spends most of its life in such ticks.
 type Quiet interface {
-	// Room is the tokens AllocateSlots stores for resident request r with
-	// no memory taken and nothing logged: 0 when r holds none or while
-	// the event log is on.
-	Room(r *Request) int
+	// Room is the most tokens AllocateSlots stores for each of reqs with
+	// no memory taken and nothing logged (the fewest any of them can),
+	// reqs being every request the pool holds: 0 when it holds others
+	// too, or while the event log is on.
+	Room(reqs []*Request) int
 	// StillRefuses reports whether admitting r would be refused again,
 	// known without a search: a refusal measured the free memory and
 	// none has been taken or freed since.

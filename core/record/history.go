@@ -49,11 +49,14 @@ type History struct {
 	reuses                int   // Usage.HoleReuses at the last tick
 	work                  int64 // ticks plus request-ticks
 	sums                  Sums
-	// Waiting, when set, is a figure of the pool's state that the
+	// Waiting, when set, is a figure of the pool's layout that the
 	// history sums over the ticks in which requests wait (Sums.Extra),
-	// read just after each such tick; quiet ticks, which change nothing
-	// but tokens, read it once.
+	// such as a contiguous pool's free slots no request can use. It is
+	// read after each busy tick (Busy), the ticks that can change a
+	// layout, and taken as unchanged over the others: in WebAssembly a
+	// call at every tick of a long stream costs more than its figure.
 	Waiting func() int
+	extra   int // Waiting's figure as last read
 	runs    *RunLog
 }
 
@@ -99,14 +102,17 @@ func (h *History) LogRuns(c *allocator.Contiguous) *RunLog {
 // ticks in which nothing happens but every running request storing a token
 // are run and recorded at once where the pool allows (Loop.StepQuiet).
 func (h *History) Serve(l *scheduler.Loop, maxTicks int) error {
+	quiet := l.RunsQuiet()
 	for !l.Done() {
 		t := h.ticks.len() // the tick about to run: every tick is recorded
 		if t >= maxTicks {
 			return ErrEndless
 		}
-		if n := l.StepQuiet(maxTicks-t, &h.last); n > 0 {
-			h.RecordQuiet(&h.last, n)
-			continue
+		if quiet {
+			if n := l.StepQuiet(maxTicks-t, &h.last); n > 0 {
+				h.RecordQuiet(&h.last, n)
+				continue
+			}
 		}
 		if err := l.StepInto(&h.last); err != nil {
 			return err
@@ -142,10 +148,16 @@ func (h *History) Record(t *scheduler.Tick) {
 		r.short = int32(len(h.shorts) - 1)
 	}
 	n := h.ticks.len() - 1 // r's tick
-	if lists || r.decodeTaken > 0 || r.holeReuse || n == 0 {
+	busy := lists || r.decodeTaken > 0 || r.holeReuse || n == 0
+	if !busy {
+		prev := h.ticks.at(n - 1)
+		busy = r.blocked != prev.blocked || r.short != prev.short
+	}
+	if busy {
 		h.busy = append(h.busy, int32(n))
-	} else if prev := h.ticks.at(n - 1); r.blocked != prev.blocked || r.short != prev.short {
-		h.busy = append(h.busy, int32(n))
+		if h.Waiting != nil {
+			h.extra = h.Waiting()
+		}
 	}
 	h.reuses = u.HoleReuses
 	h.preemptions += len(t.Preempted)
@@ -158,9 +170,7 @@ func (h *History) Record(t *scheduler.Tick) {
 		h.sums.Reserved += int64(u.Reserved)
 		h.sums.Pool += int64(u.Pool)
 		h.sums.Resident += int64(u.Resident)
-		if h.Waiting != nil {
-			h.sums.Extra += int64(h.Waiting())
-		}
+		h.sums.Extra += int64(h.extra)
 	}
 }
 
@@ -168,7 +178,7 @@ func (h *History) Record(t *scheduler.Tick) {
 // them: what n calls of Record would, with what a quiet tick leaves as it
 // was (everything but the tokens stored) worked out once. They admit,
 // finish and preempt nobody, take no block and reuse no hole, and leave
-// the pool's free memory, so History.Waiting's figure, as it was.
+// the pool's layout, so History.Waiting's figure, as it was.
 func (h *History) RecordQuiet(t *scheduler.Tick, n int) {
 	last, resident := t.Usage.Stored, t.Usage.Resident
 	t.Usage.Stored = last - (n-1)*resident
@@ -188,16 +198,12 @@ func (h *History) RecordQuiet(t *scheduler.Tick, n int) {
 	m := int64(n - 1)
 	h.work += m * (1 + int64(resident))
 	if t.Waiting > 0 { // the sums count a tick while requests wait
-		extra := 0
-		if h.Waiting != nil {
-			extra = h.Waiting()
-		}
 		// Σ_{j=2..n} (last − (n−j)·resident), an arithmetic series.
 		h.sums.Stored += m*int64(last) - int64(resident)*m*(m-1)/2
 		h.sums.Reserved += m * int64(t.Usage.Reserved)
 		h.sums.Pool += m * int64(t.Usage.Pool)
 		h.sums.Resident += m * int64(resident)
-		h.sums.Extra += m * int64(extra)
+		h.sums.Extra += m * int64(h.extra)
 	}
 }
 

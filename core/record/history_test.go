@@ -125,11 +125,18 @@ func (s setup) serve(t testing.TB, quiet bool) (*History, *allocator.Contiguous)
 		}
 		return h, c
 	}
-	for !l.Done() {
+	var every int64 // Waiting's figure read after every tick that counts
+	for k := 0; !l.Done(); k++ {
 		if err := l.StepInto(&h.last); err != nil {
 			t.Fatal(err)
 		}
 		h.Record(&h.last)
+		if h.last.Waiting > 0 || k == 0 {
+			every += int64(c.Unusable(s.reserve.MaxContext))
+		}
+	}
+	if h.sums.Extra != every {
+		t.Fatalf("Waiting's figure read on busy ticks sums to %d, read at every tick %d", h.sums.Extra, every)
 	}
 	return h, c
 }

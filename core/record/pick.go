@@ -96,11 +96,12 @@ func pick(most int, hs []*History, lists [][]int32) []int {
 		p.mark(h.peakTick)
 	}
 	var others []int
+	next := make([]int, len(lists)) // lists[i][next[i]] is history i's next tick
 	for {
 		t := math.MaxInt
-		for _, l := range lists {
-			if len(l) > 0 {
-				t = min(t, int(l[0]))
+		for i, l := range lists {
+			if next[i] < len(l) {
+				t = min(t, int(l[next[i]]))
 			}
 		}
 		if t == math.MaxInt {
@@ -108,11 +109,11 @@ func pick(most int, hs []*History, lists [][]int32) []int {
 		}
 		busy := false
 		for i, l := range lists {
-			if len(l) > 0 && int(l[0]) == t {
+			if next[i] < len(l) && int(l[next[i]]) == t {
 				if p.note(i, t, hs[i].ticks.at(t), hs[i]) {
 					busy = true
 				}
-				lists[i] = l[1:]
+				next[i]++
 			}
 		}
 		if busy && !slices.Contains(p.special, t) {

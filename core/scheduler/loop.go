@@ -25,7 +25,7 @@ import (
 type Loop struct {
 	pool  allocator.KVPool
 	batch allocator.BatchAllocator // pool's, or nil
-	usage allocator.UsageWriter    // pool's, or nil
+	usage allocator.UsageWriter    // pool's, or a copy of its Usage (usageCopy)
 	quiet allocator.Quiet          // pool's, or nil
 	// scratch is where decode reads the pool's Usage before the tick's
 	// tokens are stored, and taken is its Taken then.
@@ -81,7 +81,11 @@ type Tick struct {
 func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	l := &Loop{pool: pool}
 	l.batch, _ = pool.(allocator.BatchAllocator)
-	l.usage, _ = pool.(allocator.UsageWriter)
+	if u, ok := pool.(allocator.UsageWriter); ok {
+		l.usage = u
+	} else {
+		l.usage = usageCopy{pool}
+	}
 	l.quiet, _ = pool.(allocator.Quiet)
 	all := make([]loopReq, len(reqs)) // one allocation for the stream
 	ids := make([]int, len(reqs))
@@ -195,13 +199,17 @@ func (l *Loop) StepInto(t *Tick) error {
 		t.Usage = allocator.Usage{}
 		return err
 	}
-	l.usageInto(&t.Usage)
+	l.usage.UsageInto(&t.Usage)
 	t.DecodeTaken = t.Usage.Taken - l.taken
 	t.Waiting = l.waiting.len()
 	l.ticks++
 	yield(len(l.running) + 1)
 	return nil
 }
+
+// RunsQuiet reports whether the pool can tell quiet ticks (allocator.Quiet):
+// otherwise StepQuiet runs none, and a caller need not ask at every tick.
+func (l *Loop) RunsQuiet() bool { return l.quiet != nil }
 
 // StepQuiet runs at once up to max of the coming ticks while they are
 // quiet, and returns how many it ran: 0 when the next is not (call
@@ -223,9 +231,6 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	if max < 1 || qp == nil || l.done > 0 || len(l.running) == 0 {
 		return 0
 	}
-	if l.usageInto(&l.scratch); l.scratch.Resident != len(l.running) {
-		return 0 // the pool holds requests the loop does not serve
-	}
 	var short *allocator.NoSpaceError
 	blocked := -1
 	if l.waiting.len() > 0 {
@@ -235,9 +240,9 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 		}
 		short, blocked = l.lastShort, q.ID
 	}
-	n := max
+	n := min(max, qp.Room(l.kvs)) // 0 when the pool holds requests the loop does not serve
 	for _, q := range l.running {
-		n = min(n, q.Output-q.produced, qp.Room(&q.kv))
+		n = min(n, q.Output-q.produced)
 	}
 	if n < 1 {
 		return 0
@@ -258,7 +263,7 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 	}
 	t.Admitted, t.Finished, t.Preempted = nil, nil, nil
 	t.Blocked, t.Shortfall, t.DecodeTaken = blocked, short, 0
-	l.usageInto(&t.Usage)
+	l.usage.UsageInto(&t.Usage)
 	t.Waiting = l.waiting.len()
 	l.ticks += n
 	yield(n * (len(l.running) + 1))
@@ -282,14 +287,11 @@ func (l *Loop) produced(q *loopReq, n int) {
 	}
 }
 
-// usageInto writes the pool's Usage into *u, in place when the pool can.
-func (l *Loop) usageInto(u *allocator.Usage) {
-	if l.usage != nil {
-		l.usage.UsageInto(u)
-		return
-	}
-	*u = l.pool.Usage()
-}
+// usageCopy is a pool that cannot write its Usage in place, made a
+// UsageWriter: the loop then reads every pool's the same way.
+type usageCopy struct{ allocator.KVPool }
+
+func (c usageCopy) UsageInto(u *allocator.Usage) { *u = c.Usage() }
 
 // free releases q's memory.
 func (l *Loop) free(q *loopReq) error { return l.pool.Free(&q.kv) }
@@ -326,8 +328,12 @@ func (l *Loop) release() error { // called when l.done > 0
 func (l *Loop) admit(t *Tick) error {
 	for l.waiting.len() > 0 {
 		q := l.waiting.front()
-		short, err := l.tryAdmit(q)
-		if short != nil {
+		// With its prompt and the outputs it made before a preemption.
+		// A pool returns the same shortfall while the figures repeat, and
+		// a tick keeps it read only.
+		err := l.pool.AllocateSlots(&q.kv, q.Prompt+q.produced)
+		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
+			l.lastShort = short
 			if len(l.running) == 0 {
 				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, short)
 			}
@@ -347,26 +353,13 @@ func (l *Loop) admit(t *Tick) error {
 	return nil
 }
 
-// tryAdmit asks the pool to admit q, with its prompt and the outputs it
-// made before a preemption; short is the pool's account when it has no
-// room (a pool returns the same one while the figures repeat, and a tick
-// keeps it read only).
-func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
-	err = l.pool.AllocateSlots(&q.kv, q.Prompt+q.produced)
-	if s, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
-		l.lastShort = s
-		return s, nil
-	}
-	return nil, err
-}
-
 // decode stores one token for each running request that has outputs left,
 // preempting from the back when the pool is full (store). While no request
 // running has stored its last output (most ticks: those that had, left at
 // the tick's start), the pool stores for all of them that have room in
 // one call (BatchAllocator), and the others go one by one.
 func (l *Loop) decode() error {
-	l.usageInto(&l.scratch)
+	l.usage.UsageInto(&l.scratch)
 	l.taken = l.scratch.Taken // StepInto counts DecodeTaken from it
 	pool, batch := l.pool, l.batch
 	if l.done > 0 { // someone admitted with nothing to store

@@ -6,8 +6,13 @@ import (
 	"github.com/inferlab/inferlab/core/kvhash"
 )
 
-// Check verifies the block-pool invariants of shared/reference/engines.md §7
-// and returns the first one broken. Tests and fuzz targets call it after
+// Check verifies the block pool's invariants and returns the first one
+// broken: a block's reference count is the number of block tables holding
+// it; a block is in the free queue exactly when nobody references it, and
+// at most once; every block is held or free (none lost, none twice); a
+// block carrying a hash is full, its contents match the hash, and the
+// cache map lists it under that hash; a request holds ⌈tokens/B⌉ blocks
+// whose chain hashes match its tokens. Tests and fuzz targets call it after
 // every operation; it is O(blocks + tokens).
 func (p *Paged) Check() error {
 	holders, err := p.checkTables()
@@ -25,7 +30,7 @@ func (p *Paged) Check() error {
 }
 
 // checkTables verifies each block table against its request's tokens and
-// chain hashes (§7.5, §7.7) and the pool's running totals, and counts the
+// chain hashes and the pool's running totals, and counts the
 // tables holding each block.
 func (p *Paged) checkTables() (holders []int, err error) {
 	holders = make([]int, len(p.pool.refs))
@@ -46,8 +51,8 @@ func (p *Paged) checkTables() (holders []int, err error) {
 	return holders, nil
 }
 
-// checkRequest verifies one request: ⌈n/B⌉ blocks (§7.7), a token id per
-// token while caching, chain hashes that match its tokens (§7.5), and a
+// checkRequest verifies one request: ⌈n/B⌉ blocks, a token id per
+// token while caching, chain hashes that match its tokens, and a
 // fast path (Request.slack) open only for the slots left in a last block
 // it holds alone, while nothing is hashed or logged.
 func (p *Paged) checkRequest(id int, r *Request) error {
@@ -75,7 +80,7 @@ func (p *Paged) checkRequest(id int, r *Request) error {
 	return nil
 }
 
-// checkFreeQueue walks the free queue: no block twice (§7.2), and the walk
+// checkFreeQueue walks the free queue: no block twice, and the walk
 // agrees with the count.
 func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
 	inQueue = make([]bool, len(p.pool.refs))
@@ -93,9 +98,9 @@ func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
 	return inQueue, nil
 }
 
-// checkBlocks verifies every block's metadata: reference count = holders
-// (§7.1), free ⇔ unreferenced (§7.2), hashed blocks full and listed (§7.4),
-// the pool's counters, and conservation (§7.3).
+// checkBlocks verifies every block's metadata: reference count = holders,
+// free ⇔ unreferenced, hashed blocks full and listed, the pool's counters,
+// and conservation.
 func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 	held, shared, hashed := 0, 0, 0
 	for b := range p.pool.refs {
@@ -131,7 +136,7 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 }
 
 // checkHashed verifies that hashed block b is full, that its contents match
-// its key, and that the cache map lists it (§7.4).
+// its key, and that the cache map lists it.
 func (p *Paged) checkHashed(b int) error {
 	m := p.pool.meta[b]
 	if len(m.ids) != p.blockSize || kvhash.Chain(m.parent, m.ids, m.extra) != m.hash {

@@ -23,7 +23,7 @@ import (
 type Scenario struct {
 	Name   string        // stable: --only matches it, JSON carries it
 	What   string        // one line for people
-	Budget time.Duration // DESIGN.md's budget for it natively; 0 when it has none
+	Budget time.Duration // the most a run may take natively; 0 when it has no budget
 	Run    func() (Work, error)
 }
 
@@ -55,9 +55,9 @@ type Result struct {
 	TimesMS []float64 `json:"times_ms,omitempty"`
 }
 
-// CoreScenarios lists the scenarios behind DESIGN.md's 1 s budget, and the
-// same workloads ten times larger, whose time should grow about tenfold
-// (issue 13: a 100k/10k ratio of at most 11).
+// CoreScenarios lists the 10,000-request scenarios, whose budget is 1 s
+// natively, and the same workloads ten times larger, whose time should
+// grow about tenfold (a 100k/10k ratio of at most 11).
 func CoreScenarios() []Scenario {
 	return []Scenario{
 		{

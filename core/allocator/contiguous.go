@@ -116,12 +116,20 @@ func (c *Contiguous) AllocateSlots(r *Request, n int) error {
 	return c.allocateSlots(r, n)
 }
 
-// AllocateBatch is AllocateSlots(r, n) for each r of reqs while each has
-// only to count (BatchAllocator).
-func (c *Contiguous) AllocateBatch(reqs []*Request, n int) int {
-	served, stored := countBatch(reqs, n)
-	c.stored += stored
-	return served
+// AllocateBatch is AllocateSlots(r, n) for each r of reqs, in order, until
+// one fails (BatchAllocator), as Paged.AllocateBatch.
+func (c *Contiguous) AllocateBatch(reqs []*Request, n int) (int, error) {
+	for done := 0; done < len(reqs); done++ {
+		served, stored := countBatch(reqs[done:], n)
+		c.stored += stored
+		if done += served; done == len(reqs) {
+			break
+		}
+		if err := c.allocateSlots(reqs[done], n); err != nil {
+			return done, err
+		}
+	}
+	return len(reqs), nil
 }
 
 // allocateSlots is AllocateSlots when the pool has more to do than count.

@@ -93,7 +93,9 @@ func (w *twinPools) both(what string, op func(p KVPool, rs reqSet) error) {
 // The fast path is the general path: random admissions (some refused),
 // stores that fit and stores that need a block or fail, forks and frees,
 // through the log-free pool and the logged one, leave both in the same
-// state after every operation.
+// state after every operation; and so does a store for every resident
+// request at once, AllocateBatch in the log-free pool against
+// AllocateSlots for each in the other, stopping at the same refusal.
 func TestFastPathIsTheGeneralPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, kind := range []string{"paged", "contiguous"} {
@@ -113,10 +115,10 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 		}
 		w.genReqs, w.fastReq = reqSet{}, reqSet{}
 		var resident []int
-		refused, stored := 0, 0
+		refused, stored, batches := 0, 0, 0
 		for step := range 3000 {
 			what := kind + " step " + strconv.Itoa(step)
-			switch op := r.IntN(4); {
+			switch op := r.IntN(5); {
 			case op == 0 || len(resident) == 0: // admit a new request
 				req, now := 1000+step, r.IntN(52)
 				final := now + r.IntN(30)
@@ -130,6 +132,28 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 				req, k := resident[r.IntN(len(resident))], r.IntN(9)
 				w.both(what+": store", func(p KVPool, rs reqSet) error { return rs.store(p, req, k, nil) })
 				stored++
+			case op == 4: // a store for every resident request, in admission order
+				k := 1 + r.IntN(3)
+				w.both(what+": batch", func(p KVPool, rs reqSet) error {
+					reqs := make([]*Request, len(resident))
+					for i, id := range resident {
+						reqs[i] = rs.get(id)
+					}
+					if p == w.fast {
+						done, err := p.(BatchAllocator).AllocateBatch(reqs, k)
+						if (err == nil) != (done == len(reqs)) {
+							t.Fatalf("%s: AllocateBatch made %d of %d with error %v", what, done, len(reqs), err)
+						}
+						return err
+					}
+					for _, q := range reqs {
+						if err := p.AllocateSlots(q, k); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				batches++
 			case op == 2 && kind == "paged" && r.IntN(4) == 0: // fork one
 				parent, child := resident[r.IntN(len(resident))], 5000+step
 				w.both(what+": fork", func(p KVPool, rs reqSet) error { return p.(*Paged).Fork(rs.get(parent), rs.get(child)) })
@@ -140,8 +164,8 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 				resident = append(resident[:i], resident[i+1:]...)
 			}
 		}
-		if refused == 0 || stored == 0 {
-			t.Errorf("%s: %d refusals, %d stores: the walk did not try both outcomes", kind, refused, stored)
+		if refused == 0 || stored == 0 || batches == 0 {
+			t.Errorf("%s: %d refusals, %d stores, %d batches: the walk did not try every operation", kind, refused, stored, batches)
 		}
 	}
 }

@@ -140,12 +140,21 @@ func (p *Paged) AllocateSlots(r *Request, n int) error {
 	return p.allocateSlots(r, n)
 }
 
-// AllocateBatch is AllocateSlots(r, n) for each r of reqs while each has
-// only to count (BatchAllocator).
-func (p *Paged) AllocateBatch(reqs []*Request, n int) int {
-	served, stored := countBatch(reqs, n)
-	p.sumTokens += stored
-	return served
+// AllocateBatch is AllocateSlots(r, n) for each r of reqs, in order, until
+// one fails (BatchAllocator): the counts in one walk, and a call only for
+// a request with more to do.
+func (p *Paged) AllocateBatch(reqs []*Request, n int) (int, error) {
+	for done := 0; done < len(reqs); done++ {
+		served, stored := countBatch(reqs[done:], n)
+		p.sumTokens += stored
+		if done += served; done == len(reqs) {
+			break
+		}
+		if err := p.allocateSlots(reqs[done], n); err != nil {
+			return done, err
+		}
+	}
+	return len(reqs), nil
 }
 
 // allocateSlots is AllocateSlots when the pool has more to do than count.

@@ -70,11 +70,10 @@ type Quiet interface {
 // Contiguous implement it.
 type BatchAllocator interface {
 	// AllocateBatch is AllocateSlots(r, n) for each r of reqs in order,
-	// for as long as each call has only to count (the tokens fit what r
-	// holds, with nothing to copy, hash or log). It returns how many it
-	// made: len(reqs), or the index of the first it could not, which the
-	// caller gives to AllocateSlots itself.
-	AllocateBatch(reqs []*Request, n int) int
+	// until one fails: it returns how many succeeded, and the error of the
+	// one that did not (len(reqs) and nil when all did). A caller that
+	// preempts on a shortfall does so and goes on from there.
+	AllocateBatch(reqs []*Request, n int) (int, error)
 }
 
 var (
@@ -85,9 +84,10 @@ var (
 	_ BatchAllocator = (*Contiguous)(nil)
 )
 
-// countBatch is AllocateBatch's walk, the fast path of AllocateSlots for
-// each request (Request.slack); it returns how many it served and the
-// tokens they stored, for the pool to add to its total.
+// countBatch is the start of AllocateBatch's walk: the fast path of
+// AllocateSlots for each request (Request.slack) while it holds. It
+// returns how many it served and the tokens they stored, for the pool to
+// add to its total.
 func countBatch(reqs []*Request, n int) (served, stored int) {
 	for i, r := range reqs {
 		if uint(n) >= uint(r.slack) {

@@ -248,8 +248,8 @@ func (l *Loop) StepQuiet(max int, t *Tick) int {
 		return 0
 	}
 	if l.batch != nil {
-		if k := l.batch.AllocateBatch(l.kvs, n); k < len(l.kvs) { // Room said they fit
-			panic(fmt.Sprintf("scheduler: the pool's Room promised %d tokens for request %d and it did not store them by counting", n, l.running[k].ID))
+		if k, err := l.batch.AllocateBatch(l.kvs, n); err != nil { // Room said they fit
+			panic(fmt.Sprintf("scheduler: the pool's Room promised %d tokens for request %d and it refused them: %v", n, l.running[k].ID, err))
 		}
 	} else {
 		for _, q := range l.running {
@@ -356,34 +356,20 @@ func (l *Loop) admit(t *Tick) error {
 // decode stores one token for each running request that has outputs left,
 // preempting from the back when the pool is full (store). While no request
 // running has stored its last output (most ticks: those that had, left at
-// the tick's start), the pool stores for all of them that have room in
-// one call (BatchAllocator), and the others go one by one.
+// the tick's start), the pool stores for all of them in one call
+// (BatchAllocator), which stops at a refusal; otherwise they go one by one.
 func (l *Loop) decode() error {
 	l.usage.UsageInto(&l.scratch)
 	l.taken = l.scratch.Taken // StepInto counts DecodeTaken from it
-	pool, batch := l.pool, l.batch
-	if l.done > 0 { // someone admitted with nothing to store
-		batch = nil
+	if l.batch != nil && l.done == 0 {
+		return l.decodeBatch()
 	}
 	for i := 0; i < len(l.running); i++ {
-		if batch != nil {
-			k := i + batch.AllocateBatch(l.kvs[i:], 1)
-			for ; i < k; i++ { // each stored its token
-				q := l.running[i]
-				q.produced++
-				if q.produced == q.Output {
-					l.done++
-				}
-			}
-			if i == len(l.running) {
-				break
-			}
-		}
 		q := l.running[i]
 		if q.produced == q.Output {
 			continue
 		}
-		if err := pool.AllocateSlots(&q.kv, 1); err != nil {
+		if err := l.pool.AllocateSlots(&q.kv, 1); err != nil {
 			stored, err := l.store(q, err)
 			if err != nil {
 				return err
@@ -392,9 +378,32 @@ func (l *Loop) decode() error {
 				continue
 			}
 		}
-		q.produced++
-		if q.produced == q.Output {
-			l.done++
+		l.produced(q, 1)
+	}
+	return nil
+}
+
+// decodeBatch is decode when every running request has a token to store.
+func (l *Loop) decodeBatch() error {
+	for i := 0; i < len(l.running); i++ {
+		k, err := l.batch.AllocateBatch(l.kvs[i:], 1)
+		for end := i + k; i < end; i++ { // each stored its token
+			q := l.running[i]
+			q.produced++
+			if q.produced == q.Output {
+				l.done++
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		q := l.running[i] // refused: preempt until it fits or is the victim
+		stored, err := l.store(q, err)
+		if err != nil {
+			return err
+		}
+		if stored {
+			l.produced(q, 1)
 		}
 	}
 	return nil

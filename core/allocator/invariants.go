@@ -62,17 +62,20 @@ func (p *Paged) checkRequest(id int, r *Request) error {
 		return fmt.Errorf("request %d is filed as request %d, held by this pool = %v", r.ID, id, r.owner == p.id)
 	case len(r.blocks) != p.BlocksFor(n):
 		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", id, len(r.blocks), n, p.BlocksFor(n))
-	case p.pool.caching && len(r.ids) != n:
-		return fmt.Errorf("request %d: %d token ids for %d tokens", id, len(r.ids), n)
+	case p.pool.caching && (r.cached == nil || len(r.cached.ids) != n):
+		return fmt.Errorf("request %d: the token ids kept do not count its %d tokens", id, n)
 	case r.slack < 0 || r.slack > r.grant:
 		return fmt.Errorf("request %d: fast-path slack %d of a grant of %d", id, r.slack, r.grant)
 	case r.slack > 0 && (!p.plain() || n+r.slack-1 > len(r.blocks)*p.blockSize ||
 		(len(r.blocks) > 0 && p.pool.refs[r.blocks[len(r.blocks)-1]] != 1)):
 		return fmt.Errorf("request %d: fast path open for %d tokens past %d in %d blocks", id, r.slack-1, n, len(r.blocks))
 	}
+	if r.cached == nil {
+		return nil
+	}
 	parent := kvhash.Root
-	for i, h := range r.hashes {
-		if kvhash.Chain(parent, r.ids[i*p.blockSize:(i+1)*p.blockSize], r.Extra) != h {
+	for i, h := range r.cached.hashes {
+		if kvhash.Chain(parent, r.cached.ids[i*p.blockSize:(i+1)*p.blockSize], r.Extra) != h {
 			return fmt.Errorf("request %d: block %d's chain hash does not match its tokens", id, i)
 		}
 		parent = h

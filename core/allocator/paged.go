@@ -264,14 +264,12 @@ func (p *Paged) admit(r *Request, n int) error {
 	if p.logging() {
 		p.record(Event{Kind: Admitted, Req: r.ID, Tokens: total})
 	}
-	for _, b := range hits {
+	for _, b := range hits { // only a caching pool finds hits
 		p.pool.touch(b)
 		m := &p.pool.meta[b]
 		r.blocks = append(r.blocks, b)
-		r.hashes = append(r.hashes, m.hash)
-		if p.pool.caching {
-			r.ids = append(r.ids, m.ids...)
-		}
+		r.cached.hashes = append(r.cached.hashes, m.hash)
+		r.cached.ids = append(r.cached.ids, m.ids...)
 		if p.logging() {
 			p.record(Event{Kind: Hit, Req: r.ID, Block: b, Hash: m.hash})
 		}
@@ -290,7 +288,10 @@ func (p *Paged) resident(r *Request, total int) {
 	r.owner = p.id
 	r.slack, r.grant, r.n = 0, 0, 0
 	if p.pool.caching {
-		r.ids, r.hashes = r.ids[:0], r.hashes[:0]
+		if r.cached == nil {
+			r.cached = new(cachedTokens)
+		}
+		r.cached.ids, r.cached.hashes = r.cached.ids[:0], r.cached.hashes[:0]
 	}
 	if want := p.BlocksFor(max(r.Final, total)); want > 0 {
 		r.blocks = p.table(want) // the table's final size when the caller knows it
@@ -384,12 +385,13 @@ func (p *Paged) grow(r *Request, n int) {
 	if !p.pool.caching {
 		return
 	}
+	c := r.cached
 	known := min(max(len(r.TokenIDs)-from, 0), n)
 	if known > 0 {
-		r.ids = append(r.ids, r.TokenIDs[from:from+known]...)
+		c.ids = append(c.ids, r.TokenIDs[from:from+known]...)
 	}
 	for range n - known {
-		r.ids = append(r.ids, unknownToken)
+		c.ids = append(c.ids, unknownToken)
 	}
 	p.register(r)
 }
@@ -397,17 +399,18 @@ func (p *Paged) grow(r *Request, n int) {
 // register hashes every full block of r not yet registered and publishes
 // it in the pool's cache. A block holding an unknown token ends the chain.
 func (p *Paged) register(r *Request) {
-	for i := len(r.hashes); i < r.n/p.blockSize; i++ {
-		content := r.ids[i*p.blockSize : (i+1)*p.blockSize]
+	c := r.cached
+	for i := len(c.hashes); i < r.n/p.blockSize; i++ {
+		content := c.ids[i*p.blockSize : (i+1)*p.blockSize]
 		if slices.Contains(content, unknownToken) {
 			return
 		}
 		parent := kvhash.Root
 		if i > 0 {
-			parent = r.hashes[i-1]
+			parent = c.hashes[i-1]
 		}
 		h := kvhash.Chain(parent, content, r.Extra)
-		r.hashes = append(r.hashes, h)
+		c.hashes = append(c.hashes, h)
 		b := r.blocks[i]
 		if p.pool.cache(b, h, parent, r.Extra, content) && p.logging() {
 			p.record(Event{Kind: Stored, Req: r.ID, Block: b, Hash: h, Parent: parent, Tokens: p.blockSize})
@@ -431,8 +434,9 @@ func (p *Paged) Fork(parent, child *Request) error {
 	parent.sync()
 	child.owner, child.slack, child.grant, child.n, child.Extra = p.id, 0, 0, parent.n, parent.Extra
 	child.blocks = append([]int(nil), parent.blocks...)
-	child.ids = append([]int(nil), parent.ids...)
-	child.hashes = append([]uint64(nil), parent.hashes...)
+	if c := parent.cached; c != nil {
+		child.cached = &cachedTokens{ids: append([]int(nil), c.ids...), hashes: append([]uint64(nil), c.hashes...)}
+	}
 	for _, b := range child.blocks {
 		p.pool.incRef(b)
 	}

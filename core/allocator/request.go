@@ -46,13 +46,19 @@ type Request struct {
 	owner        uint64 // the id of the pool holding the request's memory, 0 when none
 
 	// In a paged pool: the block table (logical block i -> physical
-	// block), the token ids while prefix caching keeps them, and the
-	// chain hashes of the leading full blocks registered so far.
+	// block), and what prefix caching keeps (nil without it: a serving
+	// run's requests are then a few words smaller for the collector).
 	blocks []int
-	ids    []int
-	hashes []uint64
+	cached *cachedTokens
 	// In a contiguous pool: the reserved run.
 	start, length int
+}
+
+// cachedTokens is what a caching pool keeps of a request's tokens: their
+// ids, and the chain hashes of the leading full blocks registered so far.
+type cachedTokens struct {
+	ids    []int
+	hashes []uint64
 }
 
 // tokens is the number of tokens the request has stored.

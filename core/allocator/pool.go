@@ -11,13 +11,14 @@ import (
 var poolIDs atomic.Uint64
 
 // KVPool is KV-cache memory as a serving loop uses it, however it is laid
-// out (BLIS's KVStore, github.com/inference-sim/inference-sim sim/kv_store.go): AllocateSlots admits
-// a request or gives a resident one room for more tokens, all or nothing;
-// Free releases a request's memory; Usage reports how the slots are used.
-// Paged and Contiguous satisfy it, so one loop (core/scheduler's Loop) can
-// serve the same stream with either. What only some pools can do is
-// asked for as an optional interface (UsageWriter, Quiet), the way
-// net/http's handlers ask a ResponseWriter for http.Flusher.
+// out (as BLIS's KVStore is, github.com/inference-sim/inference-sim,
+// sim/kv_store.go): AllocateSlots admits a request or gives a resident one
+// room for more tokens, all or nothing; Free releases a request's memory;
+// Usage reports how the slots are used. Paged and Contiguous satisfy it, so
+// one loop (core/scheduler's Loop) can serve the same stream with either.
+// What only some pools can do is asked for as an optional interface
+// (BatchAllocator, UsageWriter, Quiet), the way net/http's handlers ask a
+// ResponseWriter for http.Flusher.
 type KVPool interface {
 	// AllocateSlots is vLLM v1's KVCacheManager.allocate_slots(request,
 	// num_new_tokens): room for n more tokens of r, admitting r first

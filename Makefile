@@ -15,7 +15,7 @@
 #                  each in its own process: wall time, CPU time, peak RSS; then a seeded search
 #                  (a hill-climb over each lesson's knobs, SEARCH_EVALS builds per lesson from
 #                  SEARCH_SEED, each in its own process) prints the worst setting found per lesson
-#   make bench-peers the core against inference-lab on 10,000 requests, all at once and Poisson (bench/peers; needs npm)
+#   make bench-peers the core against inference-lab on 10,000 requests, all at once and Poisson (cmd/benchpeers; needs npm)
 #   make loadbench the server under 200 connections for 30 s (cmd/loadbench)
 #   make fuzz      run every Fuzz target (of FUZZPKGS, default ./...) for FUZZTIME (default 30s) each
 #   make clean     remove build outputs (distclean also removes node_modules)
@@ -169,7 +169,7 @@ bench: check-go
 	$(GO) test -run '^$$' -bench . -benchmem ./core/... ./lessons/...
 	$(GO) run ./cmd/inferlab bench
 
-# BENCHMARKS.md, "The same scenarios in WebAssembly": internal/bench/benchrun built natively and for
+# BENCHMARKS.md, "The same scenarios in WebAssembly": cmd/benchrun built natively and for
 # js/wasm; the native build starts both per scenario and round (GOGC app/sim.GCPercent in both, as the page sets).
 BENCH_ONLY   ?= core-10k-uniform,core-10k-chat,lesson-garage-1000,lesson-garage
 BENCH_ROUNDS ?= 3
@@ -178,8 +178,8 @@ BENCH_WARMUP ?= 5
 BENCH_WARMUP_MS ?= 1000
 bench-wasm: check-tools
 	@mkdir -p bin
-	$(GO) build -trimpath -o bin/benchrun ./internal/bench/benchrun
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o bin/benchrun.wasm ./internal/bench/benchrun
+	$(GO) build -trimpath -o bin/benchrun ./cmd/benchrun
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o bin/benchrun.wasm ./cmd/benchrun
 	bin/benchrun --wasm bin/benchrun.wasm --exec "$$(GOTOOLCHAIN=local $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
 		--only $(BENCH_ONLY) --rounds $(BENCH_ROUNDS) --runs $(BENCH_RUNS) --warmup $(BENCH_WARMUP) --warmup-ms $(BENCH_WARMUP_MS)
 
@@ -191,11 +191,11 @@ bench-corners: native
 	$(BIN) bench --corners
 	$(BIN) bench --search $(SEARCH_EVALS) --seed $(SEARCH_SEED)
 
-# BENCHMARKS.md, "Peers": whole processes, interleaved; PEER_RUNS rounds (bench/peers/README.md).
+# BENCHMARKS.md, "Peers": whole processes, interleaved; PEER_RUNS rounds (cmd/benchpeers/README.md).
 PEER_RUNS ?= 5
 .PHONY: bench-peers
 bench-peers: check-go check-npm
-	bash bench/peers/run.sh $(PEER_RUNS)
+	bash cmd/benchpeers/run.sh $(PEER_RUNS)
 
 # BENCHMARKS.md, "Server under load": loopback only, 30 s, stops by itself.
 loadbench: build

@@ -3,6 +3,8 @@ package lessons
 import (
 	"testing"
 	"time"
+
+	"github.com/inferlab/inferlab/core/record"
 )
 
 // Re-simulation cost of lessons, the work the browser redoes when a knob
@@ -36,7 +38,7 @@ func BenchmarkSandboxDefault(b *testing.B)        { benchLesson(b, sandbox, nil)
 // serving the paged pool again to capture them, and writing the script.
 // Each phase first runs unmeasured for a second: V8 starts WebAssembly in
 // its baseline compiler and moves a function to the optimising one only
-// once it has run a while (as internal/bench's MeasureWarmFor).
+// once it has run a while (as cmd/internal/bench's MeasureWarmFor).
 func BenchmarkGarage1000Phases(b *testing.B) {
 	v, s, served := servedGarage(b, map[string]string{"requests": "1000"})
 	ticks := chooseTicks(served)
@@ -57,14 +59,16 @@ func BenchmarkGarage1000Phases(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			return servePaged(pl, &poolHistory{pool: s.pool})
+			h := record.History{Pool: s.pool}
+			return h.Serve(pl, maxTicks)
 		}},
 		{"serveContig", func() error {
 			ct, cl, err := garageContig(s)
 			if err != nil {
 				return err
 			}
-			return serveContig(s, ct, cl, &garageServed{contig: poolHistory{pool: s.pool}})
+			_, err = serveContig(s, ct, cl, &record.History{Pool: s.pool})
+			return err
 		}},
 		{"choose", func() error { chooseTicks(served); return nil }},
 		{"capture", func() error { return captureGarage(s, served, ticks) }},

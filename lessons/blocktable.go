@@ -120,12 +120,16 @@ type blockTableRun struct {
 const requestA = 0
 
 // neighbour is another request: it writes left more tokens, then finishes.
-type neighbour struct{ id, left int }
+type neighbour struct {
+	kv   *allocator.Request
+	left int
+}
 
 // tableGrowth is the pool and the requests growing in it, one token per
 // tick, written by a request picked at random.
 type tableGrowth struct {
 	pool   *allocator.Paged
+	a      *allocator.Request // request A
 	rng    *rand.Rand
 	b      int
 	next   int
@@ -134,9 +138,9 @@ type tableGrowth struct {
 
 // spawn admits a new neighbour that will write B to 3B tokens.
 func (g *tableGrowth) spawn() (neighbour, error) {
-	n := neighbour{id: g.next, left: uniform(g.rng, g.b, 3*g.b)}
+	n := neighbour{kv: &allocator.Request{ID: g.next}, left: uniform(g.rng, g.b, 3*g.b)}
 	g.next++
-	return n, g.pool.AllocateSlots(n.id, allocator.Slots{})
+	return n, g.pool.AllocateSlots(n.kv, 0)
 }
 
 // tick lets one request, picked at random, write a token; it reports
@@ -144,16 +148,16 @@ func (g *tableGrowth) spawn() (neighbour, error) {
 func (g *tableGrowth) tick() (bool, error) {
 	pick := g.rng.IntN(len(g.others) + 1)
 	if pick == len(g.others) {
-		return true, g.pool.AllocateSlots(requestA, allocator.Slots{New: 1})
+		return true, g.pool.AllocateSlots(g.a, 1)
 	}
 	n := &g.others[pick]
-	if err := g.pool.AllocateSlots(n.id, allocator.Slots{New: 1}); err != nil {
+	if err := g.pool.AllocateSlots(n.kv, 1); err != nil {
 		return false, err
 	}
 	if n.left--; n.left > 0 {
 		return false, nil
 	}
-	if err := g.pool.Free(n.id); err != nil {
+	if err := g.pool.Free(n.kv); err != nil {
 		return false, err
 	}
 	var err error
@@ -177,7 +181,7 @@ func runBlockTable(v Values) (blockTableRun, error) {
 		return r, err
 	}
 	r.numBlocks = pool.NumBlocks()
-	if err := r.grow(&tableGrowth{pool: pool, rng: newRand(v.Int("seed")), b: r.b, next: 1}); err != nil {
+	if err := r.grow(&tableGrowth{pool: pool, a: &allocator.Request{ID: requestA}, rng: newRand(v.Int("seed")), b: r.b, next: 1}); err != nil {
 		return r, err
 	}
 	r.table, r.final = pool.Table(requestA), r.view(pool)
@@ -199,7 +203,7 @@ func (r *blockTableRun) grow(g *tableGrowth) error {
 		}
 		g.others = append(g.others, n)
 	}
-	if err := g.pool.AllocateSlots(requestA, allocator.Slots{}); err != nil {
+	if err := g.pool.AllocateSlots(g.a, 0); err != nil {
 		return err
 	}
 	r.start = r.view(g.pool)

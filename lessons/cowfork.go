@@ -3,10 +3,12 @@ package lessons
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -123,13 +125,16 @@ type cowForkRun struct {
 	decodes                            []forkDecode
 	stats                              forkStats
 	work                               int64 // Script.Work: samples' token writes, prompt tokens admitted, blocks drawn; both passes
+	// samples are S1…Sn as the pool sees them.
+	samples []allocator.Request
 }
 
-// admitPrompt admits sample req with the prompt, reusing what the prefix
+// admitPrompt admits sample s with the prompt, reusing what the prefix
 // cache holds of it; it returns the prompt tokens found cached.
-func admitPrompt(p *allocator.Paged, req int, prompt []int) (int, error) {
-	hits, hit := p.ComputedBlocks(allocator.BlockHashes(nil, prompt, p.BlockSize(), ""), len(prompt))
-	return hit, p.AllocateSlots(req, allocator.Slots{New: len(prompt) - hit, IDs: prompt[hit:], Computed: hits})
+func admitPrompt(p *allocator.Paged, s *allocator.Request, prompt []int) (int, error) {
+	hits, hit := p.ComputedBlocks(kvhash.Extend(nil, prompt, p.BlockSize(), ""), len(prompt))
+	s.Computed = hits
+	return hit, p.AllocateSlots(s, len(prompt)-hit)
 }
 
 // maxForkDecodeSteps bounds the decode steps narrated: with small blocks
@@ -189,7 +194,13 @@ func simulateFork(v Values, show map[int]bool) (cowForkRun, error) {
 		pool.EnablePrefixCaching()
 	}
 	r.start = r.view(pool)
-	if _, err := admitPrompt(pool, 0, prompt); err != nil {
+	r.samples = make([]allocator.Request, r.n)
+	for i := range r.samples {
+		// Each sample's ids: the prompt's, then its own outputs (clipped,
+		// so that each sample's first append copies).
+		r.samples[i].ID, r.samples[i].TokenIDs = i, slices.Clip(prompt)
+	}
+	if _, err := admitPrompt(pool, &r.samples[0], prompt); err != nil {
 		return r, err
 	}
 	r.work += int64(r.n * r.promptLen) // S1 prefills; the others fork or are admitted through the cache
@@ -224,19 +235,19 @@ func (r *cowForkRun) view(p *allocator.Paged) forkView {
 func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
 	for i := 1; i < r.n; i++ {
 		if r.mode == "cow" {
-			if err := pool.Fork(0, i); err != nil {
+			if err := pool.Fork(&r.samples[0], &r.samples[i]); err != nil {
 				return err
 			}
 			continue
 		}
-		hit, err := admitPrompt(pool, i, prompt)
+		hit, err := admitPrompt(pool, &r.samples[i], prompt)
 		if err != nil {
 			return err
 		}
 		r.stats.recomputed += r.promptLen - hit
 	}
 	r.stats.afterFork, r.stats.unsharedAfterFork = pool.Sharing()
-	hits, _ := pool.ComputedBlocks(allocator.BlockHashes(nil, prompt, r.b, ""), len(prompt))
+	hits, _ := pool.ComputedBlocks(kvhash.Extend(nil, prompt, r.b, ""), len(prompt))
 	r.hitBlocks, r.shared = len(hits), r.view(pool)
 	return nil
 }
@@ -247,8 +258,10 @@ func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
 func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand, show map[int]bool) error {
 	before, _ := pool.Sharing()
 	copiesBefore := pool.Copies()
-	for i := 0; i < r.n; i++ {
-		if err := pool.AllocateSlots(i, allocator.Slots{New: 1, IDs: []int{rng.IntN(128000)}}); err != nil {
+	for i := range r.samples {
+		s := &r.samples[i]
+		s.TokenIDs = append(s.TokenIDs, rng.IntN(128000))
+		if err := pool.AllocateSlots(s, 1); err != nil {
 			return err
 		}
 	}

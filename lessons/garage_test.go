@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/record"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -110,7 +110,7 @@ func TestGarageProperties(t *testing.T) {
 		if f.pagedAdmitted < f.contigAdmitted {
 			t.Errorf("%v: paged held %d requests, contiguous %d", set, f.pagedAdmitted, f.contigAdmitted)
 		}
-		for _, h := range []*poolHistory{&run.served.paged, &run.served.contig} {
+		for _, h := range []*record.History{&run.served.paged, &run.served.contig} {
 			if served := finishedOnce(t, h); served != len(run.setup.reqs) {
 				t.Errorf("%v: %d of %d requests served", set, served, len(run.setup.reqs))
 			}
@@ -257,11 +257,11 @@ func TestGarageStepsTeachEachMechanism(t *testing.T) {
 
 // finishedOnce counts the requests a pool served, failing if one finished
 // twice.
-func finishedOnce(t *testing.T, h *poolHistory) int {
+func finishedOnce(t *testing.T, h *record.History) int {
 	t.Helper()
 	seen := map[int]bool{}
-	for i := range h.ticks.len() {
-		tk, _ := h.tickOf(i)
+	for i := range h.Len() {
+		tk, _ := h.At(i)
 		for _, id := range tk.Finished {
 			if seen[id] {
 				t.Fatalf("request %d finished twice", id)
@@ -285,91 +285,22 @@ func TestGarageCardsShowTheLoopState(t *testing.T) {
 				cards = sc.Cards
 			}
 		}
-		p, _ := run.served.paged.tickOf(min(tick, run.served.paged.ticks.len()-1))
-		c, _ := run.served.contig.tickOf(min(tick, run.served.contig.ticks.len()-1))
+		p, _ := run.served.paged.At(min(tick, run.served.paged.Len()-1))
+		c, _ := run.served.contig.At(min(tick, run.served.contig.Len()-1))
 		if len(cards) != 8 || cards[0].Value != float64(p.Usage.Resident) || cards[4].Value != float64(c.Usage.Resident) {
 			t.Fatalf("tick %d: cards %+v, loop resident %d and %d", tick, cards, p.Usage.Resident, c.Usage.Resident)
 		}
 	}
 }
 
-// A tick log returns every record written into it, across its chunks,
-// each full at tickChunk records, the first grown to it and the others
-// made whole; a new record is zero.
-func TestTickLog(t *testing.T) {
-	var l tickLog
-	const n = 3*tickChunk + 5
-	for i := range n {
-		r := l.next()
-		if *r != (tickRecord{}) {
-			t.Fatalf("record %d starts as %+v", i, *r)
-		}
-		r.stored, r.at = int32(i), int32(-i)
-	}
-	if l.len() != n || len(l.chunks) != 4 {
-		t.Fatalf("%d records in %d chunks, want %d in 4", l.len(), len(l.chunks), n)
-	}
-	for i := range n {
-		if r := l.at(i); r.stored != int32(i) || r.at != int32(-i) {
-			t.Fatalf("record %d is %+v", i, *r)
-		}
-	}
-	for k, c := range l.chunks[:3] {
-		if len(c) != tickChunk || (k > 0 && cap(c) != tickChunk) {
-			t.Errorf("chunk %d holds %d records in room for %d, want %d", k, len(c), cap(c), tickChunk)
-		}
-	}
-	// Single records and runs of copies mixed from the start, as a
-	// contiguous pool's history is written: every chunk but the last
-	// holds exactly tickChunk records, whatever the first grew to.
-	var mixed tickLog
-	for i := 0; mixed.len() < 3*tickChunk; i++ {
-		if i%2 == 0 {
-			r := mixed.next()
-			r.stored = int32(mixed.len() - 1)
-			continue
-		}
-		for m := 1 + i*37%900; m > 0; {
-			recs := mixed.appendCopies(tickRecord{}, m)
-			for j := range recs {
-				recs[j].stored = int32(mixed.len() - len(recs) + j)
-			}
-			m -= len(recs)
-		}
-	}
-	for k, c := range mixed.chunks[:len(mixed.chunks)-1] {
-		if len(c) != tickChunk {
-			t.Fatalf("chunk %d of %d holds %d records, want %d", k, len(mixed.chunks), len(c), tickChunk)
-		}
-	}
-	for i := range mixed.len() {
-		if r := mixed.at(i); r.stored != int32(i) {
-			t.Fatalf("mixed record %d is %+v", i, *r)
-		}
-	}
-	// Runs of copies, as quiet ticks are recorded, fill a chunk to its
-	// end and go on in the next.
-	for m := n; l.len() < n+2*tickChunk+7; {
-		recs := l.appendCopies(tickRecord{at: 7}, n+2*tickChunk+7-l.len())
-		for i := range recs {
-			recs[i].stored = int32(m + i)
-		}
-		m += len(recs)
-	}
-	for i := range l.len() {
-		if r := l.at(i); (i < n && r.stored != int32(i)) || (i >= n && (r.stored != int32(i) || r.at != 7)) {
-			t.Fatalf("record %d is %+v", i, *r)
-		}
-	}
-}
-
 // The contiguous pool's runs at any tick, as the first pass logs them
-// (runLog, read by runReplay.at), are the runs a pool serving the stream again has at the end
-// of that tick: checked at every tick, and after the last, for random
-// setups of every reservation policy, with outputs from none to many.
+// (record.RunLog, read by its Replay), are the runs a pool serving the
+// stream again has at the end of that tick: checked at every tick, and
+// after the last, for random garage setups of every reservation policy,
+// with outputs from none to many. (core/record's tests check the log, the
+// quiet ticks and the ticks picked on the loop alone.)
 func TestGarageContigRunsLogged(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	checked, unchanged := 0, 0
 	for trial := range 40 {
 		pmin := 1 + r.IntN(300)
 		pmax := pmin + r.IntN(300)
@@ -386,78 +317,24 @@ func TestGarageContigRunsLogged(t *testing.T) {
 			"requests": fmt.Sprint(1 + r.IntN(60)), "reserve": []string{"max", "pow2", "exact"}[trial%3], "seed": fmt.Sprint(trial),
 		}
 		_, s, served := servedGarage(t, set)
-		// The contiguous history, its quiet ticks recorded at once, is the
-		// one recorded tick by tick; the steps chosen from the busy ticks
-		// are those chosen from every tick.
-		one := contigTickByTick(t, s)
-		sameHistory(t, fmt.Sprint(set), &served.contig, &one)
-		sameChoice(t, fmt.Sprint(set), served)
 		ct, cl, err := garageContig(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		logged := runReplay{log: &served.contigRuns}
+		logged := served.contigRuns.Replay()
+		ticks := 0
 		for tick := 0; !cl.Done(); tick++ {
-			step, err := cl.Step()
-			if err != nil {
+			if _, err := cl.Step(); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := logged.at(tick), ct.Runs(); !slices.Equal(got, want) {
+			if got, want := logged.At(tick), ct.Runs(); !slices.Equal(got, want) {
 				t.Fatalf("%v tick %d: logged runs %v, the pool has %v", set, tick, got, want)
 			}
-			if len(step.Admitted)+len(step.Finished)+len(step.Preempted) == 0 {
-				unchanged++
-			}
-			checked++
+			ticks++
 		}
-		if end := served.contig.ticks.len(); logged.at(end+5) != nil {
-			t.Fatalf("%v: runs after the last tick: %v", set, logged.at(end+5))
+		if end := served.contig.Len(); end != ticks || logged.At(end+5) != nil {
+			t.Fatalf("%v: %d ticks recorded, %d served again; runs after the last: %v", set, end, ticks, logged.At(end+5))
 		}
-	}
-	if unchanged == 0 || unchanged == checked {
-		t.Errorf("%d of %d ticks left the runs unchanged: the test never tried both kinds", unchanged, checked)
-	}
-}
-
-// contigTickByTick serves s's contiguous pool one tick at a time, each
-// recorded by record, as serveContig did before it ran quiet ticks at once.
-func contigTickByTick(t *testing.T, s garageSetup) poolHistory {
-	t.Helper()
-	ct, cl, err := garageContig(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := poolHistory{pool: s.pool, holes: ct, bay: s.reserve.MaxContext}
-	for !cl.Done() {
-		if err := stepInto(cl, &h); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return h
-}
-
-// sameHistory fails unless two histories of a pool hold the same ticks,
-// lists and sums.
-func sameHistory(t *testing.T, name string, got, want *poolHistory) {
-	t.Helper()
-	if got.ticks.len() != want.ticks.len() {
-		t.Fatalf("%s: %d ticks, want %d", name, got.ticks.len(), want.ticks.len())
-	}
-	for i := range want.ticks.len() {
-		if *got.ticks.at(i) != *want.ticks.at(i) {
-			t.Fatalf("%s: tick %d is %+v, want %+v", name, i, *got.ticks.at(i), *want.ticks.at(i))
-		}
-	}
-	type sums struct {
-		maxResident, peakTick, preemptions, reuses int
-		work, stored, reserved, pool, n, unusable  int64
-	}
-	sumsOf := func(h *poolHistory) sums {
-		return sums{h.maxResident, h.peakTick, h.preemptions, h.reuses, h.work, h.sumStored, h.sumReserved, h.sumPool, h.sumN, h.sumUnusable}
-	}
-	if !slices.Equal(got.ids, want.ids) || !slices.Equal(got.shorts, want.shorts) || !slices.Equal(got.busy, want.busy) || sumsOf(got) != sumsOf(want) {
-		t.Fatalf("%s: history %+v (%d ids, %d shortfalls, %d busy ticks), want %+v (%d, %d, %d)", name,
-			sumsOf(got), len(got.ids), len(got.shorts), len(got.busy), sumsOf(want), len(want.ids), len(want.shorts), len(want.busy))
 	}
 }
 
@@ -475,44 +352,4 @@ func servedGarage(tb testing.TB, set map[string]string) (Values, garageSetup, *g
 		tb.Fatalf("%v: %v", set, err)
 	}
 	return v, s, served
-}
-
-// A long stream's contiguous history (12k ticks across chunks, most of
-// them quiet and recorded as batches) is the one recorded tick by tick.
-func TestGarageQuietTicksLongStream(t *testing.T) {
-	_, s, served := servedGarage(t, map[string]string{"requests": "1000"})
-	one := contigTickByTick(t, s)
-	if one.ticks.len() <= 2*tickChunk {
-		t.Fatalf("only %d ticks: the stream no longer spans chunks", one.ticks.len())
-	}
-	sameHistory(t, "requests=1000", &served.contig, &one)
-	sameChoice(t, "requests=1000", served)
-}
-
-// sameChoice fails unless the steps chosen from the pools' busy ticks
-// are those chosen by noting every tick of both pools.
-func sameChoice(t *testing.T, name string, r *garageServed) {
-	t.Helper()
-	every := func(n int) []int32 {
-		ticks := make([]int32, n)
-		for i := range ticks {
-			ticks[i] = int32(i)
-		}
-		return ticks
-	}
-	if got, want := chooseTicks(r), chooseFrom(r, every(r.paged.ticks.len()), every(r.contig.ticks.len())); !slices.Equal(got, want) {
-		t.Fatalf("%s: steps %v from the busy ticks, %v from every tick", name, got, want)
-	}
-}
-
-// stepInto runs one tick of l, unless it is done, and records it in h.
-func stepInto(l *scheduler.Loop, h *poolHistory) error {
-	if l.Done() {
-		return nil
-	}
-	if err := l.StepInto(&h.last); err != nil {
-		return err
-	}
-	h.record(&h.last)
-	return nil
 }

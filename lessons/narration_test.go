@@ -11,6 +11,7 @@ import (
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/record"
 	"github.com/inferlab/inferlab/core/router"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/specdec"
@@ -173,7 +174,7 @@ func kvBudgetNarration(r kvBudgetRun) (out problems) {
 		return out
 	}
 	fit := 0
-	for fit < 100_000 && pool.AllocateSlots(fit, allocator.Slots{New: b.MaxModelLen}) == nil {
+	for fit < 100_000 && pool.AllocateSlots(&allocator.Request{ID: fit}, b.MaxModelLen) == nil {
 		fit++
 	}
 	if fit != int(math.Floor(p.Concurrency)) {
@@ -194,7 +195,7 @@ func garageNarration(r garageRun) (out problems) {
 			out.addf("tick %d is narrated but was not captured", t)
 			continue
 		}
-		if g, ok := r.served.paged.tickOf(t); ok {
+		if g, ok := r.served.paged.At(t); ok {
 			owners, stored := map[int]bool{}, 0
 			for i, o := range snap.owners {
 				if o >= 0 {
@@ -206,7 +207,7 @@ func garageNarration(r garageRun) (out problems) {
 				out.addf("tick %d, paged: narrated %d resident, %d tokens; the pool holds %d requests, %d tokens", t, g.Usage.Resident, g.Usage.Stored, len(owners), stored)
 			}
 		}
-		if g, ok := r.served.contig.tickOf(t); ok {
+		if g, ok := r.served.contig.At(t); ok {
 			tokens, reserved := 0, 0
 			for _, run := range snap.runs {
 				tokens += run.Tokens
@@ -222,12 +223,13 @@ func garageNarration(r garageRun) (out problems) {
 	// ticks recorded.
 	for _, h := range []struct {
 		name   string
-		hist   *poolHistory
+		hist   *record.History
 		figure int
 	}{{"paged", &r.served.paged, r.figures.pagedAdmitted}, {"contiguous", &r.served.contig, r.figures.contigAdmitted}} {
 		peak := 0
-		for i := range h.hist.ticks.len() {
-			peak = max(peak, int(h.hist.ticks.at(i).resident))
+		for i := range h.hist.Len() {
+			g, _ := h.hist.At(i)
+			peak = max(peak, g.Usage.Resident)
 		}
 		if peak != h.figure {
 			out.addf("%s: narrated %d admitted at once, the ticks peak at %d", h.name, h.figure, peak)
@@ -782,11 +784,11 @@ func TestNarrationChecksCatchMismatches(t *testing.T) {
 			}
 			return prefixCacheNarration(r)
 		}},
-		{"garage: a paged tick narrating one resident request more", func(alter bool) []string {
+		{"garage: a paged tick narrating one token fewer than the pool holds", func(alter bool) []string {
 			r, err := runGarage(values(garage))
 			must(err)
 			if alter {
-				r.served.paged.ticks.at(r.ticks[1]).resident++
+				r.served.snaps[r.ticks[1]].used[0]++
 			}
 			return garageNarration(r)
 		}},

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inferlab/inferlab/internal/bench"
-	"github.com/inferlab/inferlab/internal/bench/suite"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench/suite"
 )
 
 // maxBenchRuns bounds --runs: the core scenarios take about half a second each.
@@ -18,7 +18,7 @@ const maxBenchRuns = 100
 // maxSearchEvals bounds --search: a build takes up to about a second.
 const maxSearchEvals = 1000
 
-// benchCmd times the lab's scenarios (internal/bench) on this machine: the
+// benchCmd times the lab's scenarios (cmd/internal/bench) on this machine: the
 // core workloads behind DESIGN.md's budgets and one build of every lesson.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)

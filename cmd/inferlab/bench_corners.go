@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/inferlab/inferlab/cmd/internal/bench"
 	"github.com/inferlab/inferlab/core/workload"
-	"github.com/inferlab/inferlab/internal/bench"
 	"github.com/inferlab/inferlab/lessons"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/inferlab/inferlab/internal/bench"
-	"github.com/inferlab/inferlab/internal/bench/suite"
+	"github.com/inferlab/inferlab/cmd/internal/bench"
+	"github.com/inferlab/inferlab/cmd/internal/bench/suite"
 	"github.com/inferlab/inferlab/lessons"
 )
 

@@ -11,21 +11,22 @@ type Address struct {
 	Byte     int64 // physical·B·S_entry + offset·S_entry
 }
 
-// Translate maps token t of req to its physical address, for KV entries of
-// sEntry bytes per token (all layers, K and V; see core/hardware).
+// Translate maps token t of request req to its physical address, for KV
+// entries of sEntry bytes per token (all layers, K and V; see
+// core/hardware).
 func (p *Paged) Translate(req, t int, sEntry int64) (Address, error) {
-	s := p.seqs.get(req)
-	if s == nil {
+	r := p.reqs.get(req)
+	if r == nil {
 		return Address{}, fmt.Errorf("allocator: request %d holds no blocks", req)
 	}
-	if t < 0 || t >= s.n {
-		return Address{}, fmt.Errorf("allocator: token %d is outside the sequence: want 0 to %d", t, s.n-1)
+	if n := r.tokens(); t < 0 || t >= n {
+		return Address{}, fmt.Errorf("allocator: token %d is outside the sequence: want 0 to %d", t, n-1)
 	}
 	if sEntry < 1 {
 		return Address{}, fmt.Errorf("allocator: S_entry = %d bytes, want ≥ 1", sEntry)
 	}
 	a := Address{Token: t, Logical: t / p.blockSize, Offset: t % p.blockSize}
-	a.Physical = s.blocks[a.Logical]
+	a.Physical = r.blocks[a.Logical]
 	a.Byte = int64(a.Physical)*int64(p.blockSize)*sEntry + int64(a.Offset)*sEntry
 	return a, nil
 }

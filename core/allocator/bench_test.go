@@ -19,8 +19,9 @@ func benchPrompt(seed, n int) []int {
 func BenchmarkAdmitFree(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	for i := 0; b.Loop(); i++ {
-		_ = p.AllocateSlots(i, Slots{New: 512})
-		_ = p.Free(i)
+		r := &Request{ID: i}
+		_ = p.AllocateSlots(r, 512)
+		_ = p.Free(r)
 		p.Events()
 	}
 }
@@ -28,16 +29,18 @@ func BenchmarkAdmitFree(b *testing.B) {
 // Append one decode token to one of 256 running requests.
 func BenchmarkAppendToken(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
-	for r := 0; r < 256; r++ {
-		_ = p.AllocateSlots(r, Slots{New: 512})
+	reqs := make([]Request, 256)
+	for i := range reqs {
+		reqs[i].ID = i
+		_ = p.AllocateSlots(&reqs[i], 512)
 	}
 	for i := 0; b.Loop(); i++ {
-		r := i % 256
-		if p.Tokens(r) >= 1536 {
+		r := &reqs[i%256]
+		if p.Tokens(r.ID) >= 1536 {
 			_ = p.Free(r)
-			_ = p.AllocateSlots(r, Slots{New: 512})
+			_ = p.AllocateSlots(r, 512)
 		}
-		_ = p.AllocateSlots(r, Slots{New: 1})
+		_ = p.AllocateSlots(r, 1)
 		if i%1024 == 0 {
 			p.Events()
 		}
@@ -47,11 +50,13 @@ func BenchmarkAppendToken(b *testing.B) {
 // Fork a 512-token sequence and free the child (copy-on-write sharing).
 func BenchmarkFork(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
-	_ = p.AllocateSlots(0, Slots{New: 500})
+	parent := &Request{ID: 0}
+	_ = p.AllocateSlots(parent, 500)
 	for i := 1; b.Loop(); i++ {
-		_ = p.Fork(0, i)
-		_ = p.AllocateSlots(i, Slots{New: 1}) // forces the copy of the shared partial block
-		_ = p.Free(i)
+		child := &Request{ID: i}
+		_ = p.Fork(parent, child)
+		_ = p.AllocateSlots(child, 1) // forces the copy of the shared partial block
+		_ = p.Free(child)
 		p.Events()
 	}
 }
@@ -60,7 +65,7 @@ func BenchmarkFork(b *testing.B) {
 func BenchmarkPrefixLookup(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	p.EnablePrefixCaching()
-	_, _ = admitIDs(p, 0, benchPrompt(1, 256), "")
+	_, _ = admitIDs(p, &Request{ID: 0}, benchPrompt(1, 256), "")
 	query := append(benchPrompt(1, 256), benchPrompt(2, 256)...)
 	for b.Loop() {
 		if len(lookup(p, query, "")) != 16 {
@@ -73,10 +78,11 @@ func BenchmarkPrefixLookup(b *testing.B) {
 func BenchmarkAdmitTokensCached(b *testing.B) {
 	p, _ := NewPaged(benchBlocks, benchB)
 	p.EnablePrefixCaching()
-	_, _ = admitIDs(p, 0, benchPrompt(1, 256), "")
+	_, _ = admitIDs(p, &Request{ID: 0}, benchPrompt(1, 256), "")
 	for i := 1; b.Loop(); i++ {
-		_, _ = admitIDs(p, i, append(benchPrompt(1, 256), benchPrompt(i+1, 256)...), "")
-		_ = p.Free(i)
+		r := &Request{ID: i}
+		_, _ = admitIDs(p, r, append(benchPrompt(1, 256), benchPrompt(i+1, 256)...), "")
+		_ = p.Free(r)
 		p.Events()
 	}
 }

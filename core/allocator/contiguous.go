@@ -9,38 +9,24 @@ import (
 // lowest address where it fits (first fit).
 type Contiguous struct {
 	log
+	id      uint64 // poolIDs
 	pool    int
 	reserve Reservation
-	runs    []*Hold        // sorted by Start, non-overlapping
-	held    handles[*Hold] // request -> its reservation
-	slab    []Hold         // Holds made ahead, a chunk at a time
+	runs    []*Request        // resident requests in address order: non-overlapping runs
+	reqs    handles[*Request] // resident requests by id
 	// stored and reserved total the runs' tokens and lengths, so Usage
 	// need not walk every run each tick; taken and holeReuses count
 	// reservations since the pool was made.
 	stored, reserved, taken, holeReuses int
-	short                               NoSpaceError // the last shortfall (errShort)
+	shorts                              shortfalls
 	// layout counts the runs taken and freed; largestAt is the layout in
 	// which largest, the largest hole, was last measured (by a refused
 	// admission's walk). Until a run is taken or freed the holes stay as
 	// they are, so a head refused tick after tick is refused without
 	// walking every run again.
 	layout, largestAt, largest int
-	// refused is the last request refused. Every refusal measures or
-	// reuses largest, so it happened in layout largestAt: while that is
-	// still the layout, refused is still not held, and its retry skips the
-	// lookup by id (a map's hash is computed in software in WebAssembly).
-	refused int
 	// unusable is Unusable(unusableFor) as measured in layout unusableAt.
 	unusable, unusableAt, unusableFor int
-}
-
-// Hold is one resident request's reservation, the handle a caller that
-// stores a token for it every tick keeps (Contiguous.Hold, GrowHold)
-// instead of having the pool find the request by id each time, as the
-// paged pool's Seq. It is valid until the request is freed.
-type Hold struct {
-	run  Run
-	live bool // false once freed: a stale handle is refused
 }
 
 // Run is one request's reservation in a Contiguous pool.
@@ -62,7 +48,7 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{pool: poolTokens, reserve: r, largestAt: -1, unusableAt: -1}, nil
+	return &Contiguous{id: poolIDs.Add(1), pool: poolTokens, reserve: r, largestAt: -1, unusableAt: -1}, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -71,13 +57,13 @@ func (c *Contiguous) PoolTokens() int { return c.pool }
 // Reservation is the pool's sizing rule.
 func (c *Contiguous) Reservation() Reservation { return c.reserve }
 
-// index returns the position of h in the runs, which are in address
+// index returns the position of r in the runs, which are in address
 // order: a binary search on its start.
-func (c *Contiguous) index(h *Hold) int {
+func (c *Contiguous) index(r *Request) int {
 	lo, hi := 0, len(c.runs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if c.runs[m].run.Start < h.run.Start {
+		if c.runs[m].start < r.start {
 			lo = m + 1
 		} else {
 			hi = m
@@ -86,226 +72,197 @@ func (c *Contiguous) index(h *Hold) int {
 	return lo
 }
 
-// Hold returns resident request req's handle, or nil.
-func (c *Contiguous) Hold(req int) *Hold { return c.held.get(req) }
-
-// Resident is the number of requests holding a run (Usage.Resident).
-func (c *Contiguous) Resident() int { return len(c.runs) }
-
-// Room is the number of tokens h's run can still take.
-func (h *Hold) Room() int { return h.run.Len - h.run.Tokens }
-
-// StillRefuses reports whether a request that will hold final tokens
-// would be refused now without a walk of the holes: a refusal has
-// measured the holes and no run has been taken or freed since, and the
-// largest of them is smaller than the run final needs. Asking changes
-// nothing. A scheduler whose blocked head is this pool's last refusal
-// uses it to skip the retry.
-func (c *Contiguous) StillRefuses(final int) bool {
-	return c.largestAt == c.layout && c.reserve.Slots(final) > c.largest
+// Room is the fewest tokens any of reqs' runs can still take, reqs being
+// the requests the pool holds; 0 when it holds others too, or while the
+// event log is on (Quiet).
+func (c *Contiguous) Room(reqs []*Request) int {
+	if len(reqs) != len(c.runs) || len(reqs) == 0 {
+		return 0
+	}
+	room := reqs[0].slack
+	for _, r := range reqs {
+		if r.owner != c.id {
+			return 0
+		}
+		room = min(room, r.slack)
+	}
+	return max(room-1, 0)
 }
 
-// GrowHold is AllocateSlots for the resident request behind handle h: it
-// stores n more tokens in its run, or fails with ErrNoSpace if the run is
-// full. It spares the lookup by id that AllocateSlots makes.
-func (c *Contiguous) GrowHold(h *Hold, n int) error {
-	if h == nil || !h.live {
-		return fmt.Errorf("allocator: growing a request that is not resident")
-	}
-	if n < 0 {
-		return fmt.Errorf("allocator: request %d asks for %d new tokens", h.run.Req, n)
-	}
-	return public(c.extend(h, n), c.short)
+// StillRefuses reports whether admitting r would be refused again without
+// a walk of the holes: a refusal has measured them and no run has been
+// taken or freed since, and the largest is smaller than the run r.Final
+// needs. Asking changes nothing (Quiet).
+func (c *Contiguous) StillRefuses(r *Request) bool {
+	return c.largestAt == c.layout && c.reserve.Slots(r.Final) > c.largest
 }
 
-// Plain reports whether every append is one that Append makes without
-// logging an event (the event log is off; it stays off once turned off): a
-// caller storing a token for each of many requests checks it once, then
-// calls AppendPlain for each (as with Paged.Plain).
-func (c *Contiguous) Plain() bool { return c.off }
-
-// AppendPlain is Append for a caller that found Plain true since its last
-// other call into the pool, holds h live and stores n ≥ 0 tokens: only the
-// room in h's run is left to check.
-func (c *Contiguous) AppendPlain(h *Hold, n int) bool {
-	if h.run.Tokens+n > h.run.Len {
-		return false
+// AllocateSlots admits r, if the pool does not hold it, by reserving a run
+// of Reservation().Slots(r.Final) slots and storing n tokens in it;
+// admission fails with ErrNoSpace when no hole is large enough, even if the
+// free slots add up to more (external fragmentation). For a resident r it
+// stores n more tokens in its run and fails with ErrNoSpace if the run is
+// full: a contiguous reservation cannot grow in place. There is no prefix
+// cache, so r.Computed must be empty; token ids are not kept.
+//
+// As in Paged.AllocateSlots, a call that only stores tokens in the run,
+// with no event to log, counts them inline in the caller.
+func (c *Contiguous) AllocateSlots(r *Request, n int) error {
+	if uint(n) < uint(r.slack) { // Request.slack
+		r.slack -= n
+		c.stored += n
+		return nil
 	}
-	h.run.Tokens += n
-	c.stored += n
-	return true
+	return c.allocateSlots(r, n)
 }
 
-// Append stores n tokens in h's run when they fit and there is no event
-// to log, and reports whether it did; otherwise it changes nothing and the
-// caller calls GrowHold. As Paged.Append, it is small enough to be inlined
-// into a serving loop.
-func (c *Contiguous) Append(h *Hold, n int) bool {
-	if h == nil || !h.live || !c.off || n < 0 || h.run.Tokens+n > h.run.Len {
-		return false
-	}
-	h.run.Tokens += n
-	c.stored += n
-	return true
-}
-
-// AdmitPlain is AllocateSlots(req, Slots{New: n, Final: final}) for a
-// caller that found Plain true since its last other call into the pool
-// and knows that req is not resident: one call where AllocateSlots makes
-// three. It returns req's handle; or nil and no error when no hole is large
-// enough, the pool's account of which is then Shortfall; or the error
-// AllocateSlots returns for a request no run can hold.
-func (c *Contiguous) AdmitPlain(req, n, final int) (*Hold, error) {
-	err := c.admit(req, n, final)
-	if err == nil {
-		return c.held.get(req), nil
-	}
-	if isShort(err) {
-		return nil, nil
-	}
-	return nil, err
-}
-
-// Shortfall is the pool's account of its last refusal for want of room.
-func (c *Contiguous) Shortfall() NoSpaceError { return c.short }
-
-// AllocateSlots admits req, if the pool does not hold it yet, by reserving
-// a run of Reservation().Slots(a.Final) slots and storing a.New tokens in
-// it; admission fails with ErrNoSpace when no hole is large enough, even if
-// the free slots add up to more (external fragmentation). For a resident
-// req it stores a.New more tokens in its run and fails with ErrNoSpace if
-// the run is full: a contiguous reservation cannot grow in place. There is
-// no prefix cache, so a.Computed must be empty; token ids are not kept.
-func (c *Contiguous) AllocateSlots(req int, a Slots) error {
-	return public(c.allocateSlots(req, &a), c.short)
-}
-
-// TryAllocateSlots is AllocateSlots reporting a lack of room as a value
-// (TryPool).
-func (c *Contiguous) TryAllocateSlots(req int, a Slots) (NoSpaceError, bool, error) {
-	return try(c.allocateSlots(req, &a), c.short)
-}
-
-func (c *Contiguous) allocateSlots(req int, a *Slots) error { // a by pointer: see Paged.allocateSlots
-	if a.New < 0 || len(a.Computed) > 0 {
-		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", req, a.New, len(a.Computed))
-	}
-	if req != c.refused || c.largestAt != c.layout {
-		if h := c.held.get(req); h != nil {
-			return c.extend(h, a.New)
+// AllocateBatch is AllocateSlots(r, n) for each r of reqs, in order, until
+// one fails (BatchAllocator), as Paged.AllocateBatch.
+func (c *Contiguous) AllocateBatch(reqs []*Request, n int) (int, error) {
+	for done := 0; done < len(reqs); done++ {
+		served, stored := countBatch(reqs[done:], n)
+		c.stored += stored
+		if done += served; done == len(reqs) {
+			break
+		}
+		if err := c.allocateSlots(reqs[done], n); err != nil {
+			return done, err
 		}
 	}
-	return c.admit(req, a.New, a.Final)
+	return len(reqs), nil
 }
 
-// admit reserves a run for req, which will hold final tokens, and stores n.
-func (c *Contiguous) admit(req, n, final int) error {
-	reserve := c.reserve.Slots(final)
-	if final < n || n > reserve {
-		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", req, reserve, n, final)
+// allocateSlots is AllocateSlots when the pool has more to do than count.
+func (c *Contiguous) allocateSlots(r *Request, n int) error {
+	if n < 0 || len(r.Computed) > 0 {
+		return fmt.Errorf("allocator: request %d asks for %d new tokens and %d computed blocks of a contiguous pool", r.ID, n, len(r.Computed))
+	}
+	switch r.owner {
+	case 0:
+		return c.admit(r, n)
+	case c.id:
+	default:
+		return fmt.Errorf("allocator: request %d is resident in another pool", r.ID)
+	}
+	r.sync()
+	err := c.extend(r, n)
+	c.grantRoom(r)
+	return err
+}
+
+// grantRoom opens r's fast path for the rest of its run while nothing is
+// logged.
+func (c *Contiguous) grantRoom(r *Request) {
+	room := -1
+	if c.off {
+		room = r.length - r.n
+	}
+	r.grantRoom(room)
+}
+
+// admit reserves a run for r, which will hold r.Final tokens, and stores n.
+func (c *Contiguous) admit(r *Request, n int) error {
+	if c.reqs.get(r.ID) != nil {
+		return fmt.Errorf("allocator: request %d is already resident", r.ID)
+	}
+	reserve := c.reserve.Slots(r.Final)
+	if r.Final < n || n > reserve {
+		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", r.ID, reserve, n, r.Final)
 	}
 	if c.largestAt == c.layout && reserve > c.largest {
-		return c.refuse(req, n, reserve) // the holes measured last time, unchanged
+		return c.refuse(r, n, reserve) // the holes measured last time, unchanged
 	}
 	// First fit: walk the holes between runs (Holes, without building it).
 	largest, at := 0, 0
 	for i := 0; i <= len(c.runs); i++ {
 		end := c.pool
 		if i < len(c.runs) {
-			end = c.runs[i].run.Start
+			end = c.runs[i].start
 		}
 		if hole := end - at; hole >= reserve {
-			c.place(i, Run{Req: req, Start: at, Len: reserve, Tokens: n})
+			c.place(i, r, at, reserve, n)
 			return nil
 		} else if hole > largest {
 			largest = hole
 		}
 		if i < len(c.runs) {
-			at = c.runs[i].run.Start + c.runs[i].run.Len
+			at = c.runs[i].start + c.runs[i].length
 		}
 	}
 	c.largest, c.largestAt = largest, c.layout
-	return c.refuse(req, n, reserve)
+	return c.refuse(r, n, reserve)
 }
 
-// refuse records req's refusal for want of a hole of reserve slots.
-func (c *Contiguous) refuse(req, n, reserve int) error {
-	c.refused = req
+// refuse records r's refusal for want of a hole of reserve slots.
+func (c *Contiguous) refuse(r *Request, n, reserve int) error {
 	if c.logging() {
-		c.record(Event{Kind: Rejected, Req: req, Tokens: n, Len: reserve})
+		c.record(Event{Kind: Rejected, Req: r.ID, Tokens: n, Len: reserve})
 	}
-	c.short = NoSpaceError{Need: reserve, Free: c.pool - c.reserved, Largest: c.largest}
-	return errShort
+	return c.shorts.of(reserve, c.pool-c.reserved, c.largest)
 }
 
-// place inserts run r before runs[i], where the hole it fills starts.
-func (c *Contiguous) place(i int, r Run) {
-	if r.Start < c.End() {
+// place gives r the run of length slots at start, holding n tokens, before
+// runs[i], where the hole it fills starts.
+func (c *Contiguous) place(i int, r *Request, start, length, n int) {
+	if start < c.End() {
 		c.holeReuses++
 	}
-	if len(c.slab) == 0 {
-		c.slab = make([]Hold, 64) // one allocation per 64 admissions
-	}
-	h := &c.slab[0]
-	c.slab = c.slab[1:]
-	*h = Hold{run: r, live: true}
+	r.owner, r.start, r.length, r.n = c.id, start, length, n
 	// Shifted one by one: a pool holds few runs, and slices.Insert is a
 	// call and a typed copy each time.
 	c.runs = append(c.runs, nil)
 	for j := len(c.runs) - 1; j > i; j-- {
 		c.runs[j] = c.runs[j-1]
 	}
-	c.runs[i] = h
-	c.held.set(r.Req, h)
-	c.stored += r.Tokens
-	c.reserved += r.Len
+	c.runs[i] = r
+	c.reqs.set(r.ID, r)
+	c.stored += n
+	c.reserved += length
 	c.taken++
 	c.layout++
 	if c.logging() {
-		c.record(Event{Kind: Admitted, Req: r.Req, Tokens: r.Tokens})
-		c.record(Event{Kind: Allocated, Req: r.Req, Start: r.Start, Len: r.Len})
+		c.record(Event{Kind: Admitted, Req: r.ID, Tokens: n})
+		c.record(Event{Kind: Allocated, Req: r.ID, Start: start, Len: length})
 	}
+	c.grantRoom(r)
 }
 
-// extend stores n more tokens in h's run.
-func (c *Contiguous) extend(h *Hold, n int) error {
-	r := &h.run
-	if r.Tokens+n > r.Len {
+// extend stores n more tokens in r's run.
+func (c *Contiguous) extend(r *Request, n int) error {
+	if room := r.length - r.n; n > room {
 		if c.logging() {
-			c.record(Event{Kind: Rejected, Req: r.Req, Tokens: n})
+			c.record(Event{Kind: Rejected, Req: r.ID, Tokens: n})
 		}
-		c.short = NoSpaceError{Need: n, Free: r.Len - r.Tokens, Largest: r.Len - r.Tokens}
-		return errShort
+		return c.shorts.of(n, room, room)
 	}
-	r.Tokens += n
+	r.n += n
 	c.stored += n
 	if n > 0 && c.logging() {
-		c.record(Event{Kind: Appended, Req: r.Req, Tokens: n})
+		c.record(Event{Kind: Appended, Req: r.ID, Tokens: n})
 	}
 	return nil
 }
 
-// Free releases req's run, leaving a hole.
-func (c *Contiguous) Free(req int) error {
-	h := c.held.get(req)
-	if h == nil {
-		return fmt.Errorf("allocator: request %d not admitted", req)
+// Free releases r's run, leaving a hole.
+func (c *Contiguous) Free(r *Request) error {
+	if r.owner != c.id {
+		return fmt.Errorf("allocator: request %d not admitted", r.ID)
 	}
-	r := h.run
-	i := c.index(h)
+	r.sync()
+	i := c.index(r)
 	for j := i + 1; j < len(c.runs); j++ { // as in place
 		c.runs[j-1] = c.runs[j]
 	}
-	c.runs[len(c.runs)-1] = nil // the handle is not kept alive
+	c.runs[len(c.runs)-1] = nil // the request is not kept alive
 	c.runs = c.runs[:len(c.runs)-1]
-	c.held.del(req)
+	c.reqs.del(r.ID)
 	c.layout++
-	h.live = false
-	c.stored -= r.Tokens
-	c.reserved -= r.Len
+	c.stored -= r.n
+	c.reserved -= r.length
 	if c.logging() {
-		c.record(Event{Kind: Freed, Req: req, Start: r.Start, Len: r.Len})
+		c.record(Event{Kind: Freed, Req: r.ID, Start: r.start, Len: r.length})
 	}
+	r.owner, r.n = 0, 0
 	return nil
 }
 
@@ -314,14 +271,19 @@ func (c *Contiguous) End() int {
 	if len(c.runs) == 0 {
 		return 0
 	}
-	r := c.runs[len(c.runs)-1].run
-	return r.Start + r.Len
+	r := c.runs[len(c.runs)-1]
+	return r.start + r.length
 }
 
-// RunOf returns req's reservation.
+// runOf is r's reservation.
+func runOf(r *Request) Run {
+	return Run{Req: r.ID, Start: r.start, Len: r.length, Tokens: r.tokens()}
+}
+
+// RunOf returns request req's reservation.
 func (c *Contiguous) RunOf(req int) (Run, bool) {
-	if h := c.held.get(req); h != nil {
-		return h.run, true
+	if r := c.reqs.get(req); r != nil {
+		return runOf(r), true
 	}
 	return Run{}, false
 }
@@ -332,8 +294,8 @@ func (c *Contiguous) Runs() []Run {
 		return nil
 	}
 	out := make([]Run, len(c.runs))
-	for i, h := range c.runs {
-		out[i] = h.run
+	for i, r := range c.runs {
+		out[i] = runOf(r)
 	}
 	return out
 }
@@ -342,12 +304,11 @@ func (c *Contiguous) Runs() []Run {
 func (c *Contiguous) Holes() []Hole {
 	var out []Hole
 	at := 0
-	for _, h := range c.runs {
-		r := h.run
-		if r.Start > at {
-			out = append(out, Hole{Start: at, Len: r.Start - at})
+	for _, r := range c.runs {
+		if r.start > at {
+			out = append(out, Hole{Start: at, Len: r.start - at})
 		}
-		at = r.Start + r.Len
+		at = r.start + r.length
 	}
 	if at < c.pool {
 		out = append(out, Hole{Start: at, Len: c.pool - at})
@@ -368,10 +329,9 @@ func (c *Contiguous) Unusable(reserve int) int {
 		return c.unusable
 	}
 	u, at := 0, 0
-	for _, h := range c.runs {
-		r := h.run
-		u += (r.Start - at) % reserve
-		at = r.Start + r.Len
+	for _, r := range c.runs {
+		u += (r.start - at) % reserve
+		at = r.start + r.length
 	}
 	u += (c.pool - at) % reserve
 	c.unusable, c.unusableAt, c.unusableFor = u, c.layout, reserve
@@ -385,7 +345,7 @@ func (c *Contiguous) Usage() Usage {
 	return u
 }
 
-// UsageInto is Usage written into *u, field by field (see Paged.UsageInto).
+// UsageInto is Usage written into *u, field by field (UsageWriter).
 func (c *Contiguous) UsageInto(u *Usage) {
 	u.Resident, u.Pool, u.Stored, u.Reserved, u.Taken, u.HoleReuses = len(c.runs), c.pool, c.stored, c.reserved, c.taken, c.holeReuses
 }

@@ -11,27 +11,28 @@ var exact = Reservation{Policy: ReserveExact}
 
 func TestContiguousFirstFitReusesHoles(t *testing.T) {
 	c, _ := NewContiguous(400, exact)
+	rs := reqSet{}
 	for req, n := range []int{100, 100, 100} {
-		if err := c.AllocateSlots(req, Slots{New: n / 2, Final: 100}); err != nil {
+		if err := rs.admit(c, req, n/2, 100); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_ = c.Free(1) // hole [100,200)
-	if err := c.AllocateSlots(3, Slots{New: 10, Final: 50}); err != nil {
+	_ = rs.free(c, 1) // hole [100,200)
+	if err := rs.admit(c, 3, 10, 50); err != nil {
 		t.Fatal(err)
 	}
 	if r := c.Runs()[1]; r.Req != 3 || r.Start != 100 {
 		t.Fatalf("first fit put request 3 at %+v, want start 100 (the hole)", r)
 	}
 	// Holes now: [150,200) 50 slots and [300,400) 100 slots.
-	if err := c.AllocateSlots(4, Slots{New: 0, Final: 60}); err != nil {
+	if err := rs.admit(c, 4, 0, 60); err != nil {
 		t.Fatal(err)
 	}
 	if r := c.Runs()[3]; r.Req != 4 || r.Start != 300 {
 		t.Fatalf("request 4 at %+v, want start 300 (the first hole that fits)", r)
 	}
 	// 90 slots free (50 + 40) but no hole of 60: external fragmentation.
-	if err := c.AllocateSlots(5, Slots{New: 0, Final: 60}); !errors.Is(err, ErrNoSpace) {
+	if err := rs.admit(c, 5, 0, 60); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("admit with 90 free slots in holes of 50 and 40: err = %v", err)
 	}
 	if got := c.Unusable(60); got != 90 {
@@ -44,11 +45,12 @@ func TestContiguousFirstFitReusesHoles(t *testing.T) {
 
 func TestContiguousAppendStaysInsideRun(t *testing.T) {
 	c, _ := NewContiguous(100, exact)
-	_ = c.AllocateSlots(0, Slots{New: 8, Final: 10})
-	if err := c.AllocateSlots(0, Slots{New: 2}); err != nil {
+	rs := reqSet{}
+	_ = rs.admit(c, 0, 8, 10)
+	if err := rs.store(c, 0, 2, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.AllocateSlots(0, Slots{New: 1}); !errors.Is(err, ErrNoSpace) {
+	if err := rs.store(c, 0, 1, nil); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("append past the reservation: err = %v", err)
 	}
 	if u := c.Usage(); u.Stored != 10 || u.Reserved != 10 || u.Waste() != 0 {
@@ -56,46 +58,49 @@ func TestContiguousAppendStaysInsideRun(t *testing.T) {
 	}
 }
 
-// A handle grows its request's run as AllocateSlots does, with and without
-// the event log, stops at the run's end, and is refused once freed.
-func TestContiguousHold(t *testing.T) {
+// A Request grows its run with the event log on and off (the fast path:
+// counting only, while nothing is logged), stops at the run's end, and
+// once freed is admitted again rather than grown.
+func TestContiguousRequestHandle(t *testing.T) {
 	for _, events := range []bool{true, false} {
 		c, _ := NewContiguous(100, exact)
+		rs := reqSet{}
 		if !events {
 			c.DisableEvents()
 		}
-		if c.Hold(0) != nil {
-			t.Fatal("a handle for a request not admitted")
-		}
-		_ = c.AllocateSlots(0, Slots{New: 8, Final: 10})
-		_ = c.AllocateSlots(1, Slots{New: 1, Final: 5})
-		h := c.Hold(0)
+		_ = rs.admit(c, 0, 8, 10)
+		_ = rs.admit(c, 1, 1, 5)
+		r := rs.get(0)
 		c.Events()
-		if err := c.GrowHold(h, 2); err != nil {
+		if err := c.AllocateSlots(r, 2); err != nil {
 			t.Fatal(err)
 		}
 		if events && len(c.Events()) != 1 {
-			t.Error("GrowHold logged no Appended event")
+			t.Error("growing logged no Appended event")
+		}
+		if room := max(r.slack-1, 0); room != 0 {
+			t.Errorf("a full run has room for %d", room)
 		}
 		var short *NoSpaceError
-		if err := c.GrowHold(h, 1); !errors.As(err, &short) || short.Need != 1 || short.Free != 0 {
+		if err := c.AllocateSlots(r, 1); !errors.As(err, &short) || short.Need != 1 || short.Free != 0 {
 			t.Fatalf("growing a full run: err = %v", err)
 		}
-		if r, _ := c.RunOf(0); r.Tokens != 10 || c.Usage().Stored != 11 {
-			t.Fatalf("run %+v, usage %+v; want 10 tokens in the run, 11 stored", r, c.Usage())
+		if run, _ := c.RunOf(0); run.Tokens != 10 || c.Usage().Stored != 11 {
+			t.Fatalf("run %+v, usage %+v; want 10 tokens in the run, 11 stored", run, c.Usage())
 		}
-		if err := c.GrowHold(c.Hold(1), -1); err == nil {
-			t.Error("GrowHold took -1 tokens")
+		if err := c.AllocateSlots(rs.get(1), -1); err == nil {
+			t.Error("a run took -1 tokens")
 		}
-		_ = c.Free(0)
-		if err := c.GrowHold(h, 0); err == nil || errors.Is(err, ErrNoSpace) {
-			t.Errorf("growing a freed request's handle: err = %v", err)
+		_ = rs.free(c, 0)
+		if err := c.Free(r); err == nil {
+			t.Error("a run was freed twice")
 		}
-		if err := c.GrowHold(nil, 1); err == nil {
-			t.Error("GrowHold(nil) took a token")
+		if run := c.Runs(); len(run) != 1 || run[0].Req != 1 || run[0].Start != 10 {
+			t.Errorf("runs after freeing 0: %+v", run)
 		}
-		if r := c.Runs(); len(r) != 1 || r[0].Req != 1 || r[0].Start != 10 {
-			t.Errorf("runs after freeing 0: %+v", r)
+		r.Final = 4
+		if err := c.AllocateSlots(r, 3); err != nil || len(c.Runs()) != 2 {
+			t.Errorf("admitting the freed request again: %v, runs %+v", err, c.Runs())
 		}
 	}
 }
@@ -130,16 +135,17 @@ func FuzzContiguousOps(f *testing.F) {
 // memory of its last refusal.
 func runContiguousOps(t *testing.T, pool int, ops []byte) {
 	c, _ := NewContiguous(pool, exact)
+	rs := reqSet{}
 	for i := 0; i+2 < len(ops); i += 3 {
 		req, size := int(ops[i+1])%10, int(ops[i+2])
 		switch ops[i] % 3 {
 		case 0:
 			res := 1 + size
-			_ = c.AllocateSlots(req, Slots{New: size % (res + 1), Final: res})
+			_ = rs.admit(c, req, size%(res+1), res)
 		case 1:
-			_ = c.AllocateSlots(req, Slots{New: size % 5})
+			_ = rs.store(c, req, size%5, nil)
 		case 2:
-			_ = c.Free(req)
+			_ = rs.free(c, req)
 		}
 		free := 0
 		for _, h := range c.Holes() {
@@ -166,8 +172,8 @@ func runContiguousOps(t *testing.T, pool int, ops []byte) {
 				t.Fatalf("op %d: request %d holds two runs: %+v", i/3, run.Req, c.Runs())
 			}
 			seen[run.Req] = true
-			if h := c.Hold(run.Req); h == nil || h.run != run {
-				t.Fatalf("op %d: run %+v, but Hold(%d) is %v", i/3, run, run.Req, h)
+			if r := rs.get(run.Req); r.owner != c.id || runOf(r) != run {
+				t.Fatalf("op %d: run %+v, but its request holds %+v", i/3, run, runOf(r))
 			}
 		}
 		if u.Stored != stored || u.Reserved != reserved || u.Resident != len(c.Runs()) {
@@ -191,34 +197,35 @@ func runContiguousOps(t *testing.T, pool int, ops []byte) {
 // counts as a hole reuse; one placed at the end does not.
 func TestContiguousNoSpaceFiguresAndHoleReuse(t *testing.T) {
 	c, _ := NewContiguous(300, exact)
+	rs := reqSet{}
 	for req := 0; req < 3; req++ {
-		if err := c.AllocateSlots(req, Slots{New: 1, Final: 100}); err != nil {
+		if err := rs.admit(c, req, 1, 100); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.Free(1); err != nil {
+	if err := rs.free(c, 1); err != nil {
 		t.Fatal(err)
 	}
 	if u := c.Usage(); u.Taken != 3 || u.HoleReuses != 0 {
 		t.Fatalf("usage %+v: want 3 runs taken, no hole reused", u)
 	}
-	if err := c.AllocateSlots(3, Slots{New: 1, Final: 50}); err != nil {
+	if err := rs.admit(c, 3, 1, 50); err != nil {
 		t.Fatal(err)
 	}
 	if u := c.Usage(); u.Taken != 4 || u.HoleReuses != 1 {
 		t.Fatalf("usage %+v: want the 4th run in the hole at 100", u)
 	}
-	if err := c.Free(2); err != nil { // the end is now 150: run 3 is the last
+	if err := rs.free(c, 2); err != nil { // the end is now 150: run 3 is the last
 
 		t.Fatal(err)
 	}
-	if err := c.AllocateSlots(4, Slots{New: 1, Final: 100}); err != nil {
+	if err := rs.admit(c, 4, 1, 100); err != nil {
 		t.Fatal(err)
 	}
 	if u := c.Usage(); u.HoleReuses != 1 {
 		t.Fatalf("usage %+v: a run placed at the end (150) reuses no hole", u)
 	}
-	err := c.AllocateSlots(5, Slots{New: 1, Final: 60})
+	err := rs.admit(c, 5, 1, 60)
 	var ns *NoSpaceError
 	if !errors.As(err, &ns) || !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("err = %v, want a *NoSpaceError that is ErrNoSpace", err)
@@ -264,12 +271,13 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		rs := reqSet{}
 		var resident []int
 		refused := -1
 		for op := 0; op < 300; op++ {
 			if len(resident) > 0 && r.IntN(3) == 0 {
 				i := r.IntN(len(resident))
-				if err := c.Free(resident[i]); err != nil {
+				if err := rs.free(c, resident[i]); err != nil {
 					t.Fatal(err)
 				}
 				resident = append(resident[:i], resident[i+1:]...)
@@ -280,7 +288,7 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 				// a refusal, and never takes a second one.
 				req := resident[r.IntN(len(resident))]
 				before, _ := c.RunOf(req)
-				_, ok, err := c.TryAllocateSlots(req, Slots{New: 1})
+				_, ok, err := shortOf(rs.store(c, req, 1, nil))
 				after, _ := c.RunOf(req)
 				if err != nil || after.Start != before.Start || after.Len != before.Len || len(c.Runs()) != len(resident) ||
 					(ok && after.Tokens != before.Tokens+1) || (!ok && after.Tokens != before.Len) {
@@ -294,7 +302,7 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 				req = refused // the blocked head, retried
 			}
 			final := 1 + r.IntN(400)
-			short, ok, err := c.TryAllocateSlots(req, Slots{New: 1, Final: final})
+			short, ok, err := shortOf(rs.admit(c, req, 1, final))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,30 +326,45 @@ func TestContiguousRefusalLargestHole(t *testing.T) {
 }
 
 // StillRefuses answers from the last walk of the holes, and only while no
-// run has been taken or freed since; Room is what a run can still take.
+// run has been taken or freed since; Room is what a run can still take
+// while nothing is logged.
 func TestContiguousStillRefusesAndRoom(t *testing.T) {
 	c, _ := NewContiguous(300, exact)
+	rs := reqSet{}
 	for req := 0; req < 3; req++ {
-		if err := c.AllocateSlots(req, Slots{New: 10 * (req + 1), Final: 100}); err != nil {
+		if err := rs.admit(c, req, 10*(req+1), 100); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := c.Hold(1).Room(); got != 80 {
-		t.Fatalf("Room of a 100-slot run holding 20 tokens = %d, want 80", got)
+	all := []*Request{rs.get(0), rs.get(1), rs.get(2)}
+	if got := c.Room(all); got != 0 {
+		t.Fatalf("Room with the event log on = %d, want 0 (every token is an event)", got)
 	}
-	if c.StillRefuses(50) {
+	c.DisableEvents()
+	for _, r := range all {
+		if err := c.AllocateSlots(r, 0); err != nil { // a call reopens the fast path
+			t.Fatal(err)
+		}
+	}
+	if got := c.Room(all[1:2]); got != 0 {
+		t.Fatalf("Room of one request while the pool holds three = %d, want 0", got)
+	}
+	if got := c.Room(all); got != 70 {
+		t.Fatalf("Room of runs of 100 slots holding 10, 20 and 30 tokens = %d, want 70", got)
+	}
+	if c.StillRefuses(&Request{Final: 50}) {
 		t.Fatal("StillRefuses before any refusal measured the holes")
 	}
-	if err := c.AllocateSlots(3, Slots{New: 1, Final: 50}); !errors.Is(err, ErrNoSpace) {
+	if err := rs.admit(c, 3, 1, 50); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("a 50-slot run in a full pool: %v", err)
 	}
-	if !c.StillRefuses(50) || !c.StillRefuses(1) {
+	if !c.StillRefuses(&Request{Final: 50}) || !c.StillRefuses(&Request{Final: 1}) {
 		t.Fatal("StillRefuses false right after the refusal, with no hole anywhere")
 	}
-	if err := c.Free(1); err != nil {
+	if err := rs.free(c, 1); err != nil {
 		t.Fatal(err)
 	}
-	if c.StillRefuses(50) {
+	if c.StillRefuses(&Request{Final: 50}) {
 		t.Fatal("StillRefuses true after a run was freed")
 	}
 }

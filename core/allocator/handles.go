@@ -2,7 +2,7 @@ package allocator
 
 import "iter"
 
-// handles maps resident requests' ids to their handles (*Seq, *Hold). Ids
+// handles maps resident requests' ids to their Requests. Ids
 // in [0, denseIDs) index a slice, others a map: the lab numbers requests
 // from 0, and in WebAssembly, which has no AES instructions, a map's hash
 // is computed in software, so the lookups of every admission, growth by id

@@ -1,9 +1,18 @@
 package allocator
 
-import "fmt"
+import (
+	"fmt"
 
-// Check verifies the block-pool invariants of shared/reference/engines.md §7
-// and returns the first one broken. Tests and fuzz targets call it after
+	"github.com/inferlab/inferlab/core/kvhash"
+)
+
+// Check verifies the block pool's invariants and returns the first one
+// broken: a block's reference count is the number of block tables holding
+// it; a block is in the free queue exactly when nobody references it, and
+// at most once; every block is held or free (none lost, none twice); a
+// block carrying a hash is full, its contents match the hash, and the
+// cache map lists it under that hash; a request holds ⌈tokens/B⌉ blocks
+// whose chain hashes match its tokens. Tests and fuzz targets call it after
 // every operation; it is O(blocks + tokens).
 func (p *Paged) Check() error {
 	holders, err := p.checkTables()
@@ -21,18 +30,18 @@ func (p *Paged) Check() error {
 }
 
 // checkTables verifies each block table against its request's tokens and
-// chain hashes (§7.5, §7.7) and the pool's running totals, and counts the
+// chain hashes and the pool's running totals, and counts the
 // tables holding each block.
 func (p *Paged) checkTables() (holders []int, err error) {
-	holders = make([]int, len(p.refs))
+	holders = make([]int, len(p.pool.refs))
 	tokens, entries := 0, 0
-	for req, s := range p.seqs.all() {
-		tokens += s.n
-		entries += len(s.blocks)
-		if err := p.checkSeq(req, s); err != nil {
+	for id, r := range p.reqs.all() {
+		tokens += r.tokens()
+		entries += len(r.blocks)
+		if err := p.checkRequest(id, r); err != nil {
 			return nil, err
 		}
-		for _, b := range s.blocks {
+		for _, b := range r.blocks {
 			holders[b]++
 		}
 	}
@@ -42,53 +51,63 @@ func (p *Paged) checkTables() (holders []int, err error) {
 	return holders, nil
 }
 
-// checkSeq verifies one request: ⌈n/B⌉ blocks (§7.7), a token id per token
-// while caching, and chain hashes that match its tokens (§7.5).
-func (p *Paged) checkSeq(req int, s *Seq) error {
-	if s.req != req || !s.live {
-		return fmt.Errorf("request %d's table is filed as request %d, live = %v", req, s.req, s.live)
+// checkRequest verifies one request: ⌈n/B⌉ blocks, a token id per
+// token while caching, chain hashes that match its tokens, and a
+// fast path (Request.slack) open only for the slots left in a last block
+// it holds alone, while nothing is hashed or logged.
+func (p *Paged) checkRequest(id int, r *Request) error {
+	n := r.tokens()
+	switch {
+	case r.ID != id || r.owner != p.id:
+		return fmt.Errorf("request %d is filed as request %d, held by this pool = %v", r.ID, id, r.owner == p.id)
+	case len(r.blocks) != p.BlocksFor(n):
+		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", id, len(r.blocks), n, p.BlocksFor(n))
+	case p.pool.caching && (r.cached == nil || len(r.cached.ids) != n):
+		return fmt.Errorf("request %d: the token ids kept do not count its %d tokens", id, n)
+	case r.slack < 0 || r.slack > r.grant:
+		return fmt.Errorf("request %d: fast-path slack %d of a grant of %d", id, r.slack, r.grant)
+	case r.slack > 0 && (!p.plain() || n+r.slack-1 > len(r.blocks)*p.blockSize ||
+		(len(r.blocks) > 0 && p.pool.refs[r.blocks[len(r.blocks)-1]] != 1)):
+		return fmt.Errorf("request %d: fast path open for %d tokens past %d in %d blocks", id, r.slack-1, n, len(r.blocks))
 	}
-	if want := p.BlocksFor(s.n); len(s.blocks) != want {
-		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", req, len(s.blocks), s.n, want)
+	if r.cached == nil {
+		return nil
 	}
-	if p.caching && len(s.ids) != s.n {
-		return fmt.Errorf("request %d: %d token ids for %d tokens", req, len(s.ids), s.n)
-	}
-	parent := rootHash
-	for i, h := range s.hashes {
-		if chainHash(parent, s.ids[i*p.blockSize:(i+1)*p.blockSize], s.extra) != h {
-			return fmt.Errorf("request %d: block %d's chain hash does not match its tokens", req, i)
+	parent := kvhash.Root
+	for i, h := range r.cached.hashes {
+		if kvhash.Chain(parent, r.cached.ids[i*p.blockSize:(i+1)*p.blockSize], r.Extra) != h {
+			return fmt.Errorf("request %d: block %d's chain hash does not match its tokens", id, i)
 		}
 		parent = h
 	}
 	return nil
 }
 
-// checkFreeQueue walks the free queue: no block twice (§7.2), and the walk
+// checkFreeQueue walks the free queue: no block twice, and the walk
 // agrees with the count.
 func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
-	inQueue = make([]bool, len(p.refs))
+	inQueue = make([]bool, len(p.pool.refs))
 	walked := 0
-	for _, b := range p.free.order() {
+	for _, b := range p.pool.free.order() {
 		if inQueue[b] {
 			return nil, fmt.Errorf("block %d is twice in the free queue", b)
 		}
 		inQueue[b] = true
 		walked++
 	}
-	if walked != p.free.len() {
-		return nil, fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.free.len())
+	if walked != p.pool.free.len() {
+		return nil, fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.pool.free.len())
 	}
 	return inQueue, nil
 }
 
-// checkBlocks verifies every block's metadata: reference count = holders
-// (§7.1), free ⇔ unreferenced (§7.2), hashed blocks full and listed (§7.4),
-// the pool's counters, and conservation (§7.3).
+// checkBlocks verifies every block's metadata: reference count = holders,
+// free ⇔ unreferenced, hashed blocks full and listed, the pool's counters,
+// and conservation.
 func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 	held, shared, hashed := 0, 0, 0
-	for b := range p.refs {
-		refs := int(p.refs[b])
+	for b := range p.pool.refs {
+		refs := int(p.pool.refs[b])
 		if refs != holders[b] {
 			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, refs, holders[b])
 		}
@@ -101,7 +120,7 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		if refs > 1 {
 			shared++
 		}
-		if p.hashedBlock(b) {
+		if p.pool.isHashed(b) {
 			hashed++
 			if err := p.checkHashed(b); err != nil {
 				return err
@@ -109,24 +128,24 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		}
 	}
 	switch {
-	case hashed != p.hashed:
-		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.hashed)
-	case shared != p.shared:
-		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.shared)
-	case held+p.free.len() != len(p.refs):
-		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.free.len(), len(p.refs))
+	case hashed != p.pool.hashed:
+		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.pool.hashed)
+	case shared != p.pool.shared:
+		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.pool.shared)
+	case held+p.pool.free.len() != len(p.pool.refs):
+		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.pool.free.len(), len(p.pool.refs))
 	}
 	return nil
 }
 
 // checkHashed verifies that hashed block b is full, that its contents match
-// its key, and that the cache map lists it (§7.4).
+// its key, and that the cache map lists it.
 func (p *Paged) checkHashed(b int) error {
-	m := p.blocks[b]
-	if len(m.ids) != p.blockSize || chainHash(m.parent, m.ids, m.extra) != m.hash {
+	m := p.pool.meta[b]
+	if len(m.ids) != p.blockSize || kvhash.Chain(m.parent, m.ids, m.extra) != m.hash {
 		return fmt.Errorf("block %d: hash does not match its contents", b)
 	}
-	for _, x := range p.cached[m.hash] {
+	for _, x := range p.pool.cached[m.hash] {
 		if x == b {
 			return nil
 		}
@@ -137,9 +156,9 @@ func (p *Paged) checkHashed(b int) error {
 // checkCacheMap verifies that every cache map entry points at a block that
 // carries its hash.
 func (p *Paged) checkCacheMap() error {
-	for h, list := range p.cached {
+	for h, list := range p.pool.cached {
 		for _, b := range list {
-			if !p.blocks[b].hashed || p.blocks[b].hash != h {
+			if !p.pool.meta[b].hashed || p.pool.meta[b].hash != h {
 				return fmt.Errorf("cache map entry %x points at block %d, which does not carry it", h, b)
 			}
 		}

@@ -4,16 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/kvhash"
 )
 
-// admitIDs admits req with prompt ids as the scheduler does: one lookup of
+// admitIDs admits r with prompt ids as the scheduler does: one lookup of
 // the cached prefix, then an allocation that takes its result. It returns
 // the prompt tokens found in the cache.
-func admitIDs(p *Paged, req int, ids []int, extra string) (int, error) {
-	hits, hit := p.ComputedBlocks(BlockHashes(nil, ids, p.BlockSize(), extra), len(ids))
-	if err := p.AllocateSlots(req, Slots{New: len(ids) - hit, IDs: ids[hit:], Computed: hits, Extra: extra}); err != nil {
+func admitIDs(p *Paged, r *Request, ids []int, extra string) (int, error) {
+	hits, hit := p.ComputedBlocks(kvhash.Extend(nil, ids, p.BlockSize(), extra), len(ids))
+	r.TokenIDs, r.Computed, r.Extra = ids, hits, extra
+	if err := p.AllocateSlots(r, len(ids)-hit); err != nil {
 		return 0, err
 	}
 	return hit, nil
@@ -21,7 +25,7 @@ func admitIDs(p *Paged, req int, ids []int, extra string) (int, error) {
 
 // lookup is the hit blocks of a request with token ids.
 func lookup(p *Paged, ids []int, extra string) []int {
-	hits, _ := p.ComputedBlocks(BlockHashes(nil, ids, p.BlockSize(), extra), len(ids))
+	hits, _ := p.ComputedBlocks(kvhash.Extend(nil, ids, p.BlockSize(), extra), len(ids))
 	return hits
 }
 
@@ -77,28 +81,29 @@ func runPagedOps(t *testing.T, numBlocks, blockSize int, caching bool, ops []byt
 		}
 		return ids
 	}
+	rs := reqSet{}
 	for i := 0; i+2 < len(ops); i += 3 {
 		op, a, c := ops[i]%6, int(ops[i+1]), int(ops[i+2])
 		req := a % 8
 		before := fingerprint(p)
 		switch op {
 		case 0:
-			_, err = admitIDs(p, req, tokens(c%3, 1+c%70), []string{"", "tenant-a"}[a%2])
+			if r := rs.get(req); r.owner == 0 {
+				_, err = admitIDs(p, r, tokens(c%3, 1+c%70), []string{"", "tenant-a"}[a%2])
+			} else {
+				err = rs.store(p, req, 1+c%70, tokens(c%3, 1+c%70))
+			}
 		case 1:
 			ids := tokens(c, c%40)
-			err = p.AllocateSlots(req, Slots{New: len(ids), IDs: ids})
+			err = rs.store(p, req, len(ids), ids)
 		case 2:
-			err = p.Free(req)
+			err = rs.free(p, req)
 		case 3:
-			err = p.Fork(req, c%8)
+			err = p.Fork(rs.get(req), rs.get(c%8))
 		case 4:
-			err = p.AllocateSlots(req, Slots{New: c})
-		case 5:
-			if h := p.Seq(req); h != nil { // the scheduler's path: grow through the handle
-				err = p.GrowSeq(h, c%20, nil)
-			} else {
-				err = p.AllocateSlots(req, Slots{New: c % 20})
-			}
+			err = rs.store(p, req, c, nil)
+		case 5: // a count only: the fast path while it has room
+			err = p.AllocateSlots(rs.get(req), c%20)
 		}
 		if errors.Is(err, ErrNoSpace) && fingerprint(p) != before {
 			t.Fatalf("op %d failed with ErrNoSpace but changed the pool", op)
@@ -130,25 +135,26 @@ func FuzzPagedOps(f *testing.F) {
 
 func TestPagedOnDemandAndTailFirstFree(t *testing.T) {
 	p, _ := NewPaged(8, 4)
-	if err := p.AllocateSlots(0, Slots{New: 5}); err != nil { // 5 tokens → 2 blocks
+	rs := reqSet{}
+	if err := rs.store(p, 0, 5, nil); err != nil { // 5 tokens → 2 blocks
 		t.Fatal(err)
 	}
 	if got := p.Table(0); len(got) != 2 || got[0] != 0 || got[1] != 1 {
 		t.Fatalf("table after admit = %v, want [0 1] (head of the free queue)", got)
 	}
 	for i := 0; i < 3; i++ { // tokens 6..8 fit in block 1
-		if err := p.AllocateSlots(0, Slots{New: 1}); err != nil {
+		if err := rs.store(p, 0, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := len(p.Table(0)); n != 2 {
 		t.Fatalf("8 tokens in blocks of 4 hold %d blocks, want 2", n)
 	}
-	_ = p.AllocateSlots(0, Slots{New: 1}) // token 9 opens block 2
+	_ = rs.store(p, 0, 1, nil) // token 9 opens block 2
 	if got := p.Table(0); len(got) != 3 || got[2] != 2 {
 		t.Fatalf("table = %v, want a third block 2", got)
 	}
-	_ = p.Free(0)
+	_ = rs.free(p, 0)
 	// free queue: 3..7 then the freed blocks tail first: 2, 1, 0
 	want := []int{3, 4, 5, 6, 7, 2, 1, 0}
 	got := p.FreeOrder()
@@ -161,14 +167,15 @@ func TestPagedOnDemandAndTailFirstFree(t *testing.T) {
 
 func TestPagedAllOrNothing(t *testing.T) {
 	p, _ := NewPaged(4, 16)
-	_ = p.AllocateSlots(0, Slots{New: 40}) // 3 blocks
-	if err := p.AllocateSlots(1, Slots{New: 20}); !errors.Is(err, ErrNoSpace) {
+	rs := reqSet{}
+	_ = rs.store(p, 0, 40, nil) // 3 blocks
+	if err := rs.store(p, 1, 20, nil); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("admit needing 2 of 1 free blocks: err = %v", err)
 	}
 	if p.Table(1) != nil || p.FreeBlocks() != 1 {
 		t.Fatalf("failed admit left state behind")
 	}
-	if err := p.AllocateSlots(0, Slots{New: 30}); !errors.Is(err, ErrNoSpace) { // 70 tokens need 5 blocks
+	if err := rs.store(p, 0, 30, nil); !errors.Is(err, ErrNoSpace) { // 70 tokens need 5 blocks
 		t.Fatalf("append past the pool: err = %v", err)
 	}
 	if p.Tokens(0) != 40 || len(p.Table(0)) != 3 {
@@ -182,7 +189,7 @@ func TestPagedWasteBound(t *testing.T) {
 		{16, 16, 0}, {16, 17, 15}, {16, 31, 1}, {16, 1024, 0}, {16, 1025, 15}, {1, 77, 0}, {32, 100, 28},
 	} {
 		p, _ := NewPaged(1000, tc.b)
-		_ = p.AllocateSlots(0, Slots{New: tc.tokens})
+		_ = p.AllocateSlots(&Request{ID: 0}, tc.tokens)
 		u := p.Usage()
 		if got := u.Reserved - u.Stored; got != tc.waste {
 			t.Errorf("B=%d L=%d: waste %d slots, want %d", tc.b, tc.tokens, got, tc.waste)
@@ -197,18 +204,19 @@ func TestPagedTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rs := reqSet{}
 	p.DisableEvents() // Taken must not depend on the event log
 	steps := []struct {
 		what string
 		do   func() error
 		want int
 	}{
-		{"admit 40 tokens", func() error { return p.AllocateSlots(1, Slots{New: 40}) }, 3},
-		{"append 8 (fills block 3)", func() error { return p.AllocateSlots(1, Slots{New: 8}) }, 3},
-		{"append 1 (crosses into block 4)", func() error { return p.AllocateSlots(1, Slots{New: 1}) }, 4},
-		{"fork: shares, takes nothing", func() error { return p.Fork(1, 2) }, 4},
-		{"child appends into the shared partial block: one copy", func() error { return p.AllocateSlots(2, Slots{New: 1}) }, 5},
-		{"free the parent", func() error { return p.Free(1) }, 5},
+		{"admit 40 tokens", func() error { return rs.store(p, 1, 40, nil) }, 3},
+		{"append 8 (fills block 3)", func() error { return rs.store(p, 1, 8, nil) }, 3},
+		{"append 1 (crosses into block 4)", func() error { return rs.store(p, 1, 1, nil) }, 4},
+		{"fork: shares, takes nothing", func() error { return p.Fork(rs.get(1), rs.get(2)) }, 4},
+		{"child appends into the shared partial block: one copy", func() error { return rs.store(p, 2, 1, nil) }, 5},
+		{"free the parent", func() error { return rs.free(p, 1) }, 5},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -222,10 +230,10 @@ func TestPagedTaken(t *testing.T) {
 	c, _ := NewPaged(32, 4)
 	c.EnablePrefixCaching()
 	ids := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
-	if _, err := admitIDs(c, 1, ids, ""); err != nil {
+	if _, err := admitIDs(c, &Request{ID: 1}, ids, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admitIDs(c, 2, ids, ""); err != nil {
+	if _, err := admitIDs(c, &Request{ID: 2}, ids, ""); err != nil {
 		t.Fatal(err)
 	}
 	// The second request hits the 2 full cached blocks and takes 1 for its tail.
@@ -234,27 +242,59 @@ func TestPagedTaken(t *testing.T) {
 	}
 }
 
-// A handle grows its request without a lookup by id, and a freed request's
-// handle is refused rather than corrupting the pool.
-func TestSeqHandle(t *testing.T) {
+// A Request is its own handle: it grows without a lookup by id, a freed
+// one is refused rather than corrupting the pool, and it may be admitted
+// again.
+func TestRequestHandle(t *testing.T) {
 	p, _ := NewPaged(8, 4)
-	if err := p.AllocateSlots(3, Slots{New: 5, Final: 20}); err != nil {
+	r := &Request{ID: 3, Final: 20}
+	if err := p.AllocateSlots(r, 5); err != nil {
 		t.Fatal(err)
 	}
-	h := p.Seq(3)
-	if h == nil || p.Seq(4) != nil {
-		t.Fatal("Seq: no handle for a resident request, or one for an absent one")
+	if err := p.AllocateSlots(&Request{ID: 3}, 1); err == nil {
+		t.Fatal("a second Request with a resident request's id was admitted")
 	}
-	if err := p.GrowSeq(h, 4, nil); err != nil || p.Tokens(3) != 9 || len(p.Table(3)) != 3 {
-		t.Fatalf("GrowSeq: %v, %d tokens in %d blocks", err, p.Tokens(3), len(p.Table(3)))
+	if err := p.AllocateSlots(r, 4); err != nil || p.Tokens(3) != 9 || len(p.Table(3)) != 3 {
+		t.Fatalf("growing: %v, %d tokens in %d blocks", err, p.Tokens(3), len(p.Table(3)))
 	}
-	if err := p.Free(3); err != nil {
+	if err := p.Free(r); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.GrowSeq(h, 1, nil); err == nil || errors.Is(err, ErrNoSpace) {
-		t.Fatalf("a freed request's handle grew: %v", err)
+	if err := p.Free(r); err == nil {
+		t.Fatal("a request was freed twice")
 	}
-	if err := p.Check(); err != nil || p.FreeBlocks() != 8 {
-		t.Fatalf("after the stale handle: %v, %d free", err, p.FreeBlocks())
+	other, _ := NewContiguous(64, exact)
+	if err := other.AllocateSlots(r, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AllocateSlots(r, 1); err == nil || errors.Is(err, ErrNoSpace) {
+		t.Fatalf("a request resident in another pool grew here: %v", err)
+	}
+	if err := other.Free(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AllocateSlots(r, 3); err != nil || p.Tokens(3) != 3 {
+		t.Fatalf("admitted again: %v, %d tokens", err, p.Tokens(3))
+	}
+	if err := p.Check(); err != nil || p.FreeBlocks() != 7 {
+		t.Fatalf("after the handle's life: %v, %d free", err, p.FreeBlocks())
+	}
+}
+
+// AllocateSlots' fast path is the whole of its common case, so it must stay
+// small enough for the compiler to inline into a serving loop: the build's
+// inlining report says whether it is (a body of cost 80 at most).
+func TestAllocateSlotsInlines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package with the compiler's inlining report")
+	}
+	out, err := exec.Command("go", "build", "-gcflags=-m", ".").CombinedOutput()
+	if err != nil {
+		t.Skipf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	for _, m := range []string{"(*Paged).AllocateSlots", "(*Contiguous).AllocateSlots"} {
+		if !strings.Contains(string(out), "can inline "+m) {
+			t.Errorf("%s is no longer inlined: keep its fast path to a count (Request.slack)", m)
+		}
 	}
 }

@@ -3,17 +3,32 @@ package allocator
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 )
 
+// poolIDs numbers the pools, so that a Request records which one holds it
+// in a word without a pointer (no write barrier, nothing to scan).
+var poolIDs atomic.Uint64
+
 // KVPool is KV-cache memory as a serving loop uses it, however it is laid
-// out (BLIS's KVStore): AllocateSlots admits a request or gives a resident
-// one room for more tokens, all or nothing; Free releases a request's
-// memory; Usage reports how the slots are used. Paged and Contiguous
-// satisfy it, so one loop (core/scheduler's Loop) can serve the same stream
-// with either.
+// out (as BLIS's KVStore is, github.com/inference-sim/inference-sim,
+// sim/kv_store.go): AllocateSlots admits a request or gives a resident one
+// room for more tokens, all or nothing; Free releases a request's memory;
+// Usage reports how the slots are used. Paged and Contiguous satisfy it, so
+// one loop (core/scheduler's Loop) can serve the same stream with either.
+// What only some pools can do is asked for as an optional interface
+// (BatchAllocator, UsageWriter, Quiet), the way net/http's handlers ask a
+// ResponseWriter for http.Flusher.
 type KVPool interface {
-	AllocateSlots(req int, s Slots) error
-	Free(req int) error
+	// AllocateSlots is vLLM v1's KVCacheManager.allocate_slots(request,
+	// num_new_tokens): room for n more tokens of r, admitting r first
+	// (with r.Computed, and r.Final sizing its memory) if the pool does
+	// not hold it. It returns nil, or a *NoSpaceError (ErrNoSpace) with
+	// the shortfall and nothing changed, or another error for a call that
+	// is wrong.
+	AllocateSlots(r *Request, n int) error
+	// Free releases r's memory; r may be admitted again.
+	Free(r *Request) error
 	Usage() Usage
 }
 
@@ -22,90 +37,106 @@ var (
 	_ KVPool = (*Contiguous)(nil)
 )
 
-// Slots is what one AllocateSlots call asks for beyond the request: vLLM's
-// allocate_slots(request, num_new_tokens, num_new_computed_tokens,
-// new_computed_blocks), with the request's extra hash key and, for a
-// contiguous pool, its final length.
-type Slots struct {
-	// New is num_new_tokens: the tokens to make room for beyond those the
-	// request holds (at admission, beyond the computed blocks).
-	New int
-	// IDs are those tokens' ids when known (len(IDs) == New); prefix
-	// caching hashes the full blocks they complete. Nil means unknown ids,
-	// whose blocks are never hashed.
-	IDs []int
-	// Computed is new_computed_blocks: what ComputedBlocks found for a
-	// request being admitted (num_new_computed_tokens is their B·len).
-	// Only at admission; a contiguous pool has no prefix cache and takes
-	// none.
-	Computed []int
-	// Extra is the prefix cache's extra hash key (tenant, LoRA id), set at
-	// admission.
-	Extra string
-	// Final is the most tokens the request will ever hold (prompt +
-	// output). A contiguous pool reserves its run from it at admission; the
-	// paged pool still allocates blocks on demand and only sizes the block
-	// table's memory by it (0: unknown).
-	Final int
+// UsageWriter is a pool that writes its Usage into the caller's, field by
+// field: a serving loop that keeps one Tick spares a copy of it per tick
+// (in WebAssembly a struct over 16 bytes moves with a bulk memory copy).
+// Paged and Contiguous implement it.
+type UsageWriter interface {
+	UsageInto(u *Usage)
+}
+
+// Quiet is a pool that can say, without changing anything, how many
+// tokens AllocateSlots will store for its resident requests with nothing
+// else happening, and whether the admission it refused last would be
+// refused again: what a serving loop needs to run at once the ticks in
+// which every running request stores a token and nothing else changes
+// (scheduler.Loop.StepQuiet). Contiguous implements it: a request that
+// reserved its whole run spends most of its life in such ticks.
+type Quiet interface {
+	// Room is the most tokens AllocateSlots stores for each of reqs with
+	// no memory taken and nothing logged (the fewest any of them can),
+	// reqs being every request the pool holds: 0 when it holds others
+	// too, or while the event log is on.
+	Room(reqs []*Request) int
+	// StillRefuses reports whether admitting r would be refused again,
+	// known without a search: a refusal measured the free memory and
+	// none has been taken or freed since.
+	StillRefuses(r *Request) bool
+}
+
+// BatchAllocator is a pool that makes many requests' AllocateSlots calls
+// in one: a serving loop in which every running request stores tokens at
+// every step hands it the running list instead of calling AllocateSlots
+// for each, as io.Copy hands its reader to an io.WriterTo. Paged and
+// Contiguous implement it.
+type BatchAllocator interface {
+	// AllocateBatch is AllocateSlots(r, n) for each r of reqs in order,
+	// until one fails: it returns how many succeeded, and the error of the
+	// one that did not (len(reqs) and nil when all did). A caller that
+	// preempts on a shortfall does so and goes on from there.
+	AllocateBatch(reqs []*Request, n int) (int, error)
+}
+
+var (
+	_ UsageWriter    = (*Paged)(nil)
+	_ UsageWriter    = (*Contiguous)(nil)
+	_ Quiet          = (*Contiguous)(nil)
+	_ BatchAllocator = (*Paged)(nil)
+	_ BatchAllocator = (*Contiguous)(nil)
+)
+
+// countBatch is the start of AllocateBatch's walk: the fast path of
+// AllocateSlots for each request (Request.slack) while it holds. It
+// returns how many it served and the tokens they stored, for the pool to
+// add to its total.
+func countBatch(reqs []*Request, n int) (served, stored int) {
+	for i, r := range reqs {
+		if uint(n) >= uint(r.slack) {
+			return i, stored
+		}
+		r.slack -= n
+		stored += n
+	}
+	return len(reqs), stored
 }
 
 // NoSpaceError is ErrNoSpace with its figures, in token slots: what the
 // allocation needed, what was free, and the largest run of free slots. In
 // a contiguous pool Largest < Need ≤ Free is external fragmentation; in the
-// paged pool any free block serves, so Largest is Free.
+// paged pool any free block serves, so Largest is Free. A pool returns it
+// unwrapped, and never changes one it has returned.
 type NoSpaceError struct {
 	Need, Free, Largest int
 }
 
-// TryPool is implemented by both pools: TryAllocateSlots is AllocateSlots
-// that reports a lack of room as a value (short, with ok false and err nil)
-// instead of a *NoSpaceError, so that a serving loop retrying a blocked
-// admission on every tick allocates nothing (in WebAssembly an allocation
-// costs far more than the check).
-type TryPool interface {
-	TryAllocateSlots(req int, s Slots) (short NoSpaceError, ok bool, err error)
+// shortfalls hands out a pool's refusals for want of room: the same
+// *NoSpaceError while the figures repeat (a serving loop retries its
+// blocked admission at every tick, and an error made per refusal would be
+// an allocation each), a new one, made 64 at a time, when they change.
+type shortfalls struct {
+	last *NoSpaceError
+	slab []NoSpaceError
 }
 
-var (
-	_ TryPool = (*Paged)(nil)
-	_ TryPool = (*Contiguous)(nil)
-)
-
-// errShort is what the pools' internals return for a lack of room, the
-// shortfall kept in the pool; the exported methods turn it into a
-// *NoSpaceError or, in TryAllocateSlots, return the value.
-var errShort error = shortfall{}
-
-// shortfall is errShort's type. public and try find it by a type
-// assertion, which compares one word: comparing two error values of the
-// same dynamic type, as err == errShort did, calls the runtime's
-// interface equality, once for every refused admission.
-type shortfall struct{}
-
-func (shortfall) Error() string { return "allocator: no space" }
-
-// isShort reports whether err is errShort.
-func isShort(err error) bool {
-	_, ok := err.(shortfall)
-	return ok
-}
-
-// public is err as the exported methods return it: errShort becomes a
-// *NoSpaceError holding short.
-func public(err error, short NoSpaceError) error {
-	if isShort(err) {
-		e := short // a copy made only here: short itself stays on the stack
-		return &e
+// of is the refusal with these figures: most often the last one, found
+// inline.
+func (s *shortfalls) of(need, free, largest int) error {
+	if l := s.last; l != nil && l.Need == need && l.Free == free && l.Largest == largest {
+		return l
 	}
-	return err
+	return s.add(need, free, largest)
 }
 
-// try is err as TryAllocateSlots returns it.
-func try(err error, short NoSpaceError) (NoSpaceError, bool, error) {
-	if isShort(err) {
-		return short, false, nil
+// add makes the refusal with new figures.
+func (s *shortfalls) add(need, free, largest int) error {
+	if len(s.slab) == 0 {
+		s.slab = make([]NoSpaceError, 64)
 	}
-	return NoSpaceError{}, err == nil, err
+	e := &s.slab[0]
+	s.slab = s.slab[1:]
+	e.Need, e.Free, e.Largest = need, free, largest
+	s.last = e
+	return e
 }
 
 func (e *NoSpaceError) Error() string {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/kvhash"
 )
 
 func seqIDs(start, n int) []int {
@@ -25,29 +27,12 @@ func cachingPool(t *testing.T, blocks, b int) *Paged {
 	return p
 }
 
-func TestChainHash(t *testing.T) {
-	a := chainHash(rootHash, []int{1, 2, 3, 4}, "")
-	for _, tc := range []struct {
-		name   string
-		h      uint64
-		differ bool
-	}{
-		{"same parent, tokens and key", chainHash(rootHash, []int{1, 2, 3, 4}, ""), false},
-		{"same tokens after another parent", chainHash(a, []int{1, 2, 3, 4}, ""), true},
-		{"one token differs", chainHash(rootHash, []int{1, 2, 3, 5}, ""), true},
-		{"another tenant or LoRA", chainHash(rootHash, []int{1, 2, 3, 4}, "lora-7"), true},
-	} {
-		if (tc.h != a) != tc.differ {
-			t.Errorf("%s: differ = %v, want %v", tc.name, tc.h != a, tc.differ)
-		}
-	}
-}
-
 func TestPrefixLookup(t *testing.T) {
 	const b = 4
 	p := cachingPool(t, 32, b)
+	rs := reqSet{}
 	prompt := seqIDs(100, 10) // blocks [100..103] [104..107], partial [108 109]
-	if hit, _ := admitIDs(p, 0, prompt, ""); hit != 0 {
+	if hit, _ := admitIDs(p, rs.get(0), prompt, ""); hit != 0 {
 		t.Fatalf("first request hit %d tokens in an empty cache", hit)
 	}
 	shared := append(seqIDs(100, 8), 7, 7, 7, 7, 7)       // same two full blocks, then different
@@ -71,7 +56,7 @@ func TestPrefixLookup(t *testing.T) {
 			t.Errorf("%s: %d blocks hit, want %d", tc.name, got, tc.want)
 		}
 	}
-	hit, err := admitIDs(p, 1, shared, "")
+	hit, err := admitIDs(p, rs.get(1), shared, "")
 	if err != nil || hit != 2*b {
 		t.Fatalf("admit shared: hit %d tokens (err %v), want %d", hit, err, 2*b)
 	}
@@ -92,8 +77,9 @@ func TestPrefixLookup(t *testing.T) {
 func TestPrefixEvictionOnReuse(t *testing.T) {
 	const b = 4
 	p := cachingPool(t, 4, b)
-	_, _ = admitIDs(p, 0, seqIDs(0, 13), "") // blocks 0,1,2 full + block 3 partial
-	_ = p.Free(0)
+	rs := reqSet{}
+	_, _ = admitIDs(p, rs.get(0), seqIDs(0, 13), "") // blocks 0,1,2 full + block 3 partial
+	_ = rs.free(p, 0)
 	if got, want := p.FreeOrder(), []int{3, 2, 1, 0}; !slices.Equal(got, want) {
 		t.Fatalf("free queue %v, want %v (tail first)", got, want)
 	}
@@ -106,7 +92,7 @@ func TestPrefixEvictionOnReuse(t *testing.T) {
 	// A 9-token request that shares nothing needs 3 blocks: it reuses the
 	// unhashed block 3, then evicts 2 and 1 (deepest first); block 0, the
 	// shared head of the chain, survives.
-	if _, err := admitIDs(p, 1, seqIDs(500, 9), ""); err != nil {
+	if _, err := admitIDs(p, rs.get(1), seqIDs(500, 9), ""); err != nil {
 		t.Fatal(err)
 	}
 	var removed []int
@@ -122,8 +108,8 @@ func TestPrefixEvictionOnReuse(t *testing.T) {
 		t.Fatalf("the chain head should still hit after deeper blocks were evicted")
 	}
 	// Reviving the cached free block takes it out of the free queue.
-	_ = p.Free(1)
-	hit, err := admitIDs(p, 2, seqIDs(0, 6), "")
+	_ = rs.free(p, 1)
+	hit, err := admitIDs(p, rs.get(2), seqIDs(0, 6), "")
 	if err != nil || hit != 4 || p.Refs(0) != 1 || slices.Contains(p.FreeOrder(), 0) {
 		t.Fatalf("revive: hit %d err %v refs %d free %v", hit, err, p.Refs(0), p.FreeOrder())
 	}
@@ -135,11 +121,12 @@ func TestPrefixEvictionOnReuse(t *testing.T) {
 // A cached free block counts against free capacity when a hit revives it.
 func TestPrefixHitNeedsFreeCapacity(t *testing.T) {
 	p := cachingPool(t, 3, 4)
-	_, _ = admitIDs(p, 0, seqIDs(0, 9), "") // 3 blocks, 2 hashed
-	_ = p.Free(0)
-	_ = p.AllocateSlots(1, Slots{New: 4}) // takes block 2 (unhashed, head of queue after tail-first free)
+	rs := reqSet{}
+	_, _ = admitIDs(p, rs.get(0), seqIDs(0, 9), "") // 3 blocks, 2 hashed
+	_ = rs.free(p, 0)
+	_ = rs.store(p, 1, 4, nil) // takes block 2 (unhashed, head of queue after tail-first free)
 	// 9 tokens: 2 hits (both free) + 1 new block = 3 blocks of free capacity, only 2 left.
-	if _, err := admitIDs(p, 2, seqIDs(0, 9), ""); !errors.Is(err, ErrNoSpace) {
+	if _, err := admitIDs(p, rs.get(2), seqIDs(0, 9), ""); !errors.Is(err, ErrNoSpace) {
 		t.Fatalf("err = %v, want ErrNoSpace", err)
 	}
 	if err := p.Check(); err != nil {
@@ -149,27 +136,29 @@ func TestPrefixHitNeedsFreeCapacity(t *testing.T) {
 
 func TestStoredEventsCarryTheChain(t *testing.T) {
 	p := cachingPool(t, 8, 2)
-	_, _ = admitIDs(p, 0, seqIDs(0, 5), "")
+	rs := reqSet{}
+	_, _ = admitIDs(p, rs.get(0), seqIDs(0, 5), "")
 	var stored []Event
 	for _, e := range p.Events() {
 		if e.Kind == Stored {
 			stored = append(stored, e)
 		}
 	}
-	if len(stored) != 2 || stored[0].Parent != rootHash || stored[1].Parent != stored[0].Hash {
+	if len(stored) != 2 || stored[0].Parent != kvhash.Root || stored[1].Parent != stored[0].Hash {
 		t.Fatalf("stored events %+v: want two, chained from the root", stored)
 	}
 }
 
 func TestCopyOnWrite(t *testing.T) {
 	p, _ := NewPaged(16, 4)
-	_ = p.AllocateSlots(0, Slots{New: 6}) // blocks 0 (full), 1 (2 of 4)
-	_ = p.Fork(0, 1)
+	rs := reqSet{}
+	_ = rs.store(p, 0, 6, nil) // blocks 0 (full), 1 (2 of 4)
+	_ = p.Fork(rs.get(0), rs.get(1))
 	if p.Refs(0) != 2 || p.Refs(1) != 2 {
 		t.Fatalf("after fork refs = %d, %d; want 2, 2", p.Refs(0), p.Refs(1))
 	}
 	p.Events()
-	_ = p.AllocateSlots(1, Slots{New: 1}) // the child writes into the shared partial block: copy
+	_ = rs.store(p, 1, 1, nil) // the child writes into the shared partial block: copy
 	ev := p.Events()
 	if len(ev) < 2 || ev[1].Kind != Copied || ev[1].From != 1 {
 		t.Fatalf("events %+v: want allocated then copied from block 1", ev)
@@ -177,7 +166,7 @@ func TestCopyOnWrite(t *testing.T) {
 	if tbl := p.Table(1); tbl[0] != 0 || tbl[1] == 1 || p.Refs(1) != 1 || p.Copies() != 1 {
 		t.Fatalf("child table %v refs(1) %d copies %d", tbl, p.Refs(1), p.Copies())
 	}
-	_ = p.AllocateSlots(0, Slots{New: 1}) // the parent now owns block 1 alone: write in place
+	_ = rs.store(p, 0, 1, nil) // the parent now owns block 1 alone: write in place
 	if p.Copies() != 1 || p.Table(0)[1] != 1 {
 		t.Fatalf("the parent copied a block it no longer shares")
 	}
@@ -185,7 +174,7 @@ func TestCopyOnWrite(t *testing.T) {
 	if inUse != 3 || unshared != 4 {
 		t.Fatalf("sharing %d in use vs %d unshared, want 3 vs 4", inUse, unshared)
 	}
-	_ = p.Free(0)
+	_ = rs.free(p, 0)
 	if p.Refs(0) != 1 || p.FreeBlocks() != 14 {
 		t.Fatalf("freeing the parent: refs(0) %d free %d, want 1 and 14", p.Refs(0), p.FreeBlocks())
 	}
@@ -194,10 +183,11 @@ func TestCopyOnWrite(t *testing.T) {
 func TestTranslate(t *testing.T) {
 	const sEntry = 131072 // Llama-3.1-8B, BF16
 	p, _ := NewPaged(8, 16)
-	_ = p.AllocateSlots(9, Slots{New: 10}) // takes block 0, so request 1's blocks are not at 0
-	_ = p.AllocateSlots(1, Slots{New: 40}) // blocks 1, 2, 3
-	_ = p.Free(9)                          // block 0 to the tail
-	_ = p.AllocateSlots(1, Slots{New: 30}) // 70 tokens: blocks 1, 2, 3, 4, 5
+	rs := reqSet{}
+	_ = rs.store(p, 9, 10, nil) // takes block 0, so request 1's blocks are not at 0
+	_ = rs.store(p, 1, 40, nil) // blocks 1, 2, 3
+	_ = rs.free(p, 9)           // block 0 to the tail
+	_ = rs.store(p, 1, 30, nil) // 70 tokens: blocks 1, 2, 3, 4, 5
 	for _, tc := range []struct {
 		t, logical, offset, physical int
 	}{
@@ -219,7 +209,7 @@ func TestTranslate(t *testing.T) {
 	}
 }
 
-// BlockHashes extended piece by piece equals hashing at once; the lookup
+// kvhash.Extend extended piece by piece equals hashing at once; the lookup
 // reads no hash past the block before the last token's, so hashes of every
 // full block find what hashes of those blocks alone find; and an admission
 // with the lookup's result holds exactly those blocks.
@@ -228,6 +218,7 @@ func TestBlockHashesMatchLookup(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		bs := 1 + rng.IntN(8)
 		p, err := NewPaged(256, bs)
+		rs := reqSet{}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +228,7 @@ func TestBlockHashesMatchLookup(t *testing.T) {
 		for i := range base {
 			base[i] = rng.IntN(4)
 		}
-		if _, err := admitIDs(p, 1, base, ""); err != nil {
+		if _, err := admitIDs(p, rs.get(1), base, ""); err != nil {
 			t.Fatal(err)
 		}
 		ids := append(append([]int(nil), base[:rng.IntN(len(base)+1)]...), make([]int, rng.IntN(20))...)
@@ -246,20 +237,20 @@ func TestBlockHashesMatchLookup(t *testing.T) {
 		}
 		var inc []uint64
 		for cut := 0; cut <= len(ids); cut += 1 + rng.IntN(bs+2) {
-			inc = BlockHashes(inc, ids[:cut], bs, "")
+			inc = kvhash.Extend(inc, ids[:cut], bs, "")
 		}
-		inc = BlockHashes(inc, ids, bs, "")
-		whole := BlockHashes(nil, ids, bs, "")
+		inc = kvhash.Extend(inc, ids, bs, "")
+		whole := kvhash.Extend(nil, ids, bs, "")
 		if !slices.Equal(inc, whole) || len(whole) != len(ids)/bs {
 			t.Fatalf("trial %d: incremental hashes %v, at once %v (%d tokens, B=%d)", trial, inc, whole, len(ids), bs)
 		}
 		full := (len(ids) - 1) / bs
-		want, wantTokens := p.ComputedBlocks(BlockHashes(nil, ids[:full*bs], bs, ""), len(ids))
+		want, wantTokens := p.ComputedBlocks(kvhash.Extend(nil, ids[:full*bs], bs, ""), len(ids))
 		got, gotTokens := p.ComputedBlocks(whole, len(ids))
 		if !slices.Equal(got, want) || gotTokens != wantTokens || gotTokens != len(got)*bs || gotTokens >= len(ids) {
 			t.Fatalf("trial %d: all hashes hit %v (%d tokens), hashes before the last token's block %v (%d)", trial, got, gotTokens, want, wantTokens)
 		}
-		hit, err := admitIDs(p, 2, ids, "")
+		hit, err := admitIDs(p, rs.get(2), ids, "")
 		if err != nil || hit != wantTokens || !slices.Equal(p.Table(2)[:len(want)], want) {
 			t.Fatalf("trial %d: admission hit %d tokens (%v), table %v, lookup %v", trial, hit, err, p.Table(2), want)
 		}
@@ -270,29 +261,33 @@ func TestBlockHashesMatchLookup(t *testing.T) {
 }
 
 // AllocateSlots refuses what vLLM's caller never passes: computed blocks for
-// a resident request, blocks not in the cache, ids that do not match the
-// count; none of it changes the pool.
+// a resident request, blocks not in the cache, a negative count; none of
+// it changes the pool.
 func TestAllocateSlotsRefusesMisuse(t *testing.T) {
 	p := cachingPool(t, 16, 4)
-	if _, err := admitIDs(p, 0, seqIDs(0, 9), ""); err != nil {
+	rs := reqSet{}
+	if _, err := admitIDs(p, rs.get(0), seqIDs(0, 9), ""); err != nil {
 		t.Fatal(err)
 	}
 	hits := lookup(p, seqIDs(0, 9), "")
 	before := fingerprint(p)
 	for _, tc := range []struct {
-		name string
-		req  int
-		s    Slots
+		name     string
+		req, n   int
+		computed []int
 	}{
-		{"computed blocks for a resident request", 0, Slots{New: 1, Computed: hits}},
-		{"a block not in the cache", 1, Slots{New: 1, Computed: []int{15}}},
-		{"a block outside the pool", 1, Slots{New: 1, Computed: []int{99}}},
-		{"ids that do not match the count", 1, Slots{New: 3, IDs: []int{1}}},
-		{"a negative count", 1, Slots{New: -1}},
+		{"computed blocks for a resident request", 0, 1, hits},
+		{"a block not in the cache", 1, 1, []int{15}},
+		{"a block outside the pool", 1, 1, []int{99}},
+		{"a negative count", 1, -1, nil},
+		{"a negative count for a resident request", 0, -1, nil},
 	} {
-		if err := p.AllocateSlots(tc.req, tc.s); err == nil || errors.Is(err, ErrNoSpace) {
+		r := rs.get(tc.req)
+		r.Computed = tc.computed
+		if err := p.AllocateSlots(r, tc.n); err == nil || errors.Is(err, ErrNoSpace) {
 			t.Errorf("%s: err = %v, want a usage error", tc.name, err)
 		}
+		r.Computed = nil
 		if fingerprint(p) != before {
 			t.Fatalf("%s changed the pool", tc.name)
 		}

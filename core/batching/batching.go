@@ -35,7 +35,6 @@ import (
 	"sort"
 
 	"github.com/inferlab/inferlab/core/scheduler"
-	"github.com/inferlab/inferlab/internal/gcturn"
 )
 
 // Policy says how batches are formed.
@@ -296,7 +295,9 @@ func (s *server) runBatch(n int) {
 		w.Useful += d * float64(needed)
 		w.Padding += d * float64(n-needed)
 		w.Idle += d * free
-		gcturn.Work(n) // a turn for the collector in WebAssembly (internal/gcturn)
+		if y := scheduler.Yield; y != nil { // the host's turn, as the scheduler gives it
+			y(n)
+		}
 	}
 	b.End = s.clock
 	for slot, i := range members {

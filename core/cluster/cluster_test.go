@@ -89,7 +89,7 @@ func TestRouterHashesMatchAllocatorEvents(t *testing.T) {
 	for i := range ids {
 		ids[i] = i * 7
 	}
-	if err := p.AllocateSlots(0, allocator.Slots{New: len(ids), IDs: ids}); err != nil { // an empty cache: nothing to look up
+	if err := p.AllocateSlots(&allocator.Request{TokenIDs: ids}, len(ids)); err != nil { // an empty cache: nothing to look up
 		t.Fatal(err)
 	}
 	var stored []uint64

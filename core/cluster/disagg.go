@@ -64,6 +64,7 @@ import (
 	"sort"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
@@ -192,11 +193,12 @@ type disagg struct {
 	seq      int
 	linkFree []float64 // per prefill worker: when its link is free
 	inbound  []int     // per decode worker: transfers on their way
-	pinned   map[int]int
-	staged   [][]int // per decode worker: requests whose KV arrived, not yet placed
-	j        map[int]*Journey
-	reqs     map[int]Request
-	res      *DisaggResult
+	// pinned holds, by request id, the pin of each arrived KV cache.
+	pinned map[int]*allocator.Request
+	staged [][]int // per decode worker: requests whose KV arrived, not yet placed
+	j      map[int]*Journey
+	reqs   map[int]Request
+	res    *DisaggResult
 }
 
 // pinID is the block-pool sequence that holds request id's arrived KV
@@ -248,7 +250,7 @@ func newDisagg(cfg DisaggConfig) (*disagg, error) {
 	sc := cfg.Scheduler
 	sc.PrefixCaching, sc.KVEvents = true, false
 	d := &disagg{cfg: cfg, linkFree: make([]float64, cfg.Prefill), inbound: make([]int, cfg.Decode),
-		pinned: map[int]int{}, staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
+		pinned: map[int]*allocator.Request{}, staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
 	for w := 0; w < cfg.Prefill; w++ {
 		s, err := scheduler.New(sc, cfg.Timer(true, w), nil)
 		if err != nil {
@@ -367,8 +369,8 @@ func (d *disagg) stepDecode(w int) error {
 		if j := d.j[id]; j.DecodeAdmit < 0 {
 			j.DecodeAdmit = st.Start
 		}
-		if _, ok := d.pinned[id]; ok {
-			if err := s.Pool().Free(pinID(id)); err != nil {
+		if pin, ok := d.pinned[id]; ok {
+			if err := s.Pool().Free(pin); err != nil {
 				return err
 			}
 			delete(d.pinned, id)
@@ -396,11 +398,12 @@ func (d *disagg) place(w int, now float64) error {
 			}
 			return nil
 		}
-		hits, hit := pool.ComputedBlocks(allocator.BlockHashes(nil, r.PromptIDs, pool.BlockSize(), ""), len(r.PromptIDs))
-		if err := pool.AllocateSlots(pinID(id), allocator.Slots{New: len(r.PromptIDs) - hit, IDs: r.PromptIDs[hit:], Computed: hits}); err != nil {
+		hits, hit := pool.ComputedBlocks(kvhash.Extend(nil, r.PromptIDs, pool.BlockSize(), ""), len(r.PromptIDs))
+		pin := &allocator.Request{ID: pinID(id), TokenIDs: r.PromptIDs, Computed: hits}
+		if err := pool.AllocateSlots(pin, len(r.PromptIDs)-hit); err != nil {
 			return err
 		}
-		d.pinned[id] = w
+		d.pinned[id] = pin
 		d.staged[w] = d.staged[w][1:]
 		j := d.j[id]
 		j.KVPlaced = max(j.TransferEnd, now)
@@ -467,7 +470,7 @@ func (d *disagg) arrive(r Request) error {
 			return err
 		}
 		j.DecodeWorker = d.leastLoadedDecode()
-		_, j.PrefixHit = d.dec[j.DecodeWorker].Pool().ComputedBlocks(allocator.BlockHashes(nil, r.PromptIDs, d.cfg.Scheduler.BlockSize, ""), len(r.PromptIDs))
+		_, j.PrefixHit = d.dec[j.DecodeWorker].Pool().ComputedBlocks(kvhash.Extend(nil, r.PromptIDs, d.cfg.Scheduler.BlockSize, ""), len(r.PromptIDs))
 		queue := 0
 		for _, s := range d.pre {
 			queue += s.Load().Waiting

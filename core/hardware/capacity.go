@@ -59,8 +59,8 @@ var ErrWeightsDoNotFit = errors.New("hardware: weights do not fit")
 // block aside as a null block (shared/reference/engines.md §1.1). So these
 // figures are upper bounds; real pools are smaller.
 // Fit.Pool sizes the pool with all of that but the CUDA graphs (KVBudget);
-// the lessons use it, and KVCapacity stays the outline internal/bench's
-// fixed scenarios run on.
+// the lessons use it, and KVCapacity stays the outline core/scenario's
+// reference workload runs on.
 //
 // kvBytesPerElement is 2 for a BF16/FP16 cache and 1 for FP8;
 // weightBytesPerParam is 2 for BF16 weights, 1 for FP8, about 0.5 for 4-bit.

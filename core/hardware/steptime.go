@@ -22,10 +22,16 @@ import (
 // Chunk is one sequence's work in a step: NewTokens computed on top of
 // Context tokens already in the KV cache. A decode is NewTokens = 1; a
 // prefill chunk of a prompt is NewTokens > 1, with Context the part of the
-// prompt computed (or found in the prefix cache) before.
+// prompt computed (or found in the prefix cache) before. It is also what a
+// scheduler's step records for each request it scheduled (core/scheduler's
+// Work is this type): Req names the request and Prefill says whether the
+// tokens are part of its prompt or a recompute after preemption. The step
+// model reads only the token counts.
 type Chunk struct {
 	NewTokens int
 	Context   int
+	Req       int
+	Prefill   bool
 }
 
 // Batch is the work of one step, one Chunk per scheduled sequence.

@@ -55,8 +55,8 @@ func TestStepFLOPs(t *testing.T) {
 		b     Batch
 	}{
 		{"8b prefill 2048", "llama-3.1-8b", 1, PrefillBatch(1, 2048)},
-		{"8b chunk 512 on 1536", "llama-3.1-8b", 1, Batch{Seqs: []Chunk{{512, 1536}}}},
-		{"8b mixed", "llama-3.1-8b", 1, Batch{Seqs: []Chunk{{256, 0}, {1, 100}, {1, 4000}, {64, 64}}}},
+		{"8b chunk 512 on 1536", "llama-3.1-8b", 1, Batch{Seqs: []Chunk{{NewTokens: 512, Context: 1536}}}},
+		{"8b mixed", "llama-3.1-8b", 1, Batch{Seqs: []Chunk{{NewTokens: 256, Context: 0}, {NewTokens: 1, Context: 100}, {NewTokens: 1, Context: 4000}, {NewTokens: 64, Context: 64}}}},
 		{"70b tp4 decode 32", "llama-3.1-70b", 4, DecodeBatch(32, 1000)},
 		{"qwen7b tp2 prefill", "qwen2.5-7b", 2, PrefillBatch(3, 300)},
 	}
@@ -293,8 +293,8 @@ func stepShapes() []Batch {
 	return []Batch{
 		DecodeBatch(1, 0), DecodeBatch(1, 5000), DecodeBatch(64, 1000), DecodeBatch(512, 300),
 		PrefillBatch(1, 16), PrefillBatch(1, 8192), PrefillBatch(8, 512),
-		{Seqs: []Chunk{{2048, 0}, {1, 10}, {1, 3000}}},
-		{Seqs: []Chunk{{100, 900}}},
+		{Seqs: []Chunk{{NewTokens: 2048, Context: 0}, {NewTokens: 1, Context: 10}, {NewTokens: 1, Context: 3000}}},
+		{Seqs: []Chunk{{NewTokens: 100, Context: 900}}},
 	}
 }
 
@@ -525,7 +525,7 @@ func TestDefaultEfficiency(t *testing.T) {
 }
 
 func TestBatchHelpers(t *testing.T) {
-	b := Batch{Seqs: []Chunk{{1, 10}, {512, 0}, {1, 300}, {7, 7}}}
+	b := Batch{Seqs: []Chunk{{NewTokens: 1, Context: 10}, {NewTokens: 512, Context: 0}, {NewTokens: 1, Context: 300}, {NewTokens: 7, Context: 7}}}
 	if b.Tokens() != 521 || b.Decodes() != 2 || b.PrefillTokens() != 519 || b.ContextTokens() != 317 || b.IsUniformDecode() {
 		t.Errorf("helpers: %d %d %d %d %v", b.Tokens(), b.Decodes(), b.PrefillTokens(), b.ContextTokens(), b.IsUniformDecode())
 	}

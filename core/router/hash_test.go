@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/kvhash"
 	"github.com/inferlab/inferlab/core/router"
 )
 
@@ -53,9 +54,9 @@ func TestHashesMatchAllocator(t *testing.T) {
 		{ids(900, 20), ""}, // evicts cached blocks to make room
 	}
 	for req, pr := range prompts {
-		hits, hit := p.ComputedBlocks(allocator.BlockHashes(nil, pr.ids, b, pr.extra), len(pr.ids))
-		err := p.AllocateSlots(req, allocator.Slots{New: len(pr.ids) - hit, IDs: pr.ids[hit:], Computed: hits, Extra: pr.extra})
-		if err != nil {
+		hits, hit := p.ComputedBlocks(kvhash.Extend(nil, pr.ids, b, pr.extra), len(pr.ids))
+		r := &allocator.Request{ID: req, TokenIDs: pr.ids, Computed: hits, Extra: pr.extra}
+		if err := p.AllocateSlots(r, len(pr.ids)-hit); err != nil {
 			t.Fatal(err)
 		}
 		stored := apply()
@@ -63,7 +64,7 @@ func TestHashesMatchAllocator(t *testing.T) {
 		if want := all[hit/b:]; !slices.Equal(stored, want) {
 			t.Fatalf("request %d: allocator stored %x, BlockHashes gives %x", req, stored, want)
 		}
-		if err := p.Free(req); err != nil {
+		if err := p.Free(r); err != nil {
 			t.Fatal(err)
 		}
 		apply()
@@ -74,7 +75,7 @@ func TestHashesMatchAllocator(t *testing.T) {
 		// one token (the lookup never covers the last token).
 		for _, q := range prompts {
 			probe := append(slices.Clone(q.ids), 0)
-			hits, _ := p.ComputedBlocks(allocator.BlockHashes(nil, probe, b, q.extra), len(probe))
+			hits, _ := p.ComputedBlocks(kvhash.Extend(nil, probe, b, q.extra), len(probe))
 			want := len(hits)
 			if got := x.Overlap(router.BlockHashes(q.ids, b, q.extra))[7]; got != want {
 				t.Fatalf("after request %d: index overlap %d, allocator lookup %d", req, got, want)

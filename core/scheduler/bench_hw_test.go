@@ -3,8 +3,8 @@ package scheduler_test
 import (
 	"testing"
 
+	"github.com/inferlab/inferlab/core/scenario"
 	"github.com/inferlab/inferlab/core/scheduler"
-	"github.com/inferlab/inferlab/internal/bench"
 )
 
 // BenchmarkChatWorkloadH100 is issue #4's benchmark (and `inferlab bench`'s
@@ -14,11 +14,11 @@ import (
 // core/hardware's step-time model (CUDA-graph replay, host overhead
 // overlapped). It reports simulated requests and tokens per wall-clock second.
 func BenchmarkChatWorkloadH100(b *testing.B) {
-	cfg, timer, err := bench.H100()
+	cfg, timer, err := scenario.H100()
 	if err != nil {
 		b.Fatal(err)
 	}
-	reqs := bench.ChatRequests(10000)
+	reqs := scenario.ChatRequests(10000)
 	tokens := 0
 	for _, r := range reqs {
 		tokens += r.Prompt + r.Output

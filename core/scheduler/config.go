@@ -82,15 +82,14 @@ func BatchDefaults(g hardware.GPU, usage UsageContext) (maxNumBatchedTokens, max
 }
 
 // Work is one request's share of a step: NewTokens computed on top of
-// Context tokens already in its KV cache. A decode has NewTokens = 1.
-type Work struct {
-	Req       int
-	NewTokens int
-	Context   int
-	Prefill   bool // part of the prompt (or a recompute after preemption)
-}
+// Context tokens already in its KV cache (a decode has NewTokens = 1), with
+// Prefill set for a prompt's tokens and a recompute after preemption. It is
+// the step model's batch chunk itself, so a step is priced from the list
+// the scheduler built, with nothing converted.
+type Work = hardware.Chunk
 
 // Timer prices a step: the seconds a batch takes on the modelled hardware.
+// The batch is valid only during the call.
 type Timer interface {
 	StepSeconds(batch []Work) float64
 }

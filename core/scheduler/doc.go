@@ -1,6 +1,5 @@
 // Package scheduler models vLLM v1's continuous-batching scheduler with
-// chunked prefill (vllm/v1/core/sched/scheduler.py, as summarised in
-// shared/reference/engines.md §2).
+// chunked prefill (vllm/v1/core/sched/scheduler.py, v0.8–v0.10).
 //
 // There are no prefill and decode phases: each request has a number of
 // tokens (prompt plus outputs so far) and a number already computed, and
@@ -21,7 +20,8 @@
 // Loop is the same memory policy without the compute model (no token
 // budget, no clock, one token per running request per tick), over any
 // allocator.KVPool: the garage lesson serves one stream with the paged pool
-// and with contiguous reservations through it.
+// and with contiguous reservations through it, and core/record keeps its
+// ticks for the narration. Both preempt through one routine (preemptFor).
 //
 // Time comes from a Timer (core/hardware's step-time model); the scheduler
 // itself is synchronous: a step's outputs are known before the next step is

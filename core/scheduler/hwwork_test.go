@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/inferlab/inferlab/core/scenario"
 	"github.com/inferlab/inferlab/core/scheduler"
-	"github.com/inferlab/inferlab/internal/bench"
 )
 
 // TestHardwareTimerWorkKept runs 600 chat requests on the H100 step model
@@ -14,12 +14,12 @@ import (
 // read, so both must make the same steps, and the recorded Work must be
 // the batch the step model priced (its token counts).
 func TestHardwareTimerWorkKept(t *testing.T) {
-	cfg, timer, err := bench.H100()
+	cfg, timer, err := scenario.H100()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.NumBlocks = 2000 // a small pool, so that running requests are preempted
-	reqs := bench.ChatRequests(600)
+	reqs := scenario.ChatRequests(600)
 	run := func(record bool) []scheduler.Step {
 		s, err := scheduler.New(cfg, timer, reqs)
 		if err != nil {

@@ -1,12 +1,10 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 
 	"github.com/inferlab/inferlab/core/allocator"
-	"github.com/inferlab/inferlab/internal/gcturn"
 )
 
 // Loop serves a stream of requests over any KV pool (allocator.KVPool) in
@@ -19,22 +17,25 @@ import (
 // no MaxNumSeqs and no clock; a request's whole prompt (with the outputs it
 // had made before a preemption) is stored at admission, and every tick
 // each running request stores one output token.
+//
+// The loop asks the pool for what only some pools offer as optional
+// interfaces, once, when it is made: allocator.BatchAllocator (a tick's
+// tokens stored in one call), allocator.UsageWriter (the tick's Usage
+// written in place) and allocator.Quiet (StepQuiet's ticks at once).
 type Loop struct {
-	pool allocator.KVPool
-	// try is pool's optional faster admission, which reports a lack of
-	// room without allocating an error (a blocked head is retried every
-	// tick). paged or contig is pool when it is one of the lab's two: the
-	// loop then calls it directly and keeps each resident request's handle
-	// (Paged.Seq, Contiguous.Hold), sparing the lookup by id of every
-	// stored token.
-	try       allocator.TryPool
-	paged     *allocator.Paged
-	contig    *allocator.Contiguous
+	pool  allocator.KVPool
+	batch allocator.BatchAllocator // pool's, or nil
+	usage allocator.UsageWriter    // pool's, or a copy of its Usage (usageCopy)
+	quiet allocator.Quiet          // pool's, or nil
+	// scratch is where decode reads the pool's Usage before the tick's
+	// tokens are stored, and taken is its Taken then.
+	scratch   allocator.Usage
+	taken     int
 	waiting   queue[*loopReq]
 	running   []*loopReq
-	lastShort *allocator.NoSpaceError  // tryAdmit's last shortfall
-	shorts    []allocator.NoSpaceError // where the next new one is kept
-	blocked   *loopReq                 // the head the last tick could not admit, if any
+	kvs       []*allocator.Request    // running[i]'s kv is kvs[i]: what batch is handed
+	lastShort *allocator.NoSpaceError // the last admission's shortfall
+	blocked   *loopReq                // the head the last tick could not admit, if any
 	// done counts the running requests that have stored all their
 	// outputs, to leave at the next tick: most ticks there are none, and
 	// release then skips its walk over the running requests.
@@ -55,9 +56,8 @@ type LoopRequest struct {
 
 type loopReq struct {
 	LoopRequest
-	produced int             // output tokens stored so far, kept across a preemption
-	seq      *allocator.Seq  // its handle in a paged pool while resident
-	hold     *allocator.Hold // its handle in a contiguous pool while resident
+	produced int               // output tokens stored so far, kept across a preemption
+	kv       allocator.Request // the request as the pool sees it
 }
 
 // Tick is what happened in one tick. Its lists are the loop's buffers,
@@ -80,9 +80,13 @@ type Tick struct {
 // NewLoop queues reqs, in order, for pool.
 func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 	l := &Loop{pool: pool}
-	l.try, _ = pool.(allocator.TryPool)
-	l.paged, _ = pool.(*allocator.Paged)
-	l.contig, _ = pool.(*allocator.Contiguous)
+	l.batch, _ = pool.(allocator.BatchAllocator)
+	if u, ok := pool.(allocator.UsageWriter); ok {
+		l.usage = u
+	} else {
+		l.usage = usageCopy{pool}
+	}
+	l.quiet, _ = pool.(allocator.Quiet)
 	all := make([]loopReq, len(reqs)) // one allocation for the stream
 	ids := make([]int, len(reqs))
 	for i := range reqs {
@@ -99,7 +103,9 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 		if i == dup {
 			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
 		}
-		all[i].ID, all[i].Prompt, all[i].Output = r.ID, r.Prompt, r.Output // all is new, so zero
+		q := &all[i] // new, so zero
+		q.ID, q.Prompt, q.Output = r.ID, r.Prompt, r.Output
+		q.kv.ID, q.kv.Final = r.ID, r.Prompt+r.Output
 	}
 	// The queue is filled in one pass rather than by a pushBack per request.
 	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))
@@ -184,7 +190,7 @@ func (l *Loop) StepInto(t *Tick) error {
 		err = l.admit(t)
 	}
 	if err == nil {
-		err = l.decode(t)
+		err = l.decode()
 	}
 	// A list the tick left empty is nil, as it was when each tick made
 	// its own.
@@ -193,61 +199,74 @@ func (l *Loop) StepInto(t *Tick) error {
 		t.Usage = allocator.Usage{}
 		return err
 	}
-	l.usageInto(&t.Usage)
+	l.usage.UsageInto(&t.Usage)
+	t.DecodeTaken = t.Usage.Taken - l.taken
 	t.Waiting = l.waiting.len()
 	l.ticks++
-	gcturn.Work(len(l.running) + 1) // see Scheduler.Step
+	yield(len(l.running) + 1)
 	return nil
 }
+
+// RunsQuiet reports whether the pool can tell quiet ticks (allocator.Quiet):
+// otherwise StepQuiet runs none, and a caller need not ask at every tick.
+func (l *Loop) RunsQuiet() bool { return l.quiet != nil }
 
 // StepQuiet runs at once up to max of the coming ticks while they are
 // quiet, and returns how many it ran: 0 when the next is not (call
 // StepInto). A quiet tick admits, finishes and preempts nobody: the pool
-// is contiguous with its events off, nobody running has stored its last
-// output, the head of the queue (if any) is the one the last tick could
-// not admit and the pool still refuses it without a walk
-// (Contiguous.StillRefuses), and every running request's run has room for
-// its token. Each running request then stores one token per tick and
-// nothing else changes, so the ticks are written as one: *t is the last of
-// the n run, and the j-th of them (1 ≤ j ≤ n) is *t with Usage.Stored
-// lower by (n−j)·Usage.Resident. The pool must hold only the loop's
-// requests (else it returns 0), so that Usage.Resident is the number
-// storing a token each tick. A contiguous pool that reserves whole runs
-// spends most of a long stream in such ticks.
+// can tell (allocator.Quiet, which a contiguous pool is), nobody running
+// has stored its last output, the head of the queue (if any) is the one
+// the last tick could not admit and the pool still refuses it without a
+// search (Quiet.StillRefuses), and every running request has room for its
+// token with nothing taken or logged (Quiet.Room). Each running request
+// then stores one token per tick and nothing else changes, so the ticks
+// are written as one: *t is the last of the n run, and the j-th of them
+// (1 ≤ j ≤ n) is *t with Usage.Stored lower by (n−j)·Usage.Resident. The
+// pool must hold only the loop's requests (else it returns 0), so that
+// Usage.Resident is the number storing a token each tick. A contiguous
+// pool that reserves whole runs spends most of a long stream in such
+// ticks.
 func (l *Loop) StepQuiet(max int, t *Tick) int {
-	c := l.contig
-	if max < 1 || c == nil || !c.Plain() || l.done > 0 || len(l.running) == 0 {
+	qp := l.quiet
+	if max < 1 || qp == nil || l.done > 0 || len(l.running) == 0 {
 		return 0
-	}
-	if c.Resident() != len(l.running) {
-		return 0 // the pool holds requests the loop does not serve
 	}
 	var short *allocator.NoSpaceError
 	blocked := -1
 	if l.waiting.len() > 0 {
 		q := l.waiting.front()
-		if q != l.blocked || !c.StillRefuses(q.Prompt+q.Output) {
+		if q != l.blocked || !qp.StillRefuses(&q.kv) {
 			return 0
 		}
 		short, blocked = l.lastShort, q.ID
 	}
-	n := max
+	n := min(max, qp.Room(l.kvs)) // 0 when the pool holds requests the loop does not serve
 	for _, q := range l.running {
-		n = min(n, q.Output-q.produced, q.hold.Room())
+		n = min(n, q.Output-q.produced)
 	}
 	if n < 1 {
 		return 0
 	}
+	if l.batch != nil {
+		if k, err := l.batch.AllocateBatch(l.kvs, n); err != nil { // Room said they fit
+			panic(fmt.Sprintf("scheduler: the pool's Room promised %d tokens for request %d and it refused them: %v", n, l.running[k].ID, err))
+		}
+	} else {
+		for _, q := range l.running {
+			if err := l.pool.AllocateSlots(&q.kv, n); err != nil { // Room said it fits
+				panic(fmt.Sprintf("scheduler: the pool's Room promised %d tokens for request %d and AllocateSlots refused them: %v", n, q.ID, err))
+			}
+		}
+	}
 	for _, q := range l.running {
-		c.AppendPlain(q.hold, n) // room checked above
 		l.produced(q, n)
 	}
 	t.Admitted, t.Finished, t.Preempted = nil, nil, nil
 	t.Blocked, t.Shortfall, t.DecodeTaken = blocked, short, 0
-	c.UsageInto(&t.Usage)
+	l.usage.UsageInto(&t.Usage)
 	t.Waiting = l.waiting.len()
 	l.ticks += n
-	gcturn.Work(n * (len(l.running) + 1))
+	yield(n * (len(l.running) + 1))
 	return n
 }
 
@@ -268,33 +287,14 @@ func (l *Loop) produced(q *loopReq, n int) {
 	}
 }
 
-// usageInto writes the pool's Usage into *u, called directly when the
-// loop knows the pool.
-func (l *Loop) usageInto(u *allocator.Usage) {
-	switch {
-	case l.paged != nil:
-		l.paged.UsageInto(u)
-	case l.contig != nil:
-		l.contig.UsageInto(u)
-	default:
-		*u = l.pool.Usage()
-	}
-}
+// usageCopy is a pool that cannot write its Usage in place, made a
+// UsageWriter: the loop then reads every pool's the same way.
+type usageCopy struct{ allocator.KVPool }
 
-// free releases q's memory and forgets its handles.
-func (l *Loop) free(q *loopReq) error {
-	var err error
-	switch {
-	case l.paged != nil:
-		err = l.paged.Free(q.ID)
-	case l.contig != nil:
-		err = l.contig.Free(q.ID)
-	default:
-		err = l.pool.Free(q.ID)
-	}
-	q.seq, q.hold = nil, nil
-	return err
-}
+func (c usageCopy) UsageInto(u *allocator.Usage) { *u = c.Usage() }
+
+// free releases q's memory.
+func (l *Loop) free(q *loopReq) error { return l.pool.Free(&q.kv) }
 
 func (l *Loop) release() error { // called when l.done > 0
 	// A first walk that calls nothing (in WebAssembly a loop that calls
@@ -307,8 +307,8 @@ func (l *Loop) release() error { // called when l.done > 0
 	for i := first; i < len(l.running); i++ {
 		q := l.running[i]
 		if q.produced < q.Output {
-			if kept != i { // a pointer written only where the list shifts
-				l.running[kept] = q
+			if kept != i { // pointers written only where the lists shift
+				l.running[kept], l.kvs[kept] = q, l.kvs[i]
 			}
 			kept++
 			continue
@@ -318,7 +318,9 @@ func (l *Loop) release() error { // called when l.done > 0
 		}
 		l.finished = append(l.finished, q.ID)
 	}
-	l.running = l.running[:kept]
+	// The pointers left past kept are to requests the loop's stream
+	// holds anyway (NewLoop makes them in one array).
+	l.running, l.kvs = l.running[:kept], l.kvs[:kept]
 	l.done = 0
 	return nil
 }
@@ -326,8 +328,12 @@ func (l *Loop) release() error { // called when l.done > 0
 func (l *Loop) admit(t *Tick) error {
 	for l.waiting.len() > 0 {
 		q := l.waiting.front()
-		short, err := l.tryAdmit(q)
-		if short != nil {
+		// With its prompt and the outputs it made before a preemption.
+		// A pool returns the same shortfall while the figures repeat, and
+		// a tick keeps it read only.
+		err := l.pool.AllocateSlots(&q.kv, q.Prompt+q.produced)
+		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
+			l.lastShort = short
 			if len(l.running) == 0 {
 				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, short)
 			}
@@ -337,14 +343,8 @@ func (l *Loop) admit(t *Tick) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case l.paged != nil && q.seq == nil: // unless AdmitPlain gave it
-			q.seq = l.paged.Seq(q.ID)
-		case l.contig != nil && q.hold == nil: // unless AdmitPlain gave it
-			q.hold = l.contig.Hold(q.ID)
-		}
 		l.waiting.popFront()
-		l.running = append(l.running, q)
+		l.running, l.kvs = append(l.running, q), append(l.kvs, &q.kv)
 		if q.produced >= q.Output {
 			l.done++
 		}
@@ -353,72 +353,52 @@ func (l *Loop) admit(t *Tick) error {
 	return nil
 }
 
-// tryAdmit asks the pool to admit q; short is the pool's account when it
-// has no room. A shortfall equal to the previous one is returned as the
-// same pointer (a blocked head is retried every tick, and the value is
-// read only).
-func (l *Loop) tryAdmit(q *loopReq) (short *allocator.NoSpaceError, err error) {
-	if l.paged != nil && l.paged.Plain() { // q is waiting, so not resident
-		if q.seq = l.paged.AdmitPlain(q.ID, q.Prompt+q.produced, q.Prompt+q.Output); q.seq != nil {
-			return nil, nil
-		}
-		return l.keepShort(l.paged.Shortfall()), nil
+// decode stores one token for each running request that has outputs left,
+// preempting from the back when the pool is full (store). While no request
+// running has stored its last output (most ticks: those that had, left at
+// the tick's start), the pool stores for all of them in one call
+// (BatchAllocator), which stops at a refusal; otherwise they go one by one.
+func (l *Loop) decode() error {
+	l.usage.UsageInto(&l.scratch)
+	l.taken = l.scratch.Taken // StepInto counts DecodeTaken from it
+	if l.batch != nil && l.done == 0 {
+		return l.decodeBatch()
 	}
-	if l.contig != nil && l.contig.Plain() {
-		h, err := l.contig.AdmitPlain(q.ID, q.Prompt+q.produced, q.Prompt+q.Output)
-		if h != nil || err != nil {
-			q.hold = h
-			return nil, err
-		}
-		return l.keepShort(l.contig.Shortfall()), nil
-	}
-	a := allocator.Slots{New: q.Prompt + q.produced, Final: q.Prompt + q.Output}
-	if l.try == nil {
-		err := l.pool.AllocateSlots(q.ID, a)
-		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
-			return short, nil
-		}
-		return nil, err
-	}
-	s, ok, err := l.try.TryAllocateSlots(q.ID, a)
-	if ok || err != nil {
-		return nil, err
-	}
-	return l.keepShort(s), nil
-}
-
-// keepShort returns shortfall s as tryAdmit does: the previous one's
-// pointer when they are equal.
-func (l *Loop) keepShort(s allocator.NoSpaceError) *allocator.NoSpaceError {
-	if l.lastShort == nil || *l.lastShort != s {
-		// A new shortfall each time the pool's free count moves: they
-		// are made 64 at a time (each stays valid: ticks keep them).
-		if len(l.shorts) == 0 {
-			l.shorts = make([]allocator.NoSpaceError, 64)
-		}
-		l.shorts[0] = s
-		l.lastShort, l.shorts = &l.shorts[0], l.shorts[1:]
-	}
-	return l.lastShort
-}
-
-func (l *Loop) decode(t *Tick) error {
-	taken := l.taken()
 	for i := 0; i < len(l.running); i++ {
-		if i = l.decodePlain(i); i == len(l.running) {
-			break
-		}
 		q := l.running[i]
 		if q.produced == q.Output {
 			continue
 		}
-		// The plain append stopped at q: its last block is full, or
-		// the pool is not plain. Most often one call then takes the block.
-		if q.seq != nil && l.paged.Plain() && l.paged.GrowPlain(q.seq, 1) {
-			l.produced(q, 1)
-			continue
+		if err := l.pool.AllocateSlots(&q.kv, 1); err != nil {
+			stored, err := l.store(q, err)
+			if err != nil {
+				return err
+			}
+			if !stored {
+				continue
+			}
 		}
-		stored, err := l.store(q)
+		l.produced(q, 1)
+	}
+	return nil
+}
+
+// decodeBatch is decode when every running request has a token to store.
+func (l *Loop) decodeBatch() error {
+	for i := 0; i < len(l.running); i++ {
+		k, err := l.batch.AllocateBatch(l.kvs[i:], 1)
+		for end := i + k; i < end; i++ { // each stored its token
+			q := l.running[i]
+			q.produced++
+			if q.produced == q.Output {
+				l.done++
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		q := l.running[i] // refused: preempt until it fits or is the victim
+		stored, err := l.store(q, err)
 		if err != nil {
 			return err
 		}
@@ -426,115 +406,33 @@ func (l *Loop) decode(t *Tick) error {
 			l.produced(q, 1)
 		}
 	}
-	t.DecodeTaken = l.taken() - taken
 	return nil
 }
 
-// decodePlain stores one token for each running request from the i-th on
-// for as long as the pool's plain append has room for it (most ticks' case:
-// room in what the request holds), and returns the index of the first
-// request it did not serve, or len(l.running). There is one loop per kind
-// of pool, so that an iteration tests only the request; each keeps the list
-// in locals and calls nothing: in WebAssembly a loop that calls keeps its
-// variables in memory, and every test taken is a trip through the
-// function's dispatch table.
-func (l *Loop) decodePlain(i int) int {
-	running, done := l.running, 0
-	switch paged, contig := l.plain(); {
-	case paged != nil:
-		for ; i < len(running); i++ {
-			q := running[i]
-			if q.produced == q.Output || !paged.AppendPlain(q.seq, 1) {
-				break
-			}
-			q.produced++
-			if q.produced == q.Output {
-				done++
-			}
-		}
-	case contig != nil:
-		for ; i < len(running); i++ {
-			q := running[i]
-			if q.produced == q.Output || !contig.AppendPlain(q.hold, 1) {
-				break
-			}
-			q.produced++
-			if q.produced == q.Output {
-				done++
-			}
-		}
+// store gives q room for one token, which the pool refused with err,
+// preempting the most recently admitted running request until it fits
+// (preemptFor); it reports false when q itself was preempted.
+func (l *Loop) store(q *loopReq, err error) (bool, error) {
+	fits, err := preemptFor(&l.running, q, err, func() error { return l.pool.AllocateSlots(&q.kv, 1) }, l.preempt)
+	if err == nil && !fits && len(l.running) == 0 {
+		return false, fmt.Errorf("%w: request %d cannot grow past %d tokens even alone", ErrNeverFits, q.ID, q.Prompt+q.produced)
 	}
-	l.done += done
-	return i
+	return fits, err
 }
 
-// plain returns the loop's pool, as paged or contig, when its appends are
-// plain (allocator.Paged.Plain, allocator.Contiguous.Plain); else nils.
-func (l *Loop) plain() (*allocator.Paged, *allocator.Contiguous) {
-	switch {
-	case l.paged != nil && l.paged.Plain():
-		return l.paged, nil
-	case l.contig != nil && l.contig.Plain():
-		return nil, l.contig
+// preempt frees victim, taken off the end of the running list, and sends
+// it back to the head of the queue, to be admitted again with its prompt
+// and the outputs it made.
+func (l *Loop) preempt(victim *loopReq) error {
+	if victim.produced >= victim.Output { // admitted this tick with no output to store
+		l.done--
 	}
-	return nil, nil
-}
-
-// taken is the pool's Usage().Taken: a contiguous pool takes runs only at
-// admission, so decode never changes it. Small enough to be inlined into
-// decode; a pool that is neither of the lab's two is asked by otherTaken.
-func (l *Loop) taken() int {
-	if l.paged != nil {
-		return l.paged.Taken()
+	if err := l.free(victim); err != nil {
+		return err
 	}
-	if l.contig != nil {
-		return 0
-	}
-	return l.otherTaken()
-}
-
-//go:noinline
-func (l *Loop) otherTaken() int { return l.pool.Usage().Taken }
-
-// store gives q room for one token, preempting the most recently admitted
-// running request until it fits; it reports false when q itself was
-// preempted.
-func (l *Loop) store(q *loopReq) (bool, error) {
-	if (q.seq != nil && l.paged.Append(q.seq, 1)) || (q.hold != nil && l.contig.Append(q.hold, 1)) {
-		return true, nil // room without a new block
-	}
-	for {
-		var err error
-		switch {
-		case q.seq != nil:
-			err = l.paged.GrowSeq(q.seq, 1, nil)
-		case q.hold != nil:
-			err = l.contig.GrowHold(q.hold, 1)
-		default:
-			err = l.pool.AllocateSlots(q.ID, allocator.Slots{New: 1})
-		}
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, allocator.ErrNoSpace) {
-			return false, err
-		}
-		victim := l.running[len(l.running)-1]
-		l.running = l.running[:len(l.running)-1]
-		if victim.produced >= victim.Output { // admitted this tick with no output to store
-			l.done--
-		}
-		if err := l.free(victim); err != nil {
-			return false, err
-		}
-		l.waiting.pushFront(victim)
-		l.preempted = append(l.preempted, victim.ID)
-		l.preemptions++
-		if victim == q {
-			if len(l.running) == 0 {
-				return false, fmt.Errorf("%w: request %d cannot grow past %d tokens even alone", ErrNeverFits, q.ID, q.Prompt+q.produced)
-			}
-			return false, nil
-		}
-	}
+	l.kvs = l.kvs[:len(l.kvs)-1] // victim's, the last: preemptFor took it off running
+	l.waiting.pushFront(victim)
+	l.preempted = append(l.preempted, victim.ID)
+	l.preemptions++
+	return nil
 }

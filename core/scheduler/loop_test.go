@@ -472,7 +472,8 @@ func TestLoopShortfallsKeepTheirValues(t *testing.T) {
 func TestLoopStepQuietOnlyOverItsOwnPool(t *testing.T) {
 	c := mustContiguous(t, 1000, allocator.Reservation{Policy: allocator.ReserveExact})
 	c.DisableEvents()
-	if err := c.AllocateSlots(99, allocator.Slots{New: 5, Final: 10}); err != nil {
+	other := &allocator.Request{ID: 99, Final: 10}
+	if err := c.AllocateSlots(other, 5); err != nil {
 		t.Fatal(err)
 	}
 	l, err := NewLoop(c, []LoopRequest{{ID: 0, Prompt: 4, Output: 50}})
@@ -486,7 +487,7 @@ func TestLoopStepQuietOnlyOverItsOwnPool(t *testing.T) {
 	if n := l.StepQuiet(10, &tk); n != 0 {
 		t.Fatalf("StepQuiet ran %d ticks with another request in the pool", n)
 	}
-	if err := c.Free(99); err != nil {
+	if err := c.Free(other); err != nil {
 		t.Fatal(err)
 	}
 	if n := l.StepQuiet(10, &tk); n != 10 || tk.Usage.Stored != 4+1+10 {

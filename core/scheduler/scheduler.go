@@ -32,17 +32,18 @@ const (
 )
 
 // req is a request's live state. It keeps the Request fields the
-// simulation reads (the token ids are copied into ids when caching), and
-// the fields every step reads and writes for every running request come
-// first, in one 64-byte line: a run of 10,000 requests walks a thousand of
-// them per step, and the smaller array is less for the collector to scan.
+// simulation reads (the token ids and extra key go to the pool's view of
+// it, kv), and the fields every step reads and writes for every running
+// request come first, in one 64-byte line: a run of 10,000 requests walks a
+// thousand of them per step, and the smaller array is less for the
+// collector to scan.
 type req struct {
 	ID             int
-	Prompt, Output int            // prompt tokens; output tokens to generate
-	computed       int            // tokens whose KV is computed (prompt and outputs)
-	generated      int            // output tokens sampled so far
-	stepN          int            // tokens scheduled in the current step (0: not scheduled)
-	seq            *allocator.Seq // the pool's handle while the request holds KV
+	Prompt, Output int                // prompt tokens; output tokens to generate
+	computed       int                // tokens whose KV is computed (prompt and outputs)
+	generated      int                // output tokens sampled so far
+	stepN          int                // tokens scheduled in the current step (0: not scheduled)
+	kv             *allocator.Request // the request as the pool sees it: ids (when caching), extra key, final length
 	// tokens are the steps that made the output tokens (indices in
 	// Scheduler.ends), in runs of consecutive steps: a running request makes
 	// one token in every step that runs, so a request has a few runs,
@@ -52,9 +53,7 @@ type req struct {
 	status    status
 	admitted  bool
 	preempted int
-	cachedHit int    // prompt tokens found in the prefix cache at first admission
-	Extra     string // prefix-cache extra key (tenant, LoRA)
-	ids       []int  // prompt then output ids, when caching
+	cachedHit int // prompt tokens found in the prefix cache at first admission
 	// hashes are the chain hashes of ids' full blocks (vLLM's
 	// request.block_hashes), extended as tokens complete blocks.
 	hashes []uint64
@@ -109,12 +108,13 @@ func (r *req) numTokens() int { return r.Prompt + r.generated }
 type Scheduler struct {
 	cfg   Config
 	timer Timer
-	// hw is the step model when timer is a HardwareTimer: the scheduler
-	// then prices each step from chunks, the batch's hardware.Chunks built
-	// as the work is scheduled, instead of a second walk over the work
-	// (HardwareTimer.StepSeconds, the same Seconds on the same chunks).
-	hw      *hardware.StepModel
-	chunks  []hardware.Chunk
+	// hw is the step model when timer is a HardwareTimer, called
+	// directly: through the interface, HardwareTimer.StepSeconds would
+	// copy the model, its receiver, at every step.
+	hw *hardware.StepModel
+	// chunks is the step's batch, built as requests are scheduled: what
+	// the timer prices, and with RecordWork what the step keeps.
+	chunks  []Work
 	pool    *allocator.Paged
 	reqs    []*req       // by arrival order
 	byID    map[int]*req // made on first use (byIDs): a run of 10,000 requests rarely asks
@@ -130,10 +130,9 @@ type Scheduler struct {
 	// after every step (tests turn it on).
 	CheckInvariants bool
 	// RecordWork keeps each step's per-request Work in Steps() (lessons
-	// that draw batch composition turn it on); otherwise the buffer is
-	// reused, which matters at 10,000 requests.
+	// that draw batch composition turn it on); otherwise the batch's
+	// buffer is reused, which matters at 10,000 requests.
 	RecordWork bool
-	workBuf    []Work
 	lists      [4][]int // scratch for a step's Preempted, Admitted, FirstTokens, Finished
 	arena      []int    // where finished steps' lists are kept
 }
@@ -195,6 +194,10 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 		slot[i] = k
 	}
 	states := make([]req, len(requests))
+	kvs := make([]allocator.Request, len(requests))
+	for k := range states {
+		states[k].kv = &kvs[k]
+	}
 	ids := make([]int, len(requests))
 	for i := range requests {
 		ids[i] = requests[i].ID
@@ -229,15 +232,18 @@ func (s *Scheduler) prepare(r Request, q *req, dup bool) error {
 		return fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
 			cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
 	}
-	*q = req{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output, Extra: r.Extra}
+	kv := q.kv
+	*q = req{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output, kv: kv}
+	kv.ID, kv.Extra, kv.Final = r.ID, r.Extra, r.Prompt+r.Output
 	if cfg.PrefixCaching {
-		q.ids = make([]int, 0, r.Prompt+r.Output)
+		ids := make([]int, 0, r.Prompt+r.Output)
 		for i := 0; i < r.Prompt; i++ {
-			q.ids = append(q.ids, tokenID(r.PromptIDs, i, r.ID, 0))
+			ids = append(ids, tokenID(r.PromptIDs, i, r.ID, 0))
 		}
 		for i := 0; i < r.Output; i++ {
-			q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
+			ids = append(ids, tokenID(r.OutputIDs, i, r.ID, 1))
 		}
+		kv.TokenIDs = ids
 	}
 	return nil
 }
@@ -251,7 +257,7 @@ func (s *Scheduler) Add(r Request) error {
 	if s.next < len(s.reqs) && s.reqs[len(s.reqs)-1].Arrival > r.Arrival {
 		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
 	}
-	q := new(req)
+	q := &req{kv: new(allocator.Request)}
 	_, dup := s.byIDs()[r.ID]
 	if err := s.prepare(r, q, dup); err != nil {
 		return err
@@ -327,15 +333,15 @@ func (s *Scheduler) check(st Step) error {
 		if r.tokens.count() != r.generated {
 			return fmt.Errorf("request %d recorded %d token times for %d tokens", r.ID, r.tokens.count(), r.generated)
 		}
-		if r.seq != s.pool.Seq(r.ID) {
-			return fmt.Errorf("request %d's pool handle is stale", r.ID)
+		if s.pool.Table(r.ID) == nil {
+			return fmt.Errorf("request %d is running and holds no blocks", r.ID)
 		}
 		if s.pool.Tokens(r.ID) != r.computed {
 			return fmt.Errorf("request %d holds KV for %d tokens, computed %d", r.ID, s.pool.Tokens(r.ID), r.computed)
 		}
 	}
 	for i := 0; i < s.waiting.len(); i++ {
-		if r := s.waiting.at(i); r.computed != 0 || s.pool.Table(r.ID) != nil || r.seq != nil {
+		if r := s.waiting.at(i); r.computed != 0 || s.pool.Table(r.ID) != nil {
 			return fmt.Errorf("waiting request %d holds KV", r.ID)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/hardware"
-	"github.com/inferlab/inferlab/internal/gcturn"
+	"github.com/inferlab/inferlab/core/kvhash"
 )
 
 // Step schedules and runs one step and returns its record. When nothing can
@@ -19,9 +19,6 @@ func (s *Scheduler) Step() (Step, error) {
 		s.arrive()
 	}
 	st := Step{Start: s.clock, Preempted: s.lists[0][:0], Admitted: s.lists[1][:0], FirstTokens: s.lists[2][:0], Finished: s.lists[3][:0]}
-	if !s.RecordWork {
-		st.Work = s.workBuf[:0]
-	}
 	s.chunks = s.chunks[:0]
 	budget, err := s.scheduleRunning(&st)
 	if err != nil {
@@ -56,9 +53,8 @@ func (s *Scheduler) Step() (Step, error) {
 		s.steps = slices.Grow(s.steps, len(s.steps)+1)
 	}
 	s.steps = append(s.steps, st)
-	// A turn for the garbage collector now and then (WebAssembly only:
-	// see internal/gcturn), counted in requests handled.
-	gcturn.Work(len(s.running) + 1)
+	// The host's turn (Yield), counted in requests handled.
+	yield(len(s.running) + 1)
 	return st, nil
 }
 
@@ -103,18 +99,18 @@ func (s *Scheduler) chunk(r *req, hit int) int {
 // (recompute preemption). It returns the budget left.
 //
 // It walks about a thousand requests per step at benchmark scale, so the
-// checks that hold for the whole walk (the prefill chunk cap, whether the
-// pool's appends are plain) are made once, outside it, and the step's Work
-// is built only where it is read: in WebAssembly every branch taken costs a
-// trip through the function's dispatch table.
+// prefill chunk cap is read once, outside it, and a token stored in the
+// block a request is filling costs a count, not a call (the pool's
+// AllocateSlots is inlined here): in WebAssembly a call per request and
+// step, and every branch taken, cost a trip through the function's
+// dispatch table.
 func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	budget := s.cfg.MaxNumBatchedTokens
 	limit := s.cfg.LongPrefillTokenThreshold // chunk's cap
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
-	pool := s.pool
-	plain := pool.Plain()
+	pool := s.pool // concrete, so that AllocateSlots' fast path is inlined
 	// The chunks are written by index into room made here, and the token
 	// counts kept in locals: no slice header or counter is stored per
 	// request, nor is the write barrier's flag tested.
@@ -130,19 +126,16 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		}
 		// Room in r's last block (most steps' updates), else a block or a
 		// preemption.
-		if !plain || !pool.AppendPlain(r.seq, n) {
-			fits, err := s.growOrPreempt(r, n, st)
+		if err := pool.AllocateSlots(r.kv, n); err != nil {
+			fits, err := s.growOrPreempt(r, n, st, err)
 			if err != nil {
 				return 0, err
 			}
 			if !fits {
 				break // r was the last running request
 			}
-			plain = pool.Plain()
 		}
 		r.stepN = n
-		ch[j] = hardware.Chunk{NewTokens: n, Context: c}
-		j++
 		// A decode computes one token on top of a computed prompt; anything
 		// else (a prompt chunk, a recompute after preemption) is prefill.
 		// (Two ifs, not ||, which would branch: each becomes a select.)
@@ -153,6 +146,11 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 		if n > 1 {
 			p = n
 		}
+		// Written field by field: a 32-byte struct stored whole is a bulk
+		// memory copy in WebAssembly.
+		w := &ch[j]
+		w.NewTokens, w.Context, w.Req, w.Prefill = n, c, r.ID, p > 0
+		j++
 		prefill += p
 		decode += n - p
 		budget -= n
@@ -160,50 +158,22 @@ func (s *Scheduler) scheduleRunning(st *Step) (int, error) {
 	s.chunks = grown[:len(grown)+j]
 	st.PrefillTokens += prefill
 	st.DecodeTokens += decode
-	if s.hw == nil || s.RecordWork {
-		// The step's Work, read only by a timer without a step model and
-		// by RecordWork, in a pass of its own: the scheduled requests are
-		// those left with tokens, in order (a preempted one has none).
-		for _, r := range s.running {
-			if n := r.stepN; n > 0 {
-				st.Work = append(st.Work, Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1})
-			}
-		}
-	}
 	return budget, nil
 }
 
-// growOrPreempt gives running request r room for n more tokens, preempting
-// from the back of the running list until it fits; it reports false when r
-// itself was preempted.
-func (s *Scheduler) growOrPreempt(r *req, n int, st *Step) (bool, error) {
-	for {
-		_, ok, err := s.pool.TryGrowSeq(r.seq, n, s.ids(r, r.computed, n))
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			return true, nil
-		}
-		victim := s.running[len(s.running)-1]
-		s.running = s.running[:len(s.running)-1]
-		if err := s.preempt(victim); err != nil {
-			return false, err
-		}
-		st.Preempted = append(st.Preempted, victim.ID)
-		if victim == r {
-			return false, nil
-		}
-	}
-}
-
-// ids are the ids of r's n tokens from position from when prefix caching
-// hashes them, else nil (unknown to the pool).
-func (s *Scheduler) ids(r *req, from, n int) []int {
-	if !s.cfg.PrefixCaching {
-		return nil
-	}
-	return r.ids[from : from+n]
+// growOrPreempt gives running request r room for n more tokens, which the
+// pool refused with err, preempting from the back of the running list until
+// it fits (preemptFor); it reports false when r itself was preempted.
+func (s *Scheduler) growOrPreempt(r *req, n int, st *Step, err error) (bool, error) {
+	return preemptFor(&s.running, r, err,
+		func() error { return s.pool.AllocateSlots(r.kv, n) },
+		func(victim *req) error {
+			if err := s.preempt(victim); err != nil {
+				return err
+			}
+			st.Preempted = append(st.Preempted, victim.ID)
+			return nil
+		})
 }
 
 // scheduleWaiting admits waiting requests in arrival order while the
@@ -216,7 +186,7 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		var hits []int
 		hit := 0
 		if s.cfg.PrefixCaching {
-			r.hashes = allocator.BlockHashes(r.hashes, r.ids[:r.numTokens()], s.cfg.BlockSize, r.Extra)
+			r.hashes = kvhash.Extend(r.hashes, r.kv.TokenIDs[:r.numTokens()], s.cfg.BlockSize, r.kv.Extra)
 			hits, hit = s.pool.ComputedBlocks(r.hashes, r.numTokens())
 		}
 		n := s.chunk(r, hit)
@@ -224,14 +194,14 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 			return nil
 		}
 		n = min(n, budget)
-		a := allocator.Slots{New: n, IDs: s.ids(r, hit, n), Computed: hits, Extra: r.Extra, Final: r.Prompt + r.Output}
-		if _, ok, err := s.pool.TryAllocateSlots(r.ID, a); err != nil {
+		r.kv.Computed = hits
+		if err := s.pool.AllocateSlots(r.kv, n); err != nil {
+			if _, short := err.(*allocator.NoSpaceError); short {
+				return nil // head-of-line blocking: nobody behind it is admitted
+			}
 			return err
-		} else if !ok {
-			return nil // head-of-line blocking: nobody behind it is admitted
 		}
 		s.waiting.popFront()
-		r.seq = s.pool.Seq(r.ID)
 		s.pushRunning(r)
 		r.status = running
 		if !r.admitted {
@@ -254,10 +224,7 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 	r.stepN = n
 	// As in scheduleRunning.
 	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
-	if s.hw == nil || s.RecordWork {
-		st.Work = append(st.Work, w)
-	}
-	s.chunks = append(s.chunks, hardware.Chunk{NewTokens: n, Context: r.computed})
+	s.chunks = append(s.chunks, w)
 	if w.Prefill {
 		st.PrefillTokens += n
 	} else {
@@ -266,14 +233,14 @@ func (s *Scheduler) schedule(st *Step, r *req, n int) {
 }
 
 // runBatch prices the scheduled work and advances the clock; it reports
-// whether anything ran.
+// whether anything ran. The step keeps a copy of the batch with RecordWork.
 func (s *Scheduler) runBatch(st *Step) (bool, error) {
-	ran := len(s.chunks) > 0 // the scheduled work, kept in st.Work or not
+	ran := len(s.chunks) > 0
 	if ran {
 		if s.hw != nil {
 			st.Duration = s.hw.Seconds(hardware.Batch{Seqs: s.chunks})
 		} else {
-			st.Duration = s.timer.StepSeconds(st.Work)
+			st.Duration = s.timer.StepSeconds(s.chunks)
 		}
 		if st.Duration <= 0 {
 			return ran, fmt.Errorf("scheduler: timer priced a %d-token step at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
@@ -283,8 +250,8 @@ func (s *Scheduler) runBatch(st *Step) (bool, error) {
 	if ran {
 		s.ends = append(s.ends, s.clock)
 	}
-	if !s.RecordWork {
-		s.workBuf, st.Work = st.Work, nil
+	if s.RecordWork && ran {
+		st.Work = slices.Clone(s.chunks)
 	}
 	return ran, nil
 }
@@ -370,10 +337,9 @@ func (s *Scheduler) sampleOutputs(st *Step) error {
 // finish frees a request that made all its outputs.
 func (s *Scheduler) finish(r *req, st *Step) error {
 	r.status = finished
-	if err := s.pool.Free(r.ID); err != nil {
+	if err := s.pool.Free(r.kv); err != nil {
 		return err
 	}
-	r.seq = nil
 	st.Finished = append(st.Finished, r.ID)
 	return nil
 }
@@ -405,10 +371,10 @@ func (s *Scheduler) arrive() {
 // preempt frees r's blocks and puts it at the front of the waiting queue; it
 // will recompute everything (its full blocks stay in the prefix cache).
 func (s *Scheduler) preempt(r *req) error {
-	if err := s.pool.Free(r.ID); err != nil {
+	if err := s.pool.Free(r.kv); err != nil {
 		return err
 	}
-	r.computed, r.stepN, r.seq = 0, 0, nil
+	r.computed, r.stepN = 0, 0
 	r.preempted++
 	r.status = waiting
 	s.waiting.pushFront(r)

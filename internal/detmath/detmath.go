@@ -4,6 +4,9 @@
 // architectures and differ from the portable Go code by up to 2 ulps, and
 // compilers may fuse x*y + z into one rounding; simulations whose results
 // must match between the CLI and the browser use these instead.
+//
+// It is one of the foundations under internal/: the layer below the core,
+// which imports only the standard library (lessons/layering_test.go).
 package detmath
 
 import "math"

@@ -1,5 +1,8 @@
 // Package textfmt formats numbers for people, the same way in lesson
 // narration (package lessons) and on the page (package app).
+//
+// It is one of the foundations under internal/: the layer below the core,
+// which imports only the standard library (lessons/layering_test.go).
 package textfmt
 
 import (

@@ -1,7 +1,0 @@
-module github.com/inferlab/inferlab/bench/peers
-
-go 1.26
-
-require github.com/inferlab/inferlab v0.0.0
-
-replace github.com/inferlab/inferlab => ../..

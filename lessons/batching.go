@@ -27,6 +27,7 @@ var batchingLesson = &Lesson{
 	Summary: "The same stream on one GPU three ways: a batch that waits for its slowest member, Triton's dynamic batcher, and continuous batching. Padding, idle slots, TTFT, throughput and goodput.",
 	Engine: "core/batching (request-level: static batches; Triton's dynamic batcher with max_batch_size, preferred_batch_size, max_queue_delay_microseconds) and core/scheduler (vLLM v1, iteration-level), " +
 		"every step priced by core/hardware's step-time model with CUDA graphs. Simplified: one model instance; request-level batches pad prompts to the longest and decode every slot until the longest output; no streaming before a batch ends.",
+	Group: "scheduling", Rank: 10, Thumb: scene.KindSlots,
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "requests", Label: "Requests", Kind: Int, Default: 200, Min: 20, Max: 500, Step: 1},

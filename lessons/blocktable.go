@@ -20,6 +20,11 @@ var blockTable = &Lesson{
 	Summary: "A request's tokens live in scattered 16-token blocks; follow one token through ⌊t/B⌋, t mod B and the block table to its byte address.",
 	Engine: "vLLM v1 block pool (blocks from the head of the free queue, tail-first free). Simplified: the address uses the article's all-layer S_entry; " +
 		"vLLM actually keeps one K and one V tensor per layer, so the per-layer formula is shown beside it.",
+	Group: "memory", Rank: 30, Thumb: scene.KindBlockTables,
+	Terms: []Term{
+		{Term: "block table", Definition: "A request's map from logical block (⌊t/B⌋) to the physical block holding it.", Find: "table"},
+		{Term: "S_entry", Aliases: []string{"kv bytes per token"}, Definition: "Bytes of one token's K and V across all layers: 2 · layers · KV heads · head dim · bytes per element.", Find: "per token"},
+	},
 	Params: []Param{
 		{Key: "model", Label: "Model", Help: "Sets S_entry, the bytes of one token's K and V across all layers.", Kind: Choice, Choices: modelIDs()},
 		{Key: "kv_dtype", Label: "KV cache type", Help: "bf16 stores 2 bytes per element, fp8 one.", Kind: Choice, Choices: []string{"bf16", "fp8"}},

@@ -22,6 +22,13 @@ var cowFork = &Lesson{
 	Summary: "n samples of one prompt share its KV blocks; see the reference counts, the copy on first write, and how much memory sharing saves.",
 	Engine: "cow: vLLM v0's block manager (CopyOnWriteTracker; fork shares all blocks). prefix: vLLM v1's ParentRequest, n independent requests sharing full blocks through prefix caching. " +
 		"Simplified: every sample decodes one token per step, in lockstep.",
+	Group: "memory", Rank: 40, Thumb: scene.KindBlockTables,
+	Terms: []Term{
+		{Term: "copy-on-write", Aliases: []string{"cow"}, Definition: "Share a block until someone writes to it; the writer gets a private copy.", Find: "copy on write"},
+		{Term: "parallel sampling", Aliases: []string{"n > 1"}, Definition: "Several outputs sampled from one prompt, sharing its KV blocks.", Find: "sampled"},
+		{Term: "reference count", Aliases: []string{"ref count"}, Definition: "How many block tables hold a physical block; it returns to the pool at zero.", Find: "reference count"},
+		{Term: "prefix caching", Aliases: []string{"automatic prefix caching", "apc"}, Definition: "Reuse the KV blocks of an identical prompt prefix, found by chain hashes of full blocks.", Find: "prefix cache", Set: "mode=prefix"},
+	},
 	Params: []Param{
 		{Key: "n", Label: "Samples n", Help: "Parallel samples of the same prompt.", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},
 		{Key: "mode", Label: "Sharing mode", Help: "cow: vLLM v0 fork with copy-on-write. prefix: vLLM v1 prefix caching.", Kind: Choice, Choices: []string{"cow", "prefix"}},

@@ -26,6 +26,10 @@ var cudaGraphs = &Lesson{
 		"padding to capture sizes and piecewise graphs' eager attention.",
 	Engine: "vLLM v1 CUDA graphs (CUDAGraphMode, default capture sizes as of vLLM main @ 000fc94, padding, CudagraphDispatcher) in core/cudagraph; vLLM's custom all-reduce at TP > 1; kernels and their GPU times from core/hardware's step-time model. " +
 		"Simplified: one CUDA stream, no speculative decoding, host work (scheduling, sampling bookkeeping) left out of the step.",
+	Group: "gpu", Rank: 10, Thumb: scene.KindTimeline,
+	Terms: []Term{
+		{Term: "CUDA graph", Aliases: []string{"cudagraph", "graph replay"}, Definition: "A recorded sequence of kernel launches replayed with one call, removing per-kernel CPU launch cost.", Find: "graph"},
+	},
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "batch", Label: "Decode batch", Unit: "sequences", Help: "Sequences decoding one token each in the step.", Kind: Int, Default: 1, Min: 1, Max: 512, Step: 1},

@@ -25,6 +25,11 @@ var disaggregation = &Lesson{
 	Summary: "Monolithic workers stall their decodes whenever they prefill a long prompt; separate prefill and decode pools keep ITL smooth but move every prompt's KV over a link: T = α + B·S_block/(BW·η).",
 	Engine: "NVIDIA Dynamo disaggregated serving (docs/architecture/disagg_serving.md and docs/router/kv_cache_routing.md @ 391befc: prefill worker → NIXL KV transfer → decode worker; DisaggRouterConf's conditional rule) over vLLM v1 workers with chunked prefill (core/cluster, core/scheduler), steps priced by core/hardware with CUDA graphs. " +
 		"Simplified: both pools use the same GPUs and TP degree, and the decode worker receives the KV through its prefix cache, recomputing the prompt's last partial block.",
+	Group: "cluster", Rank: 20, Thumb: scene.KindCluster,
+	Terms: []Term{
+		{Term: "NIXL", Definition: "NVIDIA Inference Xfer Library: moves KV blocks between GPUs, hosts and storage over RDMA.", Find: "Formulation 3"},
+		{Term: "disaggregation", Aliases: []string{"disaggregated serving"}, Definition: "Prefill and decode on separate GPU pools, with the KV cache transferred between them.", Find: "Separate pools"},
+	},
 	Params: []Param{
 		gpuParam,
 		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},

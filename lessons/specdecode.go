@@ -27,6 +27,9 @@ var specDecoding = &Lesson{
 	Summary: "A small draft proposes γ tokens and the target checks them in one pass: accepted, rejected, the bonus token, (1 − α^(γ+1)) / (1 − α) tokens per pass, the best γ, and the speedup fading as the batch grows.",
 	Engine: "core/specdec: Leviathan et al.'s algorithm as vLLM's rejection sampler runs it (accepted prefix, then the target's resampled or bonus token), acceptance drawn i.i.d. with probability α; " +
 		"draft and verify steps priced by core/hardware's step model with CUDA graphs and overlapped host work. Simplified: the draft runs on one GPU of the group; no tree, n-gram or EAGLE drafting; real acceptance depends on the text.",
+	// After roofline, whose result (decode is memory-bound until the batch
+	// crosses the ridge) is why the verify pass is nearly free, and then is not.
+	Group: "gpu", Rank: 30, Thumb: scene.KindTokens,
 	Params: []Param{
 		gpuParam,
 		{Key: "model", Label: "Target model", Help: "The model whose output is produced; the draft must share its vocabulary.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},

@@ -1,0 +1,74 @@
+package lessons
+
+import (
+	"github.com/inferlab/inferlab/core/allocator"
+	"github.com/inferlab/inferlab/core/scheduler"
+)
+
+// The disaggregation lesson's narration check (TestNarratedCountsMatchTheSimulation):
+// who served what, within the engines' limits.
+func init() {
+	checkNarration(disaggregation, func(v Values) ([]string, error) {
+		r, err := runDisaggregation(v)
+		if err != nil {
+			return nil, err
+		}
+		return disaggNarration(r), nil
+	})
+}
+
+func disaggNarration(r *disaggRun) (out problems) {
+	c := r.cmp
+	if len(c.Monolithic.Requests) != len(r.reqs) || len(c.Disagg.Requests) != len(r.reqs) {
+		out.addf("narrated %d requests; monolithic served %d, disaggregated %d", len(r.reqs), len(c.Monolithic.Requests), len(c.Disagg.Requests))
+	}
+	remote := 0
+	for _, j := range c.Disagg.Journeys {
+		if j.Remote {
+			remote++
+		}
+	}
+	if remote != c.Disagg.Remote || c.Disagg.Remote+c.Disagg.Local != len(r.reqs) || (!r.conditional && remote != len(r.reqs)) {
+		out.addf("%d remote + %d local narrated; %d journeys went remote of %d", c.Disagg.Remote, c.Disagg.Local, remote, len(r.reqs))
+	}
+	out = append(out, disaggStepLimits(r)...)
+	if r.stallI >= 0 {
+		st := c.Monolithic.DecodeSteps[r.stallW][r.stallI]
+		if st.DecodeTokens != r.stallDecodes || st.PrefillTokens == 0 {
+			out.addf("narrated stall: %d decodes beside a prompt; the step carried %d decodes and %d prompt tokens", r.stallDecodes, st.DecodeTokens, st.PrefillTokens)
+		}
+		for _, steps := range c.Monolithic.DecodeSteps {
+			for _, o := range steps {
+				if o.PrefillTokens > 0 && o.DecodeTokens > 0 && o.Duration > st.Duration {
+					out.addf("narrated the worst stall at %.1f ms; a %.1f ms step also carried both", 1000*st.Duration, 1000*o.Duration)
+				}
+			}
+		}
+	}
+	if r.probeIdx >= 0 {
+		j := c.Disagg.Journeys[r.probeIdx]
+		if !j.Remote || len(r.reqs[r.probeIdx].PromptIDs) != r.probePrompt || r.probeBlocks != allocator.BlocksNeeded(r.probePrompt, disaggBlock) {
+			out.addf("the followed request: remote %v, %d prompt tokens in %d blocks; narrated %d in %d", j.Remote, len(r.reqs[r.probeIdx].PromptIDs), allocator.BlocksNeeded(len(r.reqs[r.probeIdx].PromptIDs), disaggBlock), r.probePrompt, r.probeBlocks)
+		}
+	}
+	return out
+}
+
+// disaggStepLimits checks every worker's steps against the narrated
+// max_num_seqs and token budget.
+func disaggStepLimits(r *disaggRun) (out problems) {
+	c := r.cmp
+	for _, res := range []struct {
+		name  string
+		steps [][]scheduler.Step
+	}{{"monolithic", c.Monolithic.DecodeSteps}, {"prefill", c.Disagg.PrefillSteps}, {"decode", c.Disagg.DecodeSteps}} {
+		for w, steps := range res.steps {
+			for _, st := range steps {
+				if st.Running > r.seqs || st.PrefillTokens+st.DecodeTokens > r.budget {
+					out.addf("%s worker %d: a step ran %d requests and %d tokens; narrated limits %d and %d", res.name, w+1, st.Running, st.PrefillTokens+st.DecodeTokens, r.seqs, r.budget)
+				}
+			}
+		}
+	}
+	return out
+}

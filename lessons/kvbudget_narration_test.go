@@ -1,0 +1,53 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/inferlab/inferlab/core/allocator"
+)
+
+// The kv-budget lesson's narration check (TestNarratedCountsMatchTheSimulation):
+// the pool's blocks hold what the narration says.
+func init() {
+	checkNarration(kvBudget, func(v Values) ([]string, error) {
+		r, err := runKVBudget(v)
+		return kvBudgetNarration(r), err
+	},
+		narrationMismatch{"a concurrency the blocks do not hold", func(t *testing.T, v Values, alter bool) []string {
+			r, err := runKVBudget(v)
+			mustRun(t, err)
+			if alter {
+				r.pool.Concurrency++
+			}
+			return kvBudgetNarration(r)
+		}},
+	)
+}
+
+func kvBudgetNarration(r kvBudgetRun) (out problems) {
+	p, b := r.pool, r.budget
+	per := int64(b.BlockSize) * p.BytesPerToken
+	if p.Tokens != p.Blocks*int64(b.BlockSize) || p.Blocks*per > p.Available || (p.Blocks+1)*per <= p.Available {
+		out.addf("%d blocks, %d tokens of %d B from %d B available: not the whole blocks that fit", p.Blocks, p.Tokens, per, p.Available)
+	}
+	// "Maximum concurrency": requests of max_model_len tokens, placed in a
+	// paged pool of the narrated blocks.
+	pool, err := allocator.NewPaged(int(p.Blocks), b.BlockSize)
+	if err != nil {
+		out.addf("pool of %d blocks: %v", p.Blocks, err)
+		return out
+	}
+	fit := 0
+	for fit < 100_000 && pool.AllocateSlots(fit, allocator.Slots{New: b.MaxModelLen}) == nil {
+		fit++
+	}
+	if fit != int(math.Floor(p.Concurrency)) {
+		out.addf("narrated concurrency %.2f, but %d requests of %d tokens fit the %d blocks", p.Concurrency, fit, b.MaxModelLen, p.Blocks)
+	}
+	if s := r.script(); !narrates(s, fmt.Sprintf("holds %s blocks", comma(int(p.Blocks)))) || !narrates(s, fmt.Sprintf("GPU KV cache size: %s tokens", comma(int(p.Tokens)))) {
+		out.addf("the narration does not state the %d blocks and %d tokens", p.Blocks, p.Tokens)
+	}
+	return out
+}

@@ -4,17 +4,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/scene"
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// systemsScenes are the systems pictures of the lessons that draw them, at
-// their defaults.
+// systemsScenes are the systems pictures of every lesson at its defaults.
 func systemsScenes(t testing.TB) []scene.Scene {
 	var out []scene.Scene
-	for _, slug := range []string{"prefix-cache", "smart-routing", "disaggregation", "kv-tiers", "sandbox"} {
-		s, _, err := lessons.Get(slug).Run(nil)
+	for _, l := range lessons.All() {
+		s, _, err := l.Run(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestSystemsRender(t *testing.T) {
 }
 
 // BenchmarkSystemsRender builds the UI tree of every systems picture of the
-// five lessons at their defaults (what a step change asks of go-app before
+// lessons at their defaults (what a step change asks of go-app before
 // it diffs the DOM).
 func BenchmarkSystemsRender(b *testing.B) {
 	scenes := systemsScenes(b)

@@ -23,7 +23,8 @@ import (
 //   - every knob's minimum, default and maximum (every choice of a choice
 //     knob), with the other knobs at their defaults, builds or is refused by
 //     Check with a *ParamError that names one of the lesson's knobs;
-//   - the heaviest settings the lesson declares build within its MaxWork.
+//   - the lesson bounds its work (MaxWork) and declares its heaviest
+//     settings, which build within that bound, as its defaults do.
 func TestLessonContract(t *testing.T) {
 	for _, l := range All() {
 		t.Run(l.Slug, func(t *testing.T) {
@@ -47,10 +48,16 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 	if l.Slug == "" || l.Title == "" || l.Summary == "" || l.Engine == "" || l.Part == "" {
 		add("metadata incomplete: slug %q, title %q, part %q, summary %q, engine %q", l.Slug, l.Title, l.Part, l.Summary, l.Engine)
 	}
+	if l.MaxWork <= 0 || len(l.HeavyCorners) == 0 {
+		add("no work bound: MaxWork %d, %d heavy corners", l.MaxWork, len(l.HeavyCorners))
+	}
 	s, _, err := l.Run(nil)
 	if err != nil {
 		add("defaults do not build: %v", err)
 		return problems
+	}
+	if s != nil && (s.Work <= 0 || (l.MaxWork > 0 && s.Work > l.MaxWork)) {
+		add("the defaults counted %d units of work, want 1 to MaxWork (%d)", s.Work, l.MaxWork)
 	}
 	problems = append(problems, scriptProblems(s)...)
 	if len(problems) > 0 {
@@ -213,11 +220,13 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 	good := func() *Lesson {
 		return &Lesson{
 			Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
-			Params: []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
+			Params:  []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
+			MaxWork: 4, HeavyCorners: []map[string]string{{"n": "4"}},
 			sim: simFunc(func(v Values) (*Script, error) {
 				return &Script{
 					Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
 					Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
+					Work:    int64(v.Int("n")),
 				}, nil
 			}),
 		}
@@ -302,15 +311,22 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 			})
 		}, "marks no such element"},
 		{"heavy corner over the bound", func(l *Lesson) {
-			l.MaxWork = 10
-			l.HeavyCorners = []map[string]string{{"n": "4"}}
+			l.MaxWork = 3
+		}, "over MaxWork"},
+		{"no work bound", func(l *Lesson) {
+			l.MaxWork = 0
+		}, "no work bound"},
+		{"no heavy corners", func(l *Lesson) {
+			l.HeavyCorners = nil
+		}, "no work bound"},
+		{"work not counted", func(l *Lesson) {
 			b := l.sim.build
 			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
-				s.Work = int64(v.Int("n")) * 100
+				s.Work = 0
 				return s, err
 			})
-		}, "over MaxWork"},
+		}, "counted 0 units of work"},
 	}
 	for _, c := range cases {
 		l := good()

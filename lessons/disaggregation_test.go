@@ -7,15 +7,6 @@ import (
 	"testing"
 )
 
-func metricOf(t *testing.T, s *Script, key string) float64 {
-	t.Helper()
-	v, ok := s.Metric(key)
-	if !ok {
-		t.Fatalf("no metric %s", key)
-	}
-	return v
-}
-
 // Separate pools remove the ITL spikes monolithic workers get from
 // prefilling beside their decodes; the KV transfer is α + bytes/(BW·η).
 func TestDisaggregationDefaults(t *testing.T) {
@@ -147,8 +138,6 @@ func TestDisaggregationDeterministic(t *testing.T) {
 		t.Fatal("same parameters gave different scripts")
 	}
 }
-
-func BenchmarkDisaggregationDefault(b *testing.B) { benchLesson(b, disaggregation, nil) }
 
 func TestDisaggregationWorkBound(t *testing.T) {
 	if testing.Short() {

@@ -15,7 +15,7 @@ import (
 // state (the steps, the pools, the index, a fresh pool of the size vLLM
 // would allocate) rather than read back from the same field. A registered
 // lesson without an entry fails the test: a new lesson registers one from
-// its own <file>_narration_test.go (checkNarration).
+// its own <file>_checks_test.go (lessonChecks.narration).
 //
 // Each checker is a plain function of the typed run, so a test can feed it
 // a run whose narrated count was altered and see it complain
@@ -24,31 +24,11 @@ import (
 // narrationSets is how many random knob sets each lesson is checked with.
 var narrationSets, narrationSeed = 8, uint64(17)
 
-// narrationChecks holds each lesson's entry, by slug.
-var narrationChecks = map[string]narrationCheck{}
-
-// narrationCheck is a lesson's entry: check runs the lesson's typed run on
-// knob values and lists what its narration gets wrong; each mismatch alters
-// one narrated count of a default run (TestNarrationChecksCatchMismatches).
-type narrationCheck struct {
-	check      func(v Values) ([]string, error)
-	mismatches []narrationMismatch
-}
-
 // narrationMismatch is a run of the lesson's defaults v whose checker must
 // find nothing as it is and something once alter changes a narrated count.
 type narrationMismatch struct {
 	name  string
 	check func(t *testing.T, v Values, alter bool) []string
-}
-
-// checkNarration registers l's narration check; the lesson's own
-// <file>_narration_test.go calls it from init.
-func checkNarration(l *Lesson, check func(v Values) ([]string, error), mismatches ...narrationMismatch) {
-	if _, dup := narrationChecks[l.Slug]; dup {
-		panic("two narration checks for " + l.Slug)
-	}
-	narrationChecks[l.Slug] = narrationCheck{check: check, mismatches: mismatches}
 }
 
 // mustRun fails the test on a run's error.
@@ -61,9 +41,9 @@ func mustRun(t *testing.T, err error) {
 
 func TestNarratedCountsMatchTheSimulation(t *testing.T) {
 	for _, l := range All() {
-		nc, ok := narrationChecks[l.Slug]
-		if !ok {
-			t.Errorf("%s has no entry in narrationChecks: add a check that its narrated counts equal the simulated state", l.Slug)
+		check := lessonTests[l.Slug].narration
+		if check == nil {
+			t.Errorf("%s has no narration check: register one (lessonChecks.narration) from its <file>_checks_test.go that its narrated counts equal the simulated state", l.Slug)
 			continue
 		}
 		t.Run(l.Slug, func(t *testing.T) {
@@ -79,7 +59,7 @@ func TestNarratedCountsMatchTheSimulation(t *testing.T) {
 					continue // refused: the contract test's business
 				}
 				accepted++
-				problems, err := nc.check(v)
+				problems, err := check(v)
 				if err != nil {
 					t.Errorf("%v: accepted by Check, then %v", set, err)
 				}
@@ -116,7 +96,7 @@ func narrates(s *Script, sub string) bool {
 // long_prompt 23,488 on an A100-40GB).
 func TestNarrationChecksCatchMismatches(t *testing.T) {
 	for _, l := range All() {
-		if len(narrationChecks[l.Slug].mismatches) == 0 {
+		if len(lessonTests[l.Slug].mismatches) == 0 {
 			continue
 		}
 		t.Run(l.Slug, func(t *testing.T) {
@@ -124,7 +104,7 @@ func TestNarrationChecksCatchMismatches(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			for _, c := range narrationChecks[l.Slug].mismatches {
+			for _, c := range lessonTests[l.Slug].mismatches {
 				if p := c.check(t, v, false); len(p) != 0 {
 					t.Errorf("%s: the unaltered run fails: %v", c.name, p)
 				}

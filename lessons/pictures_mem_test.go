@@ -5,14 +5,19 @@ import (
 	"testing"
 )
 
-// The memory and timing lessons' pacing and figures (issue 12): at most 20
-// narrated steps, none titled "Tick N", one main figure per step, and every
-// step before the claims names its subject on the figure (a mark that a
-// mention of the narration links to; the contract test checks the links).
-func TestPicturesMemPacing(t *testing.T) {
+// The pacing and figures of the lessons that register paced (the memory
+// and timing lessons): at most 20 narrated steps, none titled "Tick N", one
+// main figure per step, and every step before the claims names its subject
+// on the figure (a mark that a mention of the narration links to; the
+// contract test checks the links).
+func TestPicturesPacing(t *testing.T) {
 	tick := regexp.MustCompile(`^Tick \d+`)
-	for _, slug := range []string{"garage", "block-table", "cow-fork", "chunked-prefill", "cuda-graphs", "roofline", "measuring"} {
-		s, _, err := Get(slug).Run(nil)
+	for _, l := range All() {
+		if !lessonTests[l.Slug].paced {
+			continue
+		}
+		slug := l.Slug
+		s, _, err := l.Run(nil)
 		if err != nil {
 			t.Fatal(slug, err)
 		}

@@ -63,24 +63,28 @@ func systemsRefs(sc scene.Scene) map[string]bool {
 	return out
 }
 
-// The lessons drawn with the systems pictures, at their defaults and at
-// a few knob settings that change what happens (R4 and the long request
-// wait; conditional disaggregation; another workload): each step's main
-// figure is a systems picture, every mark names an element that picture
-// draws, every step links at least one phrase of its narration to it, no
-// step is a "Tick N", there are at most 20 steps, and the claims are left
-// to the claims panel (no claims-table step repeats them).
+// The lessons drawn with the systems pictures (lessonChecks.systems), at
+// their defaults and at the knob settings they register that change what
+// happens (R4 and the long request wait; conditional disaggregation;
+// another workload): each step's main figure is a systems picture, every
+// mark names an element that picture draws, every step links at least one
+// phrase of its narration to it, no step is a "Tick N", there are at most 20
+// steps, and the claims are left to the claims panel (no claims-table step
+// repeats them).
 func TestSystemsPictures(t *testing.T) {
 	tick := regexp.MustCompile(`^Tick \d+`)
-	cases := []struct {
+	type sysCase struct {
 		slug  string
 		knobs map[string]string
-	}{
-		{"prefix-cache", nil}, {"prefix-cache", map[string]string{"capacity": "26"}}, {"prefix-cache", map[string]string{"capacity": "400"}},
-		{"smart-routing", nil}, {"smart-routing", map[string]string{"workers": "16", "system_prompts": "8"}},
-		{"disaggregation", nil}, {"disaggregation", map[string]string{"conditional": "on", "prefill_workers": "2", "decode_workers": "3"}},
-		{"kv-tiers", nil}, {"kv-tiers", map[string]string{"prompt_tokens": "2000", "prefix_tokens": "1024"}},
-		{"sandbox", nil}, {"sandbox", map[string]string{"workload": "shared", "policy": "round_robin"}},
+	}
+	var cases []sysCase
+	for _, l := range All() {
+		if c := lessonTests[l.Slug]; c.systems {
+			cases = append(cases, sysCase{l.Slug, nil})
+			for _, set := range c.systemsSets {
+				cases = append(cases, sysCase{l.Slug, set})
+			}
+		}
 	}
 	for _, c := range cases {
 		s, _, err := Get(c.slug).Run(c.knobs)

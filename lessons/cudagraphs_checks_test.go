@@ -8,12 +8,20 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// The cuda-graphs lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// what fits and what pads.
+// What the shared tests check on the cuda-graphs lesson (lessonChecks). Its
+// narration check: what fits and what pads.
 func init() {
-	checkNarration(cudaGraphs, func(v Values) ([]string, error) {
-		r, err := runCUDAGraphs(v)
-		return cudaGraphsNarration(r), err
+	registerChecks(cudaGraphs, lessonChecks{
+		batchDefaults: true, batchNoteStep: 6,
+		paced: true,
+		refusals: []refusal{
+			{map[string]string{"model": "llama-3.1-70b"}, "model", "llama-3.1-70b needs 141 GB of weights; h100-sxm has 85 GB as vLLM sees it: pick tp ≥ 4"},
+		},
+		sweepGPUsAndModels: true,
+		narration: func(v Values) ([]string, error) {
+			r, err := runCUDAGraphs(v)
+			return cudaGraphsNarration(r), err
+		},
 	})
 }
 

@@ -6,33 +6,38 @@ import (
 	"github.com/inferlab/inferlab/core/router"
 )
 
-// The prefix-cache lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// cached and reused tokens are the tree's.
+// What the shared tests check on the prefix-cache lesson (lessonChecks). Its
+// narration check: cached and reused tokens are the tree's.
 func init() {
-	checkNarration(prefixCache, func(v Values) ([]string, error) {
-		r, err := runPrefixCache(v)
-		if err != nil {
-			return nil, err
-		}
-		return prefixCacheNarration(r), nil
-	},
-		narrationMismatch{"R2 narrated to match a token more than the tree held", func(t *testing.T, v Values, alter bool) []string {
+	registerChecks(prefixCache, lessonChecks{
+		systems:     true,
+		systemsSets: []map[string]string{{"capacity": "26"}, {"capacity": "400"}},
+		narration: func(v Values) ([]string, error) {
 			r, err := runPrefixCache(v)
-			mustRun(t, err)
-			if alter {
-				r.r[1].Matched++
+			if err != nil {
+				return nil, err
 			}
-			return prefixCacheNarration(r)
-		}},
-		narrationMismatch{"a frame narrating a token more cached than its tree", func(t *testing.T, v Values, alter bool) []string {
-			r, err := runPrefixCache(v)
-			mustRun(t, err)
-			if alter {
-				r.frames[5].total++
-			}
-			return prefixCacheNarration(r)
-		}},
-	)
+			return prefixCacheNarration(r), nil
+		},
+		mismatches: []narrationMismatch{
+			{"R2 narrated to match a token more than the tree held", func(t *testing.T, v Values, alter bool) []string {
+				r, err := runPrefixCache(v)
+				mustRun(t, err)
+				if alter {
+					r.r[1].Matched++
+				}
+				return prefixCacheNarration(r)
+			}},
+			{"a frame narrating a token more cached than its tree", func(t *testing.T, v Values, alter bool) []string {
+				r, err := runPrefixCache(v)
+				mustRun(t, err)
+				if alter {
+					r.frames[5].total++
+				}
+				return prefixCacheNarration(r)
+			}},
+		},
+	})
 }
 
 func prefixCacheNarration(r *prefixCacheRun) (out problems) {

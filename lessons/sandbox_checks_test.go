@@ -6,29 +6,44 @@ import (
 	"github.com/inferlab/inferlab/core/workload"
 )
 
-// The sandbox lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// the requests served and cut.
+// What the shared tests check on the sandbox lesson (lessonChecks). Its
+// narration check: the requests served and cut.
 func init() {
-	checkNarration(sandbox, func(v Values) ([]string, error) {
-		w, cut := sandboxGenerated(v)
-		r, err := runSandbox(v, w, "")
-		if err != nil {
-			return nil, err
-		}
-		r.cut = cut
-		return sandboxNarration(r, sandboxDraw(v), w), nil
-	},
-		narrationMismatch{"a request narrated cut that was not", func(t *testing.T, v Values, alter bool) []string {
+	registerChecks(sandbox, lessonChecks{
+		servingFits: []servingFit{
+			{set: map[string]string{"requests": "8"}, tp: 1, longest: func(v Values) int {
+				n := 0
+				for _, r := range sandboxWorkload(v) {
+					n = max(n, r.Prompt+r.Output)
+				}
+				return n
+			}},
+		},
+		batchDefaults: true, batchNoteKnobs: map[string]string{"requests": "8"},
+		systems:     true,
+		systemsSets: []map[string]string{{"workload": "shared", "policy": "round_robin"}},
+		narration: func(v Values) ([]string, error) {
 			w, cut := sandboxGenerated(v)
 			r, err := runSandbox(v, w, "")
-			mustRun(t, err)
-			r.cut = cut
-			if alter {
-				r.cut.requests++
+			if err != nil {
+				return nil, err
 			}
-			return sandboxNarration(r, sandboxDraw(v), w)
-		}},
-	)
+			r.cut = cut
+			return sandboxNarration(r, sandboxDraw(v), w), nil
+		},
+		mismatches: []narrationMismatch{
+			{"a request narrated cut that was not", func(t *testing.T, v Values, alter bool) []string {
+				w, cut := sandboxGenerated(v)
+				r, err := runSandbox(v, w, "")
+				mustRun(t, err)
+				r.cut = cut
+				if alter {
+					r.cut.requests++
+				}
+				return sandboxNarration(r, sandboxDraw(v), w)
+			}},
+		},
+	})
 }
 
 func sandboxNarration(r *sandboxRun, drawn, served []workload.Request) (out problems) {
@@ -59,4 +74,11 @@ func sandboxNarration(r *sandboxRun, drawn, served []workload.Request) (out prob
 		out.addf("the workers' pools: %d blocks, vLLM's %d less the null block", r.e.kvBlocks, r.e.pool.Blocks)
 	}
 	return out
+}
+
+// The sandbox runs on a trace (its simulation has a buildTrace method).
+func TestSandboxTakesATrace(t *testing.T) {
+	if !sandbox.TakesTrace() {
+		t.Error("the sandbox takes no trace")
+	}
 }

@@ -6,12 +6,15 @@ import (
 	"github.com/inferlab/inferlab/core/allocator"
 )
 
-// The block-table lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// the translation narrated is the pool's table.
+// What the shared tests check on the block-table lesson (lessonChecks). Its
+// narration check: the translation narrated is the pool's table.
 func init() {
-	checkNarration(blockTable, func(v Values) ([]string, error) {
-		r, err := runBlockTable(v)
-		return blockTableNarration(r), err
+	registerChecks(blockTable, lessonChecks{
+		paced: true,
+		narration: func(v Values) ([]string, error) {
+			r, err := runBlockTable(v)
+			return blockTableNarration(r), err
+		},
 	})
 }
 

@@ -4,12 +4,15 @@ import (
 	"github.com/inferlab/inferlab/core/allocator"
 )
 
-// The cow-fork lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// the sharing counts are the pool's.
+// What the shared tests check on the cow-fork lesson (lessonChecks). Its
+// narration check: the sharing counts are the pool's.
 func init() {
-	checkNarration(cowFork, func(v Values) ([]string, error) {
-		r, err := runCowFork(v)
-		return cowForkNarration(r), err
+	registerChecks(cowFork, lessonChecks{
+		paced: true,
+		narration: func(v Values) ([]string, error) {
+			r, err := runCowFork(v)
+			return cowForkNarration(r), err
+		},
 	})
 }
 

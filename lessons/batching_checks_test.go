@@ -5,12 +5,14 @@ import (
 	"slices"
 )
 
-// The batching lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// every server served every request within its slots.
+// What the shared tests check on the batching lesson (lessonChecks). Its
+// narration check: every server served every request within its slots.
 func init() {
-	checkNarration(batchingLesson, func(v Values) ([]string, error) {
-		r, err := runBatching(v)
-		return batchingNarration(r), err
+	registerChecks(batchingLesson, lessonChecks{
+		narration: func(v Values) ([]string, error) {
+			r, err := runBatching(v)
+			return batchingNarration(r), err
+		},
 	})
 }
 

@@ -4,15 +4,24 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// The kv-tiers lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// the prefix and the GPU pool.
+// What the shared tests check on the kv-tiers lesson (lessonChecks). Its
+// narration check: the prefix and the GPU pool.
 func init() {
-	checkNarration(kvTiers, func(v Values) ([]string, error) {
-		r, err := runKVTiers(v)
-		if err != nil {
-			return nil, err
-		}
-		return kvTiersNarration(r), nil
+	registerChecks(kvTiers, lessonChecks{
+		servingFits: []servingFit{
+			{set: map[string]string{}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }},
+			{set: map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }, mayRefuseAll: true},
+		},
+		systems:       true,
+		systemsSets:   []map[string]string{{"prompt_tokens": "2000", "prefix_tokens": "1024"}},
+		promptMetrics: map[string]string{"compute_prefix_ms": "prefix_tokens", "ttft_recompute_ms": "prompt_tokens"},
+		narration: func(v Values) ([]string, error) {
+			r, err := runKVTiers(v)
+			if err != nil {
+				return nil, err
+			}
+			return kvTiersNarration(r), nil
+		},
 	})
 }
 

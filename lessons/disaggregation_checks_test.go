@@ -1,19 +1,29 @@
 package lessons
 
 import (
+	"testing"
+
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
-// The disaggregation lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// who served what, within the engines' limits.
+// What the shared tests check on the disaggregation lesson (lessonChecks). Its
+// narration check: who served what, within the engines' limits.
 func init() {
-	checkNarration(disaggregation, func(v Values) ([]string, error) {
-		r, err := runDisaggregation(v)
-		if err != nil {
-			return nil, err
-		}
-		return disaggNarration(r), nil
+	registerChecks(disaggregation, lessonChecks{
+		servingFits: []servingFit{
+			{set: map[string]string{"requests": "4", "model": "llama-3.1-8b", "tp": "1"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+			{set: map[string]string{"requests": "4"}, tp: 4, longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+		},
+		systems:     true,
+		systemsSets: []map[string]string{{"conditional": "on", "prefill_workers": "2", "decode_workers": "3"}},
+		narration: func(v Values) ([]string, error) {
+			r, err := runDisaggregation(v)
+			if err != nil {
+				return nil, err
+			}
+			return disaggNarration(r), nil
+		},
 	})
 }
 
@@ -71,4 +81,25 @@ func disaggStepLimits(r *disaggRun) (out problems) {
 		}
 	}
 	return out
+}
+
+// disaggregation's workers take the chosen GPU's vLLM batch defaults, with
+// max_num_seqs capped at the token budget, as vLLM does.
+func TestDisaggregationRunsTheGPUsBatchDefaults(t *testing.T) {
+	for _, c := range []struct {
+		gpu, budget string
+		seqs        int
+	}{{"h100-sxm", "8192", 1024}, {"h100-sxm", "512", 512}, {"l40s", "8192", 256}} {
+		v, errs := disaggregation.Resolve(map[string]string{"gpu": c.gpu, "budget": c.budget, "requests": "4"})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		r, err := runDisaggregation(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.seqs != c.seqs {
+			t.Errorf("disaggregation on %s with budget %s: max_num_seqs %d, want %d", c.gpu, c.budget, r.seqs, c.seqs)
+		}
+	}
 }

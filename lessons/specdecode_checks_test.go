@@ -6,12 +6,14 @@ import (
 	"github.com/inferlab/inferlab/core/specdec"
 )
 
-// The speculative-decoding lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// the strip is the acceptance process.
+// What the shared tests check on the speculative-decoding lesson (lessonChecks). Its
+// narration check: the strip is the acceptance process.
 func init() {
-	checkNarration(specDecoding, func(v Values) ([]string, error) {
-		r, err := runSpecDecoding(v)
-		return specNarration(r, v), err
+	registerChecks(specDecoding, lessonChecks{
+		narration: func(v Values) ([]string, error) {
+			r, err := runSpecDecoding(v)
+			return specNarration(r, v), err
+		},
 	})
 }
 

@@ -4,22 +4,26 @@ import (
 	"testing"
 )
 
-// The garage lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// the ticks the narration reads are the pools' state.
+// What the shared tests check on the garage lesson (lessonChecks). Its
+// narration check: the ticks the narration reads are the pools' state.
 func init() {
-	checkNarration(garage, func(v Values) ([]string, error) {
-		r, err := runGarage(v)
-		return garageNarration(r), err
-	},
-		narrationMismatch{"a paged tick narrating one resident request more", func(t *testing.T, v Values, alter bool) []string {
+	registerChecks(garage, lessonChecks{
+		paced: true,
+		narration: func(v Values) ([]string, error) {
 			r, err := runGarage(v)
-			mustRun(t, err)
-			if alter {
-				r.served.paged.ticks.at(r.ticks[1]).resident++
-			}
-			return garageNarration(r)
-		}},
-	)
+			return garageNarration(r), err
+		},
+		mismatches: []narrationMismatch{
+			{"a paged tick narrating one resident request more", func(t *testing.T, v Values, alter bool) []string {
+				r, err := runGarage(v)
+				mustRun(t, err)
+				if alter {
+					r.served.paged.ticks.at(r.ticks[1]).resident++
+				}
+				return garageNarration(r)
+			}},
+		},
+	})
 }
 
 func garageNarration(r garageRun) (out problems) {

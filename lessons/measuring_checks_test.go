@@ -5,22 +5,35 @@ import (
 	"testing"
 )
 
-// The measuring lesson's narration check (TestNarratedCountsMatchTheSimulation):
-// what held requests back.
+// What the shared tests check on the measuring lesson (lessonChecks). Its
+// narration check: what held requests back.
 func init() {
-	checkNarration(measuring, func(v Values) ([]string, error) {
-		r, err := runMeasuring(v)
-		return measuringNarration(r), err
-	},
-		narrationMismatch{"a preemption the steps did not make", func(t *testing.T, v Values, alter bool) []string {
+	registerChecks(measuring, lessonChecks{
+		batchDefaults: true, batchNoteKnobs: map[string]string{"duration_s": "1", "points": "2", "rate_max": "4"},
+		paced: true,
+		refusals: []refusal{
+			// Over the work bound.
+			{map[string]string{"duration_s": "600"}, "duration_s", ""},
+			{map[string]string{"max_num_seqs": "1"}, "duration_s", ""},
+			{map[string]string{"max_num_seqs": "2048", "max_num_batched_tokens": "64"}, "max_num_batched_tokens", "at least max_num_seqs (2048)"},
+		},
+		sweepGPUsAndModels: true,
+		sweepKnobs:         map[string]string{"duration_s": "2"},
+		narration: func(v Values) ([]string, error) {
 			r, err := runMeasuring(v)
-			mustRun(t, err)
-			if alter {
-				r.points[0].sum.Preemptions++
-			}
-			return measuringNarration(r)
-		}},
-	)
+			return measuringNarration(r), err
+		},
+		mismatches: []narrationMismatch{
+			{"a preemption the steps did not make", func(t *testing.T, v Values, alter bool) []string {
+				r, err := runMeasuring(v)
+				mustRun(t, err)
+				if alter {
+					r.points[0].sum.Preemptions++
+				}
+				return measuringNarration(r)
+			}},
+		},
+	})
 }
 
 func measuringNarration(r measuringRun) (out problems) {

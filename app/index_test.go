@@ -11,23 +11,23 @@ import (
 // step, read from the lesson's own script at its defaults.
 func TestThumbKinds(t *testing.T) {
 	for _, l := range lessons.All() {
-		k := l.Thumb
-		if k == "" {
-			t.Errorf("%s: no index picture (Lesson.Thumb)", l.Slug)
-			continue
-		}
-		s, _, err := l.Run(nil)
-		if err != nil {
-			t.Fatalf("%s: %v", l.Slug, err)
-		}
-		if len(s.Steps) == 0 || len(s.Steps[0].Scenes) == 0 {
-			t.Errorf("%s: no figure on its first step", l.Slug)
-			continue
-		}
-		main, _, _ := mainFirst(s.Steps[0].Scenes)
-		if got := main[0].Kind; got != k && !(got == scene.KindBlockGrid && k == scene.KindPools) {
-			t.Errorf("%s: the index draws a %s, its first step's main figure is a %s", l.Slug, k, got)
-		}
+		t.Run(l.Slug, func(t *testing.T) {
+			k := l.Thumb
+			if k == "" {
+				t.Fatalf("%s: no index picture (Lesson.Thumb)", l.Slug)
+			}
+			s, _, err := l.Run(nil)
+			if err != nil {
+				t.Fatalf("%s: %v", l.Slug, err)
+			}
+			if len(s.Steps) == 0 || len(s.Steps[0].Scenes) == 0 {
+				t.Fatalf("%s: no figure on its first step", l.Slug)
+			}
+			main, _, _ := mainFirst(s.Steps[0].Scenes)
+			if got := main[0].Kind; got != k && !(got == scene.KindBlockGrid && k == scene.KindPools) {
+				t.Errorf("%s: the index draws a %s, its first step's main figure is a %s", l.Slug, k, got)
+			}
+		})
 	}
 }
 

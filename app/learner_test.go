@@ -10,10 +10,10 @@ import (
 )
 
 func TestEmbedSnippet(t *testing.T) {
-	s := EmbedSnippet("https://lab.example/repo/embed/garage?step=4&block_size=16", `Garage "A"`, "https://lab.example/repo/web/embed.js")
+	s := EmbedSnippet("https://lab.example/repo/embed/some-lesson?step=4&block_size=16", `Some "A"`, "https://lab.example/repo/web/embed.js")
 	for _, want := range []string{
-		`<iframe src="https://lab.example/repo/embed/garage?step=4&amp;block_size=16"`,
-		`title="Garage &#34;A&#34; · Inference Lab"`,
+		`<iframe src="https://lab.example/repo/embed/some-lesson?step=4&amp;block_size=16"`,
+		`title="Some &#34;A&#34; · Inference Lab"`,
 		`width="100%"`, `loading="lazy"`, `sandbox="allow-scripts allow-same-origin`, `style="border:0;width:100%;`,
 		`<script src="https://lab.example/repo/web/embed.js" defer></script>`,
 	} {
@@ -24,10 +24,10 @@ func TestEmbedSnippet(t *testing.T) {
 }
 
 func TestHitHrefAndVerdictKind(t *testing.T) {
-	if got := HitHref(lessons.Hit{Lesson: "garage", Query: "find=blocks+of"}); got != "/lesson/garage?find=blocks+of" {
+	if got := HitHref(lessons.Hit{Lesson: "some-lesson", Query: "find=blocks+of"}); got != "/lesson/some-lesson?find=blocks+of" {
 		t.Errorf("HitHref = %q", got)
 	}
-	if got := HitHref(lessons.Hit{Lesson: "garage"}); got != "/lesson/garage" {
+	if got := HitHref(lessons.Hit{Lesson: "some-lesson"}); got != "/lesson/some-lesson" {
 		t.Errorf("HitHref = %q", got)
 	}
 	for v, want := range map[lessons.Verdict]string{{Correct: true}: "correct", {Correct: true, Close: true}: "close", {}: "wrong"} {

@@ -14,15 +14,22 @@ import (
 func systemsScenes(t testing.TB) []scene.Scene {
 	var out []scene.Scene
 	for _, l := range lessons.All() {
-		s, _, err := l.Run(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, st := range s.Steps {
-			for _, sc := range st.Scenes {
-				if sc.Radix != nil || sc.Cluster != nil || sc.Tiers != nil || sc.Journey != nil {
-					out = append(out, sc)
-				}
+		out = append(out, lessonSystemsScenes(t, l)...)
+	}
+	return out
+}
+
+// lessonSystemsScenes are the systems pictures of l at its defaults.
+func lessonSystemsScenes(t testing.TB, l *lessons.Lesson) []scene.Scene {
+	s, _, err := l.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []scene.Scene
+	for _, st := range s.Steps {
+		for _, sc := range st.Scenes {
+			if sc.Radix != nil || sc.Cluster != nil || sc.Tiers != nil || sc.Journey != nil {
+				out = append(out, sc)
 			}
 		}
 	}
@@ -33,7 +40,13 @@ func systemsScenes(t testing.TB) []scene.Scene {
 // of its kind whose SVG carries every marked ref as data-ref on an element
 // flagged "marked", and a ring for it.
 func TestSystemsRender(t *testing.T) {
-	for _, sc := range systemsScenes(t) {
+	for _, l := range lessons.All() {
+		t.Run(l.Slug, func(t *testing.T) { checkSystemsRender(t, lessonSystemsScenes(t, l)) })
+	}
+}
+
+func checkSystemsRender(t *testing.T, scenes []scene.Scene) {
+	for _, sc := range scenes {
 		html := app.HTMLString(&sceneView{Scene: sc})
 		if !strings.Contains(html, `data-kind="`+string(sc.Kind)+`"`) || !strings.Contains(html, "<svg") {
 			t.Errorf("%s %s: no figure of its kind with an SVG", sc.Kind, sc.ID)

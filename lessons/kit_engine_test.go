@@ -76,34 +76,39 @@ func TestLessonsRunVLLMBatchDefaults(t *testing.T) {
 	if budget != 8192 || seqs != 1024 {
 		t.Fatalf("H100 defaults %d / %d, want 8,192 / 1,024", budget, seqs)
 	}
+	for _, l := range All() {
+		c := lessonTests[l.Slug]
+		if c.batchDefaults {
+			t.Run(l.Slug, func(t *testing.T) { checkBatchDefaults(t, l, c, budget, seqs) })
+		}
+	}
+}
+
+// checkBatchDefaults checks l's batch knobs and its note on an L4
+// (TestLessonsRunVLLMBatchDefaults).
+func checkBatchDefaults(t *testing.T, l *Lesson, c lessonChecks, budget, seqs int) {
 	// The narration names vLLM's defaults for the chosen GPU, where the
 	// knobs differ from them.
 	const l4Note = "On an NVIDIA L4 vLLM would default to max_num_seqs 256 and max_num_batched_tokens 2,048 (get_batch_defaults)"
-	for _, l := range All() {
-		c := lessonTests[l.Slug]
-		if !c.batchDefaults {
-			continue
+	if g, _ := l.Param("gpu"); g.Choices[0] != "h100-sxm" {
+		t.Errorf("%s: default GPU %s", l.Slug, g.Choices[0])
+	}
+	if p, _ := l.Param("max_num_seqs"); int(p.Default) != seqs {
+		t.Errorf("%s: max_num_seqs defaults to %v, want vLLM's %d", l.Slug, p.Default, seqs)
+	}
+	if p, ok := l.Param("max_num_batched_tokens"); ok && int(p.Default) != budget {
+		t.Errorf("%s: max_num_batched_tokens defaults to %v, want vLLM's %d", l.Slug, p.Default, budget)
+	}
+	for _, gpu := range []string{"h100-sxm", "l4"} {
+		set := map[string]string{"gpu": gpu}
+		maps.Copy(set, c.batchNoteKnobs)
+		s, _, err := l.Run(set)
+		if err != nil {
+			t.Fatalf("%s %v: %v", l.Slug, set, err)
 		}
-		if g, _ := l.Param("gpu"); g.Choices[0] != "h100-sxm" {
-			t.Errorf("%s: default GPU %s", l.Slug, g.Choices[0])
-		}
-		if p, _ := l.Param("max_num_seqs"); int(p.Default) != seqs {
-			t.Errorf("%s: max_num_seqs defaults to %v, want vLLM's %d", l.Slug, p.Default, seqs)
-		}
-		if p, ok := l.Param("max_num_batched_tokens"); ok && int(p.Default) != budget {
-			t.Errorf("%s: max_num_batched_tokens defaults to %v, want vLLM's %d", l.Slug, p.Default, budget)
-		}
-		for _, gpu := range []string{"h100-sxm", "l4"} {
-			set := map[string]string{"gpu": gpu}
-			maps.Copy(set, c.batchNoteKnobs)
-			s, _, err := l.Run(set)
-			if err != nil {
-				t.Fatalf("%s %v: %v", l.Slug, set, err)
-			}
-			n := s.Steps[c.batchNoteStep].Narration
-			if hasNote := strings.Contains(n, l4Note); hasNote != (gpu == "l4") {
-				t.Errorf("%s on %s: step %d says vLLM's L4 defaults: %v\n%s", l.Slug, gpu, c.batchNoteStep+1, hasNote, n)
-			}
+		n := s.Steps[c.batchNoteStep].Narration
+		if hasNote := strings.Contains(n, l4Note); hasNote != (gpu == "l4") {
+			t.Errorf("%s on %s: step %d says vLLM's L4 defaults: %v\n%s", l.Slug, gpu, c.batchNoteStep+1, hasNote, n)
 		}
 	}
 }

@@ -17,32 +17,34 @@ func TestPicturesPacing(t *testing.T) {
 			continue
 		}
 		slug := l.Slug
-		s, _, err := l.Run(nil)
-		if err != nil {
-			t.Fatal(slug, err)
-		}
-		if len(s.Steps) > 20 {
-			t.Errorf("%s: %d steps, want at most 20", slug, len(s.Steps))
-		}
-		for i, st := range s.Steps {
-			if tick.MatchString(st.Title) {
-				t.Errorf("%s step %d is titled %q", slug, i+1, st.Title)
+		t.Run(slug, func(t *testing.T) {
+			s, _, err := l.Run(nil)
+			if err != nil {
+				t.Fatal(slug, err)
 			}
-			if i == len(s.Steps)-1 {
-				continue // the claims
+			if len(s.Steps) > 20 {
+				t.Errorf("%s: %d steps, want at most 20", slug, len(s.Steps))
 			}
-			main := 0
-			for _, sc := range st.Scenes {
-				if sc.Main {
-					main++
+			for i, st := range s.Steps {
+				if tick.MatchString(st.Title) {
+					t.Errorf("%s step %d is titled %q", slug, i+1, st.Title)
+				}
+				if i == len(s.Steps)-1 {
+					continue // the claims
+				}
+				main := 0
+				for _, sc := range st.Scenes {
+					if sc.Main {
+						main++
+					}
+				}
+				if main != 1 {
+					t.Errorf("%s step %d (%s): %d main figures, want 1", slug, i+1, st.Title, main)
+				}
+				if len(st.Mentions) == 0 {
+					t.Errorf("%s step %d (%s): the narration names nothing on the figure", slug, i+1, st.Title)
 				}
 			}
-			if main != 1 {
-				t.Errorf("%s step %d (%s): %d main figures, want 1", slug, i+1, st.Title, main)
-			}
-			if len(st.Mentions) == 0 {
-				t.Errorf("%s step %d (%s): the narration names nothing on the figure", slug, i+1, st.Title)
-			}
-		}
+		})
 	}
 }

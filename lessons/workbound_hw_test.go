@@ -11,13 +11,19 @@ import (
 // are refused by Check with a knob error on the knob at fault, saying why.
 func TestLessonsRefuse(t *testing.T) {
 	for _, l := range All() {
-		for _, c := range lessonTests[l.Slug].refusals {
-			_, _, err := l.Run(c.set)
-			pe, ok := err.(*ParamError)
-			if !ok || pe.Key != c.key || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s %v: error %v, want one on %s saying %q", l.Slug, c.set, err, c.key, c.want)
-			}
+		refusals := lessonTests[l.Slug].refusals
+		if len(refusals) == 0 {
+			continue
 		}
+		t.Run(l.Slug, func(t *testing.T) {
+			for _, c := range refusals {
+				_, _, err := l.Run(c.set)
+				pe, ok := err.(*ParamError)
+				if !ok || pe.Key != c.key || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s %v: error %v, want one on %s saying %q", l.Slug, c.set, err, c.key, c.want)
+				}
+			}
+		})
 	}
 }
 
@@ -31,31 +37,36 @@ func TestEveryGPUAndModelBuildsOrIsRefused(t *testing.T) {
 	}
 	for _, l := range All() {
 		c := lessonTests[l.Slug]
-		if !c.sweepGPUsAndModels {
-			continue
+		if c.sweepGPUsAndModels {
+			t.Run(l.Slug, func(t *testing.T) { sweepGPUsAndModels(t, l, c.sweepKnobs) })
 		}
-		gp, _ := l.Param("gpu")
-		mp, _ := l.Param("model")
-		built := 0
-		for _, g := range gp.Choices {
-			for _, m := range mp.Choices {
-				set := map[string]string{"gpu": g, "model": m}
-				maps.Copy(set, c.sweepKnobs)
-				v, err := l.resolveChecked(set)
-				if err != nil {
-					if _, ok := err.(*ParamError); !ok {
-						t.Errorf("%s %v: refused with %T %v, want a knob error", l.Slug, set, err, err)
-					}
-					continue
+	}
+}
+
+// sweepGPUsAndModels builds l at every GPU × model choice, with knobs set
+// too (TestEveryGPUAndModelBuildsOrIsRefused).
+func sweepGPUsAndModels(t *testing.T, l *Lesson, knobs map[string]string) {
+	gp, _ := l.Param("gpu")
+	mp, _ := l.Param("model")
+	built := 0
+	for _, g := range gp.Choices {
+		for _, m := range mp.Choices {
+			set := map[string]string{"gpu": g, "model": m}
+			maps.Copy(set, knobs)
+			v, err := l.resolveChecked(set)
+			if err != nil {
+				if _, ok := err.(*ParamError); !ok {
+					t.Errorf("%s %v: refused with %T %v, want a knob error", l.Slug, set, err, err)
 				}
-				if _, err := l.Build(v); err != nil {
-					t.Errorf("%s %v: Check accepted but Build failed: %v", l.Slug, set, err)
-				}
-				built++
+				continue
 			}
+			if _, err := l.Build(v); err != nil {
+				t.Errorf("%s %v: Check accepted but Build failed: %v", l.Slug, set, err)
+			}
+			built++
 		}
-		if built < len(gp.Choices) {
-			t.Errorf("%s: only %d combinations build", l.Slug, built)
-		}
+	}
+	if built < len(gp.Choices) {
+		t.Errorf("%s: only %d combinations build", l.Slug, built)
 	}
 }

@@ -590,7 +590,7 @@ func (r batchingRun) introSteps() []Step {
 
 	filler := fs.g.members[len(fs.g.members)-1]
 	n = fmt.Sprintf("Static batching waits for a full batch: the GPU sits idle %s until %s, the %s request, arrives. Then all %d run together, one prefill padded to the longest prompt (%s tokens) and then one token per step for each.",
-		sec(fs.idleBefore), reqName(filler), batchOrdinal(len(fs.g.members)), len(fs.g.members), comma(maxPromptOf(st, fs.g)))
+		sec(fs.idleBefore), reqName(filler), ordinal(len(fs.g.members)), len(fs.g.members), comma(maxPromptOf(st, fs.g)))
 	ms = linked(n, "slots", reqName(filler), "slot:static:"+reqName(filler), "Static batching", "lane:static")
 	steps = append(steps, Step{Title: "Static batching waits for a full batch", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{"slot:static:" + reqName(filler): "completes the batch"})}})
@@ -631,21 +631,6 @@ func maxPromptOf(x *servedRun, g batchGroup) int {
 		m = max(m, x.reqs[id].prompt)
 	}
 	return m
-}
-
-// batchOrdinal writes 1st, 2nd, 3rd, 4th…
-func batchOrdinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return strconv.Itoa(n) + suffix
 }
 
 // outputs is the stream's output tokens.

@@ -20,13 +20,13 @@ func init() {
 
 func blockTableNarration(r blockTableRun) (out problems) {
 	a := r.addr
-	if len(r.table) != allocator.BlocksNeeded(r.length, r.b) {
-		out.addf("A's table has %d entries for %d tokens of %d-token blocks", len(r.table), r.length, r.b)
+	if len(r.table) != allocator.BlocksNeeded(r.lengthA, r.blockSize) {
+		out.addf("A's table has %d entries for %d tokens of %d-token blocks", len(r.table), r.lengthA, r.blockSize)
 	}
-	if a.Logical != r.target/r.b || a.Offset != r.target%r.b || a.Logical >= len(r.table) || a.Physical != r.table[a.Logical] {
-		out.addf("token %d: narrated logical %d, offset %d, physical %d; the table says %v", r.target, a.Logical, a.Offset, a.Physical, r.table)
+	if a.Logical != r.lookup/r.blockSize || a.Offset != r.lookup%r.blockSize || a.Logical >= len(r.table) || a.Physical != r.table[a.Logical] {
+		out.addf("token %d: narrated logical %d, offset %d, physical %d; the table says %v", r.lookup, a.Logical, a.Offset, a.Physical, r.table)
 	}
-	if want := int64(a.Physical)*int64(r.b)*r.sLayer + int64(a.Offset)*r.sLayer; r.layerAddr != want {
+	if want := int64(a.Physical)*int64(r.blockSize)*r.sLayer + int64(a.Offset)*r.sLayer; r.layerAddr != want {
 		out.addf("narrated byte offset %d, the block and offset give %d", r.layerAddr, want)
 	}
 	for _, b := range r.table {
@@ -35,7 +35,7 @@ func blockTableNarration(r blockTableRun) (out problems) {
 		}
 	}
 	for _, o := range r.opened {
-		if o.token != o.logical*r.b || len(o.table) != o.logical+1 || !slices.Equal(o.table, r.table[:len(o.table)]) {
+		if o.token != o.logical*r.blockSize || len(o.table) != o.logical+1 || !slices.Equal(o.table, r.table[:len(o.table)]) {
 			out.addf("token %d opened logical block %d with table %v; A's final table is %v", o.token, o.logical, o.table, r.table)
 		}
 	}

@@ -28,7 +28,7 @@ func init() {
 }
 
 func disaggNarration(r *disaggRun) (out problems) {
-	c := r.cmp
+	c := r.compared
 	if len(c.Monolithic.Requests) != len(r.reqs) || len(c.Disagg.Requests) != len(r.reqs) {
 		out.addf("narrated %d requests; monolithic served %d, disaggregated %d", len(r.reqs), len(c.Monolithic.Requests), len(c.Disagg.Requests))
 	}
@@ -42,10 +42,10 @@ func disaggNarration(r *disaggRun) (out problems) {
 		out.addf("%d remote + %d local narrated; %d journeys went remote of %d", c.Disagg.Remote, c.Disagg.Local, remote, len(r.reqs))
 	}
 	out = append(out, disaggStepLimits(r)...)
-	if r.stallI >= 0 {
-		st := c.Monolithic.DecodeSteps[r.stallW][r.stallI]
-		if st.DecodeTokens != r.stallDecodes || st.PrefillTokens == 0 {
-			out.addf("narrated stall: %d decodes beside a prompt; the step carried %d decodes and %d prompt tokens", r.stallDecodes, st.DecodeTokens, st.PrefillTokens)
+	if r.stall.step >= 0 {
+		st := c.Monolithic.DecodeSteps[r.stall.worker][r.stall.step]
+		if st.DecodeTokens != r.stall.decodes || st.PrefillTokens == 0 {
+			out.addf("narrated stall: %d decodes beside a prompt; the step carried %d decodes and %d prompt tokens", r.stall.decodes, st.DecodeTokens, st.PrefillTokens)
 		}
 		for _, steps := range c.Monolithic.DecodeSteps {
 			for _, o := range steps {
@@ -55,10 +55,10 @@ func disaggNarration(r *disaggRun) (out problems) {
 			}
 		}
 	}
-	if r.probeIdx >= 0 {
-		j := c.Disagg.Journeys[r.probeIdx]
-		if !j.Remote || len(r.reqs[r.probeIdx].PromptIDs) != r.probePrompt || r.probeBlocks != allocator.BlocksNeeded(r.probePrompt, disaggBlock) {
-			out.addf("the followed request: remote %v, %d prompt tokens in %d blocks; narrated %d in %d", j.Remote, len(r.reqs[r.probeIdx].PromptIDs), allocator.BlocksNeeded(len(r.reqs[r.probeIdx].PromptIDs), disaggBlock), r.probePrompt, r.probeBlocks)
+	if r.followed.index >= 0 {
+		j := c.Disagg.Journeys[r.followed.index]
+		if !j.Remote || len(r.reqs[r.followed.index].PromptIDs) != r.followed.prompt || r.followed.blocks != allocator.BlocksNeeded(r.followed.prompt, disaggBlock) {
+			out.addf("the followed request: remote %v, %d prompt tokens in %d blocks; narrated %d in %d", j.Remote, len(r.reqs[r.followed.index].PromptIDs), allocator.BlocksNeeded(len(r.reqs[r.followed.index].PromptIDs), disaggBlock), r.followed.prompt, r.followed.blocks)
 		}
 	}
 	return out
@@ -67,7 +67,7 @@ func disaggNarration(r *disaggRun) (out problems) {
 // disaggStepLimits checks every worker's steps against the narrated
 // max_num_seqs and token budget.
 func disaggStepLimits(r *disaggRun) (out problems) {
-	c := r.cmp
+	c := r.compared
 	for _, res := range []struct {
 		name  string
 		steps [][]scheduler.Step

@@ -214,19 +214,23 @@ type servedRun struct {
 	batches   int     // request-level batches (0 for continuous)
 	// groups are the request-level batches as they ran.
 	groups []batchGroup
-	// Summary figures.
-	makespan, tokPerS, reqPerS, goodput float64
-	ttft, e2e, tpot                     scheduler.Percentiles
-	steps                               int
-	work                                int64
+	servedSummary
+	steps int
+	work  int64
 }
 
-// summarise fills the summary figures from the requests.
-func (r *servedRun) summarise(slo scheduler.SLO) {
+// servedSummary is what a server's requests add up to.
+type servedSummary struct {
+	makespan, tokPerS, reqPerS, goodput float64
+	ttft, e2e, tpot                     scheduler.Percentiles
+}
+
+// summarise adds up the requests a server served, goodput under slo.
+func summarise(reqs []servedRequest, slo scheduler.SLO) servedSummary {
 	first, last := math.Inf(1), 0.0
 	var ttft, e2e, tpot []float64
 	outputs, good := 0, 0
-	for _, q := range r.reqs {
+	for _, q := range reqs {
 		first, last = math.Min(first, q.arrival), math.Max(last, q.returns)
 		ttft = append(ttft, q.firstToken-q.arrival)
 		e2e = append(e2e, q.returns-q.arrival)
@@ -236,11 +240,9 @@ func (r *servedRun) summarise(slo scheduler.SLO) {
 			good++
 		}
 	}
-	r.makespan = last - first
-	r.tokPerS = float64(outputs) / r.makespan
-	r.reqPerS = float64(len(r.reqs)) / r.makespan
-	r.goodput = float64(good) / r.makespan
-	r.ttft, r.e2e, r.tpot = scheduler.Summarise(ttft), scheduler.Summarise(e2e), scheduler.Summarise(tpot)
+	m := last - first
+	return servedSummary{makespan: m, tokPerS: float64(outputs) / m, reqPerS: float64(len(reqs)) / m, goodput: float64(good) / m,
+		ttft: scheduler.Summarise(ttft), e2e: scheduler.Summarise(e2e), tpot: scheduler.Summarise(tpot)}
 }
 
 // slotTime is the run's slot-seconds: the slots times the time steps ran.
@@ -464,7 +466,7 @@ func runBatching(v Values) (batchingRun, error) {
 		return batchingRun{}, err
 	}
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
-		x.summarise(r.slo)
+		x.servedSummary = summarise(x.reqs, r.slo)
 		r.work += x.work
 	}
 	r.seeds = append(r.seeds, seedPoint{seed: v.Int("seed"), static: r.static.tokPerS, dynamic: r.dynamic.tokPerS})
@@ -474,8 +476,8 @@ func runBatching(v Values) (batchingRun, error) {
 		if err != nil {
 			return batchingRun{}, err
 		}
-		st.summarise(r.slo)
-		dyn.summarise(r.slo)
+		st.servedSummary = summarise(st.reqs, r.slo)
+		dyn.servedSummary = summarise(dyn.reqs, r.slo)
 		r.work += st.work + dyn.work
 		r.seeds = append(r.seeds, seedPoint{seed: v.Int("seed") + k, static: st.tokPerS, dynamic: dyn.tokPerS})
 	}
@@ -485,7 +487,7 @@ func runBatching(v Values) (batchingRun, error) {
 			return batchingRun{}, err
 		}
 		for _, x := range []*servedRun{st, dyn, cont} {
-			x.summarise(r.slo)
+			x.servedSummary = summarise(x.reqs, r.slo)
 			r.work += x.work
 		}
 		r.sweep = append(r.sweep, spreadPoint{spread: sp, static: st.tokPerS, dynamic: dyn.tokPerS, cont: cont.tokPerS})

@@ -217,28 +217,45 @@ func knobExtremes(l *Lesson) []map[string]string {
 // The contract test must fail on a broken lesson: each of these breaks one
 // rule and must be reported.
 func TestLessonContractCatchesBrokenLessons(t *testing.T) {
-	good := func() *Lesson {
-		return &Lesson{
-			Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
-			Params:  []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
-			MaxWork: 4, HeavyCorners: []map[string]string{{"n": "4"}},
-			sim: simFunc(func(v Values) (*Script, error) {
-				return &Script{
-					Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
-					Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
-					Work:    int64(v.Int("n")),
-				}, nil
-			}),
-		}
-	}
-	if p := contractProblems(good(), false); len(p) > 0 {
+	if p := contractProblems(wellFormedLesson(), false); len(p) > 0 {
 		t.Fatalf("the well-formed fake lesson is reported broken: %v", p)
 	}
-	cases := []struct {
-		name   string
-		break_ func(l *Lesson)
-		want   string
-	}{
+	for _, c := range brokenLessons() {
+		l := wellFormedLesson()
+		c.break_(l)
+		got := strings.Join(contractProblems(l, false), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: want a problem mentioning %q, got %q", c.name, c.want, got)
+		}
+	}
+}
+
+// wellFormedLesson is a fake lesson that keeps the contract.
+func wellFormedLesson() *Lesson {
+	return &Lesson{
+		Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
+		Params:  []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
+		MaxWork: 4, HeavyCorners: []map[string]string{{"n": "4"}},
+		sim: simFunc(func(v Values) (*Script, error) {
+			return &Script{
+				Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
+				Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
+				Work:    int64(v.Int("n")),
+			}, nil
+		}),
+	}
+}
+
+// brokenLesson breaks one rule of the contract in a well-formed lesson; the
+// contract test must report it with a problem mentioning want.
+type brokenLesson struct {
+	name   string
+	break_ func(l *Lesson)
+	want   string
+}
+
+func brokenLessons() []brokenLesson {
+	return []brokenLesson{
 		{"defaults fail", func(l *Lesson) {
 			l.sim = simFunc(func(Values) (*Script, error) { return nil, errors.New("boom") })
 		}, "defaults do not build"},
@@ -327,13 +344,5 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 				return s, err
 			})
 		}, "counted 0 units of work"},
-	}
-	for _, c := range cases {
-		l := good()
-		c.break_(l)
-		got := strings.Join(contractProblems(l, false), "\n")
-		if !strings.Contains(got, c.want) {
-			t.Errorf("%s: want a problem mentioning %q, got %q", c.name, c.want, got)
-		}
 	}
 }

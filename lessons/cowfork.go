@@ -195,81 +195,100 @@ func simulateFork(v Values, show map[int]bool) (cowForkRun, error) {
 	if r.mode == "prefix" {
 		pool.EnablePrefixCaching()
 	}
-	r.start = r.view(pool)
+	// Every picture drawn counts the blocks and table entries it walks.
+	view := func() forkView {
+		fv, w := viewForkCounted(pool)
+		r.work += w
+		return fv
+	}
+	r.start = view()
 	if _, err := admitPrompt(pool, 0, prompt); err != nil {
 		return r, err
 	}
 	r.work += int64(r.n * r.promptLen) // S1 prefills; the others fork or are admitted through the cache
-	r.prefillBlocks, r.prefilled = len(pool.Table(0)), r.view(pool)
-	if err := r.share(pool, prompt); err != nil {
+	r.prefillBlocks, r.prefilled = len(pool.Table(0)), view()
+	sh, err := shareFork(pool, prompt, r.n, r.mode == "cow")
+	if err != nil {
 		return r, err
 	}
+	r.stats.recomputed, r.stats.afterFork, r.stats.unsharedAfterFork, r.hitBlocks = sh.recomputed, sh.afterFork, sh.unsharedAfterFork, sh.hitBlocks
+	r.shared = view()
 	for t := 0; t < r.output; t++ {
-		if err := r.decode(pool, t, rng, show); err != nil {
+		d, notable, err := decodeFork(pool, r.n, t, rng)
+		if err != nil {
 			return r, err
 		}
+		r.work += int64(r.n)
+		if !notable || show != nil && !show[t] {
+			continue
+		}
+		if show != nil {
+			d.view = view()
+		}
+		r.decodes = append(r.decodes, d)
 	}
-	r.final = r.view(pool)
+	r.final = view()
 	r.stats.inUse, r.stats.unshared = pool.Sharing()
 	r.stats.copies = pool.Copies()
 	return r, nil
 }
 
-// view draws the pool now, counting the blocks and table entries walked as
-// work.
-func (r *cowForkRun) view(p *allocator.Paged) forkView {
+// viewForkCounted draws the pool now, with the blocks and table entries it
+// walked, counted as work.
+func viewForkCounted(p *allocator.Paged) (forkView, int64) {
 	v := viewFork(p)
-	r.work += int64(len(v.blocks))
+	work := int64(len(v.blocks))
 	for _, row := range v.rows {
-		r.work += int64(len(row.blocks))
+		work += int64(len(row.blocks))
 	}
-	return v
+	return v, work
 }
 
-// share gives samples 2..n the prompt: a fork of S1 in cow mode, their own
-// admission through the prefix cache in prefix mode.
-func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
-	for i := 1; i < r.n; i++ {
-		if r.mode == "cow" {
+// forkShare is the pool once samples 2..n have the prompt: the blocks in
+// use with and without sharing, the prompt tokens computed again, and (in
+// prefix mode) the prompt blocks the cache finds.
+type forkShare struct {
+	afterFork, unsharedAfterFork int
+	recomputed, hitBlocks        int
+}
+
+// shareFork gives samples 2..n the prompt: a fork of S1 (cow), or their own
+// admission through the prefix cache.
+func shareFork(pool *allocator.Paged, prompt []int, n int, cow bool) (forkShare, error) {
+	var sh forkShare
+	for i := 1; i < n; i++ {
+		if cow {
 			if err := pool.Fork(0, i); err != nil {
-				return err
+				return sh, err
 			}
 			continue
 		}
 		hit, err := admitPrompt(pool, i, prompt)
 		if err != nil {
-			return err
+			return sh, err
 		}
-		r.stats.recomputed += r.promptLen - hit
+		sh.recomputed += len(prompt) - hit
 	}
-	r.stats.afterFork, r.stats.unsharedAfterFork = pool.Sharing()
-	hits, _ := pool.ComputedBlocks(allocator.BlockHashes(nil, prompt, r.b, ""), len(prompt))
-	r.hitBlocks, r.shared = len(hits), r.view(pool)
-	return nil
+	sh.afterFork, sh.unsharedAfterFork = pool.Sharing()
+	hits, _ := pool.ComputedBlocks(allocator.BlockHashes(nil, prompt, pool.BlockSize(), ""), len(prompt))
+	sh.hitBlocks = len(hits)
+	return sh, nil
 }
 
-// decode has every sample write output token t+1 (a fresh id each) and
-// keeps the step when it copied, was the first, or took new blocks, and
-// show (when set) lists it.
-func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand, show map[int]bool) error {
+// decodeFork has every one of n samples write output token t+1 (a fresh id
+// each); the step is notable when it copied, was the first, or took new
+// blocks.
+func decodeFork(pool *allocator.Paged, n, t int, rng *rand.Rand) (d forkDecode, notable bool, err error) {
 	before, _ := pool.Sharing()
 	copiesBefore := pool.Copies()
-	for i := 0; i < r.n; i++ {
+	for i := 0; i < n; i++ {
 		if err := pool.AllocateSlots(i, allocator.Slots{New: 1, IDs: []int{rng.IntN(128000)}}); err != nil {
-			return err
+			return d, false, err
 		}
 	}
-	r.work += int64(r.n)
 	after, _ := pool.Sharing()
-	d := forkDecode{token: t, newCopies: pool.Copies() - copiesBefore, newBlocks: after - before}
-	if d.newCopies == 0 && t > 0 && after <= before || show != nil && !show[t] {
-		return nil
-	}
-	if show != nil {
-		d.view = r.view(pool)
-	}
-	r.decodes = append(r.decodes, d)
-	return nil
+	d = forkDecode{token: t, newCopies: pool.Copies() - copiesBefore, newBlocks: after - before}
+	return d, !(d.newCopies == 0 && t > 0 && after <= before), nil
 }
 
 // ---- Formatting: scenes and text from the run ----

@@ -286,24 +286,25 @@ func runSpecDecoding(v Values) (specRun, error) {
 	}
 	steps += p.Steps * (stepWork + r.batch)
 	r.one = r.sweep[0].round
-	r.drawRounds(uint64(v.Int("seed")))
+	r.strip, r.measured = drawRounds(r.alpha, r.gamma, r.roundsDrawn, uint64(v.Int("seed")))
 	r.work = int64(steps) + int64(r.roundsDrawn)*int64(r.gamma)
 	return r, nil
 }
 
-// drawRounds draws the rounds: the strip's first few, and the average.
-func (r *specRun) drawRounds(seed uint64) {
-	a := specdec.NewAcceptance(r.alpha, seed)
+// drawRounds draws rounds of γ drafted tokens accepted with probability
+// alpha each: the strip's first few, and the tokens per pass they average.
+func drawRounds(alpha float64, gamma, rounds int, seed uint64) (strip []specRound, measured float64) {
+	a := specdec.NewAcceptance(alpha, seed)
 	pos, total := 1, 0
-	for i := 0; i < r.roundsDrawn; i++ {
-		k := a.Verify(r.gamma)
+	for i := 0; i < rounds; i++ {
+		k := a.Verify(gamma)
 		if i < specStripRounds {
-			r.strip = append(r.strip, specRound{start: pos, accepted: k})
+			strip = append(strip, specRound{start: pos, accepted: k})
 		}
 		pos += k + 1
 		total += k + 1
 	}
-	r.measured = float64(total) / float64(r.roundsDrawn)
+	return strip, float64(total) / float64(rounds)
 }
 
 // ---- Script ----

@@ -71,6 +71,14 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 	if quick {
 		return problems
 	}
+	problems = append(problems, extremeProblems(l)...)
+	return append(problems, heavyCornerProblems(l)...)
+}
+
+// extremeProblems builds each knob's ends (knobExtremes): each builds a
+// well-formed script or is refused with an error naming one of l's knobs.
+func extremeProblems(l *Lesson) (problems []string) {
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	seen := map[string]bool{}
 	for _, set := range knobExtremes(l) {
 		s, _, err := l.Run(set)
@@ -90,13 +98,19 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 			}
 		}
 	}
+	return problems
+}
+
+// heavyCornerProblems builds l's heaviest settings: each is accepted and
+// counts no more work than MaxWork.
+func heavyCornerProblems(l *Lesson) (problems []string) {
 	for _, set := range l.HeavyCorners {
 		s, _, err := l.Run(set)
 		switch {
 		case err != nil:
-			add("heavy corner %v is refused: %v", set, err)
+			problems = append(problems, fmt.Sprintf("heavy corner %v is refused: %v", set, err))
 		case l.MaxWork > 0 && s.Work > l.MaxWork:
-			add("heavy corner %v counted %d units of work, over MaxWork %d", set, s.Work, l.MaxWork)
+			problems = append(problems, fmt.Sprintf("heavy corner %v counted %d units of work, over MaxWork %d", set, s.Work, l.MaxWork))
 		}
 	}
 	return problems

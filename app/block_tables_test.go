@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/scene"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/inferlab/inferlab/scene"
 )
 
 // Over a pool, every table entry draws a line to its block, a block k

@@ -31,55 +31,29 @@ func (x *Index) OnMount(ctx app.Context) {
 // OnAppUpdate shows the "update available" banner (see Player.OnAppUpdate).
 func (x *Index) OnAppUpdate(ctx app.Context) { x.update = true }
 
-// lessonGroup is one part of the suggested path through the lessons.
-type lessonGroup struct {
-	ID, Title, About string
-	Slugs            []string
-}
-
-// lessonGroups follow the series: how much KV a GPU holds and how paging
-// manages it, then how a scheduler batches, then what the GPU's clock
-// costs, then several machines, then measuring the whole. Within a group
-// (and across groups) the order is lessons.All's; a lesson no group names
-// goes to a last group.
-var lessonGroups = []lessonGroup{
-	{ID: "memory", Title: "Memory: where the KV cache lives", About: "How many tokens of KV a GPU holds, and how paging, copy-on-write and a prefix cache make them go further.",
-		Slugs: []string{"kv-budget", "garage", "block-table", "cow-fork", "prefix-cache"}},
-	{ID: "scheduling", Title: "Scheduling the batch", About: "Which requests run together in each engine step, and what a long prompt does to the others.",
-		Slugs: []string{"batching", "chunked-prefill"}},
-	{ID: "gpu", Title: "The GPU's clock", About: "Kernel launches, the roofline, and guessing tokens ahead.",
-		Slugs: []string{"cuda-graphs", "roofline", "speculative-decoding"}},
-	{ID: "cluster", Title: "Across machines", About: "Routing to the worker that holds the prefix, splitting prefill from decode, and KV tiers beyond the GPU.",
-		Slugs: []string{"smart-routing", "disaggregation", "kv-tiers"}},
-	{ID: "whole", Title: "Measuring the whole", About: "Throughput against latency under load, and a sandbox to try it all.",
-		Slugs: []string{"measuring", "sandbox"}},
-}
-
 // indexGroup is a group with its lessons, numbered in the suggested order.
 type indexGroup struct {
-	lessonGroup
+	lessons.Group
 	Lessons []*lessons.Lesson
 	First   int // the number of its first lesson
 }
 
-// groupLessons places every lesson of all, in all's order, into its group;
-// empty groups are dropped and lessons no group names form a last one.
+// groupLessons places every lesson of all, in all's order, into its group
+// (lessons.Groups, in their order); empty groups are dropped and lessons
+// whose group is not listed form a last one.
 func groupLessons(all []*lessons.Lesson) []indexGroup {
 	where := map[string]int{}
-	for i, g := range lessonGroups {
-		for _, s := range g.Slugs {
-			where[s] = i
-		}
+	groups := make([]indexGroup, len(lessons.Groups)+1)
+	for i, g := range lessons.Groups {
+		where[g.ID] = i
+		groups[i].Group = g
 	}
-	groups := make([]indexGroup, len(lessonGroups)+1)
-	for i, g := range lessonGroups {
-		groups[i].lessonGroup = g
-	}
-	groups[len(lessonGroups)].lessonGroup = lessonGroup{ID: "more", Title: "More lessons"}
+	more := len(lessons.Groups)
+	groups[more].Group = lessons.Group{ID: "more", Title: "More lessons"}
 	for _, l := range all {
-		i, ok := where[l.Slug]
+		i, ok := where[l.Group]
 		if !ok {
-			i = len(lessonGroups)
+			i = more
 		}
 		groups[i].Lessons = append(groups[i].Lessons, l)
 	}
@@ -130,7 +104,7 @@ func renderGroup(g indexGroup) app.UI {
 				n := strconv.Itoa(g.First + i)
 				href := Link(LessonPath(l.Slug))
 				return app.Li().Class("lesson-card").DataSet("lesson", l.Slug).DataSet("order", n).Body(
-					app.A().Class("thumb-link").Href(href).TabIndex(-1).Aria("hidden", true).Body(lessonThumb(l.Slug)),
+					app.A().Class("thumb-link").Href(href).TabIndex(-1).Aria("hidden", true).Body(lessonThumb(l)),
 					app.Div().Class("card-text").Body(
 						app.H3().Body(
 							app.Span().Class("order").Aria("hidden", true).Text(n),
@@ -146,32 +120,11 @@ func renderGroup(g indexGroup) app.UI {
 	)
 }
 
-// thumbKinds is the kind of each lesson's main figure on its first steps,
-// which its index card draws in miniature. A native test (index_test.go)
-// checks it against the lessons' scripts.
-var thumbKinds = map[string]scene.Kind{
-	"kv-budget":            scene.KindMemoryStack,
-	"garage":               scene.KindPools,
-	"block-table":          scene.KindBlockTables,
-	"cow-fork":             scene.KindBlockTables,
-	"prefix-cache":         scene.KindRadixTree,
-	"batching":             scene.KindSlots,
-	"chunked-prefill":      scene.KindTimeline,
-	"cuda-graphs":          scene.KindTimeline,
-	"roofline":             scene.KindChart,
-	"speculative-decoding": scene.KindTokens,
-	"smart-routing":        scene.KindCluster,
-	"disaggregation":       scene.KindCluster,
-	"kv-tiers":             scene.KindTiers,
-	"measuring":            scene.KindChart,
-	"sandbox":              scene.KindCluster,
-}
-
 // lessonThumb is a small drawing (120×72) of the kind of the lesson's main
-// figure: a picture to recognise the lesson by, not data.
-func lessonThumb(slug string) app.UI {
-	k, ok := thumbKinds[slug]
-	if !ok {
+// figure (Lesson.Thumb): a picture to recognise the lesson by, not data.
+func lessonThumb(l *lessons.Lesson) app.UI {
+	k := l.Thumb
+	if k == "" {
 		k = scene.KindCards
 	}
 	return svgEl("svg").Class("thumb").DataSet("kind", string(k)).Attr("viewBox", "0 0 120 72").

@@ -11,23 +11,23 @@ import (
 // step, read from the lesson's own script at its defaults.
 func TestThumbKinds(t *testing.T) {
 	for _, l := range lessons.All() {
-		k, ok := thumbKinds[l.Slug]
-		if !ok {
-			t.Errorf("%s: no index picture (thumbKinds)", l.Slug)
-			continue
-		}
-		s, _, err := l.Run(nil)
-		if err != nil {
-			t.Fatalf("%s: %v", l.Slug, err)
-		}
-		if len(s.Steps) == 0 || len(s.Steps[0].Scenes) == 0 {
-			t.Errorf("%s: no figure on its first step", l.Slug)
-			continue
-		}
-		main, _, _ := mainFirst(s.Steps[0].Scenes)
-		if got := main[0].Kind; got != k && !(got == scene.KindBlockGrid && k == scene.KindPools) {
-			t.Errorf("%s: the index draws a %s, its first step's main figure is a %s", l.Slug, k, got)
-		}
+		t.Run(l.Slug, func(t *testing.T) {
+			k := l.Thumb
+			if k == "" {
+				t.Fatalf("%s: no index picture (Lesson.Thumb)", l.Slug)
+			}
+			s, _, err := l.Run(nil)
+			if err != nil {
+				t.Fatalf("%s: %v", l.Slug, err)
+			}
+			if len(s.Steps) == 0 || len(s.Steps[0].Scenes) == 0 {
+				t.Fatalf("%s: no figure on its first step", l.Slug)
+			}
+			main, _, _ := mainFirst(s.Steps[0].Scenes)
+			if got := main[0].Kind; got != k && !(got == scene.KindBlockGrid && k == scene.KindPools) {
+				t.Errorf("%s: the index draws a %s, its first step's main figure is a %s", l.Slug, k, got)
+			}
+		})
 	}
 }
 
@@ -55,10 +55,10 @@ func TestGroupLessons(t *testing.T) {
 			t.Errorf("position %d: %s, want %s (lessons.All order)", i+1, order[i], l.Slug)
 		}
 	}
-	// A lesson no group names still appears, in a last group.
-	extra := append(append([]*lessons.Lesson(nil), all...), &lessons.Lesson{Slug: "zz-new"})
+	// A lesson whose group is not listed still appears, in a last group.
+	extra := append(append([]*lessons.Lesson(nil), all...), &lessons.Lesson{Slug: "zz-new", Group: "no-such-group"})
 	gs := groupLessons(extra)
 	if last := gs[len(gs)-1]; last.ID != "more" || last.Lessons[0].Slug != "zz-new" {
-		t.Errorf("an ungrouped lesson is not in the last group: %+v", last.lessonGroup)
+		t.Errorf("an ungrouped lesson is not in the last group: %+v", last.Group)
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -9,10 +10,10 @@ import (
 )
 
 func TestEmbedSnippet(t *testing.T) {
-	s := EmbedSnippet("https://lab.example/repo/embed/garage?step=4&block_size=16", `Garage "A"`, "https://lab.example/repo/web/embed.js")
+	s := EmbedSnippet("https://lab.example/repo/embed/some-lesson?step=4&block_size=16", `Some "A"`, "https://lab.example/repo/web/embed.js")
 	for _, want := range []string{
-		`<iframe src="https://lab.example/repo/embed/garage?step=4&amp;block_size=16"`,
-		`title="Garage &#34;A&#34; · Inference Lab"`,
+		`<iframe src="https://lab.example/repo/embed/some-lesson?step=4&amp;block_size=16"`,
+		`title="Some &#34;A&#34; · Inference Lab"`,
 		`width="100%"`, `loading="lazy"`, `sandbox="allow-scripts allow-same-origin`, `style="border:0;width:100%;`,
 		`<script src="https://lab.example/repo/web/embed.js" defer></script>`,
 	} {
@@ -23,10 +24,10 @@ func TestEmbedSnippet(t *testing.T) {
 }
 
 func TestHitHrefAndVerdictKind(t *testing.T) {
-	if got := HitHref(lessons.Hit{Lesson: "garage", Query: "find=blocks+of"}); got != "/lesson/garage?find=blocks+of" {
+	if got := HitHref(lessons.Hit{Lesson: "some-lesson", Query: "find=blocks+of"}); got != "/lesson/some-lesson?find=blocks+of" {
 		t.Errorf("HitHref = %q", got)
 	}
-	if got := HitHref(lessons.Hit{Lesson: "garage"}); got != "/lesson/garage" {
+	if got := HitHref(lessons.Hit{Lesson: "some-lesson"}); got != "/lesson/some-lesson" {
 		t.Errorf("HitHref = %q", got)
 	}
 	for v, want := range map[lessons.Verdict]string{{Correct: true}: "correct", {Correct: true, Close: true}: "close", {}: "wrong"} {
@@ -43,12 +44,9 @@ func TestHitHrefAndVerdictKind(t *testing.T) {
 // step's question, not under hide=narration, and find= picks the step
 // without being written back.
 func TestPlayerQuizFlow(t *testing.T) {
-	l := lessons.Get("cow-fork")
-	if l == nil {
-		t.Skip("no cow-fork lesson")
-	}
+	l, find := quizLesson(t)
 	p := &Player{}
-	u, _ := url.Parse("/lesson/cow-fork?step=1")
+	u, _ := url.Parse("/lesson/" + l.Slug + "?step=1")
 	p.load(u)
 	if p.st.Script == nil || p.st.Stale() || p.st.Busy() {
 		t.Fatal("no script built at once")
@@ -61,40 +59,81 @@ func TestPlayerQuizFlow(t *testing.T) {
 		}
 	}
 	if qi < 0 {
-		t.Skip("cow-fork has no quiz after step 1")
+		t.Fatalf("%s has no quiz after step 1 in the player", l.Slug)
 	}
 	p.st.Step = qi - 1
 	if got := p.st.PendingQuiz(); got != qi {
 		t.Fatalf("pendingQuiz = %d at step %d, want %d", got, p.st.Step+1, qi)
 	}
-	u, _ = url.Parse("/embed/cow-fork?step=1&hide=narration")
+	u, _ = url.Parse("/embed/" + l.Slug + "?step=1&hide=narration")
 	p2 := &Player{Embed: true}
 	p2.load(u)
 	p2.st.Step = qi - 1
 	if got := p2.st.PendingQuiz(); got != -1 {
 		t.Errorf("hide=narration still asks (%d)", got)
 	}
-	u, _ = url.Parse("/lesson/cow-fork?find=copy+on+write")
+	u, _ = url.Parse("/lesson/" + l.Slug + "?" + url.Values{"find": {find}}.Encode())
 	p3 := &Player{}
 	p3.load(u)
-	if want := lessons.StepFor(p3.st.Script.Script, "copy on write"); want == 0 || p3.st.Step != want-1 {
-		t.Errorf("find=copy on write shows step %d, want %d", p3.st.Step+1, want)
+	if want := lessons.StepFor(p3.st.Script.Script, find); want == 0 || p3.st.Step != want-1 {
+		t.Errorf("find=%s shows step %d, want %d", find, p3.st.Step+1, want)
 	}
 	if strings.Contains(p3.extra, "find") {
 		t.Errorf("find= kept in %q", p3.extra)
 	}
 }
 
+// quizLesson is the first lesson whose defaults ask a question after step 1
+// and which explains a glossary term found at its defaults (no knobs), with
+// that term's find= text: what the player's quiz and find= need.
+func quizLesson(t *testing.T) (*lessons.Lesson, string) {
+	t.Helper()
+	for _, l := range lessons.All() {
+		s, _, err := l.Run(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", l.Slug, err)
+		}
+		quiz := false
+		for i, st := range s.Steps {
+			quiz = quiz || (i > 0 && st.Quiz != nil)
+		}
+		for _, term := range l.Terms {
+			q, _ := url.ParseQuery(term.Link())
+			if find := q.Get("find"); quiz && len(q) == 1 && lessons.StepFor(s, find) > 1 {
+				return l, find
+			}
+		}
+	}
+	t.Skip("no lesson asks a question after step 1 and explains a term past it")
+	return nil, ""
+}
+
 // A bad knob in the address is kept in its field with a message naming the
 // range, while the figure uses the default.
 func TestPlayerBadKnobAtField(t *testing.T) {
+	l, k := intKnob(t)
 	p := &Player{}
-	u, _ := url.Parse("/lesson/garage?block_size=zero")
+	u, _ := url.Parse("/lesson/" + l.Slug + "?" + k.Key + "=zero")
 	p.load(u)
-	if p.bad["block_size"] != "zero" || !strings.Contains(p.badMsg["block_size"], "from 1 to 256") {
-		t.Fatalf("bad %v, messages %v", p.bad, p.badMsg)
+	if rng := fmt.Sprintf("from %d to %d", int(k.Min), int(k.Max)); p.bad[k.Key] != "zero" || !strings.Contains(p.badMsg[k.Key], rng) {
+		t.Fatalf("%s: bad %v, messages %v, want %q", l.Slug, p.bad, p.badMsg, rng)
 	}
-	if p.values.Int("block_size") != 16 || p.st.Script == nil {
+	if p.values.Int(k.Key) != int(k.Default) || p.st.Script == nil {
 		t.Fatalf("the figure must use the default: %v", p.values.Text())
 	}
+}
+
+// intKnob is the first integer knob (below a million, so that its range is
+// written without an exponent) of the first lesson that has one.
+func intKnob(t *testing.T) (*lessons.Lesson, lessons.Param) {
+	t.Helper()
+	for _, l := range lessons.All() {
+		for _, p := range l.Params {
+			if p.Kind == lessons.Int && p.Max < 1e6 {
+				return l, p
+			}
+		}
+	}
+	t.Skip("no lesson has an integer knob")
+	return nil, lessons.Param{}
 }

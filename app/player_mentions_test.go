@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/scene"
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 func TestSplitMentions(t *testing.T) {

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/lessons"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // The not-found page prerenders in the site's chrome, names the address,

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/inferlab/inferlab/scene"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/inferlab/inferlab/scene"
 )
 
 // A label shows from the narrowest track width at which it fits whole.

@@ -8,14 +8,27 @@ import (
 )
 
 func TestTooLarge(t *testing.T) {
-	sb := lessons.Get("sandbox")
+	sb := traceLesson(t)
 	if err := tooLarge(sb, "big.jsonl", 5<<20); err == nil || !strings.Contains(err.Error(), "big.jsonl: the file is 5,242,880 bytes: want at most 4 MiB") {
 		t.Errorf("tooLarge = %v", err)
 	}
 	if err := tooLarge(sb, "ok.jsonl", 4<<20); err != nil {
 		t.Errorf("a file at the limit is refused: %v", err)
 	}
-	if got := cliCommand(sb, map[string]string{"workers": "2"}, "my trace.jsonl"); got != "inferlab run sandbox --set workers=2 --trace 'my trace.jsonl'" {
-		t.Errorf("cliCommand = %q", got)
+	k := sb.Params[0].Key
+	if got, want := cliCommand(sb, map[string]string{k: "2"}, "my trace.jsonl"), "inferlab run "+sb.Slug+" --set "+k+"=2 --trace 'my trace.jsonl'"; got != want {
+		t.Errorf("cliCommand = %q, want %q", got, want)
 	}
+}
+
+// traceLesson is the first lesson that runs on a trace.
+func traceLesson(t *testing.T) *lessons.Lesson {
+	t.Helper()
+	for _, l := range lessons.All() {
+		if l.TakesTrace() {
+			return l
+		}
+	}
+	t.Skip("no lesson takes a trace")
+	return nil
 }

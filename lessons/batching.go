@@ -28,6 +28,7 @@ var batchingLesson = &Lesson{
 	Summary: "The same stream on one GPU three ways: a batch that waits for its slowest member, Triton's dynamic batcher, and continuous batching. Padding, idle slots, TTFT, throughput and goodput.",
 	Engine: "core/batching (request-level: static batches; Triton's dynamic batcher with max_batch_size, preferred_batch_size, max_queue_delay_microseconds) and core/scheduler (vLLM v1, iteration-level), " +
 		"every step priced by core/hardware's step-time model with CUDA graphs. Simplified: one model instance; request-level batches pad prompts to the longest and decode every slot until the longest output; no streaming before a batch ends.",
+	Group: "scheduling", Rank: 10, Thumb: scene.KindSlots,
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "requests", Label: "Requests", Kind: Int, Default: 200, Min: 20, Max: 500, Step: 1},
@@ -233,19 +234,23 @@ type servedRun struct {
 	batches   int     // request-level batches (0 for continuous)
 	// groups are the request-level batches as they ran.
 	groups []batchGroup
-	// Summary figures.
-	makespan, tokPerS, reqPerS, goodput float64
-	ttft, e2e, tpot                     scheduler.Percentiles
-	steps                               int
-	work                                int64
+	servedSummary
+	steps int
+	work  int64
 }
 
-// summarise fills the summary figures from the requests.
-func (r *servedRun) summarise(slo scheduler.SLO) {
+// servedSummary is what a server's requests add up to.
+type servedSummary struct {
+	makespan, tokPerS, reqPerS, goodput float64
+	ttft, e2e, tpot                     scheduler.Percentiles
+}
+
+// summarise adds up the requests a server served, goodput under slo.
+func summarise(reqs []servedRequest, slo scheduler.SLO) servedSummary {
 	first, last := math.Inf(1), 0.0
 	var ttft, e2e, tpot []float64
 	outputs, good := 0, 0
-	for _, q := range r.reqs {
+	for _, q := range reqs {
 		first, last = math.Min(first, q.arrival), math.Max(last, q.returns)
 		ttft = append(ttft, q.firstToken-q.arrival)
 		e2e = append(e2e, q.returns-q.arrival)
@@ -255,11 +260,9 @@ func (r *servedRun) summarise(slo scheduler.SLO) {
 			good++
 		}
 	}
-	r.makespan = last - first
-	r.tokPerS = float64(outputs) / r.makespan
-	r.reqPerS = float64(len(r.reqs)) / r.makespan
-	r.goodput = float64(good) / r.makespan
-	r.ttft, r.e2e, r.tpot = scheduler.Summarise(ttft), scheduler.Summarise(e2e), scheduler.Summarise(tpot)
+	m := last - first
+	return servedSummary{makespan: m, tokPerS: float64(outputs) / m, reqPerS: float64(len(reqs)) / m, goodput: float64(good) / m,
+		ttft: scheduler.Summarise(ttft), e2e: scheduler.Summarise(e2e), tpot: scheduler.Summarise(tpot)}
 }
 
 // slotTime is the run's slot-seconds: the slots times the time steps ran.
@@ -484,7 +487,7 @@ func runBatching(v Values) (batchingRun, error) {
 		return batchingRun{}, err
 	}
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
-		x.summarise(r.slo)
+		x.servedSummary = summarise(x.reqs, r.slo)
 		r.work += x.work
 	}
 	r.seeds = append(r.seeds, seedPoint{seed: v.Int("seed"), static: r.static.tokPerS, dynamic: r.dynamic.tokPerS})
@@ -494,8 +497,8 @@ func runBatching(v Values) (batchingRun, error) {
 		if err != nil {
 			return batchingRun{}, err
 		}
-		st.summarise(r.slo)
-		dyn.summarise(r.slo)
+		st.servedSummary = summarise(st.reqs, r.slo)
+		dyn.servedSummary = summarise(dyn.reqs, r.slo)
 		r.work += st.work + dyn.work
 		r.seeds = append(r.seeds, seedPoint{seed: v.Int("seed") + k, static: st.tokPerS, dynamic: dyn.tokPerS})
 	}
@@ -505,7 +508,7 @@ func runBatching(v Values) (batchingRun, error) {
 			return batchingRun{}, err
 		}
 		for _, x := range []*servedRun{st, dyn, cont} {
-			x.summarise(r.slo)
+			x.servedSummary = summarise(x.reqs, r.slo)
 			r.work += x.work
 		}
 		r.sweep = append(r.sweep, spreadPoint{spread: sp, static: st.tokPerS, dynamic: dyn.tokPerS, cont: cont.tokPerS})
@@ -610,7 +613,7 @@ func (r batchingRun) introSteps() []Step {
 
 	filler := fs.g.members[len(fs.g.members)-1]
 	n = fmt.Sprintf("Static batching waits for a full batch: the GPU sits idle %s until %s, the %s request, arrives. Then all %d run together, one prefill padded to the longest prompt (%s tokens) and then one token per step for each.",
-		sec(fs.idleBefore), reqName(filler), batchOrdinal(len(fs.g.members)), len(fs.g.members), comma(maxPromptOf(st, fs.g)))
+		sec(fs.idleBefore), reqName(filler), ordinal(len(fs.g.members)), len(fs.g.members), comma(maxPromptOf(st, fs.g)))
 	ms = linked(n, "slots", reqName(filler), "slot:static:"+reqName(filler), "Static batching", "lane:static")
 	steps = append(steps, Step{Title: "Static batching waits for a full batch", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{"slot:static:" + reqName(filler): "completes the batch"})}})
@@ -651,21 +654,6 @@ func maxPromptOf(x *servedRun, g batchGroup) int {
 		m = max(m, x.reqs[id].prompt)
 	}
 	return m
-}
-
-// batchOrdinal writes 1st, 2nd, 3rd, 4th…
-func batchOrdinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return strconv.Itoa(n) + suffix
 }
 
 // outputs is the stream's output tokens.

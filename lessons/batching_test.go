@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -211,16 +210,5 @@ func TestBatchingWorkEstimate(t *testing.T) {
 			t.Errorf("%v: estimate %d, counted %d", set, est, r.work)
 		}
 		t.Logf("%v: estimate %d, counted %d (%.2f)", set, est, r.work, float64(est)/float64(r.work))
-	}
-}
-
-// BenchmarkNewLessonsHeavyCorners builds issue 15's lessons at their
-// defaults and their heaviest accepted settings (BENCHMARKS.md).
-func BenchmarkNewLessonsHeavyCorners(b *testing.B) {
-	for _, l := range []*Lesson{kvBudget, batchingLesson, specDecoding} {
-		b.Run(l.Slug+"/defaults", func(b *testing.B) { benchLesson(b, l, nil) })
-		for i, set := range l.HeavyCorners {
-			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { benchLesson(b, l, set) })
-		}
 	}
 }

@@ -20,6 +20,11 @@ var blockTable = &Lesson{
 	Summary: "A request's tokens live in scattered 16-token blocks; follow one token through ⌊t/B⌋, t mod B and the block table to its byte address.",
 	Engine: "vLLM v1 block pool (blocks from the head of the free queue, tail-first free). Simplified: the address uses the article's all-layer S_entry; " +
 		"vLLM actually keeps one K and one V tensor per layer, so the per-layer formula is shown beside it.",
+	Group: "memory", Rank: 30, Thumb: scene.KindBlockTables,
+	Terms: []Term{
+		{Term: "block table", Definition: "A request's map from logical block (⌊t/B⌋) to the physical block holding it.", Find: "table"},
+		{Term: "S_entry", Aliases: []string{"kv bytes per token"}, Definition: "Bytes of one token's K and V across all layers: 2 · layers · KV heads · head dim · bytes per element.", Find: "per token"},
+	},
 	Params: []Param{
 		{Key: "model", Label: "Model", Help: "Sets S_entry, the bytes of one token's K and V across all layers.", Kind: Choice, Choices: modelIDs()},
 		{Key: "kv_dtype", Label: "KV cache type", Help: "bf16 stores 2 bytes per element, fp8 one.", Kind: Choice, Choices: []string{"bf16", "fp8"}},
@@ -102,18 +107,29 @@ type blockOpened struct {
 
 // blockTableRun is what runBlockTable simulated.
 type blockTableRun struct {
-	model                     hardware.Model
-	dtype                     string
-	bpe, b, length, target, k int
-	sEntry, sLayer            int64
-	numBlocks                 int
-	start                     tableView
-	opened                    []blockOpened // the openings shown as steps
-	final                     tableView
-	table                     []int // A's final table
-	addr                      allocator.Address
-	layerAddr                 int64 // byte offset inside one layer's K tensor
-	work                      int64 // Script.Work: tokens written, blocks and table entries drawn
+	model          hardware.Model
+	dtype          string
+	elemBytes      int // bytes per K or V element in dtype
+	blockSize      int // tokens per block
+	lengthA        int // the tokens A grows to
+	lookup         int // the token of A followed to its byte address
+	neighbours     int // requests growing beside A
+	sEntry, sLayer int64
+	numBlocks      int
+	blockGrowth
+	final     tableView
+	table     []int // A's final table
+	addr      allocator.Address
+	layerAddr int64 // byte offset inside one layer's K tensor
+	work      int64 // Script.Work: tokens written, blocks and table entries drawn
+}
+
+// blockGrowth is A's growth among its neighbours: the pool as A starts,
+// the openings of A's blocks shown as steps, and the work it counted.
+type blockGrowth struct {
+	start  tableView
+	opened []blockOpened // the openings shown as steps
+	work   int64
 }
 
 // requestA is A, the request whose table the lesson follows.
@@ -170,72 +186,81 @@ func runBlockTable(v Values) (blockTableRun, error) {
 	if err != nil {
 		return blockTableRun{}, err
 	}
-	r := blockTableRun{model: m, dtype: v.Choice("kv_dtype"), b: v.Int("block_size"), length: v.Int("length"), target: v.Int("token"), k: v.Int("neighbours")}
-	r.bpe = kvBytes(r.dtype)
-	r.sEntry = m.KVBytesPerToken(r.bpe)
-	r.sLayer = m.KVBytesPerTokenPerLayer(r.bpe) / 2 // one of K or V in one layer
+	dtype := v.Choice("kv_dtype")
+	bs, lengthA, neighbours := v.Int("block_size"), v.Int("length"), v.Int("neighbours")
 	// Room for the request and every neighbour at its longest (3 blocks), so
 	// nobody ever waits and the only thing that varies is where blocks land.
-	pool, err := allocator.NewPaged(allocator.BlocksNeeded(r.length, r.b)+3*r.k+2, r.b)
+	pool, err := allocator.NewPaged(allocator.BlocksNeeded(lengthA, bs)+3*neighbours+2, bs)
 	if err != nil {
+		return blockTableRun{}, err
+	}
+	growth, err := growTable(&tableGrowth{pool: pool, a: &allocator.Request{ID: requestA}, rng: newRand(v.Int("seed")), b: bs, next: 1}, lengthA, neighbours)
+	if err != nil {
+		return blockTableRun{}, err
+	}
+	final, finalWork := viewCounted(pool)
+	r := blockTableRun{model: m, dtype: dtype, elemBytes: kvBytes(dtype), blockSize: bs, lengthA: lengthA, lookup: v.Int("token"), neighbours: neighbours,
+		numBlocks: pool.NumBlocks(), blockGrowth: growth, final: final, table: pool.Table(requestA)}
+	r.work = growth.work + finalWork
+	r.sEntry = m.KVBytesPerToken(r.elemBytes)
+	r.sLayer = m.KVBytesPerTokenPerLayer(r.elemBytes) / 2 // one of K or V in one layer
+	if r.addr, err = pool.Translate(requestA, r.lookup, r.sEntry); err != nil {
 		return r, err
 	}
-	r.numBlocks = pool.NumBlocks()
-	if err := r.grow(&tableGrowth{pool: pool, a: &allocator.Request{ID: requestA}, rng: newRand(v.Int("seed")), b: r.b, next: 1}); err != nil {
-		return r, err
-	}
-	r.table, r.final = pool.Table(requestA), r.view(pool)
-	if r.addr, err = pool.Translate(requestA, r.target, r.sEntry); err != nil {
-		return r, err
-	}
-	r.layerAddr = int64(r.addr.Physical)*int64(r.b)*r.sLayer + int64(r.addr.Offset)*r.sLayer
+	r.layerAddr = int64(r.addr.Physical)*int64(r.blockSize)*r.sLayer + int64(r.addr.Offset)*r.sLayer
 	return r, nil
 }
 
-// grow admits the neighbours and A, then lets them write until A holds its
-// length, recording the openings of A's blocks shown as steps (at most
-// about maxTableSteps, the last always).
-func (r *blockTableRun) grow(g *tableGrowth) error {
-	for i := 0; i < r.k; i++ {
+// growTable admits the neighbours and A, then lets them write until A
+// holds lengthA tokens, recording the openings of A's blocks shown as steps
+// (at most about maxTableSteps, the last always).
+func growTable(g *tableGrowth, lengthA, neighbours int) (blockGrowth, error) {
+	var out blockGrowth
+	for i := 0; i < neighbours; i++ {
 		n, err := g.spawn()
 		if err != nil {
-			return err
+			return out, err
 		}
 		g.others = append(g.others, n)
 	}
 	if err := g.pool.AllocateSlots(g.a, 0); err != nil {
-		return err
+		return out, err
 	}
-	r.start = r.view(g.pool)
-	totalBlocks := allocator.BlocksNeeded(r.length, r.b)
+	view := func() tableView {
+		v, w := viewCounted(g.pool)
+		out.work += w
+		return v
+	}
+	out.start = view()
+	totalBlocks := allocator.BlocksNeeded(lengthA, g.b)
 	every := max(1, totalBlocks/maxTableSteps)
-	for g.pool.Tokens(requestA) < r.length {
+	for g.pool.Tokens(requestA) < lengthA {
 		before := len(g.pool.Table(requestA))
 		mine, err := g.tick()
 		if err != nil {
-			return err
+			return out, err
 		}
-		r.work++
+		out.work++
 		tbl := g.pool.Table(requestA)
 		if !mine || len(tbl) == before {
 			continue
 		}
 		if logical := len(tbl) - 1; logical%every == 0 || logical == totalBlocks-1 {
-			r.opened = append(r.opened, blockOpened{token: g.pool.Tokens(requestA) - 1, logical: logical, table: tbl, view: r.view(g.pool)})
+			out.opened = append(out.opened, blockOpened{token: g.pool.Tokens(requestA) - 1, logical: logical, table: tbl, view: view()})
 		}
 	}
-	return nil
+	return out, nil
 }
 
-// view draws the pool now, counting the blocks and table entries walked as
-// work.
-func (r *blockTableRun) view(p *allocator.Paged) tableView {
+// viewCounted draws the pool now, with the blocks and table entries it
+// walked, counted as work.
+func viewCounted(p *allocator.Paged) (tableView, int64) {
 	v := viewTables(p)
-	r.work += int64(len(v.blocks))
+	work := int64(len(v.blocks))
 	for _, row := range v.rows {
-		r.work += int64(len(row.blocks))
+		work += int64(len(row.blocks))
 	}
-	return v
+	return v, work
 }
 
 // ---- Formatting: scenes and text from the run ----
@@ -250,11 +275,11 @@ func (r blockTableRun) tables(v tableView, focus, hl int, col *scene.Colours) sc
 		on = append(on, row.req)
 	}
 	col.Resident(on)
-	g := &scene.BlockGrid{BlockSize: r.b}
+	g := &scene.BlockGrid{BlockSize: r.blockSize}
 	for i, st := range v.blocks {
 		g.Blocks = append(g.Blocks, scene.Block{Owner: st.Owner, Label: tableLabel(st.Owner), Used: st.Used, Highlight: i == hl, Colour: col.Of(st.Owner)})
 	}
-	bt := &scene.BlockTables{BlockSize: r.b}
+	bt := &scene.BlockTables{BlockSize: r.blockSize}
 	for _, row := range v.rows {
 		tr := scene.TableRow{Owner: row.req, Label: tableLabel(row.req), Tokens: row.tokens, Blocks: row.blocks, Focus: -1, Colour: col.Of(row.req)}
 		if row.req == requestA {
@@ -263,7 +288,7 @@ func (r blockTableRun) tables(v tableView, focus, hl int, col *scene.Colours) sc
 		bt.Rows = append(bt.Rows, tr)
 	}
 	return scene.Scene{Kind: scene.KindBlockTables, ID: "tables", Main: true,
-		Title: fmt.Sprintf("Block tables (logical → physical) over the %d physical blocks of %d tokens", r.numBlocks, r.b), Tables: bt, Grid: g}
+		Title: fmt.Sprintf("Block tables (logical → physical) over the %d physical blocks of %d tokens", r.numBlocks, r.blockSize), Tables: bt, Grid: g}
 }
 
 func (r blockTableRun) script() *Script {
@@ -271,11 +296,11 @@ func (r blockTableRun) script() *Script {
 	col := scene.NewColours()
 	first := r.tables(r.start, -1, -1, col)
 	aText := "Request A"
-	first.Marks = []scene.Mark{markRef("req:A", fmt.Sprintf("A: %d tokens to come", r.length))}
+	first.Marks = []scene.Mark{markRef("req:A", fmt.Sprintf("A: %d tokens to come", r.lengthA))}
 	s.Steps = append(s.Steps, Step{
 		Title: "An empty block table",
 		Narration: fmt.Sprintf("%s will grow to %d tokens, one at a time, while %d other %s start, grow and finish beside it. "+
-			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", aText, r.length, r.k, plural(r.k, "request", "requests"), r.b),
+			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", aText, r.lengthA, r.neighbours, plural(r.neighbours, "request", "requests"), r.blockSize),
 		Scenes:   []scene.Scene{first},
 		Mentions: []scene.Mention{mention(aText, "tables", "req:A")},
 	})
@@ -305,21 +330,21 @@ func (r blockTableRun) lookupStep(col *scene.Colours) Step {
 	f := &scene.Formula{
 		Expr: "Addr(t) = T[⌊t/B⌋] · B · S_entry + (t mod B) · S_entry",
 		Terms: []scene.Term{
-			{Symbol: "t", Meaning: "token index", Value: strconv.Itoa(r.target)},
-			{Symbol: "B", Meaning: "tokens per block", Value: strconv.Itoa(r.b)},
+			{Symbol: "t", Meaning: "token index", Value: strconv.Itoa(r.lookup)},
+			{Symbol: "B", Meaning: "tokens per block", Value: strconv.Itoa(r.blockSize)},
 			{Symbol: "⌊t/B⌋", Meaning: "logical block", Value: strconv.Itoa(a.Logical)},
 			{Symbol: "t mod B", Meaning: "offset in the block", Value: strconv.Itoa(a.Offset)},
 			{Symbol: "T[⌊t/B⌋]", Meaning: "physical block from A's table", Value: strconv.Itoa(a.Physical)},
-			{Symbol: "S_entry", Meaning: fmt.Sprintf("2 · %d layers · %d KV heads · %d head dim · %d B (%s)", m.Layers, m.KVHeads, m.HeadDim, r.bpe, m.Name), Value: comma(int(r.sEntry)) + " B"},
+			{Symbol: "S_entry", Meaning: fmt.Sprintf("2 · %d layers · %d KV heads · %d head dim · %d B (%s)", m.Layers, m.KVHeads, m.HeadDim, r.elemBytes, m.Name), Value: comma(int(r.sEntry)) + " B"},
 		},
-		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.b, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry)), comma64(a.Byte)),
+		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.blockSize, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry)), comma64(a.Byte)),
 	}
 	perLayer := &scene.Formula{
 		Expr: "Addr_K,layer(t) = T[⌊t/B⌋] · B · S_K + (t mod B) · S_K, inside that layer's K tensor",
 		Terms: []scene.Term{
-			{Symbol: "S_K", Meaning: fmt.Sprintf("%d KV heads · %d head dim · %d B: one token's K in one layer", m.KVHeads, m.HeadDim, r.bpe), Value: comma(int(r.sLayer)) + " B"},
+			{Symbol: "S_K", Meaning: fmt.Sprintf("%d KV heads · %d head dim · %d B: one token's K in one layer", m.KVHeads, m.HeadDim, r.elemBytes), Value: comma(int(r.sLayer)) + " B"},
 		},
-		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.b, comma(int(r.sLayer)), a.Offset, comma(int(r.sLayer)), comma64(r.layerAddr)),
+		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.blockSize, comma(int(r.sLayer)), a.Offset, comma(int(r.sLayer)), comma64(r.layerAddr)),
 	}
 	sc := r.tables(r.final, a.Logical, -1, col)
 	row := 0
@@ -328,45 +353,45 @@ func (r blockTableRun) lookupStep(col *scene.Colours) Step {
 			row = i
 		}
 	}
-	sc.Tables.Lookup = &scene.Lookup{Row: row, Token: r.target, Logical: a.Logical, Physical: a.Physical, Offset: a.Offset,
-		Expr:    fmt.Sprintf("%d · %d · %s + %d · %s", a.Physical, r.b, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry))),
+	sc.Tables.Lookup = &scene.Lookup{Row: row, Token: r.lookup, Logical: a.Logical, Physical: a.Physical, Offset: a.Offset,
+		Expr:    fmt.Sprintf("%d · %d · %s + %d · %s", a.Physical, r.blockSize, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry))),
 		Address: comma64(a.Byte) + " B"}
-	logicalText := fmt.Sprintf("logical block ⌊%d/%d⌋ = %d", r.target, r.b, a.Logical)
-	offsetText := fmt.Sprintf("offset %d mod %d = %d", r.target, r.b, a.Offset)
+	logicalText := fmt.Sprintf("logical block ⌊%d/%d⌋ = %d", r.lookup, r.blockSize, a.Logical)
+	offsetText := fmt.Sprintf("offset %d mod %d = %d", r.lookup, r.blockSize, a.Offset)
 	physText := fmt.Sprintf("physical block %d", a.Physical)
 	addrText := fmt.Sprintf("start %s bytes into the KV pool", comma64(a.Byte))
 	blk := "block:" + strconv.Itoa(a.Physical)
 	sc.Marks = []scene.Mark{markRef("lookup:logical", fmt.Sprintf("logical %d", a.Logical)), markRef("lookup:offset", fmt.Sprintf("slot %d", a.Offset)),
-		markRef(blk, fmt.Sprintf("block %d holds token %d", a.Physical, r.target)), markRef("lookup:address", comma64(a.Byte)+" B")}
+		markRef(blk, fmt.Sprintf("block %d holds token %d", a.Physical, r.lookup)), markRef("lookup:address", comma64(a.Byte)+" B")}
 	narration := fmt.Sprintf("Token %d is in %s at %s. A's block table maps logical block %d to %s, "+
 		"so its K and V %s (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",
-		r.target, logicalText, offsetText, a.Logical, physText, addrText,
-		comma64(int64(r.b)*r.sEntry), comma(int(r.sEntry)), m.Name, comma64(r.layerAddr))
+		r.lookup, logicalText, offsetText, a.Logical, physText, addrText,
+		comma64(int64(r.blockSize)*r.sEntry), comma(int(r.sEntry)), m.Name, comma64(r.layerAddr))
 	return Step{
-		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", r.target, r.target, r.b), float64(a.Physical), 0,
+		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", r.lookup, r.lookup, r.blockSize), float64(a.Physical), 0,
 			fmt.Sprintf("Logical block %d maps to physical block %d in A's table.", a.Logical, a.Physical)),
-		Title:     fmt.Sprintf("Where does token %d live?", r.target),
+		Title:     fmt.Sprintf("Where does token %d live?", r.lookup),
 		Narration: narration,
 		Scenes: []scene.Scene{sc,
 			{Kind: scene.KindFormula, ID: "addr", Title: "Formulation 1: address translation", Formula: f},
 			{Kind: scene.KindFormula, ID: "layer", Title: "The same lookup inside one layer (vLLM's layout)", Formula: perLayer}},
 		Mentions: []scene.Mention{mention(logicalText, "tables", "lookup:logical"), mention(offsetText, "tables", "lookup:offset"),
 			mention(physText, "tables", blk), mention(addrText, "tables", "lookup:address")},
-		Cursor: float64(r.target),
+		Cursor: float64(r.lookup),
 	}
 }
 
 func (r blockTableRun) metrics() []Metric {
 	a := r.addr
 	return []Metric{
-		{Key: "token", Label: "Token looked up", Unit: "token index", Value: float64(r.target)},
+		{Key: "token", Label: "Token looked up", Unit: "token index", Value: float64(r.lookup)},
 		{Key: "logical_block", Label: "Logical block ⌊t/B⌋", Unit: "block index", Value: float64(a.Logical)},
 		{Key: "offset", Label: "Offset t mod B", Unit: "tokens", Value: float64(a.Offset)},
 		{Key: "physical_block", Label: "Physical block from the table", Unit: "block index", Value: float64(a.Physical)},
 		{Key: "physical_address_bytes", Label: "Byte address (all-layer layout)", Unit: "B", Value: float64(a.Byte)},
 		{Key: "per_layer_address_bytes", Label: "Byte offset inside one layer's K tensor", Unit: "B", Value: float64(r.layerAddr)},
 		{Key: "s_entry_bytes", Label: "S_entry: K and V of one token, all layers", Unit: "B", Value: float64(r.sEntry)},
-		{Key: "block_bytes", Label: "One block: B · S_entry", Unit: "B", Value: float64(int64(r.b) * r.sEntry)},
+		{Key: "block_bytes", Label: "One block: B · S_entry", Unit: "B", Value: float64(int64(r.blockSize) * r.sEntry)},
 		{Key: "table_blocks", Label: "Blocks in A's table", Unit: "blocks", Value: float64(len(r.table))},
 		{Key: "contiguous_runs", Label: "Runs of consecutive physical blocks in A's table", Unit: "runs", Value: float64(runs(r.table))},
 	}

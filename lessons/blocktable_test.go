@@ -87,7 +87,7 @@ func TestBlockTableRunFollowsTheTable(t *testing.T) {
 	}
 	last := -1
 	for _, o := range r.opened {
-		if o.logical <= last || len(o.table) != o.logical+1 || !slices.Equal(o.table, r.table[:len(o.table)]) || o.token != o.logical*r.b {
+		if o.logical <= last || len(o.table) != o.logical+1 || !slices.Equal(o.table, r.table[:len(o.table)]) || o.token != o.logical*r.blockSize {
 			t.Fatalf("opening %+v after logical %d; final table %v", o, last, r.table)
 		}
 		last = o.logical
@@ -95,7 +95,7 @@ func TestBlockTableRunFollowsTheTable(t *testing.T) {
 	if last != len(r.table)-1 {
 		t.Errorf("the last opening is logical %d, the table has %d blocks", last, len(r.table))
 	}
-	if r.addr.Physical != r.table[r.addr.Logical] || r.addr.Logical != 250/r.b {
+	if r.addr.Physical != r.table[r.addr.Logical] || r.addr.Logical != 250/r.blockSize {
 		t.Errorf("address %+v, table %v", r.addr, r.table)
 	}
 }

@@ -21,6 +21,15 @@ var chunkedPrefill = &Lesson{
 	Summary: "A 4,000-token prompt arrives while decodes run: one long step stalls them all, unless the prompt is cut into chunks. Trade TTFT against smooth ITL.",
 	Engine: "vLLM v1 scheduler (running first, chunk = remaining token budget, max_num_batched_tokens); steps priced by core/hardware's roofline model " +
 		"with CUDA-graph replay and overlapped host work. Simplified: synchronous scheduling, no speculative decoding.",
+	// After batching: chunking refines continuous batching.
+	Group: "scheduling", Rank: 20, Thumb: scene.KindTimeline,
+	Terms: []Term{
+		{Term: "continuous batching", Definition: "Requests join and leave the running batch at every step instead of waiting for a whole batch to finish.", Find: "Every step"},
+		{Term: "chunked prefill", Definition: "Split a long prompt into chunks that share steps with running decodes, bounded by a token budget.", Find: "chunk"},
+		{Term: "prefill", Definition: "Computing the prompt's tokens in parallel to fill the KV cache and produce the first output token.", Find: "prefill"},
+		{Term: "decode", Definition: "Generating one token per request per step, reading the whole KV cache each time.", Find: "decoding"},
+		{Term: "ITL", Aliases: []string{"inter-token latency"}, Definition: "The gap between two consecutive output tokens of a request.", Find: "gap between tokens"},
+	},
 	Params: []Param{
 		gpuParam, modelParam, graphParam,
 		{Key: "decodes", Label: "Running decodes", Help: "Requests already generating when the long prompt arrives.", Kind: Int, Default: 16, Min: 1, Max: 256, Step: 1},

@@ -23,7 +23,8 @@ import (
 //   - every knob's minimum, default and maximum (every choice of a choice
 //     knob), with the other knobs at their defaults, builds or is refused by
 //     Check with a *ParamError that names one of the lesson's knobs;
-//   - the heaviest settings the lesson declares build within its MaxWork.
+//   - the lesson bounds its work (MaxWork) and declares its heaviest
+//     settings, which build within that bound, as its defaults do.
 func TestLessonContract(t *testing.T) {
 	for _, l := range All() {
 		t.Run(l.Slug, func(t *testing.T) {
@@ -47,10 +48,16 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 	if l.Slug == "" || l.Title == "" || l.Summary == "" || l.Engine == "" || l.Part == "" {
 		add("metadata incomplete: slug %q, title %q, part %q, summary %q, engine %q", l.Slug, l.Title, l.Part, l.Summary, l.Engine)
 	}
+	if l.MaxWork <= 0 || len(l.HeavyCorners) == 0 {
+		add("no work bound: MaxWork %d, %d heavy corners", l.MaxWork, len(l.HeavyCorners))
+	}
 	s, _, err := l.Run(nil)
 	if err != nil {
 		add("defaults do not build: %v", err)
 		return problems
+	}
+	if s != nil && (s.Work <= 0 || (l.MaxWork > 0 && s.Work > l.MaxWork)) {
+		add("the defaults counted %d units of work, want 1 to MaxWork (%d)", s.Work, l.MaxWork)
 	}
 	problems = append(problems, scriptProblems(s)...)
 	if len(problems) > 0 {
@@ -64,6 +71,14 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 	if quick {
 		return problems
 	}
+	problems = append(problems, extremeProblems(l)...)
+	return append(problems, heavyCornerProblems(l)...)
+}
+
+// extremeProblems builds each knob's ends (knobExtremes): each builds a
+// well-formed script or is refused with an error naming one of l's knobs.
+func extremeProblems(l *Lesson) (problems []string) {
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	seen := map[string]bool{}
 	for _, set := range knobExtremes(l) {
 		s, _, err := l.Run(set)
@@ -83,13 +98,19 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 			}
 		}
 	}
+	return problems
+}
+
+// heavyCornerProblems builds l's heaviest settings: each is accepted and
+// counts no more work than MaxWork.
+func heavyCornerProblems(l *Lesson) (problems []string) {
 	for _, set := range l.HeavyCorners {
 		s, _, err := l.Run(set)
 		switch {
 		case err != nil:
-			add("heavy corner %v is refused: %v", set, err)
+			problems = append(problems, fmt.Sprintf("heavy corner %v is refused: %v", set, err))
 		case l.MaxWork > 0 && s.Work > l.MaxWork:
-			add("heavy corner %v counted %d units of work, over MaxWork %d", set, s.Work, l.MaxWork)
+			problems = append(problems, fmt.Sprintf("heavy corner %v counted %d units of work, over MaxWork %d", set, s.Work, l.MaxWork))
 		}
 	}
 	return problems
@@ -210,26 +231,45 @@ func knobExtremes(l *Lesson) []map[string]string {
 // The contract test must fail on a broken lesson: each of these breaks one
 // rule and must be reported.
 func TestLessonContractCatchesBrokenLessons(t *testing.T) {
-	good := func() *Lesson {
-		return &Lesson{
-			Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
-			Params: []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
-			sim: simFunc(func(v Values) (*Script, error) {
-				return &Script{
-					Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
-					Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
-				}, nil
-			}),
-		}
-	}
-	if p := contractProblems(good(), false); len(p) > 0 {
+	if p := contractProblems(wellFormedLesson(), false); len(p) > 0 {
 		t.Fatalf("the well-formed fake lesson is reported broken: %v", p)
 	}
-	cases := []struct {
-		name   string
-		break_ func(l *Lesson)
-		want   string
-	}{
+	for _, c := range brokenLessons() {
+		l := wellFormedLesson()
+		c.break_(l)
+		got := strings.Join(contractProblems(l, false), "\n")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: want a problem mentioning %q, got %q", c.name, c.want, got)
+		}
+	}
+}
+
+// wellFormedLesson is a fake lesson that keeps the contract.
+func wellFormedLesson() *Lesson {
+	return &Lesson{
+		Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
+		Params:  []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
+		MaxWork: 4, HeavyCorners: []map[string]string{{"n": "4"}},
+		sim: simFunc(func(v Values) (*Script, error) {
+			return &Script{
+				Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
+				Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
+				Work:    int64(v.Int("n")),
+			}, nil
+		}),
+	}
+}
+
+// brokenLesson breaks one rule of the contract in a well-formed lesson; the
+// contract test must report it with a problem mentioning want.
+type brokenLesson struct {
+	name   string
+	break_ func(l *Lesson)
+	want   string
+}
+
+func brokenLessons() []brokenLesson {
+	return []brokenLesson{
 		{"defaults fail", func(l *Lesson) {
 			l.sim = simFunc(func(Values) (*Script, error) { return nil, errors.New("boom") })
 		}, "defaults do not build"},
@@ -302,22 +342,21 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 			})
 		}, "marks no such element"},
 		{"heavy corner over the bound", func(l *Lesson) {
-			l.MaxWork = 10
-			l.HeavyCorners = []map[string]string{{"n": "4"}}
+			l.MaxWork = 3
+		}, "over MaxWork"},
+		{"no work bound", func(l *Lesson) {
+			l.MaxWork = 0
+		}, "no work bound"},
+		{"no heavy corners", func(l *Lesson) {
+			l.HeavyCorners = nil
+		}, "no work bound"},
+		{"work not counted", func(l *Lesson) {
 			b := l.sim.build
 			l.sim = simFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
-				s.Work = int64(v.Int("n")) * 100
+				s.Work = 0
 				return s, err
 			})
-		}, "over MaxWork"},
-	}
-	for _, c := range cases {
-		l := good()
-		c.break_(l)
-		got := strings.Join(contractProblems(l, false), "\n")
-		if !strings.Contains(got, c.want) {
-			t.Errorf("%s: want a problem mentioning %q, got %q", c.name, c.want, got)
-		}
+		}, "counted 0 units of work"},
 	}
 }

@@ -24,6 +24,13 @@ var cowFork = &Lesson{
 	Summary: "n samples of one prompt share its KV blocks; see the reference counts, the copy on first write, and how much memory sharing saves.",
 	Engine: "cow: vLLM v0's block manager (CopyOnWriteTracker; fork shares all blocks). prefix: vLLM v1's ParentRequest, n independent requests sharing full blocks through prefix caching. " +
 		"Simplified: every sample decodes one token per step, in lockstep.",
+	Group: "memory", Rank: 40, Thumb: scene.KindBlockTables,
+	Terms: []Term{
+		{Term: "copy-on-write", Aliases: []string{"cow"}, Definition: "Share a block until someone writes to it; the writer gets a private copy.", Find: "copy on write"},
+		{Term: "parallel sampling", Aliases: []string{"n > 1"}, Definition: "Several outputs sampled from one prompt, sharing its KV blocks.", Find: "sampled"},
+		{Term: "reference count", Aliases: []string{"ref count"}, Definition: "How many block tables hold a physical block; it returns to the pool at zero.", Find: "reference count"},
+		{Term: "prefix caching", Aliases: []string{"automatic prefix caching", "apc"}, Definition: "Reuse the KV blocks of an identical prompt prefix, found by chain hashes of full blocks.", Find: "prefix cache", Set: "mode=prefix"},
+	},
 	Params: []Param{
 		{Key: "n", Label: "Samples n", Help: "Parallel samples of the same prompt.", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},
 		{Key: "mode", Label: "Sharing mode", Help: "cow: vLLM v0 fork with copy-on-write. prefix: vLLM v1 prefix caching.", Kind: Choice, Choices: []string{"cow", "prefix"}},
@@ -125,8 +132,6 @@ type cowForkRun struct {
 	decodes                            []forkDecode
 	stats                              forkStats
 	work                               int64 // Script.Work: samples' token writes, prompt tokens admitted, blocks drawn; both passes
-	// samples are S1…Sn as the pool sees them.
-	samples []allocator.Request
 }
 
 // admitPrompt admits sample s with the prompt, reusing what the prefix
@@ -193,89 +198,108 @@ func simulateFork(v Values, show map[int]bool) (cowForkRun, error) {
 	if r.mode == "prefix" {
 		pool.EnablePrefixCaching()
 	}
-	r.start = r.view(pool)
-	r.samples = make([]allocator.Request, r.n)
-	for i := range r.samples {
+	// Every picture drawn counts the blocks and table entries it walks.
+	view := func() forkView {
+		fv, w := viewForkCounted(pool)
+		r.work += w
+		return fv
+	}
+	r.start = view()
+	samples := make([]allocator.Request, r.n)
+	for i := range samples {
 		// Each sample's ids: the prompt's, then its own outputs (clipped,
 		// so that each sample's first append copies).
-		r.samples[i].ID, r.samples[i].TokenIDs = i, slices.Clip(prompt)
+		samples[i].ID, samples[i].TokenIDs = i, slices.Clip(prompt)
 	}
-	if _, err := admitPrompt(pool, &r.samples[0], prompt); err != nil {
+	if _, err := admitPrompt(pool, &samples[0], prompt); err != nil {
 		return r, err
 	}
 	r.work += int64(r.n * r.promptLen) // S1 prefills; the others fork or are admitted through the cache
-	r.prefillBlocks, r.prefilled = len(pool.Table(0)), r.view(pool)
-	if err := r.share(pool, prompt); err != nil {
+	r.prefillBlocks, r.prefilled = len(pool.Table(0)), view()
+	sh, err := shareFork(pool, prompt, samples, r.mode == "cow")
+	if err != nil {
 		return r, err
 	}
+	r.stats.recomputed, r.stats.afterFork, r.stats.unsharedAfterFork, r.hitBlocks = sh.recomputed, sh.afterFork, sh.unsharedAfterFork, sh.hitBlocks
+	r.shared = view()
 	for t := 0; t < r.output; t++ {
-		if err := r.decode(pool, t, rng, show); err != nil {
+		d, notable, err := decodeFork(pool, samples, t, rng)
+		if err != nil {
 			return r, err
 		}
+		r.work += int64(r.n)
+		if !notable || show != nil && !show[t] {
+			continue
+		}
+		if show != nil {
+			d.view = view()
+		}
+		r.decodes = append(r.decodes, d)
 	}
-	r.final = r.view(pool)
+	r.final = view()
 	r.stats.inUse, r.stats.unshared = pool.Sharing()
 	r.stats.copies = pool.Copies()
 	return r, nil
 }
 
-// view draws the pool now, counting the blocks and table entries walked as
-// work.
-func (r *cowForkRun) view(p *allocator.Paged) forkView {
+// viewForkCounted draws the pool now, with the blocks and table entries it
+// walked, counted as work.
+func viewForkCounted(p *allocator.Paged) (forkView, int64) {
 	v := viewFork(p)
-	r.work += int64(len(v.blocks))
+	work := int64(len(v.blocks))
 	for _, row := range v.rows {
-		r.work += int64(len(row.blocks))
+		work += int64(len(row.blocks))
 	}
-	return v
+	return v, work
 }
 
-// share gives samples 2..n the prompt: a fork of S1 in cow mode, their own
-// admission through the prefix cache in prefix mode.
-func (r *cowForkRun) share(pool *allocator.Paged, prompt []int) error {
-	for i := 1; i < r.n; i++ {
-		if r.mode == "cow" {
-			if err := pool.Fork(&r.samples[0], &r.samples[i]); err != nil {
-				return err
+// forkShare is the pool once samples 2..n have the prompt: the blocks in
+// use with and without sharing, the prompt tokens computed again, and (in
+// prefix mode) the prompt blocks the cache finds.
+type forkShare struct {
+	afterFork, unsharedAfterFork int
+	recomputed, hitBlocks        int
+}
+
+// shareFork gives samples 2..n the prompt: a fork of S1 (cow), or their own
+// admission through the prefix cache.
+func shareFork(pool *allocator.Paged, prompt []int, samples []allocator.Request, cow bool) (forkShare, error) {
+	var sh forkShare
+	for i := 1; i < len(samples); i++ {
+		if cow {
+			if err := pool.Fork(&samples[0], &samples[i]); err != nil {
+				return sh, err
 			}
 			continue
 		}
-		hit, err := admitPrompt(pool, &r.samples[i], prompt)
+		hit, err := admitPrompt(pool, &samples[i], prompt)
 		if err != nil {
-			return err
+			return sh, err
 		}
-		r.stats.recomputed += r.promptLen - hit
+		sh.recomputed += len(prompt) - hit
 	}
-	r.stats.afterFork, r.stats.unsharedAfterFork = pool.Sharing()
-	hits, _ := pool.ComputedBlocks(kvhash.Extend(nil, prompt, r.b, ""), len(prompt))
-	r.hitBlocks, r.shared = len(hits), r.view(pool)
-	return nil
+	sh.afterFork, sh.unsharedAfterFork = pool.Sharing()
+	hits, _ := pool.ComputedBlocks(kvhash.Extend(nil, prompt, pool.BlockSize(), ""), len(prompt))
+	sh.hitBlocks = len(hits)
+	return sh, nil
 }
 
-// decode has every sample write output token t+1 (a fresh id each) and
-// keeps the step when it copied, was the first, or took new blocks, and
-// show (when set) lists it.
-func (r *cowForkRun) decode(pool *allocator.Paged, t int, rng *rand.Rand, show map[int]bool) error {
+// decodeFork has every sample write output token t+1 (a fresh id
+// each); the step is notable when it copied, was the first, or took new
+// blocks.
+func decodeFork(pool *allocator.Paged, samples []allocator.Request, t int, rng *rand.Rand) (d forkDecode, notable bool, err error) {
 	before, _ := pool.Sharing()
 	copiesBefore := pool.Copies()
-	for i := range r.samples {
-		s := &r.samples[i]
+	for i := range samples {
+		s := &samples[i]
 		s.TokenIDs = append(s.TokenIDs, rng.IntN(128000))
 		if err := pool.AllocateSlots(s, 1); err != nil {
-			return err
+			return d, false, err
 		}
 	}
-	r.work += int64(r.n)
 	after, _ := pool.Sharing()
-	d := forkDecode{token: t, newCopies: pool.Copies() - copiesBefore, newBlocks: after - before}
-	if d.newCopies == 0 && t > 0 && after <= before || show != nil && !show[t] {
-		return nil
-	}
-	if show != nil {
-		d.view = r.view(pool)
-	}
-	r.decodes = append(r.decodes, d)
-	return nil
+	d = forkDecode{token: t, newCopies: pool.Copies() - copiesBefore, newBlocks: after - before}
+	return d, !(d.newCopies == 0 && t > 0 && after <= before), nil
 }
 
 // ---- Formatting: scenes and text from the run ----

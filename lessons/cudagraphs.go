@@ -26,11 +26,15 @@ var cudaGraphs = &Lesson{
 		"padding to capture sizes and piecewise graphs' eager attention.",
 	Engine: "vLLM v1 CUDA graphs (CUDAGraphMode, default capture sizes as of vLLM main @ 000fc94, padding, CudagraphDispatcher) in core/cudagraph; vLLM's custom all-reduce at TP > 1; kernels and their GPU times from core/hardware's step-time model. " +
 		"Simplified: one CUDA stream, no speculative decoding, host work (scheduling, sampling bookkeeping) left out of the step.",
+	Group: "gpu", Rank: 10, Thumb: scene.KindTimeline,
+	Terms: []Term{
+		{Term: "CUDA graph", Aliases: []string{"cudagraph", "graph replay"}, Definition: "A recorded sequence of kernel launches replayed with one call, removing per-kernel CPU launch cost.", Find: "graph"},
+	},
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "batch", Label: "Decode batch", Unit: "sequences", Help: "Sequences decoding one token each in the step.", Kind: Int, Default: 1, Min: 1, Max: 512, Step: 1},
 		{Key: "context", Label: "Context per sequence", Unit: "tokens", Help: "Tokens each sequence already holds in the KV cache.", Kind: Int, Default: 1024, Min: 1, Max: 131072, Step: 1},
-		{Key: "mode", Label: "Graph mode", Help: "vLLM's cudagraph_mode; FULL_AND_PIECEWISE is the default.", Kind: Choice, Choices: modeKeys()},
+		{Key: "mode", Label: "Graph mode", Help: "vLLM's cudagraph_mode; FULL_AND_PIECEWISE is the default.", Kind: Choice, Choices: graphModes()},
 		{Key: "tp", Label: "Tensor-parallel GPUs", Unit: "GPUs", Help: "Adds two all-reduces per layer; each GPU holds 1/tp of the weights.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: 24 µs from a PyTorch engine (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), 4–6 µs from C++ (profiles.md §3.1).",
 			Kind: Float, Default: hardware.PerLaunchPython * 1e6, Min: 1, Max: 200, Step: 0.5},
@@ -50,15 +54,6 @@ var cudaGraphs = &Lesson{
 
 func init() { register(cudaGraphs) }
 
-// modeKeys lists the graph modes for the knob, vLLM's default first.
-func modeKeys() []string {
-	var out []string
-	for _, m := range cudagraph.Modes() {
-		out = append(out, m.Key())
-	}
-	return out
-}
-
 // graphSetup is the priced engine of the lesson.
 type graphSetup struct {
 	gpu   hardware.GPU
@@ -74,9 +69,6 @@ type graphSetup struct {
 	// caps the capture sizes only below 512.
 	budget int
 	mode   cudagraph.Mode
-	// work counts the kernels and sequences of every step priced, for
-	// Script.Work.
-	work int64
 }
 
 func newGraphSetup(v Values) (*graphSetup, error) {
@@ -138,6 +130,7 @@ func (e *graphSetup) dispatcher(mode cudagraph.Mode) cudagraph.Dispatcher {
 type run struct {
 	cost hardware.StepCost
 	plan cudagraph.Plan
+	work int64 // the kernels and sequences priced and planned (Script.Work)
 }
 
 func (e *graphSetup) run(mode cudagraph.Mode, b hardware.Batch) run {
@@ -145,18 +138,23 @@ func (e *graphSetup) run(mode cudagraph.Mode, b hardware.Batch) run {
 	sm := e.step
 	sm.Dispatcher = d
 	c := sm.Step(b)
-	e.work += 2*int64(len(c.Kernels)) + int64(len(b.Seqs)) // the step and its plan
-	return run{cost: c, plan: d.Plan(b, c.Kernels)}
+	return run{cost: c, plan: d.Plan(b, c.Kernels), work: 2*int64(len(c.Kernels)) + int64(len(b.Seqs))} // the step and its plan
+}
+
+// gpuStep is a step's GPU time with nothing to wait for, and the work of
+// pricing it (Script.Work).
+type gpuStep struct {
+	seconds float64
+	work    int64
 }
 
 // gpuOnly is the step's GPU work at its real token count, with nothing to
 // wait for.
-func (e *graphSetup) gpuOnly(b hardware.Batch) float64 {
+func (e *graphSetup) gpuOnly(b hardware.Batch) gpuStep {
 	sm := e.step
 	sm.Dispatcher = hardware.Replay{}
 	c := sm.Step(b)
-	e.work += int64(len(c.Kernels)) + int64(len(b.Seqs))
-	return c.GPU + c.Comm
+	return gpuStep{seconds: c.GPU + c.Comm, work: int64(len(c.Kernels)) + int64(len(b.Seqs))}
 }
 
 // tokenBatch is a batch of n tokens: n decodes while max_num_seqs allows,
@@ -374,6 +372,7 @@ type sweepPoint struct {
 	eager, piecewise, full float64
 	gpu                    float64 // GPU work alone, unpadded
 	cpp                    float64 // eager with C++ launches; 0 when the knob already is the C++ cost
+	work                   int64   // the pricing of the three modes and the GPU alone (Script.Work)
 }
 
 // padCase is what padding costs one batch of n tokens in the chosen mode.
@@ -382,6 +381,7 @@ type padCase struct {
 	rt        cudagraph.Runtime
 	extra     float64 // GPU seconds spent on padding
 	thisBatch bool    // the lesson's own batch
+	work      int64   // the pricing (Script.Work)
 }
 
 // modeShape is one batch shape run in every mode (cudagraph.Modes order).
@@ -399,7 +399,7 @@ type graphsRun struct {
 	// The lesson's step in each mode, and in the chosen one.
 	eager, full, piecewise, chosen run
 	// gpuWork is the step's GPU time with nothing to wait for, unpadded.
-	gpuWork float64
+	gpuWork gpuStep
 	// short counts kernels whose GPU time is below one eager launch;
 	// layerGPU is one layer's GPU time.
 	short    int
@@ -421,6 +421,23 @@ type graphsRun struct {
 	validation []cudagraph.ValidationResult
 }
 
+// work is Script.Work: every step the run priced, in every mode.
+func (r graphsRun) work() int64 {
+	n := r.eager.work + r.full.work + r.piecewise.work + r.chosen.work + r.gpuWork.work
+	for _, p := range r.sweep {
+		n += p.work
+	}
+	for _, p := range r.padding {
+		n += p.work
+	}
+	for _, sh := range r.shapes {
+		for _, x := range sh.runs {
+			n += x.work
+		}
+	}
+	return n
+}
+
 // cudaGraphsSim is the lesson's simulation: a method, not a func value, so that the
 // page's WebAssembly leaves it out (see simulation).
 type cudaGraphsSim struct{}
@@ -431,7 +448,7 @@ func (cudaGraphsSim) build(v Values) (*Script, error) {
 		return nil, err
 	}
 	s := r.script()
-	s.Work = r.e.work
+	s.Work = r.work()
 	return s, nil
 }
 
@@ -500,8 +517,9 @@ func (e *graphSetup) sweep(d cudagraph.Dispatcher, ctx int) ([]sweepPoint, int) 
 	crossover := 0
 	for _, n := range e.sweepBatches(d) {
 		bn := hardware.DecodeBatch(n, ctx)
-		p := sweepPoint{batch: n, eager: e.run(cudagraph.None, bn).cost.Total, full: e.run(cudagraph.Full, bn).cost.Total,
-			piecewise: e.run(cudagraph.Piecewise, bn).cost.Total, gpu: e.gpuOnly(bn)}
+		eager, full, piecewise, gpu := e.run(cudagraph.None, bn), e.run(cudagraph.Full, bn), e.run(cudagraph.Piecewise, bn), e.gpuOnly(bn)
+		p := sweepPoint{batch: n, eager: eager.cost.Total, full: full.cost.Total, piecewise: piecewise.cost.Total, gpu: gpu.seconds,
+			work: eager.work + full.work + piecewise.work + gpu.work}
 		if e.perLaunch != hardware.PerLaunchCPP {
 			p.cpp = cpp.run(cudagraph.None, bn).cost.Total
 		}
@@ -522,8 +540,8 @@ func (e *graphSetup) paddingCases(batch, ctx int) []padCase {
 			continue
 		}
 		bn := e.tokenBatch(n, ctx)
-		r := e.run(e.mode, bn)
-		out = append(out, padCase{n: n, padded: r.plan.Padded, rt: r.plan.Runtime, extra: r.cost.GPU + r.cost.Comm - e.gpuOnly(bn), thisBatch: i == 2})
+		r, gpu := e.run(e.mode, bn), e.gpuOnly(bn)
+		out = append(out, padCase{n: n, padded: r.plan.Padded, rt: r.plan.Runtime, extra: r.cost.GPU + r.cost.Comm - gpu.seconds, thisBatch: i == 2, work: r.work + gpu.work})
 	}
 	return out
 }
@@ -595,7 +613,7 @@ func (r graphsRun) metrics() []Metric {
 		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Value: round4(1e3 * r.full.cost.Total)},
 		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Value: round4(1e3 * r.piecewise.cost.Total)},
 		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Value: round4(1e3 * r.chosen.cost.Total)},
-		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: round4(1e3 * r.gpuWork)},
+		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: round4(1e3 * r.gpuWork.seconds)},
 		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Value: round4(1e3 * r.eager.cost.Idle)},
 		{Key: "padded_tokens", Label: "Tokens the GPU computes in the chosen mode (padded)", Unit: "tokens", Value: float64(r.chosen.cost.PaddedTokens)},
 		{Key: "kernels_per_step", Label: "Kernels per step", Unit: "kernels", Value: float64(r.kernels())},
@@ -631,7 +649,7 @@ func (r graphsRun) claims() []Claim {
 		Model: fmt.Sprintf("dispatch %.0f× (%.2f → %.2f ms), but the step only %.2f× (%.2f → %.2f ms) at batch %d",
 			r.eager.plan.CPU/r.full.plan.CPU, r.eagerMS(), r.fullMS(), r.eager.cost.Total/r.full.cost.Total, 1e3*r.eager.cost.Total, 1e3*r.full.cost.Total, r.batch),
 		Why: fmt.Sprintf("A step takes the later of the CPU's last launch and the GPU's last kernel. Graphs remove launches, not GPU work (%.2f ms here), "+
-			"so they pay off only where kernels are shorter than their launches: small batches, small or tensor-parallel models, fast GPUs.", 1e3*r.gpuWork),
+			"so they pay off only where kernels are shorter than their launches: small batches, small or tensor-parallel models, fast GPUs.", 1e3*r.gpuWork.seconds),
 	}}
 }
 
@@ -803,7 +821,7 @@ func (r graphsRun) stepFormula() scene.Scene {
 			{Symbol: "N", Meaning: "kernels in the step", Value: strconv.Itoa(nk)},
 			{Symbol: "t_launch", Meaning: "CPU per eager kernel", Value: fmt.Sprintf("%.4g µs", r.perUS())},
 			{Symbol: "N · t_launch", Meaning: "eager CPU dispatch", Value: fmt.Sprintf("%.3f ms", r.eagerMS())},
-			{Symbol: "GPU work", Meaning: "sum of kernel times", Value: fmt.Sprintf("%.3f ms", 1e3*r.gpuWork)},
+			{Symbol: "GPU work", Meaning: "sum of kernel times", Value: fmt.Sprintf("%.3f ms", 1e3*r.gpuWork.seconds)},
 		},
 		Result: fmt.Sprintf("eager step %.3f ms; %d of %d kernels are shorter than their launch", 1e3*r.eager.cost.Total, r.short, nk),
 	}}
@@ -863,7 +881,7 @@ func (r graphsRun) dispatchSteps() []Step {
 	e, nk, L := r.e, r.kernels(), r.e.model.Layers
 	eager, full, pw := r.eager, r.full, r.piecewise
 	regime := "The GPU work is longer than the launches on the whole, so only the stretches of short kernels wait."
-	if eager.plan.CPU > r.gpuWork {
+	if eager.plan.CPU > r.gpuWork.seconds {
 		regime = "The launches alone take longer than the GPU work: the CPU, not the GPU, sets the pace."
 	}
 	layer, launchRef := r.layerScene()
@@ -906,12 +924,12 @@ func (r graphsRun) dispatchSteps() []Step {
 		Title: "Eager: the GPU waits for the CPU",
 		Narration: fmt.Sprintf("Without graphs (vLLM's NONE mode) the CPU launches the %d kernels one after another, %.4g µs each: %.3f ms of CPU per step. A kernel cannot start before it is launched, so "+
 			"whenever a run of short kernels outpaces the launches %s: %.3f ms in this step, which takes %.3f ms against %.3f ms of GPU work. %s",
-			nk, r.perUS(), r.eagerMS(), idleText, 1e3*eager.cost.Idle, 1e3*eager.cost.Total, 1e3*r.gpuWork, regime),
+			nk, r.perUS(), r.eagerMS(), idleText, 1e3*eager.cost.Idle, 1e3*eager.cost.Total, 1e3*r.gpuWork.seconds, regime),
 		Scenes:   []scene.Scene{eagerTL, stepCards([]string{"eager"}, eager)},
 		Mentions: eagerMentions,
 	}, {
 		Quiz: numberQuiz(fmt.Sprintf("Now replay the whole step as one captured CUDA graph: %.2f ms of CPU instead of %.2f ms. How long does the step take, in ms?", r.fullMS(), r.eagerMS()),
-			round2(1e3*full.cost.Total), 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*r.gpuWork)),
+			round2(1e3*full.cost.Total), 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*r.gpuWork.seconds)),
 		Title: "Full graph replay: one launch",
 		Narration: fmt.Sprintf("A CUDA graph records the step's kernels once; %s: %.2f ms of CPU, measured for vLLM [VIDUR-CPU], after which every kernel is queued on the GPU. "+
 			"The step now takes %.3f ms, the GPU work plus the replay, against %.3f ms eager: %.2f× faster, although dispatch shrank %.0f×.",

@@ -25,6 +25,11 @@ var disaggregation = &Lesson{
 	Summary: "Monolithic workers stall their decodes whenever they prefill a long prompt; separate prefill and decode pools keep ITL smooth but move every prompt's KV over a link: T = α + B·S_block/(BW·η).",
 	Engine: "NVIDIA Dynamo disaggregated serving (docs/architecture/disagg_serving.md and docs/router/kv_cache_routing.md @ 391befc: prefill worker → NIXL KV transfer → decode worker; DisaggRouterConf's conditional rule) over vLLM v1 workers with chunked prefill (core/cluster, core/scheduler), steps priced by core/hardware with CUDA graphs. " +
 		"Simplified: both pools use the same GPUs and TP degree, and the decode worker receives the KV through its prefix cache, recomputing the prompt's last partial block.",
+	Group: "cluster", Rank: 20, Thumb: scene.KindCluster,
+	Terms: []Term{
+		{Term: "NIXL", Definition: "NVIDIA Inference Xfer Library: moves KV blocks between GPUs, hosts and storage over RDMA.", Find: "Formulation 3"},
+		{Term: "disaggregation", Aliases: []string{"disaggregated serving"}, Definition: "Prefill and decode on separate GPU pools, with the KV cache transferred between them.", Find: "Separate pools"},
+	},
 	Params: []Param{
 		gpuParam,
 		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},
@@ -117,53 +122,92 @@ const disaggBlock = 16
 // compares, fastest first.
 var disaggSweepLinks = []string{"nvlink4", "rdma-8x400", "ib-ndr", "tcpxo"}
 
-// disaggRun is what one disaggregation run did: the setup, both
-// deployments' results, the request the lesson follows, and every figure
-// the narration prices on the chosen GPUs.
+// disaggRun is what one disaggregation run did: the deployments compared
+// and the load they served, both deployments' results, the request the
+// lesson follows, the worst monolithic stall, the article's figures priced
+// on the chosen GPUs, and the link sweep. Each part is computed by one
+// function from the parts before it.
 type disaggRun struct {
-	e                                          *engine
-	tp, prefill, decode, budget                int
-	seqs                                       int // max_num_seqs: vLLM's default on the GPU, capped at budget
-	rate, sloTTFTms, sloTPOTms                 float64
-	promptMin, promptMax, outputMin, outputMax int
-	link                                       cluster.Link
-	rule                                       cluster.ConditionalDisagg
-	conditional                                bool
-	reqs                                       []cluster.Request
-	bytesPerToken                              int64   // one GPU's share of S_entry
-	sEntry                                     int64   // S_entry, B/token, BF16
-	blockBytes                                 float64 // one GPU's bytes per block
+	e *engine
+	disaggDeployment
+	disaggLoad
+	reqs []cluster.Request
 
-	cmp                                *cluster.Comparison
-	xfer                               scheduler.Percentiles // transfer times of the remote requests
-	thrMono, thrDis, goodMono, goodDis float64               // per GPU
-
-	// The followed request: the remote one with the median TTFT (probeIdx
-	// −1 when none went remote).
-	probeIdx                 int
-	probe                    cluster.Journey
-	probePrompt, probeBlocks int
-	probeXfer                float64 // its KV over the chosen link
-	probeAlone               float64 // its prefill and first decode step on an idle worker
-
-	// The monolithic stall: the longest step that carried both a prefill
-	// and decodes (stallI −1 when none did), and the article's 4,000-token
-	// prompt priced beside as many decodes.
-	stallW, stallI, stallDecodes int
-	stall4k                      float64
-
-	// The article's sub-millisecond claim: a 4,096-token Llama-3.1-70B KV.
-	kv70, articleT70 float64
-	ndr              cluster.Link
-
-	// The link sweep: prompt lengths, each one's prefill alone, and each
-	// link's transfer of those prompts' KV and of the followed prompt's.
-	lengths   []int
-	prefillAt []float64
-	sweep     []linkSweep
+	compared  *cluster.Comparison
+	transfers scheduler.Percentiles // transfer times of the remote requests
+	perGPU    disaggPerGPU
+	followed  disaggFollowed
+	stall     disaggStall
+	article   disaggArticle
+	sweep     disaggSweep
 
 	longPrompts int   // prompts above max_local_prefill_length
 	work        int64 // Script.Work: both deployments' simulated work and the steps priced beside
+}
+
+// disaggDeployment is how both deployments are set up: tensor parallelism,
+// the disaggregated pools' sizes, each worker's scheduler limits, the KV
+// link and the conditional rule.
+type disaggDeployment struct {
+	tp, prefill, decode, budget int
+	seqs                        int // max_num_seqs: vLLM's default on the GPU, capped at budget
+	link                        cluster.Link
+	rule                        cluster.ConditionalDisagg
+	conditional                 bool
+	bytesPerToken               int64   // one GPU's share of S_entry
+	sEntry                      int64   // S_entry, B/token, BF16
+	blockBytes                  float64 // one GPU's bytes per block
+}
+
+// disaggLoad is the stream both deployments serve and the latency they are
+// held to.
+type disaggLoad struct {
+	rate, sloTTFTms, sloTPOTms                 float64
+	promptMin, promptMax, outputMin, outputMax int
+}
+
+// disaggPerGPU is each deployment's output tokens/s and requests/s within
+// the SLO, per GPU.
+type disaggPerGPU struct {
+	throughputMono, throughputDisagg, goodputMono, goodputDisagg float64
+}
+
+// disaggFollowed is the request the lesson follows: the remote one with the
+// median TTFT (index −1 when none went remote), its prompt in blocks, its
+// KV over the chosen link, and its prefill and first decode step on an idle
+// worker.
+type disaggFollowed struct {
+	index           int
+	journey         cluster.Journey
+	prompt, blocks  int
+	transfer, alone float64
+}
+
+// disaggStall is the monolithic stall: the longest step, on any worker,
+// that carried both a prefill and decodes (step −1 when none did), and its
+// decodes.
+type disaggStall struct {
+	worker, step, decodes int
+}
+
+// disaggArticle is the article's figures priced on the chosen GPUs: its
+// 4,000-token prompt beside as many decodes as the stall carried, and its
+// sub-millisecond claim, a 4,096-token Llama-3.1-70B KV (bytes, and time by
+// the article's own formula) beside the measured NDR link.
+type disaggArticle struct {
+	stall4k float64
+	kv70    float64
+	t70     float64
+	ndr     cluster.Link
+}
+
+// disaggSweep is the link sweep: prompt lengths, each one's prefill alone,
+// and each link's transfer of those prompts' KV and of the followed
+// prompt's.
+type disaggSweep struct {
+	lengths []int
+	prefill []float64
+	links   []linkSweep
 }
 
 // linkSweep is one link's KV transfer times for the sweep's prompt lengths
@@ -195,129 +239,146 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	link, err := cluster.LinkByID(v.Choice("link"))
+	dep, err := disaggDeploymentOf(v, e)
 	if err != nil {
 		return nil, err
 	}
-	r := &disaggRun{e: e, tp: tp, prefill: v.Int("prefill_workers"), decode: v.Int("decode_workers"), budget: v.Int("budget"),
-		rate: v.Float("rate"), sloTTFTms: v.Float("slo_ttft_ms"), sloTPOTms: v.Float("slo_tpot_ms"),
-		promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), outputMin: v.Int("output_min"), outputMax: v.Int("output_max"),
-		link: link, conditional: v.Choice("conditional") == "on",
-		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
-		bytesPerToken: e.pool.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(bs) * float64(e.pool.BytesPerToken)}
-	// max_num_seqs is vLLM's default on the GPU, capped at the budget as
-	// vLLM caps it (engines.md §2.1).
-	_, seqs := vllmBatch(e.gpu)
-	r.seqs = min(seqs, r.budget)
-	sc := scheduler.Config{MaxNumBatchedTokens: r.budget, MaxNumSeqs: r.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
+	load := disaggLoad{rate: v.Float("rate"), sloTTFTms: v.Float("slo_ttft_ms"), sloTPOTms: v.Float("slo_tpot_ms"),
+		promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), outputMin: v.Int("output_min"), outputMax: v.Int("output_max")}
+	sc := scheduler.Config{MaxNumBatchedTokens: dep.budget, MaxNumSeqs: dep.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
 	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	wl := disaggLengths(v)
-	r.reqs = make([]cluster.Request, len(wl))
+	reqs := make([]cluster.Request, len(wl))
 	for i, w := range wl {
-		r.reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
+		reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
 	}
-	cfg := cluster.DisaggConfig{Prefill: r.prefill, Decode: r.decode, Scheduler: sc, Link: link, KVBytesPerToken: float64(e.pool.BytesPerToken),
+	cfg := cluster.DisaggConfig{Prefill: dep.prefill, Decode: dep.decode, Scheduler: sc, Link: dep.link, KVBytesPerToken: float64(e.pool.BytesPerToken),
 		Timer: func(bool, int) scheduler.Timer { return timer }}
-	if r.conditional {
-		rule := r.rule
+	if dep.conditional {
+		rule := dep.rule
 		cfg.Conditional = &rule
 	}
-	slo := scheduler.SLO{TTFT: r.sloTTFTms / 1000, TPOT: r.sloTPOTms / 1000}
-	if r.cmp, err = cluster.CompareDisagg(cfg, tp, slo, r.reqs); err != nil {
+	slo := scheduler.SLO{TTFT: load.sloTTFTms / 1000, TPOT: load.sloTPOTms / 1000}
+	compared, err := cluster.CompareDisagg(cfg, tp, slo, reqs)
+	if err != nil {
 		return nil, err
 	}
-	r.xfer = scheduler.Summarise(r.cmp.Disagg.TransferTimes())
-	r.thrMono, r.thrDis = r.cmp.ThroughputPerGPU(r.cmp.Mono), r.cmp.ThroughputPerGPU(r.cmp.Dis)
-	r.goodMono, r.goodDis = r.cmp.GoodputPerGPU(r.cmp.Mono), r.cmp.GoodputPerGPU(r.cmp.Dis)
-	r.followProbe()
-	r.findStall()
+	// The steps priced beside the runs are counted as work.
 	priced := &stepCounter{Timer: timer}
-	r.price(priced)
-	r.work = r.cmp.Monolithic.Counts.Plus(r.cmp.Disagg.Counts).Work() + cluster.DecodeWeight*priced.steps
-	for _, q := range r.reqs {
-		if len(q.PromptIDs) > r.rule.MaxLocalPrefillLength {
+	followed := followRequest(compared, reqs, dep, priced)
+	stall := worstStall(compared)
+	r := &disaggRun{e: e, disaggDeployment: dep, disaggLoad: load, reqs: reqs, compared: compared,
+		transfers: scheduler.Summarise(compared.Disagg.TransferTimes()),
+		perGPU: disaggPerGPU{throughputMono: compared.ThroughputPerGPU(compared.Mono), throughputDisagg: compared.ThroughputPerGPU(compared.Dis),
+			goodputMono: compared.GoodputPerGPU(compared.Mono), goodputDisagg: compared.GoodputPerGPU(compared.Dis)},
+		followed: followed, stall: stall,
+		article: priceArticle(priced, stall.decodes, (load.promptMin+load.promptMax+load.outputMin+load.outputMax)/2),
+		sweep:   sweepLinks(priced, e, dep, followed.blocks),
+	}
+	r.work = compared.Monolithic.Counts.Plus(compared.Disagg.Counts).Work() + cluster.DecodeWeight*priced.steps
+	for _, q := range reqs {
+		if len(q.PromptIDs) > dep.rule.MaxLocalPrefillLength {
 			r.longPrompts++
 		}
 	}
 	return r, nil
 }
 
-// followProbe picks the request to follow: the remote one with the median
-// TTFT.
-func (r *disaggRun) followProbe() {
+// disaggDeploymentOf reads the deployments' knobs.
+func disaggDeploymentOf(v Values, e *engine) (disaggDeployment, error) {
+	link, err := cluster.LinkByID(v.Choice("link"))
+	if err != nil {
+		return disaggDeployment{}, err
+	}
+	d := disaggDeployment{tp: v.Int("tp"), prefill: v.Int("prefill_workers"), decode: v.Int("decode_workers"), budget: v.Int("budget"),
+		link: link, conditional: v.Choice("conditional") == "on",
+		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
+		bytesPerToken: e.pool.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(disaggBlock) * float64(e.pool.BytesPerToken)}
+	// max_num_seqs is vLLM's default on the GPU, capped at the budget as
+	// vLLM caps it (engines.md §2.1).
+	_, seqs := vllmBatch(e.gpu)
+	d.seqs = min(seqs, d.budget)
+	return d, nil
+}
+
+// followRequest picks the request to follow, the remote one with the median
+// TTFT, and prices its KV transfer and its prefill alone.
+func followRequest(c *cluster.Comparison, reqs []cluster.Request, dep disaggDeployment, timer scheduler.Timer) disaggFollowed {
+	const bs = disaggBlock
 	var remote []int
-	for i, j := range r.cmp.Disagg.Journeys {
+	for i, j := range c.Disagg.Journeys {
 		if j.Remote {
 			remote = append(remote, i)
 		}
 	}
 	sort.SliceStable(remote, func(a, b int) bool {
-		return r.cmp.Disagg.Requests[remote[a]].TTFT < r.cmp.Disagg.Requests[remote[b]].TTFT
+		return c.Disagg.Requests[remote[a]].TTFT < c.Disagg.Requests[remote[b]].TTFT
 	})
-	r.probeIdx = -1
+	f := disaggFollowed{index: -1}
 	if len(remote) > 0 {
-		r.probeIdx = remote[len(remote)/2]
-		r.probe = r.cmp.Disagg.Journeys[r.probeIdx]
+		f.index = remote[len(remote)/2]
+		f.journey = c.Disagg.Journeys[f.index]
 	}
-	r.probePrompt = len(r.reqs[max(r.probeIdx, 0)].PromptIDs)
-	r.probeBlocks = (r.probePrompt + disaggBlock - 1) / disaggBlock
-	r.probeXfer = r.link.Transfer(float64(r.probeBlocks) * r.blockBytes)
+	p := len(reqs[max(f.index, 0)].PromptIDs)
+	f.prompt, f.blocks = p, (p+bs-1)/bs
+	f.transfer = dep.link.Transfer(float64(f.blocks) * dep.blockBytes)
+	f.alone = prefillSeconds(timer, p, dep.budget) + timer.StepSeconds([]scheduler.Work{{NewTokens: p - (p-1)/bs*bs, Context: (p - 1) / bs * bs, Prefill: true}})
+	return f
 }
 
-// findStall finds the monolithic stall: the longest step, on any worker,
+// worstStall finds the monolithic stall: the longest step, on any worker,
 // that carried both a prefill and decodes.
-func (r *disaggRun) findStall() {
-	r.stallW, r.stallI = 0, -1
-	for w, steps := range r.cmp.Monolithic.DecodeSteps {
-		for i, st := range steps {
-			if st.PrefillTokens > 0 && st.DecodeTokens > 0 && (r.stallI < 0 || st.Duration > r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI].Duration) {
-				r.stallW, r.stallI = w, i
+func worstStall(c *cluster.Comparison) disaggStall {
+	st := disaggStall{step: -1}
+	for w, steps := range c.Monolithic.DecodeSteps {
+		for i, x := range steps {
+			if x.PrefillTokens > 0 && x.DecodeTokens > 0 && (st.step < 0 || x.Duration > c.Monolithic.DecodeSteps[st.worker][st.step].Duration) {
+				st.worker, st.step = w, i
 			}
 		}
 	}
-	if r.stallI >= 0 {
-		r.stallDecodes = r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI].DecodeTokens
+	if st.step >= 0 {
+		st.decodes = c.Monolithic.DecodeSteps[st.worker][st.step].DecodeTokens
 	}
+	return st
 }
 
-// price prices what the narration quotes beside the run: the article's
-// stall and KV sizes, the followed prompt alone, and the link sweep.
-func (r *disaggRun) price(timer scheduler.Timer) {
-	const bs = disaggBlock
-	// The article's stall, priced: a 4,000-token prompt in one step beside
-	// the decodes the worst observed step carried, each at the mean context.
-	meanCtx := (r.promptMin + r.promptMax + r.outputMin + r.outputMax) / 2
+// priceArticle prices the article's stall, a 4,000-token prompt in one step
+// beside decodes at meanCtx of context, and its KV sizes.
+func priceArticle(timer scheduler.Timer, decodes, meanCtx int) disaggArticle {
 	stallBatch := []scheduler.Work{{NewTokens: articleStallTokens, Prefill: true}}
-	for i := 0; i < r.stallDecodes; i++ {
+	for i := 0; i < decodes; i++ {
 		stallBatch = append(stallBatch, scheduler.Work{NewTokens: 1, Context: meanCtx})
 	}
-	r.stall4k = timer.StepSeconds(stallBatch)
-	r.kv70 = float64(4096 * hardware.MustModel("llama-3.1-70b").KVBytesPerToken(2))
-	r.articleT70 = articleAlphaRDMA + r.kv70/articleFabricBW
-	r.ndr = cluster.MustLink("ib-ndr")
-
-	// Link sweep: transfer time of a prompt's KV on each link against the
-	// prompt's own prefill time.
-	for n := 256; n <= min(contextLimit(r.e.model.MaxPositions), 131072); n *= 2 {
-		if (n+bs-1)/bs <= r.e.kvBlocks {
-			r.lengths = append(r.lengths, n)
-			r.prefillAt = append(r.prefillAt, prefillSeconds(timer, n, r.budget))
-		}
-	}
-	p := r.probePrompt
-	r.probeAlone = prefillSeconds(timer, p, r.budget) + timer.StepSeconds([]scheduler.Work{{NewTokens: p - (p-1)/bs*bs, Context: (p - 1) / bs * bs, Prefill: true}})
-	for _, id := range disaggSweepLinks {
-		ls := linkSweep{link: cluster.MustLink(id)}
-		for _, n := range r.lengths {
-			ls.times = append(ls.times, ls.link.Transfer(float64((n+bs-1)/bs)*r.blockBytes))
-		}
-		ls.probe = ls.link.Transfer(float64(r.probeBlocks) * r.blockBytes)
-		r.sweep = append(r.sweep, ls)
-	}
+	kv70 := float64(4096 * hardware.MustModel("llama-3.1-70b").KVBytesPerToken(2))
+	return disaggArticle{stall4k: timer.StepSeconds(stallBatch), kv70: kv70, t70: articleAlphaRDMA + kv70/articleFabricBW, ndr: cluster.MustLink("ib-ndr")}
 }
 
-// probeKV is the followed request's KV per GPU, in bytes.
-func (r *disaggRun) probeKV() float64 { return float64(r.probeBlocks) * r.blockBytes }
+// sweepLinks prices, for prompts of doubling lengths that fit the pool,
+// each one's prefill alone and its KV's transfer on each link of the sweep,
+// and the followed prompt's (followedBlocks) on each.
+func sweepLinks(timer scheduler.Timer, e *engine, dep disaggDeployment, followedBlocks int) disaggSweep {
+	const bs = disaggBlock
+	var sw disaggSweep
+	for n := 256; n <= min(contextLimit(e.model.MaxPositions), 131072); n *= 2 {
+		if (n+bs-1)/bs <= e.kvBlocks {
+			sw.lengths = append(sw.lengths, n)
+			sw.prefill = append(sw.prefill, prefillSeconds(timer, n, dep.budget))
+		}
+	}
+	for _, id := range disaggSweepLinks {
+		ls := linkSweep{link: cluster.MustLink(id)}
+		for _, n := range sw.lengths {
+			ls.times = append(ls.times, ls.link.Transfer(float64((n+bs-1)/bs)*dep.blockBytes))
+		}
+		ls.probe = ls.link.Transfer(float64(followedBlocks) * dep.blockBytes)
+		sw.links = append(sw.links, ls)
+	}
+	return sw
+}
+
+// followedKV is the followed request's KV per GPU, in bytes.
+func (r *disaggRun) followedKV() float64 { return float64(r.followed.blocks) * r.blockBytes }
 
 func (r *disaggRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
@@ -327,7 +388,7 @@ func (r *disaggRun) script() *Script {
 }
 
 func (r *disaggRun) metrics() []Metric {
-	mono, dis := r.cmp.Mono, r.cmp.Dis
+	mono, dis := r.compared.Mono, r.compared.Dis
 	return []Metric{
 		{Key: "ttft_p50_ms_monolithic", Label: "Monolithic: median TTFT", Unit: "ms", Value: ms(mono.TTFT.P50)},
 		{Key: "ttft_p50_ms_disagg", Label: "Disaggregated: median TTFT", Unit: "ms", Value: ms(dis.TTFT.P50)},
@@ -339,15 +400,15 @@ func (r *disaggRun) metrics() []Metric {
 		{Key: "itl_p99_ms_disagg", Label: "Disaggregated: p99 ITL", Unit: "ms", Value: ms(dis.ITL.P99)},
 		{Key: "itl_max_ms_monolithic", Label: "Monolithic: worst ITL", Unit: "ms", Value: ms(mono.ITL.Max)},
 		{Key: "itl_max_ms_disagg", Label: "Disaggregated: worst ITL", Unit: "ms", Value: ms(dis.ITL.Max)},
-		{Key: "transfer_ms", Label: "Mean KV transfer time per request", Unit: "ms", Value: round4(1000 * r.xfer.Mean)},
-		{Key: "transfer_p99_ms", Label: "p99 KV transfer time", Unit: "ms", Value: round4(1000 * r.xfer.P99)},
-		{Key: "kv_mb_per_gpu", Label: "KV one GPU sends for the followed request", Unit: "MB", Value: round2(r.probeKV() / 1e6)},
-		{Key: "throughput_per_gpu_monolithic", Label: "Monolithic: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.thrMono)},
-		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.thrDis)},
-		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.goodMono)},
-		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.goodDis)},
-		{Key: "gpus", Label: "GPUs in each deployment", Unit: "GPUs", Value: float64(r.cmp.GPUs)},
-		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Unit: "requests", Value: float64(r.cmp.Disagg.Local)},
+		{Key: "transfer_ms", Label: "Mean KV transfer time per request", Unit: "ms", Value: round4(1000 * r.transfers.Mean)},
+		{Key: "transfer_p99_ms", Label: "p99 KV transfer time", Unit: "ms", Value: round4(1000 * r.transfers.P99)},
+		{Key: "kv_mb_per_gpu", Label: "KV one GPU sends for the followed request", Unit: "MB", Value: round2(r.followedKV() / 1e6)},
+		{Key: "throughput_per_gpu_monolithic", Label: "Monolithic: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.perGPU.throughputMono)},
+		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.perGPU.throughputDisagg)},
+		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.perGPU.goodputMono)},
+		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.perGPU.goodputDisagg)},
+		{Key: "gpus", Label: "GPUs in each deployment", Unit: "GPUs", Value: float64(r.compared.GPUs)},
+		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Unit: "requests", Value: float64(r.compared.Disagg.Local)},
 	}
 }
 
@@ -360,7 +421,7 @@ func timesText(a, b float64) string {
 }
 
 func (r *disaggRun) claims() []Claim {
-	ndr := r.ndr
+	ndr := r.article.ndr
 	return []Claim{{
 		What:    "Formulation 3's constants",
 		Article: fmt.Sprintf("α_RDMA ≈ %.1f µs; BW_fabric = 400 Gbps = %.0f GB/s", articleAlphaRDMA*1e6, articleFabricBW/1e9),
@@ -371,19 +432,19 @@ func (r *disaggRun) claims() []Claim {
 		What:    "\"Sub-millisecond inter-node KV migration\"",
 		Article: "sub-millisecond latency over 400 Gbps RDMA",
 		Model: fmt.Sprintf("a 4,096-token Llama-3.1-70B KV is %s: %s by the article's own formula (α + bytes/50 GB/s), %s at the measured NDR rate; here the followed %s-token prompt's %s per GPU takes %s over %s",
-			bytesText(r.kv70), msText(r.articleT70), msText(ndr.Transfer(r.kv70)), comma(r.probePrompt), bytesText(r.probeKV()), msText(r.probeXfer), r.link.Name),
+			bytesText(r.article.kv70), msText(r.article.t70), msText(ndr.Transfer(r.article.kv70)), comma(r.followed.prompt), bytesText(r.followedKV()), msText(r.followed.transfer), r.link.Name),
 		Why: "Sub-millisecond holds only for small transfers (a few blocks) or when the KV is split over many NICs; a whole prompt's KV is hundreds of MB to GB, so the bytes term, not α, sets the time.",
 	}, {
 		What:    fmt.Sprintf("A %s-token prefill stalls the decodes", comma(articleStallTokens)),
 		Article: fmt.Sprintf("%d ms of latency spikes (GPU and model not stated)", articleStallMSDisagg),
 		Model: fmt.Sprintf("a %s-token prefill beside %d decodes: a %s step on %d× %s with %s; in the run the worst ITL was %s monolithic vs %s disaggregated",
-			comma(articleStallTokens), r.stallDecodes, msText(r.stall4k), r.tp, r.e.gpu.Name, r.e.model.Name, msText(r.cmp.Mono.ITL.Max), msText(r.cmp.Dis.ITL.Max)),
+			comma(articleStallTokens), r.stall.decodes, msText(r.article.stall4k), r.tp, r.e.gpu.Name, r.e.model.Name, msText(r.compared.Mono.ITL.Max), msText(r.compared.Dis.ITL.Max)),
 		Why: "The model prices the step from its FLOPs and bytes on the chosen GPUs (core/hardware); the article's 100 ms is a round figure for an unstated GPU and model. In the run a step can carry more than one prompt, up to the token budget, so the worst gap can exceed one prompt's stall.",
 	}, {
 		What:    "Disaggregation's throughput gain (Dynamo docs)",
 		Article: fmt.Sprintf("+%.0f%% throughput/GPU on one node, over %d× on two (R1-Distill-Llama-70B FP8, H100, ISL 3K / OSL 150)", 100*(dynamoGainOneNode-1), dynamoGainTwoNodes),
 		Model: fmt.Sprintf("output tokens/s per GPU: %s (%.0f vs %.0f); goodput per GPU under the SLO: %s, on %d GPUs with %d prefill + %d decode %s at %g req/s",
-			timesText(r.thrDis, r.thrMono), r.thrDis, r.thrMono, timesText(r.goodDis, r.goodMono), r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"), r.rate),
+			timesText(r.perGPU.throughputDisagg, r.perGPU.throughputMono), r.perGPU.throughputDisagg, r.perGPU.throughputMono, timesText(r.perGPU.goodputDisagg, r.perGPU.goodputMono), r.compared.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"), r.rate),
 		Why: "Dynamo's figure is measured at a latency target with each pool's TP and size tuned, in FP8; here both pools share one TP degree in BF16 and serve the offered rate, so per-GPU throughput only moves when one deployment saturates — raise the rate or tune the split to see where each one breaks.",
 	}}
 }
@@ -419,7 +480,7 @@ func poolOf(label, prefix string, steps [][]scheduler.Step, t float64, lines fun
 // decode pools with each worker's requests in flight, and the link between
 // them; with travel, the followed request's KV crossing it.
 func (r *disaggRun) disaggCluster(id, title string, t float64, travel bool, marks []scene.Mark) scene.Scene {
-	d := r.cmp.Disagg
+	d := r.compared.Disagg
 	pre := poolOf(r.poolLabel("prefill"), "P", d.PrefillSteps, t, nil)
 	dec := poolOf(r.poolLabel("decode"), "D", d.DecodeSteps, t, nil)
 	c := &scene.Cluster{Pools: []scene.Pool{pre, dec},
@@ -427,8 +488,8 @@ func (r *disaggRun) disaggCluster(id, title string, t float64, travel bool, mark
 	if t >= 0 {
 		c.QueueLabel, c.QueueUnit = "requests running + waiting on the worker", "in flight"
 	}
-	if travel && r.probeIdx >= 0 {
-		p := r.probe
+	if travel && r.followed.index >= 0 {
+		p := r.followed.journey
 		c.Travel = &scene.Travel{Ref: "req:" + reqName(p.ID), Group: p.ID, From: fmt.Sprintf("P%d", p.PrefillWorker+1), To: fmt.Sprintf("D%d", p.DecodeWorker+1),
 			Label: fmt.Sprintf("%s's KV: %s per GPU", reqName(p.ID), bytesText(p.Bytes))}
 	}
@@ -437,7 +498,7 @@ func (r *disaggRun) disaggCluster(id, title string, t float64, travel bool, mark
 
 // monoCluster is the monolithic deployment's workers.
 func (r *disaggRun) monoCluster(lines func(w int) []string) scene.Scene {
-	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.prefill+r.decode, r.tp, r.e.gpu.Name), "W", r.cmp.Monolithic.DecodeSteps, -1, lines)
+	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.prefill+r.decode, r.tp, r.e.gpu.Name), "W", r.compared.Monolithic.DecodeSteps, -1, lines)
 	return scene.Scene{Kind: scene.KindCluster, ID: "mono-cluster", Title: "The monolithic deployment: every worker prefills and decodes",
 		Cluster: &scene.Cluster{Pools: []scene.Pool{pool}}}
 }
@@ -445,16 +506,16 @@ func (r *disaggRun) monoCluster(lines func(w int) []string) scene.Scene {
 // window is the interval the step timelines zoom to: a dozen steps either
 // side of the stall, or the first 25 steps of W1 when there was none.
 func (r *disaggRun) window() (float64, float64) {
-	if r.stallI < 0 {
-		steps := r.cmp.Monolithic.DecodeSteps[0]
+	if r.stall.step < 0 {
+		steps := r.compared.Monolithic.DecodeSteps[0]
 		if len(steps) == 0 {
 			return 0, 1
 		}
 		last := steps[min(len(steps)-1, 24)]
 		return steps[0].Start, last.Start + last.Duration
 	}
-	steps := r.cmp.Monolithic.DecodeSteps[r.stallW]
-	a, b := max(0, r.stallI-12), min(len(steps)-1, r.stallI+12)
+	steps := r.compared.Monolithic.DecodeSteps[r.stall.worker]
+	a, b := max(0, r.stall.step-12), min(len(steps)-1, r.stall.step+12)
 	return steps[a].Start, steps[b].Start + steps[b].Duration
 }
 
@@ -512,7 +573,7 @@ func mergedLane(label string, steps []scheduler.Step) scene.Lane {
 // transferLane is the KV transfers that overlap [t0, t1).
 func (r *disaggRun) transferLane(t0, t1 float64) scene.Lane {
 	l := scene.Lane{Label: "KV transfers"}
-	for _, j := range r.cmp.Disagg.Journeys {
+	for _, j := range r.compared.Disagg.Journeys {
 		if j.Remote && j.TransferEnd > t0 && j.TransferStart < t1 {
 			l.Bars = append(l.Bars, scene.Span{Start: msr(max(j.TransferStart, t0)), End: msr(min(j.TransferEnd, t1)), Label: reqName(j.ID), Class: "transfer"})
 		}
@@ -525,19 +586,19 @@ func (r *disaggRun) transferLane(t0, t1 float64) scene.Lane {
 func (r *disaggRun) timelines(monoMarks, disMarks []scene.Mark) (mono, dis scene.Scene) {
 	t0, t1 := r.window()
 	zoom := &scene.Window{Start: msr(t0), End: msr(t1), Label: "25 steps around the stall"}
-	w := fmt.Sprintf("monolithic W%d", r.stallW+1)
-	lane, _ := stepLane(w, r.cmp.Monolithic.DecodeSteps[r.stallW], r.stallI, t0, t1)
+	w := fmt.Sprintf("monolithic W%d", r.stall.worker+1)
+	lane, _ := stepLane(w, r.compared.Monolithic.DecodeSteps[r.stall.worker], r.stall.step, t0, t1)
 	mono = scene.Scene{Kind: scene.KindJourney, ID: "steps-mono", Title: "A monolithic worker's steps, zoomed on its worst stall (ms)", Main: true, Marks: monoMarks,
 		Journey: &scene.Journey{Unit: "ms", Lanes: []scene.Lane{lane}, Zoom: zoom,
-			Context: []scene.Lane{mergedLane(w, r.cmp.Monolithic.DecodeSteps[r.stallW])}, ContextLabel: "the whole run (steps with a prefill in violet)"}}
+			Context: []scene.Lane{mergedLane(w, r.compared.Monolithic.DecodeSteps[r.stall.worker])}, ContextLabel: "the whole run (steps with a prefill in violet)"}}
 	var lanes, ctx []scene.Lane
-	if len(r.cmp.Disagg.PrefillSteps) > 0 {
-		l, _ := stepLane("prefill P1", r.cmp.Disagg.PrefillSteps[0], -1, t0, t1)
-		lanes, ctx = append(lanes, l), append(ctx, mergedLane("prefill P1", r.cmp.Disagg.PrefillSteps[0]))
+	if len(r.compared.Disagg.PrefillSteps) > 0 {
+		l, _ := stepLane("prefill P1", r.compared.Disagg.PrefillSteps[0], -1, t0, t1)
+		lanes, ctx = append(lanes, l), append(ctx, mergedLane("prefill P1", r.compared.Disagg.PrefillSteps[0]))
 	}
-	dl, _ := stepLane("decode D1", r.cmp.Disagg.DecodeSteps[0], -1, t0, t1)
+	dl, _ := stepLane("decode D1", r.compared.Disagg.DecodeSteps[0], -1, t0, t1)
 	lanes = append(lanes, r.transferLane(t0, t1), dl)
-	ctx = append(ctx, r.transferLane(0, math.Inf(1)), mergedLane("decode D1", r.cmp.Disagg.DecodeSteps[0]))
+	ctx = append(ctx, r.transferLane(0, math.Inf(1)), mergedLane("decode D1", r.compared.Disagg.DecodeSteps[0]))
 	same := *zoom
 	same.Label = "the interval of the monolithic stall"
 	dis = scene.Scene{Kind: scene.KindJourney, ID: "steps-disagg", Title: "The disaggregated pools over the same interval (ms)", Main: true, Marks: disMarks,
@@ -548,12 +609,12 @@ func (r *disaggRun) timelines(monoMarks, disMarks []scene.Mark) (mono, dis scene
 // stallRef is the reference of the stall's bar in the monolithic timeline
 // ("" when no step mixed a prefill with decodes).
 func (r *disaggRun) stallRef() string {
-	if r.stallI < 0 {
+	if r.stall.step < 0 {
 		return ""
 	}
 	t0, t1 := r.window()
-	w := fmt.Sprintf("monolithic W%d", r.stallW+1)
-	_, at := stepLane(w, r.cmp.Monolithic.DecodeSteps[r.stallW], r.stallI, t0, t1)
+	w := fmt.Sprintf("monolithic W%d", r.stall.worker+1)
+	_, at := stepLane(w, r.compared.Monolithic.DecodeSteps[r.stall.worker], r.stall.step, t0, t1)
 	return "span:" + w + ":" + strconv.Itoa(at)
 }
 
@@ -561,7 +622,7 @@ func (r *disaggRun) stallRef() string {
 // hit hardest, in both deployments.
 func (r *disaggRun) itlScene() scene.Scene {
 	worst, worstGap := 0, -1.0
-	for i, m := range r.cmp.Monolithic.Requests {
+	for i, m := range r.compared.Monolithic.Requests {
 		for _, g := range m.ITL {
 			if g > worstGap {
 				worst, worstGap = i, g
@@ -572,7 +633,7 @@ func (r *disaggRun) itlScene() scene.Scene {
 	for _, d := range []struct {
 		name string
 		m    scheduler.RequestMetrics
-	}{{"monolithic", r.cmp.Monolithic.Requests[worst]}, {"disaggregated", r.cmp.Disagg.Requests[worst]}} {
+	}{{"monolithic", r.compared.Monolithic.Requests[worst]}, {"disaggregated", r.compared.Disagg.Requests[worst]}} {
 		sr := scene.Series{Name: d.name}
 		for k, g := range d.m.ITL {
 			sr.X, sr.Y = append(sr.X, float64(k+2)), append(sr.Y, ms(g))
@@ -600,21 +661,21 @@ func (r *disaggRun) formulaScene() scene.Scene {
 		Expr: "T = α + B · S_block / (BW · η)",
 		Terms: []scene.Term{
 			{Symbol: "α", Meaning: "fixed start-up cost of " + link.Name, Value: fmt.Sprintf("%g µs", round2(link.Alpha*1e6))},
-			{Symbol: "B", Meaning: fmt.Sprintf("blocks of %s's %s-token prompt (⌈%d / %d⌉)", reqName(r.probe.ID), comma(r.probePrompt), r.probePrompt, bs), Value: comma(r.probeBlocks)},
+			{Symbol: "B", Meaning: fmt.Sprintf("blocks of %s's %s-token prompt (⌈%d / %d⌉)", reqName(r.followed.journey.ID), comma(r.followed.prompt), r.followed.prompt, bs), Value: comma(r.followed.blocks)},
 			{Symbol: "S_block", Meaning: fmt.Sprintf("bytes one GPU holds per block: %d tokens × S_entry %s B / %d GPUs", bs, comma(int(r.sEntry)), int(r.sEntry/r.bytesPerToken)), Value: comma(int(r.blockBytes)) + " B"},
 			{Symbol: "BW", Meaning: "nominal rate per direction", Value: gbps(link.Bandwidth)},
 			{Symbol: "η", Meaning: "measured share of it: " + link.Note, Value: strconv.FormatFloat(link.Eff, 'f', 3, 64)},
 		},
-		Result: fmt.Sprintf("%s + %s / %s = %s", msText(link.Alpha), bytesText(r.probeKV()), gbps(link.Effective()), msText(r.probeXfer)),
+		Result: fmt.Sprintf("%s + %s / %s = %s", msText(link.Alpha), bytesText(r.followedKV()), gbps(link.Effective()), msText(r.followed.transfer)),
 	}}
 }
 
 // journeyScene is the followed request from arrival to its last token,
 // zoomed from its arrival to its first token, with marks.
 func (r *disaggRun) journeyScene(marks []scene.Mark) scene.Scene {
-	p := r.probe
+	p := r.followed.journey
 	journey := scene.Scene{Kind: scene.KindJourney, ID: "journey", Main: true, Marks: marks, Title: fmt.Sprintf("%s from arrival to its last token (ms)", reqName(p.ID))}
-	if r.probeIdx < 0 {
+	if r.followed.index < 0 {
 		journey.Journey = &scene.Journey{Unit: "ms"}
 		return journey
 	}
@@ -630,16 +691,16 @@ func (r *disaggRun) journeyScene(marks []scene.Mark) scene.Scene {
 }
 
 // at is a time of the followed request in ms since its arrival.
-func (r *disaggRun) at(x float64) float64 { return ms(x - r.probe.Arrival) }
+func (r *disaggRun) at(x float64) float64 { return ms(x - r.followed.journey.Arrival) }
 
 // journeyLanes are the followed request's lanes: its prefill worker, the
 // link and its decode worker, without empty bars.
 func (r *disaggRun) journeyLanes() []scene.Lane {
-	p, at := r.probe, r.at
+	p, at := r.followed.journey, r.at
 	lanes := []scene.Lane{
 		{Label: fmt.Sprintf("prefill P%d", p.PrefillWorker+1), Bars: []scene.Span{
 			{Start: 0, End: at(p.PrefillStart), Label: "queued", Class: "wait"},
-			{Start: at(p.PrefillStart), End: at(p.PrefillEnd), Label: fmt.Sprintf("prefill %s tokens", comma(r.probePrompt)), Class: "prefill"}}},
+			{Start: at(p.PrefillStart), End: at(p.PrefillEnd), Label: fmt.Sprintf("prefill %s tokens", comma(r.followed.prompt)), Class: "prefill"}}},
 		{Label: "link", Bars: []scene.Span{
 			{Start: at(p.PrefillEnd), End: at(p.TransferStart), Label: "link busy", Class: "wait"},
 			{Start: at(p.TransferStart), End: at(p.TransferEnd), Label: "KV " + bytesText(p.Bytes) + " per GPU", Class: "transfer", Highlight: true}}},
@@ -647,7 +708,7 @@ func (r *disaggRun) journeyLanes() []scene.Lane {
 			{Start: at(p.TransferEnd), End: at(p.KVPlaced), Label: "waits for room", Class: "wait"},
 			{Start: at(p.KVPlaced), End: at(p.DecodeAdmit), Label: "waits for a step", Class: "wait"},
 			{Start: at(p.DecodeAdmit), End: at(p.FirstToken), Label: "tail + token 1", Class: "prefill"},
-			{Start: at(p.FirstToken), End: at(p.LastToken), Label: fmt.Sprintf("%d more tokens", r.reqs[r.probeIdx].Output-1), Class: "decode"}}},
+			{Start: at(p.FirstToken), End: at(p.LastToken), Label: fmt.Sprintf("%d more tokens", r.reqs[r.followed.index].Output-1), Class: "decode"}}},
 	}
 	for i := range lanes {
 		kept := lanes[i].Bars[:0]
@@ -679,7 +740,7 @@ func journeyRef(lanes []scene.Lane, lane, cls string) string {
 
 // percentileScene sets both deployments' percentiles side by side.
 func (r *disaggRun) percentileScene() scene.Scene {
-	mono, dis := r.cmp.Mono, r.cmp.Dis
+	mono, dis := r.compared.Mono, r.compared.Dis
 	tbl := &scene.Table{Columns: []string{"", "monolithic", "disaggregated"}}
 	row := func(name string, a, b float64, unit string) {
 		tbl.Rows = append(tbl.Rows, []string{name, strconv.FormatFloat(a, 'f', 1, 64) + unit, strconv.FormatFloat(b, 'f', 1, 64) + unit})
@@ -691,10 +752,10 @@ func (r *disaggRun) percentileScene() scene.Scene {
 	row("ITL p99", 1000*mono.ITL.P99, 1000*dis.ITL.P99, " ms")
 	row("ITL max", 1000*mono.ITL.Max, 1000*dis.ITL.Max, " ms")
 	row("TPOT p50", 1000*mono.TPOT.P50, 1000*dis.TPOT.P50, " ms")
-	row("output tokens/s per GPU", r.thrMono, r.thrDis, "")
+	row("output tokens/s per GPU", r.perGPU.throughputMono, r.perGPU.throughputDisagg, "")
 	row("SLO attainment", 100*mono.SLOAttainment, 100*dis.SLOAttainment, "%")
-	tbl.Rows = append(tbl.Rows, []string{"goodput per GPU", strconv.FormatFloat(r.goodMono, 'f', 3, 64) + " req/s", strconv.FormatFloat(r.goodDis, 'f', 3, 64) + " req/s"})
-	return scene.Scene{Kind: scene.KindTable, ID: "percentiles", Title: fmt.Sprintf("Same %d requests, same %d GPUs", len(r.reqs), r.cmp.GPUs), Table: tbl}
+	tbl.Rows = append(tbl.Rows, []string{"goodput per GPU", strconv.FormatFloat(r.perGPU.goodputMono, 'f', 3, 64) + " req/s", strconv.FormatFloat(r.perGPU.goodputDisagg, 'f', 3, 64) + " req/s"})
+	return scene.Scene{Kind: scene.KindTable, ID: "percentiles", Title: fmt.Sprintf("Same %d requests, same %d GPUs", len(r.reqs), r.compared.GPUs), Table: tbl}
 }
 
 // linkScenes are the link sweep: transfer per link against the prompt's
@@ -702,14 +763,14 @@ func (r *disaggRun) percentileScene() scene.Scene {
 func (r *disaggRun) linkScenes() (scene.Scene, *scene.Table) {
 	chart := &scene.Chart{Type: scene.Line, XLabel: "prompt", XUnit: "tokens", YLabel: "time", YUnit: "ms", XLog: true, YLog: true}
 	pre := scene.Series{Name: "prefill of the prompt (one worker, alone)"}
-	for i, n := range r.lengths {
-		pre.X, pre.Y = append(pre.X, float64(n)), append(pre.Y, ms(r.prefillAt[i]))
+	for i, n := range r.sweep.lengths {
+		pre.X, pre.Y = append(pre.X, float64(n)), append(pre.Y, ms(r.sweep.prefill[i]))
 	}
 	chart.Series = append(chart.Series, pre)
-	tbl := &scene.Table{Columns: []string{"link", "α", "BW · η", fmt.Sprintf("%s's KV (%s tokens)", reqName(r.probe.ID), comma(r.probePrompt)), "share of its TTFT alone"}}
-	for _, ls := range r.sweep {
+	tbl := &scene.Table{Columns: []string{"link", "α", "BW · η", fmt.Sprintf("%s's KV (%s tokens)", reqName(r.followed.journey.ID), comma(r.followed.prompt)), "share of its TTFT alone"}}
+	for _, ls := range r.sweep.links {
 		sr := scene.Series{Name: ls.link.Name}
-		for i, n := range r.lengths {
+		for i, n := range r.sweep.lengths {
 			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, round4(1000*ls.times[i]))
 		}
 		chart.Series = append(chart.Series, sr)
@@ -717,13 +778,13 @@ func (r *disaggRun) linkScenes() (scene.Scene, *scene.Table) {
 		if ls.link.ID == r.link.ID {
 			name += " (chosen)"
 		}
-		tbl.Rows = append(tbl.Rows, []string{name, fmt.Sprintf("%g µs", round2(ls.link.Alpha*1e6)), gbps(ls.link.Effective()), msText(ls.probe), pct(ls.probe / (r.probeAlone + ls.probe))})
+		tbl.Rows = append(tbl.Rows, []string{name, fmt.Sprintf("%g µs", round2(ls.link.Alpha*1e6)), gbps(ls.link.Effective()), msText(ls.probe), pct(ls.probe / (r.followed.alone + ls.probe))})
 	}
 	return scene.Scene{Kind: scene.KindChart, ID: "links", Title: "KV transfer per link vs the prompt's prefill", Chart: chart}, tbl
 }
 
 // ndrProbe is the followed request's KV over one NDR NIC.
-func (r *disaggRun) ndrProbe() float64 { return r.ndr.Transfer(r.probeKV()) }
+func (r *disaggRun) ndrProbe() float64 { return r.article.ndr.Transfer(r.followedKV()) }
 
 // seqsCap says where max_num_seqs comes from: vLLM's default on the GPU,
 // capped at the token budget as vLLM caps it.
@@ -736,12 +797,12 @@ func (r *disaggRun) seqsCap() string {
 
 // steps narrates the run.
 func (r *disaggRun) steps() []Step {
-	mono, dis := r.cmp.Mono, r.cmp.Dis
+	mono, dis := r.compared.Mono, r.compared.Dis
 	itl := r.itlScene()
 	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s, at most %s requests at once (max_num_seqs%s). "+
 		"The monolithic deployment has %d workers that each prefill and decode their own requests; the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s.",
 		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name, comma(r.seqs), r.seqsCap(),
-		r.prefill+r.decode, r.cmp.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
+		r.prefill+r.decode, r.compared.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
 	a := &annotate{scene: "cluster"}
 	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)
 	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d decode %s", r.decode, plural(r.decode, "worker", "workers")), fmt.Sprintf("%d decode", r.decode), setup)
@@ -752,7 +813,7 @@ func (r *disaggRun) steps() []Step {
 		comma(r.budget), r.stallText(), 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max)
 	b := &annotate{scene: "steps-mono"}
 	if ref := r.stallRef(); ref != "" {
-		st := r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI]
+		st := r.compared.Monolithic.DecodeSteps[r.stall.worker][r.stall.step]
 		b.mark(ref, "stall: "+msText(st.Duration), "The worst such step", stall)
 	}
 	smooth := fmt.Sprintf("Each prompt is computed on a prefill worker, its KV crosses the %s, and a decode worker generates the tokens. The decode worker never computes a prompt — only the last partial block of each arriving one — so its steps stay short: "+
@@ -768,15 +829,15 @@ func (r *disaggRun) steps() []Step {
 			r.monoCluster(func(int) []string { return []string{"prefills and decodes"} })},
 	}, {
 		Title: "Monolithic: every prefill stalls the decodes", Narration: stall, Mentions: b.mentions,
-		Scenes: []scene.Scene{monoTimeline, itl, deploymentCards("Monolithic", mono, r.thrMono)},
+		Scenes: []scene.Scene{monoTimeline, itl, deploymentCards("Monolithic", mono, r.perGPU.throughputMono)},
 	}, {
 		Quiz: choiceQuiz("Now the prompts go to a separate prefill pool. Will the decode worker's p99 ITL be below or above the monolithic p99?",
 			[]string{"below", "above"}, map[bool]string{true: "below", false: "above"}[dis.ITL.P99 < mono.ITL.P99],
 			"A decode worker's steps carry only decodes (and each arriving prompt's short tail), so no step waits for a long prefill."),
 		Title: "Separate pools: smooth decodes", Narration: smooth, Mentions: c.mentions,
-		Scenes: []scene.Scene{disTimeline, itl, deploymentCards("Disaggregated", dis, r.thrDis)},
+		Scenes: []scene.Scene{disTimeline, itl, deploymentCards("Disaggregated", dis, r.perGPU.throughputDisagg)},
 	}, r.formulaStep()}
-	if r.probeIdx >= 0 {
+	if r.followed.index >= 0 {
 		steps = append(steps, r.journeyStep())
 	}
 	return append(steps, r.tradeSteps()...)
@@ -793,42 +854,42 @@ func (r *disaggRun) poolLabel(kind string) string {
 func (r *disaggRun) formulaStep() Step {
 	narration := fmt.Sprintf("The article's formula for moving B blocks of S_block bytes: T = α + B·S_block/BW. With the measured efficiency η the chosen link moves %s's %s of KV per GPU in %s. "+
 		"Across the run the mean transfer took %s (p99 %s); α is %.2f%% of it — the bytes decide.",
-		reqName(r.probe.ID), bytesText(r.probeKV()), msText(r.probeXfer), msText(r.xfer.Mean), msText(r.xfer.P99), 100*r.link.Alpha/math.Max(r.probeXfer, 1e-12))
+		reqName(r.followed.journey.ID), bytesText(r.followedKV()), msText(r.followed.transfer), msText(r.transfers.Mean), msText(r.transfers.P99), 100*r.link.Alpha/math.Max(r.followed.transfer, 1e-12))
 	a := &annotate{scene: "cluster"}
-	a.mark("link:KV", fmt.Sprintf("T = %s for %s", msText(r.probeXfer), bytesText(r.probeKV())), "the chosen link", narration)
-	if r.probeIdx >= 0 {
-		a.mark("req:"+reqName(r.probe.ID), "", fmt.Sprintf("%s's %s of KV", reqName(r.probe.ID), bytesText(r.probeKV())), narration)
+	a.mark("link:KV", fmt.Sprintf("T = %s for %s", msText(r.followed.transfer), bytesText(r.followedKV())), "the chosen link", narration)
+	if r.followed.index >= 0 {
+		a.mark("req:"+reqName(r.followed.journey.ID), "", fmt.Sprintf("%s's %s of KV", reqName(r.followed.journey.ID), bytesText(r.followedKV())), narration)
 	}
-	t := r.probe.TransferStart
+	t := r.followed.journey.TransferStart
 	return Step{
 		Quiz: numberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
-			reqName(r.probe.ID), comma(r.probePrompt), r.tp, comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
-			round2(1000*r.probeXfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
+			reqName(r.followed.journey.ID), comma(r.followed.prompt), r.tp, comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
+			round2(1000*r.followed.transfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
 		Title: "Formulation 3, live", Narration: narration, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("At %.2f s: %s's KV leaves its prefill worker", t, reqName(r.probe.ID)), t, true, a.marks), r.formulaScene()},
+		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("At %.2f s: %s's KV leaves its prefill worker", t, reqName(r.followed.journey.ID)), t, true, a.marks), r.formulaScene()},
 	}
 }
 
 // stallText narrates the worst monolithic step that mixed a prefill with
 // decodes.
 func (r *disaggRun) stallText() string {
-	if r.stallI < 0 {
+	if r.stall.step < 0 {
 		return "No step mixed a prefill with decodes in this run."
 	}
-	st := r.cmp.Monolithic.DecodeSteps[r.stallW][r.stallI]
+	st := r.compared.Monolithic.DecodeSteps[r.stall.worker][r.stall.step]
 	return fmt.Sprintf("The worst such step, on W%d, computed %s prompt tokens beside %d decodes and took %s, while a decode-only step takes about %s (the article: a 4,000-token prompt stalls tables for 100 ms; here such a step takes %s).",
-		r.stallW+1, comma(st.PrefillTokens), st.DecodeTokens, msText(st.Duration), msText(r.cmp.Dis.ITL.P50), msText(r.stall4k))
+		r.stall.worker+1, comma(st.PrefillTokens), st.DecodeTokens, msText(st.Duration), msText(r.compared.Dis.ITL.P50), msText(r.article.stall4k))
 }
 
 // journeyStep follows one remote request through both pools.
 func (r *disaggRun) journeyStep() Step {
-	p := r.probe
+	p := r.followed.journey
 	narration := fmt.Sprintf("%s (the median TTFT) %s for prefill worker P%d, was prefilled in %s, crossed the link in %s%s,%s then decode worker D%d computed its last partial block with the running decodes and sampled token 1 at %s: that is its TTFT. "+
 		"Its remaining %d tokens came every %s on average.",
 		reqName(p.ID), waited(p.PrefillStart-p.Arrival), p.PrefillWorker+1, msText(p.PrefillEnd-p.PrefillStart), msText(p.TransferEnd-p.TransferStart),
 		map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", msText(p.TransferStart-p.PrefillEnd)), false: ""}[p.TransferStart > p.PrefillEnd],
 		map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", msText(p.KVPlaced-p.TransferEnd)), false: ""}[p.KVPlaced > p.TransferEnd],
-		p.DecodeWorker+1, msText(p.FirstToken-p.Arrival), r.reqs[r.probeIdx].Output-1, msText(r.cmp.Disagg.Requests[r.probeIdx].TPOT))
+		p.DecodeWorker+1, msText(p.FirstToken-p.Arrival), r.reqs[r.followed.index].Output-1, msText(r.compared.Disagg.Requests[r.followed.index].TPOT))
 	lanes := r.journeyLanes()
 	a := &annotate{scene: "journey"}
 	for _, m := range []struct{ lane, cls, label, text string }{
@@ -846,16 +907,16 @@ func (r *disaggRun) journeyStep() Step {
 // tradeSteps are the closing steps: the trade, the link and the
 // conditional rule.
 func (r *disaggRun) tradeSteps() []Step {
-	mono, dis := r.cmp.Mono, r.cmp.Dis
+	mono, dis := r.compared.Mono, r.compared.Dis
 	linkChart, linkTbl := r.linkScenes()
 	ttftWinner := map[bool]string{true: "disaggregated", false: "monolithic"}[dis.TTFT.P99 < mono.TTFT.P99]
 	trade := fmt.Sprintf("p99 ITL: %.1f ms monolithic vs %.1f ms disaggregated. Median TTFT: %.1f vs %.1f ms, p99 %.1f vs %.1f ms — each disaggregated TTFT carries a transfer (mean %s) and a decode step, and %d of %d GPUs do all the prefills. "+
 		"Output tokens per second per GPU: %.0f vs %.0f; requests meeting the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms): %.0f%% vs %.0f%%.",
-		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.xfer.Mean), r.prefill*r.tp, r.cmp.GPUs,
-		r.thrMono, r.thrDis, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment)
+		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.transfers.Mean), r.prefill*r.tp, r.compared.GPUs,
+		r.perGPU.throughputMono, r.perGPU.throughputDisagg, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment)
 	a := &annotate{scene: "cluster"}
-	a.mark("link:KV", "mean transfer "+msText(r.xfer.Mean), "each disaggregated TTFT carries a transfer", trade)
-	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.tp, r.cmp.GPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.tp, r.cmp.GPUs), trade)
+	a.mark("link:KV", "mean transfer "+msText(r.transfers.Mean), "each disaggregated TTFT carries a transfer", trade)
+	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.tp, r.compared.GPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.tp, r.compared.GPUs), trade)
 	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "", trade)
 	end := r.disaggCluster("cluster", "Both deployments over the whole run: monolithic → disaggregated", -1, false, a.marks)
 	end.Cluster.Stats = r.tradeStats()
@@ -863,7 +924,7 @@ func (r *disaggRun) tradeSteps() []Step {
 
 	linkText := fmt.Sprintf("Transfer time grows with the prompt like prefill does, but far more slowly on a fast fabric: for %s's prompt alone (prefill + first decode step %s), NVLink adds %s, %s, and GPUDirect-TCPXO %s. "+
 		"The link matters when its time is a visible share of TTFT: short prompts on slow paths, or models with many KV bytes per FLOP (no grouped-query attention).",
-		reqName(r.probe.ID), msText(r.probeAlone), linkTbl.Rows[0][3], "one NDR NIC "+msText(r.ndrProbe()), linkTbl.Rows[3][3])
+		reqName(r.followed.journey.ID), msText(r.followed.alone), linkTbl.Rows[0][3], "one NDR NIC "+msText(r.ndrProbe()), linkTbl.Rows[3][3])
 	b := &annotate{scene: "link-race"}
 	b.mark("race:nvlink4", "NVLink adds "+linkTbl.Rows[0][3], "NVLink adds", linkText)
 	b.mark("race:ib-ndr", "one NDR NIC adds "+msText(r.ndrProbe()), "one NDR NIC", linkText)
@@ -871,9 +932,9 @@ func (r *disaggRun) tradeSteps() []Step {
 
 	cond := r.conditionalText()
 	c := &annotate{scene: "cluster"}
-	c.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prompts prefilled here", r.cmp.Disagg.Remote), firstIn(cond, fmt.Sprintf("%d prompts went remote", r.cmp.Disagg.Remote), "every prompt went remote"), cond)
+	c.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prompts prefilled here", r.compared.Disagg.Remote), firstIn(cond, fmt.Sprintf("%d prompts went remote", r.compared.Disagg.Remote), "every prompt went remote"), cond)
 	if r.conditional {
-		c.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d prefilled locally", r.cmp.Disagg.Local), fmt.Sprintf("%d were prefilled locally", r.cmp.Disagg.Local), cond)
+		c.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d prefilled locally", r.compared.Disagg.Local), fmt.Sprintf("%d were prefilled locally", r.compared.Disagg.Local), cond)
 	}
 	where := r.disaggCluster("cluster", "Where each prompt was prefilled", -1, false, c.marks)
 	r.prefillLines(where.Cluster)
@@ -893,7 +954,7 @@ func (r *disaggRun) tradeSteps() []Step {
 
 // tradeStats are the two deployments' figures, monolithic → disaggregated.
 func (r *disaggRun) tradeStats() []scene.Stat {
-	mono, dis := r.cmp.Mono, r.cmp.Dis
+	mono, dis := r.compared.Mono, r.compared.Dis
 	pair := func(a, b float64, unit string) string {
 		return strconv.FormatFloat(a, 'f', 1, 64) + " → " + strconv.FormatFloat(b, 'f', 1, 64) + unit
 	}
@@ -901,15 +962,15 @@ func (r *disaggRun) tradeStats() []scene.Stat {
 		{Label: "p99 ITL", Value: pair(1000*mono.ITL.P99, 1000*dis.ITL.P99, " ms")},
 		{Label: "median TTFT", Value: pair(1000*mono.TTFT.P50, 1000*dis.TTFT.P50, " ms")},
 		{Label: "p99 TTFT", Value: pair(1000*mono.TTFT.P99, 1000*dis.TTFT.P99, " ms")},
-		{Label: "output tokens/s per GPU", Value: pair(r.thrMono, r.thrDis, "")},
+		{Label: "output tokens/s per GPU", Value: pair(r.perGPU.throughputMono, r.perGPU.throughputDisagg, "")},
 		{Label: "requests meeting the SLO", Value: pair(100*mono.SLOAttainment, 100*dis.SLOAttainment, "%")},
-		{Label: "mean KV transfer", Value: msText(r.xfer.Mean)},
+		{Label: "mean KV transfer", Value: msText(r.transfers.Mean)},
 	}
 }
 
 // workerLines prints each disaggregated worker's share of the run.
 func (r *disaggRun) workerLines(c *scene.Cluster) {
-	d := r.cmp.Disagg
+	d := r.compared.Disagg
 	for i := range c.Pools[0].Workers {
 		c.Pools[0].Workers[i].Lines = []string{fmt.Sprintf("prefilled %d prompts", d.Prefill[i].Requests)}
 	}
@@ -923,7 +984,7 @@ func (r *disaggRun) workerLines(c *scene.Cluster) {
 func (r *disaggRun) prefillLines(c *scene.Cluster) {
 	remote := make([]int, len(c.Pools[0].Workers))
 	local := make([]int, len(c.Pools[1].Workers))
-	for _, j := range r.cmp.Disagg.Journeys {
+	for _, j := range r.compared.Disagg.Journeys {
 		if j.Remote {
 			remote[j.PrefillWorker]++
 		} else {
@@ -941,16 +1002,16 @@ func (r *disaggRun) prefillLines(c *scene.Cluster) {
 // linkRace races the followed prompt to its first token over each link:
 // its prefill and first step alone, then its KV over the link.
 func (r *disaggRun) linkRace(marks []scene.Mark) scene.Scene {
-	t := &scene.Tiers{Subject: fmt.Sprintf("%s's %s-token prompt: prefill alone, then its KV over each link", reqName(r.probe.ID), comma(r.probePrompt)), Unit: "ms"}
+	t := &scene.Tiers{Subject: fmt.Sprintf("%s's %s-token prompt: prefill alone, then its KV over each link", reqName(r.followed.journey.ID), comma(r.followed.prompt)), Unit: "ms"}
 	best := -1
-	for i, ls := range r.sweep {
-		if best < 0 || ls.probe < r.sweep[best].probe {
+	for i, ls := range r.sweep.links {
+		if best < 0 || ls.probe < r.sweep.links[best].probe {
 			best = i
 		}
 	}
-	for i, ls := range r.sweep {
+	for i, ls := range r.sweep.links {
 		t.Races = append(t.Races, scene.Race{Ref: "race:" + ls.link.ID, Label: ls.link.Name, Winner: i == best, Bars: []scene.RaceBar{
-			{Label: "prefill + first step", Class: "compute", Value: round4(1000 * r.probeAlone)},
+			{Label: "prefill + first step", Class: "compute", Value: round4(1000 * r.followed.alone)},
 			{Label: "KV " + msText(ls.probe), Class: "fetch", Value: round4(1000 * ls.probe)},
 		}})
 	}
@@ -963,7 +1024,7 @@ func (r *disaggRun) conditionalText() string {
 	if r.conditional {
 		return fmt.Sprintf("Dynamo's conditional disaggregation is on: a decode worker prefills a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
 			"%d prompts went remote and %d were prefilled locally — each local one is a monolithic-style stall on its decode worker (worst ITL %.1f ms), traded for a shorter wait when the prefill pool is busy.",
-			rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, r.cmp.Disagg.Remote, r.cmp.Disagg.Local, 1000*r.cmp.Dis.ITL.Max)
+			rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, r.compared.Disagg.Remote, r.compared.Disagg.Local, 1000*r.compared.Dis.ITL.Max)
 	}
 	return fmt.Sprintf("Dynamo's conditional disaggregation lets a decode worker prefill a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
 		"It is off in this run: every prompt went remote. With it on, %d of these %d prompts are long enough to go remote, as long as the queue stays short.",

@@ -7,15 +7,6 @@ import (
 	"testing"
 )
 
-func metricOf(t *testing.T, s *Script, key string) float64 {
-	t.Helper()
-	v, ok := s.Metric(key)
-	if !ok {
-		t.Fatalf("no metric %s", key)
-	}
-	return v
-}
-
 // Separate pools remove the ITL spikes monolithic workers get from
 // prefilling beside their decodes; the KV transfer is α + bytes/(BW·η).
 func TestDisaggregationDefaults(t *testing.T) {
@@ -99,19 +90,19 @@ func TestDisaggregationConditional(t *testing.T) {
 		return r
 	}
 	r := run(map[string]string{"conditional": "on", "max_prefill_queue_size": "0", "requests": "30"})
-	if got := r.cmp.Disagg.Local; got != 30 || r.cmp.Disagg.Remote != 0 {
-		t.Errorf("%d local and %d remote prefills, want all 30 local", got, r.cmp.Disagg.Remote)
+	if got := r.compared.Disagg.Local; got != 30 || r.compared.Disagg.Remote != 0 {
+		t.Errorf("%d local and %d remote prefills, want all 30 local", got, r.compared.Disagg.Remote)
 	}
-	if r.cmp.Dis.ITL.P99 < 3*r.cmp.Dis.ITL.P50 {
+	if r.compared.Dis.ITL.P99 < 3*r.compared.Dis.ITL.P50 {
 		t.Error("local prefills on the decode worker should bring the ITL spikes back")
 	}
 	// Long prompts and an empty queue: the rule sends them remote.
 	r = run(map[string]string{"conditional": "on", "max_prefill_queue_size": "1000", "requests": "30"})
-	if got := r.cmp.Disagg.Local; got != 0 {
+	if got := r.compared.Disagg.Local; got != 0 {
 		t.Errorf("%d local prefills of 2,048+-token prompts with max_local_prefill_length 1000", got)
 	}
-	if r.probeIdx < 0 || !r.probe.Remote || r.longPrompts != 30 {
-		t.Errorf("followed request %d (remote %v), %d long prompts", r.probeIdx, r.probe.Remote, r.longPrompts)
+	if r.followed.index < 0 || !r.followed.journey.Remote || r.longPrompts != 30 {
+		t.Errorf("followed request %d (remote %v), %d long prompts", r.followed.index, r.followed.journey.Remote, r.longPrompts)
 	}
 }
 
@@ -147,8 +138,6 @@ func TestDisaggregationDeterministic(t *testing.T) {
 		t.Fatal("same parameters gave different scripts")
 	}
 }
-
-func BenchmarkDisaggregationDefault(b *testing.B) { benchLesson(b, disaggregation, nil) }
 
 func TestDisaggregationWorkBound(t *testing.T) {
 	if testing.Short() {

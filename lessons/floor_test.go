@@ -47,7 +47,7 @@ func TestLatenciesRespectPhysicalFloors(t *testing.T) {
 						latencies++
 					}
 				}
-				for _, p := range floorProblems(l.Slug, v, s) {
+				for _, p := range floorProblems(lessonTests[l.Slug].promptMetrics, v, s) {
 					t.Errorf("%v: %s", set, p)
 				}
 			}
@@ -60,28 +60,32 @@ func TestLatenciesRespectPhysicalFloors(t *testing.T) {
 }
 
 // The floor check must catch a step priced faster than reading the weights:
-// 0.5 ms for Llama-3.1-8B on an H100 (16 GB at 3.35 TB/s takes about 4.5 ms).
+// 0.5 ms for Llama-3.1-8B on an H100 (16 GB at 3.35 TB/s takes about 4.5 ms),
+// and a prefill of a registered prompt knob faster than its FLOPs.
 func TestPhysicalFloorCatchesTooFastSteps(t *testing.T) {
-	l := Get("roofline")
-	s, v, err := l.Run(nil)
-	if err != nil {
-		t.Fatal(err)
+	l := &Lesson{Slug: "floor", Params: []Param{gpuParam, modelParam,
+		{Key: "prompt", Label: "Prompt", Unit: "tokens", Kind: Int, Default: 8192, Min: 1, Max: 8192, Step: 1}}}
+	v, errs := l.Resolve(map[string]string{"gpu": "h100-sxm", "model": "llama-3.1-8b"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	fast := &Script{Metrics: []Metric{{Key: "decode_step_ms", Label: "fake", Unit: "ms", Value: 0.5}}}
-	if p := floorProblems("roofline", v, fast); len(p) != 1 {
+	if p := floorProblems(nil, v, fast); len(p) != 1 {
 		t.Errorf("a 0.5 ms decode step on %s passed the floor: %v", v.Choice("model"), p)
 	}
-	if p := floorProblems("roofline", v, s); len(p) != 0 {
-		t.Errorf("the real run fails the floor: %v", p)
+	slow := &Script{Metrics: []Metric{{Key: "decode_step_ms", Label: "fake", Unit: "ms", Value: 5}}}
+	if p := floorProblems(nil, v, slow); len(p) != 0 {
+		t.Errorf("a 5 ms decode step fails the floor: %v", p)
 	}
-}
-
-// promptOf names, per lesson, the metrics that cover a whole prompt and the
-// knob that holds its length.
-var promptOf = map[string]map[string]string{
-	"roofline":        {"prefill_ms": "prompt"},
-	"chunked-prefill": {"ttft_long_ms_chunked": "long_prompt", "ttft_long_ms_unchunked": "long_prompt"},
-	"kv-tiers":        {"compute_prefix_ms": "prefix_tokens", "ttft_recompute_ms": "prompt_tokens"},
+	// 8,192 tokens × 2 FLOPs × about 7 G non-embedding parameters at the
+	// H100's dense peak take over 100 ms.
+	prefill := &Script{Metrics: []Metric{{Key: "prefill_ms", Label: "fake", Unit: "ms", Value: 20}}}
+	if p := floorProblems(map[string]string{"prefill_ms": "prompt"}, v, prefill); len(p) != 1 {
+		t.Errorf("a 20 ms prefill of 8,192 tokens passed the floor: %v", p)
+	}
+	if p := floorProblems(nil, v, prefill); len(p) != 0 {
+		t.Errorf("without its prompt knob a 20 ms prefill is held to the weights' read only: %v", p)
+	}
 }
 
 // isPassLatency reports whether a metric key names a latency that includes
@@ -98,7 +102,10 @@ func isPassLatency(key string) bool {
 	return false
 }
 
-func floorProblems(slug string, v Values, s *Script) (problems []string) {
+// floorProblems lists the latencies of s below their physical floor;
+// promptMetrics maps the metrics that cover a whole prompt to the knob
+// holding its length (lessonChecks.promptMetrics).
+func floorProblems(promptMetrics map[string]string, v Values, s *Script) (problems []string) {
 	if !slices.ContainsFunc(s.Metrics, func(m Metric) bool { return isPassLatency(m.Key) }) {
 		return nil // e.g. kv-budget sizes memory and reports no latency
 	}
@@ -119,7 +126,7 @@ func floorProblems(slug string, v Values, s *Script) (problems []string) {
 			continue // zero: no such event in this run (e.g. one-token outputs have no ITL)
 		}
 		floor := readMs
-		if knob, ok := promptOf[slug][mt.Key]; ok {
+		if knob, ok := promptMetrics[mt.Key]; ok {
 			flops := 2 * params * float64(v.Int(knob))
 			floor = math.Max(floor, 1000*flops/(tp*g.PeakBF16))
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/record"
 	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/scene"
 )
 
 // garage: Part 14 §1 and formulation 2. The same seeded stream of requests is
@@ -22,6 +23,16 @@ var garage = &Lesson{
 	Summary: "Serve one request stream with max-context reservations and with paged blocks; watch internal and external fragmentation and how many streams fit.",
 	Engine: "Paged pool after vLLM v1's BlockPool (free queue, blocks on demand, tail-first free, recompute preemption of the last admitted request); " +
 		"contiguous pool after the FasterTransformer/Orca baselines of the vLLM paper. Simplified: one token per request per tick, no prefix caching, no null block.",
+	Group: "memory", Rank: 20, Thumb: scene.KindPools,
+	Terms: []Term{
+		{Term: "KV cache", Definition: "The keys and values of every past token, kept per layer so attention need not recompute them.", Find: "KV slots"},
+		{Term: "PagedAttention", Aliases: []string{"paged attention", "paging"}, Definition: "vLLM's KV layout: fixed-size blocks found through a block table, like virtual memory pages.", Find: "blocks of"},
+		{Term: "internal fragmentation", Definition: "Memory reserved for a request but never filled: the empty tail of a reservation."},
+		{Term: "external fragmentation", Definition: "Free memory split into holes too small for the next reservation.", Find: "rejected for now"},
+		{Term: "first fit", Definition: "Place a reservation in the lowest-addressed hole that holds it."},
+		{Term: "preemption", Aliases: []string{"recompute"}, Definition: "vLLM frees the most recently admitted request's KV when blocks run out; it is recomputed later.", Find: "preempted"},
+		{Term: "head-of-line blocking", Definition: "The first waiting request does not fit, so nobody behind it is admitted either.", Find: "everyone behind it waits"},
+	},
 	Params: []Param{
 		{Key: "block_size", Label: "Block size B", Unit: "tokens", Help: "Token slots per paged block (vLLM's default is 16).", Kind: Int, Default: 16, Min: 1, Max: 256, Step: 1},
 		{Key: "max_context", Label: "Max context", Unit: "tokens", Help: "What the contiguous allocator reserves per request when reserve = max (the article's 8,192).", Kind: Int, Default: 8192, Min: 16, Max: 131072, Step: 16},

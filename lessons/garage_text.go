@@ -89,7 +89,7 @@ func (g *garageText) introStep() Step {
 	return Step{
 		Title:     "Two garages, one queue",
 		Narration: narration,
-		Scenes:    []scene.Scene{pools, nowCards(idle, idle), chartScene(g.chart, 0)},
+		Scenes:    []scene.Scene{pools, nowCards(idle, idle), g.utilScene(0)},
 		Mentions:  mentions,
 		Cursor:    0,
 	}
@@ -156,7 +156,7 @@ func (g *garageText) tickSteps() []Step {
 		steps = append(steps, Step{
 			Title:     title,
 			Narration: narration,
-			Scenes:    []scene.Scene{pools, nowCards(pw.Last.Tick, cw.Last.Tick), chartScene(g.chart, float64(t))},
+			Scenes:    []scene.Scene{pools, nowCards(pw.Last.Tick, cw.Last.Tick), g.utilScene(float64(t))},
 			Mentions:  mentions,
 			Cursor:    float64(t),
 		})
@@ -424,6 +424,11 @@ func (g *garageText) plainTitle(pw, cw record.Window, t int, told teller) string
 // every step would carry.
 const maxChartPoints = 1000
 
+// utilScene is the utilisation chart with the step's cursor at tick x.
+func (g *garageText) utilScene(x float64) scene.Scene {
+	return chartScene("util", "Utilisation of both pools over time", g.chart, x)
+}
+
 func (g *garageText) utilChart() *scene.Chart {
 	c := &scene.Chart{Type: scene.Line, XLabel: "tick (one decode step)", YLabel: "KV slots holding tokens", YUnit: "%"}
 	n := max(g.served.paged.Len(), g.served.contig.Len())
@@ -453,21 +458,6 @@ func (g *garageText) utilChart() *scene.Chart {
 		c.Series = append(c.Series, sr)
 	}
 	return c
-}
-
-// ordinal is "2nd", "3rd", "10th", ….
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return comma(n) + suffix
 }
 
 // maxQueueShown bounds the requests a queue lists; the rest are counted.
@@ -680,7 +670,7 @@ func (g *garageText) summaryStep(s *Script) Step {
 			{Kind: scene.KindCards, ID: "final", Title: "Final figures", Cards: cards},
 			{Kind: scene.KindFormula, ID: "bound", Title: "Formulation 2: the paged waste bound", Formula: formula},
 			claimsTable(s.Claims),
-			chartScene(g.chart, float64(last)),
+			g.utilScene(float64(last)),
 		},
 		Cursor: float64(last),
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/agnivade/levenshtein"
 )
 
-// Term is a glossary entry of the series' vocabulary. Lesson names the
-// lesson that explains it; the step is found by searching that lesson's
-// default run for Find (so links follow the lesson when its steps change).
+// Term is a glossary entry of the series' vocabulary, declared in the Terms
+// of the lesson that explains it. Lesson is that lesson's slug (register
+// sets it); the step is found by searching that lesson's default run for
+// Find (so links follow the lesson when its steps change).
 type Term struct {
 	Term       string
 	Aliases    []string
@@ -53,42 +54,15 @@ func StepFor(s *Script, text string) int {
 	return 0
 }
 
-// Glossary lists the terms the search box knows.
-var Glossary = []Term{
-	{Term: "KV cache", Definition: "The keys and values of every past token, kept per layer so attention need not recompute them.", Lesson: "garage", Find: "KV slots"},
-	{Term: "PagedAttention", Aliases: []string{"paged attention", "paging"}, Definition: "vLLM's KV layout: fixed-size blocks found through a block table, like virtual memory pages.", Lesson: "garage", Find: "blocks of"},
-	{Term: "block table", Definition: "A request's map from logical block (⌊t/B⌋) to the physical block holding it.", Lesson: "block-table", Find: "table"},
-	{Term: "S_entry", Aliases: []string{"kv bytes per token"}, Definition: "Bytes of one token's K and V across all layers: 2 · layers · KV heads · head dim · bytes per element.", Lesson: "block-table", Find: "per token"},
-	{Term: "internal fragmentation", Definition: "Memory reserved for a request but never filled: the empty tail of a reservation.", Lesson: "garage"},
-	{Term: "external fragmentation", Definition: "Free memory split into holes too small for the next reservation.", Lesson: "garage", Find: "rejected for now"},
-	{Term: "first fit", Definition: "Place a reservation in the lowest-addressed hole that holds it.", Lesson: "garage"},
-	{Term: "copy-on-write", Aliases: []string{"cow"}, Definition: "Share a block until someone writes to it; the writer gets a private copy.", Lesson: "cow-fork", Find: "copy on write"},
-	{Term: "parallel sampling", Aliases: []string{"n > 1"}, Definition: "Several outputs sampled from one prompt, sharing its KV blocks.", Lesson: "cow-fork", Find: "sampled"},
-	{Term: "reference count", Aliases: []string{"ref count"}, Definition: "How many block tables hold a physical block; it returns to the pool at zero.", Lesson: "cow-fork", Find: "reference count"},
-	{Term: "prefix caching", Aliases: []string{"automatic prefix caching", "apc"}, Definition: "Reuse the KV blocks of an identical prompt prefix, found by chain hashes of full blocks.", Lesson: "cow-fork", Find: "prefix cache", Set: "mode=prefix"},
-	{Term: "continuous batching", Definition: "Requests join and leave the running batch at every step instead of waiting for a whole batch to finish.", Lesson: "chunked-prefill", Find: "Every step"},
-	{Term: "chunked prefill", Definition: "Split a long prompt into chunks that share steps with running decodes, bounded by a token budget.", Lesson: "chunked-prefill", Find: "chunk"},
-	{Term: "prefill", Definition: "Computing the prompt's tokens in parallel to fill the KV cache and produce the first output token.", Lesson: "chunked-prefill", Find: "prefill"},
-	{Term: "decode", Definition: "Generating one token per request per step, reading the whole KV cache each time.", Lesson: "chunked-prefill", Find: "decoding"},
-	{Term: "TTFT", Aliases: []string{"time to first token"}, Definition: "Time from a request's arrival to its first output token.", Lesson: "measuring", Find: "TTFT"},
-	{Term: "ITL", Aliases: []string{"inter-token latency"}, Definition: "The gap between two consecutive output tokens of a request.", Lesson: "chunked-prefill", Find: "gap between tokens"},
-	{Term: "TPOT", Aliases: []string{"time per output token"}, Definition: "Mean gap between a request's output tokens after the first.", Lesson: "measuring", Find: "TPOT"},
-	{Term: "goodput", Definition: "Requests per second that meet the latency objective (TTFT and TPOT).", Lesson: "measuring", Find: "Goodput"},
-	{Term: "throughput", Definition: "Tokens (or requests) served per second.", Lesson: "measuring", Find: "throughput"},
-	{Term: "SLO", Aliases: []string{"service level objective"}, Definition: "The latency a request must meet to count as served well.", Lesson: "measuring", Find: "SLO"},
-	{Term: "roofline", Definition: "Attainable FLOP/s = min(peak, arithmetic intensity × memory bandwidth).", Lesson: "roofline"},
-	{Term: "arithmetic intensity", Definition: "FLOPs per byte of memory traffic.", Lesson: "roofline"},
-	{Term: "ridge point", Aliases: []string{"ridge"}, Definition: "The intensity where a GPU's memory roof meets its compute roof: peak FLOPS / bandwidth.", Lesson: "roofline", Find: "ridge"},
-	{Term: "memory-bound", Definition: "Limited by bytes moved, not by arithmetic: decode at small batch.", Lesson: "roofline"},
-	{Term: "compute-bound", Definition: "Limited by tensor-core arithmetic: prefill of long prompts.", Lesson: "roofline"},
-	{Term: "preemption", Aliases: []string{"recompute"}, Definition: "vLLM frees the most recently admitted request's KV when blocks run out; it is recomputed later.", Lesson: "garage", Find: "preempted"},
-	{Term: "head-of-line blocking", Definition: "The first waiting request does not fit, so nobody behind it is admitted either.", Lesson: "garage", Find: "everyone behind it waits"},
-	{Term: "CUDA graph", Aliases: []string{"cudagraph", "graph replay"}, Definition: "A recorded sequence of kernel launches replayed with one call, removing per-kernel CPU launch cost.", Lesson: "cuda-graphs", Find: "graph"},
-	{Term: "NIXL", Definition: "NVIDIA Inference Xfer Library: moves KV blocks between GPUs, hosts and storage over RDMA.", Lesson: "disaggregation", Find: "Formulation 3"},
-	{Term: "KVBM", Aliases: []string{"kv block manager"}, Definition: "Dynamo's KV Block Manager: offloads KV blocks from GPU to host memory, SSD and object storage.", Lesson: "kv-tiers", Find: "KVBM"},
-	{Term: "KV-aware routing", Aliases: []string{"smart routing", "kv router"}, Definition: "Send a request to the worker whose cache holds most of its prefix, weighed against that worker's load.", Lesson: "smart-routing", Find: "KV-aware"},
-	{Term: "radix tree", Definition: "A tree of token runs in which shared prefixes are stored once (SGLang's RadixAttention).", Lesson: "prefix-cache", Find: "tree"},
-	{Term: "disaggregation", Aliases: []string{"disaggregated serving"}, Definition: "Prefill and decode on separate GPU pools, with the KV cache transferred between them.", Lesson: "disaggregation", Find: "Separate pools"},
+// Glossary lists the terms the search box knows: each lesson's Terms, in
+// index order (All), so that terms the search ranks equally come in the
+// order of the lessons explaining them.
+func Glossary() []Term {
+	var out []Term
+	for _, l := range All() {
+		out = append(out, l.Terms...)
+	}
+	return out
 }
 
 // Hit is one search result: a lesson (Term empty) or a glossary term, with
@@ -117,10 +91,7 @@ func Search(query string, limit int) []Hit {
 		return nil
 	}
 	var hits []Hit
-	for _, t := range Glossary {
-		if Get(t.Lesson) == nil {
-			continue
-		}
+	for _, t := range Glossary() {
 		best := -1
 		for _, name := range append([]string{t.Term}, t.Aliases...) {
 			if d, ok := phraseDistance(q, normalizeTerm(name)); ok && (best < 0 || d < best) {

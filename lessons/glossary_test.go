@@ -2,29 +2,36 @@ package lessons
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
 
+// Every term is the first hit for its own name in any case, and among the
+// first five with a letter dropped (a typo); every lesson is found by its
+// title; an unrelated query finds nothing.
 func TestSearch(t *testing.T) {
-	for _, tc := range []struct {
-		query, lesson, term string
-	}{
-		{"ttft", "measuring", "TTFT"},
-		{"TTFT", "measuring", "TTFT"},
-		{"paged atention", "garage", "PagedAttention"},
-		{"copy on wrte", "cow-fork", "copy-on-write"},
-		{"roofline", "roofline", "roofline"},
-		{"chunked", "chunked-prefill", "chunked prefill"},
-		{"goodpt", "measuring", "goodput"},
-	} {
-		hits := Search(tc.query, 5)
-		if len(hits) == 0 || hits[0].Lesson != tc.lesson || hits[0].Term != tc.term {
-			t.Errorf("%q: first hit %+v, want term %q in %s", tc.query, first(hits), tc.term, tc.lesson)
-			continue
+	for _, term := range Glossary() {
+		for _, q := range []string{term.Term, strings.ToLower(term.Term), strings.ToUpper(term.Term)} {
+			hits := Search(q, 5)
+			if len(hits) == 0 || hits[0].Lesson != term.Lesson || hits[0].Term != term.Term {
+				t.Errorf("%q: first hit %+v, want term %q in %s", q, first(hits), term.Term, term.Lesson)
+				continue
+			}
+			if !strings.Contains(hits[0].Query, "find=") {
+				t.Errorf("%q: link %q does not locate a step", q, hits[0].Query)
+			}
 		}
-		if !strings.Contains(hits[0].Query, "find=") {
-			t.Errorf("%q: link %q does not locate a step", tc.query, hits[0].Query)
+		if name := []rune(term.Term); len(name) >= 5 {
+			typo := string(name[:len(name)/2]) + string(name[len(name)/2+1:])
+			if !slices.ContainsFunc(Search(typo, 5), func(h Hit) bool { return h.Term == term.Term }) {
+				t.Errorf("%q (a typo of %q) does not find it: %+v", typo, term.Term, Search(typo, 5))
+			}
+		}
+	}
+	for _, l := range All() {
+		if !slices.ContainsFunc(Search(l.Title, 5), func(h Hit) bool { return h.Lesson == l.Slug && h.Term == "" }) {
+			t.Errorf("%s: its title %q does not find it", l.Slug, l.Title)
 		}
 	}
 	if hits := Search("zebra crossing", 5); len(hits) != 0 {
@@ -41,24 +48,32 @@ func first(h []Hit) Hit {
 
 // A term's link lands on a step that mentions it.
 func TestGlossaryStepsMentionTheirTerm(t *testing.T) {
-	for _, term := range Glossary {
-		l := Get(term.Lesson)
-		if l == nil {
-			continue // lesson not written yet
+	for _, l := range All() {
+		if len(l.Terms) > 0 {
+			t.Run(l.Slug, func(t *testing.T) {
+				for _, term := range l.Terms {
+					checkTermStep(t, l, term)
+				}
+			})
 		}
-		set := map[string]string{}
-		if term.Set != "" {
-			q, _ := url.ParseQuery(term.Set)
-			for k := range q {
-				set[k] = q.Get(k)
-			}
+	}
+}
+
+// checkTermStep checks that term's link lands on a step of l mentioning it.
+func checkTermStep(t *testing.T, l *Lesson, term Term) {
+	t.Helper()
+	set := map[string]string{}
+	if term.Set != "" {
+		q, _ := url.ParseQuery(term.Set)
+		for k := range q {
+			set[k] = q.Get(k)
 		}
-		s, _, err := l.Run(set)
-		if err != nil {
-			t.Fatalf("%s: %v", term.Term, err)
-		}
-		if StepFor(s, term.find()) == 0 {
-			t.Errorf("%s: no step of %s (%s) mentions %q", term.Term, term.Lesson, term.Set, term.find())
-		}
+	}
+	s, _, err := l.Run(set)
+	if err != nil {
+		t.Fatalf("%s: %v", term.Term, err)
+	}
+	if StepFor(s, term.find()) == 0 {
+		t.Errorf("%s: no step of %s (%s) mentions %q", term.Term, term.Lesson, term.Set, term.find())
 	}
 }

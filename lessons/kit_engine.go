@@ -167,7 +167,7 @@ func (e *engine) countingTimer(maxNumSeqs, budget int) *streamCounter {
 
 // StepSeconds prices one step, counting it when it is streamed.
 func (c *streamCounter) StepSeconds(b []scheduler.Work) float64 {
-	if _, one := c.d.OneLaunch(scheduler.Batch(b)); !one {
+	if _, one := c.d.OneLaunch(hardware.Batch{Seqs: b}); !one {
 		c.extra += c.per
 	}
 	return c.Timer.StepSeconds(b)

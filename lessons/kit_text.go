@@ -96,10 +96,12 @@ func round2(x float64) float64 {
 	return float64(int64(x*100+0.5)) / 100
 }
 
-func chartScene(c *scene.Chart, cursor float64) scene.Scene {
+// chartScene is the chart c as scene id, titled, with the step's cursor at
+// x (a copy: the steps share c's series).
+func chartScene(id, title string, c *scene.Chart, x float64) scene.Scene {
 	cc := *c
-	cc.Cursor = &cursor
-	return scene.Scene{Kind: scene.KindChart, ID: "util", Title: "Utilisation of both pools over time", Chart: &cc}
+	cc.Cursor = &x
+	return scene.Scene{Kind: scene.KindChart, ID: id, Title: title, Chart: &cc}
 }
 
 func ratio(a, b int64) float64 {
@@ -302,4 +304,19 @@ func firstIn(text string, phrases ...string) string {
 		}
 	}
 	return ""
+}
+
+// ordinal is "1st", "2nd", "3rd", "11th", "22nd", "1,000th", ….
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return comma(n) + suffix
 }

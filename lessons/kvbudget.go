@@ -23,6 +23,9 @@ var kvBudget = &Lesson{
 	Summary: "Weights, the profiling run's reserve, gpu_memory_utilization and the KV pool; KV bytes per token for MHA, GQA, MQA and MLA, fp8 and tensor parallelism; how many requests fit.",
 	Engine: "vLLM v1's start-up sizing (determine_available_memory, get_num_blocks and the \"GPU KV cache size\" and \"Maximum concurrency\" lines; core/hardware/kvbudget.go). " +
 		"Simplified: the profiling run's activation peak and non-torch memory are the lab's estimate, not measured; no CUDA-graph estimate (v0.19's default); every layer full attention.",
+	// It opens the series: how many tokens of KV a GPU holds at all is what
+	// paging then manages.
+	Group: "memory", Rank: 10, Thumb: scene.KindMemoryStack,
 	Params: []Param{
 		gpuParam,
 		{Key: "model", Label: "Model", Help: "Sets the weights and how attention caches K and V (MHA, GQA, MQA or MLA).", Kind: Choice, Choices: kvModelIDs()},

@@ -21,6 +21,10 @@ var kvTiers = &Lesson{
 	Summary: "GPU → host → NVMe → object storage: each tier's fetch time from measured links against the prefill it saves; expected TTFT from the hit rates, and the prefix length where fetching stops paying.",
 	Engine: "NVIDIA Dynamo KVBM (docs/kvbm/kvbm_design.md, kvbm_guide.md: tiers G1 device, G2 pinned host, G3 disk, G4 remote; disk offload filter) feeding a vLLM v1 prefill priced by core/hardware with CUDA graphs. " +
 		"Simplified: one request on an idle GPU, a blocking fetch before the prefill of the rest (no layer-by-layer overlap), and hit probabilities given as knobs rather than simulated.",
+	Group: "cluster", Rank: 30, Thumb: scene.KindTiers,
+	Terms: []Term{
+		{Term: "KVBM", Aliases: []string{"kv block manager"}, Definition: "Dynamo's KV Block Manager: offloads KV blocks from GPU to host memory, SSD and object storage.", Find: "KVBM"},
+	},
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "prompt_tokens", Label: "Prompt", Unit: "tokens", Help: "The whole prompt, e.g. turn 5 of a conversation with its history.", Kind: Int, Default: 10000, Min: 2, Max: 131071, Step: 1},

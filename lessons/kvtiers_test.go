@@ -122,6 +122,4 @@ func TestKVTiersDeterministic(t *testing.T) {
 	}
 }
 
-func BenchmarkKVTiersDefault(b *testing.B) { benchLesson(b, kvTiers, nil) }
-
 func TestKVTiersWorkBound(t *testing.T) { checkHeavyCorners(t, kvTiers) }

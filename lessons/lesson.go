@@ -6,8 +6,10 @@
 // browser player and the `inferlab run` command show the same Script, so the
 // same parameters give the same figures everywhere.
 //
-// Adding a lesson means writing one file in this package that declares a
-// *Lesson and calls register from an init function; nothing else changes.
+// Adding a lesson means writing new files in this package: one that declares
+// a *Lesson (with its place in the index, its picture and its glossary
+// terms) and calls register from an init function, and its tests; nothing
+// else changes (CONTRIBUTING.md, "Add a lesson").
 package lessons
 
 import (
@@ -25,7 +27,19 @@ type Lesson struct {
 	Part    string // the article it mirrors, e.g. "Part 14 §1"
 	Summary string // one line for the index
 	Engine  string // which engine and version the mechanism follows
-	Params  []Param
+	// Group is the index part the lesson belongs to (one of Groups' IDs)
+	// and Rank its place there, lower first: All orders the lessons by
+	// group, then rank, then slug.
+	Group string
+	Rank  int
+	// Thumb is the kind of the lesson's main figure on its first step,
+	// which its index card draws in miniature (app's TestThumbKinds checks
+	// it against the script).
+	Thumb scene.Kind
+	// Terms are the glossary terms the lesson explains (Glossary); each
+	// links to a step of this lesson (register sets Term.Lesson).
+	Terms  []Term
+	Params []Param
 	// Check validates relations between parameters after each one passed its
 	// own range check (e.g. prompt_min ≤ prompt_max). It may be nil.
 	Check func(Values) error
@@ -249,38 +263,29 @@ func register(l *Lesson) {
 	if _, dup := registry[l.Slug]; dup {
 		panic(fmt.Sprintf("lessons: duplicate slug %q", l.Slug))
 	}
+	for i := range l.Terms {
+		l.Terms[i].Lesson = l.Slug
+	}
 	registry[l.Slug] = l
 }
 
-// order fixes the index order to the series' order; lessons not listed come
-// last, by slug. kv-budget (Part 3) opens: how many tokens of KV a GPU holds
-// at all is what paging then manages. batching comes before chunked-prefill,
-// which refines continuous batching; speculative-decoding after roofline,
-// whose result (decode is memory-bound until the batch crosses the ridge)
-// is why its verify pass is nearly free and then is not.
-var order = []string{"kv-budget", "garage", "block-table", "cow-fork", "prefix-cache", "batching", "chunked-prefill",
-	"cuda-graphs", "roofline", "speculative-decoding", "smart-routing", "disaggregation", "kv-tiers", "measuring", "sandbox"}
-
-// All returns every registered lesson in index order.
+// All returns every registered lesson in index order: by the place of its
+// group in Groups (a group not listed comes last), then by rank, then by
+// slug.
 func All() []*Lesson {
-	rank := map[string]int{}
-	for i, s := range order {
-		rank[s] = i
-	}
 	out := make([]*Lesson, 0, len(registry))
 	for _, l := range registry {
 		out = append(out, l)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		ri, iok := rank[out[i].Slug]
-		rj, jok := rank[out[j].Slug]
-		if iok != jok {
-			return iok
+		a, b := out[i], out[j]
+		if ga, gb := groupIndex(a.Group), groupIndex(b.Group); ga != gb {
+			return ga < gb
 		}
-		if iok && ri != rj {
-			return ri < rj
+		if a.Rank != b.Rank {
+			return a.Rank < b.Rank
 		}
-		return out[i].Slug < out[j].Slug
+		return a.Slug < b.Slug
 	})
 	return out
 }

@@ -22,6 +22,14 @@ var measuring = &Lesson{
 	Summary: "Sweep the request rate: throughput rises, then TTFT explodes. Read p50/p95/p99 TTFT and ITL, and goodput under an SLO.",
 	Engine: "vLLM v1 scheduler (core/scheduler) priced by core/hardware's step model with CUDA-graph replay and overlapped host work; " +
 		"Poisson arrivals, long-tailed chat lengths (core/workload, illustrative, not fitted to a trace).",
+	Group: "whole", Rank: 10, Thumb: scene.KindChart,
+	Terms: []Term{
+		{Term: "TTFT", Aliases: []string{"time to first token"}, Definition: "Time from a request's arrival to its first output token.", Find: "TTFT"},
+		{Term: "TPOT", Aliases: []string{"time per output token"}, Definition: "Mean gap between a request's output tokens after the first.", Find: "TPOT"},
+		{Term: "goodput", Definition: "Requests per second that meet the latency objective (TTFT and TPOT).", Find: "Goodput"},
+		{Term: "throughput", Definition: "Tokens (or requests) served per second.", Find: "throughput"},
+		{Term: "SLO", Aliases: []string{"service level objective"}, Definition: "The latency a request must meet to count as served well.", Find: "SLO"},
+	},
 	Params: []Param{
 		gpuParam, modelParam, graphParam,
 		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 20, Min: 1, Max: 600, Step: 1},

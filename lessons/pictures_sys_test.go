@@ -63,65 +63,70 @@ func systemsRefs(sc scene.Scene) map[string]bool {
 	return out
 }
 
-// The lessons drawn with the systems pictures, at their defaults and at
-// a few knob settings that change what happens (R4 and the long request
-// wait; conditional disaggregation; another workload): each step's main
-// figure is a systems picture, every mark names an element that picture
-// draws, every step links at least one phrase of its narration to it, no
-// step is a "Tick N", there are at most 20 steps, and the claims are left
-// to the claims panel (no claims-table step repeats them).
+// The lessons drawn with the systems pictures (lessonChecks.systems), at
+// their defaults and at the knob settings they register that change what
+// happens (R4 and the long request wait; conditional disaggregation;
+// another workload): each step's main figure is a systems picture, every
+// mark names an element that picture draws, every step links at least one
+// phrase of its narration to it, no step is a "Tick N", there are at most 20
+// steps, and the claims are left to the claims panel (no claims-table step
+// repeats them).
 func TestSystemsPictures(t *testing.T) {
 	tick := regexp.MustCompile(`^Tick \d+`)
-	cases := []struct {
-		slug  string
-		knobs map[string]string
-	}{
-		{"prefix-cache", nil}, {"prefix-cache", map[string]string{"capacity": "26"}}, {"prefix-cache", map[string]string{"capacity": "400"}},
-		{"smart-routing", nil}, {"smart-routing", map[string]string{"workers": "16", "system_prompts": "8"}},
-		{"disaggregation", nil}, {"disaggregation", map[string]string{"conditional": "on", "prefill_workers": "2", "decode_workers": "3"}},
-		{"kv-tiers", nil}, {"kv-tiers", map[string]string{"prompt_tokens": "2000", "prefix_tokens": "1024"}},
-		{"sandbox", nil}, {"sandbox", map[string]string{"workload": "shared", "policy": "round_robin"}},
+	for _, l := range All() {
+		c := lessonTests[l.Slug]
+		if !c.systems {
+			continue
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			for _, knobs := range append([]map[string]string{nil}, c.systemsSets...) {
+				checkSystemsPictures(t, tick, l, knobs)
+			}
+		})
 	}
-	for _, c := range cases {
-		s, _, err := Get(c.slug).Run(c.knobs)
-		if err != nil {
-			t.Fatalf("%s %v: %v", c.slug, c.knobs, err)
+}
+
+// checkSystemsPictures checks l's steps at knobs (TestSystemsPictures).
+func checkSystemsPictures(t *testing.T, tick *regexp.Regexp, l *Lesson, knobs map[string]string) {
+	t.Helper()
+	s, _, err := l.Run(knobs)
+	if err != nil {
+		t.Fatalf("%s %v: %v", l.Slug, knobs, err)
+	}
+	if len(s.Steps) > 20 {
+		t.Errorf("%s %v: %d steps, want at most 20", l.Slug, knobs, len(s.Steps))
+	}
+	for i, st := range s.Steps {
+		where := l.Slug + " " + strconv.Itoa(i+1) + " (" + st.Title + ")"
+		if tick.MatchString(st.Title) {
+			t.Errorf("%s: titled like a tick", where)
 		}
-		if len(s.Steps) > 20 {
-			t.Errorf("%s %v: %d steps, want at most 20", c.slug, c.knobs, len(s.Steps))
+		var main *scene.Scene
+		for k := range st.Scenes {
+			sc := &st.Scenes[k]
+			if sc.ID == "claims" {
+				t.Errorf("%s: repeats the claims table", where)
+			}
+			if sc.Main && main == nil {
+				main = sc
+			}
+			refs := systemsRefs(*sc)
+			for _, m := range sc.Marks {
+				if len(refs) > 0 && !refs[m.Ref] {
+					t.Errorf("%s: scene %s marks %q, which it does not draw", where, sc.ID, m.Ref)
+				}
+			}
 		}
-		for i, st := range s.Steps {
-			where := c.slug + " " + strconv.Itoa(i+1) + " (" + st.Title + ")"
-			if tick.MatchString(st.Title) {
-				t.Errorf("%s: titled like a tick", where)
-			}
-			var main *scene.Scene
-			for k := range st.Scenes {
-				sc := &st.Scenes[k]
-				if sc.ID == "claims" {
-					t.Errorf("%s: repeats the claims table", where)
-				}
-				if sc.Main && main == nil {
-					main = sc
-				}
-				refs := systemsRefs(*sc)
-				for _, m := range sc.Marks {
-					if len(refs) > 0 && !refs[m.Ref] {
-						t.Errorf("%s: scene %s marks %q, which it does not draw", where, sc.ID, m.Ref)
-					}
-				}
-			}
-			switch {
-			case main == nil:
-				t.Errorf("%s: no main figure", where)
-			case main.Radix == nil && main.Cluster == nil && main.Tiers == nil && main.Journey == nil:
-				t.Errorf("%s: the main figure %s is a %s, not a systems picture", where, main.ID, main.Kind)
-			case len(main.Marks) == 0:
-				t.Errorf("%s: the main figure marks nothing", where)
-			}
-			if len(st.Mentions) == 0 {
-				t.Errorf("%s: the narration links nothing to the figure", where)
-			}
+		switch {
+		case main == nil:
+			t.Errorf("%s: no main figure", where)
+		case main.Radix == nil && main.Cluster == nil && main.Tiers == nil && main.Journey == nil:
+			t.Errorf("%s: the main figure %s is a %s, not a systems picture", where, main.ID, main.Kind)
+		case len(main.Marks) == 0:
+			t.Errorf("%s: the main figure marks nothing", where)
+		}
+		if len(st.Mentions) == 0 {
+			t.Errorf("%s: the narration links nothing to the figure", where)
 		}
 	}
 }

@@ -21,6 +21,10 @@ var prefixCache = &Lesson{
 	Summary: "Requests insert into SGLang's radix tree; watch matches, edge splits, lock counts and LRU eviction — and why a one-word change at the start shares nothing.",
 	Engine: "SGLang RadixCache (match_prefix splits edges, insert de-duplicates, lock_ref protects running requests and the prefix a new one matched, LRU eviction of unlocked leaves) and PrefillAdder's admission (a request waits when its new tokens do not fit even after eviction), page size 1. " +
 		"Simplified: one word is one token, the cache capacity is counted in tokens, no output tokens are reserved, and a request is computed and cached in one go.",
+	Group: "memory", Rank: 50, Thumb: scene.KindRadixTree,
+	Terms: []Term{
+		{Term: "radix tree", Definition: "A tree of token runs in which shared prefixes are stored once (SGLang's RadixAttention).", Find: "tree"},
+	},
 	Params: []Param{
 		{Key: "capacity", Label: "Cache capacity", Unit: "tokens", Help: "Tokens the KV pool can hold; inserting past it evicts least-recently-used unlocked leaves.", Kind: Int, Default: 48, Min: prefixCacheMinCapacity, Max: 400, Step: 1},
 		{Key: "system", Label: "System prompt", Help: "The shared opening every request starts with.", Kind: Choice,

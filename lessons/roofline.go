@@ -20,6 +20,14 @@ var roofline = &Lesson{
 	Summary: "Place prefill and decode steps on each GPU's roofline; watch batching move decode toward the ridge, and check the model against measurements.",
 	Engine: "core/hardware's step-time model: per-kernel roofline (FLOPs at peak × MFU, bytes at bandwidth × η) plus a fixed per-kernel term, " +
 		"for a vLLM-style Llama decoder. Simplified: one GPU, BF16, no tensor parallelism.",
+	Group: "gpu", Rank: 20, Thumb: scene.KindChart,
+	Terms: []Term{
+		{Term: "roofline", Definition: "Attainable FLOP/s = min(peak, arithmetic intensity × memory bandwidth)."},
+		{Term: "arithmetic intensity", Definition: "FLOPs per byte of memory traffic."},
+		{Term: "ridge point", Aliases: []string{"ridge"}, Definition: "The intensity where a GPU's memory roof meets its compute roof: peak FLOPS / bandwidth.", Find: "ridge"},
+		{Term: "memory-bound", Definition: "Limited by bytes moved, not by arithmetic: decode at small batch."},
+		{Term: "compute-bound", Definition: "Limited by tensor-core arithmetic: prefill of long prompts."},
+	},
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "batch", Label: "Decode batch", Unit: "sequences", Help: "Sequences decoding together in one step.", Kind: Int, Default: 32, Min: 1, Max: 2048, Step: 1},

@@ -24,6 +24,7 @@ var sandbox = &Lesson{
 	Summary: "Pick GPUs, a model, a router and a workload (multi-turn chats, shared system prompts or independent prompts) and see throughput, TTFT, ITL, cache hits and load balance.",
 	Engine: "core/cluster: vLLM v1 workers (chunked prefill, prefix caching, CUDA graphs) behind a Dynamo-style router with the chosen policy; steps priced by core/hardware. " +
 		"Simplified: aggregated workers, no network latency, open-loop arrivals.",
+	Group: "whole", Rank: 20, Thumb: scene.KindCluster,
 	Params: []Param{
 		gpuParam, modelParam, graphParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},

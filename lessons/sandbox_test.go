@@ -3,7 +3,6 @@ package lessons
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"testing"
 
@@ -64,7 +63,7 @@ func TestRunTraceErrors(t *testing.T) {
 		reqs []workload.Request
 		want string
 	}{
-		{"a lesson without traces", garage, nil, reqs, "takes no trace"},
+		{"a lesson without traces", &Lesson{Slug: "plain", sim: simFunc(func(Values) (*Script, error) { return &Script{}, nil })}, nil, reqs, "takes no trace"},
 		{"an empty trace", sandbox, nil, nil, "has no requests"},
 		{"a bad knob", sandbox, map[string]string{"workers": "99"}, reqs, "workers"},
 	} {
@@ -74,40 +73,6 @@ func TestRunTraceErrors(t *testing.T) {
 	}
 	if lim := sandbox.TraceLimits(); lim.MaxRequests != 2000 || lim.MaxTokens != 16384 || lim.MaxTotalTokens != 2_000_000 {
 		t.Errorf("sandbox trace limits = %+v, want the requests knob's maximum 2,000, 16,384 tokens each and 2,000,000 in all", lim)
-	}
-}
-
-// checkHeavyCorners builds each of l's heaviest accepted settings and
-// checks that its counted work stays within MaxWork (issue 13 item 2: a
-// count, not a timing; BENCHMARKS.md has the times).
-func checkHeavyCorners(t *testing.T, l *Lesson) {
-	t.Helper()
-	if l.MaxWork <= 0 || len(l.HeavyCorners) == 0 {
-		t.Fatalf("%s: MaxWork %d, %d heavy corners", l.Slug, l.MaxWork, len(l.HeavyCorners))
-	}
-	for _, set := range l.HeavyCorners {
-		s, _, err := l.Run(set)
-		if err != nil {
-			t.Errorf("%s %v: %v", l.Slug, set, err)
-			continue
-		}
-		if s.Work <= 0 || s.Work > l.MaxWork {
-			t.Errorf("%s %v: work %d, bound %d", l.Slug, set, s.Work, l.MaxWork)
-		}
-	}
-	if s, _, err := l.Run(nil); err != nil || s.Work <= 0 || s.Work > l.MaxWork {
-		t.Errorf("%s defaults: work %v, %v", l.Slug, s, err)
-	}
-}
-
-// refusesOverWork checks that Check refuses set, naming key, with the bound
-// in the message.
-func refusesOverWork(t *testing.T, l *Lesson, set map[string]string, key string) {
-	t.Helper()
-	_, _, err := l.Run(set)
-	var pe *ParamError
-	if !errors.As(err, &pe) || pe.Key != key || !strings.Contains(err.Error(), comma64(servingCheckWork)) {
-		t.Errorf("%s %v: error %v, want one naming %s and the bound %s", l.Slug, set, err, key, comma64(servingCheckWork))
 	}
 }
 
@@ -123,80 +88,6 @@ func TestSandboxWorkBound(t *testing.T) {
 	heavy := workload.Poisson(2000, 10, workload.Uniform{Min: 64, Max: 64}, workload.Uniform{Min: 1000, Max: 1000}, 1)
 	if _, _, err := sandbox.RunTrace(nil, heavy, "heavy.jsonl"); err == nil || !strings.Contains(err.Error(), "heavy.jsonl") || !strings.Contains(err.Error(), "too heavy") {
 		t.Errorf("a trace over the work bound: %v", err)
-	}
-}
-
-// BenchmarkServingHeavyCorners runs the heaviest accepted setting of each
-// shape of the three serving lessons (their HeavyCorners).
-func BenchmarkServingHeavyCorners(b *testing.B) {
-	for _, l := range []*Lesson{smartRouting, disaggregation, sandbox} {
-		for i, set := range l.HeavyCorners {
-			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { benchLesson(b, l, set) })
-		}
-	}
-}
-
-// Issue 11 item 6 and its feasibility rule, for the four lessons that
-// serve a model on a GPU: walking every GPU × model choice, a setting is
-// either refused by Check on a knob of the lesson, or the model's weights
-// fit the worker's GPUs and every simulated request (prompt + output) fits
-// the model's positions. Before, kv-tiers priced a 33,000-token prompt on
-// Llama-2-7B (4,096 positions) and smart-routing served 4,224-token
-// requests on it.
-func TestServingLessonsOnlyRunWhatFits(t *testing.T) {
-	cases := []struct {
-		l       *Lesson
-		set     map[string]string
-		tp      int
-		longest func(Values) int
-	}{
-		{kvTiers, map[string]string{}, 1, func(v Values) int { return v.Int("prompt_tokens") + 1 }},
-		{kvTiers, map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, 1, func(v Values) int { return v.Int("prompt_tokens") + 1 }},
-		{smartRouting, map[string]string{"requests": "8", "overload_requests": "8"}, 1, func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
-		{disaggregation, map[string]string{"requests": "4", "model": "llama-3.1-8b", "tp": "1"}, 1, func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
-		{disaggregation, map[string]string{"requests": "4"}, 4, func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
-		{sandbox, map[string]string{"requests": "8"}, 1, func(v Values) int {
-			n := 0
-			for _, r := range sandboxWorkload(v) {
-				n = max(n, r.Prompt+r.Output)
-			}
-			return n
-		}},
-	}
-	gpu, _ := sandbox.Param("gpu")
-	model, _ := sandbox.Param("model")
-	for _, c := range cases {
-		accepted := 0
-		for _, g := range gpu.Choices {
-			for _, m := range model.Choices {
-				set := map[string]string{"gpu": g, "model": m}
-				maps.Copy(set, c.set)
-				s, v, err := c.l.Run(set)
-				if err != nil {
-					var pe *ParamError
-					if !errors.As(err, &pe) {
-						t.Errorf("%s %v: refused without naming a knob: %v", c.l.Slug, set, err)
-					} else if _, ok := c.l.Param(pe.Key); !ok {
-						t.Errorf("%s %v: refusal names %q, not a knob of the lesson", c.l.Slug, set, pe.Key)
-					}
-					continue
-				}
-				accepted++
-				gp, mp := hardware.MustGPU(v.Choice("gpu")), hardware.MustModel(v.Choice("model"))
-				if w := mp.WeightBytes(2) / int64(c.tp); w > gp.MemoryBytes {
-					t.Errorf("%s %v: %d B of weights per GPU on a %d B GPU", c.l.Slug, set, w, gp.MemoryBytes)
-				}
-				if n := c.longest(v); n > mp.MaxPositions {
-					t.Errorf("%s %v: a %d-token request on %s's %d positions", c.l.Slug, set, n, mp.ID, mp.MaxPositions)
-				}
-				if len(s.Steps) == 0 {
-					t.Errorf("%s %v: no steps", c.l.Slug, set)
-				}
-			}
-		}
-		if accepted == 0 && c.set["prompt_tokens"] != "33000" {
-			t.Errorf("%s %v: no GPU × model accepted", c.l.Slug, c.set)
-		}
 	}
 }
 

@@ -25,6 +25,10 @@ var smartRouting = &Lesson{
 	Summary: "Round-robin vs Dynamo's KV-aware router on requests that share system prompts: prefix hit rate, TTFT, load balance — and the hot spot pure cache affinity creates.",
 	Engine: "NVIDIA Dynamo KV router (cost = overlap_score_weight × prefill blocks + decode blocks, lowest wins; global index fed by vLLM KV events; router-side active load) over vLLM v1 workers (core/cluster). " +
 		"Simplified: aggregated workers (each prefills its own requests; the article's 4 prefill workers are folded into them), no network latency.",
+	Group: "cluster", Rank: 10, Thumb: scene.KindCluster,
+	Terms: []Term{
+		{Term: "KV-aware routing", Aliases: []string{"smart routing", "kv router"}, Definition: "Send a request to the worker whose cache holds most of its prefix, weighed against that worker's load.", Find: "KV-aware"},
+	},
 	Params: []Param{
 		gpuParam, modelParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 8, Min: 2, Max: 16, Step: 1},

@@ -27,6 +27,9 @@ var specDecoding = &Lesson{
 	Summary: "A small draft proposes γ tokens and the target checks them in one pass: accepted, rejected, the bonus token, (1 − α^(γ+1)) / (1 − α) tokens per pass, the best γ, and the speedup fading as the batch grows.",
 	Engine: "core/specdec: Leviathan et al.'s algorithm as vLLM's rejection sampler runs it (accepted prefix, then the target's resampled or bonus token), acceptance drawn i.i.d. with probability α; " +
 		"draft and verify steps priced by core/hardware's step model with CUDA graphs and overlapped host work. Simplified: the draft runs on one GPU of the group; no tree, n-gram or EAGLE drafting; real acceptance depends on the text.",
+	// After roofline, whose result (decode is memory-bound until the batch
+	// crosses the ridge) is why the verify pass is nearly free, and then is not.
+	Group: "gpu", Rank: 30, Thumb: scene.KindTokens,
 	Params: []Param{
 		gpuParam,
 		{Key: "model", Label: "Target model", Help: "The model whose output is produced; the draft must share its vocabulary.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},
@@ -283,24 +286,25 @@ func runSpecDecoding(v Values) (specRun, error) {
 	}
 	steps += p.Steps * (stepWork + r.batch)
 	r.one = r.sweep[0].round
-	r.drawRounds(uint64(v.Int("seed")))
+	r.strip, r.measured = drawRounds(r.alpha, r.gamma, r.roundsDrawn, uint64(v.Int("seed")))
 	r.work = int64(steps) + int64(r.roundsDrawn)*int64(r.gamma)
 	return r, nil
 }
 
-// drawRounds draws the rounds: the strip's first few, and the average.
-func (r *specRun) drawRounds(seed uint64) {
-	a := specdec.NewAcceptance(r.alpha, seed)
+// drawRounds draws rounds of γ drafted tokens accepted with probability
+// alpha each: the strip's first few, and the tokens per pass they average.
+func drawRounds(alpha float64, gamma, rounds int, seed uint64) (strip []specRound, measured float64) {
+	a := specdec.NewAcceptance(alpha, seed)
 	pos, total := 1, 0
-	for i := 0; i < r.roundsDrawn; i++ {
-		k := a.Verify(r.gamma)
+	for i := 0; i < rounds; i++ {
+		k := a.Verify(gamma)
 		if i < specStripRounds {
-			r.strip = append(r.strip, specRound{start: pos, accepted: k})
+			strip = append(strip, specRound{start: pos, accepted: k})
 		}
 		pos += k + 1
 		total += k + 1
 	}
-	r.measured = float64(total) / float64(r.roundsDrawn)
+	return strip, float64(total) / float64(rounds)
 }
 
 // ---- Script ----

@@ -2,7 +2,10 @@ package sim
 
 import (
 	"encoding/json"
+	"maps"
+	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,9 +87,18 @@ func TestReplyFailures(t *testing.T) {
 		{"bad knob", Request{Slug: l.Slug, Params: map[string]string{l.Params[0].Key: "nonsense"}}, func(r Reply) bool {
 			return r.Failure != nil && strings.Contains(r.Failure.Message, l.Params[0].Key)
 		}},
-		{"bad trace", Request{Slug: "sandbox", Params: map[string]string{}, Trace: &TraceFile{Name: "t.jsonl", Text: `{"arrival_s": -1}`}}, func(r Reply) bool {
-			return r.Failure == nil && strings.HasPrefix(r.TraceError, "t.jsonl: ")
-		}},
+	}
+	for _, tl := range lessons.All() {
+		if tl.TakesTrace() {
+			cases = append(cases, struct {
+				name string
+				req  Request
+				want func(Reply) bool
+			}{"bad trace", Request{Slug: tl.Slug, Params: map[string]string{}, Trace: &TraceFile{Name: "t.jsonl", Text: `{"arrival_s": -1}`}}, func(r Reply) bool {
+				return r.Failure == nil && strings.HasPrefix(r.TraceError, "t.jsonl: ")
+			}})
+			break
+		}
 	}
 	for _, c := range cases {
 		rep, s, err := Decode(Run(c.req))
@@ -98,7 +110,7 @@ func TestReplyFailures(t *testing.T) {
 
 func TestTraceReply(t *testing.T) {
 	text := `{"arrival_s": 0, "prompt_tokens": 64, "output_tokens": 8}` + "\n" + `{"arrival_s": 0.1, "prompt_tokens": 32, "output_tokens": 4}` + "\n"
-	rep, s, err := Decode(Run(Request{Slug: "sandbox", Params: map[string]string{}, Trace: &TraceFile{Name: "two.jsonl", Text: text}}))
+	rep, s, err := Decode(Run(Request{Slug: traceLesson(t).Slug, Params: map[string]string{}, Trace: &TraceFile{Name: "two.jsonl", Text: text}}))
 	if err != nil || rep.Failure != nil || s == nil {
 		t.Fatalf("%v %+v", err, rep)
 	}
@@ -116,7 +128,7 @@ func narrations(s *Script) []string {
 }
 
 func TestDecodeRejectsGarbage(t *testing.T) {
-	good := Run(Request{Slug: "block-table", Params: map[string]string{}})
+	good := Run(Request{Slug: lessons.All()[0].Slug, Params: map[string]string{}})
 	for name, b := range map[string][]byte{
 		"empty":     nil,
 		"magic":     []byte("XXXX0000000000"),
@@ -184,20 +196,34 @@ func TestEmbedTextIsScriptSafe(t *testing.T) {
 // The prefetch reads an address as the page does: the same state gives the
 // same request bytes.
 func TestForAddress(t *testing.T) {
-	l := lessons.Get("garage")
+	l, k, other := knobsOf(t)
+	slug, min := l.Slug, k.val
 	cases := []struct {
 		path, query string
 		knobs       map[string]string // the knobs the page resolves
 		debug       string
 		ok          bool
 	}{
-		{"/lesson/garage", "", nil, "", true},
-		{"/embed/garage/", "step=4&block_size=32&theme=dark", map[string]string{"block_size": "32"}, "", true},
-		{"/repo/lesson/garage.html", "block_size=zero&requests=12", map[string]string{"requests": "12"}, "", true}, // a bad knob takes its default
-		{"/lesson/garage", "prompt_min=1200&prompt_max=600", nil, "", true},                                        // a broken relation: all defaults
-		{"/lesson/garage", "debug=panic", nil, "panic", true},
+		{"/lesson/" + slug, "", nil, "", true},
+		{"/embed/" + slug + "/", "step=4&" + k.Key + "=" + min + "&theme=dark", map[string]string{k.Key: min}, "", true},
+		{"/repo/lesson/" + slug + ".html", k.Key + "=zero&" + other.Key + "=" + other.val, map[string]string{other.Key: other.val}, "", true}, // a bad knob takes its default
+		{"/lesson/" + slug, "debug=panic", nil, "panic", true},
 		{"/lesson/nope", "", nil, "", false},
 		{"/", "", nil, "", false},
+	}
+	// A broken relation between knobs: all defaults.
+	if set := refusedByCheck(l); set != nil {
+		q := url.Values{}
+		for key, val := range set {
+			q.Set(key, val)
+		}
+		cases = append(cases, struct {
+			path, query string
+			knobs       map[string]string
+			debug       string
+			ok          bool
+		}{"/lesson/" + slug, q.Encode(), nil, "", true})
+		t.Logf("%s: %s is refused by Check", slug, q.Encode())
 	}
 	for _, c := range cases {
 		got, ok := ForAddress(c.path, c.query)
@@ -212,12 +238,73 @@ func TestForAddress(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatal(errs[0])
 		}
-		want, _ := NewRequest("garage", v, c.debug).Body()
+		want, _ := NewRequest(slug, v, c.debug).Body()
 		body, _ := got.Body()
 		if string(body) != string(want) {
 			t.Errorf("ForAddress(%q, %q) = %s, want %s", c.path, c.query, body, want)
 		}
 	}
+}
+
+// knobsOf is the first lesson with two integer knobs that each accept a
+// value other than their default (their minimum or maximum, the other
+// knobs at their defaults), with those values.
+func knobsOf(t *testing.T) (l *lessons.Lesson, k, other knobValue) {
+	t.Helper()
+	for _, l := range lessons.All() {
+		var ks []knobValue
+		for _, p := range l.Params {
+			if p.Kind != lessons.Int {
+				continue
+			}
+			for _, x := range []float64{p.Min, p.Max} {
+				if x != p.Default && accepts(l, map[string]string{p.Key: fmtKnob(x)}) {
+					ks = append(ks, knobValue{p.Key, fmtKnob(x)})
+					break
+				}
+			}
+		}
+		if len(ks) >= 2 {
+			return l, ks[0], ks[1]
+		}
+	}
+	t.Skip("no lesson has two integer knobs")
+	return nil, knobValue{}, knobValue{}
+}
+
+// knobValue is a knob and a value for it.
+type knobValue struct{ Key, val string }
+
+// accepts reports whether l's knobs resolve set and its Check accepts it.
+func accepts(l *lessons.Lesson, set map[string]string) bool {
+	v, errs := l.Resolve(set)
+	return len(errs) == 0 && (l.Check == nil || l.Check(v) == nil)
+}
+
+func fmtKnob(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// refusedByCheck is a setting of one or two knobs at their ends that each
+// pass their own range but that l's Check refuses, or nil.
+func refusedByCheck(l *lessons.Lesson) map[string]string {
+	if l.Check == nil {
+		return nil
+	}
+	var ends []map[string]string
+	for _, p := range l.Params {
+		if p.Kind != lessons.Choice {
+			ends = append(ends, map[string]string{p.Key: fmtKnob(p.Min)}, map[string]string{p.Key: fmtKnob(p.Max)})
+		}
+	}
+	for i, a := range ends {
+		for _, b := range append([]map[string]string{nil}, ends[i+1:]...) {
+			set := maps.Clone(a)
+			maps.Copy(set, b)
+			if v, errs := l.Resolve(set); len(errs) == 0 && l.Check(v) != nil {
+				return set
+			}
+		}
+	}
+	return nil
 }
 
 // The hand-written grid encoding decodes to the grid, whatever its labels
@@ -255,12 +342,31 @@ func TestGridEncoding(t *testing.T) {
 	}
 }
 
-func BenchmarkEncodeGarage(b *testing.B) {
-	l := lessons.Get("garage")
-	s, _, err := l.Run(nil)
-	if err != nil {
-		b.Fatal(err)
+// heaviestScript is the lesson whose defaults' script is the largest on the
+// wire, with that script: the garage's, 1.7 MB, which the Garage
+// benchmarks below are named for (BENCHMARKS.md, "Wire format").
+func heaviestScript(b *testing.B) (*lessons.Lesson, *lessons.Script) {
+	b.Helper()
+	var best *lessons.Lesson
+	var script *lessons.Script
+	size := -1
+	for _, l := range lessons.All() {
+		s, _, err := l.Run(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(Encode(Reply{}, s)); n > size {
+			best, script, size = l, s, n
+		}
 	}
+	if best == nil {
+		b.Skip("no lessons")
+	}
+	return best, script
+}
+
+func BenchmarkEncodeGarage(b *testing.B) {
+	_, s := heaviestScript(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.SetBytes(int64(len(Encode(Reply{}, s))))
@@ -268,11 +374,7 @@ func BenchmarkEncodeGarage(b *testing.B) {
 }
 
 func BenchmarkDecodeGarageStep(b *testing.B) {
-	l := lessons.Get("garage")
-	s, _, err := l.Run(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, s := heaviestScript(b)
 	data := Encode(Reply{}, s)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -286,17 +388,14 @@ func BenchmarkDecodeGarageStep(b *testing.B) {
 	}
 }
 
-// BenchmarkReadEmbeddedGarage is what the garage page does with the script
-// it carries before showing step 1: read the text and decode step 1.
+// BenchmarkReadEmbeddedGarage is what the heaviest page (the garage's)
+// does with the script it carries before showing step 1: read the text and
+// decode step 1.
 func BenchmarkReadEmbeddedGarage(b *testing.B) {
-	l := lessons.Get("garage")
-	s, _, err := l.Run(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	l, s := heaviestScript(b)
 	text, ok := EmbedText("k", l.Defaults().Text(), s)
 	if !ok {
-		b.Fatal("garage's defaults are not carried")
+		b.Fatalf("%s's defaults are not carried", l.Slug)
 	}
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
@@ -315,11 +414,7 @@ func BenchmarkReadEmbeddedGarage(b *testing.B) {
 // alone (the wire format before block grids were written by hand), for
 // comparison.
 func BenchmarkEncodeGarageReflect(b *testing.B) {
-	l := lessons.Get("garage")
-	s, _, err := l.Run(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, s := heaviestScript(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n := 0

@@ -132,8 +132,8 @@ func TestKnobErrors(t *testing.T) {
 
 func TestSlugFromPath(t *testing.T) {
 	for in, want := range map[string]string{
-		"/lesson/garage": "garage", "/repo/lesson/garage": "garage", "/lesson/garage/": "garage",
-		"/lesson/garage.html": "garage", "/lesson/garage/index.html": "garage", "/embed/garage": "garage", "/": "",
+		"/lesson/some-lesson": "some-lesson", "/repo/lesson/some-lesson": "some-lesson", "/lesson/some-lesson/": "some-lesson",
+		"/lesson/some-lesson.html": "some-lesson", "/lesson/some-lesson/index.html": "some-lesson", "/embed/some-lesson": "some-lesson", "/": "",
 	} {
 		if got, _ := SlugFromPath(in); got != want {
 			t.Errorf("SlugFromPath(%q) = %q, want %q", in, got, want)

@@ -1,0 +1,79 @@
+package lessons
+
+import (
+	"testing"
+
+	"github.com/inferlab/inferlab/core/record"
+)
+
+// What the shared tests check on the garage lesson (lessonChecks). Its
+// narration check: the ticks the narration reads are the pools' state.
+func init() {
+	registerChecks(garage, lessonChecks{
+		paced: true,
+		narration: func(v Values) ([]string, error) {
+			r, err := runGarage(v)
+			return garageNarration(r), err
+		},
+		mismatches: []narrationMismatch{
+			{"a paged tick narrating one token fewer than the pool holds", func(t *testing.T, v Values, alter bool) []string {
+				r, err := runGarage(v)
+				mustRun(t, err)
+				if alter {
+					r.served.snaps[r.ticks[1]].used[0]++
+				}
+				return garageNarration(r)
+			}},
+		},
+	})
+}
+
+func garageNarration(r garageRun) (out problems) {
+	for _, t := range r.ticks {
+		snap, ok := r.served.snaps[t]
+		if !ok {
+			out.addf("tick %d is narrated but was not captured", t)
+			continue
+		}
+		if g, ok := r.served.paged.At(t); ok {
+			owners, stored := map[int]bool{}, 0
+			for i, o := range snap.owners {
+				if o >= 0 {
+					owners[o] = true
+				}
+				stored += snap.used[i]
+			}
+			if g.Usage.Resident != len(owners) || g.Usage.Stored != stored {
+				out.addf("tick %d, paged: narrated %d resident, %d tokens; the pool holds %d requests, %d tokens", t, g.Usage.Resident, g.Usage.Stored, len(owners), stored)
+			}
+		}
+		if g, ok := r.served.contig.At(t); ok {
+			tokens, reserved := 0, 0
+			for _, run := range snap.runs {
+				tokens += run.Tokens
+				reserved += run.Len
+			}
+			if g.Usage.Resident != len(snap.runs) || g.Usage.Stored != tokens || g.Usage.Reserved != reserved {
+				out.addf("tick %d, contiguous: narrated %d resident, %d tokens in %d reserved; the pool holds %d runs, %d tokens in %d",
+					t, g.Usage.Resident, g.Usage.Stored, g.Usage.Reserved, len(snap.runs), tokens, reserved)
+			}
+		}
+	}
+	// The most requests ever resident (the admitted figures) are what the
+	// ticks recorded.
+	for _, h := range []struct {
+		name   string
+		hist   *record.History
+		figure int
+	}{{"paged", &r.served.paged, r.figures.pagedAdmitted}, {"contiguous", &r.served.contig, r.figures.contigAdmitted}} {
+		peak := 0
+		for i := range h.hist.Len() {
+			g, _ := h.hist.At(i)
+			peak = max(peak, g.Usage.Resident)
+		}
+		if peak != h.figure {
+			out.addf("%s: narrated %d admitted at once, the ticks peak at %d", h.name, h.figure, peak)
+		}
+	}
+	return out
+}

@@ -1,0 +1,45 @@
+package lessons
+
+import (
+	"github.com/inferlab/inferlab/core/hardware"
+)
+
+// What the shared tests check on the kv-tiers lesson (lessonChecks). Its
+// narration check: the prefix and the GPU pool.
+func init() {
+	registerChecks(kvTiers, lessonChecks{
+		servingFits: []servingFit{
+			{set: map[string]string{}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }},
+			{set: map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }, mayRefuseAll: true},
+		},
+		systems:       true,
+		systemsSets:   []map[string]string{{"prompt_tokens": "2000", "prefix_tokens": "1024"}},
+		promptMetrics: map[string]string{"compute_prefix_ms": "prefix_tokens", "ttft_recompute_ms": "prompt_tokens"},
+		narration: func(v Values) ([]string, error) {
+			r, err := runKVTiers(v)
+			if err != nil {
+				return nil, err
+			}
+			return kvTiersNarration(r), nil
+		},
+	})
+}
+
+func kvTiersNarration(r *kvTiersRun) (out problems) {
+	if r.prefix%kvTiersBlock != 0 || r.prefix+r.suffix != r.prompt || r.prefix >= r.prompt {
+		out.addf("narrated prefix %d + rest %d of a %d-token prompt, in %d-token blocks", r.prefix, r.suffix, r.prompt, kvTiersBlock)
+	}
+	if want := float64(r.prefix) * r.sEntry; r.bytes != want {
+		out.addf("narrated %g B of prefix KV, %d tokens of %g B are %g", r.bytes, r.prefix, r.sEntry, want)
+	}
+	// The G1 pool the picture states is the engine's, and a G1 hit means
+	// the prefix is resident there.
+	p, err := hardware.Fit{GPU: r.e.gpu, Model: r.e.model, FixedTP: true, BatchedTokens: kvTiersBudget}.Pool(kvTiersBlock)
+	if err != nil || r.e.kvBlocks != int(p.Blocks)-1 {
+		out.addf("G1 pool %d blocks, vLLM's is %d − 1 (%v)", r.e.kvBlocks, p.Blocks, err)
+	}
+	if r.prefix > r.e.kvBlocks*kvTiersBlock || r.maxN > r.e.kvBlocks*kvTiersBlock {
+		out.addf("a %d-token prefix (search to %d) narrated resident in a %d-token G1 pool", r.prefix, r.maxN, r.e.kvBlocks*kvTiersBlock)
+	}
+	return out
+}

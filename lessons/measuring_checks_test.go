@@ -1,0 +1,56 @@
+package lessons
+
+import (
+	"math"
+	"testing"
+)
+
+// What the shared tests check on the measuring lesson (lessonChecks). Its
+// narration check: what held requests back.
+func init() {
+	registerChecks(measuring, lessonChecks{
+		batchDefaults: true, batchNoteKnobs: map[string]string{"duration_s": "1", "points": "2", "rate_max": "4"},
+		paced: true,
+		refusals: []refusal{
+			// Over the work bound.
+			{map[string]string{"duration_s": "600"}, "duration_s", ""},
+			{map[string]string{"max_num_seqs": "1"}, "max_num_seqs", ""}, // duration_s left at its default
+			{map[string]string{"max_num_seqs": "2048", "max_num_batched_tokens": "64"}, "max_num_batched_tokens", "at least max_num_seqs (2048)"},
+		},
+		sweepGPUsAndModels: true,
+		sweepKnobs:         map[string]string{"duration_s": "2"},
+		narration: func(v Values) ([]string, error) {
+			r, err := runMeasuring(v)
+			return measuringNarration(r), err
+		},
+		mismatches: []narrationMismatch{
+			{"a preemption the steps did not make", func(t *testing.T, v Values, alter bool) []string {
+				r, err := runMeasuring(v)
+				mustRun(t, err)
+				if alter {
+					r.points[0].sum.Preemptions++
+				}
+				return measuringNarration(r)
+			}},
+		},
+	})
+}
+
+func measuringNarration(r measuringRun) (out problems) {
+	for _, p := range r.points {
+		if p.peakRunning > r.seqs || p.atSeqs > p.queued || p.fullBudget > p.queued || (p.peakRunning < r.seqs && p.atSeqs > 0) {
+			out.addf("%s: peak %d running of max_num_seqs %d, %d steps with a queue, %d at the limit, %d with the budget spent",
+				rateText(p.rate), p.peakRunning, r.seqs, p.queued, p.atSeqs, p.fullBudget)
+		}
+		if p.sum.Preemptions != p.stepPreemptions {
+			out.addf("%s: narrated %d preemptions, the steps preempted %d", rateText(p.rate), p.sum.Preemptions, p.stepPreemptions)
+		}
+		if p.missTTFT+p.missTPOT != p.sum.Requests-int(math.Round(p.sum.SLOAttainment*float64(p.sum.Requests))) {
+			out.addf("%s: %d + %d requests miss the SLO, %.1f%% of %d meet it", rateText(p.rate), p.missTTFT, p.missTPOT, 100*p.sum.SLOAttainment, p.sum.Requests)
+		}
+		if p.sum.MeanRunningAtStep > float64(p.peakRunning) {
+			out.addf("%s: %.1f running on average, at most %d", rateText(p.rate), p.sum.MeanRunningAtStep, p.peakRunning)
+		}
+	}
+	return out
+}

@@ -202,19 +202,9 @@ func TestDocumentAnchorsResolve(t *testing.T) {
 // source instead.
 var outsideCitation = regexp.MustCompile(`\b(DESIGN|PICTURES|engines|profiles|stack)\.md\b|\b[Ii]ssue #?[0-9]+`)
 
-// notYetSwept lists the folders and files whose comments are being rewritten
-// on other branches as this test lands; each comes off the list once its
-// citations are replaced.
-var notYetSwept = []string{"core/", "lessons/", "internal/", "cmd/inferlab/", "cmd/lessondiff/", "bench/", "docs/VALIDATION.md"}
-
 func TestNoCitationsOutsideTheRepository(t *testing.T) {
 	files := 0
 	textFiles(t, func(rel, text string) {
-		for _, p := range notYetSwept {
-			if strings.HasPrefix(rel, p) {
-				return
-			}
-		}
 		files++
 		for i, line := range strings.Split(text, "\n") {
 			if m := outsideCitation.FindString(line); m != "" {

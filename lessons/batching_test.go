@@ -24,7 +24,7 @@ func runBatch(t *testing.T, set map[string]string) batchingRun {
 	return r
 }
 
-// Issue 15's done-when: static ≤ dynamic ≤ continuous throughput on the
+// Static ≤ dynamic ≤ continuous throughput on the
 // default stream, explained by the waste the runs computed: throughput is
 // exactly slots × busy share × useful share ÷ slot-seconds per token, and
 // the shares differ the way the narration says.

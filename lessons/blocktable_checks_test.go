@@ -11,6 +11,13 @@ import (
 func init() {
 	registerChecks(blockTable, lessonChecks{
 		paced: true,
+		refusals: []refusal{
+			// A relation is refused on the knob the reader set (length), not on
+			// token left at its default, with token's value.
+			{map[string]string{"length": "1"}, "length", `length = "1" is not allowed with token = "37" (token: want a token of the 1-token request: 0 to 0)`},
+			{map[string]string{"length": "1", "neighbours": "8"}, "length", `length = "1" is not allowed with token = "37"`},
+			{map[string]string{"token": "80"}, "token", `token = "80" is not allowed: want a token of the 72-token request: 0 to 71`},
+		},
 		narration: func(v Values) ([]string, error) {
 			r, err := runBlockTable(v)
 			return blockTableNarration(r), err

@@ -295,7 +295,7 @@ func disaggDeploymentOf(v Values, e *engine) (disaggDeployment, error) {
 		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
 		bytesPerToken: e.pool.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(disaggBlock) * float64(e.pool.BytesPerToken)}
 	// max_num_seqs is vLLM's default on the GPU, capped at the budget as
-	// vLLM caps it (engines.md §2.1).
+	// vLLM caps it (docs/SOURCES.md#vllm-batch-defaults).
 	_, seqs := vllmBatch(e.gpu)
 	d.seqs = min(seqs, d.budget)
 	return d, nil

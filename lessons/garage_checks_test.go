@@ -11,6 +11,10 @@ import (
 func init() {
 	registerChecks(garage, lessonChecks{
 		paced: true,
+		refusals: []refusal{
+			// A relation is refused on the knob the reader set, with the other knob's value.
+			{map[string]string{"output_max": "0"}, "output_max", `output_max = "0" is not allowed with output_min = "`},
+		},
 		narration: func(v Values) ([]string, error) {
 			r, err := runGarage(v)
 			return garageNarration(r), err

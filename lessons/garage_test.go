@@ -46,7 +46,8 @@ func metric(t *testing.T, s *Script, key string) float64 {
 }
 
 // With equal prompts, no output and more requests than fit, the peak counts
-// follow from the pool geometry alone (issue #2's acceptance formula).
+// follow from the pool geometry alone: ⌊pool / max_context⌋ contiguous
+// reservations against ⌊pool blocks / ⌈prompt / B⌉⌋ paged requests.
 func TestGarageAdmittedFormula(t *testing.T) {
 	for _, tc := range []struct{ pool, mc, b, l int }{
 		{32768, 2048, 16, 1000}, {32768, 2048, 16, 1024}, {32768, 2048, 16, 1025},
@@ -166,7 +167,7 @@ func TestGarageShowsArticleBesideModel(t *testing.T) {
 	}
 }
 
-// The defaults are the article's setup (issue 11 item 5): its script's pool
+// The defaults are the article's setup: its script's pool
 // (4 × 512 blocks × 16) and stream (40 requests, prompts 512–1,536, outputs
 // 32–64), with the 8,192-token reservations its text describes. That pool
 // holds 4 such reservations, and the waste lands inside the article's
@@ -205,7 +206,7 @@ func TestGarageRunsTheArticleSetup(t *testing.T) {
 	}
 }
 
-// The work bound (issue 13 item 2): requests × (output_max + 1) over
+// The work bound (docs/ARCHITECTURE.md#the-lesson-contract): requests × (output_max + 1) over
 // 500,000 is refused naming the knobs; the heaviest settings accepted count
 // work within MaxWork, and the counted work grows with the stream.
 func TestGarageWorkBound(t *testing.T) {

@@ -64,8 +64,8 @@ var kvTiers = &Lesson{
 // kvTiersFit is the shared feasibility check (hardware.Fit) for the one
 // request the lesson prices: the model's weights and activations on one
 // GPU, the prompt's KV beside them, and the prompt plus its first output
-// token within the model's positions. Issue 11 item 6: a 33,000-token
-// prompt on Llama-2-7B (4,096 positions) was priced as if it could run.
+// token within the model's positions: a 33,000-token prompt on Llama-2-7B
+// (4,096 positions) was once priced as if it could run.
 func kvTiersFit(v Values) error {
 	g, m, err := chosenHardware(v)
 	if err != nil {
@@ -448,7 +448,7 @@ func (r *kvTiersRun) expectedRace() scene.Race {
 		{Label: "rest " + msText(r.tSuffix), Class: "rest", Value: round4(1000 * r.tSuffix)}}}
 }
 
-// kvbmNote is how blocks reach tier m (engines.md §5.5).
+// kvbmNote is how blocks reach tier m (docs/SOURCES.md#dyn-kvbm).
 func kvbmNote(m int) string {
 	return [...]string{"computed by prefill or decode",
 		"device → host copy of complete, registered blocks",

@@ -8,6 +8,10 @@ import (
 // narration check: the prefix and the GPU pool.
 func init() {
 	registerChecks(kvTiers, lessonChecks{
+		refusals: []refusal{
+			// A relation is refused on the knob the reader set, with the other knob's value.
+			{map[string]string{"p_gpu": "100"}, "p_gpu", `p_gpu = "100" is not allowed with p_host = "30" (p_host: want at most 0%: the hit probabilities of all tiers sum to at most 100%)`},
+		},
 		servingFits: []servingFit{
 			{set: map[string]string{}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }},
 			{set: map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }, mayRefuseAll: true},

@@ -99,7 +99,7 @@ func TestKVTiersBadInput(t *testing.T) {
 		{map[string]string{"p_gpu": "60", "p_host": "30", "p_disk": "20"}, "p_disk"},
 		{map[string]string{"p_object": "20"}, "p_object"},
 		{map[string]string{"model": "mistral-7b-v0.1", "prompt_tokens": "40000"}, "prompt_tokens"},
-		{map[string]string{"model": "llama-2-7b", "prompt_tokens": "33000", "prefix_tokens": "32000"}, "prompt_tokens"},                  // issue 11 item 6: 4,096 positions
+		{map[string]string{"model": "llama-2-7b", "prompt_tokens": "33000", "prefix_tokens": "32000"}, "prompt_tokens"},                  // Llama-2-7B has 4,096 positions
 		{map[string]string{"model": "llama-3.1-8b", "gpu": "l4", "prompt_tokens": "131071", "prefix_tokens": "131056"}, "prompt_tokens"}, // 17 GB of KV beside 16 GB of weights on 24 GB
 		{map[string]string{"model": "llama-3.1-70b"}, "model"},                                                                           // BF16 weights do not fit one H100
 		{map[string]string{"nvme": "floppy"}, "nvme"},

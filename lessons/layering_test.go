@@ -47,6 +47,7 @@ var layers = []layer{
 	{name: "app", dirs: []string{"app", "export", "server", "wasm"}, below: []string{"foundations", "core", "scene", "lessons"}, thirdParty: true, ui: true},
 	{name: "cmd", dirs: []string{"cmd"}, below: []string{"foundations", "core", "scene", "lessons", "app"}, thirdParty: true, ui: true},
 	{name: "e2e", dirs: []string{"e2e"}, below: []string{"foundations", "core", "scene", "lessons", "app"}, thirdParty: true, ui: true},
+	{name: "docs", dirs: []string{"docs"}, below: []string{"foundations", "core", "scene", "lessons"}},
 }
 
 // uiImports are the UI packages only the app and above may use.

@@ -219,7 +219,7 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 // the worst accepted trace re-simulates in about 2 s of CPU and 250 MB
 // (BENCHMARKS.md, "Trace work bound"); tokens alone do
 // not bound that: 122 requests of 1 + 16,383 tokens, staggered so that each
-// runs alone, are 2 million steps (issue 14: 19 s natively).
+// runs alone, are 2 million steps (19 s natively before this bound).
 const (
 	traceMaxTokens      = 16384
 	traceMaxTotalTokens = 2_000_000

@@ -16,6 +16,8 @@ func init() {
 			{map[string]string{"duration_s": "600"}, "duration_s", ""},
 			{map[string]string{"max_num_seqs": "1"}, "max_num_seqs", ""}, // duration_s left at its default
 			{map[string]string{"max_num_seqs": "2048", "max_num_batched_tokens": "64"}, "max_num_batched_tokens", "at least max_num_seqs (2048)"},
+			// A relation is refused on the knob the reader set, with the other knob's value.
+			{map[string]string{"rate_max": "0.1"}, "rate_max", `rate_max = "0.1" is not allowed with rate_min = "2" (rate_min: want below rate_max (0.1))`},
 		},
 		sweepGPUsAndModels: true,
 		sweepKnobs:         map[string]string{"duration_s": "2"},

@@ -42,7 +42,7 @@ func TestMeasuringRejectsInvertedRates(t *testing.T) {
 	}
 }
 
-// Issue 11 item 8: max_num_seqs decides where the sweep saturates, and the
+// max_num_seqs decides where the sweep saturates, and the
 // narration says why. At vLLM's H100 default (1,024) the server admits
 // every request up to 64 req/s, where some miss the TPOT limit but none
 // queue, and saturates at 128 req/s when the KV cache fills (preemptions);

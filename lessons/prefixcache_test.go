@@ -37,7 +37,7 @@ func TestPrefixCacheLesson(t *testing.T) {
 	}
 }
 
-// Issue 11 item 1: a request must not evict the prefix it has just matched
+// A request must not evict the prefix it has just matched
 // (SGLang locks it: PrefillAdder.add_one_req under _lock_node), so at every
 // step and for every allowed capacity and system prompt the cache stays
 // within its capacity, and every admitted request's reused tokens were

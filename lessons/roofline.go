@@ -116,7 +116,7 @@ type gemmPoint struct {
 }
 
 // vidurGateUp is vidur's measured H100 gate+up GEMM for Llama-2-7B, µs by
-// tokens (profiles.md §5.2, §6.3) [VIDUR-MLP].
+// tokens (docs/SOURCES.md#ridge-points) [VIDUR-MLP].
 var vidurGateUp = []struct{ tokens, us float64 }{{1, 64}, {128, 71}, {256, 130}, {4096, 987}}
 
 // rooflineRun is what the roofline lesson computed.

@@ -91,7 +91,7 @@ func TestSandboxWorkBound(t *testing.T) {
 	}
 }
 
-// Issue 11 item 8: a token budget below max_num_seqs is refused by Check on
+// A token budget below max_num_seqs is refused by Check on
 // the budget knob, with the seqs it must reach, as vLLM's SchedulerConfig
 // refuses it — not by the scheduler inside a generic message.
 func TestSandboxBudgetBelowSeqs(t *testing.T) {
@@ -115,7 +115,7 @@ func sandboxValues(t *testing.T, raw map[string]string) Values {
 	return v
 }
 
-// Issue 11: the sandbox with Llama-2-7B (4,096 positions) was refused for
+// The sandbox with Llama-2-7B (4,096 positions) was once refused for
 // every workload, its long-tailed lengths reaching 9,434 tokens. The
 // generated workload is now fitted to the model's context, said in the
 // setup's narration; a request that fits is left as drawn; and a trace

@@ -51,7 +51,7 @@ func TestSmartRoutingWeightZero(t *testing.T) {
 	}
 }
 
-// Issue 11 item 7: a tie at the lowest cost is narrated as a tie, with how
+// A tie at the lowest cost is narrated as a tie, with how
 // it was broken — never as "its cost is 376.8 against the next best
 // 376.8". Walks every narrated decision of the defaults and a few seeds.
 func TestSmartRoutingNarratesTies(t *testing.T) {
@@ -92,8 +92,8 @@ func TestSmartRoutingNarratesTies(t *testing.T) {
 	}
 }
 
-// Issue 13 item 2: smart-routing at its allowed maxima took 93–107 s and
-// up to 3.8 GiB; every accepted setting now stays within the work bound.
+// Smart-routing at its allowed maxima once took 93–107 s and up to
+// 3.8 GiB; every accepted setting now stays within the work bound.
 func TestSmartRoutingWorkBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the heaviest settings")

@@ -44,7 +44,7 @@ func TestSpecDecodingExpectation(t *testing.T) {
 	}
 }
 
-// Issue 15's done-when: the speedup falls with the batch as the verify
+// The speedup falls with the batch as the verify
 // pass turns compute-bound, and the reason is visible: the verify pass
 // costs more decode steps as the batch grows. CUDA-graph capture sizes pad
 // decode and verify batches differently, so neighbouring sizes may wiggle

@@ -11,8 +11,8 @@ import (
 
 // The page's trace limits bound the engine steps a trace can take (as a
 // count: workload.TraceSteps), with the smallest token budget the lesson's
-// knob allows; issue 14's page reproduction (122 requests of 1 + 16,383
-// tokens, staggered: 19 s natively) is refused.
+// knob allows; the trace that once took the page 19 s natively (122
+// requests of 1 + 16,383 tokens, staggered) is refused.
 func TestTraceLimitsBoundSteps(t *testing.T) {
 	for _, l := range All() {
 		if !l.TakesTrace() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times the lab's core against inference-lab on issue 13's two peer workloads
+# Times the lab's core against inference-lab on the two peer workloads (README.md)
 # as whole processes, interleaved run by run (after one warm-up of each, RUNS
 # rounds of: ours with metrics, ours simulation only, inference-lab), and
 # prints each run, the medians, and the medians of the round-by-round ratios

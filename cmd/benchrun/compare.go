@@ -17,7 +17,7 @@ import (
 	"github.com/inferlab/inferlab/cmd/internal/bench"
 )
 
-// Issue 13's budgets for the WebAssembly build.
+// The budgets of the WebAssembly build (docs/ARCHITECTURE.md#budgets).
 const (
 	maxRatio      = 3.0 // WebAssembly time over native time, same scenario
 	garageBudgetM = 50.0

@@ -32,7 +32,7 @@ import (
 	"github.com/inferlab/inferlab/cmd/internal/bench/suite"
 )
 
-// DefaultScenarios are issue 13's WebAssembly scenarios: the two 10,000-
+// DefaultScenarios are the WebAssembly budget's scenarios: the two 10,000-
 // request core workloads and the garage lesson at 1,000 requests, plus the
 // garage lesson at its defaults (what a page builds first).
 const DefaultScenarios = "core-10k-uniform,core-10k-chat,lesson-garage-1000,lesson-garage"

@@ -49,7 +49,7 @@ func TestBadFlags(t *testing.T) {
 }
 
 // The comparison pools every measured run of each side and judges the
-// pooled medians against issue 13's budgets: 3× native, and 50 ms for the
+// pooled medians against the budgets: 3× native, and 50 ms for the
 // 1,000-request garage in WebAssembly.
 func TestPrintComparison(t *testing.T) {
 	chosen := []bench.Scenario{{Name: "core-10k-uniform"}, {Name: garageName}}

@@ -19,7 +19,8 @@ const maxBenchRuns = 100
 const maxSearchEvals = 1000
 
 // benchCmd times the lab's scenarios (cmd/internal/bench) on this machine: the
-// core workloads behind DESIGN.md's budgets and one build of every lesson.
+// core workloads behind the speed budgets (docs/ARCHITECTURE.md#budgets) and
+// one build of every lesson.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)

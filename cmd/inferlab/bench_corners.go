@@ -19,7 +19,8 @@ import (
 	"github.com/inferlab/inferlab/lessons"
 )
 
-// Issue 13's bound on any accepted setting, natively: time and memory.
+// The bound on any accepted setting, natively: time and memory
+// (docs/ARCHITECTURE.md#budgets).
 const (
 	cornerMaxSeconds = 2.0
 	cornerMaxMB      = 500.0

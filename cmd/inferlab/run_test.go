@@ -100,8 +100,8 @@ func TestRunTrace(t *testing.T) {
 }
 
 // Each flag once, never empty, numbers in plain decimal; every refusal
-// names the flag or knob (issue 14: a repeated --set took the last value,
-// --seed ” was ignored, 1_000 read as 1000).
+// names the flag or knob (once, a repeated --set took the last value,
+// --seed ” was ignored and 1_000 read as 1000).
 func TestRunStrictFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -135,8 +135,8 @@ func TestRunStrictFlags(t *testing.T) {
 	}
 }
 
-// Issue 14: 20 requests of 1 + 131,071 tokens arriving 5,000 s apart (1.2
-// KB) ran for 32 s and 1.38 GiB; the trace's engine steps are now bounded.
+// 20 requests of 1 + 131,071 tokens arriving 5,000 s apart (1.2 KB) once
+// ran for 32 s and 1.38 GiB; the trace's engine steps are now bounded.
 func TestRunTraceStepBound(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 20; i++ {

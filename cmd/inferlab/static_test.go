@@ -31,7 +31,7 @@ func TestStaticCmd(t *testing.T) {
 
 // A prefix that is not a clean absolute path is refused before anything is
 // written, naming the flag: a quote broke out of an HTML attribute and
-// //host loaded app.js from another host (issue 14).
+// //host loaded app.js from another host.
 func TestStaticCmdPrefix(t *testing.T) {
 	web := t.TempDir()
 	os.WriteFile(filepath.Join(web, "app.wasm"), []byte("\x00asm"), 0o644)

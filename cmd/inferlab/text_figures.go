@@ -8,8 +8,9 @@ import (
 	"github.com/inferlab/inferlab/scene"
 )
 
-// figureText summarises the memory stack, slot chart and token strip of
-// issue 15's lessons in a line or a few: what the figure's marks name.
+// figureText summarises a memory stack, slot chart or token strip (the
+// figures of kv-budget, batching and speculative-decoding) in a line or a
+// few: what the figure's marks name.
 func figureText(sc scene.Scene) string {
 	switch {
 	case sc.Kind == scene.KindMemoryStack && sc.Memory != nil:

@@ -14,8 +14,8 @@
 // metrics, claims), which the browser draws and the CLI JSON leaves out.
 //
 // -only limits the run to lessons whose slug contains the text; -skip-heavy
-// leaves out the cases listed in heavyCases (minutes each before the work
-// bounds of issue 13).
+// leaves out the cases listed in heavyCases (minutes each before every
+// lesson bounded its work: docs/ARCHITECTURE.md#the-lesson-contract).
 package main
 
 import (

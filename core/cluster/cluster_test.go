@@ -81,7 +81,8 @@ func TestKVAwareBeatsRoundRobinOnSharedPrefixes(t *testing.T) {
 }
 
 // The router's block hashes are the allocator's: otherwise every overlap
-// would silently be zero (engines.md §5.3's warning about block sizes).
+// would silently be zero, as Dynamo warns when kv_cache_block_size differs
+// from the engine's block size (docs/SOURCES.md#dynamo-kv-router).
 func TestRouterHashesMatchAllocatorEvents(t *testing.T) {
 	p, _ := allocator.NewPaged(64, 16)
 	p.EnablePrefixCaching()

@@ -1,7 +1,7 @@
 package cluster
 
-// Disaggregated serving, after NVIDIA Dynamo (shared/reference/engines.md
-// §5.4): a pool of prefill workers computes prompts, a pool of decode
+// Disaggregated serving, after NVIDIA Dynamo (docs/SOURCES.md#dyn-disagg):
+// a pool of prefill workers computes prompts, a pool of decode
 // workers generates the outputs, and each prompt's KV cache moves from one
 // to the other over a Link (NIXL: GPU-to-GPU RDMA).
 //
@@ -68,8 +68,8 @@ import (
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
-// ConditionalDisagg is Dynamo's rule for prefilling remotely (engines.md
-// §5.4, DisaggRouterConf).
+// ConditionalDisagg is Dynamo's rule for prefilling remotely
+// (DisaggRouterConf, docs/SOURCES.md#dyn-disagg).
 type ConditionalDisagg struct {
 	MaxLocalPrefillLength int // prefill tokens not cached on the decode worker above which prefill goes remote
 	MaxPrefillQueueSize   int // remote prefill only while fewer requests than this wait for a prefill worker

@@ -13,10 +13,10 @@ import (
 //
 //	T_xfer = α + B / (BW · η)
 //
-// (shared/reference/profiles.md §6.6): a fixed start-up cost α (software
+// (docs/SOURCES.md#kv-transfer-model): a fixed start-up cost α (software
 // latency, a drive's first-byte latency, object storage's time to first
 // byte) plus the bytes at the nominal bandwidth BW times the efficiency η
-// measured on real systems. Where profiles.md gives both the nominal and
+// measured on real systems. Where the sources give both the nominal and
 // the measured rate, η is their ratio; where it gives only a measured or
 // datasheet rate, that rate is BW and η is 1.
 type Link struct {
@@ -30,7 +30,7 @@ type Link struct {
 	Eff float64
 	// Note says in a few words what was measured, for a tooltip.
 	Note string
-	// Sources are profiles.md §8 tags; Cite resolves each.
+	// Sources are citation tags (docs/SOURCES.md); Cite resolves each.
 	Sources []string
 }
 
@@ -59,7 +59,7 @@ func (l Link) Validate() error {
 	return nil
 }
 
-// Units, so the figures below read like profiles.md.
+// Units, so the figures below read like their sources.
 const (
 	us   = 1e-6
 	msec = 1e-3
@@ -68,7 +68,8 @@ const (
 	gbit = 1e9 / 8 // one Gb/s in bytes per second
 )
 
-// Nominal rates the measured ones are a share of (profiles.md §2.1–§2.2).
+// Nominal rates the measured ones are a share of, per direction
+// (docs/SOURCES.md#gpu-profile-notes).
 const (
 	nvlink4PerDir = 900 * gbs / 2 // 900 GB/s bidirectional [NCCL-1264]
 	ndrPort       = 400 * gbit    // 400 Gb/s = 50 GB/s per port per direction [CX7]
@@ -77,7 +78,8 @@ const (
 	s3Instance    = 100 * gbit    // c5n.18xlarge's 100 Gb/s NIC [S3B]
 )
 
-// The links. Each figure is profiles.md's; the comment names the table.
+// The links. Each figure comes from the tags in its Sources; the comment
+// says what was measured (docs/SOURCES.md#kv-transfer-model).
 var links = []Link{
 	// GPU ↔ GPU, §2.1 and §6.6.
 	{ID: "nvlink4", Name: "NVLink4 (same node, H100/H200)", Alpha: 5 * us, Bandwidth: nvlink4PerDir, Eff: 348 * gbs / nvlink4PerDir,
@@ -156,7 +158,7 @@ func HostLink(hostLinkBW float64) Link {
 	return MustLink(id)
 }
 
-// TierID names a level of Dynamo KVBM's hierarchy (engines.md §5.5).
+// TierID names a level of Dynamo KVBM's hierarchy (docs/SOURCES.md#dyn-kvbm).
 type TierID int
 
 // The tiers, fastest first.
@@ -280,7 +282,7 @@ func BreakEven(fetch, compute func(n int) float64, maxTokens, points int) []Cros
 	return out
 }
 
-// DiskFilter is KVBM's disk offload filter (engines.md §5.5), on by
+// DiskFilter is KVBM's disk offload filter (docs/SOURCES.md#dyn-kvbm), on by
 // default to spare SSD endurance: a host block's frequency starts at 1,
 // doubles on each cache hit and drops by 1 at each time-decay step (not
 // below 0); the block is written to disk only while its frequency is at

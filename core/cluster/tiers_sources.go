@@ -8,8 +8,8 @@ import (
 )
 
 // sources resolves the tags this package cites that core/hardware does not:
-// the link and tier measurements of shared/reference/profiles.md §2 (copied
-// from its §8) and the Dynamo documents engines.md §5.4–§5.5 summarise.
+// the link and tier measurements and Dynamo's design documents, each an
+// entry of docs/SOURCES.md under its tag.
 // Cite looks in core/hardware first.
 var sources = map[string]hardware.Source{
 	"NCCL-1264":    {Ref: "https://github.com/NVIDIA/nccl/issues/1264", Note: "HGX H100 p2pBandwidthLatencyTest: 749 GB/s bidirectional, ~380 GB/s unidirectional over NVLink4"},
@@ -23,7 +23,7 @@ var sources = map[string]hardware.Source{
 	"S3B":          {Ref: "dvassallo/s3-benchmark, README.md", Note: "S3 from EC2: ~93 MB/s per connection, 8,003 MB/s on c5n.18xlarge (100 Gb/s), p90 TTFB ≈ 20 ms"},
 	"AWS-S3-RANGE": {Ref: "https://docs.aws.amazon.com/whitepapers/latest/s3-optimizing-performance-best-practices/use-byte-range-fetches.html", Note: "parallel byte-range GETs of 8–16 MB to reach high throughput"},
 	"DYN-ARCH":     {Ref: "ai-dynamo/dynamo, docs/architecture/architecture.md", Note: "disaggregated serving +30% throughput/GPU on one node, >2× on two (R1-Distill-Llama-70B FP8, H100, vLLM, ISL 3K / OSL 150)"},
-	// Not profiles.md tags: Dynamo's design documents as engines.md §5.4–§5.5 read them.
+	// Dynamo's design documents (docs/SOURCES.md#dyn-disagg, #dyn-kvbm).
 	"DYN-DISAGG": {Ref: "ai-dynamo/dynamo, docs/architecture/disagg_serving.md and docs/router/kv_cache_routing.md", Note: "prefill → NIXL transfer → decode flow; conditional disaggregation: remote prefill iff prefill length − prefix hit > max_local_prefill_length (1000) and prefill queue < max_prefill_queue_size (2)"},
 	"DYN-KVBM":   {Ref: "ai-dynamo/dynamo, docs/kvbm/kvbm_design.md and docs/kvbm/kvbm_guide.md", Note: "KVBM tiers G1 GPU, G2 host, G3 disk, G4 remote; disk offload only for blocks of frequency ≥ 2 (doubles on each hit, decays by 1)"},
 }

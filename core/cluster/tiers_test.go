@@ -9,7 +9,7 @@ func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
 // T_xfer = α + B/(BW·η), hand-computed for a few links.
 func TestLinkTransfer(t *testing.T) {
-	const kv70b4k = 4096 * 327680.0 // bytes: one 4k-token Llama-3.1-70B KV (profiles.md §2.3)
+	const kv70b4k = 4096 * 327680.0 // bytes: one 4k-token Llama-3.1-70B KV (docs/SOURCES.md#kv-bytes-per-token)
 	for _, c := range []struct {
 		link  string
 		bytes float64
@@ -36,8 +36,8 @@ func TestLinkTransfer(t *testing.T) {
 	}
 }
 
-// profiles.md §2.3's derived table: moving one 4k-token Llama-3.1-70B KV
-// (1.34 GB) at the measured rates, as printed there (rounded).
+// docs/SOURCES.md#kv-transfer-model: moving one 4k-token Llama-3.1-70B KV
+// (1.34 GB) at the measured rates takes the times listed there (rounded).
 func TestLinkTransferMatchesProfilesTable(t *testing.T) {
 	const bytes = 4096 * 327680.0
 	for _, c := range []struct {
@@ -49,7 +49,7 @@ func TestLinkTransferMatchesProfilesTable(t *testing.T) {
 	} {
 		l, _ := LinkByID(c.link)
 		if got := 1000 * l.Transfer(bytes); !near(got, c.wantMS, 0.03) {
-			t.Errorf("%s: %.1f ms, profiles.md says %.1f ms", c.link, got, c.wantMS)
+			t.Errorf("%s: %.1f ms, docs/SOURCES.md#kv-transfer-model says %.1f ms", c.link, got, c.wantMS)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Mode is vLLM's CUDAGraphMode: which graphs are captured and used
-// (engines.md §3.1, [VLLM-CG]).
+// ([VLLM-CG]).
 type Mode int
 
 // The modes, in vLLM's naming.
@@ -88,15 +88,14 @@ const (
 )
 
 // maxCaptureLimit is vLLM's cap on the default largest capture size
-// (engines.md §3.3, [VLLM-CG]).
+// ([VLLM-CG]).
 const maxCaptureLimit = 512
 
 // CaptureSizes returns vLLM's default capture list for the scheduler's
 // limits: 1, 2, 4, the multiples of 8 below 256 and the multiples of 16
 // from 256, up to min(2·max_num_seqs, 512, max_num_batched_tokens), and
 // max_num_batched_tokens itself when it is within that maximum but off the
-// stride, so that a full batch is captured too (engines.md §3.3,
-// [VLLM-CG]; the append follows vLLM main @ 000fc94, vllm/config/vllm.py
+// stride, so that a full batch is captured too ([VLLM-CG]; the append follows vLLM main @ 000fc94, vllm/config/vllm.py
 // _set_cudagraph_sizes [VLLM-CGSIZES]). The largest size in the list is
 // the effective maximum: vLLM truncates the maximum to it. A non-positive
 // maxNumBatchedTokens means no token limit. That vLLM raises the 512
@@ -194,7 +193,7 @@ type Choice struct {
 }
 
 // Select picks the runtime mode and padded size for a batch, as vLLM's
-// CudagraphDispatcher.dispatch does (engines.md §3.4): eager when the mode
+// CudagraphDispatcher.dispatch does ([VLLM-CG]): eager when the mode
 // is NONE or the batch is above the largest captured size; a full graph for
 // a uniform decode batch whose padded size is ≤ max_num_seqs under FULL,
 // FULL_DECODE_ONLY and FULL_AND_PIECEWISE, and for any batch under FULL;
@@ -224,7 +223,7 @@ func (d Dispatcher) Select(b hardware.Batch) Choice {
 }
 
 // Splitting reports whether vLLM's piecewise graphs leave a kernel out: the
-// attention op (vLLM's splitting ops, engines.md §3.2), whose backend issues
+// attention op (vLLM's splitting ops, [VLLM-CG]), whose backend issues
 // the KV-cache write and the attention kernel, runs eagerly between pieces.
 func Splitting(k hardware.Kernel) bool {
 	return k.Kind == hardware.Attention || k.Name == "kv_cache_write"
@@ -331,7 +330,7 @@ func Pieces(ks []hardware.Kernel) int {
 	return n
 }
 
-// Published capture cost (engines.md §3.3): a vLLM log captured 53 shapes
+// Published capture cost: a vLLM log captured 53 shapes
 // in 2 s using 0.45 GiB [VLLM-23739]. The model does not derive capture
 // cost; it scales these per-shape averages by the graphs a mode captures.
 const (

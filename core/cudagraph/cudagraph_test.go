@@ -43,7 +43,7 @@ func TestCaptureSizes(t *testing.T) {
 		seqs, tokens int
 		n, last      int
 	}{
-		{256, 8192, 51, 512}, // engines.md §3.3: 3 + 31 + 17
+		{256, 8192, 51, 512}, // vLLM's default list: 3 + 31 + 17 [VLLM-CG]
 		{1024, 16384, 51, 512},
 		{128, 8192, 35, 256},
 		// Newest vLLM appends max_num_batched_tokens when it is off the
@@ -89,7 +89,7 @@ func TestCaptureSizes(t *testing.T) {
 	}
 }
 
-// Padding to the next captured size, vLLM's rule (engines.md §3.4).
+// Padding to the next captured size, vLLM's rule ([VLLM-CG]).
 func TestPad(t *testing.T) {
 	d := New(FullAndPiecewise, 256, 8192)
 	for _, c := range []struct {
@@ -169,7 +169,7 @@ func TestParseMode(t *testing.T) {
 }
 
 // Kernels per step for every model: 10 per layer plus 4 at TP 1, 12 per
-// layer plus 6 at TP > 1 (profiles.md §3.2); piecewise splits them into L+1
+// layer plus 6 at TP > 1 (docs/SOURCES.md#kernels-per-layer); piecewise splits them into L+1
 // pieces around 2 eager kernels per layer.
 func TestKernelCounts(t *testing.T) {
 	for _, m := range hardware.Models() {
@@ -200,7 +200,8 @@ func TestKernelCounts(t *testing.T) {
 			}
 		}
 	}
-	// Llama-3.1-8B: 32 × 10 + 4 = 324 ≈ profiles.md §3.2's "≈ 330".
+	// Llama-3.1-8B: 32 × 10 + 4 = 324, about the ≈ 330 counted by hand
+	// (docs/SOURCES.md#kernels-per-layer).
 	s := step(t, "h100-sxm", "llama-3.1-8b", 1)
 	if n := len(s.Kernels(hardware.DecodeBatch(1, 1))); n != 324 {
 		t.Errorf("Llama-3.1-8B: %d kernels", n)

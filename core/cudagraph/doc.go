@@ -3,15 +3,15 @@
 // replayed as one captured CUDA graph (full), or replayed as captured pieces
 // with attention launched eagerly between them (piecewise) — and what
 // capturing graphs costs: capture sizes, padding and capture time and
-// memory. It follows vLLM's design (shared/reference/engines.md §3) with the
-// overheads measured in profiles.md §3.
+// memory. It follows vLLM's design ([VLLM-CG]) with the launch and replay
+// overheads of docs/SOURCES.md#dispatch-costs.
 //
 // The model:
 //
 //   - The kernels of a step are core/hardware's StepModel.Kernels: ten per
 //     Llama-like layer (twelve at TP > 1, two all-reduces) plus embedding,
 //     final norm, lm_head and sampler, derived from the model shape
-//     (profiles.md §3.2, [VLLM-LLAMA]).
+//     (docs/SOURCES.md#kernels-per-layer, [VLLM-LLAMA]).
 //   - Eager (vLLM's NONE): every kernel costs PerLaunch of CPU, the Python
 //     and framework work of one op plus its cudaLaunchKernel: 24 µs from a
 //     PyTorch engine, calibrated on vLLM's and gpt-fast's eager decode
@@ -22,7 +22,7 @@
 //     [VIDUR-CPU]. vLLM v1 gained full graphs in PR #16072, which cut
 //     median TPOT by 7% against piecewise for small models [VLLM-16072].
 //   - Piecewise: the FX graph is split at the attention ops, which vLLM
-//     runs eagerly (engines.md §3.2, [VLLM-CG]); the attention op's backend
+//     runs eagerly ([VLLM-CG]); the attention op's backend
 //     issues the KV-cache write and the attention kernel. The first piece
 //     costs GraphLaunch (it carries the step's input copy into the static
 //     buffers), each further piece PieceLaunch, each eager kernel PerLaunch.
@@ -37,7 +37,7 @@
 //     stride, as vLLM main @ 000fc94 does [VLLM-CGSIZES]); a batch is padded
 //     to the smallest captured size ≥ its tokens, the padded tokens cost
 //     GPU time in the linear layers, and batches above the largest size run
-//     eagerly (engines.md §3.3–3.4, [VLLM-CG]).
+//     eagerly ([VLLM-CG]).
 //   - Mode selection is vLLM's CudagraphDispatcher: FULL graphs for uniform
 //     decode batches within max_num_seqs under FULL, FULL_DECODE_ONLY and
 //     FULL_AND_PIECEWISE; PIECEWISE for other batches under PIECEWISE and

@@ -10,7 +10,7 @@ import (
 )
 
 // ValidationCase is one published measurement of dispatch overhead or of
-// what CUDA graphs buy, checked against the model (profiles.md §3.3). The
+// what CUDA graphs buy, checked against the model (docs/SOURCES.md#validation-cases). The
 // model value is computed from the profiles and the case's setting; nothing
 // is typed in but the measurement.
 type ValidationCase struct {
@@ -174,7 +174,7 @@ func vllmLatency(mode Mode, gpu, model string, batch, in, out int) float64 {
 }
 
 // ValidationCases returns the dispatch model's published measurements
-// (profiles.md §3.3).
+// (docs/SOURCES.md#validation-cases).
 func ValidationCases() []ValidationCase {
 	return []ValidationCase{{
 		ID: "§3.3", Name: "gpt-fast eager decode step",
@@ -231,7 +231,7 @@ func ValidationMarkdown() string {
 	var sb strings.Builder
 	sb.WriteString("\n# CUDA-graph dispatch model validation\n\n")
 	sb.WriteString("Each row compares the dispatch model of `core/cudagraph` (eager launches vs CUDA-graph replay,\n")
-	sb.WriteString("shared/reference/engines.md §3, profiles.md §3) with a published measurement of profiles.md §3.3.\n")
+	sb.WriteString("[vLLM's modes](SOURCES.md#vllm-cg), [launch costs](SOURCES.md#dispatch-costs)) with a published measurement ([the cases](SOURCES.md#validation-cases)).\n")
 	sb.WriteString("Error is (model − measured) / measured; `go test ./core/cudagraph` fails when a row exceeds its\n")
 	sb.WriteString("tolerance, except rows marked *known miss*.\n\n")
 	sb.WriteString("| Case | What | Setting | Measured | Model | Error | Tolerance | Source |\n")

@@ -56,7 +56,7 @@ var ErrWeightsDoNotFit = errors.New("hardware: weights do not fit")
 // graphs capture, and non-torch allocations (NCCL buffers, the CUDA
 // context). It also treats the weights as sharding evenly, though engines
 // replicate some small tensors (norms) on every GPU, and vLLM keeps one
-// block aside as a null block (shared/reference/engines.md §1.1). So these
+// block aside as a null block (docs/SOURCES.md#vllm-block-pool). So these
 // figures are upper bounds; real pools are smaller.
 // Fit.Pool sizes the pool with all of that but the CUDA graphs (KVBudget);
 // the lessons use it, and KVCapacity stays the outline core/scenario's

@@ -36,12 +36,13 @@
 //
 // # Provenance
 //
-// Every constant comes from the project's reference note
-// shared/reference/profiles.md (§1 GPUs, §2 links, §4 model configurations,
-// §4.1 parameter counts, §4.2 KV bytes per token). Each profile lists the
-// note's source tags in Sources, and sources.go resolves every tag to the
-// URL or repository path given in the note's §8, so a user interface can
-// show a citation next to any number.
+// Every constant comes from a cited source: datasheets for the GPUs, the
+// models' config.json files, measurements for links and efficiencies
+// (docs/SOURCES.md; the derived figures, such as parameter counts and KV
+// bytes per token, in docs/SOURCES.md#model-shapes and
+// #kv-bytes-per-token). Each profile lists its source tags in Sources, and
+// sources.go resolves every tag to its URL or repository path, so a user
+// interface can show a citation next to any number.
 //
 // # Adding a profile
 //

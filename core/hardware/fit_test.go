@@ -69,7 +69,8 @@ func TestActivationReserve(t *testing.T) {
 	}
 }
 
-// Check and Pool are one budget (issue 11, consistency of memory): for
+// Check and Pool are one budget (the memory a lesson checks is the memory it
+// simulates): for
 // every GPU, model, TP degree that splits it and token budget, Pool refuses
 // exactly the weights Check refuses, and Check accepts the KV tokens the
 // pool's blocks hold and refuses one block more. Before, lessons sized the

@@ -32,14 +32,14 @@ type GPU struct {
 	// 8 on an HGX board with NVSwitch, 2 for a bridged pair, 0 without
 	// NVLink. Engines enable their custom all-reduce only within it.
 	NVLinkDomain int
-	// Eff turns the peaks above into achieved rates (profiles.md §6.7).
+	// Eff turns the peaks above into achieved rates (docs/SOURCES.md#efficiency-factors).
 	// Every profile sets it; a part without measurements of its own carries
 	// a sibling's factors, and its entry in GPUs says which.
 	Eff Efficiency
-	// NCCL is the part's NCCL all-reduce (profiles.md §6.5): measured where
+	// NCCL is the part's NCCL all-reduce (docs/SOURCES.md#allreduce-model): measured where
 	// vidur profiled the part, otherwise derived from its links.
 	NCCL AllReduceFigures
-	// Sources are the profiles.md tags behind the figures; see Sources().
+	// Sources are the citation tags behind the figures (docs/SOURCES.md); see Sources().
 	Sources []string
 }
 
@@ -72,7 +72,7 @@ const (
 	tflops = 1e12 // FLOP per second
 )
 
-// Host links, per direction, from profiles.md §2.2. The same figure is used
+// Host links, per direction (docs/SOURCES.md#gpu-profile-notes). The same figure is used
 // for every GPU on a given PCIe generation so that comparisons between
 // profiles are not skewed by how each datasheet rounds.
 const (
@@ -85,7 +85,7 @@ const (
 )
 
 // Scale-up links, per direction: NVLink figures are quoted bidirectional
-// and halved here (profiles.md §2.1).
+// and halved here (docs/SOURCES.md#gpu-profile-notes).
 const (
 	nvlink3 = 600 * gbps / 2  // A100 SXM, 12 links [KLK-A100] [FUD-A100]
 	nvlink4 = 900 * gbps / 2  // H100/H200 SXM, 18 links [HPC-H100] [MLP-LENOVO]
@@ -134,7 +134,7 @@ func GPUs() []GPU {
 			Name:        "NVIDIA H100 SXM5 80GB",
 			MemoryBytes: 80 * gb, // HBM3 [HPC-H100]
 			// NVIDIA's table says 3,350 GB/s; some aggregators list 3.0 TB/s
-			// (profiles.md §1 notes), which is not used.
+			// (docs/SOURCES.md#gpu-profile-notes), which is not used.
 			MemBandwidth: 3.35 * tbps,
 			PeakBF16:     989.4 * tflops, // dense = half the sparse 1,979 [HPC-H100] [KLK-H100]
 			PeakFP8:      1979 * tflops,  // dense [HPC-H100]
@@ -186,7 +186,7 @@ func GPUs() []GPU {
 			ID:   "b200",
 			Name: "NVIDIA B200 (HGX, 1000 W)",
 			// Marketed at 192 GB, listed at 180 GB, 179 GB per nvidia-smi;
-			// profiles.md suggests 180 GB [VERDA] [VULTR-B200].
+			// the per-GPU table's 180 GB is taken [VERDA] [VULTR-B200].
 			MemoryBytes: 180 * gb,
 			// 8 TB/s per NVIDIA [KLK-B200] [VULTR-B200]; [VERDA] says 7.7.
 			MemBandwidth: 8 * tbps,
@@ -194,7 +194,7 @@ func GPUs() []GPU {
 			PeakFP8:      4500 * tflops, // dense [KLK-B200]
 			ScaleUpBW:    nvlink5,       // NVLink5, 1.8 TB/s bidir [KLK-B200] [VULTR-B200]
 			// The part supports PCIe Gen6, but HGX hosts are Gen5 in practice
-			// (profiles.md §1), so the host link is modelled as Gen5.
+			// (docs/SOURCES.md#gpu-profile-notes), so the host link is modelled as Gen5.
 			HostLinkBW:   pcieGen5x16, // [KLK-B200] [HT-PM1743]
 			NVLinkDomain: 8,           // HGX B200, NVSwitch [VULTR-B200]
 			// No measurement of this part: the Hopper factors of §6.7 (and
@@ -246,11 +246,11 @@ func (g GPU) checkCostFigures() error {
 	e, n := g.Eff, g.NCCL
 	switch {
 	case !(e.HBM > 0 && e.HBM <= 1 && e.MFU > 0 && e.MFU <= 1 && e.KernelFixed > 0):
-		return fmt.Errorf("hardware: GPU %q has efficiency factors %+v, want 0 < HBM, MFU ≤ 1 and KernelFixed > 0 (profiles.md §6.7)", g.ID, e)
+		return fmt.Errorf("hardware: GPU %q has efficiency factors %+v, want 0 < HBM, MFU ≤ 1 and KernelFixed > 0 (docs/SOURCES.md#efficiency-factors)", g.ID, e)
 	case g.PeakFP8 > 0 && !(e.MFUFP8 > 0 && e.MFUFP8 <= 1):
 		return fmt.Errorf("hardware: GPU %q has FP8 tensor cores but MFUFP8 = %g, want 0 < MFUFP8 ≤ 1", g.ID, e.MFUFP8)
 	case !(n.Latency > 0 && n.BusBW > 0 && n.BusBW8 > 0):
-		return fmt.Errorf("hardware: GPU %q has NCCL figures %+v, want latency and both bus bandwidths > 0 (profiles.md §6.5)", g.ID, n)
+		return fmt.Errorf("hardware: GPU %q has NCCL figures %+v, want latency and both bus bandwidths > 0 (docs/SOURCES.md#allreduce-model)", g.ID, n)
 	}
 	return nil
 }

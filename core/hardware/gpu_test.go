@@ -17,7 +17,7 @@ func mustGPU(t *testing.T, id string) GPU {
 	return g
 }
 
-// The expected ridge points are the derived table of profiles.md §1,
+// The expected ridge points are those of docs/SOURCES.md#ridge-points,
 // rounded there to whole FLOP per byte.
 func TestRidge(t *testing.T) {
 	tests := []struct {

@@ -25,7 +25,7 @@ func TestKVBytesPerTokenByKind(t *testing.T) {
 		{"qwen2.5-7b", GQA, 2, 57_344},        // 2 · 28 · 4 · 128 · 2
 		{"falcon-7b", MQA, 2, 8_192},          // 2 · 32 · 1 · 64 · 2
 		{"deepseek-v2-lite", MLA, 2, 31_104},  // 27 · 576 · 2
-		{"deepseek-v3", MLA, 2, 70_272},       // 61 · (512 + 64) · 2, issue 15's figure
+		{"deepseek-v3", MLA, 2, 70_272},       // 61 · (512 + 64) · 2 (docs/SOURCES.md#kv-bytes-per-token)
 		{"deepseek-v3", MLA, 1, 35_136},       // fp8 latent
 		{"llama-3.2-1b", GQA, 2, 32_768},      // 2 · 16 · 8 · 64 · 2
 		{"llama-3.1-70b", GQA, 1, 163_840},    // fp8
@@ -151,7 +151,7 @@ func TestKVValidation(t *testing.T) {
 		}
 	}
 	if within < 3 {
-		t.Errorf("%d published KV-capacity figures within tolerance, issue 15 asks for at least 3", within)
+		t.Errorf("%d published KV-capacity figures within tolerance, want at least 3", within)
 	}
 }
 

@@ -31,15 +31,15 @@ type Model struct {
 	// MaxPositions is max_position_embeddings, the longest sequence (prompt
 	// + output) the model serves; every profile sets it from its config.
 	MaxPositions int
-	// Params is the total parameter count from profiles.md §4.1.
+	// Params is the total parameter count (docs/SOURCES.md#model-shapes).
 	Params int64
 	// NonEmbeddingParams excludes the input embedding and the output
-	// projection (lm_head), from profiles.md §4.1.
+	// projection (lm_head) (docs/SOURCES.md#model-shapes).
 	NonEmbeddingParams int64
 	// TiedEmbeddings is true when the output projection reuses the input
 	// embedding matrix, so it is stored once.
 	TiedEmbeddings bool
-	// Sources are the profiles.md tags behind the figures; see Sources().
+	// Sources are the citation tags behind the figures (docs/SOURCES.md); see Sources().
 	Sources []string
 
 	// KVLoraRank and RopeHeadDim describe multi-head latent attention
@@ -103,7 +103,7 @@ func (m Model) WeightBytes(bytesPerWeight float64) int64 {
 }
 
 // DenseParamCount recomputes the total parameter count from the shape with
-// the formula of profiles.md §4.1, so the stored shape and the stored count
+// the formula of docs/SOURCES.md#model-shapes, so the stored shape and the stored count
 // can be checked against each other. Biases (Qwen's QKV bias) are left out,
 // as in the note; they are well under 0.1% of any model here.
 func (m Model) DenseParamCount() int64 {
@@ -131,8 +131,8 @@ func (m Model) nonEmbeddingParamCount() int64 {
 // fresh values, so callers may modify them.
 //
 // Embeddings are untied for every model here. For the two Qwen models the
-// config copies in profiles.md §4 do not say so, but the §4.1 totals only
-// come out with a separate lm_head.
+// config copies do not say so, but the published totals only come out with
+// a separate lm_head.
 func Models() []Model {
 	return []Model{
 		{
@@ -189,20 +189,21 @@ func Models() []Model {
 		},
 		{
 			ID: "llama-2-7b", Name: "Llama-2-7B",
-			// profiles.md has no config row for this reference model; the shape
-			// is read back from figures it does give:
-			//   - 32 layers, 32 KV heads (MHA), head_dim 128: §4.2 arithmetic;
+			// The shape of this reference model is read back from the figures
+			// measured on it, and confirmed by its config.json:
+			//   - 32 layers, 32 KV heads (MHA), head_dim 128: its KV bytes per
+			//     token (docs/SOURCES.md#kv-bytes-per-token);
 			//   - hidden 4096 = 32 heads × 128, and the fp16 QKV weight of
 			//     100.7 MB = 3·4096²·2 B [VIDUR-MLP];
 			//   - intermediate 11008: gate+up weight 180.4 MB = 2·4096·11008·2 B
 			//     [VIDUR-MLP];
-			//   - vocab 32000: lm_head 0.131e9 params = 32000·4096 (§6.8 VC3,
-			//     [GPTFAST-README]).
-			// The totals below are §4.1's; 4,096 positions from the model's
+			//   - vocab 32000: lm_head 0.131e9 params = 32000·4096 (validation
+			//     case VC3, [GPTFAST-README]).
+			// The totals below are docs/SOURCES.md#model-shapes'; 4,096 positions from the model's
 			// config.json [HF-L2-7B], which also confirms the shape.
 			Layers: 32, Hidden: 4096, QHeads: 32, KVHeads: 32, HeadDim: 128,
 			Intermediate: 11008, Vocab: 32000, MaxPositions: 4096,
-			Params: 6_740_000_000, NonEmbeddingParams: 6_480_000_000, // §4.1
+			Params: 6_740_000_000, NonEmbeddingParams: 6_480_000_000, // docs/SOURCES.md#model-shapes
 			Sources: []string{"VIDUR-MLP", "GPTFAST-README", "HF-L2-7B"},
 		},
 	}

@@ -16,7 +16,7 @@ func mustModel(t *testing.T, id string) Model {
 	return m
 }
 
-// The expected values are the bold figures of profiles.md §4.2.
+// The expected values are those of docs/SOURCES.md#kv-bytes-per-token.
 func TestKVBytesPerToken(t *testing.T) {
 	tests := []struct {
 		id   string
@@ -64,7 +64,7 @@ func TestKVBytesPerTokenPerLayer(t *testing.T) {
 	}
 }
 
-// profiles.md §4.2: a 16-token Llama-3.1-8B block is 2 MiB across all
+// docs/SOURCES.md#kv-bytes-per-token: a 16-token Llama-3.1-8B block is 2 MiB across all
 // layers and 64 KiB per layer.
 func TestBlockBytesLlama8B(t *testing.T) {
 	m := mustModel(t, "llama-3.1-8b")

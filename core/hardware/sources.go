@@ -5,20 +5,22 @@ import (
 	"slices"
 )
 
-// Source resolves one citation tag of shared/reference/profiles.md §8.
+// Source resolves one citation tag: an entry of docs/SOURCES.md under the
+// tag's name.
 type Source struct {
-	// Tag is the bracketed name used in profiles.md, without brackets,
-	// e.g. "HPC-H100".
+	// Tag is the bracketed name used in comments, without brackets,
+	// e.g. "HPC-H100" (docs/SOURCES.md#hpc-h100).
 	Tag string
 	// Ref is where the figure can be checked: a URL, or a repository and
-	// path when the note cites a file rather than a page.
+	// path when the source is a file rather than a page.
 	Ref string
 	// Note says what the source is, or what it contributes, in a few words.
 	Note string
 }
 
 // sources lists every tag a profile in this package cites. The entries are
-// copied from profiles.md §8; keep the two in step when adding a profile.
+// those of docs/SOURCES.md; docs/docs_test.go fails when a tag has no entry
+// there.
 var sources = map[string]Source{
 	// GPU specifications.
 	"HPC-H100":    {Ref: "https://archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html", Note: "NVIDIA H100 SXM/PCIe spec table with the \"shown with sparsity\" footnote"},
@@ -57,7 +59,7 @@ var sources = map[string]Source{
 
 	// Measurements whose weight sizes pin down the Llama-2-7B shape.
 	"VIDUR-MLP":      {Ref: "microsoft/vidur @ 7d47513, data/profiling/compute/{h100,a100}/meta-llama/{Llama-2-7b-hf,Llama-2-70b-hf,Meta-Llama-3-8B}/mlp.csv", Note: "per-op GEMM profiles with fp16 weight sizes"},
-	"GPTFAST-README": {Ref: "pytorch-labs/gpt-fast, README.md", Note: "Llama-2-7B decode figures; non-embedding and lm_head sizes used in profiles.md §6.8"},
+	"GPTFAST-README": {Ref: "pytorch-labs/gpt-fast, README.md", Note: "Llama-2-7B and -70B batch-1 decode figures on A100-80GB (330 W): validation cases VC3, VC4 and M10"},
 }
 
 // Sources returns every citation tag this package uses, resolved. The map is

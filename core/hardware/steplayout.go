@@ -49,7 +49,8 @@ func (l *stepLayout) tailKernels() []Kernel {
 func (l *stepLayout) count() int { return l.head + l.layers*l.layer + l.tail }
 
 // layout fills l with the priced head, layer and tail of a step over b
-// with nLin tokens through the linear layers (profiles.md §3.2, §6.1; see
+// with nLin tokens through the linear layers (docs/SOURCES.md#kernels-per-layer,
+// #step-time-model; see
 // Kernels for the list).
 func (m *StepModel) layout(l *stepLayout, b Batch, nLin int) {
 	m.layoutWith(l, b, nLin, m.attention(b))
@@ -95,7 +96,7 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 	// Attention over the real sequences (padding slots attend to nothing),
 	// summed per sequence: FLOPs 4·n_q·hd·(n·c + n(n+1)/2) (QKᵀ and PV,
 	// causal), bytes every cached and new key and value read once, plus q
-	// in and the output out (profiles.md §6.1).
+	// in and the output out (docs/SOURCES.md#step-time-model).
 	attnFLOPs, attnKV := att.flops, att.kv
 	attnBytes := attnKV + 2*N*qh*hd*ba
 

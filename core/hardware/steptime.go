@@ -8,7 +8,7 @@ import (
 
 // This file is the step-time model: how long one engine step — one forward
 // pass over a batch of prefill chunks and decodes — takes on one GPU of a
-// tensor-parallel group. It follows profiles.md §6:
+// tensor-parallel group. It follows docs/SOURCES.md#step-time-model:
 //
 //	t_kernel = t0 + max(FLOPs / (peak · MFU), bytes / (bandwidth · η))   per kernel (§6.2)
 //	GPU time = the kernels of the step laid end to end on one stream,
@@ -71,7 +71,7 @@ func (b Batch) PrefillTokens() int {
 }
 
 // IsUniformDecode reports whether every sequence decodes one token, the
-// batch shape vLLM's full CUDA graphs are captured for (engines.md §3.1).
+// batch shape vLLM's full CUDA graphs are captured for (docs/SOURCES.md#vllm-cg).
 func (b Batch) IsUniformDecode() bool {
 	return len(b.Seqs) > 0 && b.Decodes() == len(b.Seqs)
 }
@@ -160,7 +160,7 @@ type Kernel struct {
 }
 
 // Attention reports whether the kernel is an attention kernel, the ones
-// vLLM's piecewise CUDA graphs leave out (engines.md §3.2).
+// vLLM's piecewise CUDA graphs leave out (docs/SOURCES.md#vllm-cg).
 func (k Kernel) Attention() bool { return k.Kind == Attention }
 
 // Precision is the number format of the GEMMs' tensor-core math.
@@ -176,7 +176,7 @@ const (
 )
 
 // Efficiency holds the factors that turn datasheet peaks into achieved
-// rates (profiles.md §6.7).
+// rates (docs/SOURCES.md#efficiency-factors).
 type Efficiency struct {
 	// HBM is η, the fraction of peak memory bandwidth a streaming kernel
 	// reaches.
@@ -194,7 +194,7 @@ type Efficiency struct {
 	KernelFixed float64
 }
 
-// Efficiency factors of profiles.md §6.7.
+// Efficiency factors (docs/SOURCES.md#efficiency-factors).
 const (
 	// hbmHopper: vidur's 1-token GEMMs reach 79–92% of HBM on H100
 	// [VIDUR-MLP]; Azure's GB200 HBM microbenchmark 92% [AZ-GB200].
@@ -209,9 +209,9 @@ const (
 	mfuAmpere = 0.70
 	// mfuFP8Hopper: FP8 GEMMs on H100 have no per-kernel measurement, so
 	// the factor is calibrated on TRT-LLM's H100 FP8 LLaMA-7B TTFT at 2048
-	// tokens, 36 ms [TRT-PERF], as profiles.md §6.7 does, and checked out
-	// of sample on 70B TP4 TTFT and the M8 throughputs. §6.7's 0.40 comes
-	// from the whole-model shortcut, which charges every FLOP at the FP8
+	// tokens, 36 ms [TRT-PERF], and checked out
+	// of sample on 70B TP4 TTFT and the M8 throughputs. The 0.40 a
+	// whole-model shortcut gives comes from it, which charges every FLOP at the FP8
 	// rate and has no non-GEMM kernels, t0 or T_fixed; this model charges
 	// those separately, and the same calibration gives 0.54 (1,069 TFLOPS,
 	// 1.5× the BF16 GEMM rate). TestMFUFP8Calibration re-derives it.
@@ -228,12 +228,12 @@ const (
 )
 
 // DefaultEfficiency returns the §6.7 factors of a GPU: its profile's Eff.
-// Figures measured on one part are carried to its siblings where profiles.md
-// has none of their own; each profile in GPUs says so.
+// Figures measured on one part are carried to its siblings where the
+// sources have none of their own; each profile in GPUs says so.
 func DefaultEfficiency(g GPU) Efficiency { return g.Eff }
 
 // AllReduce models one tensor-parallel all-reduce of a message of m bytes
-// over p GPUs (profiles.md §6.5):
+// over p GPUs (docs/SOURCES.md#allreduce-model):
 //
 //	T = Latency + 2(p−1)/p · m / BusBW
 //
@@ -271,7 +271,7 @@ func (a AllReduce) gatherTime(m float64, p int) float64 {
 	return a.Latency + float64(p-1)/float64(p)*m/a.BusBW
 }
 
-// All-reduce constants of profiles.md §6.5 and §2.1.
+// All-reduce constants (docs/SOURCES.md#allreduce-model).
 const (
 	// AllReduceLatencyCustom is a one-shot custom all-reduce kernel on
 	// H100 for messages ≤ 32 KB, 6–12 µs (vLLM, SGLang) [SGL-2904].
@@ -297,7 +297,7 @@ const (
 )
 
 // DefaultAllReduce returns NCCL all-reduce figures for tp GPUs of the given
-// part, from its profile's NCCL field: the measured ones of profiles.md §6.5
+// part, from its profile's NCCL field: the measured ones (docs/SOURCES.md#allreduce-model)
 // where they exist (the 4-GPU figure serves tp = 2, which was not measured),
 // otherwise the link bandwidth scaled by what H100 achieves of NVLink, or
 // PCIe at η 0.80. Engines with a custom all-reduce (vLLM, SGLang, TRT-LLM)
@@ -337,7 +337,7 @@ func VLLMAllReduce(g GPU, tp int) AllReduce {
 
 // HostOverhead is the engine's CPU work around each forward pass:
 // scheduling, input preparation, sampling bookkeeping, output processing
-// (profiles.md §6.4).
+// (docs/SOURCES.md#host-overhead).
 type HostOverhead struct {
 	// PerStep is the fixed part per step, in seconds.
 	PerStep float64
@@ -359,7 +359,7 @@ func (h HostOverhead) Time(b Batch) float64 {
 const (
 	// vLLM 0.2/0.3 on A100, Llama-2-7B TP1: T_host ≈ 0.9 ms + 32 µs × B
 	// (schedule and output processing ≈ 16 µs per request each)
-	// [VIDUR-CPU] (derived in profiles.md §6.4).
+	// [VIDUR-CPU] (derived in docs/SOURCES.md#host-overhead).
 	vllmHostPerStep = 0.9e-3
 	vllmHostPerSeq  = 32e-6
 	// TFixedTRTLLM is the low end of the 4–8 ms per-request floor of
@@ -400,7 +400,7 @@ type Dispatcher interface {
 	Dispatch(b Batch, kernels []Kernel) Dispatch
 }
 
-// Per-launch CPU costs of eager dispatch (profiles.md §3.1).
+// Per-launch CPU costs of eager dispatch (docs/SOURCES.md#dispatch-costs).
 const (
 	// PerLaunchCPP: cudaLaunchKernel from a C++/Rust engine, 4–6 µs
 	// [PEGA-3].
@@ -482,7 +482,7 @@ type StepModel struct {
 // every engine modelled here, FP8 GEMMs included.
 const activationBytes = 2
 
-// NewStepModel returns a step model with profiles.md's defaults: weights
+// NewStepModel returns a step model with the sourced defaults: weights
 // and KV in the precision's format, DefaultEfficiency, DefaultAllReduce,
 // eager Python launches and vLLM 0.2/0.3's serial host overhead — a
 // vLLM-like engine without CUDA graphs. It rejects a TP degree that does not
@@ -547,7 +547,7 @@ func (m *StepModel) roofline(k *Kernel) {
 
 // Kernels returns the kernels of one step over b on one GPU of the group,
 // in launch order, priced but not yet placed on a timeline. For a
-// Llama-like decoder each layer issues (profiles.md §3.2, [VLLM-LLAMA]):
+// Llama-like decoder each layer issues (docs/SOURCES.md#kernels-per-layer, [VLLM-LLAMA]):
 //
 //	input_norm, qkv_proj, rotary, kv_cache_write, attention, o_proj,
 //	[all_reduce], post_attn_norm, gate_up_proj, silu_mul, down_proj, [all_reduce]

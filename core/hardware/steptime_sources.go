@@ -6,7 +6,7 @@ import (
 )
 
 // costSources resolves the tags the step-time model and its validation
-// cite, copied from profiles.md §8 like sources. They are kept apart from
+// cite, entries of docs/SOURCES.md like sources. They are kept apart from
 // sources because sources_test.go requires every tag there to be cited by a
 // GPU or Model profile, which these measurement and overhead tags are not.
 // Cite looks in both.
@@ -23,7 +23,7 @@ var costSources = map[string]Source{
 	"NVBW-42":      {Ref: "https://github.com/NVIDIA/nvbandwidth/issues/42", Note: "A100 H2D over PCIe Gen4: 25.13 GB/s of 31.5"},
 	"AZ-NHC":       {Ref: "https://github.com/Azure/azurehpc-health-checks/pull/38", Note: "health thresholds: PCIe 24/52 GB/s, NCCL 228/460 GB/s"},
 	"VLLM-CAR":     {Ref: "vllm-project/vllm, vllm/distributed/device_communicators/custom_all_reduce.py", Note: "CustomAllreduce: world sizes 2, 4, 6, 8; max_size 8 MiB; full NVLink required above two GPUs (two PCIe GPUs with P2P allowed)"},
-	"VLLM-2192":    {Ref: "https://github.com/vllm-project/vllm/pull/2192", Note: "custom all-reduce under CUDA graphs: Llama 70B TP4 A100-80G, 256 in/out, batch 64, 16.37 s → 14.57 s (profiles.md §3.3)"},
+	"VLLM-2192":    {Ref: "https://github.com/vllm-project/vllm/pull/2192", Note: "custom all-reduce under CUDA graphs: Llama 70B TP4 A100-80G, 256 in/out, batch 64, 16.37 s → 14.57 s"},
 	"VLLM-10058":   {Ref: "https://github.com/vllm-project/vllm/pull/10058", Note: "V1 piecewise CUDA graphs: benchmark_latency Llama-3.1-8B bf16 (batch 8, 32 in / 128 out): V1 1.26 s without / 1.04 s with piecewise graphs; V0 1.10 s without / 0.99 s with graphs"},
 	"VLLM-10511":   {Ref: "https://github.com/vllm-project/vllm/pull/10511", Note: "vLLM memory profiling log, Meta-Llama-3-8B on H100: weights 14.96 GiB, non_torch_memory 1.79 GiB (TP 1) / 3.58 GiB (TP 2), PyTorch activation peak 1.26 GiB"},
 	"VLLM-LLAMA":   {Ref: "vllm-project/vllm, vllm/model_executor/models/llama.py", Note: "LlamaDecoderLayer: the kernels one layer issues"},
@@ -32,7 +32,7 @@ var costSources = map[string]Source{
 	// Serving measurements used as validation points.
 	"TRT-PERF":    {Ref: "NVIDIA/TensorRT-LLM, docs/source/performance.md", Note: "TensorRT-LLM first-token latency (v0.5) and peak throughput (v0.6.1) on A100, H100, L40S"},
 	"LAMBDA-VLLM": {Ref: "LambdaLabsML/vllm-benchmark, benchmark_v0.md", Note: "vLLM 0.5.4 vs 0.6.0 on H100: throughput and median TPOT"},
-	// Not in profiles.md §8: TensorRT-LLM's note on its GQA decode kernel,
+	// TensorRT-LLM's note on its GQA decode kernel,
 	// which explains the pre-v0.8 70B long-output throughputs.
 	"TRT-XQA": {Ref: "NVIDIA/TensorRT-LLM, docs/source/blogs/XQA-kernel.md", Note: "XQA kernel for MQA/GQA generation: 1.9–2.4× Llama-70B throughput at 128 in / 2048 out (v0.8)"},
 }

@@ -23,7 +23,7 @@ func near(got, want, rel float64) bool {
 	return math.Abs(got-want) <= rel*math.Abs(want)
 }
 
-// linearParams is P_lin of profiles.md §6.1: the weights of the linear
+// linearParams is P_lin of docs/SOURCES.md#step-time-model: the weights of the linear
 // layers, without embeddings, lm_head or norms.
 func linearParams(m Model) float64 {
 	d, q, kv, i := float64(m.Hidden), float64(m.QHeads*m.HeadDim), float64(m.KVHeads*m.HeadDim), float64(m.Intermediate)
@@ -42,7 +42,7 @@ func sumKind(ks []Kernel, kind KernelKind, noHead bool) (flops, bytes float64) {
 	return
 }
 
-// FLOPs of a step, profiles.md §6.1:
+// FLOPs of a step (docs/SOURCES.md#step-time-model):
 //
 //	2·N·P_lin + Σ 4·L·n_q·hd·(n·c + n(n+1)/2) + 2·S·d·V
 //
@@ -92,7 +92,8 @@ func TestStepFLOPs(t *testing.T) {
 	}
 }
 
-// profiles.md §6.8 VC5: Llama-2-7B at 2048 tokens is 2.76e13 FLOPs.
+// Validation case VC5 (docs/SOURCES.md#validation-cases): Llama-2-7B at 2048
+// tokens is 2 × 2048 × 6.476e9 + 4 × 32 × 32 × 128 × (2048·2049/2) = 2.76e13 FLOPs.
 func TestPrefillFLOPsVC5(t *testing.T) {
 	s := mustStep(t, "a100-80gb-sxm", "llama-2-7b", 1, BF16)
 	gemm, _ := sumKind(s.Kernels(PrefillBatch(1, 2048)), GEMM, true)
@@ -183,7 +184,7 @@ func TestKernelCount(t *testing.T) {
 			}
 		}
 	}
-	// profiles.md §3.2: a Llama-3.1-8B decode step is about 330 kernels.
+	// A Llama-3.1-8B decode step is about 330 kernels (docs/SOURCES.md#kernels-per-layer).
 	if n := len(mustStep(t, "h100-sxm", "llama-3.1-8b", 1, BF16).Kernels(DecodeBatch(1, 10))); n < 320 || n > 340 {
 		t.Errorf("Llama-3.1-8B decode has %d kernels, want ≈ 330", n)
 	}
@@ -456,8 +457,8 @@ func TestTTFT(t *testing.T) {
 	}
 }
 
-// profiles.md §6.4: 0.9 ms + 32 µs × B gives 1.2 ms at 8 and 5 ms at 128
-// (the note's 6.2 ms at 128 is the measured total, above the linear fit).
+// docs/SOURCES.md#host-overhead: 0.9 ms + 32 µs × B gives 1.2 ms at 8 and 5 ms at 128
+// (vidur's measured total at 128 is 6.2 ms, above the linear fit).
 func TestHostOverhead(t *testing.T) {
 	h := VLLMHostOverhead()
 	if got := h.Time(DecodeBatch(8, 0)); !near(got, 1.156e-3, 1e-9) {
@@ -468,7 +469,7 @@ func TestHostOverhead(t *testing.T) {
 	}
 }
 
-// profiles.md §6.5 and §6.8 VC6: 160 all-reduces of 2048·8192·2 B on four
+// docs/SOURCES.md#allreduce-model and validation case VC6: 160 all-reduces of 2048·8192·2 B on four
 // A100s at 167 GB/s bus bandwidth (111 GB/s algorithm bandwidth) ≈ 48 ms.
 func TestAllReduce(t *testing.T) {
 	a := DefaultAllReduce(mustGPU(t, "a100-80gb-sxm"), 4)

@@ -2,7 +2,7 @@ package router
 
 import "fmt"
 
-// Dynamo's no-events mode defaults (KvRouterConfig, engines.md §5.1, §5.3).
+// Dynamo's no-events mode defaults (KvRouterConfig, docs/SOURCES.md#dynamo-kv-router).
 const (
 	DefaultRouterTTL              = 120.0   // router_ttl_secs, simulated seconds
 	DefaultRouterMaxTreeSize      = 1 << 20 // router_max_tree_size, blocks

@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// CacheAwareConfig holds the SGLang router's cache-aware knobs (engines.md
-// §4.3). SGLang counts characters of the prompt text; here the counts are
+// CacheAwareConfig holds the SGLang router's cache-aware knobs
+// (docs/SOURCES.md#sglang-router). SGLang counts characters of the prompt text; here the counts are
 // tokens, since the simulator has token ids, not text.
 type CacheAwareConfig struct {
 	CacheThreshold      float64 // cache_threshold: match rate above which the cache decides

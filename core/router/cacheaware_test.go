@@ -93,7 +93,8 @@ func TestCacheAwareEviction(t *testing.T) {
 	}
 }
 
-// TestCacheAwareInvariant checks engines.md §7.31 on seeded random traffic:
+// TestCacheAwareInvariant checks the SGLang router's rule
+// (docs/ARCHITECTURE.md#router-invariants) on seeded random traffic:
 // if the loads are imbalanced the chosen worker has the minimum load; else
 // if the match rate beats the threshold it owns the deepest matched node.
 func TestCacheAwareInvariant(t *testing.T) {

@@ -2,18 +2,18 @@
 // request: what it knows about each worker's KV cache, and how it weighs that
 // against load.
 //
-// Three families of state and policy, each following one engine as summarised
-// in shared/reference/engines.md:
+// Three families of state and policy, each following one engine (its source,
+// with the commit read, in docs/SOURCES.md):
 //
 //   - RadixTree is SGLang's RadixCache (python/sglang/srt/mem_cache/
-//     radix_cache.py, commit 95769b2; engines.md §4.1): a compressed radix tree
+//     radix_cache.py, commit 95769b2; docs/SOURCES.md#sglang-radix-cache): a compressed radix tree
 //     of token runs, optionally paged, whose lookups split edges, whose locks
 //     walk to the root and whose eviction pops least-recently-used unlocked
 //     leaves. It is the per-worker cache a lesson draws; a logical clock (one
 //     tick per Match or Insert) stands in for time.monotonic so runs are
 //     reproducible.
 //   - Index is NVIDIA Dynamo's KV indexer (lib/kv-router, indexer.rs and
-//     docs/router/kv_cache_routing.md; engines.md §5.1): per worker, the set of
+//     docs/router/kv_cache_routing.md; docs/SOURCES.md#dynamo-kv-router): per worker, the set of
 //     full blocks it caches, fed by KV events (stored, removed, cleared) and
 //     queried for each worker's count of leading blocks a request shares.
 //     Blocks are keyed by vLLM-style chain hashes (BlockHashes, the same values
@@ -21,19 +21,20 @@
 //     ApproxIndex is Dynamo's no-events mode (ApproxKvIndexer): the router
 //     records its own decisions and forgets them after a TTL.
 //   - Policies choose a worker: RoundRobin, Random, LeastLoaded, KVAware
-//     (Dynamo's DefaultWorkerSelector cost, engines.md §5.3: logit =
+//     (Dynamo's DefaultWorkerSelector cost, docs/SOURCES.md#dynamo-kv-router: logit =
 //     overlap_score_weight × prefill blocks + decode blocks, lower wins, with
 //     KvRouterConfig defaults) and CacheAware (the SGLang router,
-//     sgl-router/src/policies/cache_aware.rs and tree.rs, engines.md §4.3, with
+//     sgl-router/src/policies/cache_aware.rs and tree.rs, docs/SOURCES.md#sglang-router, with
 //     CacheAwareConfig::default() from Rust; the CLI defaults are documented
 //     beside them). SGLang's router matches raw characters; here it matches
 //     token ids.
 //
-// ActiveLoad is Dynamo's router-side load tracking (engines.md §5.2): active
+// ActiveLoad is Dynamo's router-side load tracking (docs/SOURCES.md#dynamo-kv-router): active
 // prefill tokens until the first token, and unique active blocks until the
 // request ends.
 //
 // Every random choice draws from a seeded math/rand/v2 PCG, and no result
 // depends on Go's map iteration order: the same inputs and seed give the same
-// decisions. Check methods state the invariants of engines.md §7 (24–31).
+// decisions. Check methods state the radix-tree and router invariants of
+// docs/ARCHITECTURE.md#radix-tree-invariants and #router-invariants.
 package router

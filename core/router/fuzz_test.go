@@ -270,7 +270,7 @@ func FuzzIndex(f *testing.F) {
 					if want := m.overlap(worker, q); got[worker] != want {
 						t.Fatalf("overlap of worker %d = %d, brute force %d", worker, got[worker], want)
 					}
-					// Monotone (engines.md §7.28): every counted block is there.
+					// Monotone: if block i matches for a worker, so do blocks 0..i−1, so every counted block is there.
 					for i := range got[worker] {
 						if !x.Has(worker, q[i]) {
 							t.Fatalf("worker %d counted block %d it lacks", worker, i)

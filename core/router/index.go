@@ -8,8 +8,8 @@ import (
 // EventKind names a KV event a worker publishes.
 type EventKind string
 
-// KV events (vLLM BlockStored / BlockRemoved / AllBlocksCleared, engines.md
-// §1.10, §4.1, §5.1).
+// KV events (vLLM BlockStored / BlockRemoved / AllBlocksCleared,
+// docs/SOURCES.md#vllm-kv-events; SGLang emits the same).
 const (
 	Stored  EventKind = "stored"  // Hashes were cached, a chain hanging under Parent
 	Removed EventKind = "removed" // Hashes were evicted
@@ -46,7 +46,7 @@ type Indexer interface {
 //
 // One difference from Dynamo, deliberate: a worker's stores of a hash are
 // counted, and the block stays indexed until as many removals have arrived.
-// vLLM does not merge identical blocks (engines.md §8), so two copies can be
+// vLLM does not merge identical blocks (docs/SOURCES.md#vllm-prefix-caching), so two copies can be
 // stored and one evicted; Dynamo would then forget a block the worker still
 // holds.
 type Index struct {

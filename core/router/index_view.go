@@ -80,7 +80,8 @@ func (x *Index) Check() error {
 	return nil
 }
 
-// CheckOverlap verifies engines.md §7.28 for one query: for each worker,
+// CheckOverlap verifies that overlap is monotone (docs/ARCHITECTURE.md#router-invariants)
+// for one query: for each worker,
 // Overlap's count k means blocks 0..k−1 of hashes are cached there and block
 // k is not.
 func (x *Index) CheckOverlap(hashes []uint64) error {

@@ -13,7 +13,7 @@ import (
 const DefaultBlockSize = 16
 
 // KvRouterConfig holds the Dynamo KvRouterConfig fields the cost uses
-// (lib/llm/src/kv_router/config.rs; engines.md §5.3).
+// (lib/llm/src/kv_router/config.rs; docs/SOURCES.md#dynamo-kv-router).
 type KvRouterConfig struct {
 	OverlapScoreWeight float64 // overlap_score_weight, default 1.0; 0 ⇒ pure load balancing, no index consulted
 	Temperature        float64 // router_temperature, default 0.0 (argmin)
@@ -33,7 +33,7 @@ type Recorder interface {
 	Record(worker int, hashes []uint64, now float64)
 }
 
-// KVAware is Dynamo's DefaultWorkerSelector (engines.md §5.3). For each
+// KVAware is Dynamo's DefaultWorkerSelector (docs/SOURCES.md#dynamo-kv-router). For each
 // worker w, with o(w) the leading blocks of the request cached there:
 //
 //	prefill tokens = max(0, ISL − o(w)·block size) + w's active prefill tokens
@@ -53,7 +53,7 @@ type Recorder interface {
 // with probability ∝ exp(−(logit − min)/((max − min)·T)), uniform when all
 // logits are equal. The request's blocks are its full blocks (Hashes).
 // Dynamo's newest selectors add credits for lower KVBM tiers and other
-// terms; this is the block-count formula of engines.md. Not modelled:
+// terms; this is the block-count formula above. Not modelled:
 // data-parallel ranks, per-request overrides, busy thresholds and router-side
 // queueing.
 type KVAware struct {

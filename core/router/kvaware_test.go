@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// workedExample builds engines.md §5.3's example (weight 1: W1 8+10=18,
+// workedExample builds the worked example of Dynamo's routing docs
+// (docs/SOURCES.md#dynamo-kv-router; weight 1: W1 8+10=18,
 // W2 5+5=10 chosen, W3 2+9=11) from a 4-block, 64-token request:
 //
 //	W1: nothing cached, 64 tokens pending  → prefill (64+64)/16 = 8; 6 active blocks + 4 new = 10
@@ -65,7 +66,7 @@ func TestKVAwareWeight(t *testing.T) {
 }
 
 func TestKVAwareWeightZeroIgnoresCache(t *testing.T) {
-	// Weight 0 is pure load balancing (engines.md §7.30): the choice must not
+	// Weight 0 is pure load balancing: the choice must not
 	// depend on what is cached, tie-breaks included.
 	h := chain(1, 2, 3, 4)
 	full := NewIndex()
@@ -90,8 +91,8 @@ func TestKVAwareWeightZeroIgnoresCache(t *testing.T) {
 // Ties follow Dynamo (lib/llm/src/kv_router/scheduler.rs at db19bd2:
 // softmax_sample returns every minimum, then tree_sizes.get(w).unwrap_or(0)
 // with tree_sizes filled by find_matches only for workers it scored, i.e.
-// holding at least one of the request's blocks). Issue 11 item 7: the
-// tie-break used every worker's whole cache.
+// holding at least one of the request's blocks). The tie-break once used
+// every worker's whole cache.
 func TestKVAwareTies(t *testing.T) {
 	// A cold tie (no worker holds any of the request's blocks): the
 	// workers' cache sizes are unknown to Dynamo's selector, so the pick is

@@ -6,7 +6,7 @@ import (
 )
 
 // ActiveLoad is Dynamo's router-side load tracking (ActiveSequences,
-// engines.md §5.2): for every routed request it holds the prefill tokens the
+// docs/SOURCES.md#dynamo-kv-router): for every routed request it holds the prefill tokens the
 // worker still has to compute, until the first token, and the request's
 // blocks, counted once per worker however many active requests share them,
 // until the request ends. Output blocks are not tracked
@@ -139,8 +139,8 @@ func (l *ActiveLoad) Fill(ws []WorkerState) {
 }
 
 // Check verifies that every worker's tokens, block references and request
-// count are the sums over its active requests (engines.md §7.29: both return
-// to 0 once its requests are past their first token and freed).
+// count are the sums over its active requests (so both return to 0 once its
+// requests are past their first token and freed).
 func (l *ActiveLoad) Check() error {
 	type sum struct {
 		tokens, requests int

@@ -96,7 +96,7 @@ func TestActiveLoad(t *testing.T) {
 	must(l.Free(3))
 	for w := range 2 {
 		if l.Tokens(w) != 0 || l.Blocks(w) != 0 || l.Requests(w) != 0 {
-			t.Fatalf("worker %d not back to zero (engines.md §7.29)", w)
+			t.Fatalf("worker %d not back to zero after every request finished", w)
 		}
 	}
 	if err := l.Free(3); err == nil {

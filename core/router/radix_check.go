@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Check verifies the tree's invariants (engines.md §7, 24–27) and returns the
+// Check verifies the tree's invariants (docs/ARCHITECTURE.md#radix-tree-invariants) and returns the
 // first violation found:
 //   - the root has an empty key and a lock count ≥ 1;
 //   - every other reachable node has a non-empty key of whole pages, is not

@@ -2,7 +2,7 @@ package router
 
 import "testing"
 
-// Issue 11 item 1, in the core: a request that matched a prefix must not
+// A request that matched a prefix must not
 // evict it to make room for its own new tokens. SGLang locks the matched
 // node (PrefillAdder.add_one_req under _lock_node(req.last_node)) and
 // admits the request only when its new tokens fit in free plus evictable

@@ -7,7 +7,8 @@ import (
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
-// BenchmarkChatWorkloadH100 is issue #4's benchmark (and `inferlab bench`'s
+// BenchmarkChatWorkloadH100 is the chat-like budget workload
+// (docs/ARCHITECTURE.md#budgets; `inferlab bench`'s
 // core-10k-chat): 10,000 chat-like requests (long-tailed prompts and outputs,
 // core/workload) arriving as a Poisson stream at 40 req/s, served by the vLLM
 // v1 scheduler on one H100 SXM with Llama-3.1-8B, every step priced by

@@ -2,7 +2,8 @@ package scheduler
 
 import "testing"
 
-// BenchmarkTenThousandRequests is DESIGN.md's budget: 10,000 requests of
+// BenchmarkTenThousandRequests is the core's speed budget
+// (docs/ARCHITECTURE.md#budgets): 10,000 requests of
 // 512 prompt and 256 output tokens on one H100 with Llama-3.1-8B (26,674
 // KV blocks of 16 tokens at 0.9 utilisation; core/hardware's capacity test),
 // vLLM's H100 defaults of 8,192 tokens and 1,024 sequences per step, all

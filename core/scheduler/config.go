@@ -59,7 +59,7 @@ const (
 
 // BatchDefaults are vLLM's max_num_batched_tokens and max_num_seqs when
 // the user sets neither (EngineArgs.get_batch_defaults,
-// vllm/engine/arg_utils.py; shared/reference/engines.md §2.1): on a GPU
+// vllm/engine/arg_utils.py; docs/SOURCES.md#vllm-batch-defaults): on a GPU
 // with at least 70 GiB that is not an A100 (H100, H200, B200, MI300x),
 // 8,192 tokens and 1,024 sequences for the API server, 16,384 and 1,024
 // for the LLM class; on other GPUs (A100s included: a large budget lowered

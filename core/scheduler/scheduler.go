@@ -315,7 +315,8 @@ func (s *Scheduler) Run() error {
 	return nil
 }
 
-// check verifies engines.md §7's scheduler invariants for the step just run.
+// check verifies the scheduler invariants (docs/ARCHITECTURE.md#scheduler-invariants)
+// for the step just run.
 func (s *Scheduler) check(st Step) error {
 	if err := s.pool.Check(); err != nil {
 		return err

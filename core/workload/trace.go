@@ -65,8 +65,8 @@ type Limits struct {
 	// MaxSteps bounds the engine steps the trace can take in the worst case
 	// (TraceSteps with StepTokens): what a simulation's run time and memory
 	// follow. Tokens alone do not bound it: 20 requests of 1 + 131,071
-	// tokens arriving 5,000 s apart are 2.6 million steps (issue 14: 32 s
-	// and 1.38 GiB before steps were priced in closed form).
+	// tokens arriving 5,000 s apart are 2.6 million steps (32 s and
+	// 1.38 GiB before steps were priced in closed form).
 	MaxSteps int
 	// StepTokens is the fewest prompt tokens a step that computes only
 	// prompts computes (unless it finishes one): the smallest token budget

@@ -95,7 +95,7 @@ func TestTraceSteps(t *testing.T) {
 	}
 }
 
-// Issue 14's reproductions: traces of a few kilobytes that ran for tens of
+// Traces of a few kilobytes that once ran for tens of
 // seconds. Each is now refused, with the bound named, as a count.
 func TestTraceStepBoundRefuses(t *testing.T) {
 	jsonl := func(n, prompt, output int, gap float64) string {

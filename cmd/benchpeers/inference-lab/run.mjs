@@ -1,5 +1,5 @@
 // Runs @doublewordai/inference-lab 0.2.1 (its WebAssembly build, through the
-// package's own run_simulation) on one of issue 13's peer workloads and prints
+// package's own run_simulation) on one of the peer workloads (../README.md) and prints
 // a one-line summary from its metrics, so the whole Node process can be timed
 // beside the lab's core (../ours) on the same workload.
 //

@@ -2,7 +2,7 @@
 // prints what it simulated, so its whole process can be timed beside BLIS and
 // inference-lab on the same workload (see ../README.md).
 //
-// Both workloads are issue 13's: n requests of prompt + output tokens on one
+// Both workloads are the core budget's (docs/ARCHITECTURE.md#budgets): n requests of prompt + output tokens on one
 // H100 SXM with Llama-3.1-8B, in core/scenario's configuration (vLLM v1
 // scheduler, chunked prefill, 8,192 batched tokens, 1,024 sequences, 26,674
 // KV blocks of 16 tokens, every step priced by core/hardware with CUDA-graph

@@ -57,7 +57,7 @@ func TestUniformRequests(t *testing.T) {
 }
 
 // BenchmarkCore times each core scenario with its allocations (-benchmem):
-// issue 13's budgets are ≤ 60 ms (uniform) and ≤ 100 ms (chat) and ≤ 40 MB
+// the budgets (docs/ARCHITECTURE.md#budgets) are ≤ 60 ms (uniform) and ≤ 100 ms (chat) and ≤ 40 MB
 // allocated per 10,000-request run, and a 100k/10k time ratio ≤ 11.
 func BenchmarkCore(b *testing.B) {
 	for _, s := range CoreScenarios() {

@@ -16,7 +16,7 @@ import (
 func Scenarios() []bench.Scenario {
 	out := append(bench.CoreScenarios(), bench.Scenario{
 		Name: "lesson-garage-1000",
-		What: "the garage lesson with 1,000 requests (issue 13: at most 50 ms in WebAssembly after warm-up)",
+		What: "the garage lesson with 1,000 requests (budget: at most 50 ms in WebAssembly after warm-up)",
 		Run:  LessonRun(lessons.Get("garage"), map[string]string{"requests": "1000"}),
 	})
 	for _, l := range lessons.All() {

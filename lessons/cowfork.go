@@ -502,7 +502,7 @@ func (r cowForkRun) claims() []Claim {
 		Why:     "The article describes vLLM v0's copy-on-write; vLLM v1 replaced it with prefix caching, which shares only full blocks.",
 	}, {
 		What:    "Memory saved by sharing",
-		Article: "vLLM paper (OPT-13B, Alpaca): 6.1%–9.8% parallel sampling, 37.6%–55.2% beam search (measured; engines.md §6)",
+		Article: "vLLM paper (OPT-13B, Alpaca): 6.1%–9.8% parallel sampling, 37.6%–55.2% beam search (measured; §6.3, Fig. 15)",
 		Model:   fmt.Sprintf("%.2f%% for this prompt, n = %d, %d output tokens each", 100*savedFrac(r.stats.inUse, r.stats.unshared), r.n, r.output),
 		Why:     "The paper averages over a whole serving run where outputs are long and requests come and go; this is one request at its end. Longer outputs per sample shrink the shared share.",
 	}}

@@ -36,7 +36,7 @@ var cudaGraphs = &Lesson{
 		{Key: "context", Label: "Context per sequence", Unit: "tokens", Help: "Tokens each sequence already holds in the KV cache.", Kind: Int, Default: 1024, Min: 1, Max: 131072, Step: 1},
 		{Key: "mode", Label: "Graph mode", Help: "vLLM's cudagraph_mode; FULL_AND_PIECEWISE is the default.", Kind: Choice, Choices: graphModes()},
 		{Key: "tp", Label: "Tensor-parallel GPUs", Unit: "GPUs", Help: "Adds two all-reduces per layer; each GPU holds 1/tp of the weights.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
-		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: 24 µs from a PyTorch engine (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), 4–6 µs from C++ (profiles.md §3.1).",
+		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: 24 µs from a PyTorch engine (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), 4–6 µs from C++ (a toy-kernel microbenchmark of a Rust engine).",
 			Kind: Float, Default: hardware.PerLaunchPython * 1e6, Min: 1, Max: 200, Step: 0.5},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Unit: "sequences", Help: "vLLM's running-batch limit; it sets the largest capture size, min(2·max_num_seqs, 512). vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 1024, Step: 1},
 	},

@@ -36,7 +36,7 @@ var disaggregation = &Lesson{
 		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Each worker is a tensor-parallel group; each GPU holds and sends its share of the KV.", Kind: Int, Default: 4, Min: 1, Max: 8, Step: 1},
 		{Key: "prefill_workers", Label: "Prefill workers", Help: "The monolithic run uses prefill + decode workers.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "decode_workers", Label: "Decode workers", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
-		{Key: "link", Label: "Prefill → decode link", Help: "Measured GPU-to-GPU paths (profiles.md §2); NVLink only within one node.", Kind: Choice, Choices: []string{"ib-ndr", "nvlink4", "rdma-8x400", "tcpxo"}},
+		{Key: "link", Label: "Prefill → decode link", Help: "Measured GPU-to-GPU paths; NVLink only within one node.", Kind: Choice, Choices: []string{"ib-ndr", "nvlink4", "rdma-8x400", "tcpxo"}},
 		{Key: "requests", Label: "Requests", Kind: Int, Default: 60, Min: 4, Max: 200, Step: 1},
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s", Kind: Float, Default: 3, Min: 0.1, Max: 100, Step: 0.1},
 		{Key: "prompt_min", Label: "Prompt min", Unit: "tokens", Kind: Int, Default: 2048, Min: 16, Max: 32768, Step: 16},
@@ -47,7 +47,7 @@ var disaggregation = &Lesson{
 		{Key: "conditional", Label: "Conditional disaggregation", Help: "Dynamo's rule: prefill on the decode worker unless the uncached prompt is long and the prefill queue short.", Kind: Choice, Choices: []string{"off", "on"}},
 		{Key: "max_local_prefill_length", Label: "max_local_prefill_length", Unit: "tokens", Kind: Int, Default: 1000, Min: 0, Max: 32768, Step: 1},
 		{Key: "max_prefill_queue_size", Label: "max_prefill_queue_size", Unit: "requests", Kind: Int, Default: 2, Min: 0, Max: 1000, Step: 1},
-		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits (profiles.md [MLP-L2README]).", Kind: Float, Default: 450, Min: 1, Max: 60000, Step: 1},
+		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: Float, Default: 40, Min: 1, Max: 1000, Step: 1},
 		seedParam,
 	},
@@ -426,7 +426,7 @@ func (r *disaggRun) claims() []Claim {
 		What:    "Formulation 3's constants",
 		Article: fmt.Sprintf("α_RDMA ≈ %.1f µs; BW_fabric = 400 Gbps = %.0f GB/s", articleAlphaRDMA*1e6, articleFabricBW/1e9),
 		Model:   fmt.Sprintf("%s: α = %.0f µs, BW·η = %s (%.0f%% of %s)", ndr.Name, ndr.Alpha*1e6, gbps(ndr.Effective()), 100*ndr.Eff, gbps(ndr.Bandwidth)),
-		Why: fmt.Sprintf("The article takes the line rate and a protocol handshake; the model takes NCCL send/recv measured between two H100 nodes (profiles.md §2.2), where software and protocol overhead cost %.0f%% of the bandwidth and the small-message latency is %.0f µs.",
+		Why: fmt.Sprintf("The article takes the line rate and a protocol handshake; the model takes NCCL send/recv measured between two H100 nodes (vidur's profiles), where software and protocol overhead cost %.0f%% of the bandwidth and the small-message latency is %.0f µs.",
 			100*(1-ndr.Eff), ndr.Alpha*1e6),
 	}, {
 		What:    "\"Sub-millisecond inter-node KV migration\"",
@@ -945,7 +945,7 @@ func (r *disaggRun) tradeSteps() []Step {
 		Scenes: []scene.Scene{end, r.percentileScene()},
 	}, {
 		Title: "When does the link matter?", Narration: linkText, Mentions: b.mentions,
-		Scenes: []scene.Scene{r.linkRace(b.marks), linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links (profiles.md §2, §6.6)", Table: linkTbl}},
+		Scenes: []scene.Scene{r.linkRace(b.marks), linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links: measured α and BW·η", Table: linkTbl}},
 	}, {
 		Title: "Conditional disaggregation", Narration: cond, Mentions: c.mentions,
 		Scenes: []scene.Scene{where},

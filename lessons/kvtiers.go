@@ -354,7 +354,7 @@ func (r *kvTiersRun) claims() []Claim {
 		Article: "PCIe 5.0 64 GB/s, NVMe 7.5 GB/s, S3 1.25 GB/s (a 10 GbE NIC)",
 		Model: fmt.Sprintf("%s %s, %s %s, %s %s", r.tiers[1].Link.Name, gbps(r.tiers[1].Link.Effective()), r.nvme.Name, gbps(r.nvme.Effective()),
 			r.object.Name, gbps(r.object.Effective())),
-		Why: "The model uses measured rates (profiles.md §2.2–§2.3, §6.6): PCIe DMA reaches about 52 of 63 GB/s, one NVMe drive reads 6.8 (Gen4) or 13 GB/s (Gen5), and S3 gives 93 MB/s per stream or about 8 GB/s with many streams on a 100 Gb/s instance.",
+		Why: "The model uses measured rates: PCIe DMA reaches about 52 of 63 GB/s, one NVMe drive reads 6.8 (Gen4) or 13 GB/s (Gen5), and S3 gives 93 MB/s per stream or about 8 GB/s with many streams on a 100 Gb/s instance.",
 	}, {
 		What:    "Smart routing (a G1 hit) slashes TTFT",
 		Article: fmt.Sprintf("up to %d×; \"from 100ms+ to under %d ms\"", articleTierSpeedup, articleRoutedTTFTMS),
@@ -535,7 +535,7 @@ func (r *kvTiersRun) kvbmScenes() []scene.Scene {
 	for _, f := range r.filter {
 		filter.Rows = append(filter.Rows, []string{f.event, strconv.Itoa(f.onceFreq), yes(f.onceOff), strconv.Itoa(f.reusedFreq), yes(f.reusedOff)})
 	}
-	return []scene.Scene{{Kind: scene.KindTable, ID: "kvbm", Title: "KVBM tiers (engines.md §5.5)", Table: kvbm},
+	return []scene.Scene{{Kind: scene.KindTable, ID: "kvbm", Title: "KVBM tiers (Dynamo's kvbm_design.md)", Table: kvbm},
 		{Kind: scene.KindTable, ID: "filter", Title: "The disk offload filter, step by step", Table: filter}}
 }
 

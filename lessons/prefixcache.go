@@ -661,6 +661,6 @@ func (r *prefixCacheRun) claims() []Claim {
 		What:    "Prefix caching reuses the KV of repeated prefixes",
 		Article: "Part 11: RadixAttention tree-structured prefix caching; Part 12: route to the worker holding the matching prefix",
 		Model:   fmt.Sprintf("%.1f%% of this stream's prompt tokens were found in the tree", 100*r.hitRate()),
-		Why:     "Agrees; the SGLang paper reports 50%–99% hit rates on its benchmarks (engines.md §6). Reuse stops at the first differing token, however similar the rest is.",
+		Why:     "Agrees; the SGLang paper reports 50%–99% hit rates on its benchmarks (§6). Reuse stops at the first differing token, however similar the rest is.",
 	}}
 }

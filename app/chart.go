@@ -263,7 +263,7 @@ func (c *chartView) Render() app.UI {
 				Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("PNG")),
 		),
 		app.Div().Class("chart-wrap").Body(
-			app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria),
+			c.container(ch, aria),
 			// Positioned by web/lab.js (style set from JS only, never here).
 			app.Div().ID("cursor-"+c.SceneID).Class("chart-cursor").Body(app.Span().Text("now")),
 		),
@@ -275,6 +275,24 @@ func (c *chartView) Render() app.UI {
 			}),
 		),
 	)
+}
+
+// container is #chart-ID, where ECharts draws. Prerendered, it carries the
+// chart's options (data-option) and its step marker's x (data-cursor, JSON)
+// so that web/lab.js can draw it before the app runs; the app draws its
+// own.
+func (c *chartView) container(ch *scene.Chart, aria string) app.UI {
+	el := app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria)
+	if !app.IsServer || ch == nil {
+		return el
+	}
+	if js, err := ChartOptionsMarked(ch, c.Marks, c.Motion); err == nil {
+		el = el.DataSet("option", string(js))
+	}
+	if cur, err := json.Marshal(CursorValue(ch)); err == nil {
+		el = el.DataSet("cursor", string(cur))
+	}
+	return el
 }
 
 // chartMarkText names a marked point or guide: its mark's label, else the

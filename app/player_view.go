@@ -75,7 +75,7 @@ func (p *Player) Render() app.UI {
 				// asked for; lab.css shows it.
 				app.P().ID("sim-status").Class("sim-status").Role("status").Aria("live", "polite").Text(p.simStatus()),
 				p.renderNarration(n, scenes),
-				app.Div().Class("scenes").Body(renderScenes(scenes, !p.reduced)...),
+				renderScenesBox(scenes, !p.reduced),
 			),
 			p.renderBelow(metrics, claims, dupFinal, dupClaims),
 		),
@@ -83,6 +83,7 @@ func (p *Player) Render() app.UI {
 		updateBanner(p.update),
 		app.If(p.full || app.IsServer, func() app.UI { return keysDialog() }),
 		p.renderEmbedded(),
+		p.renderSteps(),
 	)
 }
 

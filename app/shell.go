@@ -35,7 +35,13 @@ func (*headerView) Render() app.UI {
 
 func (*footerView) Render() app.UI {
 	return app.Footer().Class("site-footer").Body(
-		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Runs offline after the first visit; every number comes from the simulation. Press ? for keyboard shortcuts."),
+		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Every number comes from the simulation. Press ? for keyboard shortcuts."),
+		// web/lab.js handles it (it starts the app, whose service worker
+		// keeps the lab for offline use); no handler here.
+		app.P().Class("offline").Body(
+			app.Button().ID("btn-offline").Type("button").Class("ghost").Text("Keep for offline use"),
+			app.Span().ID("offline-status").Class("offline-status").Aria("live", "polite"),
+		),
 	)
 }
 

@@ -210,7 +210,15 @@ func (s *site) render(path string) (d *doc) {
 		if strings.HasPrefix(d.ctype, "text/html") && !strings.Contains(d.ctype, "charset") {
 			d.ctype = "text/html; charset=utf-8"
 		}
-		d.vars = encodeAll(rec.body.Bytes(), textual(d.ctype))
+		body := rec.body.Bytes()
+		if path == "/app.js" {
+			var ok bool
+			if body, ok = patchAppJS(body); !ok {
+				// The page would start the wasm at load: still a working lab.
+				s.logf("go-app's app.js changed: the deferred start (loader.go) does not apply")
+			}
+		}
+		d.vars = encodeAll(body, textual(d.ctype))
 	}
 	return d
 }

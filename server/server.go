@@ -95,7 +95,9 @@ func New(webDir string, opts Options) (http.Handler, error) {
 	}
 	s.log = opts.Log
 	files := &assets{dir: dir, log: opts.Log}
-	files.warm("app.wasm")
+	for _, f := range []string{"app.wasm", "lab.css", "lab.js", "echarts.min.js", "sim-worker.js", "sim.wasm"} {
+		files.warm(f)
+	}
 	if opts.Warm {
 		go s.warm()
 	}
@@ -178,12 +180,8 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)
 		}
 	}
-	// app.wasm is fetched by app.js, which runs only once the page is parsed
-	// (defer); a preload starts the download while the head is read. Same
-	// mode and credentials as go-app's fetch, so that fetch takes it.
-	if wasmLen != "" {
-		head = append(head, `<link rel="preload" href="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`" as="fetch" crossorigin="anonymous">`)
-	}
+	// No preload of app.wasm: the page runs without it until the reader
+	// uses something only the app does (loader.go).
 	// lab.js comes last in the head, not in Handler.Scripts (which go-app
 	// writes before RawHeaders): it reads the meta tags above as it runs,
 	// when an address with knobs starts its simulation before the page is

@@ -74,7 +74,7 @@ func TestWorkerPatched(t *testing.T) {
 		t.Fatal("go-app's worker template changed: update the patches in worker.go")
 	}
 	if !strings.Contains(ReloadingWorker, workerInstallTo) || strings.Contains(ReloadingWorker, workerInstallFrom) {
-		t.Error(`install does not fetch with cache:"reload"`)
+		t.Error(`install does not take versioned addresses in the default mode and revalidate the others`)
 	}
 	if !strings.Contains(ReloadingWorker, workerMatchTo) || strings.Contains(ReloadingWorker, workerMatchFrom) {
 		t.Error("navigations do not ignore the query")
@@ -150,8 +150,15 @@ func TestServer(t *testing.T) {
 	}
 	r = get(t, h, "/app-worker.js")
 	w := body(t, r)
-	if !strings.Contains(w, `cache: "reload"`) {
+	if !strings.Contains(w, workerInstallTo) {
 		t.Error("served worker is not the patched one")
+	}
+	// The wasm and the worker start when the page asks, not at load.
+	if !strings.Contains(js, "window.goappStart = function") || strings.Contains(js, appStartFrom) {
+		t.Error("served app.js starts the wasm at load: the deferred start (loader.go) did not apply")
+	}
+	if strings.Contains(body(t, get(t, h, "/lesson/garage")), `rel="preload"`) {
+		t.Error("a lesson page preloads a file it does not need before the app starts")
 	}
 	// Offline: the worker caches every lesson page and every file a page loads.
 	for _, l := range lessons.All() {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/scene"
@@ -54,22 +55,43 @@ func (p *Player) renderSteps() app.UI {
 		p.st.Step = i
 		scenes, dupClaims, dupFinal := mainFirst(p.stepScenes())
 		data.Steps = append(data.Steps, stepsItem{
-			HTML:       []string{app.HTMLString(p.renderNarration(n, scenes)), app.HTMLString(renderScenesBox(scenes, true))},
+			HTML:       []string{compactHTML(app.HTMLString(p.renderNarration(n, scenes))), compactHTML(app.HTMLString(renderScenesBox(scenes, true)))},
 			Query:      EncodeQuery(p.lesson, p.shownValues, i+1),
 			HideFinal:  dupFinal,
 			HideClaims: dupClaims,
 		})
 	}
-	// encoding/json escapes <, > and &, so the text cannot end the script
-	// element.
-	b, err := json.Marshal(data)
-	if err != nil {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // markup as it is, a fifth of the \u003c-escaped size
+	if err := enc.Encode(data); err != nil {
 		return nil
 	}
-	return app.Raw(`<script type="application/json" id="steps-data">` + string(b) + `</script>`)
+	// Nothing in it can end the script element or open a comment there:
+	// "</" is written "<\/" and "<!--" "\u003c!--" (both the same JSON).
+	text := strings.NewReplacer("</", `<\/`, "<!--", `\u003c!--`).Replace(strings.TrimSpace(buf.String()))
+	return app.Raw(`<script type="application/json" id="steps-data">` + text + `</script>`)
 }
 
 // renderScenesBox is the step's figures, #scenes.
 func renderScenesBox(scenes []scene.Scene, motion bool) app.UI {
 	return app.Div().ID("scenes").Class("scenes").Body(renderScenes(scenes, motion)...)
+}
+
+// compactHTML drops the line breaks and indentation go-app's encoder puts
+// around every node: between inline elements they would render as spaces
+// the live page does not have ("tail ," for "tail,").
+func compactHTML(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+				i++
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

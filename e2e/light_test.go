@@ -144,6 +144,14 @@ func lightSite(t *testing.T) (string, *wire) {
 	return srv.URL, w
 }
 
+// embedShows is a predicate true once a lesson page or an embed shows step
+// n, live or from its prerendered steps (web/lab.js), with nothing marked
+// pending.
+func embedShows(n int) string {
+	return `document.querySelector("#lab")?.dataset.step === ` + jsString(strconv.Itoa(n)) +
+		` && !document.documentElement.matches(".inferlab-pending, .inferlab-step-pending")`
+}
+
 // appFiles are the files that only the app's start may fetch.
 var appFiles = []string{"/web/app.wasm", "/app.wasm", "/web/sim.wasm", "/web/sim-worker.js", "/app-worker.js"}
 

@@ -806,6 +806,7 @@
     // The toolbar follows the step in place (a scrubber being dragged is
     // never replaced).
     const controls = () => {
+      if (!active()) return;
       const n = count();
       const label = n ? "Step " + (step + 1) + " of " + n : "No steps";
       const set = (id, off) => {
@@ -889,6 +890,8 @@
       });
       lab.dataset.step = String(i + 1);
       lab.dataset.query = item.query;
+      const full = lab.querySelector("a.open-full");
+      if (full) full.href = full.href.split("?")[0] + "?" + item.query;
       const fin = lab.querySelector(".metrics-wrap");
       if (fin) fin.hidden = !!item.hideFinal;
       const cl = lab.querySelector(".claims-wrap");
@@ -1007,7 +1010,9 @@
       const mo = new MutationObserver(() => {
         if (page && !page.isConnected) {
           mo.disconnect();
-          stop();
+          // The toolbar is the app's now: only the timer stops.
+          clearTimeout(playing);
+          playing = null;
           charts.drop();
           clearTimeout(urlTimer);
           // The app's first render shows a copy of the prerendered panels
@@ -1275,13 +1280,10 @@
       start("address");
     }
   };
+  // An address with knobs other than the prerendered ones starts its
+  // simulation and the app once the page is parsed (the prerendered state
+  // is known then: #lab[data-query]).
   const prefetch = () => sim.prefetch(location.pathname, location.search.slice(1));
-  // An address with knobs: the prerendered state is not it, so start its
-  // simulation and the app at once, before the page is even parsed.
-  if (lessonPage && knobsAsked.length) {
-    prefetch();
-    start("address");
-  }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onLoaded);
   else onLoaded();
 

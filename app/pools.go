@@ -182,10 +182,12 @@ func renderBays(st *scene.MemoryStrip, mk marks) app.UI {
 		}
 	}
 	pct := func(x int) string { return strconv.FormatFloat(100*float64(x)/float64(bay), 'f', 3, 64) + "%" }
-	return app.Div().Class("memory-strip bays").Role("list").Aria("label", "contiguous pool").Style("--rows", strconv.Itoa(rows)).Body(
+	// A group of bays, each a list of its runs (a list's children must be
+	// its items: the runs sit inside their bay).
+	return app.Div().Class("memory-strip bays").Role("group").Aria("label", "contiguous pool").Style("--rows", strconv.Itoa(rows)).Body(
 		app.Range(pieces).Slice(func(r int) app.UI {
 			row := pieces[r]
-			return app.Div().Class("bay").Body(
+			return app.Div().Class("bay").Role("list").Aria("label", "bay "+strconv.Itoa(r+1)).Body(
 				app.Range(row).Slice(func(j int) app.UI {
 					pc := row[j]
 					s := pc.seg

@@ -34,8 +34,8 @@ type assets struct {
 
 // brotliHereMax is the largest file compressed with brotli here when it has
 // no precompressed sibling: every script and stylesheet (ECharts, 715 kB,
-// takes about two seconds at quality 11, once per file version); the wasm
-// files are larger and come with siblings from the build.
+// takes about two seconds at quality 11, once per file version); a wasm file
+// is brotli only from its build's sibling (minutes at quality 11).
 const brotliHereMax = 2 << 20
 
 // compressible lists the extensions worth compressing.
@@ -150,7 +150,7 @@ func (a *assets) variant(full string, st os.FileInfo, enc string) *encoded {
 		case err == nil:
 		case enc == "gzip":
 			body, err = gzipBytes(raw.v.body)
-		case enc == "br" && len(raw.v.body) <= brotliHereMax:
+		case enc == "br" && len(raw.v.body) <= brotliHereMax && filepath.Ext(full) != ".wasm":
 			body, err = brotliBytes(raw.v.body, 11)
 		}
 		if err != nil {

@@ -167,6 +167,7 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 			pages = append(pages, p)
 		}
 	}
+	pages = append(pages, dataPaths()...) // each lesson's script and steps (pagedata.go)
 	// The page's simulation worker (web/lab.js, inferlab.sim) takes its
 	// files' addresses from these meta tags, so that they carry their
 	// content hash too.
@@ -174,7 +175,9 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 	// ECharts (1.1 MB of script) is loaded when the first chart is drawn
 	// or once the page is live (web/lab.js, inferlab.loadCharts), not in
 	// the head, where its evaluation held the page's start.
-	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}} {
+	// app-wasm: web/lab.js preloads it as it starts the app (app.js fetches
+	// the same address).
+	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}, {"app-wasm", "app.wasm"}} {
 		if _, err := os.Stat(filepath.Join(dir, f.file)); err == nil {
 			pages = append(pages, "/web/"+f.file)
 			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)

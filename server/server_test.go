@@ -311,3 +311,41 @@ func TestAccepts(t *testing.T) {
 		}
 	}
 }
+
+// A lesson page and its embed carry neither their default script nor their
+// steps: each lesson's are documents of their own, listed for the service
+// worker (pagedata.go).
+func TestPageDataApart(t *testing.T) {
+	h, err := New(fakeWeb(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/lesson/prefix-cache", "/embed/prefix-cache"} {
+		page := body(t, get(t, h, p, "Accept-Encoding", "br"))
+		if strings.Contains(page, `id="script-data"`) || strings.Contains(page, `id="steps-data"`) {
+			t.Errorf("%s still carries its script or its steps", p)
+		}
+		if !strings.Contains(page, `id="lab"`) || !strings.Contains(page, `id="narration"`) {
+			t.Errorf("%s lost its own markup", p)
+		}
+	}
+	script := get(t, h, "/data/prefix-cache.script.txt", "Accept-Encoding", "br")
+	if s := body(t, script); script.StatusCode != 200 || !strings.HasPrefix(s, `{"key":`) || script.Header.Get("Content-Encoding") != "br" {
+		t.Errorf("/data/prefix-cache.script.txt: %d %v %.80q", script.StatusCode, script.Header, s)
+	}
+	steps := get(t, h, "/data/prefix-cache.steps.json")
+	if s := body(t, steps); steps.StatusCode != 200 || !strings.HasPrefix(s, `{"parts":["narration-panel","scenes"]`) {
+		t.Errorf("/data/prefix-cache.steps.json: %d %.80q", steps.StatusCode, s)
+	}
+	for _, p := range []string{"/data/nothing.steps.json", "/data/prefix-cache.json", "/data/"} {
+		if r := get(t, h, p); r.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", p, r.StatusCode)
+		}
+	}
+	w := body(t, get(t, h, "/app-worker.js"))
+	for _, l := range lessons.All() {
+		if !strings.Contains(w, `"/data/`+l.Slug+`.steps.json"`) || !strings.Contains(w, `"/data/`+l.Slug+`.script.txt"`) {
+			t.Errorf("the worker does not cache %s's data", l.Slug)
+		}
+	}
+}

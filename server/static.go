@@ -123,6 +123,7 @@ func writeSite(dir, web, prefix string) error {
 			files = append(files, p+".html", p+"/index.html")
 		}
 	}
+	files = append(files, dataPaths()...)
 	for _, f := range files {
 		name, ok := s.docs[f]
 		if f == "/404.html" {

@@ -767,14 +767,50 @@
   // its value, its focus and (for a button) its click again once the app
   // has drawn its own page.
   let started = "";
+  // dataURL is the address of one of a lesson's data documents, served
+  // apart from its page (server/pagedata.go): "script" (its default script)
+  // or "steps" (every step's markup). They sit at the site's root (under
+  // its sub-path on a static host), one level above web/.
+  const dataURL = (kind) => {
+    const m = /\/(?:lesson|embed)\/([a-z0-9-]+)/.exec(location.pathname);
+    return m ? new URL("../data/" + m[1] + (kind === "script" ? ".script.txt" : ".steps.json"), base).href : "";
+  };
   const start = (why) => {
     if (started) return;
     started = why || "asked";
     window.inferlab.started = started;
     root.classList.add("inferlab-starting");
-    if (typeof window.goappStart === "function") window.goappStart();
     if (/^(knob|address|trace)/.test(started)) sim.warm();
+    // The wasm downloads while the default script is fetched; the app
+    // starts once the script is in the page (script#script-data, where it
+    // looks for it as it starts), or without it if it cannot be had.
+    const wasm = document.querySelector('meta[name="inferlab:app-wasm"]');
+    if (wasm && goappCanStart()) {
+      const l = document.createElement("link");
+      l.rel = "preload";
+      l.as = "fetch";
+      l.crossOrigin = "anonymous";
+      l.href = new URL(wasm.content, location.href).href;
+      document.head.appendChild(l);
+    }
+    const go = () => {
+      if (typeof window.goappStart === "function") window.goappStart();
+    };
+    const url = dataURL("script");
+    if (!url || document.getElementById("script-data") || !document.getElementById("lab")) return go();
+    fetch(url).then((r) => (r.ok ? r.text() : "")).catch(() => "").then((text) => {
+      if (text && !document.getElementById("script-data")) {
+        const el = document.createElement("script");
+        el.type = "application/json";
+        el.id = "script-data";
+        el.textContent = text;
+        document.body.appendChild(el);
+      }
+      go();
+    });
   };
+  // As go-app's app.js decides (a crawler or ?wasm=false gets no wasm).
+  const goappCanStart = () => !/bot|googlebot|crawler|spider|robot|crawling/i.test(navigator.userAgent) && query.get("wasm") !== "false";
 
   const pre = (() => {
     let lab = null; // the prerendered #lab (the app replaces it)
@@ -788,16 +824,28 @@
     const hide = new Set((query.get("hide") || "").split(",").filter(Boolean));
     let page = null; // the prerendered root (#lab, #index or #not-found)
     const active = () => !!(page && page.isConnected && page.dataset.live !== "true");
-    const read = () => {
-      if (data !== undefined) return data;
-      const el = document.getElementById("steps-data");
-      try {
-        data = el ? JSON.parse(el.textContent) : null;
-      } catch (e) {
-        data = null;
+    // The steps come apart from the page (server/pagedata.go): fetched
+    // when the page is idle after its load, or at the first step change;
+    // parsed when first needed.
+    let text = null; // a promise of the steps' JSON text
+    const fetchSteps = () => {
+      if (!text) {
+        const url = dataURL("steps");
+        text = url ? fetch(url).then((r) => (r.ok ? r.text() : "")).catch(() => "") : Promise.resolve("");
+      }
+      return text;
+    };
+    const ready = () => fetchSteps().then((t) => {
+      if (data === undefined) {
+        try {
+          data = t ? JSON.parse(t) : null;
+        } catch (e) {
+          data = null;
+        }
       }
       return data;
-    };
+    });
+    const read = () => (data === undefined ? null : data);
     const count = () => {
       const d = read();
       return d && d.steps ? d.steps.length : 0;
@@ -806,7 +854,7 @@
     // The toolbar follows the step in place (a scrubber being dragged is
     // never replaced).
     const controls = () => {
-      if (!active()) return;
+      if (!active() || !read()) return;
       const n = count();
       const label = n ? "Step " + (step + 1) + " of " + n : "No steps";
       const set = (id, off) => {
@@ -867,8 +915,12 @@
       }, 250);
     };
 
-    // go shows step i (0-based, clamped).
+    // go shows step i (0-based, clamped), once the steps are here.
     const go = (i, fromURL) => {
+      if (data === undefined) {
+        ready().then(() => go(i, fromURL));
+        return;
+      }
       const d = read();
       const n = count();
       if (!d || !n || !lab || !active()) return;
@@ -921,6 +973,10 @@
       }, read().delayMs / (parseFloat(speed) || 1));
     };
     const toggle = () => {
+      if (data === undefined) {
+        ready().then(toggle);
+        return;
+      }
       if (playing) return stop();
       if (step >= count() - 1) go(0);
       playing = -1;
@@ -942,7 +998,7 @@
         case "ArrowLeft": act = () => go(step - 1); break;
         case "ArrowRight": act = () => go(step + 1); break;
         case "Home": act = () => go(0); break;
-        case "End": act = () => go(count() - 1); break;
+        case "End": act = () => go(Infinity); break;
         case " ": case "Spacebar":
           if (/^(BUTTON|A|SUMMARY)$/.test(tag)) return;
           act = toggle;
@@ -1043,11 +1099,20 @@
       // A step of the defaults in the address: shown from the page's steps.
       const s = query.get("step");
       if (s !== null && !root.classList.contains("inferlab-pending")) {
-        const n = parseInt(s, 10);
-        if (String(n) === s && n >= 1 && n <= count()) go(n - 1, true);
-        else start("address");
+        ready().then(() => {
+          const n = parseInt(s, 10);
+          if (String(n) === s && n >= 1 && n <= count()) go(n - 1, true);
+          else start("address");
+          root.classList.remove("inferlab-step-pending");
+        });
+      } else {
+        root.classList.remove("inferlab-step-pending");
+        // The steps, once the page has loaded and rests.
+        const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+        const later = () => idle(() => fetchSteps(), { timeout: 3000 });
+        if (document.readyState === "complete") later();
+        else window.addEventListener("load", later, { once: true });
       }
-      root.classList.remove("inferlab-step-pending");
       charts.watch();
       document.addEventListener("click", (e) => {
         if (!active()) return;
@@ -1057,7 +1122,7 @@
           case "btn-first": go(0); break;
           case "btn-prev": go(step - 1); break;
           case "btn-next": go(step + 1); break;
-          case "btn-last": go(count() - 1); break;
+          case "btn-last": go(Infinity); break;
           case "btn-play": toggle(); break;
           case "btn-keys": window.inferlab.keys(true); break;
           case "keys-close": window.inferlab.keys(false); break;
@@ -1275,7 +1340,7 @@
     }
     pre.init();
     if (!lessonPage || !lab) return;
-    if (root.classList.contains("inferlab-pending") || !document.getElementById("script-data")) {
+    if (root.classList.contains("inferlab-pending")) {
       prefetch();
       start("address");
     }

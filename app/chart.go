@@ -260,7 +260,7 @@ func (c *chartView) Render() app.UI {
 			app.Button().ID("png-"+c.SceneID).Type("button").Class("save-png ghost").
 				Title("Save this chart as a PNG image").Aria("label", "Save the chart “"+c.Title+"” as PNG").
 				OnClick(func(ctx app.Context, e app.Event) { c.savePNG() }).
-				Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("PNG")),
+				Body(app.Span().Aria("hidden", "true").Text("⤓ "), app.Text("PNG")),
 		),
 		app.Div().Class("chart-wrap").Body(
 			c.container(ch, aria),

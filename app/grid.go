@@ -267,7 +267,7 @@ func gridArea(id, label string, grid *scene.BlockGrid, mk marks) app.UI {
 	}
 	return app.Div().Class(wrap).Style("--cols", strconv.Itoa(cols)).Body(
 		host,
-		app.Div().Class("grid-notes").Aria("hidden", true).Body(notes...),
+		app.Div().Class("grid-notes").Aria("hidden", "true").Body(notes...),
 		// The block under the pointer or the keyboard cursor of a compact
 		// grid, named by web/lab.js (grid_svg.go).
 		app.If(n > compactAbove, func() app.UI {

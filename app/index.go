@@ -130,10 +130,10 @@ func renderGroup(g indexGroup) app.UI {
 				n := strconv.Itoa(g.First + i)
 				href := Link(LessonPath(l.Slug))
 				return app.Li().Class("lesson-card").DataSet("lesson", l.Slug).DataSet("order", n).Body(
-					app.A().Class("thumb-link").Href(href).TabIndex(-1).Aria("hidden", true).Body(lessonThumb(l.Slug)),
+					app.A().Class("thumb-link").Href(href).TabIndex(-1).Aria("hidden", "true").Body(lessonThumb(l.Slug)),
 					app.Div().Class("card-text").Body(
 						app.H3().Body(
-							app.Span().Class("order").Aria("hidden", true).Text(n),
+							app.Span().Class("order").Aria("hidden", "true").Text(n),
 							app.A().Href(href).Text(l.Title),
 						),
 						app.P().Class("part").Text(l.Part),

@@ -22,7 +22,7 @@ type keysView struct{ app.Compo }
 func (*headerView) Render() app.UI {
 	return app.Header().Class("site-header").Body(
 		app.A().Class("brand").Href(Link("/")).Body(
-			app.Span().Class("brand-mark").Aria("hidden", true).Text("◧"),
+			app.Span().Class("brand-mark").Aria("hidden", "true").Text("◧"),
 			app.Text(" Inference Lab"),
 		),
 		&searchBox{},
@@ -144,7 +144,7 @@ func (t *themeToggle) Render() app.UI {
 			}
 			labJS("setTheme", to)
 			t.read()
-		}).Body(app.Span().Aria("hidden", true).Text("◐ "), app.Span().Class("wide-only").Text(label))
+		}).Body(app.Span().Aria("hidden", "true").Text("◐ "), app.Span().Class("wide-only").Text(label))
 }
 
 // NotFoundPath is where the not-found page is routed, so that a server can

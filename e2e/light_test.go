@@ -209,7 +209,8 @@ func TestFirstVisitWeight(t *testing.T) {
 	b.checkConsole()
 }
 
-// TestStepsBeforeTheApp steps garage's prerendered page with the buttons,
+// TestStepsBeforeTheApp draws measuring's chart from its prerendered
+// options, then steps garage's prerendered page with the buttons,
 // the keys and the scrubber, without its WebAssembly: each step shows its
 // own narration and figure, and the address follows. Then a knob is
 // touched: the app starts, shows the step the reader was at with the
@@ -218,6 +219,14 @@ func TestFirstVisitWeight(t *testing.T) {
 func TestStepsBeforeTheApp(t *testing.T) {
 	b := newBrowser(t)
 	site, w := lightSite(t)
+	// A chart in view is drawn from its prerendered options, app-less.
+	b.do("open measuring", liveTimeout, chromedp.Navigate(site+"/lesson/measuring"))
+	// (The server compresses ECharts once per process: its first request may wait.)
+	b.awaitCondition("measuring's chart drawn before the app", liveTimeout, `!!document.querySelector("#scenes .chart[data-ready=true]") && document.querySelector("#lab").dataset.live === "false"`)
+	if f := fetchedAppFile(w.take()); f != "" {
+		t.Fatalf("drawing a chart before the app fetched %s", f)
+	}
+
 	_, _, sc := nativeDefaults(t, "garage")
 	b.do("open garage", liveTimeout, chromedp.Navigate(site+"/lesson/garage"))
 	b.quiet(w)

@@ -1150,8 +1150,8 @@
     return { init, active };
   })();
 
-  // Charts before the app runs: a prerendered #chart-ID carries its ECharts
-  // options (data-option) and its step marker's x (data-cursor); each is
+  // Charts before the app runs: a prerendered #chart-ID has beside it its
+  // ECharts options and its step marker's x (script.chart-data); each is
   // drawn once it comes into view (ECharts loads then), and dropped when
   // the step changes or the app draws its own.
   const charts = (() => {
@@ -1167,11 +1167,12 @@
       if (!el.isConnected || !pre.active() || shown.some((c) => c.el === el)) return;
       try {
         const chart = window.echarts.init(el, window.inferlab.theme() === "light" ? null : "dark", { renderer: "canvas" });
-        const opt = JSON.parse(el.dataset.option);
+        const spec = JSON.parse(el.parentElement.querySelector("script.chart-data").textContent);
+        const opt = spec.option;
         if (root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches) opt.animation = false;
         chart.setOption(opt);
         const marker = document.getElementById("cursor-" + el.id.replace(/^chart-/, ""));
-        const place = () => marker && window.inferlab.cursor(chart, marker, JSON.parse(el.dataset.cursor || "null"));
+        const place = () => marker && window.inferlab.cursor(chart, marker, spec.cursor);
         place();
         chart.on("finished", place);
         const ro = window.ResizeObserver ? new ResizeObserver(() => { chart.resize(); place(); }) : null;
@@ -1179,11 +1180,11 @@
         shown.push({ el, chart, ro });
         el.setAttribute("data-ready", "true");
       } catch (e) {
-        console.warn("inferlab: drawing a chart before the app runs:", e);
+        console.warn("inferlab: drawing a chart before the app runs: " + (e && e.message ? e.message : e));
       }
     };
     const watch = () => {
-      const els = document.querySelectorAll("#lab .chart[data-option]");
+      const els = [...document.querySelectorAll("#lab .chart-wrap")].filter((w) => w.querySelector("script.chart-data")).map((w) => w.querySelector(".chart"));
       if (!els.length) return;
       if (!io && window.IntersectionObserver) {
         io = new IntersectionObserver((entries) => {

@@ -1341,6 +1341,14 @@
     }
     pre.init();
     if (!lessonPage || !lab) return;
+    // A page booted from another cached page (offline, the service worker
+    // answers an address it does not hold with a lesson page): the app
+    // routes by the address.
+    const m = /\/(lesson|embed)\/([^/]+)/.exec(location.pathname);
+    if (m && (lab.dataset.lesson !== m[2].replace(/\.html$/, "") || lab.classList.contains("embed") !== (m[1] === "embed"))) {
+      start("address");
+      return;
+    }
     if (root.classList.contains("inferlab-pending")) {
       prefetch();
       start("address");

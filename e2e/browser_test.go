@@ -30,7 +30,7 @@ import (
 
 // Timeouts. They bound waits; they are never used as sleeps.
 const (
-	browserTimeout = 6 * time.Minute  // whole life of one browser (TestLessons drives 15 lessons in one)
+	browserTimeout = 10 * time.Minute // whole life of one browser (TestLayout drives 30 pages in one)
 	liveTimeout    = 45 * time.Second // navigation until #lab[data-live="true"]
 	changeTimeout  = 10 * time.Second // a UI reaction (step change, URL update, re-simulation)
 	swTimeout      = 30 * time.Second // service worker installed and active

@@ -17,6 +17,8 @@
 #                  SEARCH_SEED, each in its own process) prints the worst setting found per lesson
 #   make bench-peers the core against inference-lab on 10,000 requests, all at once and Poisson (cmd/benchpeers; needs npm)
 #   make loadbench the server under 200 connections for 30 s (cmd/loadbench)
+#   make lighthouse Lighthouse (pinned, cmd/lighthouse) on every page, mobile and desktop, median of 3:
+#                  the table of performance / accessibility / best practices / TBT / LCP (LIGHTHOUSE_PAGES, LIGHTHOUSE_RUNS)
 #   make fuzz      run every Fuzz target (of FUZZPKGS, default ./...) for FUZZTIME (default 30s) each
 #   make clean     remove build outputs (distclean also removes node_modules)
 #
@@ -182,6 +184,23 @@ bench-wasm: check-tools
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o bin/benchrun.wasm ./cmd/benchrun
 	bin/benchrun --wasm bin/benchrun.wasm --exec "$$(GOTOOLCHAIN=local $(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
 		--only $(BENCH_ONLY) --rounds $(BENCH_ROUNDS) --runs $(BENCH_RUNS) --warmup $(BENCH_WARMUP) --warmup-ms $(BENCH_WARMUP_MS)
+
+# BENCHMARKS.md, "Reach: weight and Lighthouse": Lighthouse 12.2.3 (cmd/lighthouse, pinned in its
+# package-lock.json) over every lesson page, every embed and /, mobile preset (simulated throttling)
+# and desktop preset, the median of LIGHTHOUSE_RUNS; LIGHTHOUSE_PAGES=/,/lesson/garage restricts the pages.
+LIGHTHOUSE_PAGES ?=
+LIGHTHOUSE_RUNS  ?= 3
+LIGHTHOUSE_ADDR  ?= 127.0.0.1:8095
+LH_STAMP := cmd/lighthouse/node_modules/.inferlab-npm-ci
+$(LH_STAMP): cmd/lighthouse/package.json cmd/lighthouse/package-lock.json | check-npm
+	cd cmd/lighthouse && $(NPM) ci --no-audit --no-fund
+	@touch $@
+.PHONY: lighthouse
+lighthouse: build $(LH_STAMP)
+	@$(BIN) serve --addr $(LIGHTHOUSE_ADDR) & pid=$$!; trap 'kill $$pid' EXIT; \
+	for i in $$(seq 100); do $(BIN) health --addr $(LIGHTHOUSE_ADDR) >/dev/null 2>&1 && break; sleep 0.2; done; \
+	echo "lighthouse: load average $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"; \
+	CHROME_PATH=$(CHROMIUM) node cmd/lighthouse/run.mjs --base http://$(LIGHTHOUSE_ADDR) --runs $(LIGHTHOUSE_RUNS) $(if $(LIGHTHOUSE_PAGES),--pages $(LIGHTHOUSE_PAGES))
 
 # BENCHMARKS.md, "Heaviest allowed settings": each corner in a fresh child process of bin/inferlab;
 # then "Worst settings found by search": the seeded hill-climb, each build a fresh child too.

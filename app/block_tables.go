@@ -252,7 +252,7 @@ func renderTableMap(bt *scene.BlockTables, grid *scene.BlockGrid, mk marks) app.
 	return app.Div().Class("block-tables tm").Body(
 		app.Div().Class("tm-inner").Style("max-width", fmtF(l.w*1.15)+"px").Body(
 			app.Raw(svg),
-			app.Div().Class("grid-notes").Aria("hidden", true).Body(notes...),
+			app.Div().Class("grid-notes").Aria("hidden", "true").Body(notes...),
 		),
 	)
 }

@@ -260,12 +260,13 @@ func (c *chartView) Render() app.UI {
 			app.Button().ID("png-"+c.SceneID).Type("button").Class("save-png ghost").
 				Title("Save this chart as a PNG image").Aria("label", "Save the chart “"+c.Title+"” as PNG").
 				OnClick(func(ctx app.Context, e app.Event) { c.savePNG() }).
-				Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("PNG")),
+				Body(app.Span().Aria("hidden", "true").Text("⤓ "), app.Text("PNG")),
 		),
 		app.Div().Class("chart-wrap").Body(
-			app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria),
+			c.container(aria),
 			// Positioned by web/lab.js (style set from JS only, never here).
 			app.Div().ID("cursor-"+c.SceneID).Class("chart-cursor").Body(app.Span().Text("now")),
+			c.chartData(ch),
 		),
 		// The marked points and guides, named in words under the chart:
 		// the canvas has no element per point, so these carry data-ref.
@@ -275,6 +276,33 @@ func (c *chartView) Render() app.UI {
 			}),
 		),
 	)
+}
+
+// container is #chart-ID, where ECharts draws.
+func (c *chartView) container(aria string) app.UI {
+	return app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria)
+}
+
+// chartData is, prerendered only, script.chart-data beside the container:
+// the chart's ECharts options and its step marker's x ({"option",
+// "cursor"}), so that web/lab.js can draw it before the app runs (the app
+// draws its own). A JSON script element, not an attribute: go-app's
+// prerender writes attribute values Go-quoted (a quote as \"), which HTML
+// does not read back.
+func (c *chartView) chartData(ch *scene.Chart) app.UI {
+	if !app.IsServer || ch == nil {
+		return nil
+	}
+	opt, err := ChartOptionsMarked(ch, c.Marks, c.Motion)
+	if err != nil {
+		return nil
+	}
+	b, err := json.Marshal(map[string]any{"option": json.RawMessage(opt), "cursor": CursorValue(ch)})
+	if err != nil {
+		return nil
+	}
+	text := strings.NewReplacer("</", `<\/`, "<!--", `\u003c!--`).Replace(string(b))
+	return app.Raw(`<script type="application/json" class="chart-data">` + text + `</script>`)
 }
 
 // chartMarkText names a marked point or guide: its mark's label, else the

@@ -69,7 +69,12 @@ func (c *gridCells) paint(hostID string, grid *scene.BlockGrid, mk marks) {
 	}
 	blocks := grid.Blocks
 	box := host.Get("firstElementChild")
-	if len(c.shown) != len(blocks) || c.bsize != grid.BlockSize || box.IsNull() {
+	if len(c.shown) != len(blocks) || c.bsize != grid.BlockSize || box.IsNull() || len(blocks) > compactAbove {
+		// A compact grid is one SVG (grid_svg.go): redrawn whole when
+		// anything changed.
+		if len(blocks) > compactAbove && len(c.shown) == len(blocks) && c.bsize == grid.BlockSize && !box.IsNull() && c.same(blocks, mk) {
+			return
+		}
 		c.rewrite(host, grid, mk)
 		return
 	}
@@ -121,8 +126,18 @@ func (c *gridCells) paint(hostID string, grid *scene.BlockGrid, mk marks) {
 	}
 }
 
+// same reports whether the cells shown are blocks with the marks mk.
+func (c *gridCells) same(blocks []scene.Block, mk marks) bool {
+	for i := range blocks {
+		if blocks[i] != c.shown[i] || mk.has(blockRef(i)) != c.marked[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *gridCells) rewrite(host app.Value, grid *scene.BlockGrid, mk marks) {
-	host.Set("innerHTML", gridHTML(grid, mk))
+	host.Set("innerHTML", gridMarkup(host.Get("id").String(), grid, mk))
 	c.shown = append(c.shown[:0], grid.Blocks...)
 	c.marked = c.marked[:0]
 	for i := range grid.Blocks {
@@ -207,7 +222,7 @@ func gridArea(id, label string, grid *scene.BlockGrid, mk marks) app.UI {
 	}
 	host := app.Div().ID("grid-"+id).Class(cls).Aria("label", label)
 	if app.IsServer && grid != nil {
-		host = host.Body(app.Raw(gridHTML(grid, mk)))
+		host = host.Body(app.Raw(gridMarkup("grid-"+id, grid, mk)))
 	}
 	var notes []app.UI
 	type placed struct {
@@ -252,7 +267,12 @@ func gridArea(id, label string, grid *scene.BlockGrid, mk marks) app.UI {
 	}
 	return app.Div().Class(wrap).Style("--cols", strconv.Itoa(cols)).Body(
 		host,
-		app.Div().Class("grid-notes").Aria("hidden", true).Body(notes...),
+		app.Div().Class("grid-notes").Aria("hidden", "true").Body(notes...),
+		// The block under the pointer or the keyboard cursor of a compact
+		// grid, named by web/lab.js (grid_svg.go).
+		app.If(n > compactAbove, func() app.UI {
+			return app.P().Class("grid-readout").Role("status").Aria("live", "polite")
+		}),
 	)
 }
 
@@ -314,6 +334,15 @@ func blockRef(i int) string { return "block:" + strconv.Itoa(i) }
 // writes straight into one buffer: the server prerenders it and the browser
 // uses it to (re)draw whole grids of up to 4,096 cells.
 func gridHTML(grid *scene.BlockGrid, mk marks) string {
+	return gridMarkup("grid", grid, mk)
+}
+
+// gridMarkup is the markup of a grid's cells: an SVG for a compact grid
+// (grid_svg.go), else one element per block. id is the host's.
+func gridMarkup(id string, grid *scene.BlockGrid, mk marks) string {
+	if len(grid.Blocks) > compactAbove {
+		return string(appendGridSVG(make([]byte, 0, len(grid.Blocks)*40+400), id, grid, mk, gridColumns(len(grid.Blocks), grid.Columns)))
+	}
 	buf := make([]byte, 0, len(grid.Blocks)*130+40)
 	buf = append(buf, `<div class="blocks" role="list">`...)
 	bs := grid.BlockSize

@@ -104,10 +104,13 @@ func renderGroup(g indexGroup) app.UI {
 				n := strconv.Itoa(g.First + i)
 				href := Link(LessonPath(l.Slug))
 				return app.Li().Class("lesson-card").DataSet("lesson", l.Slug).DataSet("order", n).Body(
-					app.A().Class("thumb-link").Href(href).TabIndex(-1).Aria("hidden", true).Body(lessonThumb(l)),
+					// Named, not aria-hidden: go-app's prerender writes an
+					// attribute whose value is "true" bare (aria-hidden=""),
+					// which hides nothing, so a hidden link had no name.
+					app.A().Class("thumb-link").Href(href).TabIndex(-1).Aria("label", l.Title).Body(lessonThumb(l)),
 					app.Div().Class("card-text").Body(
 						app.H3().Body(
-							app.Span().Class("order").Aria("hidden", true).Text(n),
+							app.Span().Class("order").Aria("hidden", "true").Text(n),
 							app.A().Href(href).Text(l.Title),
 						),
 						app.P().Class("part").Text(l.Part),

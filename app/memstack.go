@@ -80,7 +80,7 @@ func renderMemoryStack(sc scene.Scene) app.UI {
 					Body(app.Span().Text(l.Label))
 			}),
 		),
-		app.Div().Class("strip-axis").Aria("hidden", true).Body(
+		app.Div().Class("strip-axis").Aria("hidden", "true").Body(
 			app.Span().Text("0"),
 			app.Span().Text(formatNumber(ms.Total)+" "+ms.Unit),
 		),
@@ -156,7 +156,7 @@ func renderRequestFit(f *scene.RequestFit, marks map[string]string) app.UI {
 		app.Div().Class("req-fit-label").Text(f.Label),
 		app.Div().Class("req-marks").Aria("label", formatNumber(f.Count)+" requests fit; "+unit).Body(
 			app.Range(glyphs).Slice(func(i int) app.UI {
-				return app.Span().Class("req-mark").Aria("hidden", true).Style("width", strconv.FormatFloat(10*glyphs[i], 'f', 2, 64)+"px")
+				return app.Span().Class("req-mark").Aria("hidden", "true").Style("width", strconv.FormatFloat(10*glyphs[i], 'f', 2, 64)+"px")
 			}),
 		),
 		app.Div().Class("req-fit-unit").Text(unit),

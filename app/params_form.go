@@ -160,7 +160,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 	var control app.UI
 	var slider app.UI
 	if pr.Kind == lessons.Choice {
-		control = app.Select().ID(id).Name(pr.Key).Aria("describedby", described).Aria("invalid", msg != "").
+		control = app.Select().ID(id).Name(pr.Key).Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
 			OnChange(func(ctx app.Context, e app.Event) {
 				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
 				f.apply(ctx, false)
@@ -173,7 +173,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 	} else {
 		in := app.Input().ID(id).Name(pr.Key).Type("number").Value(val).
 			Min(trimFloat(pr.Min)).Max(trimFloat(pr.Max)).
-			Aria("describedby", described).Aria("invalid", msg != "").
+			Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
 			OnInput(func(ctx app.Context, e app.Event) {
 				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
 				delete(f.slide, pr.Key)

@@ -69,13 +69,13 @@ func (p *Player) Render() app.UI {
 				app.If(p.st.Fail != nil, func() app.UI { return p.renderError() }),
 			),
 			p.renderControls(n),
-			app.Div().Class("stage").Aria("busy", p.st.Busy()).Body(
+			app.Div().Class("stage").Aria("busy", strconv.FormatBool(p.st.Busy())).Body(
 				// Always present, first (so go-app never inserts a node
 				// before the charts): says when the stage is not the state
 				// asked for; lab.css shows it.
 				app.P().ID("sim-status").Class("sim-status").Role("status").Aria("live", "polite").Text(p.simStatus()),
 				p.renderNarration(n, scenes),
-				app.Div().Class("scenes").Body(renderScenes(scenes, !p.reduced)...),
+				renderScenesBox(scenes, !p.reduced),
 			),
 			p.renderBelow(metrics, claims, dupFinal, dupClaims),
 		),
@@ -83,6 +83,7 @@ func (p *Player) Render() app.UI {
 		updateBanner(p.update),
 		app.If(p.full || app.IsServer, func() app.UI { return keysDialog() }),
 		p.renderEmbedded(),
+		p.renderSteps(),
 	)
 }
 
@@ -222,7 +223,7 @@ func (p *Player) renderControls(n int) app.UI {
 		),
 		app.Button().ID("btn-keys").Type("button").Class("ghost").Title("Keyboard shortcuts (?)").Aria("keyshortcuts", "?").
 			Aria("haspopup", "dialog").OnClick(func(ctx app.Context, e app.Event) { openKeysDialog() }).
-			Body(app.Span().Aria("hidden", true).Text("⌨ "), app.Text("Keys")),
+			Body(app.Span().Aria("hidden", "true").Text("⌨ "), app.Text("Keys")),
 	)
 }
 
@@ -236,7 +237,7 @@ func (p *Player) renderNarration(n int, scenes []scene.Scene) app.UI {
 	}
 	return hideIf(app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration"), p.hide.Narration).Body(
 		app.H2().ID("step-title").Text(st.Title),
-		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", true).Body(renderNarrationText(st)),
+		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", "true").Body(renderNarrationText(st)),
 		renderMentionDescs(st, scenes),
 		p.renderCheckpoint(),
 		app.P().Class("keys-hint").Text("Keys: ← → step · space play · ? all keys"),
@@ -321,7 +322,7 @@ func (p *Player) renderError() app.UI {
 // hidden on a phone (lab.css .btn-word), the icon hidden from screen
 // readers (the button's name is the word). after puts the icon last.
 func btnText(icon, word string, after bool) []app.UI {
-	ic := app.Span().Class("btn-icon").Aria("hidden", true).Text(icon)
+	ic := app.Span().Class("btn-icon").Aria("hidden", "true").Text(icon)
 	if after {
 		return []app.UI{app.Span().Class("btn-word").Text(word + " "), ic}
 	}

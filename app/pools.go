@@ -182,10 +182,16 @@ func renderBays(st *scene.MemoryStrip, mk marks) app.UI {
 		}
 	}
 	pct := func(x int) string { return strconv.FormatFloat(100*float64(x)/float64(bay), 'f', 3, 64) + "%" }
-	return app.Div().Class("memory-strip bays").Role("list").Aria("label", "contiguous pool").Style("--rows", strconv.Itoa(rows)).Body(
+	// A group of bays, each holding runs a list of them (a list's children
+	// must be its items: the runs sit inside their bay).
+	return app.Div().Class("memory-strip bays").Role("group").Aria("label", "contiguous pool").Style("--rows", strconv.Itoa(rows)).Body(
 		app.Range(pieces).Slice(func(r int) app.UI {
 			row := pieces[r]
-			return app.Div().Class("bay").Body(
+			box := app.Div().Class("bay")
+			if len(row) > 0 { // a list with no items is not one
+				box = box.Role("list").Aria("label", "bay "+strconv.Itoa(r+1))
+			}
+			return box.Body(
 				app.Range(row).Slice(func(j int) app.UI {
 					pc := row[j]
 					s := pc.seg
@@ -208,11 +214,11 @@ func renderBays(st *scene.MemoryStrip, mk marks) app.UI {
 						el = el.DataSet("ref", ref)
 					}
 					return el.Body(
-						app.Span().Class("seg-used").Style("width", strconv.FormatFloat(fill, 'f', 1, 64)+"%").Aria("hidden", true),
+						app.Span().Class("seg-used").Style("width", strconv.FormatFloat(fill, 'f', 1, 64)+"%").Aria("hidden", "true"),
 						app.Span().Class("seg-label").Text(segText(pc.first, s)),
 					)
 				}),
-				app.Div().Class("bay-notes").Aria("hidden", true).Body(bayCallouts(starts[r], bay, r, mk)...),
+				app.Div().Class("bay-notes").Aria("hidden", "true").Body(bayCallouts(starts[r], bay, r, mk)...),
 			)
 		}),
 	)

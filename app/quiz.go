@@ -205,7 +205,7 @@ func (f *quizForm) Render() app.UI {
 			}
 		}).Body(
 		app.P().Class("quiz-kicker").Body(
-			app.Span().Aria("hidden", true).Text("? "),
+			app.Span().Aria("hidden", "true").Text("? "),
 			app.Text("Predict step "+strconv.Itoa(f.Step)),
 		),
 		app.P().ID("quiz-question").Class("quiz-question").Text(q.Question),

@@ -106,14 +106,14 @@ func (b *shareBar) Render() app.UI {
 		button("btn-copy-link", none).Title("Copy the address of this step, with every parameter").
 			OnClick(func(ctx app.Context, e app.Event) {
 				labJS("copy", p.shareURL(), "share-status", "Link to step "+itoa(p.st.Step+1)+" copied.")
-			}).Body(app.Span().Aria("hidden", true).Text("↗ "), app.Text("Copy link to this step")),
+			}).Body(app.Span().Aria("hidden", "true").Text("↗ "), app.Text("Copy link to this step")),
 		button("btn-copy-embed", none).Title("Copy an <iframe> that embeds this lesson at this step").
 			OnClick(func(ctx app.Context, e app.Event) {
 				labJS("copy", p.embedCode(), "share-status", "Embed code copied: paste it into your page.")
-			}).Body(app.Span().Aria("hidden", true).Text("⟨⟩ "), app.Text("Copy embed code")),
+			}).Body(app.Span().Aria("hidden", "true").Text("⟨⟩ "), app.Text("Copy embed code")),
 		button("btn-export-json", none || !b.Built).Title("Download this run as JSON (the same as inferlab run --format json)").
 			OnClick(func(ctx app.Context, e app.Event) { p.exportJSON() }).
-			Body(app.Span().Aria("hidden", true).Text("⤓ "), app.Text("Export JSON")),
+			Body(app.Span().Aria("hidden", "true").Text("⤓ "), app.Text("Export JSON")),
 		// Filled by lab.js only; go-app never changes it.
 		app.Span().ID("share-status").Class("share-status").Role("status").Aria("live", "polite"),
 	)

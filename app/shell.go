@@ -22,7 +22,7 @@ type keysView struct{ app.Compo }
 func (*headerView) Render() app.UI {
 	return app.Header().Class("site-header").Body(
 		app.A().Class("brand").Href(Link("/")).Body(
-			app.Span().Class("brand-mark").Aria("hidden", true).Text("◧"),
+			app.Span().Class("brand-mark").Aria("hidden", "true").Text("◧"),
 			app.Text(" Inference Lab"),
 		),
 		&searchBox{},
@@ -35,7 +35,13 @@ func (*headerView) Render() app.UI {
 
 func (*footerView) Render() app.UI {
 	return app.Footer().Class("site-footer").Body(
-		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Runs offline after the first visit; every number comes from the simulation. Press ? for keyboard shortcuts."),
+		app.P().Text("Inference Lab — lessons for the AI Inference Deep-Dive series. Every number comes from the simulation. Press ? for keyboard shortcuts."),
+		// web/lab.js handles it (it starts the app, whose service worker
+		// keeps the lab for offline use); no handler here.
+		app.P().Class("offline").Body(
+			app.Button().ID("btn-offline").Type("button").Class("ghost").Text("Keep for offline use"),
+			app.Span().ID("offline-status").Class("offline-status").Aria("live", "polite"),
+		),
 	)
 }
 
@@ -138,7 +144,7 @@ func (t *themeToggle) Render() app.UI {
 			}
 			labJS("setTheme", to)
 			t.read()
-		}).Body(app.Span().Aria("hidden", true).Text("◐ "), app.Span().Class("wide-only").Text(label))
+		}).Body(app.Span().Aria("hidden", "true").Text("◐ "), app.Span().Class("wide-only").Text(label))
 }
 
 // NotFoundPath is where the not-found page is routed, so that a server can

@@ -85,7 +85,7 @@ func renderSlots(sc scene.Scene) app.UI {
 				),
 			)
 		}),
-		app.Div().Class("strip-axis").Aria("hidden", true).Body(
+		app.Div().Class("strip-axis").Aria("hidden", "true").Body(
 			app.Span().Text(formatNumber(sl.From)+" "+sl.Unit),
 			app.Span().Text(formatNumber(sl.To)+" "+sl.Unit),
 		),

@@ -46,12 +46,12 @@ func renderStrip(sc scene.Scene) app.UI {
 					Style("left", pct(s.Start)).Style("width", pct(s.Len)).
 					Title("%s: slots %d–%d reserved (%d), %d hold tokens", s.Label, s.Start, s.Start+s.Len-1, s.Len, s.Used).
 					Body(
-						app.Span().Class("seg-used").Style("width", strconv.FormatFloat(fill, 'f', 1, 64)+"%").Aria("hidden", true),
+						app.Span().Class("seg-used").Style("width", strconv.FormatFloat(fill, 'f', 1, 64)+"%").Aria("hidden", "true"),
 						app.Span().Class("seg-label").Text(s.Label),
 					)
 			}),
 		),
-		app.Div().Class("strip-axis").Aria("hidden", true).Body(
+		app.Div().Class("strip-axis").Aria("hidden", "true").Body(
 			app.Span().Text("0"),
 			app.Span().Text(comma(st.Total)+" slots"),
 		),

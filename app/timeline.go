@@ -50,11 +50,11 @@ func renderTimeline(sc scene.Scene) app.UI {
 		timelineOverview(tl, lo, hi, vlo, vhi, unit),
 		app.Div().Class("timeline").Body(
 			timelineGroups(tl.Groups, view, mk),
-			app.Div().Class("tl-notes").Aria("hidden", true).Style("height", strconv.Itoa(22*rows)+"px").Body(notes...),
+			app.Div().Class("tl-notes").Aria("hidden", "true").Style("height", strconv.Itoa(22*rows)+"px").Body(notes...),
 			app.Range(tl.Lanes).Slice(func(i int) app.UI {
 				return timelineLane(tl, i, view, unit, mk)
 			}),
-			app.Div().Class("tl-row tl-axis").Aria("hidden", true).Body(
+			app.Div().Class("tl-row tl-axis").Aria("hidden", "true").Body(
 				app.Div(),
 				app.Div().Class("tl-ticks").Body(timelineTicks(vlo, vhi, unit, view)...),
 			),
@@ -188,9 +188,9 @@ func timelineGroups(groups []scene.Span, view func(float64) float64, mk marks) a
 func timelineOverview(tl *scene.Timeline, lo, hi, vlo, vhi float64, unit string) app.UI {
 	at := func(x float64) float64 { return 100 * (x - lo) / (hi - lo) }
 	if tl.Zoom == nil {
-		return app.Div().Class("tl-overview", "none").Aria("hidden", true)
+		return app.Div().Class("tl-overview", "none").Aria("hidden", "true")
 	}
-	return app.Div().Class("tl-overview").Aria("hidden", true).Body(
+	return app.Div().Class("tl-overview").Aria("hidden", "true").Body(
 		app.Div().Class("tl-label").Text("whole run"),
 		app.Div().Class("tl-mini").Body(
 			app.Range(tl.Lanes).Slice(func(i int) app.UI {

@@ -30,7 +30,7 @@ import (
 
 // Timeouts. They bound waits; they are never used as sleeps.
 const (
-	browserTimeout = 3 * time.Minute  // whole life of one browser
+	browserTimeout = 10 * time.Minute // whole life of one browser (TestLayout drives 30 pages in one)
 	liveTimeout    = 45 * time.Second // navigation until #lab[data-live="true"]
 	changeTimeout  = 10 * time.Second // a UI reaction (step change, URL update, re-simulation)
 	swTimeout      = 30 * time.Second // service worker installed and active
@@ -244,17 +244,23 @@ func (b *browser) fatal(format string, args ...any) {
 	b.t.Fatalf(format+"\npage state: %s", append(args, st)...)
 }
 
-// navigate loads url and waits until the wasm app is live. It returns the wall time
-// from the start of the navigation to readiness.
+// navigate loads url, starts the app as a reader's first use of it would
+// (inferlab.start: the page runs without its WebAssembly until then) and
+// waits until the wasm app is live. It returns the wall time from the start
+// of the navigation to readiness.
 func (b *browser) navigate(url string) time.Duration {
 	b.t.Helper()
 	start := time.Now()
 	b.do("navigate to "+url+" and wait for "+liveSelector, liveTimeout,
 		chromedp.Navigate(url),
+		chromedp.Evaluate[chromedp.Void](startApp),
 		chromedp.WaitVisible(chromedp.CSS(liveSelector)),
 	)
 	return time.Since(start)
 }
+
+// startApp asks the page for its app (web/lab.js inferlab.start).
+const startApp = `window.inferlab && window.inferlab.start("e2e")`
 
 // liveAtPageMs is the page time (ms since navigation start) at which #lab became live,
 // recorded by a MutationObserver that installLiveProbe adds to every document.
@@ -410,7 +416,12 @@ const stateJS = `(() => {
   const q = (s) => document.querySelector(s);
   const text = (s) => { const e = q(s); return e ? e.textContent.trim().replace(/\s+/g, " ") : ""; };
   const lab = q("#lab");
-  const blocks = Array.from(document.querySelectorAll(".block-grid .block"));
+  // One entry per block: the cells of an HTML grid, or a compact grid's
+  // SVG (app/grid_svg.go: data-owners).
+  const blocks = Array.from(document.querySelectorAll(".block-grid")).flatMap((g) => {
+    const svg = g.querySelector(".blocks-svg[data-owners]");
+    return svg ? svg.dataset.owners.split(",").map((owner) => ({dataset: {owner}})) : Array.from(g.querySelectorAll(".block"));
+  });
   const panel = q("#error-panel");
   const shown = (e) => !!e && !e.hidden && e.getClientRects().length > 0;
   return {
@@ -522,7 +533,7 @@ func (b *browser) nextFrame() {
 // navigateIndex loads the lesson index and waits until the app is live.
 func (b *browser) navigateIndex(url string) {
 	b.t.Helper()
-	b.do("navigate to "+url, liveTimeout, chromedp.Navigate(url),
+	b.do("navigate to "+url, liveTimeout, chromedp.Navigate(url), chromedp.Evaluate[chromedp.Void](startApp),
 		chromedp.WaitVisible(chromedp.CSS(`#index[data-live="true"]`)))
 }
 

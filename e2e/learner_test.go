@@ -696,11 +696,12 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 		b.do("open the host page", liveTimeout, chromedp.Navigate(host.URL+"/"),
 			chromedp.WaitVisible(chromedp.CSS("iframe[data-inferlab]")))
 		b.waitFor("a height message", `window.__msgs.length > 0`)
-		// Wait for the app inside the frame to run (the frame is cross-site: its own target).
+		// Wait for the frame to show its step (the frame is cross-site: its own
+		// target). Its app does not load: nothing was used yet.
 		frameCtx := b.frameContext("/embed/garage")
-		if _, err := chromedp.Run(frameCtx, chromedp.Poll[chromedp.Void](`document.querySelector("#lab")?.dataset.live === "true"`,
+		if _, err := chromedp.Run(frameCtx, chromedp.Poll[chromedp.Void](embedShows(3),
 			chromedp.WithPollingTimeout(liveTimeout))); err != nil {
-			b.fatal("the embed did not go live inside the iframe: %v", err)
+			b.fatal("the embed did not show step 3 inside the iframe: %v", err)
 		}
 		if step, err := chromedp.Run(frameCtx, chromedp.Evaluate[string](`document.querySelector("#lab").dataset.step`)); err != nil || step != "3" {
 			t.Errorf("embed step = %q (%v), want 3", step, err)
@@ -787,7 +788,14 @@ func TestLearnerOffline(t *testing.T) {
 	stop := func() { closeOnce.Do(srv.Close) }
 	t.Cleanup(stop)
 	b := newBrowser(t)
-	b.navigate(srv.URL + "/lesson/garage")
+	// The offline cache is filled once the reader asks for it (or first
+	// uses the app), not on arrival: no service worker before.
+	b.do("open garage", liveTimeout, chromedp.Navigate(srv.URL+"/lesson/garage"))
+	b.awaitCondition("the page at rest", liveTimeout, `new Promise((r) => setTimeout(() => r(document.readyState === "complete"), 1500))`)
+	if awaitJS[bool](b, `navigator.serviceWorker.getRegistration().then((r) => !!r)`) {
+		t.Error("a service worker registered on arrival, before the reader used anything")
+	}
+	b.do("keep for offline use", changeTimeout, chromedp.Click(chromedp.CSS("#btn-offline")))
 	b.waitServiceWorker()
 	for _, l := range lessons.All() {
 		b.waitCached("/lesson/" + l.Slug)

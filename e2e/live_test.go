@@ -398,18 +398,18 @@ func TestEmbedLazy(t *testing.T) {
 	b := newBrowser(t)
 	b.do("open the post", liveTimeout, chromedp.Navigate(host.URL+"/"), chromedp.WaitVisible(chromedp.CSS("iframe[data-inferlab]")))
 	first := b.frameContext("step=1")
-	if _, err := chromedp.Run(first, chromedp.Poll[chromedp.Void](`document.querySelector("#lab")?.dataset.live === "true"`,
+	if _, err := chromedp.Run(first, chromedp.Poll[chromedp.Void](embedShows(1),
 		chromedp.WithPollingTimeout(liveTimeout))); err != nil {
-		b.fatal("the first embed did not go live: %v", err)
+		b.fatal("the first embed did not show its step: %v", err)
 	}
 	if count("1") == 0 || count("2") != 0 || count("3") != 0 {
 		t.Errorf("with the first embed live, the embeds were requested %d, %d, %d times; want the off-screen ones not at all", count("1"), count("2"), count("3"))
 	}
 	evalJS[bool](b, `(document.querySelectorAll("iframe[data-inferlab]")[2].scrollIntoView(), true)`)
 	third := b.frameContext("step=3")
-	if _, err := chromedp.Run(third, chromedp.Poll[chromedp.Void](`document.querySelector("#lab")?.dataset.live === "true"`,
+	if _, err := chromedp.Run(third, chromedp.Poll[chromedp.Void](embedShows(3),
 		chromedp.WithPollingTimeout(liveTimeout))); err != nil {
-		b.fatal("the third embed did not go live once scrolled to: %v", err)
+		b.fatal("the third embed did not show its step once scrolled to: %v", err)
 	}
 	if count("3") == 0 {
 		t.Error("the third embed was never requested after scrolling to it")

@@ -67,7 +67,7 @@ func TestPicturesGaragePools(t *testing.T) {
 	b.viewport(1280, 800)
 	b.navigate(site + "/lesson/garage")
 	b.waitStep("on load", 1)
-	b.waitFor("the paged pool's cells", `document.querySelectorAll(".scene-pools .block-grid .block").length > 0`)
+	b.waitFor("the paged pool's cells", `document.querySelectorAll(".scene-pools .block-grid .blocks-svg path").length > 0`)
 	type box struct {
 		Sel                      string
 		Top, Bottom, Left, Right float64

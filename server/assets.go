@@ -32,6 +32,12 @@ type assets struct {
 	log io.Writer
 }
 
+// brotliHereMax is the largest file compressed with brotli here when it has
+// no precompressed sibling: every script and stylesheet (ECharts, 715 kB,
+// takes about two seconds at quality 11, once per file version); a wasm file
+// is brotli only from its build's sibling (minutes at quality 11).
+const brotliHereMax = 2 << 20
+
 // compressible lists the extensions worth compressing.
 var compressible = map[string]bool{".wasm": true, ".js": true, ".css": true, ".svg": true, ".json": true, ".txt": true, ".xml": true, ".webmanifest": true, ".html": true}
 
@@ -140,8 +146,12 @@ func (a *assets) variant(full string, st os.FileInfo, enc string) *encoded {
 			return
 		}
 		body, err := a.sibling(full, enc, raw.v.body)
-		if err != nil && enc == "gzip" {
+		switch {
+		case err == nil:
+		case enc == "gzip":
 			body, err = gzipBytes(raw.v.body)
+		case enc == "br" && len(raw.v.body) <= brotliHereMax && filepath.Ext(full) != ".wasm":
+			body, err = brotliBytes(raw.v.body, 11)
 		}
 		if err != nil {
 			e.err = err

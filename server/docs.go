@@ -90,6 +90,9 @@ func newSite(dir, version, prefix string) (*site, error) {
 			s.docs[alias] = p
 		}
 	}
+	for _, p := range dataPaths() {
+		s.docs[p] = p
+	}
 	return s, nil
 }
 
@@ -148,6 +151,7 @@ type doc struct {
 	status int
 	ctype  string
 	vars   variants
+	data   []string // a lesson page's data, cut out of it (pagedata.go)
 }
 
 type docKey struct{ config, path string }
@@ -170,6 +174,10 @@ func (s *site) doc(r *http.Request, path string) *doc {
 		e.done = make(chan struct{})
 		go func() {
 			defer close(e.done)
+			if _, _, ok := dataOf(path); ok {
+				e.d = s.dataDoc(path) // waits for its page's render, taking no slot
+				return
+			}
 			renderSem <- struct{}{}
 			defer func() { <-renderSem }()
 			e.d = s.render(path)
@@ -210,7 +218,18 @@ func (s *site) render(path string) (d *doc) {
 		if strings.HasPrefix(d.ctype, "text/html") && !strings.Contains(d.ctype, "charset") {
 			d.ctype = "text/html; charset=utf-8"
 		}
-		d.vars = encodeAll(rec.body.Bytes(), textual(d.ctype))
+		body := rec.body.Bytes()
+		if path == "/app.js" {
+			var ok bool
+			if body, ok = patchAppJS(body); !ok {
+				// The page would start the wasm at load: still a working lab.
+				s.logf("go-app's app.js changed: the deferred start (loader.go) does not apply")
+			}
+		}
+		if strings.HasPrefix(d.ctype, "text/html") {
+			body, d.data = cutData(body)
+		}
+		d.vars = encodeAll(body, textual(d.ctype))
 	}
 	return d
 }

@@ -95,7 +95,9 @@ func New(webDir string, opts Options) (http.Handler, error) {
 	}
 	s.log = opts.Log
 	files := &assets{dir: dir, log: opts.Log}
-	files.warm("app.wasm")
+	for _, f := range []string{"app.wasm", "lab.css", "lab.js", "echarts.min.js", "sim-worker.js", "sim.wasm"} {
+		files.warm(f)
+	}
 	if opts.Warm {
 		go s.warm()
 	}
@@ -165,6 +167,7 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 			pages = append(pages, p)
 		}
 	}
+	pages = append(pages, dataPaths()...) // each lesson's script and steps (pagedata.go)
 	// The page's simulation worker (web/lab.js, inferlab.sim) takes its
 	// files' addresses from these meta tags, so that they carry their
 	// content hash too.
@@ -172,18 +175,16 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 	// ECharts (1.1 MB of script) is loaded when the first chart is drawn
 	// or once the page is live (web/lab.js, inferlab.loadCharts), not in
 	// the head, where its evaluation held the page's start.
-	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}} {
+	// app-wasm: web/lab.js preloads it as it starts the app (app.js fetches
+	// the same address).
+	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}, {"app-wasm", "app.wasm"}} {
 		if _, err := os.Stat(filepath.Join(dir, f.file)); err == nil {
 			pages = append(pages, "/web/"+f.file)
 			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)
 		}
 	}
-	// app.wasm is fetched by app.js, which runs only once the page is parsed
-	// (defer); a preload starts the download while the head is read. Same
-	// mode and credentials as go-app's fetch, so that fetch takes it.
-	if wasmLen != "" {
-		head = append(head, `<link rel="preload" href="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`" as="fetch" crossorigin="anonymous">`)
-	}
+	// No preload of app.wasm: the page runs without it until the reader
+	// uses something only the app does (loader.go).
 	// lab.js comes last in the head, not in Handler.Scripts (which go-app
 	// writes before RawHeaders): it reads the meta tags above as it runs,
 	// when an address with knobs starts its simulation before the page is

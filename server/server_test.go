@@ -74,7 +74,7 @@ func TestWorkerPatched(t *testing.T) {
 		t.Fatal("go-app's worker template changed: update the patches in worker.go")
 	}
 	if !strings.Contains(ReloadingWorker, workerInstallTo) || strings.Contains(ReloadingWorker, workerInstallFrom) {
-		t.Error(`install does not fetch with cache:"reload"`)
+		t.Error(`install does not take versioned addresses in the default mode and revalidate the others`)
 	}
 	if !strings.Contains(ReloadingWorker, workerMatchTo) || strings.Contains(ReloadingWorker, workerMatchFrom) {
 		t.Error("navigations do not ignore the query")
@@ -150,8 +150,15 @@ func TestServer(t *testing.T) {
 	}
 	r = get(t, h, "/app-worker.js")
 	w := body(t, r)
-	if !strings.Contains(w, `cache: "reload"`) {
+	if !strings.Contains(w, workerInstallTo) {
 		t.Error("served worker is not the patched one")
+	}
+	// The wasm and the worker start when the page asks, not at load.
+	if !strings.Contains(js, "window.goappStart = function") || strings.Contains(js, appStartFrom) {
+		t.Error("served app.js starts the wasm at load: the deferred start (loader.go) did not apply")
+	}
+	if strings.Contains(body(t, get(t, h, "/lesson/garage")), `rel="preload"`) {
+		t.Error("a lesson page preloads a file it does not need before the app starts")
 	}
 	// Offline: the worker caches every lesson page and every file a page loads.
 	for _, l := range lessons.All() {
@@ -301,6 +308,44 @@ func TestAccepts(t *testing.T) {
 	for h, want := range map[string]string{"gzip, br": "br", "gzip, br;q=0.5": "gzip", "gzip;q=abc": "identity", "br;q=0, gzip": "gzip", "": "identity", "identity": "identity"} {
 		if got := negotiate(h, vs); got != want {
 			t.Errorf("negotiate(%q) = %s, want %s", h, got, want)
+		}
+	}
+}
+
+// A lesson page and its embed carry neither their default script nor their
+// steps: each lesson's are documents of their own, listed for the service
+// worker (pagedata.go).
+func TestPageDataApart(t *testing.T) {
+	h, err := New(fakeWeb(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/lesson/prefix-cache", "/embed/prefix-cache"} {
+		page := body(t, get(t, h, p, "Accept-Encoding", "br"))
+		if strings.Contains(page, `id="script-data"`) || strings.Contains(page, `id="steps-data"`) {
+			t.Errorf("%s still carries its script or its steps", p)
+		}
+		if !strings.Contains(page, `id="lab"`) || !strings.Contains(page, `id="narration"`) {
+			t.Errorf("%s lost its own markup", p)
+		}
+	}
+	script := get(t, h, "/data/prefix-cache.script.txt", "Accept-Encoding", "br")
+	if s := body(t, script); script.StatusCode != 200 || !strings.HasPrefix(s, `{"key":`) || script.Header.Get("Content-Encoding") != "br" {
+		t.Errorf("/data/prefix-cache.script.txt: %d %v %.80q", script.StatusCode, script.Header, s)
+	}
+	steps := get(t, h, "/data/prefix-cache.steps.json")
+	if s := body(t, steps); steps.StatusCode != 200 || !strings.HasPrefix(s, `{"parts":["narration-panel","scenes"]`) {
+		t.Errorf("/data/prefix-cache.steps.json: %d %.80q", steps.StatusCode, s)
+	}
+	for _, p := range []string{"/data/nothing.steps.json", "/data/prefix-cache.json", "/data/"} {
+		if r := get(t, h, p); r.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", p, r.StatusCode)
+		}
+	}
+	w := body(t, get(t, h, "/app-worker.js"))
+	for _, l := range lessons.All() {
+		if !strings.Contains(w, `"/data/`+l.Slug+`.steps.json"`) || !strings.Contains(w, `"/data/`+l.Slug+`.script.txt"`) {
+			t.Errorf("the worker does not cache %s's data", l.Slug)
 		}
 	}
 }

@@ -202,6 +202,7 @@ func writeSite(ctx context.Context, dir, web, prefix string) error {
 			files = append(files, p+".html", p+"/index.html")
 		}
 	}
+	files = append(files, dataPaths()...)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err

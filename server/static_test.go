@@ -47,7 +47,7 @@ func TestGenerateStatic(t *testing.T) {
 			t.Errorf("prefix %q: the index does not name the simulation worker under the prefix", prefix)
 		}
 		worker, _ := os.ReadFile(filepath.Join(out, "app-worker.js"))
-		if !strings.Contains(string(worker), `cache: "reload"`) {
+		if !strings.Contains(string(worker), workerInstallTo) {
 			t.Error("static worker is not patched")
 		}
 	}

@@ -12,7 +12,12 @@ import (
 // patches, each checked by a unit test so a go-app upgrade that changes the
 // template fails loudly:
 //
-//   - install fetches with cache:"reload", so a static host's HTTP cache
+//   - install takes a file whose address carries its content hash (?v=…,
+//     the addresses the page itself uses) in the default cache mode: an
+//     immutable address cannot be stale, so the copy the page already
+//     fetched is used and nothing is downloaded twice; every other address
+//     (pages, app.js, the manifest) is fetched with cache:"no-cache", a
+//     revalidation (304 when unchanged), so a static host's HTTP cache
 //     (GitHub Pages: max-age=600) cannot put stale files into the new
 //     version's cache (docs/SOURCES.md#go-app);
 //   - page navigations match the cache ignoring the query string, so a
@@ -30,7 +35,7 @@ import (
 // banner.
 const (
 	workerInstallFrom = "await cache.addAll(resourcesToCache);"
-	workerInstallTo   = `await cache.addAll(resourcesToCache.map((u) => new Request(u, { cache: "reload" })));`
+	workerInstallTo   = `await cache.addAll(resourcesToCache.map((u) => new Request(u, { cache: u.includes("?v=") ? "default" : "no-cache" })));`
 	workerMatchFrom   = "const cachedResponse = await caches.match(request);"
 	workerMatchTo     = `const cachedResponse = await caches.match(request, { ignoreSearch: request.mode === "navigate" });`
 	workerFetchFrom   = "  return await fetch(request);\n}"

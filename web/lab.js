@@ -377,6 +377,11 @@
   window.inferlab = {
     sim,
 
+    // start loads the app (its WebAssembly and the service worker) now;
+    // started says why it was (see start below), "" before.
+    start: (why) => start(why || "asked"),
+    started: "",
+
     // patchGrid updates block-grid cells. data holds one line per changed
     // cell: index, class, owner, label, title, separated by tabs.
     patchGrid(box, data) {
@@ -744,36 +749,629 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", measureStage);
   else measureStage();
 
+  // ---- Light until it is used -------------------------------------------
+  // A lesson page and an embed are prerendered at the lesson's defaults and
+  // carry every step (#steps-data, app/player_steps.go). Until the reader
+  // uses something only the app does, this script steps them and the
+  // page's WebAssembly, the simulation worker and the service worker do not
+  // load (docs/ARCHITECTURE.md, "Light until it is used"). start(why) loads
+  // them: go-app's app.js is patched to wait for window.goappStart
+  // (server/loader.go). The triggers:
+  //   - a knob, the trace upload or anything else under the stage touched
+  //     (pointer, focus or key), a quiz answered, the search box used;
+  //   - an address that asks for more than a step of the defaults (knobs,
+  //     find=, an unknown or bad key): the prerendered figure is not it;
+  //   - "Keep for offline use" (#btn-offline), or inferlab.start() called.
+  // The hand-off is the address: the step shown is written into it, so the
+  // app opens where the reader is; a field touched before the app ran gets
+  // its value, its focus and (for a button) its click again once the app
+  // has drawn its own page.
+  let started = "";
+  // dataURL is the address of one of a lesson's data documents, served
+  // apart from its page (server/pagedata.go): "script" (its default script)
+  // or "steps" (every step's markup). They sit at the site's root (under
+  // its sub-path on a static host), one level above web/.
+  const dataURL = (kind) => {
+    const m = /\/(?:lesson|embed)\/([a-z0-9-]+)/.exec(location.pathname);
+    return m ? new URL("../data/" + m[1] + (kind === "script" ? ".script.txt" : ".steps.json"), base).href : "";
+  };
+  const start = (why) => {
+    if (started) return;
+    started = why || "asked";
+    window.inferlab.started = started;
+    root.classList.add("inferlab-starting");
+    if (/^(knob|address|trace)/.test(started)) sim.warm();
+    // The wasm downloads while the default script is fetched; the app
+    // starts once the script is in the page (script#script-data, where it
+    // looks for it as it starts), or without it if it cannot be had.
+    const wasm = document.querySelector('meta[name="inferlab:app-wasm"]');
+    if (wasm && goappCanStart()) {
+      const l = document.createElement("link");
+      l.rel = "preload";
+      l.as = "fetch";
+      l.crossOrigin = "anonymous";
+      l.href = new URL(wasm.content, location.href).href;
+      document.head.appendChild(l);
+    }
+    const go = () => {
+      if (typeof window.goappStart === "function") window.goappStart();
+    };
+    const url = dataURL("script");
+    if (!url || document.getElementById("script-data") || !document.getElementById("lab")) return go();
+    fetch(url).then((r) => (r.ok ? r.text() : "")).catch(() => "").then((text) => {
+      if (text && !document.getElementById("script-data")) {
+        const el = document.createElement("script");
+        el.type = "application/json";
+        el.id = "script-data";
+        el.textContent = text;
+        document.body.appendChild(el);
+      }
+      go();
+    });
+  };
+  // As go-app's app.js decides (a crawler or ?wasm=false gets no wasm).
+  const goappCanStart = () => !/bot|googlebot|crawler|spider|robot|crawling/i.test(navigator.userAgent) && query.get("wasm") !== "false";
+
+  const pre = (() => {
+    let lab = null; // the prerendered #lab (the app replaces it)
+    let data; // #steps-data, parsed on first use (undefined: not read yet)
+    let step = 0;
+    let playing = null;
+    let lastMove = 0;
+    let settle = null;
+    let urlTimer = null;
+    let speed = "1";
+    const hide = new Set((query.get("hide") || "").split(",").filter(Boolean));
+    let page = null; // the prerendered root (#lab, #index or #not-found)
+    const active = () => !!(page && page.isConnected && page.dataset.live !== "true");
+    // The steps come apart from the page (server/pagedata.go): fetched
+    // when the page is idle after its load, or at the first step change;
+    // parsed when first needed.
+    let text = null; // a promise of the steps' JSON text
+    const fetchSteps = () => {
+      if (!text) {
+        const url = dataURL("steps");
+        text = url ? fetch(url).then((r) => (r.ok ? r.text() : "")).catch(() => "") : Promise.resolve("");
+      }
+      return text;
+    };
+    const ready = () => fetchSteps().then((t) => {
+      if (data === undefined) {
+        try {
+          data = t ? JSON.parse(t) : null;
+        } catch (e) {
+          data = null;
+        }
+      }
+      return data;
+    });
+    const read = () => (data === undefined ? null : data);
+    const count = () => {
+      const d = read();
+      return d && d.steps ? d.steps.length : 0;
+    };
+
+    // The toolbar follows the step in place (a scrubber being dragged is
+    // never replaced).
+    const controls = () => {
+      if (!active() || !read()) return;
+      const n = count();
+      const label = n ? "Step " + (step + 1) + " of " + n : "No steps";
+      const set = (id, off) => {
+        const b = document.getElementById(id);
+        if (b) b.disabled = off;
+      };
+      set("btn-first", step === 0);
+      set("btn-prev", step === 0);
+      set("btn-next", step >= n - 1);
+      set("btn-last", step >= n - 1);
+      const s = document.getElementById("scrubber");
+      if (s) {
+        s.value = String(step + 1);
+        s.setAttribute("aria-valuetext", label);
+      }
+      const l = document.getElementById("step-label");
+      if (l) l.textContent = label;
+      const p = document.getElementById("btn-play");
+      if (p) {
+        p.setAttribute("aria-pressed", playing ? "true" : "false");
+        const icon = p.querySelector(".btn-icon");
+        const word = p.querySelector(".btn-word");
+        if (icon) icon.textContent = playing ? "⏸" : "▶";
+        if (word) word.textContent = playing ? " Pause" : " Play";
+      }
+    };
+
+    // quizzes are asked only with the player and the narration shown.
+    const quizzes = () => !hide.has("controls") && !hide.has("narration");
+    const applyHide = () => {
+      const c = document.getElementById("controls");
+      if (c && hide.has("controls")) c.hidden = true;
+      const n = document.getElementById("narration-panel");
+      if (n && hide.has("narration")) n.hidden = true;
+      if (lab && hide.has("narration")) lab.classList.add("no-narration");
+      if (hide.has("params")) {
+        for (const el of document.querySelectorAll("#embed-params, .params-wrap")) el.hidden = true;
+      }
+      if (!quizzes()) for (const el of document.querySelectorAll("#quiz, #quiz-review")) el.remove();
+      if (lab) lab.dataset.hide = [...hide].join(",");
+    };
+
+    const writeURL = () => {
+      clearTimeout(urlTimer);
+      if (lab) lab.setAttribute("data-url-pending", "");
+      urlTimer = setTimeout(() => {
+        urlTimer = null;
+        if (lab) lab.removeAttribute("data-url-pending");
+        if (!active()) return;
+        const q = new URLSearchParams(location.search);
+        const d = read();
+        // The canonical address of the step shown: every knob and the step
+        // (as the app writes it), then what else the address kept.
+        const canon = new URLSearchParams(d.steps[step].query);
+        for (const [k, v] of q) if (!canon.has(k)) canon.append(k, v);
+        const s = canon.toString();
+        if (s !== location.search.slice(1)) history.replaceState(history.state, "", location.pathname + "?" + s + location.hash);
+      }, 250);
+    };
+
+    // go shows step i (0-based, clamped), once the steps are here.
+    const go = (i, fromURL) => {
+      if (data === undefined) {
+        ready().then(() => go(i, fromURL));
+        return;
+      }
+      const d = read();
+      const n = count();
+      if (!d || !n || !lab || !active()) return;
+      i = Math.max(0, Math.min(n - 1, i));
+      if (i === step && !fromURL) return;
+      const now = performance.now();
+      const jump = now - lastMove < 250;
+      lastMove = now;
+      lab.dataset.motion = jump || matchMedia("(prefers-reduced-motion: reduce)").matches ? "jump" : "animate";
+      clearTimeout(settle);
+      if (jump) settle = setTimeout(() => { if (active()) lab.dataset.motion = "animate"; }, 250);
+      step = i;
+      const item = d.steps[i];
+      charts.drop();
+      mentions.clear();
+      d.parts.forEach((id, k) => {
+        const el = document.getElementById(id);
+        if (el) el.outerHTML = item.html[k];
+      });
+      lab.dataset.step = String(i + 1);
+      lab.dataset.query = item.query;
+      const full = lab.querySelector("a.open-full");
+      if (full) full.href = full.href.split("?")[0] + "?" + item.query;
+      const fin = lab.querySelector(".metrics-wrap");
+      if (fin) fin.hidden = !!item.hideFinal;
+      const cl = lab.querySelector(".claims-wrap");
+      if (cl) cl.hidden = !!item.hideClaims;
+      applyHide();
+      controls();
+      charts.watch();
+      mentions.annotate();
+      geometrySoon();
+      if (!fromURL) writeURL();
+      if (playing && document.getElementById("quiz")) {
+        // Playback stops at a question, as in the app.
+        stop();
+        window.inferlab.focusSoon("#quiz input", "#quiz-submit");
+      }
+    };
+    const stop = () => {
+      clearTimeout(playing);
+      playing = null;
+      controls();
+    };
+    const tick = () => {
+      if (!active() || step >= count() - 1) return stop();
+      playing = setTimeout(() => {
+        go(step + 1);
+        if (playing) tick();
+      }, read().delayMs / (parseFloat(speed) || 1));
+    };
+    const toggle = () => {
+      if (data === undefined) {
+        ready().then(toggle);
+        return;
+      }
+      if (playing) return stop();
+      if (step >= count() - 1) go(0);
+      playing = -1;
+      controls();
+      tick();
+    };
+
+    // Keys, as the app's (app/player.go onKey).
+    const onKey = (e) => {
+      if (!active() || e.altKey || e.ctrlKey || e.metaKey || hide.has("controls")) return;
+      const a = document.activeElement;
+      let tag = a ? a.tagName : "";
+      if (a && a.isContentEditable) return;
+      if (a && a.getAttribute && a.getAttribute("role") === "button") tag = "BUTTON";
+      if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return;
+      if (a && a.closest && a.closest(".blocks-svg")) return; // its own arrows
+      let act = null;
+      switch (e.key) {
+        case "ArrowLeft": act = () => go(step - 1); break;
+        case "ArrowRight": act = () => go(step + 1); break;
+        case "Home": act = () => go(0); break;
+        case "End": act = () => go(Infinity); break;
+        case " ": case "Spacebar":
+          if (/^(BUTTON|A|SUMMARY)$/.test(tag)) return;
+          act = toggle;
+          break;
+        default: return;
+      }
+      e.preventDefault();
+      act();
+    };
+
+    // The first use of something only the app does (see start), and what
+    // to give back to the app's own copy of the element.
+    let handoff = null; // {id, value, checked, click, focus}
+    const wakeIn = "#below, #params, #embed-params, #trace-panel, #checkpoint, #search-box, #btn-reload, #notice";
+    const reasonOf = (el) => {
+      if (el.closest("#params, #embed-params, #trace-panel")) return el.closest("#trace-panel") ? "trace" : "knob";
+      if (el.closest("#checkpoint")) return "quiz";
+      if (el.closest("#search-box")) return "search";
+      return "control";
+    };
+    const wake = (e) => {
+      const t = e.target;
+      if (!(t instanceof Element) || !active()) return;
+      const el = t.closest(wakeIn);
+      if (!el) return;
+      if (t.closest("a[href]") && e.type !== "focusin") return; // a link navigates, as it is
+      const field = t.closest("input, select, textarea, button, summary");
+      if (field && field.id) handoff = Object.assign(handoff && handoff.id === field.id ? handoff : { id: field.id }, { focus: true });
+      start(reasonOf(t));
+    };
+    const remember = (e) => {
+      const t = e.target;
+      if (!active() || !(t instanceof Element) || !t.id || !t.closest(wakeIn)) return;
+      if (!handoff || handoff.id !== t.id) handoff = { id: t.id, focus: document.activeElement === t };
+      if (e.type === "click") {
+        if (t.matches("button, input[type=submit]")) handoff.click = true;
+        if (t.matches("summary")) handoff.open = !t.parentElement.open;
+        if (t.matches("button, summary")) e.preventDefault();
+      } else if (t.type === "checkbox" || t.type === "radio") handoff.checked = t.checked;
+      else if ("value" in t) handoff.value = t.value;
+    };
+    const giveBack = () => {
+      if (!handoff) return;
+      const h = handoff;
+      handoff = null;
+      const el = document.getElementById(h.id);
+      if (!el) return;
+      if (h.focus) el.focus();
+      if (h.checked !== undefined && el.checked !== h.checked) {
+        el.checked = h.checked;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+        el.dispatchEvent(new Event("change", { bubbles: true }));
+      } else if (h.value !== undefined && el.value !== h.value) {
+        el.value = h.value;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+        if (el.tagName === "SELECT" || el.type === "range") el.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+      if (h.open !== undefined && el.matches("summary") && el.parentElement.open !== h.open) el.click();
+      else if (h.click) el.click();
+    };
+
+    // The app has drawn its own page (the prerendered #lab is gone): stop
+    // stepping, hand the touched field over.
+    const watchMount = () => {
+      const mo = new MutationObserver(() => {
+        if (page && !page.isConnected) {
+          mo.disconnect();
+          // The toolbar is the app's now: only the timer stops.
+          clearTimeout(playing);
+          playing = null;
+          charts.drop();
+          clearTimeout(urlTimer);
+          // The app's first render shows a copy of the prerendered panels
+          // under the stage and builds its own a moment later
+          // (#lab[data-ready]): the field goes to the app's own.
+          const t0 = performance.now();
+          const ready = () => {
+            const l = document.getElementById("lab");
+            if (!l || l.dataset.ready === "true" || performance.now() - t0 > 10000) giveBack();
+            else requestAnimationFrame(() => setTimeout(ready, 0));
+          };
+          requestAnimationFrame(() => setTimeout(ready, 0));
+        }
+      });
+      mo.observe(document.body, { childList: true, subtree: true });
+    };
+
+    const init = () => {
+      page = document.querySelector("#lab, #index, #not-found");
+      if (!page || page.dataset.live === "true") return;
+      watchMount();
+      for (const type of ["pointerdown", "focusin", "keydown"]) document.addEventListener(type, wake, true);
+      for (const type of ["input", "change", "click"]) document.addEventListener(type, remember, true);
+      lab = page.id === "lab" ? page : null;
+      if (!lab) return;
+      step = Math.max(0, (parseInt(lab.dataset.step, 10) || 1) - 1);
+      applyHide();
+      // A step of the defaults in the address: shown from the page's steps.
+      const s = query.get("step");
+      if (s !== null && !root.classList.contains("inferlab-pending")) {
+        ready().then(() => {
+          const n = parseInt(s, 10);
+          if (String(n) === s && n >= 1 && n <= count()) go(n - 1, true);
+          else start("address");
+          root.classList.remove("inferlab-step-pending");
+        });
+      } else {
+        root.classList.remove("inferlab-step-pending");
+        // The steps, once the page has loaded and rests.
+        const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+        const later = () => idle(() => fetchSteps(), { timeout: 3000 });
+        if (document.readyState === "complete") later();
+        else window.addEventListener("load", later, { once: true });
+      }
+      charts.watch();
+      document.addEventListener("click", (e) => {
+        if (!active()) return;
+        const b = e.target instanceof Element && e.target.closest("button");
+        if (!b) return;
+        switch (b.id) {
+          case "btn-first": go(0); break;
+          case "btn-prev": go(step - 1); break;
+          case "btn-next": go(step + 1); break;
+          case "btn-last": go(Infinity); break;
+          case "btn-play": toggle(); break;
+          case "btn-keys": window.inferlab.keys(true); break;
+          case "keys-close": window.inferlab.keys(false); break;
+          case "btn-theme": {
+            const to = window.inferlab.theme() === "light" ? "dark" : "light";
+            window.inferlab.setTheme(to);
+            const next = to === "light" ? "dark" : "light";
+            b.dataset.theme = to;
+            b.setAttribute("aria-label", "Switch to the " + next + " theme");
+            b.title = "Switch to the " + next + " theme";
+            const w = b.querySelector(".wide-only");
+            if (w) w.textContent = next === "light" ? "Light theme" : "Dark theme";
+            break;
+          }
+        }
+      });
+      document.addEventListener("input", (e) => {
+        if (active() && e.target instanceof Element && e.target.id === "scrubber") go((parseInt(e.target.value, 10) || 1) - 1);
+      });
+      document.addEventListener("change", (e) => {
+        if (active() && e.target instanceof Element && e.target.id === "speed") speed = e.target.value;
+      });
+      window.addEventListener("keydown", onKey);
+    };
+    return { init, active };
+  })();
+
+  // Charts before the app runs: a prerendered #chart-ID has beside it its
+  // ECharts options and its step marker's x (script.chart-data); each is
+  // drawn once it comes into view (ECharts loads then), and dropped when
+  // the step changes or the app draws its own.
+  const charts = (() => {
+    let shown = []; // [{el, chart}]
+    let io = null;
+    const draw = (el) => {
+      if (!window.echarts) {
+        window.inferlab.loadCharts();
+        const s = document.getElementById("echarts-script");
+        if (s) s.addEventListener("load", () => draw(el), { once: true });
+        return;
+      }
+      if (!el.isConnected || !pre.active() || shown.some((c) => c.el === el)) return;
+      try {
+        const chart = window.echarts.init(el, window.inferlab.theme() === "light" ? null : "dark", { renderer: "canvas" });
+        const spec = JSON.parse(el.parentElement.querySelector("script.chart-data").textContent);
+        const opt = spec.option;
+        if (root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches) opt.animation = false;
+        chart.setOption(opt);
+        const marker = document.getElementById("cursor-" + el.id.replace(/^chart-/, ""));
+        const place = () => marker && window.inferlab.cursor(chart, marker, spec.cursor);
+        place();
+        chart.on("finished", place);
+        const ro = window.ResizeObserver ? new ResizeObserver(() => { chart.resize(); place(); }) : null;
+        if (ro) ro.observe(el);
+        shown.push({ el, chart, ro });
+        el.setAttribute("data-ready", "true");
+      } catch (e) {
+        console.warn("inferlab: drawing a chart before the app runs: " + (e && e.message ? e.message : e));
+      }
+    };
+    const watch = () => {
+      const els = [...document.querySelectorAll("#lab .chart-wrap")].filter((w) => w.querySelector("script.chart-data")).map((w) => w.querySelector(".chart"));
+      if (!els.length) return;
+      if (!io && window.IntersectionObserver) {
+        io = new IntersectionObserver((entries) => {
+          for (const e of entries) {
+            if (e.isIntersecting) {
+              io.unobserve(e.target);
+              draw(e.target);
+            }
+          }
+        }, { rootMargin: "100px" });
+      }
+      for (const el of els) io ? io.observe(el) : draw(el);
+    };
+    const drop = () => {
+      if (io) io.disconnect();
+      for (const c of shown) {
+        if (c.ro) c.ro.disconnect();
+        try { c.chart.dispose(); } catch (e) { /* already gone */ }
+      }
+      shown = [];
+    };
+    window.addEventListener("inferlab:theme", () => {
+      if (!pre.active()) return;
+      const els = shown.map((c) => c.el);
+      drop();
+      for (const el of els) draw(el);
+    });
+    return { watch, drop };
+  })();
+
+  // Compact block grids (app/grid_svg.go): one SVG, no element per block.
+  // The block under the pointer, or under the keyboard cursor (arrow keys
+  // while the grid has focus), is named in the grid's readout line.
+  const gridReadout = (() => {
+    const info = (svg) => {
+      if (svg.__info && svg.__info.owners === svg.dataset.owners) return svg.__info;
+      const labels = {};
+      for (const pair of (svg.dataset.labels || "").split(";")) {
+        const k = pair.indexOf(":");
+        if (k > 0) labels[pair.slice(0, k)] = pair.slice(k + 1);
+      }
+      svg.__info = {
+        owners: svg.dataset.owners,
+        owner: (svg.dataset.owners || "").split(","),
+        used: (svg.dataset.used || "").split(","),
+        labels,
+        cols: parseInt(svg.dataset.cols, 10) || 1,
+        bs: svg.dataset.blockSize || "",
+      };
+      return svg.__info;
+    };
+    const text = (svg, i) => {
+      const g = info(svg);
+      const o = g.owner[i];
+      if (o === undefined) return "";
+      const n = g.owner.length.toLocaleString("en-US");
+      if (o === "-1") return "block " + i + " of " + n + ": free";
+      return "block " + i + " of " + n + ": " + (g.labels[o] || o) + ", " + g.used[i] + "/" + g.bs + " tokens";
+    };
+    const readout = (svg) => svg.closest(".grid-wrap") && svg.closest(".grid-wrap").querySelector(".grid-readout");
+    const show = (svg, i) => {
+      const g = info(svg);
+      const out = readout(svg);
+      if (!out) return;
+      if (i < 0 || i >= g.owner.length) {
+        out.textContent = "";
+        return;
+      }
+      out.textContent = text(svg, i);
+      const rows = Math.ceil(g.owner.length / g.cols);
+      const wrap = svg.closest(".grid-wrap").getBoundingClientRect();
+      const box = svg.getBoundingClientRect();
+      out.style.left = (box.left - wrap.left + ((i % g.cols) + 0.5) * box.width / g.cols) + "px";
+      out.style.top = (box.top - wrap.top + Math.floor(i / g.cols) * box.height / rows) + "px";
+    };
+    const at = (svg, e) => {
+      const g = info(svg);
+      const box = svg.getBoundingClientRect();
+      const rows = Math.ceil(g.owner.length / g.cols);
+      const c = Math.floor((e.clientX - box.left) / box.width * g.cols);
+      const r = Math.floor((e.clientY - box.top) / box.height * rows);
+      return c < 0 || c >= g.cols || r < 0 ? -1 : r * g.cols + c;
+    };
+    const cursor = (svg, i) => {
+      const g = info(svg);
+      let c = svg.querySelector(":scope > .cursor");
+      if (!c) {
+        c = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+        c.setAttribute("class", "cursor");
+        c.setAttribute("width", "8");
+        c.setAttribute("height", "8");
+        svg.appendChild(c);
+      }
+      c.setAttribute("x", String((i % g.cols) * 9));
+      c.setAttribute("y", String(Math.floor(i / g.cols) * 9));
+      svg.dataset.cursor = String(i);
+      show(svg, i);
+    };
+    document.addEventListener("pointermove", (e) => {
+      const svg = e.target instanceof Element && e.target.closest(".blocks-svg");
+      if (svg) show(svg, at(svg, e));
+    });
+    document.addEventListener("pointerout", (e) => {
+      const svg = e.target instanceof Element && e.target.closest(".blocks-svg");
+      if (svg && !(e.relatedTarget instanceof Element && svg.contains(e.relatedTarget))) {
+        if (document.activeElement === svg && svg.dataset.cursor) show(svg, +svg.dataset.cursor);
+        else show(svg, -1);
+      }
+    });
+    document.addEventListener("keydown", (e) => {
+      const svg = e.target instanceof Element && e.target.closest(".blocks-svg");
+      if (!svg || e.altKey || e.ctrlKey || e.metaKey) return;
+      const g = info(svg);
+      const n = g.owner.length;
+      let i = svg.dataset.cursor === undefined ? -1 : +svg.dataset.cursor;
+      const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: g.cols, ArrowUp: -g.cols };
+      if (e.key in moves) i = i < 0 ? 0 : Math.max(0, Math.min(n - 1, i + moves[e.key]));
+      else if (e.key === "Home") i = 0;
+      else if (e.key === "End") i = n - 1;
+      else return;
+      e.preventDefault();
+      e.stopPropagation();
+      cursor(svg, i);
+    }, true);
+    document.addEventListener("focusout", (e) => {
+      const svg = e.target instanceof Element && e.target.closest(".blocks-svg");
+      if (svg) show(svg, -1);
+    });
+    return { text };
+  })();
+
   // A lesson page's prerendered figure is the lesson at its defaults (the
   // server renders each lesson once), so an address asking for other knobs
-  // or another step must not show it as if it were that state. Until the app
-  // is live, html.inferlab-pending marks the figure (lab.css): set now,
-  // before the first paint, whenever the address carries more than hide= and
-  // theme=, and lifted once the markup shows it renders exactly what is asked
-  // (#lab[data-query], the shown state's canonical query). Once the app runs,
-  // it marks a stale figure itself (#lab[data-stale]).
+  // must not show it as if it were that state. Until the app is live,
+  // html.inferlab-pending marks the figure (lab.css): set now, before the
+  // first paint, whenever the address carries more than hide=, theme= and
+  // step=, and lifted once the markup shows it renders exactly what is
+  // asked (#lab[data-query], the shown state's canonical query; a step of
+  // that state is shown from the page's steps). Such an address starts the
+  // app and its simulation at once (start, below). Once the app runs, it
+  // marks a stale figure itself (#lab[data-stale]). A step alone hides the
+  // stage until the page's steps show it (html.inferlab-step-pending).
   const lessonPage = /\/(lesson|embed)\/[^/]+/.test(location.pathname);
   const asked = [...query.keys()].filter((k) => k !== "hide" && k !== "theme");
-  if (lessonPage && asked.length) root.classList.add("inferlab-pending");
+  const knobsAsked = asked.filter((k) => k !== "step");
+  const hideOK = (query.get("hide") || "").split(",").every((f) => f === "" || f === "controls" || f === "params" || f === "narration");
+  if (lessonPage && (knobsAsked.length || !hideOK)) root.classList.add("inferlab-pending");
+  else if (lessonPage && query.has("step")) root.classList.add("inferlab-step-pending");
   const onLoaded = () => {
     const lab = document.getElementById("lab");
     if (lab && lab.dataset.live !== "true" && root.classList.contains("inferlab-pending")) {
       const shown = new URLSearchParams(lab.dataset.query || "");
-      if (asked.every((k) => shown.has(k) && shown.get(k) === query.get(k))) root.classList.remove("inferlab-pending");
+      if (hideOK && knobsAsked.every((k) => shown.has(k) && shown.get(k) === query.get(k))) root.classList.remove("inferlab-pending");
     }
+    pre.init();
     if (!lessonPage || !lab) return;
-    // Simulate the asked state now when the page carries no script for it
-    // (the worker runs while the app loads); otherwise start the worker once
-    // the page has settled, so the first knob moved does not wait for it.
-    if (root.classList.contains("inferlab-pending") || !document.getElementById("script-data")) prefetch();
-    else setTimeout(sim.warm, 2500);
+    // A page booted from another cached page (offline, the service worker
+    // answers an address it does not hold with a lesson page): the app
+    // routes by the address.
+    const m = /\/(lesson|embed)\/([^/]+)/.exec(location.pathname);
+    if (m && (lab.dataset.lesson !== m[2].replace(/\.html$/, "") || lab.classList.contains("embed") !== (m[1] === "embed"))) {
+      start("address");
+      return;
+    }
+    if (root.classList.contains("inferlab-pending")) {
+      prefetch();
+      start("address");
+    }
   };
+  // An address with knobs other than the prerendered ones starts its
+  // simulation and the app once the page is parsed (the prerendered state
+  // is known then: #lab[data-query]).
   const prefetch = () => sim.prefetch(location.pathname, location.search.slice(1));
-  // An address with knobs or a step: the prerendered state is not it, so
-  // start its simulation at once, before the page is even parsed.
-  if (lessonPage && asked.length) prefetch();
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onLoaded);
   else onLoaded();
+
+  // "Keep for offline use" (#btn-offline in the footer): the service worker
+  // comes with the app; #offline-status says when the lab is kept.
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#btn-offline");
+    if (!b) return;
+    start("offline");
+    status("offline-status", "Saving the lab for offline use…");
+    if (navigator.serviceWorker) {
+      navigator.serviceWorker.ready.then(() => status("offline-status", "Saved: the lab works offline on this device."));
+    }
+  });
 
   // ? opens the shortcuts, / focuses the search box (not while typing).
   window.addEventListener("keydown", (e) => {

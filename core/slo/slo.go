@@ -320,3 +320,26 @@ func (s Search) Bracket() float64 {
 	b := math.Pow(s.Hi/s.Lo, math.Pow(0.5, float64(s.Probes-MinProbes)))
 	return max(b, 1+s.Resolution)
 }
+
+// MaxCost is the most the probes of any run of s can cost together, when
+// a probe at rate r costs cost(r): the ends, then the costliest path down
+// the tree of rates the bisection can visit (the same rates Run computes).
+// A caller bounds a search's work with it before running it. It calls
+// cost about 2^(Probes−2) times.
+func (s Search) MaxCost(cost func(rate float64) float64) float64 {
+	if s.Check() != nil {
+		return 0
+	}
+	var worst func(lo, hi float64, left int) float64
+	worst = func(lo, hi float64, left int) float64 {
+		if left <= 0 || !(hi > lo*(1+s.Resolution)) {
+			return 0
+		}
+		mid := math.Sqrt(lo * hi)
+		if !(mid > lo && mid < hi) {
+			return 0
+		}
+		return cost(mid) + max(worst(lo, mid, left-1), worst(mid, hi, left-1))
+	}
+	return cost(s.Lo) + cost(s.Hi) + worst(s.Lo, s.Hi, s.Probes-MinProbes)
+}

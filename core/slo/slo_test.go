@@ -249,6 +249,16 @@ func TestSearchProperties(t *testing.T) {
 		if c.At().Rate != c.Rate || c.At().Meets != !c.BelowRange() {
 			t.Fatalf("trial %d: At() = %+v for capacity %g", trial, c.At(), c.Rate)
 		}
+		// MaxCost bounds what the run cost, probe by probe, with a cost
+		// that falls with the rate (as a simulation's steps do).
+		cost := func(rate float64) float64 { return 1000 / rate }
+		spent := 0.0
+		for _, run := range c.Runs {
+			spent += cost(run.Rate)
+		}
+		if bound := s.MaxCost(cost); spent > bound*(1+1e-12) {
+			t.Fatalf("trial %d: probes cost %g, over MaxCost %g", trial, spent, bound)
+		}
 		again, _ := s.Run(o, sys.run)
 		if len(again.Runs) != len(c.Runs) || again.Rate != c.Rate || again.Above != c.Above {
 			t.Fatalf("trial %d: rerun differs", trial)
@@ -293,5 +303,27 @@ func TestSearchProbeErrors(t *testing.T) {
 	}
 	if _, err := (Search{Lo: 1, Hi: 2, Probes: 3}).Run(Objective{}, func(float64) ([]Latency, error) { return nil, nil }); !errors.Is(err, ErrNoRequests) {
 		t.Errorf("got %v, want ErrNoRequests", err)
+	}
+}
+
+// MaxCost is exact on a search whose every probe misses (the path that
+// keeps halving towards Lo) when cost falls with the rate.
+func TestMaxCostWorstPath(t *testing.T) {
+	s := Search{Lo: 1, Hi: 256, Probes: 5}
+	// Probes: 1 and 256, then 16, 4, 2 when all bisections miss.
+	want := 1.0/1 + 1.0/256 + 1.0/16 + 1.0/4 + 1.0/2
+	if got := s.MaxCost(func(r float64) float64 { return 1 / r }); !near(got, want) {
+		t.Errorf("MaxCost = %g, want %g", got, want)
+	}
+	c, _ := s.Run(Objective{TTFT: 1}, func(r float64) ([]Latency, error) { return []Latency{{TTFT: r}}, nil })
+	spent := 0.0
+	for _, r := range c.Runs {
+		spent += 1 / r.Rate
+	}
+	if len(c.Runs) != 5 || !near(c.Runs[4].Rate, 2) || !near(spent, want) {
+		t.Errorf("runs %+v cost %g, want the path 1, 256, 16, 4, 2 costing %g", c.Runs, spent, want)
+	}
+	if (Search{}).MaxCost(func(float64) float64 { return 1 }) != 0 {
+		t.Error("MaxCost of an invalid search")
 	}
 }

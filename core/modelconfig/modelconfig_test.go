@@ -37,6 +37,10 @@ var published = []struct {
 	{"mixtral-8x7b-v0.1.json", 46.7e9, 131_072, hardware.GQA, false, ""},
 	// Qwen/Qwen1.5-MoE-A2.7B: 14.3 B (model card); 2 · 24 · 16 · 128 · 2 B (MHA).
 	{"qwen1.5-moe-a2.7b.json", 14.3e9, 196_608, hardware.MHA, false, ""},
+	// Qwen/Qwen3-8B: 8.2 B (model card); 2 · 36 · 8 · 128 · 2 B.
+	{"qwen3-8b.json", 8.2e9, 147_456, hardware.GQA, true, ""},
+	// Qwen/Qwen3-30B-A3B: 30.5 B (model card); 2 · 48 · 4 · 128 · 2 B.
+	{"qwen3-30b-a3b.json", 30.5e9, 98_304, hardware.GQA, false, ""},
 	// deepseek-ai/DeepSeek-V3: 671 B in the main model (the repository's
 	// 685 B adds the 14 B multi-token prediction module); MLA: 61 · (512 + 64) · 2 B.
 	{"deepseek-v3.json", 671e9, 70_272, hardware.MLA, false, "deepseek-v3"},
@@ -130,6 +134,7 @@ func TestMixtureOfExperts(t *testing.T) {
 	}{
 		{"mixtral-8x7b-v0.1.json", 8, 2, 0, 32},
 		{"qwen1.5-moe-a2.7b.json", 60, 4, 1, 24},
+		{"qwen3-30b-a3b.json", 128, 8, 0, 48},
 		{"deepseek-v3.json", 256, 8, 1, 58}, // the first 3 of 61 layers are dense
 		{"deepseek-v2-lite.json", 64, 6, 2, 26},
 	} {

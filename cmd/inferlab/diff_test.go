@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -204,5 +205,61 @@ func TestDiffRefusals(t *testing.T) {
 				t.Errorf("%q: stderr %q lacks %q", tc.args, errOut, w)
 			}
 		}
+	}
+}
+
+// The README's section on diff and --model-config shows commands and lines
+// of their output: each command runs (from the repository root, as the
+// README writes it), and each line shown is a line the commands print.
+func TestReadmeDiffSection(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = "## Compare two settings; bring your own model\n"
+	s := string(b)
+	i := strings.Index(s, title)
+	if i < 0 {
+		t.Fatal("README has no section " + title)
+	}
+	s = s[i+len(title):]
+	if j := strings.Index(s, "\n## "); j >= 0 {
+		s = s[:j]
+	}
+	t.Chdir("../..")
+	blocks := strings.Split(s, "```")
+	checked := 0
+	var printed []string
+	for k := 1; k < len(blocks); k += 2 {
+		kind, body, _ := strings.Cut(blocks[k], "\n")
+		switch kind {
+		case "sh":
+			printed = nil
+			for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+				args, ok := strings.CutPrefix(line, "go run ./cmd/inferlab ")
+				if !ok {
+					t.Fatalf("README command %q is not go run ./cmd/inferlab …", line)
+				}
+				code, out, errOut := run(strings.Fields(args)...)
+				if code != 0 {
+					t.Fatalf("README command %q: exit %d: %s", line, code, errOut)
+				}
+				printed = append(printed, strings.Split(out, "\n")...)
+			}
+		case "text":
+			for _, want := range strings.Split(strings.TrimSpace(body), "\n") {
+				found := false
+				for _, got := range printed {
+					found = found || strings.TrimRight(got, " ") == strings.TrimRight(want, " ")
+				}
+				if !found {
+					t.Errorf("README shows %q, which the commands above it do not print", want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 8 {
+		t.Errorf("checked %d lines of README output, want the section's examples", checked)
 	}
 }

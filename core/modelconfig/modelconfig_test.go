@@ -11,8 +11,9 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// published are real models' config.json files, copied into testdata/ from
-// the Hugging Face repository named beside each, with the total parameter
+// published are real models' config.json files, transcribed into testdata/
+// from the Hugging Face repository named beside each (docs/SOURCES.md,
+// "Configurations read by core/modelconfig"), with the total parameter
 // count the model card or repository publishes and the KV bytes one token
 // takes in BF16 (docs/SOURCES.md#kv-bytes-per-token).
 var published = []struct {

@@ -5,7 +5,9 @@
 //	inferlab static --out DIR [--prefix /repo] [--force]   write a static site
 //	inferlab compress [--quality 0-11] FILE...   write FILE.br and FILE.gz for serve
 //	inferlab health [--addr 127.0.0.1:8080]      exit 0 when the server beside it answers (Docker HEALTHCHECK)
-//	inferlab run SLUG [--set k=v ...] [--seed N] [--format text|json]
+//	inferlab run SLUG [--set k=v ...] [--seed N] [--model-config FILE] [--format text|json]
+//	inferlab diff SLUG [--set k=v ...] --vs k=v [...] [--seed N] [--model-config FILE] [--format text|json]
+//	                                             the same lesson twice on one seed: metrics side by side
 //	inferlab list                                list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
 //	inferlab bench --corners [--runs N] [--only LESSON]   every lesson's heaviest settings: time and peak memory
@@ -37,6 +39,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return compressCmd(args[1:], stdout, stderr)
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "diff":
+		return diffCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(stdout)
 	case "bench":
@@ -58,7 +62,8 @@ func usage(w io.Writer) {
   inferlab static --out DIR [--prefix /repo] [--force]
   inferlab compress [--quality 0-11] FILE...
   inferlab health [--addr 127.0.0.1:8080]
-  inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]
+  inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--format text|json]
+  inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--format text|json]
   inferlab list
   inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list] [--corners]
 `)

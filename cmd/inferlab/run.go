@@ -18,7 +18,7 @@ import (
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(stderr, "inferlab run: name a lesson first: inferlab run SLUG [--set key=value ...] [--seed N] [--format text|json]")
+		fmt.Fprintln(stderr, "inferlab run: name a lesson first: inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--format text|json]")
 		fmt.Fprintln(stderr, "lessons:", slugs())
 		return 2
 	}
@@ -32,10 +32,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "set a parameter: key=value (repeatable)")
-	var seed, formatFlag, traceFlag textFlag
+	var seed, formatFlag, traceFlag, modelFlag textFlag
 	fs.Var(&seed, "seed", "random seed (same as --set seed=N)")
 	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
 	fs.Var(&traceFlag, "trace", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
+	fs.Var(&modelFlag, "model-config", modelConfigUsage)
 	giveOnce(fs, "set")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -52,6 +53,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		sets["seed"] = seed.value
 	}
 	format, trace := formatFlag.or("text"), traceFlag.value
+	custom, ok := applyModelConfig("inferlab run", &l, modelFlag, sets, stderr)
+	if !ok {
+		return 2
+	}
+	defer custom.release()
 	for k := range sets {
 		if _, ok := l.Param(k); !ok {
 			fmt.Fprintf(stderr, "inferlab run: %s has no parameter %q; parameters: %s\n", slug, k, paramKeys(l))
@@ -98,6 +104,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(b)
 		return 0
 	}
+	if custom != nil {
+		writeModelSummary(stdout, custom)
+	}
 	writeText(stdout, l, values, script)
 	return 0
 }
@@ -124,7 +133,7 @@ func readTrace(path string, lim workload.Limits) ([]workload.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := regularFile(st); err != nil {
+	if err := regularFile(st, "a JSONL trace"); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -135,14 +144,15 @@ func readTrace(path string, lim workload.Limits) ([]workload.Request, error) {
 	if st, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if err := regularFile(st); err != nil {
+	if err := regularFile(st, "a JSONL trace"); err != nil {
 		return nil, err
 	}
 	return workload.ParseTrace(f, lim)
 }
 
-// regularFile refuses anything but a regular file, naming what it is.
-func regularFile(st os.FileInfo) error {
+// regularFile refuses anything but a regular file, naming what it is and
+// what the file should hold.
+func regularFile(st os.FileInfo, holding string) error {
 	m := st.Mode()
 	if m.IsRegular() {
 		return nil
@@ -160,7 +170,7 @@ func regularFile(st os.FileInfo) error {
 	case m&os.ModeDevice != 0:
 		what = "a device"
 	}
-	return fmt.Errorf("is %s: want a regular file holding a JSONL trace", what)
+	return fmt.Errorf("is %s: want a regular file holding %s", what, holding)
 }
 
 func listCmd(stdout io.Writer) int {

@@ -212,7 +212,7 @@ func Models() []Model {
 // ModelByID returns the model profile with the given id, or an error
 // wrapping ErrUnknownProfile that lists the valid ids.
 func ModelByID(id string) (Model, error) {
-	all := Models()
+	all := append(Models(), registeredCustomModels()...) // a reader's own models (custom.go) too
 	ids := make([]string, len(all))
 	for i, m := range all {
 		if m.ID == id {

@@ -311,13 +311,14 @@ func TestSizingModels(t *testing.T) {
 	}
 }
 
-// docs/VALIDATION.md ends with the KV-capacity section.
+// docs/VALIDATION.md carries the KV-capacity section as it is generated
+// now (the end-to-end section, made by cmd/validation, follows it).
 func TestKVValidationDocUpToDate(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "VALIDATION.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(string(got), KVValidationMarkdown()) {
-		t.Error("docs/VALIDATION.md does not end with the KV-capacity section; run `go run ./cmd/validation > docs/VALIDATION.md` from the repository root")
+	if !strings.Contains(string(got), KVValidationMarkdown()) {
+		t.Error("docs/VALIDATION.md does not carry the KV-capacity section as generated now; run `go run ./cmd/validation > docs/VALIDATION.md` from the repository root")
 	}
 }

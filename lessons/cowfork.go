@@ -448,12 +448,23 @@ func (f *forkText) shareStep() {
 	}
 	recompute := f.promptLen - f.hitBlocks*f.b
 	findText := fmt.Sprintf("The prefix cache finds %d of the prompt's blocks", f.hitBlocks)
-	f.step(f.shared, "Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. %s (it stops before the block holding the last prompt token, which must be computed to produce logits), "+
+	f.step(f.shared, "Prefix hits: only full blocks are shared", fmt.Sprintf("Each other sample is its own request. %s (%s), "+
 		"so each sample allocates its own copy of the rest and recomputes %d prompt tokens: %d recomputed in all. %d blocks hold what %d would without sharing.",
-		findText, recompute, st.recomputed, st.afterFork, st.unsharedAfterFork),
+		findText, f.missWords(), recompute, st.recomputed, st.afterFork, st.unsharedAfterFork),
 		blockSubject(findText, physOf(f.shared, 0, 0), "cached, shared")).Quiz =
 		numberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", f.promptLen),
-			float64(recompute), 0, "Only full blocks are cached, and never the block holding the last prompt token: that block is recomputed.")
+			float64(recompute), 0, "Only full blocks are hashed and cached: a partial last block has no hash to find. And a lookup covers at most all tokens but the last, which must be computed to produce logits, so a prompt of whole blocks misses its last one.")
+}
+
+// missWords says why the prefix cache stops where it does: at the partial
+// last block, which is never hashed (vLLM hashes only full blocks), or,
+// for a prompt of whole blocks, one block short, since a lookup covers at
+// most all tokens but the last (docs/SOURCES.md#vllm-prefix-caching).
+func (f *forkText) missWords() string {
+	if f.promptLen%f.b != 0 {
+		return fmt.Sprintf("it stops at the last block, which holds only %d of %d tokens: vLLM hashes full blocks only, so a partial block has no hash to find", f.promptLen%f.b, f.b)
+	}
+	return "it stops one block short: the prompt fills its blocks exactly, and a lookup covers at most all tokens but the last, which must be computed to produce logits"
 }
 
 // decodeStep narrates one kept decode step.

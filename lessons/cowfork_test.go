@@ -89,3 +89,35 @@ func TestCowForkRunViews(t *testing.T) {
 		t.Errorf("copies %d shown, %d counted; final view %d blocks in %d tables, stats %+v", copies, r.stats.copies, r.final.inUse, len(r.final.rows), r.stats)
 	}
 }
+
+// In prefix mode a miss is explained by what vLLM hashes: a partial last
+// block is never hashed; a prompt of whole blocks misses its last one
+// because a lookup stops before the last token. (Before, both were put
+// down to "the block holding the last prompt token", which for a partial
+// block is not the reason.)
+func TestCowForkPrefixMissReason(t *testing.T) {
+	for _, c := range []struct {
+		prompt, want string
+	}{{"40", "hashes full blocks only"}, {"48", "all tokens but the last"}} {
+		v, err := cowFork.resolveChecked(map[string]string{"mode": "prefix", "prompt": c.prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := cowFork.sim.build(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, st := range s.Steps {
+			if strings.HasPrefix(st.Title, "Prefix hits") {
+				found = true
+				if !strings.Contains(st.Narration, c.want) || strings.Contains(st.Narration, "before the block holding the last prompt token") {
+					t.Errorf("prompt %s: %q", c.prompt, st.Narration)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("prompt %s: no prefix-hit step", c.prompt)
+		}
+	}
+}

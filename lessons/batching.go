@@ -631,7 +631,8 @@ func (r batchingRun) introSteps() []Step {
 		Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{padRef: "padding", "slot:static:" + reqName(lo.id): "longest"})}})
 
 	n = fmt.Sprintf("Triton's dynamic batcher forms a batch when the GPU is free: %d requests if that many wait, else a preferred size if set, else it holds the queue up to max_queue_delay_microseconds (%s) "+
-		"and sends what it has. Its first batch leaves at %s with %d requests, %d slots idle; from then on the queue is long and batches are full. It starts %s earlier than static batching, but each batch still runs to its longest output.",
+		"and sends what it has. Its first batch leaves at %s with %d requests, %d slots idle; from then on the queue is long and batches are full. It starts %s earlier than static batching, but each batch still runs to its longest output. "+
+		"This request-level batcher is for Triton backends without their own scheduling: Triton's TensorRT-LLM backend runs in-flight (continuous) batching instead (batching_strategy: inflight_fused_batching).",
 		r.slots, comma(int(r.delay*1e6))+" µs", sec(fd.g.start), len(fd.g.members), r.slots-len(fd.g.members), sec(fs.g.start-fd.g.start))
 	ms = linked(n, "slots", "Triton's dynamic batcher", "lane:dynamic", "slots idle", "idle:dynamic")
 	steps = append(steps, Step{Title: "Triton's dynamic batcher", Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, window, ms, nil)}})
@@ -841,6 +842,11 @@ func (r batchingRun) claims() []Claim {
 		Article: "report 003; Triton's dynamic batcher forms batches up to max_batch_size within max_queue_delay_microseconds",
 		Model:   fmt.Sprintf("dynamic batcher %s tok/s vs static %s at max_batch_size %d; %+.1f%% to %+.1f%% over %d seeds", comma(int(r.dynamic.tokPerS)), comma(int(r.static.tokPerS)), r.slots, 100*lo, 100*hi, len(r.seeds)),
 		Why:     "Batch size sets how many requests share each step; the batcher's delay trades waiting for fuller batches. It does not change how a batch runs, so it keeps the padding continuous batching removes.",
+	}, {
+		What:    "Triton serves LLMs with in-flight batching",
+		Article: "Triton's TensorRT-LLM backend: batching_strategy inflight_fused_batching, in-flight (continuous) batching (tensorrtllm_backend docs/model_config.md); the dynamic batcher (batcher.md) is request-level",
+		Model:   fmt.Sprintf("continuous batching %s tok/s, %.2f× the dynamic batcher's %s at %d slots", comma(int(r.cont.tokPerS)), r.cont.tokPerS/r.dynamic.tokPerS, comma(int(r.dynamic.tokPerS)), r.slots),
+		Why:     "The lesson's dynamic batcher is Triton's request-level one, which applies to backends without in-flight batching; an LLM served by Triton's TensorRT-LLM backend is batched like the lesson's continuous server.",
 	}}
 }
 

@@ -212,3 +212,35 @@ func TestBatchingWorkEstimate(t *testing.T) {
 		t.Logf("%v: estimate %d, counted %d (%.2f)", set, est, r.work, float64(est)/float64(r.work))
 	}
 }
+
+// Triton's TensorRT-LLM backend batches in flight: the lesson says so
+// beside the request-level dynamic batcher it shows, and a claims row
+// compares it with the continuous server.
+func TestBatchingTritonInflight(t *testing.T) {
+	v, err := batchingLesson.resolveChecked(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := batchingLesson.sim.build(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := false
+	for _, st := range s.Steps {
+		if strings.Contains(st.Narration, "inflight_fused_batching") && strings.Contains(st.Narration, "TensorRT-LLM") {
+			said = true
+		}
+	}
+	if !said {
+		t.Error("no step says that Triton's TensorRT-LLM backend runs in-flight batching")
+	}
+	row := false
+	for _, c := range s.Claims {
+		if strings.Contains(c.Article, "inflight_fused_batching") && strings.Contains(c.Model, "continuous batching") {
+			row = true
+		}
+	}
+	if !row {
+		t.Error("no claims row for Triton's in-flight batching")
+	}
+}

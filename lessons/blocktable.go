@@ -18,7 +18,7 @@ var blockTable = &Lesson{
 	Title:   "The block table: from token index to byte address",
 	Part:    "Part 14, formulation 1",
 	Summary: "A request's tokens live in scattered 16-token blocks; follow one token through ⌊t/B⌋, t mod B and the block table to its byte address.",
-	Engine: "vLLM v1 block pool (blocks from the head of the free queue, tail-first free). Simplified: the address uses the article's all-layer S_entry; " +
+	Engine: "vLLM v1 block pool as of v0.8–v0.10 (blocks from the head of the free queue; a freed request's blocks appended tail first; newer vLLM puts freed blocks without a hash at the head instead, which the lab does not). Simplified: the address uses the article's all-layer S_entry; " +
 		"vLLM actually keeps one K and one V tensor per layer, so the per-layer formula is shown beside it.",
 	Group: "memory", Rank: 30, Thumb: scene.KindBlockTables,
 	Terms: []Term{

@@ -99,3 +99,12 @@ func TestBlockTableRunFollowsTheTable(t *testing.T) {
 		t.Errorf("address %+v, table %v", r.addr, r.table)
 	}
 }
+
+// The block-table lesson frees blocks as vLLM v0.8–v0.10 did
+// (core/allocator.Paged.Free); its engine line names that version rather
+// than "vLLM v1" alone.
+func TestBlockTableFreeOrderVersion(t *testing.T) {
+	if !strings.Contains(blockTable.Engine, "v0.8–v0.10") {
+		t.Errorf("engine line %q does not name the free order's version", blockTable.Engine)
+	}
+}

@@ -25,6 +25,7 @@ var cudaGraphs = &Lesson{
 	Summary: "Launch every kernel from Python or replay one captured graph: the CPU and GPU timelines of a decode step, the batch where dispatch stops mattering, " +
 		"padding to capture sizes and piecewise graphs' eager attention.",
 	Engine: "vLLM v1 CUDA graphs (CUDAGraphMode, default capture sizes as of vLLM main @ 000fc94, padding, CudagraphDispatcher) in core/cudagraph; vLLM's custom all-reduce at TP > 1; kernels and their GPU times from core/hardware's step-time model. " +
+		"Graph memory comes out of the KV pool as vLLM v0.21.0 and later estimate it (before v0.21.0 it came out of the headroom). " +
 		"Simplified: one CUDA stream, no speculative decoding, host work (scheduling, sampling bookkeeping) left out of the step.",
 	Group: "gpu", Rank: 10, Thumb: scene.KindTimeline,
 	Terms: []Term{
@@ -864,7 +865,8 @@ func (r graphsRun) captureText() string {
 		return "NONE captures nothing and pads nothing: it pays every launch instead."
 	}
 	c := r.capture
-	return fmt.Sprintf("Capturing the %s graphs takes time and memory at start-up, and the memory comes out of the KV cache: %d graphs, about %.1f s and %.2f GiB at the rate of a published vLLM log [VLLM-23739].",
+	return fmt.Sprintf("Capturing the %s graphs takes time and memory at start-up: %d graphs, about %.1f s and %.2f GiB at the rate of a published vLLM log [VLLM-23739]. "+
+		"Since vLLM v0.21.0 the memory profiler estimates that memory before sizing the pool (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default), so it comes out of the KV cache; before, graphs were captured after the pool was sized, in the headroom gpu_memory_utilization leaves.",
 		r.e.mode, c.FullGraphs+c.PiecewiseGraphs, c.Seconds, c.Bytes/(1<<30))
 }
 

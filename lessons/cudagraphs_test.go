@@ -178,3 +178,29 @@ func TestCUDAGraphsScenes(t *testing.T) {
 		t.Error("two builds differ")
 	}
 }
+
+// Where graph memory comes from depends on vLLM's version: the capture
+// step says so, naming v0.21.0, whose profiler estimate takes it off the
+// KV cache, and the headroom before it.
+func TestCUDAGraphsMemoryVersion(t *testing.T) {
+	v, err := cudaGraphs.resolveChecked(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cudaGraphs.sim.build(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, st := range s.Steps {
+		if strings.Contains(st.Narration, "comes out of the KV cache") {
+			found = true
+			if !strings.Contains(st.Narration, "v0.21.0") || !strings.Contains(st.Narration, "headroom") {
+				t.Errorf("graph memory narrated without the version it holds for: %q", st.Narration)
+			}
+		}
+	}
+	if !found {
+		t.Error("no step says where graph memory comes from")
+	}
+}

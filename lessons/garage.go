@@ -21,7 +21,7 @@ var garage = &Lesson{
 	Title:   "The parking garage: contiguous reservations vs 16-token pages",
 	Part:    "Part 14 §1, formulation 2",
 	Summary: "Serve one request stream with max-context reservations and with paged blocks; watch internal and external fragmentation and how many streams fit.",
-	Engine: "Paged pool after vLLM v1's BlockPool (free queue, blocks on demand, tail-first free, recompute preemption of the last admitted request); " +
+	Engine: "Paged pool after vLLM v1's BlockPool as of v0.8–v0.10 (free queue, blocks on demand, a freed request's blocks appended tail first, recompute preemption of the last admitted request; newer vLLM puts freed blocks without a hash at the head); " +
 		"contiguous pool after the FasterTransformer/Orca baselines of the vLLM paper. Simplified: one token per request per tick, no prefix caching, no null block.",
 	Group: "memory", Rank: 20, Thumb: scene.KindPools,
 	Terms: []Term{

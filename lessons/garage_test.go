@@ -354,3 +354,11 @@ func servedGarage(tb testing.TB, set map[string]string) (Values, garageSetup, *g
 	}
 	return v, s, served
 }
+
+// The garage's paged pool frees blocks as vLLM v0.8–v0.10 did
+// (core/allocator.Paged.Free); its engine line names that version.
+func TestGarageFreeOrderVersion(t *testing.T) {
+	if !strings.Contains(garage.Engine, "v0.8–v0.10") {
+		t.Errorf("engine line %q does not name the free order's version", garage.Engine)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/scene"
 )
@@ -22,7 +23,8 @@ var kvBudget = &Lesson{
 	Part:    "Part 3",
 	Summary: "Weights, the profiling run's reserve, gpu_memory_utilization and the KV pool; KV bytes per token for MHA, GQA, MQA and MLA, fp8 and tensor parallelism; how many requests fit.",
 	Engine: "vLLM v1's start-up sizing (determine_available_memory, get_num_blocks and the \"GPU KV cache size\" and \"Maximum concurrency\" lines; core/hardware/kvbudget.go). " +
-		"Simplified: the profiling run's activation peak and non-torch memory are the lab's estimate, not measured; no CUDA-graph estimate (v0.19's default); every layer full attention.",
+		"Device memory is what PyTorch reports where an engine or PyTorch log gives it (H100 SXM, A100-80GB, H200), else the datasheet's. " +
+		"Simplified: the profiling run's activation peak and non-torch memory are the lab's estimate, not measured; the CUDA-graph estimate (cudagraph_estimate on, vLLM's default since v0.21.0) is the published per-graph average times the graphs vLLM's default mode captures at `vllm serve`'s max_num_seqs, not a dummy capture; every layer full attention.",
 	// It opens the series: how many tokens of KV a GPU holds at all is what
 	// paging then manages.
 	Group: "memory", Rank: 10, Thumb: scene.KindMemoryStack,
@@ -34,6 +36,7 @@ var kvBudget = &Lesson{
 		{Key: "tp", Label: "Tensor parallel", Unit: "GPUs", Help: "GPUs the model is split over; each holds its share of the weights and of the KV heads.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "gpu_memory_utilization", Label: "gpu_memory_utilization", Help: "The share of the GPU's memory vLLM may use.", Kind: Float, Default: 0.9, Min: 0.5, Max: 0.99, Step: 0.01},
 		{Key: "max_model_len", Label: "max_model_len", Unit: "tokens", Help: "The longest request (prompt + output): sets how many such requests fit.", Kind: Int, Default: 8192, Min: 16, Max: 1 << 20, Step: 16},
+		{Key: "cudagraph_estimate", Label: "CUDA-graph memory estimate", Help: "vLLM's VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS. off (vLLM before v0.21.0, and the v0.19 logs this lesson is checked against): graphs are captured after the pool is sized, in the headroom. on (the default since v0.21.0): their estimate comes off the pool.", Kind: Choice, Choices: []string{"off", "on"}},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "The profiling run's dummy tokens: a larger step needs a larger activation reserve.", Kind: Int, Default: 8192, Min: 512, Max: 65536, Step: 512},
 	},
 	Check: checkKVBudget,
@@ -77,6 +80,9 @@ type kvSetting struct {
 	util    float64
 	maxLen  int
 	batched int
+	// graphs is the CUDA-graph estimate taken off the pool (0 when the
+	// estimate is off, as before vLLM v0.21.0).
+	graphs int64
 }
 
 func kvSettingOf(v Values) (kvSetting, error) {
@@ -88,12 +94,27 @@ func kvSettingOf(v Values) (kvSetting, error) {
 	if err != nil {
 		return kvSetting{}, err
 	}
-	return kvSetting{gpu: g, model: m, tp: v.Int("tp"), weights: hardware.WeightFormat(v.Choice("weights")), kvBPE: kvElement(v.Choice("kv_cache_dtype")),
-		util: v.Float("gpu_memory_utilization"), maxLen: v.Int("max_model_len"), batched: v.Int("max_num_batched_tokens")}, nil
+	s := kvSetting{gpu: g, model: m, tp: v.Int("tp"), weights: hardware.WeightFormat(v.Choice("weights")), kvBPE: kvElement(v.Choice("kv_cache_dtype")),
+		util: v.Float("gpu_memory_utilization"), maxLen: v.Int("max_model_len"), batched: v.Int("max_num_batched_tokens")}
+	if v.Choice("cudagraph_estimate") == "on" {
+		s.graphs = graphEstimate(g, s.batched)
+	}
+	return s, nil
+}
+
+// graphEstimate is the CUDA-graph memory vLLM's profiler takes off the
+// pool when its estimate is on: the graphs FULL_AND_PIECEWISE captures at
+// `vllm serve`'s max_num_seqs on g and this token budget, at the published
+// per-graph average (core/cudagraph.Capture).
+func graphEstimate(g hardware.GPU, batched int) int64 {
+	_, seqs := vllmBatch(g)
+	return int64(cudagraph.New(cudagraph.Default, seqs, batched).Capture().Bytes)
 }
 
 func (s kvSetting) budget() (hardware.KVBudget, error) {
-	return hardware.NewKVBudget(s.gpu, s.model, s.tp, s.weights, s.kvBPE, s.util, s.batched, s.maxLen)
+	b, err := hardware.NewKVBudget(s.gpu, s.model, s.tp, s.weights, s.kvBPE, s.util, s.batched, s.maxLen)
+	b.CUDAGraphBytes = s.graphs
+	return b, err
 }
 
 // size sizes the setting's pool; ok is false when the GPU cannot hold the
@@ -126,6 +147,10 @@ func checkKVBudget(v Values) error {
 		return err
 	}
 	err = b.Fit(s.gpu, s.batched, int64(s.maxLen), s.maxLen).Check()
+	if err == nil && b.CUDAGraphBytes > 0 {
+		// Fit knows nothing of the graph estimate; the pool does.
+		_, err = b.Size()
+	}
 	var fe *hardware.FitError
 	if !errors.As(err, &fe) {
 		return err
@@ -316,6 +341,14 @@ func (r kvBudgetRun) memoryStack(stage int, perToken []scene.TokenCost, fit bool
 		zero("activation", "activations", "reserve")
 		zero("nontorch", "non-torch", "reserve")
 	}
+	if b.CUDAGraphBytes > 0 {
+		if stage >= stagePool {
+			add("cudagraphs", "CUDA graphs "+gib(b.CUDAGraphBytes), "reserve", b.CUDAGraphBytes)
+			used += b.CUDAGraphBytes
+		} else {
+			zero("cudagraphs", "CUDA graphs", "reserve")
+		}
+	}
 	if stage >= stagePool {
 		add("kv", "KV pool "+gib(p.UsedBytes), "kv", p.UsedBytes)
 		used += p.UsedBytes
@@ -351,9 +384,34 @@ func tokenCost(key string, m hardware.Model, tp, bpe int, label string) scene.To
 func (r kvBudgetRun) gpuWords() string {
 	g, total := r.s.gpu, r.budget.TotalBytes
 	if r.memSource != "" {
-		return fmt.Sprintf("On an %s, torch reports %s of device memory (vLLM v0.19's start-up log; the datasheet says %s)", g.Name, gib(total), bytesText(float64(g.MemoryBytes)))
+		return fmt.Sprintf("On an %s, torch reports %s of device memory (%s; the datasheet's %s is %s)", g.Name, gib(total), hardware.EngineMemoryWhere(g), bytesText(float64(g.MemoryBytes)), gib(g.MemoryBytes))
 	}
-	return fmt.Sprintf("The lab has no engine log for the %s, so it takes the datasheet's %s (%s); an engine sees a little less", g.Name, bytesText(float64(g.MemoryBytes)), gib(total))
+	return fmt.Sprintf("The lab has no engine log for the %s, so it takes the datasheet's %s (%s); what torch reports differs from it, more on the HBM parts with a log (79.15 GiB on an A100-80GB, not 74.51)", g.Name, bytesText(float64(g.MemoryBytes)), gib(total))
+}
+
+// graphWhere says where the CUDA graphs go, by the estimate knob and the
+// vLLM version whose default it is.
+func (r kvBudgetRun) graphWhere() string {
+	if r.budget.CUDAGraphBytes > 0 {
+		return fmt.Sprintf(". The CUDA graphs do not go there: with the profiler's CUDA-graph estimate on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, the default since vLLM v0.21.0) their %s come off the KV pool", gib(r.budget.CUDAGraphBytes))
+	}
+	return " and the CUDA graphs, which vLLM captures after sizing the pool when the profiler's CUDA-graph estimate is off (every release before v0.21.0, v0.19 included)"
+}
+
+// graphTerm is the CUDA-graph estimate as a term of the pool's sum.
+func (r kvBudgetRun) graphTerm() string {
+	if r.budget.CUDAGraphBytes == 0 {
+		return ""
+	}
+	return " − " + gib(r.budget.CUDAGraphBytes) + " of CUDA graphs"
+}
+
+// outsideWords is what the memory outside gpu_memory_utilization holds.
+func (r kvBudgetRun) outsideWords() string {
+	if r.budget.CUDAGraphBytes > 0 {
+		return "the allocator's slack and"
+	}
+	return "the CUDA graphs and"
 }
 
 // splitWords is ", split over N GPUs" when TP > 1.
@@ -367,8 +425,8 @@ func (r kvBudgetRun) splitWords() string {
 func (r kvBudgetRun) budgetSteps() []Step {
 	b, p, m := r.budget, r.pool, r.s.model
 	steps := make([]Step, 0, 4)
-	n := fmt.Sprintf("%s. gpu_memory_utilization %g lets vLLM use %s of it; the other %s is headroom, where CUDA graphs go (v0.19 captures them after sizing the pool) and anything else on the GPU.",
-		r.gpuWords(), b.MemUtilization, gib(p.Requested), gib(b.TotalBytes-p.Requested))
+	n := fmt.Sprintf("%s. gpu_memory_utilization %g lets vLLM use %s of it; the other %s is headroom, for anything else on the GPU%s.",
+		r.gpuWords(), b.MemUtilization, gib(p.Requested), gib(b.TotalBytes-p.Requested), r.graphWhere())
 	ms := linked(n, "memory", "headroom", "part:headroom", "lets vLLM use", "part:requested")
 	steps = append(steps, Step{Title: "The memory the engine sees", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stageRequested, nil, false), ms, nil)}})
@@ -384,8 +442,8 @@ func (r kvBudgetRun) budgetSteps() []Step {
 	ms = linked(n, "memory", "activations' peak", "part:activation", "memory outside torch's allocator", "part:nontorch")
 	steps = append(steps, Step{Title: "The profiling run's reserve", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stageReserve, nil, false), ms, nil)}})
-	n = fmt.Sprintf("What is left of the %s becomes the KV pool: %s − %s − %s − %s = %s. Nothing else is computed from the workload: the pool is the same whatever max_model_len is.",
-		gib(p.Requested), gib(p.Requested), gib(b.WeightBytes), gib(b.ActivationBytes), gib(b.NonTorchBytes), gib(p.Available))
+	n = fmt.Sprintf("What is left of the %s becomes the KV pool: %s − %s − %s − %s%s = %s. Nothing else is computed from the workload: the pool is the same whatever max_model_len is.",
+		gib(p.Requested), gib(p.Requested), gib(b.WeightBytes), gib(b.ActivationBytes), gib(b.NonTorchBytes), r.graphTerm(), gib(p.Available))
 	ms = linked(n, "memory", "the KV pool", "part:kv")
 	steps = append(steps, Step{Title: "What is left is the KV pool", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stagePool, nil, false), ms, map[string]string{"part:kv": gib(p.Available)})}})
@@ -576,8 +634,8 @@ func (r kvBudgetRun) utilStep() Step {
 	chart.Series = []scene.Series{sr}
 	step := float64(r.budget.TotalBytes) * 0.01
 	n := fmt.Sprintf("Everything but the pool is fixed, so the pool grows one for one with gpu_memory_utilization: each 0.01 is %s, about %s tokens of %s here. "+
-		"vLLM's default is 0.9; the runs in docs/VALIDATION.md use 0.95. What stays outside must hold the CUDA graphs and any other process on the GPU, or the engine runs out of memory after start-up.",
-		gib(int64(step)), comma(int(step/float64(r.pool.BytesPerToken))), r.s.model.Name)
+		"vLLM's default was 0.9 until vllm-project/vllm#38284 raised it to 0.92 (vllm/config/cache.py @ 002f10e); this knob keeps 0.9, and the runs in docs/VALIDATION.md set 0.95. What stays outside must hold %s any other process on the GPU, or the engine runs out of memory after start-up.",
+		gib(int64(step)), comma(int(step/float64(r.pool.BytesPerToken))), r.s.model.Name, r.outsideWords())
 	sc := scene.Scene{Kind: scene.KindChart, ID: "util", Title: "Pool size against gpu_memory_utilization", Chart: chart, Main: true}
 	var ms []scene.Mention
 	if chosen >= 0 {

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -188,5 +189,62 @@ func TestKVBudgetValidationMetric(t *testing.T) {
 	}
 	if got, _ := s.Metric("validation_within"); int(got) != want || want < 3 {
 		t.Errorf("validation_within %v, want %d (≥ 3)", got, want)
+	}
+}
+
+// Device memory is what PyTorch reports where a log gives it: on an H200
+// 139.80 GiB, not the datasheet's 141 GB (131.32 GiB), so the pool is that
+// much larger, and the narration names where the figure was read.
+func TestKVBudgetEngineMemoryH200(t *testing.T) {
+	v, err := kvBudget.resolveChecked(map[string]string{"gpu": "h200-sxm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runKVBudget(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(r.budget.TotalBytes) / hardware.GiB; math.Abs(got-139.80) > 1e-9 {
+		t.Errorf("total %.2f GiB, want PyTorch's 139.80", got)
+	}
+	n := r.script().Steps[0].Narration
+	if !strings.Contains(n, "139.80 GiB") || strings.Contains(n, "a little less") {
+		t.Errorf("step 1: %q", n)
+	}
+}
+
+// With vLLM's CUDA-graph estimate on (the default since v0.21.0) the graphs
+// come off the pool; off (before v0.21.0) they sit in the headroom. The
+// narration says which, with the version.
+func TestKVBudgetCUDAGraphEstimate(t *testing.T) {
+	run := func(est string) kvBudgetRun {
+		v, err := kvBudget.resolveChecked(map[string]string{"cudagraph_estimate": est})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := runKVBudget(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	off, on := run("off"), run("on")
+	if off.budget.CUDAGraphBytes != 0 || on.budget.CUDAGraphBytes <= 0 {
+		t.Fatalf("graph estimate off %d, on %d bytes", off.budget.CUDAGraphBytes, on.budget.CUDAGraphBytes)
+	}
+	if d := off.pool.Available - on.pool.Available; d != on.budget.CUDAGraphBytes {
+		t.Errorf("the estimate took %d bytes off the pool, want its %d", d, on.budget.CUDAGraphBytes)
+	}
+	for _, c := range []struct {
+		r    kvBudgetRun
+		want string
+	}{{off, "before v0.21.0"}, {on, "since vLLM v0.21.0"}} {
+		if n := c.r.script().Steps[0].Narration; !strings.Contains(n, c.want) {
+			t.Errorf("step 1 does not say %q: %q", c.want, n)
+		}
+	}
+	// vLLM's current default utilization, with the change that set it.
+	if n := off.utilStep().Narration; !strings.Contains(n, "0.92") || !strings.Contains(n, "38284") {
+		t.Errorf("the utilization step does not name vLLM's current default: %q", n)
 	}
 }

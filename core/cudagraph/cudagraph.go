@@ -102,7 +102,42 @@ const maxCaptureLimit = 512
 // ceiling to 1,024 on Blackwell data-centre GPUs is not modelled: every GPU
 // keeps 512.
 func CaptureSizes(maxNumSeqs, maxNumBatchedTokens int) []int {
-	hi := min(2*maxNumSeqs, maxCaptureLimit)
+	return captureSizes(maxNumSeqs, maxNumBatchedTokens, 1)
+}
+
+// SpecCaptureSizes is the capture list with num_speculative_tokens = k
+// drafted tokens per sequence ([VLLM-CGSPEC]): the maximum becomes
+// min(2·max_num_seqs·(1 + k), 512, max_num_batched_tokens), since a decode
+// step verifies 1 + k tokens per sequence; and, where the mode captures
+// full decode graphs, every size is rounded up to a multiple of 1 + k
+// (those above the maximum dropped; 1 + k alone when none is left), so
+// that a batch of whole sequences lands exactly on a captured size, as
+// CompilationConfig.adjust_cudagraph_sizes_for_spec_decode does. k = 0 is
+// CaptureSizes.
+func SpecCaptureSizes(mode Mode, maxNumSeqs, maxNumBatchedTokens, k int) []int {
+	q := 1 + max(k, 0)
+	sizes := captureSizes(maxNumSeqs, maxNumBatchedTokens, q)
+	if q == 1 || !mode.hasFull() || len(sizes) == 0 {
+		return sizes
+	}
+	hi := sizes[len(sizes)-1]
+	var out []int
+	for _, s := range sizes {
+		r := (s + q - 1) / q * q
+		if r <= hi && (len(out) == 0 || out[len(out)-1] < r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 && q <= hi {
+		out = []int{q}
+	}
+	return out
+}
+
+// captureSizes is the default list for decode steps of q tokens per
+// sequence (1 without speculative decoding).
+func captureSizes(maxNumSeqs, maxNumBatchedTokens, q int) []int {
+	hi := min(2*maxNumSeqs*q, maxCaptureLimit)
 	if maxNumBatchedTokens > 0 {
 		hi = min(hi, maxNumBatchedTokens)
 	}
@@ -133,8 +168,13 @@ type Dispatcher struct {
 	// the largest. Empty means no graphs: every step runs eagerly.
 	Sizes []int
 	// MaxNumSeqs bounds the full decode graphs: vLLM keys them only for
-	// sizes ≤ max_num_seqs (query length 1, no speculative tokens).
+	// sizes from DecodeQuery to DecodeQuery · max_num_seqs.
 	MaxNumSeqs int
+	// DecodeQuery is vLLM's uniform_decode_query_len, the tokens each
+	// sequence computes in a decode step: 1 + num_speculative_tokens (0
+	// means 1, no speculative decoding). Only a batch of sequences that all
+	// compute exactly this many is a uniform decode batch.
+	DecodeQuery int
 	// PerLaunch is the CPU seconds of one eagerly launched kernel: the
 	// framework's per-op work plus cudaLaunchKernel. From Python,
 	// hardware.PerLaunchPython (24 µs, calibrated; docs/VALIDATION.md); from C++,
@@ -159,6 +199,46 @@ func New(mode Mode, maxNumSeqs, maxNumBatchedTokens int) Dispatcher {
 		d.Sizes = CaptureSizes(maxNumSeqs, maxNumBatchedTokens)
 	}
 	return d
+}
+
+// NewSpec is New for an engine that speculates k tokens per sequence
+// (num_speculative_tokens): SpecCaptureSizes, and full decode graphs for
+// verify steps of 1 + k tokens per sequence.
+func NewSpec(mode Mode, maxNumSeqs, maxNumBatchedTokens, k int) Dispatcher {
+	d := New(mode, maxNumSeqs, maxNumBatchedTokens)
+	d.DecodeQuery = 1 + max(k, 0)
+	if mode != None {
+		d.Sizes = SpecCaptureSizes(mode, maxNumSeqs, maxNumBatchedTokens, k)
+	}
+	return d
+}
+
+// decodeQuery is DecodeQuery, at least 1.
+func (d Dispatcher) decodeQuery() int { return max(d.DecodeQuery, 1) }
+
+// uniformDecode reports whether every sequence of b computes exactly q
+// tokens on top of a cached context: vLLM's uniform decode batch, for q > 1
+// a verify step of speculative decoding.
+func uniformDecode(b hardware.Batch, q int) bool {
+	if q == 1 {
+		return b.IsUniformDecode()
+	}
+	if len(b.Seqs) == 0 {
+		return false
+	}
+	for _, s := range b.Seqs {
+		if s.NewTokens != q || s.Prefill {
+			return false
+		}
+	}
+	return true
+}
+
+// fullDecodeSize reports whether vLLM keys a full uniform decode graph at
+// padded tokens: from q to q · max_num_seqs.
+func (d Dispatcher) fullDecodeSize(padded int) bool {
+	q := d.decodeQuery()
+	return padded >= q && padded <= q*d.MaxNumSeqs
 }
 
 // MaxCaptureSize is the largest captured size, 0 without graphs.
@@ -195,7 +275,8 @@ type Choice struct {
 // Select picks the runtime mode and padded size for a batch, as vLLM's
 // CudagraphDispatcher.dispatch does ([VLLM-CG]): eager when the mode
 // is NONE or the batch is above the largest captured size; a full graph for
-// a uniform decode batch whose padded size is ≤ max_num_seqs under FULL,
+// a uniform decode batch (every sequence computing DecodeQuery tokens) whose
+// padded size is within DecodeQuery · max_num_seqs under FULL,
 // FULL_DECODE_ONLY and FULL_AND_PIECEWISE, and for any batch under FULL;
 // otherwise a piecewise graph where the mode has them, else eager.
 func (d Dispatcher) Select(b hardware.Batch) Choice {
@@ -212,7 +293,7 @@ func (d Dispatcher) Select(b hardware.Batch) Choice {
 	switch {
 	case d.Mode == Full:
 		c.Runtime = RunFull
-	case d.Mode.hasFull() && b.IsUniformDecode() && padded <= d.MaxNumSeqs:
+	case d.Mode.hasFull() && uniformDecode(b, d.decodeQuery()) && d.fullDecodeSize(padded):
 		c.Runtime = RunFull
 	case d.Mode.hasPiecewise():
 		c.Runtime = RunPiecewise
@@ -352,12 +433,13 @@ type Capture struct {
 }
 
 // Capture returns the graphs the mode captures at start-up and their cost:
-// full decode graphs for sizes ≤ max_num_seqs (every size under FULL),
+// full decode graphs for sizes from DecodeQuery to DecodeQuery ·
+// max_num_seqs (every size under FULL),
 // piecewise graphs for every size under PIECEWISE and FULL_AND_PIECEWISE.
 func (d Dispatcher) Capture() Capture {
 	var c Capture
 	for _, s := range d.Sizes {
-		if d.Mode == Full || (d.Mode.hasFull() && s <= d.MaxNumSeqs) {
+		if d.Mode == Full || (d.Mode.hasFull() && d.fullDecodeSize(s)) {
 			c.FullGraphs++
 		}
 		if d.Mode.hasPiecewise() {

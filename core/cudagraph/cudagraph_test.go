@@ -445,3 +445,87 @@ func TestValidationDocUpToDate(t *testing.T) {
 		t.Error("docs/VALIDATION.md is out of date; run `go run ./cmd/validation > docs/VALIDATION.md` from the repository root")
 	}
 }
+
+// With k speculative tokens vLLM sizes its captures for verify steps of
+// 1 + k tokens per sequence [VLLM-CGSPEC]: the maximum grows by 1 + k and,
+// for full decode graphs, every size is a multiple of 1 + k.
+func TestSpecCaptureSizes(t *testing.T) {
+	cases := []struct {
+		mode            Mode
+		seqs, budget, k int
+		want            []int
+	}{
+		{FullAndPiecewise, 1, 8192, 0, []int{1, 2}},
+		// Batch 1, γ = 4: the maximum is 2·1·5 = 10, so the list is 1, 2,
+		// 4, 8 and the effective maximum 8; rounded up to multiples of 5
+		// within it, only 5 is left.
+		{FullAndPiecewise, 1, 8192, 4, []int{5}},
+		{FullAndPiecewise, 4, 8192, 3, []int{4, 8, 16, 24, 32}},
+		// Without full graphs nothing is rounded.
+		{Piecewise, 1, 8192, 4, []int{1, 2, 4, 8}},
+		{FullAndPiecewise, 1, 8192, 6, []int{7}},
+		// A budget below 1 + k leaves nothing to round: no graphs.
+		{FullAndPiecewise, 1, 4, 7, nil},
+	}
+	for _, c := range cases {
+		if got := SpecCaptureSizes(c.mode, c.seqs, c.budget, c.k); !slices.Equal(got, c.want) {
+			t.Errorf("%s, max_num_seqs %d, budget %d, k %d: %v, want %v", c.mode, c.seqs, c.budget, c.k, got, c.want)
+		}
+	}
+	// The 512 ceiling still holds, and every size stays a multiple of 1 + k.
+	s := SpecCaptureSizes(FullAndPiecewise, 256, 8192, 4)
+	if s[len(s)-1] > 512 {
+		t.Errorf("largest size %d above 512", s[len(s)-1])
+	}
+	for _, x := range s {
+		if x%5 != 0 {
+			t.Errorf("size %d is not a multiple of 5", x)
+		}
+	}
+}
+
+// A verify step of 1 + k tokens per sequence is vLLM's uniform decode batch
+// when the engine speculates k tokens: at batch 1, γ = 4 it replays a full
+// graph of 5 tokens. Without spec-aware sizes (New with max_num_seqs 1: sizes
+// 1 and 2) the same step ran eagerly.
+func TestSpecSelect(t *testing.T) {
+	verify := func(n, q int) hardware.Batch {
+		b := hardware.Batch{Seqs: make([]hardware.Chunk, n)}
+		for i := range b.Seqs {
+			b.Seqs[i] = hardware.Chunk{NewTokens: q, Context: 1000}
+		}
+		return b
+	}
+	d := NewSpec(FullAndPiecewise, 1, 8192, 4)
+	if c := d.Select(verify(1, 5)); c.Runtime != RunFull || c.Padded != 5 {
+		t.Errorf("verify 1×5: %s padded %d, want full 5", c.Runtime, c.Padded)
+	}
+	if c := New(FullAndPiecewise, 1, 8192).Select(verify(1, 5)); c.Runtime != RunEager {
+		t.Errorf("verify 1×5 without spec sizes: %s, want eager (the old behaviour this replaces)", c.Runtime)
+	}
+	d = NewSpec(FullAndPiecewise, 8, 8192, 3)
+	cases := []struct {
+		name string
+		b    hardware.Batch
+		rt   Runtime
+		pad  int
+	}{
+		{"verify 8×4", verify(8, 4), RunFull, 32},
+		// 12 is not captured (the list has 8 and 16): padded to 16.
+		{"verify 3×4", verify(3, 4), RunFull, 16},
+		// One token per sequence is not the uniform shape of this engine:
+		// piecewise, padded to a multiple of 4.
+		{"decode 3", hardware.DecodeBatch(3, 100), RunPiecewise, 4},
+		{"mixed", mixed(2, 9), RunPiecewise, 16},
+	}
+	for _, c := range cases {
+		if got := d.Select(c.b); got.Runtime != c.rt || got.Padded != c.pad {
+			t.Errorf("%s: %s padded %d, want %s padded %d", c.name, got.Runtime, got.Padded, c.rt, c.pad)
+		}
+	}
+	// Full decode graphs are captured for 4…32 tokens (4, 8, 16, 24, 32),
+	// piecewise for every size up to 64.
+	if c := d.Capture(); c.FullGraphs != 5 || c.PiecewiseGraphs != len(d.Sizes) || d.MaxCaptureSize() != 64 {
+		t.Errorf("capture %+v for sizes %v", c, d.Sizes)
+	}
+}

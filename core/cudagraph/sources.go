@@ -15,6 +15,8 @@ var sources = map[string]hardware.Source{
 		Note: "CUDAGraphMode, splitting ops, default capture sizes, padding and dispatch"},
 	"VLLM-CGSIZES": {Ref: "vllm-project/vllm @ 000fc94b, vllm/config/vllm.py (VllmConfig._set_cudagraph_sizes)",
 		Note: "newest default capture sizes: max_num_batched_tokens appended when it is within the maximum capture size; 1,024 ceiling on Blackwell data-centre GPUs"},
+	"VLLM-CGSPEC": {Ref: "vllm-project/vllm, vllm/config/vllm.py @ 09f030e (_set_cudagraph_sizes: decode_query_len = 1 + num_speculative_tokens), vllm/config/compilation.py @ 002284d (adjust_cudagraph_sizes_for_spec_decode), vllm/v1/cudagraph_dispatcher.py @ 009eec3 (initialize_cudagraph_keys)",
+		Note: "with speculative decoding the largest capture size is min(2·max_num_seqs·(1 + k), 512, max_num_batched_tokens), sizes are rounded up to multiples of 1 + k for full decode graphs, and full decode keys run from 1 + k to (1 + k)·max_num_seqs"},
 	"VLLM-23739": {Ref: "https://github.com/vllm-project/vllm/issues/23739",
 		Note: "vLLM log: 53/53 shapes captured, \"Graph capturing finished in 2 secs, took 0.45 GiB\""},
 	"VLLM-25444": {Ref: "https://github.com/vllm-project/vllm/pull/25444",

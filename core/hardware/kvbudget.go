@@ -26,25 +26,39 @@ import (
 const GiB = 1 << 30
 
 // engineMemory is the total device memory the engine sees
-// (torch.cuda.mem_get_info's total, which vLLM logs as total_memory), for
-// the parts where a log gives it. nvidia-smi shows more (81,559 MiB =
-// 79.65 GiB on an H100 SXM); the datasheet's "80 GB" is neither.
+// (torch.cuda.mem_get_info's total, which vLLM logs as total_memory and
+// PyTorch's out-of-memory message prints as "a total capacity of"), for
+// the parts where a log gives it. It is not the datasheet's figure: on
+// HBM parts sold in decimal gigabytes it is more (79.15 GiB on an
+// A100-80GB, 139.80 GiB on an H200, not 74.51 and 131.32), and a little
+// less than NVML's (nvidia-smi: 81,559 MiB = 79.65 GiB on an H100 SXM,
+// 143,771 MiB = 140.40 GiB on an H200).
 var engineMemory = map[string]struct {
-	gib    float64
-	source string
+	gib float64
+	// source is a KVSource tag or a URL; what says in words where the
+	// figure was read.
+	source, what string
 }{
-	"h100-sxm": {79.19, "LLMD-V019"}, // "worker init memory snapshot: … total_memory=79.19GiB"
+	"h100-sxm": {79.19, "LLMD-V019", "vLLM v0.19's start-up log, total_memory=79.19GiB"},
+	"a100-80gb-sxm": {79.15, "https://github.com/vllm-project/vllm/issues/8903",
+		"PyTorch's out-of-memory message in a vLLM start-up on A100-80GB, \"a total capacity of 79.15 GiB\""},
+	"h200-sxm": {139.80, "https://thundergolfer.com/blog/nvidia-gpu-memory-capacity",
+		"PyTorch's out-of-memory message on H200 in public logs, \"a total capacity of 139.80 GiB\", against NVML's 143,771 MiB = 140.40 GiB"},
 }
 
 // EngineMemory is the device memory an engine on g sees, in bytes, and the
-// citation tag it comes from; for a part without a logged figure it is the
-// datasheet's MemoryBytes and the tag is empty.
+// citation it comes from (a KVSource tag or a URL); for a part without a
+// logged figure it is the datasheet's MemoryBytes and the citation is empty.
 func EngineMemory(g GPU) (int64, string) {
 	if e, ok := engineMemory[g.ID]; ok {
 		return int64(math.Round(e.gib * GiB)), e.source
 	}
 	return g.MemoryBytes, ""
 }
+
+// EngineMemoryWhere says in words where EngineMemory's figure for g was
+// read, "" for the datasheet's.
+func EngineMemoryWhere(g GPU) string { return engineMemory[g.ID].what }
 
 // WeightFormat is how a checkpoint's weights are stored in GPU memory.
 type WeightFormat string

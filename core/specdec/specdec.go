@@ -94,7 +94,19 @@ func (a *Acceptance) Verify(gamma int) int {
 // sequences that all hold Context tokens: the target's and the draft's
 // steps as their timers price them.
 type Pricing struct {
+	// Target and Draft price the models' steps in an engine that does not
+	// speculate: Target the plain decode step, the baseline.
 	Target, Draft scheduler.Timer
+	// Spec, when set, returns the timers of an engine that speculates γ
+	// tokens per sequence, whose dispatch differs (vLLM sizes its CUDA
+	// graphs for verify steps of γ + 1 tokens): the target that verifies
+	// and the draft that proposes. Nil uses Target and Draft.
+	Spec func(gamma int) (target, draft scheduler.Timer)
+	// FixedC, when true, prices each draft step at C plain decode steps
+	// (Leviathan's cost coefficient, set rather than derived from the
+	// draft's own step model).
+	FixedC bool
+	C      float64
 	// Steps counts the steps priced (for a caller's work bound).
 	Steps int
 }
@@ -107,22 +119,41 @@ func batchOf(n, newTokens, context int) []scheduler.Work {
 	return w
 }
 
+// timers are the target and draft timers of an engine speculating γ.
+func (p *Pricing) timers(gamma int) (target, draft scheduler.Timer) {
+	if p.Spec != nil {
+		return p.Spec(gamma)
+	}
+	return p.Target, p.Draft
+}
+
 // Decode is one plain target decode step: one token per sequence.
 func (p *Pricing) Decode(batch, context int) float64 {
 	p.Steps++
 	return p.Target.StepSeconds(batchOf(batch, 1, context))
 }
 
-// Verify is the target's scoring pass: γ + 1 tokens per sequence.
+// Verify is the target's scoring pass: γ + 1 tokens per sequence, in the
+// engine that speculates γ.
 func (p *Pricing) Verify(batch, context, gamma int) float64 {
 	p.Steps++
-	return p.Target.StepSeconds(batchOf(batch, gamma+1, context))
+	t, _ := p.timers(gamma)
+	return t.StepSeconds(batchOf(batch, gamma+1, context))
 }
 
-// DraftStep is one draft step over newTokens per sequence.
+// DraftStep is one draft step over newTokens per sequence, in an engine
+// that does not speculate.
 func (p *Pricing) DraftStep(batch, context, newTokens int) float64 {
 	p.Steps++
 	return p.Draft.StepSeconds(batchOf(batch, newTokens, context))
+}
+
+// specDraftStep is one draft step over newTokens per sequence in the
+// engine that speculates γ.
+func (p *Pricing) specDraftStep(batch, context, newTokens, gamma int) float64 {
+	p.Steps++
+	_, d := p.timers(gamma)
+	return d.StepSeconds(batchOf(batch, newTokens, context))
 }
 
 // Round is one round of speculative decoding priced for a batch.
@@ -140,13 +171,19 @@ type Round struct {
 // PriceRound prices a round of γ drafted tokens for batch sequences at
 // context tokens, with acceptance α: the draft's first step takes in
 // round(E[tokens]) tokens per sequence (what the last round yielded on
-// average), then γ − 1 single-token steps.
+// average), then γ − 1 single-token steps; with FixedC every draft step
+// costs C plain decode steps instead.
 func (p *Pricing) PriceRound(batch, context, gamma int, alpha float64) Round {
 	e := ExpectedTokens(alpha, gamma)
 	r := Round{Tokens: e, Decode: p.Decode(batch, context), Verify: p.Verify(batch, context, gamma)}
-	r.Draft = p.DraftStep(batch, context, max(1, int(math.Round(e))))
-	if gamma > 1 {
-		r.Draft += float64(gamma-1) * p.DraftStep(batch, context, 1)
+	switch {
+	case p.FixedC:
+		r.Draft = float64(gamma) * p.C * r.Decode
+	default:
+		r.Draft = p.specDraftStep(batch, context, max(1, int(math.Round(e))), gamma)
+		if gamma > 1 {
+			r.Draft += float64(gamma-1) * p.specDraftStep(batch, context, 1, gamma)
+		}
 	}
 	r.Speedup = e * r.Decode / (r.Draft + r.Verify)
 	return r

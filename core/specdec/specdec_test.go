@@ -144,3 +144,46 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// Theorem 3.8 at each row's α, γ and c gives the paper's own Expected
+// column (Table 4) to within 0.1: the inputs are printed rounded (α to two
+// decimals, c to one significant figure), which moves the result by up to
+// 0.07 (EnDe T5-base at temperature 1: 2.35 against 2.4).
+func TestLeviathanTable4Expected(t *testing.T) {
+	if len(LeviathanTable4) != 12 {
+		t.Fatalf("%d rows, the table has 12", len(LeviathanTable4))
+	}
+	for _, r := range LeviathanTable4 {
+		if got := Improvement(r.Alpha, r.C, r.Gamma); math.Abs(got-r.Expected) > 0.1 {
+			t.Errorf("%s %s temp %d: Theorem 3.8 gives %.3f, the paper's Exp is %.1f", r.Task, r.Draft, r.Temp, got, r.Expected)
+		}
+	}
+}
+
+// A set cost coefficient prices each draft step at c plain decode steps:
+// with a verify pass as cheap as a decode step the round's speedup is
+// Theorem 3.8's.
+func TestFixedC(t *testing.T) {
+	p := &Pricing{Target: flat{0.01}, Draft: flat{0.5}, FixedC: true, C: 0.02}
+	r := p.PriceRound(1, 100, 7, 0.75)
+	if want := Improvement(0.75, 0.02, 7); math.Abs(r.Speedup-want) > 1e-12 {
+		t.Errorf("speedup %v, want Theorem 3.8's %v", r.Speedup, want)
+	}
+}
+
+// A speculating engine's timers price the verify pass and the drafts; the
+// baseline decode step keeps the plain engine's.
+func TestSpecTimers(t *testing.T) {
+	p := &Pricing{Target: flat{0.01}, Draft: flat{0.002}, Spec: func(gamma int) (scheduler.Timer, scheduler.Timer) {
+		return flat{0.008}, flat{0.001}
+	}}
+	r := p.PriceRound(1, 100, 4, 0.5)
+	if r.Decode != 0.01 || r.Verify != 0.008 || math.Abs(r.Draft-0.004) > 1e-15 {
+		t.Errorf("round %+v: want decode 0.01 (plain), verify 0.008 and drafts 4 × 0.001 (speculating engine)", r)
+	}
+}
+
+// flat prices every step at the same seconds.
+type flat struct{ s float64 }
+
+func (f flat) StepSeconds([]scheduler.Work) float64 { return f.s }

@@ -235,7 +235,7 @@ func (disaggregationSim) build(v Values) (*Script, error) {
 func runDisaggregation(v Values) (*disaggRun, error) {
 	const bs = disaggBlock
 	tp := v.Int("tp")
-	e, err := newTPEngine(v, tp, bs, v.Int("budget"))
+	e, err := newTPEngine(v, tp, "tp", bs, v.Int("budget"))
 	if err != nil {
 		return nil, err
 	}

@@ -576,3 +576,39 @@ func (r routingRun) busiest() int {
 	}
 	return best
 }
+
+// gpusText names a worker's GPUs: "H100 SXM" for one, "4× H100 SXM" for a
+// TP group.
+func (e *engine) gpusText() string {
+	if e.tp > 1 {
+		return fmt.Sprintf("%d× %s", e.tp, e.gpu.Name)
+	}
+	return e.gpu.Name
+}
+
+// modelText names the model with its weights' format when it is not BF16:
+// "Llama-3.1-70B FP8".
+func (e *engine) modelText() string {
+	if e.weights == hardware.WeightsFP8 {
+		return e.model.Name + " FP8"
+	}
+	return e.model.Name
+}
+
+// workersText is n workers of this engine: "4 H100 SXM workers", or "4
+// workers of 4× H100 SXM" for TP groups.
+func (e *engine) workersText(n int) string {
+	if e.tp > 1 {
+		return fmt.Sprintf("%d workers of %d× %s", n, e.tp, e.gpu.Name)
+	}
+	return fmt.Sprintf("%d %s workers", n, e.gpu.Name)
+}
+
+// oneWorkerText is one worker of this engine: "one H100 SXM", or "4× H100
+// SXM (one TP group)".
+func (e *engine) oneWorkerText() string {
+	if e.tp > 1 {
+		return e.gpusText() + " (one TP group)"
+	}
+	return "one " + e.gpu.Name
+}

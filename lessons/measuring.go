@@ -31,7 +31,7 @@ var measuring = &Lesson{
 		{Term: "SLO", Aliases: []string{"service level objective"}, Definition: "The latency a request must meet to count as served well.", Find: "SLO"},
 	},
 	Params: []Param{
-		gpuParam, modelParam, graphParam,
+		gpuParam, modelParam, tpParam(), weightParam, graphParam,
 		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 20, Min: 1, Max: 600, Step: 1},
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 128, Min: 0.1, Max: 1000, Step: 0.1},
@@ -89,9 +89,14 @@ func checkMeasuring(v Values) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTP(v, m); err != nil {
+		return err
+	}
 	prompts, outputs := chatLengths(m)
 	longest := prompts.Max + outputs.Max
-	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(longest), Positions: longest},
+	fit := engineFit(v, g, m)
+	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(longest), longest
+	if err := checkFit(v, fit,
 		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}); err != nil {
 		return err
 	}
@@ -219,6 +224,7 @@ func pointOf(rate float64, s *scheduler.Scheduler, cfg scheduler.Config, slo sch
 
 // measuringRun is the load sweep the lesson ran.
 type measuringRun struct {
+	e     *engine
 	gpu   hardware.GPU
 	model hardware.Model
 	// duration is the arrival window per rate in seconds; lo and hi the
@@ -257,7 +263,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 	if err != nil {
 		return measuringRun{}, err
 	}
-	r := measuringRun{gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
+	r := measuringRun{e: e, gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
 		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms"), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
 	slo := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
 	prompts, outputs := chatLengths(e.model)
@@ -514,9 +520,9 @@ func (r measuringRun) script() *Script {
 	first := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, markRef("guide:slo", "the SLO"))
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
-		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
-			"%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, r.engineText(), sloText, r.sloTPOT),
+		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on %s serving %s. "+
+			"%s%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
+			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.e.oneWorkerText(), r.e.modelText(), r.engineText(), precisionNote(r.e), sloText, r.sloTPOT),
 		Scenes:   []scene.Scene{first, pointCards(r.first())},
 		Mentions: []scene.Mention{mention(sloText, "ttft", "guide:slo")},
 	})

@@ -89,7 +89,7 @@ func TestDisaggregationConditional(t *testing.T) {
 		}
 		return r
 	}
-	r := run(map[string]string{"conditional": "on", "max_prefill_queue_size": "0", "requests": "30"})
+	r := run(map[string]string{"conditional": "queue_length", "max_prefill_queue_size": "0", "requests": "30"})
 	if got := r.compared.Disagg.Local; got != 30 || r.compared.Disagg.Remote != 0 {
 		t.Errorf("%d local and %d remote prefills, want all 30 local", got, r.compared.Disagg.Remote)
 	}
@@ -97,12 +97,38 @@ func TestDisaggregationConditional(t *testing.T) {
 		t.Error("local prefills on the decode worker should bring the ITL spikes back")
 	}
 	// Long prompts and an empty queue: the rule sends them remote.
-	r = run(map[string]string{"conditional": "on", "max_prefill_queue_size": "1000", "requests": "30"})
+	r = run(map[string]string{"conditional": "queue_length", "max_prefill_queue_size": "1000", "requests": "30"})
 	if got := r.compared.Disagg.Local; got != 0 {
 		t.Errorf("%d local prefills of 2,048+-token prompts with max_local_prefill_length 1000", got)
 	}
 	if r.followed.index < 0 || !r.followed.journey.Remote || r.longPrompts != 30 {
 		t.Errorf("followed request %d (remote %v), %d long prompts", r.followed.index, r.followed.journey.Remote, r.longPrompts)
+	}
+	// Dynamo's current policy (IslBounding, 2,048 tokens and 0.7) sends
+	// short fresh prompts remote: none of their tokens is cached, a share
+	// of 1 ≥ 0.7. Under the first releases' rule (1,000 tokens, queue 2)
+	// the same 512–900-token prompts stayed on their decode worker.
+	short := map[string]string{"prompt_min": "512", "prompt_max": "900", "requests": "20"}
+	for policy, local := range map[string]int{"isl_bounding": 0, "isl_or_load": 0, "queue_length": 20} {
+		set := map[string]string{"conditional": policy}
+		for k, x := range short {
+			set[k] = x
+		}
+		if r := run(set); r.compared.Disagg.Local != local {
+			t.Errorf("%s on 512–900-token prompts: %d prefilled locally, want %d", policy, r.compared.Disagg.Local, local)
+		}
+	}
+	if p, _ := disaggregation.Param("eff_isl_threshold"); p.Default != 2048 {
+		t.Errorf("eff_isl_threshold default %v, want Dynamo's 2,048", p.Default)
+	}
+	if p, _ := disaggregation.Param("eff_isl_ratio_threshold"); p.Default != 0.7 {
+		t.Errorf("eff_isl_ratio_threshold default %v, want Dynamo's 0.7", p.Default)
+	}
+	// PrefillLoad with a busy line of 0: every prompt after the first finds
+	// the prefill worker busy while it still holds pending tokens.
+	r = run(map[string]string{"conditional": "prefill_load", "router_queue_threshold": "0", "rate": "20", "requests": "30"})
+	if r.compared.Disagg.Local == 0 || r.compared.Disagg.Remote == 0 {
+		t.Errorf("prefill_load at threshold 0 and 20 req/s: %d local, %d remote; want both", r.compared.Disagg.Local, r.compared.Disagg.Remote)
 	}
 }
 

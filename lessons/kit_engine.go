@@ -188,13 +188,23 @@ func stepsWork(steps []scheduler.Step) int64 {
 // 3.7–3.9 million units counted without it).
 func streamedWork(m hardware.Model) int64 { return int64(3 * m.Layers / 2) }
 
+// streamedWorkTP is streamedWork for a worker of tp GPUs: at tp > 1 each
+// layer issues two all-reduces beside its ten kernels (core/hardware's
+// kernel list), so a streamed step walks 12/10 as many.
+func streamedWorkTP(m hardware.Model, tp int) int64 {
+	if tp > 1 {
+		return int64(9 * m.Layers / 5)
+	}
+	return streamedWork(m)
+}
+
 // pricedStepsWork is stepsWork with streamedWork added for each step that
 // a dispatcher of mode with these max_num_seqs and token budget streams:
 // what a scheduler run priced by e.timer costs.
 func (e *engine) pricedStepsWork(steps []scheduler.Step, seqs, budget int) int64 {
 	d := cudagraph.New(e.mode, seqs, budget)
 	w := stepsWork(steps)
-	per := streamedWork(e.model)
+	per := streamedWorkTP(e.model, e.tp)
 	var seqBuf []hardware.Chunk
 	for _, st := range steps {
 		// The dispatcher reads a batch's token count and whether every
@@ -225,7 +235,7 @@ type streamCounter struct {
 
 // countingTimer is e.timer with its streamed steps counted.
 func (e *engine) countingTimer(maxNumSeqs, budget int) *streamCounter {
-	return &streamCounter{Timer: e.timer(maxNumSeqs, budget), d: cudagraph.New(e.mode, maxNumSeqs, budget), per: streamedWork(e.model)}
+	return &streamCounter{Timer: e.timer(maxNumSeqs, budget), d: cudagraph.New(e.mode, maxNumSeqs, budget), per: streamedWorkTP(e.model, e.tp)}
 }
 
 // StepSeconds prices one step, counting it when it is streamed.
@@ -238,13 +248,13 @@ func (c *streamCounter) StepSeconds(b []scheduler.Work) float64 {
 
 // pricedRequestWork bounds what serving reqs costs beyond requestWork
 // when steps are priced kernel by kernel under mode (graph_mode), on a
-// model of m with these max_num_seqs and token budget: streamedWork for
+// model of m on tp GPUs with these max_num_seqs and token budget: streamedWorkTP for
 // each prefill chunk (a step that carries one is streamed outside FULL
 // mode within the captured sizes) and, under none or piecewise, for each
 // output token (a request running alone is a step per token), else for
 // each output token over the largest captured size (a decode batch past it
 // is streamed). An upper bound: requests that share steps share them.
-func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.Model, seqs, budget int) int64 {
+func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.Model, tp, seqs, budget int) int64 {
 	d := cudagraph.New(mode, seqs, budget)
 	var chunks, outputs int64
 	for _, r := range reqs {
@@ -261,7 +271,7 @@ func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.
 	default:
 		streamed += outputs / captured
 	}
-	return streamed * streamedWork(m)
+	return streamed * streamedWorkTP(m, tp)
 }
 
 // graphMode is the values' graph_mode, vLLM's default without the knob.

@@ -110,7 +110,7 @@ func checkMeasuring(v Values) error {
 		return Relation("duration_s", v.TextOf("duration_s"), fmt.Sprintf("a sweep that re-simulates in about a second: %s requests (%s rates, each rate × duration_s, at most 3,000) "+
 			"of chat length with max_num_seqs = %d and max_num_batched_tokens = %d come to about %s units of work (each step 8, each step priced kernel by kernel %d more (graph_mode %s, %d layers), each request in a step 1), over the bound of %s; "+
 			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", comma(reqs), v.TextOf("points"), seqs, budget, comma(int(est)),
-			streamedWork(m), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
+			streamedWorkTP(m, workerTP(v)), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func measuringWork(v Values, step float64, prompts, outputs workload.LongTail, e
 		case e.mode == cudagraph.Full && budget <= d.MaxCaptureSize():
 			streamed = 0
 		}
-		work += float64(advances) + steps*stepWork + streamed*float64(streamedWork(e.model))
+		work += float64(advances) + steps*stepWork + streamed*float64(streamedWorkTP(e.model, e.tp))
 		requests += counts[i]
 	}
 	return requests, work

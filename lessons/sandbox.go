@@ -79,7 +79,7 @@ func sandboxWork(v Values, work []workload.Request) int64 {
 	if err != nil {
 		return requestWork(work)
 	}
-	return requestWork(work) + pricedRequestWork(work, graphMode(v), m, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
+	return requestWork(work) + pricedRequestWork(work, graphMode(v), m, workerTP(v), v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
 }
 
 // withDefaultGraphs is v with graph_mode at vLLM's default.
@@ -97,7 +97,7 @@ func pricedRule(v Values) string {
 		return ""
 	}
 	return fmt.Sprintf("%d per step priced kernel by kernel (%s's %d layers: with graph_mode %s, every prefill chunk of max_num_batched_tokens%s)",
-		streamedWork(m), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[graphMode(v) == cudagraph.None || graphMode(v) == cudagraph.Piecewise])
+		streamedWorkTP(m, workerTP(v)), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[graphMode(v) == cudagraph.None || graphMode(v) == cudagraph.Piecewise])
 }
 
 // sandboxFit is the shared feasibility check (hardware.Fit) for one worker

@@ -139,12 +139,12 @@ func TestConditionalDisaggPolicies(t *testing.T) {
 		remote bool
 	}{
 		// IslBounding: Dynamo's own test cases, with 64-token blocks.
-		{IslBounding, ConditionalInput{Prompt: 1000, Cached: 14 * 64}, false},       // eff 104, ratio 0.104
-		{IslBounding, ConditionalInput{Prompt: 100_000, Cached: 64_000}, true},      // eff 36k ≥ 2,048
-		{IslBounding, ConditionalInput{Prompt: 200}, true},                          // ratio 1.0 ≥ 0.7
-		{IslBounding, ConditionalInput{Prompt: 3000, Cached: 2000}, false},          // eff 1,000, ratio 0.33
-		{IslBounding, ConditionalInput{Prompt: 2048 + 4096, Cached: 4096}, true},    // eff = 2,048: strict <
-		{IslBounding, ConditionalInput{Prompt: 3000, PrefillWaiting: 50}, true},     // the queue is not read
+		{IslBounding, ConditionalInput{Prompt: 1000, Cached: 14 * 64}, false},                        // eff 104, ratio 0.104
+		{IslBounding, ConditionalInput{Prompt: 100_000, Cached: 64_000}, true},                       // eff 36k ≥ 2,048
+		{IslBounding, ConditionalInput{Prompt: 200}, true},                                           // ratio 1.0 ≥ 0.7
+		{IslBounding, ConditionalInput{Prompt: 3000, Cached: 2000}, false},                           // eff 1,000, ratio 0.33
+		{IslBounding, ConditionalInput{Prompt: 2048 + 4096, Cached: 4096}, true},                     // eff = 2,048: strict <
+		{IslBounding, ConditionalInput{Prompt: 3000, PrefillWaiting: 50}, true},                      // the queue is not read
 		{IslBounding, ConditionalInput{Prompt: 900, PrefillActive: busy, PrefillBudget: 8192}, true}, // nor the load
 		// PrefillLoad: only the chosen prefill worker's load.
 		{PrefillLoad, ConditionalInput{Prompt: 900, PrefillActive: busy, PrefillBudget: 8192}, false},

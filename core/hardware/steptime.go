@@ -474,7 +474,7 @@ type StepModel struct {
 	// other GEMM, as the TRT-LLM engines of the validation cases are.
 	EdgesBF16 bool
 	Eff       Efficiency
-	AllReduce         AllReduce
+	AllReduce AllReduce
 	// Dispatcher issues the kernels; nil means Eager{PerLaunchPython}.
 	Dispatcher Dispatcher
 	Host       HostOverhead

@@ -81,6 +81,11 @@ var disaggregation = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "41", "budget": "297", "decode_workers": "8", "prefill_workers": "8", "gpu": "h200-sxm", "link": "tcpxo", "model": "llama-3.1-8b", "tp": "1", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2", "output_max": "2048", "slo_tpot_ms": "1000", "slo_ttft_ms": "1"},
+		// Per-pool TP and FP8 weights: the 16-worker corner with decode on
+		// TP 8, and the default stream on Dynamo's recipe, where both
+		// capacity searches take what the bound leaves.
+		{"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_tp": "1", "decode_tp": "8", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"},
+		{"weight_dtype": "fp8", "tp": "2", "prefill_tp": "2", "decode_tp": "4", "prefill_workers": "2", "slo_p99_tbt_ms": "50", "slo_ttft_ms": "1000"},
 	},
 }
 

@@ -59,6 +59,9 @@ var measuring = &Lesson{
 		{"duration_s": "306", "rate_min": "0.1", "rate_max": "2", "points": "12"},
 		{"duration_s": "71"},
 		{"duration_s": "38", "graph_mode": "none"},
+		// TP 8 and FP8 weights: more, shorter steps, each with two
+		// all-reduces a layer.
+		{"duration_s": "38", "graph_mode": "none", "tp": "8", "weight_dtype": "fp8"},
 	},
 }
 
@@ -374,7 +377,10 @@ func runMeasuring(v Values) (measuringRun, error) {
 	r.plan = plan
 	search, ok := sweptBracket(rates, meets, plan.probes)
 	if !ok {
-		search = slo.Search{Lo: r.lo, Hi: r.hi, Probes: slo.MinProbes} // outside the sweep: its ends say which side
+		// Outside the sweep: its ends say which side. The ends are the
+		// swept rates themselves (logspace's last rate may differ from
+		// rate_max in the last bit), so both probes reuse the sweep's runs.
+		search = slo.Search{Lo: rates[0], Hi: rates[len(rates)-1], Probes: slo.MinProbes}
 	}
 	if r.capacity, err = measuringProber(v, e, r.budget, prompts, outputs, swept).search(search, r.objective); err != nil {
 		return measuringRun{}, err

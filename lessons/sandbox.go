@@ -66,6 +66,9 @@ var sandbox = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
+		// FP8 weights and TP 8 on the heaviest shapes.
+		{"requests": "1316", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
+		{"graph_mode": "none", "rate": "0.1", "requests": "334", "tp": "8", "workload": "plain"},
 	},
 }
 

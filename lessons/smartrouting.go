@@ -80,6 +80,8 @@ var smartRouting = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "222", "overload_requests": "8", "hot_share": "0", "prefix_tokens": "16", "workers": "14"},
+		// TP 8 on the heaviest stream.
+		{"hot_share": "0", "overload_requests": "8", "prefix_tokens": "16", "requests": "222", "tp": "8", "workers": "14"},
 	},
 	sim: smartRoutingSim{},
 }

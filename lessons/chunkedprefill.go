@@ -31,7 +31,7 @@ var chunkedPrefill = &Lesson{
 		{Term: "ITL", Aliases: []string{"inter-token latency"}, Definition: "The gap between two consecutive output tokens of a request.", Find: "gap between tokens"},
 	},
 	Params: []Param{
-		gpuParam, modelParam, graphParam,
+		gpuParam, modelParam, weightParam, graphParam,
 		{Key: "decodes", Label: "Running decodes", Help: "Requests already generating when the long prompt arrives.", Kind: Int, Default: 16, Min: 1, Max: 256, Step: 1},
 		{Key: "context", Label: "Decode context", Unit: "tokens", Help: "Tokens each running decode already holds.", Kind: Int, Default: 1024, Min: 1, Max: 32768, Step: 1},
 		{Key: "long_prompt", Label: "Long prompt", Unit: "tokens", Kind: Int, Default: 4000, Min: 64, Max: 32768, Step: 64},
@@ -101,9 +101,9 @@ func prefillOut(n, ctx, long, budget int) int {
 // prefillFit is what a run with this budget holds at once: n decodes of
 // ctx + out tokens and the long prompt, the whole prompt in one step
 // without chunking.
-func prefillFit(g hardware.GPU, m hardware.Model, n, ctx, long, budget int) hardware.Fit {
+func prefillFit(g hardware.GPU, m hardware.Model, w hardware.WeightFormat, n, ctx, long, budget int) hardware.Fit {
 	out := prefillOut(n, ctx, long, budget)
-	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: n + long,
+	return hardware.Fit{GPU: g, Model: m, FixedTP: true, Weights: w, BatchedTokens: n + long,
 		KVTokens: int64(n)*int64(ctx+out) + int64(long+prefillAfter), Positions: ctx + out}
 }
 
@@ -119,14 +119,14 @@ func checkChunkedPrefill(v Values) error {
 	if err != nil {
 		return err
 	}
-	long1 := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: n + long, KVTokens: int64(long + prefillAfter), Positions: long + prefillAfter}
+	long1 := hardware.Fit{GPU: g, Model: m, FixedTP: true, Weights: weightFormat(v), BatchedTokens: n + long, KVTokens: int64(long + prefillAfter), Positions: long + prefillAfter}
 	if err := checkFit(v, long1, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "long_prompt", hardware.LimitPositions: "long_prompt"}); err != nil {
 		return err
 	}
-	if err := checkFit(v, prefillFit(g, m, n, ctx, long, budget), fitKnobs{hardware.LimitKV: "decodes", hardware.LimitPositions: "context"}); err != nil {
+	if err := checkFit(v, prefillFit(g, m, weightFormat(v), n, ctx, long, budget), fitKnobs{hardware.LimitKV: "decodes", hardware.LimitPositions: "context"}); err != nil {
 		return err
 	}
-	if w := prefillWork(g, m, n, ctx, long, budget); w > chunkedWorkLimit {
+	if w := prefillWork(g, m, weightFormat(v), n, ctx, long, budget); w > chunkedWorkLimit {
 		return Relation("long_prompt", strconv.Itoa(long), fmt.Sprintf("runs that re-simulate in about a second: %d decodes riding along a %s-token prompt cut into %s chunks of chunk_size − decodes = %d tokens, "+
 			"across the budget sweep, come to about %s units of work (each step 8, each request in a step 1), over the bound of %s; "+
 			"shorten long_prompt, run fewer decodes or raise chunk_size", n, comma(long), comma((long+budget-n-1)/(budget-n)), budget-n, comma(int(w)), comma(chunkedWorkLimit)))
@@ -148,12 +148,12 @@ var prefillBudgets = []int{64, 128, 256, 512, 1024, 2048, 4096, 8192}
 // run, the chunked run and each sweep budget that fits, its steps (the
 // decodes' prompts at the budget, the warm-up, the prompt's chunks and its
 // tokens after) times the step's work, stepWork plus every request.
-func prefillWork(g hardware.GPU, m hardware.Model, n, ctx, long, budget int) float64 {
+func prefillWork(g hardware.GPU, m hardware.Model, wf hardware.WeightFormat, n, ctx, long, budget int) float64 {
 	per := float64(stepWork + n + 1)
 	w := per * float64(2+prefillWarm+prefillAfter) // whole prefill: prompts, then the long one, in one step each
 	w += per * float64(prefillSteps(n, ctx, long, budget))
 	for _, b := range prefillBudgets {
-		if b > n && prefillFit(g, m, n, ctx, long, b).Check() == nil {
+		if b > n && prefillFit(g, m, wf, n, ctx, long, b).Check() == nil {
 			w += per * float64(prefillSteps(n, ctx, long, b))
 		}
 	}
@@ -238,6 +238,7 @@ type budgetPoint struct {
 // chunkedPrefillRun is the scenario run twice (whole prefill, chunked) and
 // the budget sweep.
 type chunkedPrefillRun struct {
+	e                              *engine
 	gpu                            hardware.GPU
 	model                          hardware.Model
 	decodes, context, long, budget int
@@ -270,7 +271,7 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 	if err != nil {
 		return chunkedPrefillRun{}, err
 	}
-	r := chunkedPrefillRun{gpu: e.gpu, model: e.model, decodes: v.Int("decodes"), context: v.Int("context"), long: v.Int("long_prompt"), budget: v.Int("chunk_size")}
+	r := chunkedPrefillRun{e: e, gpu: e.gpu, model: e.model, decodes: v.Int("decodes"), context: v.Int("context"), long: v.Int("long_prompt"), budget: v.Int("chunk_size")}
 	if r.whole, err = runPrefill(e, v, false, r.budget); err != nil {
 		return chunkedPrefillRun{}, err
 	}
@@ -280,7 +281,7 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 	for _, b := range prefillBudgets {
 		// Only budgets whose run the GPU could hold: small budgets keep
 		// the decodes running longer.
-		if b <= r.decodes || prefillFit(e.gpu, e.model, r.decodes, r.context, r.long, b).Check() != nil {
+		if b <= r.decodes || prefillFit(e.gpu, e.model, e.weights, r.decodes, r.context, r.long, b).Check() != nil {
 			continue
 		}
 		pr, err := runPrefill(e, v, true, b)
@@ -541,8 +542,8 @@ func (r chunkedPrefillRun) script() *Script {
 	sweep, sweepMentions, sweepText := r.sweepScene()
 	s.Steps = []Step{{
 		Title: "Decodes in steady state",
-		Narration: fmt.Sprintf("%d %s decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: %s.",
-			whole.running, plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, comma(r.context), steadyText),
+		Narration: fmt.Sprintf("%d %s decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: %s.%s",
+			whole.running, plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, comma(r.context), steadyText, precisionNote(r.e)),
 		Scenes:   []scene.Scene{steady, r.steadyCards()},
 		Mentions: steadyMentions,
 	}, {

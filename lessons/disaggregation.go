@@ -24,7 +24,7 @@ var disaggregation = &Lesson{
 	Part:    "Part 12 §3.1, formulation 3",
 	Summary: "Monolithic workers stall their decodes whenever they prefill a long prompt; separate prefill and decode pools keep ITL smooth but move every prompt's KV over a link: T = α + B·S_block/(BW·η).",
 	Engine: "NVIDIA Dynamo disaggregated serving (docs/architecture/disagg_serving.md and docs/router/kv_cache_routing.md @ 391befc: prefill worker → NIXL KV transfer → decode worker; DisaggRouterConf's conditional rule) over vLLM v1 workers with chunked prefill (core/cluster, core/scheduler), steps priced by core/hardware with CUDA graphs. " +
-		"Simplified: both pools use the same GPUs and TP degree, and the decode worker receives the KV through its prefix cache, recomputing the prompt's last partial block.",
+		"Simplified: both pools use the same GPUs, each GPU of the smaller TP group is one path for the KV, and the decode worker receives the KV through its prefix cache, recomputing the prompt's last partial block.",
 	Group: "cluster", Rank: 20, Thumb: scene.KindCluster,
 	Terms: []Term{
 		{Term: "NIXL", Definition: "NVIDIA Inference Xfer Library: moves KV blocks between GPUs, hosts and storage over RDMA.", Find: "Formulation 3"},
@@ -33,7 +33,10 @@ var disaggregation = &Lesson{
 	Params: []Param{
 		gpuParam,
 		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},
-		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Each worker is a tensor-parallel group; each GPU holds and sends its share of the KV.", Kind: Int, Default: 4, Min: 1, Max: 8, Step: 1},
+		weightParam,
+		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Each worker is a tensor-parallel group; each GPU holds and sends its share of the KV. The monolithic workers' TP, and both pools' unless prefill_tp or decode_tp is set.", Kind: Int, Default: 4, Min: 1, Max: 8, Step: 1},
+		{Key: "prefill_tp", Label: "Prefill workers' TP", Unit: "GPUs", Help: "GPUs per prefill worker; 0: the same as tp. Dynamo's recipes give prefill a smaller TP than decode.", Kind: Int, Default: 0, Min: 0, Max: 8, Step: 1},
+		{Key: "decode_tp", Label: "Decode workers' TP", Unit: "GPUs", Help: "GPUs per decode worker; 0: the same as tp.", Kind: Int, Default: 0, Min: 0, Max: 8, Step: 1},
 		{Key: "prefill_workers", Label: "Prefill workers", Help: "The monolithic run uses prefill + decode workers.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "decode_workers", Label: "Decode workers", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "link", Label: "Prefill → decode link", Help: "Measured GPU-to-GPU paths; NVLink only within one node.", Kind: Choice, Choices: []string{"ib-ndr", "nvlink4", "rdma-8x400", "tcpxo"}},
@@ -44,11 +47,15 @@ var disaggregation = &Lesson{
 		{Key: "output_min", Label: "Output min", Unit: "tokens", Kind: Int, Default: 100, Min: 2, Max: 2048, Step: 1},
 		{Key: "output_max", Label: "Output max", Unit: "tokens", Kind: Int, Default: 200, Min: 2, Max: 2048, Step: 1},
 		{Key: "budget", Label: "Token budget per step", Unit: "tokens", Help: "vLLM's max_num_batched_tokens (8,192 for the API server on H100-class GPUs); a prompt longer than what is left is chunked.", Kind: Int, Default: 8192, Min: 256, Max: 32768, Step: 256},
-		{Key: "conditional", Label: "Conditional disaggregation", Help: "Dynamo's rule: prefill on the decode worker unless the uncached prompt is long and the prefill queue short.", Kind: Choice, Choices: []string{"off", "on"}},
-		{Key: "max_local_prefill_length", Label: "max_local_prefill_length", Unit: "tokens", Kind: Int, Default: 1000, Min: 0, Max: 32768, Step: 1},
-		{Key: "max_prefill_queue_size", Label: "max_prefill_queue_size", Unit: "requests", Kind: Int, Default: 2, Min: 0, Max: 1000, Step: 1},
+		{Key: "conditional", Label: "Conditional disaggregation", Help: "Whether a decode worker may prefill a prompt itself. Dynamo's policies (lib/kv-router/src/conditional_disagg.rs): isl_bounding keeps a prompt local when its uncached part is short and a small share of it; prefill_load when the prefill worker is busy; isl_or_load when either. queue_length is the rule of Dynamo v0.1–v0.3: local unless the uncached prompt is long and the prefill queue short.", Kind: Choice, Choices: []string{"off", "isl_bounding", "prefill_load", "isl_or_load", "queue_length"}},
+		{Key: "eff_isl_threshold", Label: "isl_bounding: eff_isl_threshold", Unit: "tokens", Help: "Local only if the uncached prompt is under this (Dynamo's default 2,048).", Kind: Int, Default: cluster.DefaultEffISLThreshold, Min: 0, Max: 32768, Step: 1},
+		{Key: "eff_isl_ratio_threshold", Label: "isl_bounding: eff_isl_ratio_threshold", Help: "…and under this share of the prompt (Dynamo's default 0.7).", Kind: Float, Default: cluster.DefaultEffISLRatioThreshold, Min: 0, Max: 1, Step: 0.05},
+		{Key: "router_queue_threshold", Label: "prefill_load: router_queue_threshold", Unit: "× budget", Help: "The prefill worker is busy above this many times its max_num_batched_tokens of pending prefill tokens (Dynamo's default 4).", Kind: Float, Default: cluster.DefaultQueueThreshold, Min: 0, Max: 100, Step: 0.5},
+		{Key: "max_local_prefill_length", Label: "queue_length: max_local_prefill_length", Unit: "tokens", Kind: Int, Default: cluster.DefaultMaxLocalPrefillLength, Min: 0, Max: 32768, Step: 1},
+		{Key: "max_prefill_queue_size", Label: "queue_length: max_prefill_queue_size", Unit: "requests", Kind: Int, Default: cluster.DefaultMaxPrefillQueueSize, Min: 0, Max: 1000, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: Float, Default: 40, Min: 1, Max: 1000, Step: 1},
+		sloKnobs[0], sloKnobs[1],
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -70,10 +77,15 @@ var disaggregation = &Lesson{
 		{"requests": "200"},
 		{"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"},
 		{"requests": "106", "model": "llama-3.1-8b", "tp": "1", "rate": "0.1", "prompt_min": "16", "prompt_max": "16", "output_min": "2048", "output_max": "2048"},
-		{"requests": "89", "budget": "256", "conditional": "on", "rate": "100", "output_min": "2048", "output_max": "2048"},
+		{"requests": "89", "budget": "256", "conditional": "queue_length", "rate": "100", "output_min": "2048", "output_max": "2048"},
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "41", "budget": "297", "decode_workers": "8", "prefill_workers": "8", "gpu": "h200-sxm", "link": "tcpxo", "model": "llama-3.1-8b", "tp": "1", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2", "output_max": "2048", "slo_tpot_ms": "1000", "slo_ttft_ms": "1"},
+		// Per-pool TP and FP8 weights: the 16-worker corner with decode on
+		// TP 8, and the default stream on Dynamo's recipe, where both
+		// capacity searches take what the bound leaves.
+		{"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_tp": "1", "decode_tp": "8", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"},
+		{"weight_dtype": "fp8", "tp": "2", "prefill_tp": "2", "decode_tp": "4", "prefill_workers": "2", "slo_p99_tbt_ms": "50", "slo_ttft_ms": "1000"},
 	},
 }
 
@@ -90,23 +102,38 @@ const (
 	dynamoGainTwoNodes   = 2    // "over 2× gains in two-node setups"
 )
 
-// disaggFit is the shared feasibility check (hardware.Fit) for one worker:
-// its GPU's share of the weights and activations at the token budget, and
-// the longest request's KV beside them within the model's positions. More
-// requests than fit at once queue or are preempted in the simulation, as
-// in vLLM.
+// disaggFit is the shared feasibility check (hardware.Fit) for each kind
+// of worker (monolithic at tp, prefill at prefill_tp, decode at
+// decode_tp): its GPU's share of the weights and activations at the token
+// budget, and the longest request's KV beside them within the model's
+// positions. More requests than fit at once queue or are preempted in the
+// simulation, as in vLLM.
 func disaggFit(v Values) error {
 	g, m, err := chosenHardware(v)
 	if err != nil {
 		return err
 	}
-	tp := v.Int("tp")
-	if _, err := hardware.NewStepModel(g, m, tp, hardware.BF16); err != nil {
-		return tpRelation(m, tp)
-	}
 	n := v.Int("prompt_max") + v.Int("output_max")
-	return checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: v.Int("budget"), KVTokens: int64(n), Positions: n},
-		fitKnobs{hardware.LimitWeights: "tp", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
+	for _, key := range []string{"tp", "prefill_tp", "decode_tp"} {
+		tp := disaggTP(v, key)
+		if !tpSplits(m, tp) {
+			return Relation(key, v.TextOf(key), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads), "model")
+		}
+		fit := hardware.Fit{GPU: g, Model: m, TP: tp, Weights: weightFormat(v), BatchedTokens: v.Int("budget"), KVTokens: int64(n), Positions: n}
+		if err := checkFit(v, fit, fitKnobs{hardware.LimitWeights: key, hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disaggTP is the TP degree the knob key sets: prefill_tp and decode_tp
+// of 0 are tp's.
+func disaggTP(v Values, key string) int {
+	if tp := v.Int(key); tp > 0 {
+		return tp
+	}
+	return v.Int("tp")
 }
 
 // disaggLengths draws the stream's arrivals and lengths.
@@ -128,7 +155,8 @@ var disaggSweepLinks = []string{"nvlink4", "rdma-8x400", "ib-ndr", "tcpxo"}
 // on the chosen GPUs, and the link sweep. Each part is computed by one
 // function from the parts before it.
 type disaggRun struct {
-	e *engine
+	// e is the monolithic workers' engine, pre and dec the pools'.
+	e, pre, dec *engine
 	disaggDeployment
 	disaggLoad
 	reqs []cluster.Request
@@ -140,8 +168,9 @@ type disaggRun struct {
 	stall     disaggStall
 	article   disaggArticle
 	sweep     disaggSweep
+	capacity  disaggCapacities
 
-	longPrompts int   // prompts above max_local_prefill_length
+	longPrompts int   // prompts above max_local_prefill_length (the first releases' rule)
 	work        int64 // Script.Work: both deployments' simulated work and the steps priced beside
 }
 
@@ -150,14 +179,27 @@ type disaggRun struct {
 // link and the conditional rule.
 type disaggDeployment struct {
 	tp, prefill, decode, budget int
-	seqs                        int // max_num_seqs: vLLM's default on the GPU, capped at budget
-	link                        cluster.Link
-	rule                        cluster.ConditionalDisagg
-	conditional                 bool
-	bytesPerToken               int64   // one GPU's share of S_entry
-	sEntry                      int64   // S_entry, B/token, BF16
-	blockBytes                  float64 // one GPU's bytes per block
+	// ptp and dtp are the prefill and decode workers' TP degrees.
+	ptp, dtp      int
+	seqs          int // max_num_seqs: vLLM's default on the GPU, capped at budget
+	link          cluster.Link
+	rule          cluster.ConditionalDisagg
+	conditional   bool
+	bytesPerToken int64   // what one path carries per token: S_entry / min(ptp, dtp, kv_heads)
+	sEntry        int64   // S_entry, B/token, BF16
+	blockBytes    float64 // one path's bytes per block
 }
+
+// monoGPUs and disGPUs are the GPUs of each deployment.
+func (d disaggDeployment) monoGPUs() int { return (d.prefill + d.decode) * d.tp }
+func (d disaggDeployment) disGPUs() int  { return d.prefill*d.ptp + d.decode*d.dtp }
+
+// pathTP is the smaller of the pools' TP degrees: its GPUs are the paths
+// the KV crosses in parallel.
+func (d disaggDeployment) pathTP() int { return min(d.ptp, d.dtp) }
+
+// sameTP reports whether every worker has the monolithic TP degree.
+func (d disaggDeployment) sameTP() bool { return d.ptp == d.tp && d.dtp == d.tp }
 
 // disaggLoad is the stream both deployments serve and the latency they are
 // held to.
@@ -234,54 +276,117 @@ func (disaggregationSim) build(v Values) (*Script, error) {
 // the figures the narration quotes.
 func runDisaggregation(v Values) (*disaggRun, error) {
 	const bs = disaggBlock
-	tp := v.Int("tp")
-	e, err := newTPEngine(v, tp, bs, v.Int("budget"))
+	set, err := newDisaggSetup(v)
 	if err != nil {
 		return nil, err
 	}
-	dep, err := disaggDeploymentOf(v, e)
-	if err != nil {
-		return nil, err
-	}
+	dep, e := set.dep, set.mono
 	load := disaggLoad{rate: v.Float("rate"), sloTTFTms: v.Float("slo_ttft_ms"), sloTPOTms: v.Float("slo_tpot_ms"),
 		promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), outputMin: v.Int("output_min"), outputMax: v.Int("output_max")}
-	sc := scheduler.Config{MaxNumBatchedTokens: dep.budget, MaxNumSeqs: dep.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
-	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
-	wl := disaggLengths(v)
-	reqs := make([]cluster.Request, len(wl))
-	for i, w := range wl {
-		reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
-	}
-	cfg := cluster.DisaggConfig{Prefill: dep.prefill, Decode: dep.decode, Scheduler: sc, Link: dep.link, KVBytesPerToken: float64(e.pool.BytesPerToken),
-		Timer: func(bool, int) scheduler.Timer { return timer }}
-	if dep.conditional {
-		rule := dep.rule
-		cfg.Conditional = &rule
-	}
+	reqs := disaggRequests(disaggLengths(v))
 	slo := scheduler.SLO{TTFT: load.sloTTFTms / 1000, TPOT: load.sloTPOTms / 1000}
-	compared, err := cluster.CompareDisagg(cfg, tp, slo, reqs)
+	compared, err := cluster.CompareDeployments(set.monoCfg, dep.monoGPUs(), set.disCfg, dep.disGPUs(), slo, reqs)
 	if err != nil {
 		return nil, err
 	}
-	// The steps priced beside the runs are counted as work.
-	priced := &stepCounter{Timer: timer}
+	// The steps priced beside the runs are counted as work: the followed
+	// prompt alone and the link sweep on a prefill worker, the article's
+	// stall on a monolithic one.
+	priced := &stepCounter{Timer: set.preTimer}
+	stallPriced := &stepCounter{Timer: set.monoTimer}
 	followed := followRequest(compared, reqs, dep, priced)
 	stall := worstStall(compared)
-	r := &disaggRun{e: e, disaggDeployment: dep, disaggLoad: load, reqs: reqs, compared: compared,
+	r := &disaggRun{e: e, pre: set.pre, dec: set.dec, disaggDeployment: dep, disaggLoad: load, reqs: reqs, compared: compared,
 		transfers: scheduler.Summarise(compared.Disagg.TransferTimes()),
-		perGPU: disaggPerGPU{throughputMono: compared.ThroughputPerGPU(compared.Mono), throughputDisagg: compared.ThroughputPerGPU(compared.Dis),
-			goodputMono: compared.GoodputPerGPU(compared.Mono), goodputDisagg: compared.GoodputPerGPU(compared.Dis)},
-		followed: followed, stall: stall,
-		article: priceArticle(priced, stall.decodes, (load.promptMin+load.promptMax+load.outputMin+load.outputMax)/2),
-		sweep:   sweepLinks(priced, e, dep, followed.blocks),
+		followed:  followed, stall: stall,
+		article: priceArticle(stallPriced, stall.decodes, (load.promptMin+load.promptMax+load.outputMin+load.outputMax)/2),
+		sweep:   sweepLinks(priced, set.pre, dep, followed.blocks),
 	}
-	r.work = compared.Monolithic.Counts.Plus(compared.Disagg.Counts).Work() + cluster.DecodeWeight*priced.steps
+	r.perGPU.throughputMono, r.perGPU.throughputDisagg = compared.ThroughputPerGPU()
+	r.perGPU.goodputMono, r.perGPU.goodputDisagg = compared.GoodputPerGPU()
+	r.work = compared.Monolithic.Counts.Plus(compared.Disagg.Counts).Work() + cluster.DecodeWeight*(priced.steps+stallPriced.steps)
 	for _, q := range reqs {
 		if len(q.PromptIDs) > dep.rule.MaxLocalPrefillLength {
 			r.longPrompts++
 		}
 	}
+	if r.capacity, err = searchCapacities(v, set, r); err != nil {
+		return nil, err
+	}
+	r.work += r.capacity.work
 	return r, nil
+}
+
+// disaggRequests are a stream's requests for core/cluster.
+func disaggRequests(wl []workload.Request) []cluster.Request {
+	reqs := make([]cluster.Request, len(wl))
+	for i, w := range wl {
+		reqs[i] = cluster.Request{ID: w.ID, Arrival: w.Arrival, PromptIDs: w.TokenIDs(), Output: w.Output}
+	}
+	return reqs
+}
+
+// disaggSetup is both deployments ready to serve a stream: the engines of
+// the monolithic, prefill and decode workers, their timers and the
+// deployments' configs.
+type disaggSetup struct {
+	dep                           disaggDeployment
+	mono, pre, dec                *engine
+	monoTimer, preTimer, decTimer scheduler.Timer
+	monoCfg, disCfg               cluster.DisaggConfig
+}
+
+// newDisaggSetup builds the engines and the deployments for the knobs.
+func newDisaggSetup(v Values) (*disaggSetup, error) {
+	const bs = disaggBlock
+	budget := v.Int("budget")
+	engines := map[int]*engine{}
+	engineAt := func(key string) (*engine, error) {
+		tp := disaggTP(v, key)
+		if e, ok := engines[tp]; ok {
+			return e, nil
+		}
+		e, err := newTPEngine(v, tp, key, bs, budget)
+		engines[tp] = e
+		return e, err
+	}
+	set := &disaggSetup{}
+	var err error
+	if set.mono, err = engineAt("tp"); err != nil {
+		return nil, err
+	}
+	if set.pre, err = engineAt("prefill_tp"); err != nil {
+		return nil, err
+	}
+	if set.dec, err = engineAt("decode_tp"); err != nil {
+		return nil, err
+	}
+	if set.dep, err = disaggDeploymentOf(v, set.mono); err != nil {
+		return nil, err
+	}
+	dep := set.dep
+	sched := func(e *engine) scheduler.Config {
+		return scheduler.Config{MaxNumBatchedTokens: dep.budget, MaxNumSeqs: dep.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
+	}
+	set.monoTimer = set.mono.timer(dep.seqs, dep.budget)
+	set.preTimer = set.pre.timer(dep.seqs, dep.budget)
+	set.decTimer = set.dec.timer(dep.seqs, dep.budget)
+	preSched := sched(set.pre)
+	set.disCfg = cluster.DisaggConfig{Prefill: dep.prefill, Decode: dep.decode, Scheduler: sched(set.dec), PrefillScheduler: &preSched,
+		Link: dep.link, KVBytesPerToken: float64(dep.bytesPerToken),
+		Timer: func(prefill bool, _ int) scheduler.Timer {
+			if prefill {
+				return set.preTimer
+			}
+			return set.decTimer
+		}}
+	if dep.conditional {
+		rule := dep.rule
+		set.disCfg.Conditional = &rule
+	}
+	set.monoCfg = cluster.DisaggConfig{Decode: dep.prefill + dep.decode, Scheduler: sched(set.mono), Link: dep.link, KVBytesPerToken: float64(dep.bytesPerToken),
+		Timer: func(bool, int) scheduler.Timer { return set.monoTimer }}
+	return set, nil
 }
 
 // disaggDeploymentOf reads the deployments' knobs.
@@ -290,10 +395,17 @@ func disaggDeploymentOf(v Values, e *engine) (disaggDeployment, error) {
 	if err != nil {
 		return disaggDeployment{}, err
 	}
-	d := disaggDeployment{tp: v.Int("tp"), prefill: v.Int("prefill_workers"), decode: v.Int("decode_workers"), budget: v.Int("budget"),
-		link: link, conditional: v.Choice("conditional") == "on",
-		rule:          cluster.ConditionalDisagg{MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
-		bytesPerToken: e.pool.BytesPerToken, sEntry: e.model.KVBytesPerToken(2), blockBytes: float64(disaggBlock) * float64(e.pool.BytesPerToken)}
+	d := disaggDeployment{tp: v.Int("tp"), ptp: disaggTP(v, "prefill_tp"), dtp: disaggTP(v, "decode_tp"), prefill: v.Int("prefill_workers"), decode: v.Int("decode_workers"), budget: v.Int("budget"),
+		link: link, conditional: v.Choice("conditional") != "off",
+		rule: cluster.ConditionalDisagg{Policy: cluster.ConditionalPolicy(v.Choice("conditional")),
+			EffISLThreshold: v.Int("eff_isl_threshold"), EffISLRatioThreshold: v.Float("eff_isl_ratio_threshold"), QueueThreshold: v.Float("router_queue_threshold"),
+			MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
+		sEntry: e.model.KVBytesPerToken(2)}
+	if !d.conditional {
+		d.rule.Policy = cluster.IslBounding
+	}
+	d.bytesPerToken = hardware.KVBytesPerTokenPerGPU(e.model, d.pathTP(), 2)
+	d.blockBytes = float64(disaggBlock) * float64(d.bytesPerToken)
 	// max_num_seqs is vLLM's default on the GPU, capped at the budget as
 	// vLLM caps it (docs/SOURCES.md#vllm-batch-defaults).
 	_, seqs := vllmBatch(e.gpu)
@@ -389,7 +501,7 @@ func (r *disaggRun) script() *Script {
 
 func (r *disaggRun) metrics() []Metric {
 	mono, dis := r.compared.Mono, r.compared.Dis
-	return []Metric{
+	ms := []Metric{
 		{Key: "ttft_p50_ms_monolithic", Label: "Monolithic: median TTFT", Unit: "ms", Value: ms(mono.TTFT.P50)},
 		{Key: "ttft_p50_ms_disagg", Label: "Disaggregated: median TTFT", Unit: "ms", Value: ms(dis.TTFT.P50)},
 		{Key: "ttft_p99_ms_monolithic", Label: "Monolithic: p99 TTFT", Unit: "ms", Value: ms(mono.TTFT.P99)},
@@ -407,9 +519,11 @@ func (r *disaggRun) metrics() []Metric {
 		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Value: round2(r.perGPU.throughputDisagg)},
 		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.perGPU.goodputMono)},
 		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Value: round4(r.perGPU.goodputDisagg)},
-		{Key: "gpus", Label: "GPUs in each deployment", Unit: "GPUs", Value: float64(r.compared.GPUs)},
+		{Key: "gpus", Label: "GPUs in the monolithic deployment", Unit: "GPUs", Value: float64(r.compared.MonoGPUs)},
+		{Key: "gpus_disagg", Label: "GPUs in the disaggregated deployment", Unit: "GPUs", Value: float64(r.compared.DisGPUs)},
 		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Unit: "requests", Value: float64(r.compared.Disagg.Local)},
 	}
+	return append(ms, r.capacityMetrics()...)
 }
 
 // timesText is a/b as "1.23×", or "—" when b is 0.
@@ -438,14 +552,14 @@ func (r *disaggRun) claims() []Claim {
 		What:    fmt.Sprintf("A %s-token prefill stalls the decodes", comma(articleStallTokens)),
 		Article: fmt.Sprintf("%d ms of latency spikes (GPU and model not stated)", articleStallMSDisagg),
 		Model: fmt.Sprintf("a %s-token prefill beside %d decodes: a %s step on %d× %s with %s; in the run the worst ITL was %s monolithic vs %s disaggregated",
-			comma(articleStallTokens), r.stall.decodes, msText(r.article.stall4k), r.tp, r.e.gpu.Name, r.e.model.Name, msText(r.compared.Mono.ITL.Max), msText(r.compared.Dis.ITL.Max)),
+			comma(articleStallTokens), r.stall.decodes, msText(r.article.stall4k), r.tp, r.e.gpu.Name, r.e.modelText(), msText(r.compared.Mono.ITL.Max), msText(r.compared.Dis.ITL.Max)),
 		Why: "The model prices the step from its FLOPs and bytes on the chosen GPUs (core/hardware); the article's 100 ms is a round figure for an unstated GPU and model. In the run a step can carry more than one prompt, up to the token budget, so the worst gap can exceed one prompt's stall.",
 	}, {
 		What:    "Disaggregation's throughput gain (Dynamo docs)",
 		Article: fmt.Sprintf("+%.0f%% throughput/GPU on one node, over %d× on two (R1-Distill-Llama-70B FP8, H100, ISL 3K / OSL 150)", 100*(dynamoGainOneNode-1), dynamoGainTwoNodes),
-		Model: fmt.Sprintf("output tokens/s per GPU: %s (%.0f vs %.0f); goodput per GPU under the SLO: %s, on %d GPUs with %d prefill + %d decode %s at %g req/s",
-			timesText(r.perGPU.throughputDisagg, r.perGPU.throughputMono), r.perGPU.throughputDisagg, r.perGPU.throughputMono, timesText(r.perGPU.goodputDisagg, r.perGPU.goodputMono), r.compared.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"), r.rate),
-		Why: "Dynamo's figure is measured at a latency target with each pool's TP and size tuned, in FP8; here both pools share one TP degree in BF16 and serve the offered rate, so per-GPU throughput only moves when one deployment saturates — raise the rate or tune the split to see where each one breaks.",
+		Model:   r.dynamoModel(),
+		Why: "Dynamo's figure is measured at a latency target with each pool's TP and size tuned, in FP8, over a load sweep; the lab's counterpart is capacity per GPU under the lesson's SLO, with FP8 weights and per-pool TP as knobs. " +
+			"The lab has no layer-by-layer transfer overlap and no router network latency, and compares one split, not the best of many; where prefill and decode interfere little (short prompts, low load) the split loses, as it does here at such settings.",
 	}}
 }
 
@@ -755,7 +869,7 @@ func (r *disaggRun) percentileScene() scene.Scene {
 	row("output tokens/s per GPU", r.perGPU.throughputMono, r.perGPU.throughputDisagg, "")
 	row("SLO attainment", 100*mono.SLOAttainment, 100*dis.SLOAttainment, "%")
 	tbl.Rows = append(tbl.Rows, []string{"goodput per GPU", strconv.FormatFloat(r.perGPU.goodputMono, 'f', 3, 64) + " req/s", strconv.FormatFloat(r.perGPU.goodputDisagg, 'f', 3, 64) + " req/s"})
-	return scene.Scene{Kind: scene.KindTable, ID: "percentiles", Title: fmt.Sprintf("Same %d requests, same %d GPUs", len(r.reqs), r.compared.GPUs), Table: tbl}
+	return scene.Scene{Kind: scene.KindTable, ID: "percentiles", Title: fmt.Sprintf("Same %d requests, %s", len(r.reqs), r.sameGPUsText()), Table: tbl}
 }
 
 // linkScenes are the link sweep: transfer per link against the prompt's
@@ -800,9 +914,9 @@ func (r *disaggRun) steps() []Step {
 	mono, dis := r.compared.Mono, r.compared.Dis
 	itl := r.itlScene()
 	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s, at most %s requests at once (max_num_seqs%s). "+
-		"The monolithic deployment has %d workers that each prefill and decode their own requests; the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s.",
-		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.model.Name, comma(r.seqs), r.seqsCap(),
-		r.prefill+r.decode, r.compared.GPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
+		"The monolithic deployment has %d workers that each prefill and decode their own requests; %s.%s",
+		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.modelText(), comma(r.seqs), r.seqsCap(),
+		r.prefill+r.decode, r.splitText(), precisionNote(r.e))
 	a := &annotate{scene: "cluster"}
 	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)
 	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d decode %s", r.decode, plural(r.decode, "worker", "workers")), fmt.Sprintf("%d decode", r.decode), setup)
@@ -825,7 +939,7 @@ func (r *disaggRun) steps() []Step {
 	monoTimeline, disTimeline := r.timelines(b.marks, c.marks)
 	steps := []Step{{
 		Title: "One stream, two deployments", Narration: setup, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("The disaggregated deployment: prefill pool → link → decode pool, each worker %d× %s", r.tp, r.e.gpu.Name), 0, false, a.marks),
+		Scenes: []scene.Scene{r.disaggCluster("cluster", "The disaggregated deployment: prefill pool → link → decode pool, "+r.poolsText(), 0, false, a.marks),
 			r.monoCluster(func(int) []string { return []string{"prefills and decodes"} })},
 	}, {
 		Title: "Monolithic: every prefill stalls the decodes", Narration: stall, Mentions: b.mentions,
@@ -840,7 +954,7 @@ func (r *disaggRun) steps() []Step {
 	if r.followed.index >= 0 {
 		steps = append(steps, r.journeyStep())
 	}
-	return append(steps, r.tradeSteps()...)
+	return append(append(steps, r.tradeSteps()...), r.capacityStep())
 }
 
 // poolLabel is the label of the disaggregated cluster's prefill or decode
@@ -863,7 +977,7 @@ func (r *disaggRun) formulaStep() Step {
 	t := r.followed.journey.TransferStart
 	return Step{
 		Quiz: numberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
-			reqName(r.followed.journey.ID), comma(r.followed.prompt), r.tp, comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
+			reqName(r.followed.journey.ID), comma(r.followed.prompt), r.pathTP(), comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
 			round2(1000*r.followed.transfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
 		Title: "Formulation 3, live", Narration: narration, Mentions: a.mentions,
 		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("At %.2f s: %s's KV leaves its prefill worker", t, reqName(r.followed.journey.ID)), t, true, a.marks), r.formulaScene()},
@@ -912,11 +1026,11 @@ func (r *disaggRun) tradeSteps() []Step {
 	ttftWinner := map[bool]string{true: "disaggregated", false: "monolithic"}[dis.TTFT.P99 < mono.TTFT.P99]
 	trade := fmt.Sprintf("p99 ITL: %.1f ms monolithic vs %.1f ms disaggregated. Median TTFT: %.1f vs %.1f ms, p99 %.1f vs %.1f ms — each disaggregated TTFT carries a transfer (mean %s) and a decode step, and %d of %d GPUs do all the prefills. "+
 		"Output tokens per second per GPU: %.0f vs %.0f; requests meeting the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms): %.0f%% vs %.0f%%.",
-		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.transfers.Mean), r.prefill*r.tp, r.compared.GPUs,
+		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.transfers.Mean), r.prefill*r.ptp, r.compared.DisGPUs,
 		r.perGPU.throughputMono, r.perGPU.throughputDisagg, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment)
 	a := &annotate{scene: "cluster"}
 	a.mark("link:KV", "mean transfer "+msText(r.transfers.Mean), "each disaggregated TTFT carries a transfer", trade)
-	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.tp, r.compared.GPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.tp, r.compared.GPUs), trade)
+	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.ptp, r.compared.DisGPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.ptp, r.compared.DisGPUs), trade)
 	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "", trade)
 	end := r.disaggCluster("cluster", "Both deployments over the whole run: monolithic → disaggregated", -1, false, a.marks)
 	end.Cluster.Stats = r.tradeStats()
@@ -1018,17 +1132,56 @@ func (r *disaggRun) linkRace(marks []scene.Mark) scene.Scene {
 	return scene.Scene{Kind: scene.KindTiers, ID: "link-race", Title: "What each link adds to the first token", Main: true, Marks: marks, Tiers: t}
 }
 
-// conditionalText narrates Dynamo's conditional rule, on or off.
+// conditionalText narrates conditional disaggregation: the policy of the
+// run, or (off) what Dynamo's policies would have done with these prompts.
 func (r *disaggRun) conditionalText() string {
 	rule := r.rule
+	d := r.compared.Disagg
 	if r.conditional {
-		return fmt.Sprintf("Dynamo's conditional disaggregation is on: a decode worker prefills a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
-			"%d prompts went remote and %d were prefilled locally — each local one is a monolithic-style stall on its decode worker (worst ITL %.1f ms), traded for a shorter wait when the prefill pool is busy.",
-			rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, r.compared.Disagg.Remote, r.compared.Disagg.Local, 1000*r.compared.Dis.ITL.Max)
+		return fmt.Sprintf("Conditional disaggregation is on with %s. %s "+
+			"%d prompts went remote and %d were prefilled locally — each local one is a monolithic-style stall on its decode worker (worst ITL %.1f ms), traded for no transfer and no wait for the prefill pool.",
+			policyName(rule.Policy), policyRule(rule), d.Remote, d.Local, 1000*r.compared.Dis.ITL.Max)
 	}
-	return fmt.Sprintf("Dynamo's conditional disaggregation lets a decode worker prefill a prompt itself unless the prompt minus what it already caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker. "+
-		"It is off in this run: every prompt went remote. With it on, %d of these %d prompts are long enough to go remote, as long as the queue stays short.",
-		rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize, r.longPrompts, len(r.reqs))
+	return fmt.Sprintf("Dynamo can let a decode worker prefill a prompt itself (conditional disaggregation, off by default). Its current policies (lib/kv-router/src/conditional_disagg.rs): %s %s IslOrLoad keeps it local when either does. "+
+		"Its first releases (v0.1–v0.3) decided on length and queue instead. %s "+
+		"It is off in this run: every prompt went remote. These prompts share no prefix, so IslBounding would send every one remote too, whatever its length; under the first releases' rule %d of these %d are long enough to go remote, as long as the queue stays short.",
+		policyRule(withPolicy(rule, cluster.IslBounding)), policyRule(withPolicy(rule, cluster.PrefillLoad)), policyRule(withPolicy(rule, cluster.QueueLength)), r.longPrompts, len(r.reqs))
+}
+
+// withPolicy is rule with another policy.
+func withPolicy(rule cluster.ConditionalDisagg, p cluster.ConditionalPolicy) cluster.ConditionalDisagg {
+	rule.Policy = p
+	return rule
+}
+
+// policyName names a policy as Dynamo does.
+func policyName(p cluster.ConditionalPolicy) string {
+	switch p {
+	case cluster.IslBounding:
+		return "Dynamo's IslBounding policy"
+	case cluster.PrefillLoad:
+		return "Dynamo's PrefillLoad policy"
+	case cluster.IslOrLoad:
+		return "Dynamo's IslOrLoad policy (IslBounding or PrefillLoad)"
+	}
+	return "the rule of Dynamo's first releases (v0.1–v0.3)"
+}
+
+// policyRule states one policy's rule with the run's thresholds.
+func policyRule(rule cluster.ConditionalDisagg) string {
+	isl := fmt.Sprintf("IslBounding keeps a prompt local only when its uncached part is under eff_isl_threshold (%s tokens) and under eff_isl_ratio_threshold (%g) of the prompt — a conversation the decode worker mostly caches, never a fresh prompt.",
+		comma(rule.EffISLThreshold), rule.EffISLRatioThreshold)
+	load := fmt.Sprintf("PrefillLoad keeps it local when the prefill worker the router would pick holds more than router_queue_threshold (%g) × its token budget of pending prefill tokens.", rule.QueueThreshold)
+	switch rule.Policy {
+	case cluster.IslBounding:
+		return isl
+	case cluster.PrefillLoad:
+		return load
+	case cluster.IslOrLoad:
+		return isl + " " + load
+	}
+	return fmt.Sprintf("A prompt goes remote only if the prompt minus what the decode worker caches exceeds max_local_prefill_length (%d) and fewer than max_prefill_queue_size (%d) requests wait for a prefill worker.",
+		rule.MaxLocalPrefillLength, rule.MaxPrefillQueueSize)
 }
 
 // waited says how long something queued, or that it did not.
@@ -1037,4 +1190,51 @@ func waited(s float64) string {
 		return "did not wait"
 	}
 	return "waited " + msText(s)
+}
+
+// splitText says how the disaggregated deployment uses its GPUs: the same
+// GPUs split into pools, or pools of their own TP.
+func (r *disaggRun) splitText() string {
+	if r.sameTP() {
+		return fmt.Sprintf("the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s", r.compared.DisGPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
+	}
+	return fmt.Sprintf("the disaggregated one has %d prefill %s of %d GPUs and %d decode %s of %d, %d GPUs against %d, so the two compare per GPU",
+		r.prefill, plural(r.prefill, "worker", "workers"), r.ptp, r.decode, plural(r.decode, "worker", "workers"), r.dtp, r.compared.DisGPUs, r.compared.MonoGPUs)
+}
+
+// poolsText is the pools' workers for a figure title: "each worker 4×
+// H100", or each pool's TP when they differ.
+func (r *disaggRun) poolsText() string {
+	if r.ptp == r.dtp {
+		return fmt.Sprintf("each worker %d× %s", r.ptp, r.e.gpu.Name)
+	}
+	return fmt.Sprintf("prefill workers %d× and decode workers %d× %s", r.ptp, r.dtp, r.e.gpu.Name)
+}
+
+// gpusText is the deployments' GPUs for the claims: "8 GPUs", or both
+// counts when they differ.
+func (r *disaggRun) gpusText() string {
+	if c := r.compared; c.MonoGPUs != c.DisGPUs {
+		return fmt.Sprintf("%d GPUs monolithic and %d disaggregated", c.MonoGPUs, c.DisGPUs)
+	}
+	return fmt.Sprintf("%d GPUs", r.compared.MonoGPUs)
+}
+
+// sameGPUsText titles the percentile table: "same 8 GPUs", or both counts.
+func (r *disaggRun) sameGPUsText() string {
+	if c := r.compared; c.MonoGPUs != c.DisGPUs {
+		return fmt.Sprintf("%d GPUs monolithic, %d disaggregated", c.MonoGPUs, c.DisGPUs)
+	}
+	return fmt.Sprintf("same %d GPUs", r.compared.MonoGPUs)
+}
+
+// dynamoModel is the lab's side of Dynamo's claim: capacity per GPU both
+// ways when the searches ran, else the offered-rate throughput.
+func (r *disaggRun) dynamoModel() string {
+	setup := fmt.Sprintf("%d prefill (TP %d) + %d decode (TP %d) workers against %d monolithic (TP %d), %s weights", r.prefill, r.ptp, r.decode, r.dtp, r.prefill+r.decode, r.tp, weightName(r.e.weights))
+	if c := r.capacity; c.searched {
+		return fmt.Sprintf("capacity per GPU under %s: %s disaggregated vs %s monolithic (%s), %s",
+			sloText(c.objective), rateText(c.dis.perGPU()), rateText(c.mono.perGPU()), timesText(c.dis.perGPU(), c.mono.perGPU()), setup)
+	}
+	return fmt.Sprintf("output tokens/s per GPU at %g req/s: %s (%.0f vs %.0f), %s", r.rate, timesText(r.perGPU.throughputDisagg, r.perGPU.throughputMono), r.perGPU.throughputDisagg, r.perGPU.throughputMono, setup)
 }

@@ -16,7 +16,7 @@ func init() {
 			{set: map[string]string{"requests": "4"}, tp: 4, longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
 		},
 		systems:     true,
-		systemsSets: []map[string]string{{"conditional": "on", "prefill_workers": "2", "decode_workers": "3"}},
+		systemsSets: []map[string]string{{"conditional": "queue_length", "prefill_workers": "2", "decode_workers": "3"}, {"conditional": "isl_or_load", "prefill_workers": "2", "decode_workers": "3"}},
 		narration: func(v Values) ([]string, error) {
 			r, err := runDisaggregation(v)
 			if err != nil {

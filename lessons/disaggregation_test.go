@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -89,7 +90,7 @@ func TestDisaggregationConditional(t *testing.T) {
 		}
 		return r
 	}
-	r := run(map[string]string{"conditional": "on", "max_prefill_queue_size": "0", "requests": "30"})
+	r := run(map[string]string{"conditional": "queue_length", "max_prefill_queue_size": "0", "requests": "30"})
 	if got := r.compared.Disagg.Local; got != 30 || r.compared.Disagg.Remote != 0 {
 		t.Errorf("%d local and %d remote prefills, want all 30 local", got, r.compared.Disagg.Remote)
 	}
@@ -97,12 +98,38 @@ func TestDisaggregationConditional(t *testing.T) {
 		t.Error("local prefills on the decode worker should bring the ITL spikes back")
 	}
 	// Long prompts and an empty queue: the rule sends them remote.
-	r = run(map[string]string{"conditional": "on", "max_prefill_queue_size": "1000", "requests": "30"})
+	r = run(map[string]string{"conditional": "queue_length", "max_prefill_queue_size": "1000", "requests": "30"})
 	if got := r.compared.Disagg.Local; got != 0 {
 		t.Errorf("%d local prefills of 2,048+-token prompts with max_local_prefill_length 1000", got)
 	}
 	if r.followed.index < 0 || !r.followed.journey.Remote || r.longPrompts != 30 {
 		t.Errorf("followed request %d (remote %v), %d long prompts", r.followed.index, r.followed.journey.Remote, r.longPrompts)
+	}
+	// Dynamo's current policy (IslBounding, 2,048 tokens and 0.7) sends
+	// short fresh prompts remote: none of their tokens is cached, a share
+	// of 1 ≥ 0.7. Under the first releases' rule (1,000 tokens, queue 2)
+	// the same 512–900-token prompts stayed on their decode worker.
+	short := map[string]string{"prompt_min": "512", "prompt_max": "900", "requests": "20"}
+	for policy, local := range map[string]int{"isl_bounding": 0, "isl_or_load": 0, "queue_length": 20} {
+		set := map[string]string{"conditional": policy}
+		for k, x := range short {
+			set[k] = x
+		}
+		if r := run(set); r.compared.Disagg.Local != local {
+			t.Errorf("%s on 512–900-token prompts: %d prefilled locally, want %d", policy, r.compared.Disagg.Local, local)
+		}
+	}
+	if p, _ := disaggregation.Param("eff_isl_threshold"); p.Default != 2048 {
+		t.Errorf("eff_isl_threshold default %v, want Dynamo's 2,048", p.Default)
+	}
+	if p, _ := disaggregation.Param("eff_isl_ratio_threshold"); p.Default != 0.7 {
+		t.Errorf("eff_isl_ratio_threshold default %v, want Dynamo's 0.7", p.Default)
+	}
+	// PrefillLoad with a busy line of 0: every prompt after the first finds
+	// the prefill worker busy while it still holds pending tokens.
+	r = run(map[string]string{"conditional": "prefill_load", "router_queue_threshold": "0", "rate": "20", "requests": "30"})
+	if r.compared.Disagg.Local == 0 || r.compared.Disagg.Remote == 0 {
+		t.Errorf("prefill_load at threshold 0 and 20 req/s: %d local, %d remote; want both", r.compared.Disagg.Local, r.compared.Disagg.Remote)
 	}
 }
 
@@ -145,4 +172,62 @@ func TestDisaggregationWorkBound(t *testing.T) {
 	}
 	checkHeavyCorners(t, disaggregation)
 	refusesOverWork(t, disaggregation, map[string]string{"requests": "200", "output_min": "2048", "output_max": "2048"}, "requests")
+}
+
+// Dynamo's setting (FP8 weights, prefill on TP 2, decode on TP 4, long
+// prompts) under an SLO that bounds the gaps between tokens: the
+// disaggregated deployment's capacity per GPU exceeds the monolithic one's.
+// Short prompts under TTFT and TPOT alone: the monolithic one's does. Both
+// narrated by the capacity step.
+func TestDisaggregationCapacityHeadline(t *testing.T) {
+	recipe := map[string]string{"weight_dtype": "fp8", "prefill_tp": "2", "decode_tp": "4", "prefill_workers": "2", "decode_workers": "1", "tp": "2"}
+	with := func(more map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, x := range recipe {
+			out[k] = x
+		}
+		for k, x := range more {
+			out[k] = x
+		}
+		return out
+	}
+	for _, c := range []struct {
+		set       map[string]string
+		disWins   bool
+		narration string
+	}{
+		{with(map[string]string{"slo_p99_tbt_ms": "50", "slo_ttft_ms": "1000"}), true, "Disaggregated serves"},
+		{with(map[string]string{"prompt_min": "64", "prompt_max": "256", "rate": "30", "requests": "200"}), false, "Monolithic serves"},
+	} {
+		s, _, err := disaggregation.Run(c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, d := metricOf(t, s, "capacity_per_gpu_req_s_monolithic"), metricOf(t, s, "capacity_per_gpu_req_s_disagg")
+		if (d > m) != c.disWins || m <= 0 || d <= 0 {
+			t.Errorf("%v: capacity per GPU %v disaggregated vs %v monolithic; want disaggregated ahead: %v", c.set, d, m, c.disWins)
+		}
+		if gm, gd := metricOf(t, s, "gpus"), metricOf(t, s, "gpus_disagg"); gm != 6 || gd != 8 {
+			t.Errorf("%v: %v and %v GPUs, want 6 (3 × TP 2) and 8 (2 × TP 2 + TP 4)", c.set, gm, gd)
+		}
+		last := s.Steps[len(s.Steps)-1]
+		if last.Title != "Capacity per GPU under the SLO" || !strings.Contains(last.Narration, c.narration) {
+			t.Errorf("%v: last step %q does not narrate %q: %s", c.set, last.Title, c.narration, last.Narration)
+		}
+	}
+}
+
+// The capacity searches stay within the work bound: the heavier the run,
+// the fewer probes, and none when not even one of each fits.
+func TestDisaggregationCapacityBound(t *testing.T) {
+	for _, set := range []map[string]string{nil, {"requests": "200"}, {"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"}} {
+		v, errs := disaggregation.Resolve(set)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		sims, _, probe, left := disaggCapacityPlan(v)
+		if sims < 0 || sims > capacityProbesDisagg-1 || int64(sims)*2*probe > left {
+			t.Errorf("%v: %d simulations of %d work each within %d left", set, sims, probe, left)
+		}
+	}
 }

@@ -19,7 +19,67 @@ var (
 	gpuParam   = Param{Key: "gpu", Label: "GPU", Help: "Sets memory, bandwidth and peak FLOPS (core/hardware, with sources).", Kind: Choice, Choices: gpuIDs("h100-sxm")}
 	modelParam = Param{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: modelIDs()}
 	graphParam = Param{Key: "graph_mode", Label: "CUDA graphs", Help: "vLLM's CUDAGraphMode: how the CPU issues each step's kernels (the cuda-graphs lesson takes it apart).", Kind: Choice, Choices: graphModes()}
+	// weightParam is the checkpoint's precision (hardware.StepModel.SetWeights,
+	// hardware.LoadedWeightBytes); the KV cache stays BF16.
+	weightParam = Param{Key: "weight_dtype", Label: "Weights", Help: "bf16: 2 bytes per parameter. fp8: an FP8 checkpoint, linear layers in 1 byte with FP8 tensor-core GEMMs (H100, H200, B200, L4, L40S; on A100 weight-only with BF16 math, as vLLM's FP8 Marlin kernels), embeddings and lm_head in bf16. The KV cache stays bf16.", Kind: Choice, Choices: []string{"bf16", "fp8"}}
 )
+
+// tpParam is the tensor-parallel degree of each worker, default 1: the
+// degrees that split the model evenly (tpRelation refuses the others).
+func tpParam() Param {
+	return Param{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Each worker is a tensor-parallel group of this many GPUs (1, 2, 4 or 8 for the models here); each holds its share of the weights and of the KV.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1}
+}
+
+// weightFormat is the values' weight_dtype, BF16 without the knob.
+func weightFormat(v Values) hardware.WeightFormat {
+	if !v.Has("weight_dtype") {
+		return hardware.WeightsBF16
+	}
+	return hardware.WeightFormat(v.Choice("weight_dtype"))
+}
+
+// workerTP is the values' tp, 1 without the knob.
+func workerTP(v Values) int {
+	if !v.Has("tp") {
+		return 1
+	}
+	return v.Int("tp")
+}
+
+// weightName is a weight format as the narration names it: "BF16" or
+// "FP8".
+func weightName(f hardware.WeightFormat) string {
+	if f == hardware.WeightsFP8 {
+		return "FP8"
+	}
+	return "BF16"
+}
+
+// engineFit is the shared feasibility check's setup for the values' GPU,
+// model, tp and weight_dtype; FixedTP when the lesson has no tp knob.
+func engineFit(v Values, g hardware.GPU, m hardware.Model) hardware.Fit {
+	return hardware.Fit{GPU: g, Model: m, TP: workerTP(v), FixedTP: !v.Has("tp"), Weights: weightFormat(v)}
+}
+
+// checkTP refuses a tp that does not split the model evenly.
+func checkTP(v Values, m hardware.Model) error {
+	if tp := workerTP(v); !tpSplits(m, tp) {
+		return tpRelation(m, tp)
+	}
+	return nil
+}
+
+// precisionNote is one sentence on the weights when they are FP8, "" for
+// BF16: what the GPU does with them.
+func precisionNote(e *engine) string {
+	if e.weights != hardware.WeightsFP8 {
+		return ""
+	}
+	if e.step.FP8Math() {
+		return fmt.Sprintf(" The weights are an FP8 checkpoint: linear layers in 1 byte with FP8 tensor-core GEMMs on the %s, embeddings and lm_head in BF16.", e.gpu.Name)
+	}
+	return fmt.Sprintf(" The weights are an FP8 checkpoint, which the %s, without FP8 tensor cores, runs weight-only: 1 byte per weight read, BF16 math (vLLM's FP8 Marlin kernels).", e.gpu.Name)
+}
 
 // graphModes lists vLLM's CUDA-graph modes, the default first.
 func graphModes() []string {
@@ -41,13 +101,16 @@ func gpuIDs(first string) []string {
 	return ids
 }
 
-// engine is a priced single-GPU serving setup: the step model with CUDA-graph
-// replay and overlapped host work (a modern vLLM), and its KV capacity.
+// engine is a priced serving worker, one GPU or a tensor-parallel group:
+// the step model with CUDA-graph replay and overlapped host work (a modern
+// vLLM), and its KV capacity on each GPU.
 type engine struct {
-	gpu   hardware.GPU
-	model hardware.Model
-	step  hardware.StepModel
-	mode  cudagraph.Mode
+	gpu     hardware.GPU
+	model   hardware.Model
+	tp      int
+	weights hardware.WeightFormat
+	step    hardware.StepModel
+	mode    cudagraph.Mode
 	// pool is vLLM's start-up sizing of the KV cache on one GPU
 	// (hardware.Fit.Pool); kvBlocks the blocks requests can hold.
 	pool     hardware.KVPool
@@ -60,12 +123,12 @@ type engine struct {
 const engineBudget = 8192
 
 // enginePool is the KV pool vLLM would allocate for m on each of tp GPUs g
-// with a token budget of batchedTokens (BF16 weights and cache, 0.9 of the
-// memory): the same budget hardware.Fit checks against, so a setting Fit
-// accepts is one the simulated pool holds. It returns the pool and the
-// blocks a request can take: all but one, vLLM's null block.
-func enginePool(g hardware.GPU, m hardware.Model, tp, blockSize, batchedTokens int) (hardware.KVPool, int, error) {
-	p, err := hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: batchedTokens}.Pool(blockSize)
+// with a token budget of batchedTokens (weights in format w, a BF16 cache,
+// 0.9 of the memory): the same budget hardware.Fit checks against, so a
+// setting Fit accepts is one the simulated pool holds. It returns the pool
+// and the blocks a request can take: all but one, vLLM's null block.
+func enginePool(g hardware.GPU, m hardware.Model, tp int, w hardware.WeightFormat, blockSize, batchedTokens int) (hardware.KVPool, int, error) {
+	p, err := hardware.Fit{GPU: g, Model: m, TP: tp, Weights: w, BatchedTokens: batchedTokens}.Pool(blockSize)
 	if err != nil {
 		return p, 0, err
 	}
@@ -125,13 +188,23 @@ func stepsWork(steps []scheduler.Step) int64 {
 // 3.7–3.9 million units counted without it).
 func streamedWork(m hardware.Model) int64 { return int64(3 * m.Layers / 2) }
 
+// streamedWorkTP is streamedWork for a worker of tp GPUs: at tp > 1 each
+// layer issues two all-reduces beside its ten kernels (core/hardware's
+// kernel list), so a streamed step walks 12/10 as many.
+func streamedWorkTP(m hardware.Model, tp int) int64 {
+	if tp > 1 {
+		return int64(9 * m.Layers / 5)
+	}
+	return streamedWork(m)
+}
+
 // pricedStepsWork is stepsWork with streamedWork added for each step that
 // a dispatcher of mode with these max_num_seqs and token budget streams:
 // what a scheduler run priced by e.timer costs.
 func (e *engine) pricedStepsWork(steps []scheduler.Step, seqs, budget int) int64 {
 	d := cudagraph.New(e.mode, seqs, budget)
 	w := stepsWork(steps)
-	per := streamedWork(e.model)
+	per := streamedWorkTP(e.model, e.tp)
 	var seqBuf []hardware.Chunk
 	for _, st := range steps {
 		// The dispatcher reads a batch's token count and whether every
@@ -162,7 +235,7 @@ type streamCounter struct {
 
 // countingTimer is e.timer with its streamed steps counted.
 func (e *engine) countingTimer(maxNumSeqs, budget int) *streamCounter {
-	return &streamCounter{Timer: e.timer(maxNumSeqs, budget), d: cudagraph.New(e.mode, maxNumSeqs, budget), per: streamedWork(e.model)}
+	return &streamCounter{Timer: e.timer(maxNumSeqs, budget), d: cudagraph.New(e.mode, maxNumSeqs, budget), per: streamedWorkTP(e.model, e.tp)}
 }
 
 // StepSeconds prices one step, counting it when it is streamed.
@@ -175,13 +248,13 @@ func (c *streamCounter) StepSeconds(b []scheduler.Work) float64 {
 
 // pricedRequestWork bounds what serving reqs costs beyond requestWork
 // when steps are priced kernel by kernel under mode (graph_mode), on a
-// model of m with these max_num_seqs and token budget: streamedWork for
+// model of m on tp GPUs with these max_num_seqs and token budget: streamedWorkTP for
 // each prefill chunk (a step that carries one is streamed outside FULL
 // mode within the captured sizes) and, under none or piecewise, for each
 // output token (a request running alone is a step per token), else for
 // each output token over the largest captured size (a decode batch past it
 // is streamed). An upper bound: requests that share steps share them.
-func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.Model, seqs, budget int) int64 {
+func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.Model, tp, seqs, budget int) int64 {
 	d := cudagraph.New(mode, seqs, budget)
 	var chunks, outputs int64
 	for _, r := range reqs {
@@ -198,7 +271,7 @@ func pricedRequestWork(reqs []workload.Request, mode cudagraph.Mode, m hardware.
 	default:
 		streamed += outputs / captured
 	}
-	return streamed * streamedWork(m)
+	return streamed * streamedWorkTP(m, tp)
 }
 
 // graphMode is the values' graph_mode, vLLM's default without the knob.
@@ -287,14 +360,27 @@ func newEngine(v Values, blockSize int) (*engine, error) {
 
 // newEngineAt is newEngine for a scheduler whose token budget
 // (max_num_batched_tokens) is batchedTokens, where vLLM's profiling run
-// measures the activation peak it takes off the pool.
+// measures the activation peak it takes off the pool; a worker of the
+// values' tp GPUs (1 without the knob) and weight_dtype (BF16 without it).
+// Weights that do not fit are refused on "model".
 func newEngineAt(v Values, blockSize, batchedTokens int) (*engine, error) {
+	return buildEngine(v, workerTP(v), blockSize, batchedTokens, "model")
+}
+
+// buildEngine is an engine of tp GPUs for the values' gpu, model,
+// weight_dtype and graph_mode; weights and activations that leave no room
+// for KV are refused on the knob key.
+func buildEngine(v Values, tp, blockSize, batchedTokens int, key string) (*engine, error) {
 	g, m, err := chosenHardware(v)
 	if err != nil {
 		return nil, err
 	}
-	sm, err := hardware.NewStepModel(g, m, 1, hardware.BF16)
+	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
 	if err != nil {
+		return nil, tpRelation(m, tp)
+	}
+	w := weightFormat(v)
+	if err := sm.SetWeights(w); err != nil {
 		return nil, err
 	}
 	// vLLM v1 dispatches with CUDA graphs (FULL_AND_PIECEWISE by default)
@@ -306,11 +392,18 @@ func newEngineAt(v Values, blockSize, batchedTokens int) (*engine, error) {
 		}
 	}
 	sm.OverlapHost = true
-	p, blocks, err := enginePool(g, m, 1, blockSize, batchedTokens)
-	if err != nil {
-		return nil, Relation("model", m.ID, "a model whose BF16 weights and activations fit on one "+g.Name+" ("+err.Error()+")")
+	if tp > 1 {
+		// vLLM workers: vLLM's custom all-reduce for decode-sized messages.
+		sm.AllReduce = hardware.VLLMAllReduce(g, tp)
 	}
-	return &engine{gpu: g, model: m, step: sm, mode: mode, pool: p, kvBlocks: blocks}, nil
+	p, blocks, err := enginePool(g, m, tp, w, blockSize, batchedTokens)
+	if err != nil {
+		if key == "tp" || tp > 1 {
+			return nil, Relation(key, v.TextOf(key), fmt.Sprintf("enough %s GPUs per worker to hold %s's %s weights and activations with room for KV (%v)", g.Name, m.Name, weightName(w), err))
+		}
+		return nil, Relation(key, m.ID, "a model whose "+weightName(w)+" weights and activations fit on one "+g.Name+" ("+err.Error()+")")
+	}
+	return &engine{gpu: g, model: m, tp: tp, weights: w, step: sm, mode: mode, pool: p, kvBlocks: blocks}, nil
 }
 
 // timer prices the steps of a scheduler with these max_num_seqs and token
@@ -344,25 +437,11 @@ func choicesFirst(ids []string, first string) []string {
 	return out
 }
 
-// newTPEngine is newEngineAt for a tensor-parallel group of tp GPUs; the
-// engine's pool is each GPU's.
-func newTPEngine(v Values, tp, blockSize, batchedTokens int) (*engine, error) {
-	g, m, err := chosenHardware(v)
-	if err != nil {
-		return nil, err
-	}
-	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
-	if err != nil {
-		return nil, tpRelation(m, tp)
-	}
-	sm.OverlapHost = true
-	// vLLM workers: vLLM's custom all-reduce for decode-sized messages.
-	sm.AllReduce = hardware.VLLMAllReduce(g, tp)
-	p, blocks, err := enginePool(g, m, tp, blockSize, batchedTokens)
-	if err != nil {
-		return nil, Relation("tp", strconv.Itoa(tp), fmt.Sprintf("enough %s GPUs per worker to hold %s's BF16 weights and activations with room for KV (%v)", g.Name, m.Name, err))
-	}
-	return &engine{gpu: g, model: m, step: sm, mode: cudagraph.Default, pool: p, kvBlocks: blocks}, nil
+// newTPEngine is an engine of tp GPUs whose refusal, when the weights
+// leave no room for KV, is on the knob key (the lesson's TP knob for that
+// worker); the engine's pool is each GPU's.
+func newTPEngine(v Values, tp int, key string, blockSize, batchedTokens int) (*engine, error) {
+	return buildEngine(v, tp, blockSize, batchedTokens, key)
 }
 
 func modelIDs() []string {
@@ -506,4 +585,40 @@ func (r routingRun) busiest() int {
 		}
 	}
 	return best
+}
+
+// gpusText names a worker's GPUs: "H100 SXM" for one, "4× H100 SXM" for a
+// TP group.
+func (e *engine) gpusText() string {
+	if e.tp > 1 {
+		return fmt.Sprintf("%d× %s", e.tp, e.gpu.Name)
+	}
+	return e.gpu.Name
+}
+
+// modelText names the model with its weights' format when it is not BF16:
+// "Llama-3.1-70B FP8".
+func (e *engine) modelText() string {
+	if e.weights == hardware.WeightsFP8 {
+		return e.model.Name + " FP8"
+	}
+	return e.model.Name
+}
+
+// workersText is n workers of this engine: "4 H100 SXM workers", or "4
+// workers of 4× H100 SXM" for TP groups.
+func (e *engine) workersText(n int) string {
+	if e.tp > 1 {
+		return fmt.Sprintf("%d workers of %d× %s", n, e.tp, e.gpu.Name)
+	}
+	return fmt.Sprintf("%d %s workers", n, e.gpu.Name)
+}
+
+// oneWorkerText is one worker of this engine: "one H100 SXM", or "4× H100
+// SXM (one TP group)".
+func (e *engine) oneWorkerText() string {
+	if e.tp > 1 {
+		return e.gpusText() + " (one TP group)"
+	}
+	return "one " + e.gpu.Name
 }

@@ -32,7 +32,7 @@ var measuring = &Lesson{
 		{Term: "SLO", Aliases: []string{"service level objective"}, Definition: "The latency a request must meet to count as served well.", Find: "SLO"},
 	},
 	Params: []Param{
-		gpuParam, modelParam, graphParam,
+		gpuParam, modelParam, tpParam(), weightParam, graphParam,
 		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 20, Min: 1, Max: 600, Step: 1},
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 128, Min: 0.1, Max: 1000, Step: 0.1},
@@ -59,6 +59,9 @@ var measuring = &Lesson{
 		{"duration_s": "306", "rate_min": "0.1", "rate_max": "2", "points": "12"},
 		{"duration_s": "71"},
 		{"duration_s": "38", "graph_mode": "none"},
+		// TP 8 and FP8 weights: more, shorter steps, each with two
+		// all-reduces a layer.
+		{"duration_s": "38", "graph_mode": "none", "tp": "8", "weight_dtype": "fp8"},
 	},
 }
 
@@ -95,9 +98,14 @@ func checkMeasuring(v Values) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTP(v, m); err != nil {
+		return err
+	}
 	prompts, outputs := chatLengths(m)
 	longest := prompts.Max + outputs.Max
-	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(longest), Positions: longest},
+	fit := engineFit(v, g, m)
+	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(longest), longest
+	if err := checkFit(v, fit,
 		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}); err != nil {
 		return err
 	}
@@ -111,7 +119,7 @@ func checkMeasuring(v Values) error {
 		return Relation("duration_s", v.TextOf("duration_s"), fmt.Sprintf("a sweep that re-simulates in about a second: %s requests (%s rates, each rate × duration_s, at most 3,000) "+
 			"of chat length with max_num_seqs = %d and max_num_batched_tokens = %d come to about %s units of work (each step 8, each step priced kernel by kernel %d more (graph_mode %s, %d layers), each request in a step 1), over the bound of %s; "+
 			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", comma(reqs), v.TextOf("points"), seqs, budget, comma(int(est)),
-			streamedWork(m), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
+			streamedWorkTP(m, workerTP(v)), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
 	}
 	if other := v.Int("compare_budget"); other != 0 {
 		if _, err := newEngineAt(v, 16, other); err != nil {
@@ -224,7 +232,7 @@ func pointWork(e *engine, maxSeqs, budget int, step float64, prompts, outputs wo
 	case e.mode == cudagraph.Full && budget <= d.MaxCaptureSize():
 		streamed = 0
 	}
-	return float64(advances) + steps*stepWork + streamed*float64(streamedWork(e.model))
+	return float64(advances) + steps*stepWork + streamed*float64(streamedWorkTP(e.model, e.tp))
 }
 
 // loadPoint is one rate of the sweep.
@@ -274,6 +282,7 @@ func pointOf(rate float64, s *scheduler.Scheduler, cfg scheduler.Config, slo sch
 
 // measuringRun is the load sweep the lesson ran.
 type measuringRun struct {
+	e     *engine
 	gpu   hardware.GPU
 	model hardware.Model
 	// duration is the arrival window per rate in seconds; lo and hi the
@@ -320,7 +329,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 	if err != nil {
 		return measuringRun{}, err
 	}
-	r := measuringRun{gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
+	r := measuringRun{e: e, gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
 		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms"), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
 	goal := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
 	prompts, outputs := chatLengths(e.model)
@@ -355,8 +364,8 @@ func runMeasuring(v Values) (measuringRun, error) {
 			r.best = p
 		}
 	}
-	// One GPU: the lesson serves one model instance without parallelism.
-	r.gpus = 1
+	// One model instance: one GPU, or a TP group of tp.
+	r.gpus = e.tp
 	r.objective = objectiveOf(v)
 	meets := make([]bool, len(rates))
 	for i, rate := range rates {
@@ -368,7 +377,10 @@ func runMeasuring(v Values) (measuringRun, error) {
 	r.plan = plan
 	search, ok := sweptBracket(rates, meets, plan.probes)
 	if !ok {
-		search = slo.Search{Lo: r.lo, Hi: r.hi, Probes: slo.MinProbes} // outside the sweep: its ends say which side
+		// Outside the sweep: its ends say which side. The ends are the
+		// swept rates themselves (logspace's last rate may differ from
+		// rate_max in the last bit), so both probes reuse the sweep's runs.
+		search = slo.Search{Lo: rates[0], Hi: rates[len(rates)-1], Probes: slo.MinProbes}
 	}
 	if r.capacity, err = measuringProber(v, e, r.budget, prompts, outputs, swept).search(search, r.objective); err != nil {
 		return measuringRun{}, err
@@ -460,7 +472,7 @@ func (r measuringRun) metrics() []Metric {
 	under := sloText(r.objective)
 	ms = append(ms,
 		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, comma(r.budget)), Unit: "req/s", Value: round2(r.capacity.rate())},
-		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d GPU) under %s", r.gpus, under), Unit: "req/s", Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
+		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
 	if c := r.compare; c != nil {
 		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, comma(c.budget)), Unit: "req/s", Value: round2(c.rate())})
 		if c.rate() > 0 {
@@ -621,9 +633,9 @@ func (r measuringRun) script() *Script {
 	first := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, markRef("guide:slo", "the SLO"))
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
-		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on one %s serving %s. "+
-			"%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.gpu.Name, r.model.Name, r.engineText(), sloText, r.sloTPOT),
+		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on %s serving %s. "+
+			"%s%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
+			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.e.oneWorkerText(), r.e.modelText(), r.engineText(), precisionNote(r.e), sloText, r.sloTPOT),
 		Scenes:   []scene.Scene{first, pointCards(r.first())},
 		Mentions: []scene.Mention{mention(sloText, "ttft", "guide:slo")},
 	})

@@ -276,7 +276,11 @@ func (r measuringRun) capacityStep() Step {
 		how += fmt.Sprintf("The sweep brackets it between %s and %s; %d more runs of the same requests bisect the bracket (%s), leaving it within %.1f%% (the most runs the lesson's work bound leaves room for, at most %d).",
 			rateText(c.cap.Runs[0].Rate), rateText(c.cap.Runs[1].Rate), len(c.cap.Runs)-2, probesText(c.cap), 100*(c.cap.Above/c.cap.Rate-1), capacityProbes-2)
 	}
-	narr := fmt.Sprintf("%s, %s per GPU on this one GPU, at max_num_batched_tokens = %s. %s", capText, rateText(slo.PerGPU(c.rate(), r.gpus)), comma(r.budget), how)
+	on := "on this one GPU"
+	if r.gpus > 1 {
+		on = fmt.Sprintf("over these %d GPUs", r.gpus)
+	}
+	narr := fmt.Sprintf("%s, %s per GPU %s, at max_num_batched_tokens = %s. %s", capText, rateText(slo.PerGPU(c.rate(), r.gpus)), on, comma(r.budget), how)
 	if o := r.compare; o != nil {
 		narr += " " + r.compareText(*o)
 	} else {

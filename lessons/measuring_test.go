@@ -146,3 +146,20 @@ func TestMeasuringChunkedCapacity(t *testing.T) {
 		t.Errorf("longest gaps %g s (512) and %g s (8,192): want only the large budget's over 50 ms", r.capacity.maxGap, r.compare.maxGap)
 	}
 }
+
+// A 70B model is measured on a TP group: refused on one H100, accepted on
+// four, its capacity per GPU divided by the group's GPUs.
+func TestMeasuringTensorParallel(t *testing.T) {
+	set := map[string]string{"model": "llama-3.1-70b", "duration_s": "5", "points": "3", "rate_min": "1", "rate_max": "8"}
+	if _, _, err := measuring.Run(set); err == nil {
+		t.Error("Llama-3.1-70B accepted on one H100")
+	}
+	set["tp"] = "4"
+	s, _, err := measuring.Run(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, per := metricOf(t, s, "capacity_req_s"), metricOf(t, s, "capacity_per_gpu_req_s"); math.Abs(c/4-per) > 0.01 {
+		t.Errorf("capacity %v req/s, %v per GPU on TP 4; want a quarter", c, per)
+	}
+}

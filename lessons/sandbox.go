@@ -26,7 +26,7 @@ var sandbox = &Lesson{
 		"Simplified: aggregated workers, no network latency, open-loop arrivals.",
 	Group: "whole", Rank: 20, Thumb: scene.KindCluster,
 	Params: []Param{
-		gpuParam, modelParam, graphParam,
+		gpuParam, modelParam, tpParam(), weightParam, graphParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},
 		{Key: "policy", Label: "Router policy", Kind: Choice, Choices: []string{"kv_aware", "round_robin", "least_loaded", "random", "cache_aware"}},
 		{Key: "workload", Label: "Workload", Help: "chats: multi-turn conversations that grow; shared: independent prompts opening with shared system prompts; plain: nothing shared.", Kind: Choice, Choices: []string{"chats", "shared", "plain"}},
@@ -66,6 +66,9 @@ var sandbox = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
+		// FP8 weights and TP 8 on the heaviest shapes.
+		{"requests": "1316", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
+		{"graph_mode": "none", "rate": "0.1", "requests": "334", "tp": "8", "workload": "plain"},
 	},
 }
 
@@ -79,7 +82,7 @@ func sandboxWork(v Values, work []workload.Request) int64 {
 	if err != nil {
 		return requestWork(work)
 	}
-	return requestWork(work) + pricedRequestWork(work, graphMode(v), m, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
+	return requestWork(work) + pricedRequestWork(work, graphMode(v), m, workerTP(v), v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
 }
 
 // withDefaultGraphs is v with graph_mode at vLLM's default.
@@ -97,7 +100,7 @@ func pricedRule(v Values) string {
 		return ""
 	}
 	return fmt.Sprintf("%d per step priced kernel by kernel (%s's %d layers: with graph_mode %s, every prefill chunk of max_num_batched_tokens%s)",
-		streamedWork(m), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[graphMode(v) == cudagraph.None || graphMode(v) == cudagraph.Piecewise])
+		streamedWorkTP(m, workerTP(v)), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[graphMode(v) == cudagraph.None || graphMode(v) == cudagraph.Piecewise])
 }
 
 // sandboxFit is the shared feasibility check (hardware.Fit) for one worker
@@ -115,8 +118,12 @@ func sandboxFit(v Values, work []workload.Request) error {
 	for _, r := range work {
 		longest = max(longest, r.Prompt+r.Output)
 	}
+	if err := checkTP(v, m); err != nil {
+		return err
+	}
 	budget := v.Int("max_num_batched_tokens")
-	fit := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(longest), Positions: longest}
+	fit := engineFit(v, g, m)
+	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(longest), longest
 	knobs := fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}
 	if budget > 8192 {
 		// Weights that fit at vLLM's default budget but not at this one
@@ -344,7 +351,7 @@ func (r *sandboxRun) script() *Script {
 }
 
 func (r *sandboxRun) metrics() []Metric {
-	gpus := float64(r.workers)
+	gpus := float64(r.workers * r.e.tp)
 	return []Metric{
 		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Value: round2(float64(r.outputs) / r.makespan)},
 		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Value: round2(float64(r.outputs) / r.makespan / gpus)},
@@ -371,7 +378,7 @@ func (r *sandboxRun) clusterScene(title string, end bool, stats []scene.Stat, li
 	}
 	if end {
 		c.QueueLabel, c.QueueUnit = "requests running + waiting, mean over the run", "in flight"
-		p := endPool(fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name), "", r.routing, nil)
+		p := endPool(fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText()), "", r.routing, nil)
 		for w := range p.Workers {
 			var per []int
 			if cached != nil {
@@ -384,7 +391,7 @@ func (r *sandboxRun) clusterScene(title string, end bool, stats []scene.Stat, li
 		}
 		c.Pools = []scene.Pool{p}
 	} else {
-		p := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)}
+		p := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText())}
 		for w := 0; w < r.workers; w++ {
 			p.Workers = append(p.Workers, scene.Worker{ID: "W" + strconv.Itoa(w+1), Lines: []string{fmt.Sprintf("%s KV blocks", comma(r.e.kvBlocks))}})
 		}
@@ -446,7 +453,7 @@ func (r *sandboxRun) batchText() string {
 
 // steps narrates the run.
 func (r *sandboxRun) steps(metrics []Metric) []Step {
-	gpus := float64(r.workers)
+	gpus := float64(r.workers * r.e.tp)
 	rate := fmt.Sprintf("at %g per second", r.rate)
 	kind := map[string]string{"chats": fmt.Sprintf("%d-turn conversations whose prompts grow with every turn", sandboxTurns),
 		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[r.workload]
@@ -455,9 +462,9 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 		kind = "from the trace " + r.trace
 	}
 	thr := float64(r.outputs) / r.makespan
-	setup := fmt.Sprintf("%d requests (%s) arrive %s at %d %s workers serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
-		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s%s",
-		r.requests, kind, rate, r.workers, r.e.gpu.Name, r.e.model.Name, r.policy, r.graph, comma(r.seqs), comma(r.budget), r.batchText(), r.cut.text())
+	setup := fmt.Sprintf("%d requests (%s) arrive %s at %s serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
+		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s%s%s",
+		r.requests, kind, rate, r.e.workersText(r.workers), r.e.modelText(), r.policy, r.graph, comma(r.seqs), comma(r.budget), r.batchText(), r.cut.text(), precisionNote(r.e))
 	a := &annotate{scene: "cluster"}
 	a.mark("router:R", r.policy, "routed by "+r.policy, setup)
 	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",

@@ -3,6 +3,7 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -162,5 +163,37 @@ func TestSandboxFitsTheModelsContext(t *testing.T) {
 	long := workload.Poisson(3, 1, workload.Uniform{Min: 4000, Max: 4000}, workload.Uniform{Min: 200, Max: 200}, 1)
 	if _, _, err := sandbox.RunTrace(map[string]string{"model": "llama-2-7b"}, long, "long.jsonl"); err == nil || !strings.Contains(err.Error(), "long.jsonl") || !strings.Contains(err.Error(), "4,200 tokens (prompt + output) exceed llama-2-7b's 4,096 positions") {
 		t.Errorf("a trace of 4,200-token requests on Llama-2-7B: %v, want a refusal naming the trace and the positions", err)
+	}
+}
+
+// FP8 weights read half the linear layers' bytes: the same workload decodes
+// with shorter gaps; TP 2 splits each step over two GPUs, and throughput per
+// GPU divides by workers × tp.
+func TestSandboxPrecisionAndTP(t *testing.T) {
+	base := map[string]string{"requests": "40", "workload": "plain", "workers": "2"}
+	run := func(k map[string]string) *Script {
+		t.Helper()
+		set := map[string]string{}
+		for a, b := range base {
+			set[a] = b
+		}
+		for a, b := range k {
+			set[a] = b
+		}
+		s, _, err := sandbox.Run(set)
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		return s
+	}
+	bf, fp, tp2 := run(nil), run(map[string]string{"weight_dtype": "fp8"}), run(map[string]string{"tp": "2"})
+	if a, b := metricOf(t, bf, "itl_p50_ms"), metricOf(t, fp, "itl_p50_ms"); !(b < 0.85*a) {
+		t.Errorf("median ITL %v ms with FP8 weights vs %v ms in BF16, want clearly shorter", b, a)
+	}
+	if a, b := metricOf(t, bf, "itl_p50_ms"), metricOf(t, tp2, "itl_p50_ms"); !(b < a) {
+		t.Errorf("median ITL %v ms at TP 2 vs %v ms at TP 1, want shorter", b, a)
+	}
+	if thr, per := metricOf(t, tp2, "throughput_tok_s"), metricOf(t, tp2, "throughput_per_gpu_tok_s"); math.Abs(thr/4-per) > 0.01 {
+		t.Errorf("TP 2 × 2 workers: %v tok/s, %v per GPU; want a quarter", thr, per)
 	}
 }

@@ -30,7 +30,7 @@ var smartRouting = &Lesson{
 		{Term: "KV-aware routing", Aliases: []string{"smart routing", "kv router"}, Definition: "Send a request to the worker whose cache holds most of its prefix, weighed against that worker's load.", Find: "KV-aware"},
 	},
 	Params: []Param{
-		gpuParam, modelParam,
+		gpuParam, modelParam, tpParam(), weightParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 8, Min: 2, Max: 16, Step: 1},
 		{Key: "requests", Label: "Requests", Kind: Int, Default: 60, Min: 8, Max: 600, Step: 1},
 		{Key: "system_prompts", Label: "System prompts", Help: "Distinct shared prefixes (the article: 4 agents).", Kind: Int, Default: 4, Min: 1, Max: 32, Step: 1},
@@ -80,6 +80,8 @@ var smartRouting = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "222", "overload_requests": "8", "hot_share": "0", "prefix_tokens": "16", "workers": "14"},
+		// TP 8 on the heaviest stream.
+		{"hot_share": "0", "overload_requests": "8", "prefix_tokens": "16", "requests": "222", "tp": "8", "workers": "14"},
 	},
 	sim: smartRoutingSim{},
 }
@@ -126,10 +128,14 @@ func smartRoutingFit(v Values) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTP(v, m); err != nil {
+		return err
+	}
 	n := v.Int("prompt_max") + v.Int("output_max")
 	budget, _ := vllmBatch(g)
-	return checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: budget, KVTokens: int64(n), Positions: n},
-		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
+	fit := engineFit(v, g, m)
+	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(n), n
+	return checkFit(v, fit, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
 }
 
 // smartRoutingWork is the most work the knobs ask for, from the lengths
@@ -344,7 +350,7 @@ func (r *smartRoutingRun) claims() []Claim {
 	}, {
 		What:    "Mean TTFT, KV-aware vs round robin",
 		Article: fmt.Sprintf("%.2f ms vs %.2f ms", articleTTFTKV, articleTTFTRR),
-		Model:   fmt.Sprintf("%.2f ms vs %.2f ms on %s with %s", 1000*kv.ttftMean, 1000*rr.ttftMean, r.e.gpu.Name, r.e.model.Name),
+		Model:   fmt.Sprintf("%.2f ms vs %.2f ms on %s with %s", 1000*kv.ttftMean, 1000*rr.ttftMean, r.e.gpusText(), r.e.modelText()),
 		Why:     "The article types in a 1.2 ms hit and 0.018 ms per prompt token on a miss and serves requests one at a time; here a hit still computes the prompt's unshared tokens, every step is priced on the GPU, and requests queue behind each other.",
 	}}
 }
@@ -356,7 +362,7 @@ func workerLabel(w int) string { return "W" + strconv.Itoa(w+1) }
 // running or waiting, and its cost for rt; rt travels to its worker.
 func (r *smartRoutingRun) routeCluster(i int, rt cluster.Routed, marks []scene.Mark) scene.Scene {
 	v := r.watch.views[i]
-	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)}
+	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText())}
 	for _, sc := range rt.Decision.Scores {
 		w := sc.Worker
 		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w), Cache: cacheFills(v.perPrompt[w], v.total[w]), Queue: float64(sc.Load),
@@ -573,7 +579,7 @@ func (r *smartRoutingRun) routeSteps() []Step {
 // startCluster is the cluster before the first request: nothing cached,
 // nothing queued.
 func (r *smartRoutingRun) startCluster(marks []scene.Mark) scene.Scene {
-	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)}
+	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText())}
 	for w := 0; w < r.workers; w++ {
 		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w)})
 	}
@@ -597,8 +603,8 @@ func (r *smartRoutingRun) policyCluster(id, title string, marks []scene.Mark, ru
 func (r *smartRoutingRun) steps() []Step {
 	rr, kv := r.rr, r.kv
 	intro := fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on; vLLM's defaults on this GPU, max_num_seqs %s and max_num_batched_tokens %s). "+
-		"A request reuses KV only on the worker that already holds its system prompt. The KV router in front of them scores every worker for each request.",
-		r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpu.Name, r.e.model.Name, comma(r.seqs), comma(r.budget))
+		"A request reuses KV only on the worker that already holds its system prompt. The KV router in front of them scores every worker for each request.%s",
+		r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpusText(), r.e.modelText(), comma(r.seqs), comma(r.budget), precisionNote(r.e))
 	a := &annotate{scene: "cluster"}
 	a.mark("router:R", "KV router", "The KV router", intro)
 	steps := []Step{{Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.marks)}, Mentions: a.mentions}}

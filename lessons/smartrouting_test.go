@@ -103,3 +103,35 @@ func TestSmartRoutingWorkBound(t *testing.T) {
 	refusesOverWork(t, smartRouting, map[string]string{"requests": "8", "overload_requests": "1000"}, "overload_requests")
 	refusesOverWork(t, smartRouting, map[string]string{"prompt_min": "32768", "prompt_max": "32768"}, "prompt_min") // the knob set, not overload_requests at its default
 }
+
+// Llama-3.1-70B needs TP: refused on one H100 with the advice to pick tp ≥
+// 4, accepted on TP 4 and with FP8 weights on TP 2; each worker is then a
+// group of GPUs in the narration.
+func TestSmartRoutingTensorParallel(t *testing.T) {
+	small := map[string]string{"requests": "12", "overload_requests": "8", "model": "llama-3.1-70b"}
+	with := func(k map[string]string) map[string]string {
+		out := map[string]string{}
+		for a, b := range small {
+			out[a] = b
+		}
+		for a, b := range k {
+			out[a] = b
+		}
+		return out
+	}
+	if _, _, err := smartRouting.Run(small); err == nil || !strings.Contains(err.Error(), "tp ≥ 4") {
+		t.Errorf("70B on one H100: %v, want a refusal advising tp ≥ 4", err)
+	}
+	for _, k := range []map[string]string{{"tp": "4"}, {"tp": "2", "weight_dtype": "fp8"}} {
+		s, _, err := smartRouting.Run(with(k))
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if !strings.Contains(s.Steps[0].Narration, k["tp"]+"× NVIDIA H100") {
+			t.Errorf("%v: the setup does not name the TP group: %s", k, s.Steps[0].Narration)
+		}
+	}
+	if _, _, err := smartRouting.Run(with(map[string]string{"tp": "3"})); err == nil {
+		t.Error("tp 3 accepted for 64 query heads and 8 KV heads")
+	}
+}

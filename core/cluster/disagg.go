@@ -44,14 +44,15 @@ package cluster
 // vLLM instead allocates the decode blocks first and then pulls the KV, so
 // where this wait happens the model is early by up to one transfer time.
 //
-// Conditional disaggregation (optional): Dynamo's original rule. The
-// request lands on the least-loaded decode worker, which prefills it
-// locally unless prompt − its prefix hit there > MaxLocalPrefillLength and
-// fewer than MaxPrefillQueueSize requests wait at the prefill workers; a
-// remote prefill then returns its KV to that decode worker.
+// Conditional disaggregation (optional): the request lands on the
+// least-loaded decode worker, and a ConditionalDisagg policy decides whether
+// that worker prefills it locally (Dynamo's "bypass remote prefill"); a
+// remote prefill then returns its KV to that decode worker. The policies are
+// Dynamo's current ones (lib/kv-router/src/conditional_disagg.rs @ 088ca50,
+// docs/SOURCES.md#dyn-conditional): IslBounding, PrefillLoad and
+// IslOrLoad, and the queue-length rule of its first releases.
 //
-// Simplifications: both pools use the given scheduler config and timer
-// (Dynamo may give them different TP), the whole prompt's KV is sent even
+// Simplifications: the whole prompt's KV is sent even
 // when the decode worker caches part of it, a transfer starts after the
 // prefill ends (no layer-by-layer overlap), and the router has no network
 // latency.
@@ -68,23 +69,118 @@ import (
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
-// ConditionalDisagg is Dynamo's rule for prefilling remotely
-// (DisaggRouterConf, docs/SOURCES.md#dyn-disagg).
+// ConditionalPolicy names a conditional-disaggregation policy.
+type ConditionalPolicy string
+
+// Dynamo's conditional-disaggregation policies
+// (lib/kv-router/src/conditional_disagg.rs @ 088ca50), and the rule of its
+// first releases.
+const (
+	// IslBounding (IslBoundingPolicy) prefills locally only a prompt whose
+	// uncached part is both short and a small share of it: eff_isl =
+	// prompt − the decode worker's cached overlap, local iff eff_isl <
+	// EffISLThreshold (2,048) and eff_isl / prompt < EffISLRatioThreshold
+	// (0.7). It ignores the load.
+	IslBounding ConditionalPolicy = "isl_bounding"
+	// PrefillLoad (PrefillLoadPolicy) prefills locally when the prefill
+	// worker the router would pick is busy: its active prefill tokens
+	// exceed QueueThreshold × its max_num_batched_tokens (Dynamo's
+	// router_queue_threshold, the line at which it would queue the request).
+	PrefillLoad ConditionalPolicy = "prefill_load"
+	// IslOrLoad (IslOrLoadPolicy) prefills locally when either does.
+	IslOrLoad ConditionalPolicy = "isl_or_load"
+	// QueueLength is the rule of Dynamo's first releases (v0.1–v0.3,
+	// PyDisaggregatedRouter in the dynamo.sdk examples, the vLLM v0
+	// integration that docs/architecture/disagg_serving.md @ 391befc
+	// describes): remote iff prompt − prefix hit > MaxLocalPrefillLength
+	// (1,000) and fewer than MaxPrefillQueueSize (2) requests wait for a
+	// prefill worker.
+	QueueLength ConditionalPolicy = "queue_length"
+)
+
+// ConditionalDisagg is a conditional-disaggregation policy and its
+// thresholds; only the policy's own thresholds are read.
 type ConditionalDisagg struct {
+	Policy ConditionalPolicy
+	// EffISLThreshold and EffISLRatioThreshold are IslBounding's
+	// (conditional_disagg_eff_isl_threshold and _ratio_threshold).
+	EffISLThreshold      int
+	EffISLRatioThreshold float64
+	// QueueThreshold is PrefillLoad's busy line (router_queue_threshold).
+	QueueThreshold float64
+	// MaxLocalPrefillLength and MaxPrefillQueueSize are QueueLength's.
 	MaxLocalPrefillLength int // prefill tokens not cached on the decode worker above which prefill goes remote
 	MaxPrefillQueueSize   int // remote prefill only while fewer requests than this wait for a prefill worker
 }
 
-// DefaultConditionalDisagg returns Dynamo's defaults: 1000 tokens, queue 2.
+// Dynamo's defaults: DEFAULT_CONDITIONAL_DISAGG_EFF_ISL_THRESHOLD and
+// _RATIO_THRESHOLD, KvRouterConfig's router_queue_threshold, and the first
+// releases' DisaggRouterConf.
+const (
+	DefaultEffISLThreshold       = 2048
+	DefaultEffISLRatioThreshold  = 0.7
+	DefaultQueueThreshold        = 4.0
+	DefaultMaxLocalPrefillLength = 1000
+	DefaultMaxPrefillQueueSize   = 2
+)
+
+// DefaultConditionalDisagg returns Dynamo's current default policy,
+// IslBounding at 2,048 tokens and 0.7, with every threshold at its default.
 func DefaultConditionalDisagg() ConditionalDisagg {
-	return ConditionalDisagg{MaxLocalPrefillLength: 1000, MaxPrefillQueueSize: 2}
+	return ConditionalDisagg{Policy: IslBounding, EffISLThreshold: DefaultEffISLThreshold, EffISLRatioThreshold: DefaultEffISLRatioThreshold,
+		QueueThreshold: DefaultQueueThreshold, MaxLocalPrefillLength: DefaultMaxLocalPrefillLength, MaxPrefillQueueSize: DefaultMaxPrefillQueueSize}
 }
 
-// Remote reports the rule's verdict for a prompt of prompt tokens of which
-// prefixHit are cached on the decode worker, with queue requests waiting
-// for a prefill worker.
-func (c ConditionalDisagg) Remote(prompt, prefixHit, queue int) bool {
-	return prompt-prefixHit > c.MaxLocalPrefillLength && queue < c.MaxPrefillQueueSize
+// ConditionalInput is what a policy sees of one request.
+type ConditionalInput struct {
+	// Prompt is the prompt's tokens; Cached those the chosen decode worker
+	// holds in its prefix cache (whole blocks).
+	Prompt, Cached int
+	// PrefillActive is the pending prefill tokens of the prefill worker
+	// the router would pick, PrefillBudget its max_num_batched_tokens.
+	PrefillActive, PrefillBudget int
+	// PrefillWaiting is the requests waiting at all prefill workers.
+	PrefillWaiting int
+}
+
+// EffISL is the uncached prompt, the net-new prefill.
+func (in ConditionalInput) EffISL() int { return max(0, in.Prompt-in.Cached) }
+
+// Remote reports the policy's verdict: true sends the prompt to a prefill
+// worker, false prefills it on the decode worker.
+func (c ConditionalDisagg) Remote(in ConditionalInput) bool {
+	switch c.Policy {
+	case IslBounding:
+		return !c.islLocal(in)
+	case PrefillLoad:
+		return !c.prefillBusy(in)
+	case IslOrLoad:
+		return !c.islLocal(in) && !c.prefillBusy(in)
+	case QueueLength:
+		return in.EffISL() > c.MaxLocalPrefillLength && in.PrefillWaiting < c.MaxPrefillQueueSize
+	}
+	return true
+}
+
+// islLocal is IslBoundingPolicy's bypass.
+func (c ConditionalDisagg) islLocal(in ConditionalInput) bool {
+	eff := in.EffISL()
+	return eff < c.EffISLThreshold && float64(eff)/float64(max(in.Prompt, 1)) < c.EffISLRatioThreshold
+}
+
+// prefillBusy is PrefillLoadPolicy's bypass: active_tokens >
+// router_queue_threshold × max_num_batched_tokens.
+func (c ConditionalDisagg) prefillBusy(in ConditionalInput) bool {
+	return float64(in.PrefillActive) > c.QueueThreshold*float64(in.PrefillBudget)
+}
+
+// Validate reports an unknown policy.
+func (c ConditionalDisagg) Validate() error {
+	switch c.Policy {
+	case IslBounding, PrefillLoad, IslOrLoad, QueueLength:
+		return nil
+	}
+	return fmt.Errorf("cluster: conditional-disaggregation policy %q, want %q, %q, %q or %q", c.Policy, IslBounding, PrefillLoad, IslOrLoad, QueueLength)
 }
 
 // DisaggConfig describes a disaggregated deployment.
@@ -95,14 +191,20 @@ type DisaggConfig struct {
 	Prefill, Decode int
 	// Scheduler configures every worker; PrefixCaching is forced on.
 	Scheduler scheduler.Config
+	// PrefillScheduler, when set, configures the prefill workers instead
+	// (a pool of another TP degree has another KV pool).
+	PrefillScheduler *scheduler.Config
 	// Timer prices the steps of prefill worker w (prefill true) or decode
 	// worker w.
 	Timer func(prefill bool, w int) scheduler.Timer
 	// Link carries KV from prefill to decode workers.
 	Link Link
-	// KVBytesPerToken is what one GPU sends per prompt token: S_entry /
-	// min(TP, kv_heads). The GPUs of a TP group send their shards at once,
-	// each over its own path, so the transfer time is that of one shard.
+	// KVBytesPerToken is what one path carries per prompt token: S_entry /
+	// min(TP, kv_heads), with the smaller TP of the two pools when they
+	// differ (each GPU of the smaller group sends, or receives, the shards
+	// of the larger one's GPUs it pairs with). The GPUs of a TP group send
+	// their shards at once, each over its own path, so the transfer time is
+	// that of one path.
 	KVBytesPerToken float64
 	// Conditional, when set, lets decode workers prefill short prompts
 	// themselves.
@@ -236,10 +338,23 @@ func (cfg DisaggConfig) validate() error {
 	case !(cfg.KVBytesPerToken >= 0) || math.IsInf(cfg.KVBytesPerToken, 0):
 		return fmt.Errorf("cluster: KVBytesPerToken = %g, want ≥ 0", cfg.KVBytesPerToken)
 	}
+	if c := cfg.Conditional; c != nil {
+		if err := c.Validate(); err != nil {
+			return err
+		}
+	}
 	if cfg.Prefill > 0 {
 		return cfg.Link.Validate()
 	}
 	return nil
+}
+
+// prefillScheduler is the prefill workers' scheduler config.
+func (cfg DisaggConfig) prefillScheduler() scheduler.Config {
+	if cfg.PrefillScheduler != nil {
+		return *cfg.PrefillScheduler
+	}
+	return cfg.Scheduler
 }
 
 // newDisagg builds both pools' schedulers.
@@ -251,8 +366,10 @@ func newDisagg(cfg DisaggConfig) (*disagg, error) {
 	sc.PrefixCaching, sc.KVEvents = true, false
 	d := &disagg{cfg: cfg, linkFree: make([]float64, cfg.Prefill), inbound: make([]int, cfg.Decode),
 		pinned: map[int]*allocator.Request{}, staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
+	psc := cfg.prefillScheduler()
+	psc.PrefixCaching, psc.KVEvents = true, false
 	for w := 0; w < cfg.Prefill; w++ {
-		s, err := scheduler.New(sc, cfg.Timer(true, w), nil)
+		s, err := scheduler.New(psc, cfg.Timer(true, w), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -471,11 +588,15 @@ func (d *disagg) arrive(r Request) error {
 		}
 		j.DecodeWorker = d.leastLoadedDecode()
 		_, j.PrefixHit = d.dec[j.DecodeWorker].Pool().ComputedBlocks(kvhash.Extend(nil, r.PromptIDs, d.cfg.Scheduler.BlockSize, ""), len(r.PromptIDs))
-		queue := 0
-		for _, s := range d.pre {
-			queue += s.Load().Waiting
+		in := ConditionalInput{Prompt: len(r.PromptIDs), Cached: j.PrefixHit, PrefillBudget: d.cfg.prefillScheduler().MaxNumBatchedTokens}
+		if len(d.pre) > 0 {
+			// The prefill worker the router would pick, and the queue.
+			in.PrefillActive = d.pre[d.leastLoadedPrefill()].Load().PendingPrefillTokens
+			for _, s := range d.pre {
+				in.PrefillWaiting += s.Load().Waiting
+			}
 		}
-		j.Remote = len(d.pre) > 0 && c.Remote(len(r.PromptIDs), j.PrefixHit, queue)
+		j.Remote = len(d.pre) > 0 && c.Remote(in)
 	}
 	if !j.Remote {
 		if j.DecodeWorker < 0 { // aggregated
@@ -558,44 +679,58 @@ func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
 	return d.res, nil
 }
 
-// Comparison is one workload served twice on the same number of GPUs:
-// monolithic (every worker prefills and decodes its own requests, routed to
-// the least-loaded worker) and disaggregated.
+// Comparison is one workload served twice: monolithic (every worker
+// prefills and decodes its own requests, routed to the least-loaded worker)
+// and disaggregated, each on its own GPUs.
 type Comparison struct {
-	GPUs               int // in each deployment
+	// MonoGPUs and DisGPUs are the GPUs of each deployment.
+	MonoGPUs, DisGPUs  int
 	Monolithic, Disagg *DisaggResult
 	// Mono and Dis summarise what users saw, under the SLO given.
 	Mono, Dis scheduler.Summary
 }
 
-// ThroughputPerGPU is output tokens per second per GPU.
-func (c *Comparison) ThroughputPerGPU(s scheduler.Summary) float64 {
-	return s.OutputTokensPerS / float64(c.GPUs)
+// ThroughputPerGPU is each deployment's output tokens per second per GPU.
+func (c *Comparison) ThroughputPerGPU() (mono, dis float64) {
+	return c.Mono.OutputTokensPerS / float64(c.MonoGPUs), c.Dis.OutputTokensPerS / float64(c.DisGPUs)
 }
 
-// GoodputPerGPU is requests per second per GPU that met the SLO.
-func (c *Comparison) GoodputPerGPU(s scheduler.Summary) float64 {
-	return s.GoodputReqPerS / float64(c.GPUs)
+// GoodputPerGPU is each deployment's requests per second per GPU that met
+// the SLO.
+func (c *Comparison) GoodputPerGPU() (mono, dis float64) {
+	return c.Mono.GoodputReqPerS / float64(c.MonoGPUs), c.Dis.GoodputReqPerS / float64(c.DisGPUs)
 }
 
 // CompareDisagg runs reqs on cfg and on cfg.Prefill + cfg.Decode monolithic
-// workers with the decode pool's timer, each worker gpusPerWorker GPUs.
+// workers with the decode pool's timer and scheduler, each worker
+// gpusPerWorker GPUs.
 func CompareDisagg(cfg DisaggConfig, gpusPerWorker int, slo scheduler.SLO, reqs []Request) (*Comparison, error) {
-	if gpusPerWorker < 1 {
-		return nil, fmt.Errorf("cluster: %d GPUs per worker, want ≥ 1", gpusPerWorker)
-	}
-	dis, err := RunDisagg(cfg, reqs)
-	if err != nil {
-		return nil, err
-	}
 	agg := cfg
-	agg.Prefill, agg.Decode, agg.Conditional = 0, cfg.Prefill+cfg.Decode, nil
-	mono, err := RunDisagg(agg, reqs)
+	agg.Prefill, agg.Decode, agg.Conditional, agg.PrefillScheduler = 0, cfg.Prefill+cfg.Decode, nil, nil
+	g := (cfg.Prefill + cfg.Decode) * gpusPerWorker
+	return CompareDeployments(agg, g, cfg, g, slo, reqs)
+}
+
+// CompareDeployments runs reqs on a monolithic deployment mono (no
+// prefill workers) of monoGPUs GPUs and on a disaggregated one dis of
+// disGPUs.
+func CompareDeployments(mono DisaggConfig, monoGPUs int, dis DisaggConfig, disGPUs int, slo scheduler.SLO, reqs []Request) (*Comparison, error) {
+	switch {
+	case mono.Prefill != 0:
+		return nil, fmt.Errorf("cluster: the monolithic deployment has %d prefill workers, want 0", mono.Prefill)
+	case monoGPUs < mono.Decode || disGPUs < dis.Prefill+dis.Decode:
+		return nil, fmt.Errorf("cluster: %d and %d GPUs for %d and %d workers, want at least one per worker", monoGPUs, disGPUs, mono.Decode, dis.Prefill+dis.Decode)
+	}
+	d, err := RunDisagg(dis, reqs)
 	if err != nil {
 		return nil, err
 	}
-	return &Comparison{GPUs: (cfg.Prefill + cfg.Decode) * gpusPerWorker, Monolithic: mono, Disagg: dis,
-		Mono: scheduler.SummariseRequests(mono.Requests, slo), Dis: scheduler.SummariseRequests(dis.Requests, slo)}, nil
+	m, err := RunDisagg(mono, reqs)
+	if err != nil {
+		return nil, err
+	}
+	return &Comparison{MonoGPUs: monoGPUs, DisGPUs: disGPUs, Monolithic: m, Disagg: d,
+		Mono: scheduler.SummariseRequests(m.Requests, slo), Dis: scheduler.SummariseRequests(d.Requests, slo)}, nil
 }
 
 // collect gathers a pool's finished requests by id, its workers' results and

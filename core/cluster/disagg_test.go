@@ -85,8 +85,8 @@ func TestDisaggRemovesITLSpikes(t *testing.T) {
 	if bound := 0.005 + 2e-5*(64+16); dis.Max > bound {
 		t.Errorf("disaggregated ITL max %.2f ms > one decode step %.2f ms", 1000*dis.Max, 1000*bound)
 	}
-	if cmp.GPUs != 2 || len(cmp.Disagg.Requests) != 40 || len(cmp.Monolithic.Requests) != 40 {
-		t.Errorf("GPUs %d, requests %d / %d", cmp.GPUs, len(cmp.Disagg.Requests), len(cmp.Monolithic.Requests))
+	if cmp.MonoGPUs != 2 || cmp.DisGPUs != 2 || len(cmp.Disagg.Requests) != 40 || len(cmp.Monolithic.Requests) != 40 {
+		t.Errorf("GPUs %d and %d, requests %d / %d", cmp.MonoGPUs, cmp.DisGPUs, len(cmp.Disagg.Requests), len(cmp.Monolithic.Requests))
 	}
 	for i, j := range cmp.Disagg.Journeys {
 		if !(j.Arrival <= j.PrefillStart && j.PrefillStart < j.PrefillEnd && j.PrefillEnd <= j.TransferStart &&
@@ -115,33 +115,72 @@ func TestDisaggTransfersQueueOnTheLink(t *testing.T) {
 	}
 }
 
-// Dynamo's rule: remote iff prompt − prefix hit > max_local_prefill_length
-// and prefill queue < max_prefill_queue_size.
-func TestConditionalDisaggRule(t *testing.T) {
-	c := DefaultConditionalDisagg()
-	if c.MaxLocalPrefillLength != 1000 || c.MaxPrefillQueueSize != 2 {
-		t.Fatalf("defaults %+v", c)
+// Dynamo's policies (lib/kv-router/src/conditional_disagg.rs @ 088ca50):
+// IslBounding prefills locally only an uncached part under 2,048 tokens
+// that is under 0.7 of the prompt; PrefillLoad when the chosen prefill
+// worker holds more than 4 × its budget of pending prefill tokens;
+// IslOrLoad when either; the first releases' rule on length and queue.
+// The default is IslBounding, so an uncached 900-token prompt goes remote:
+// under the first releases' default (1,000 tokens, queue 2) it stayed
+// local.
+func TestConditionalDisaggPolicies(t *testing.T) {
+	def := DefaultConditionalDisagg()
+	if def.Policy != IslBounding || def.EffISLThreshold != 2048 || def.EffISLRatioThreshold != 0.7 || def.QueueThreshold != 4 {
+		t.Fatalf("defaults %+v, want IslBounding at 2,048 tokens and 0.7, queue threshold 4", def)
 	}
+	if !def.Remote(ConditionalInput{Prompt: 900, PrefillBudget: 8192}) {
+		t.Error("the default policy prefilled an uncached 900-token prompt locally; Dynamo's IslBounding sends it remote (ratio 1 ≥ 0.7)")
+	}
+	with := func(p ConditionalPolicy) ConditionalDisagg { c := def; c.Policy = p; return c }
+	busy := 4*8192 + 1
 	for _, k := range []struct {
-		prompt, hit, queue int
-		remote             bool
+		policy ConditionalPolicy
+		in     ConditionalInput
+		remote bool
 	}{
-		{1500, 0, 0, true},
-		{1500, 600, 0, false}, // 900 new tokens: local
-		{1001, 0, 1, true},
-		{1001, 0, 2, false}, // queue full
-		{1000, 0, 0, false}, // not above the limit
-		{5000, 4000, 0, false},
+		// IslBounding: Dynamo's own test cases, with 64-token blocks.
+		{IslBounding, ConditionalInput{Prompt: 1000, Cached: 14 * 64}, false},                        // eff 104, ratio 0.104
+		{IslBounding, ConditionalInput{Prompt: 100_000, Cached: 64_000}, true},                       // eff 36k ≥ 2,048
+		{IslBounding, ConditionalInput{Prompt: 200}, true},                                           // ratio 1.0 ≥ 0.7
+		{IslBounding, ConditionalInput{Prompt: 3000, Cached: 2000}, false},                           // eff 1,000, ratio 0.33
+		{IslBounding, ConditionalInput{Prompt: 2048 + 4096, Cached: 4096}, true},                     // eff = 2,048: strict <
+		{IslBounding, ConditionalInput{Prompt: 3000, PrefillWaiting: 50}, true},                      // the queue is not read
+		{IslBounding, ConditionalInput{Prompt: 900, PrefillActive: busy, PrefillBudget: 8192}, true}, // nor the load
+		// PrefillLoad: only the chosen prefill worker's load.
+		{PrefillLoad, ConditionalInput{Prompt: 900, PrefillActive: busy, PrefillBudget: 8192}, false},
+		{PrefillLoad, ConditionalInput{Prompt: 900, PrefillActive: 4 * 8192, PrefillBudget: 8192}, true}, // at the line: not over it
+		{PrefillLoad, ConditionalInput{Prompt: 1000, Cached: 14 * 64, PrefillBudget: 8192}, true},
+		// IslOrLoad: local when either is.
+		{IslOrLoad, ConditionalInput{Prompt: 1000, Cached: 14 * 64, PrefillBudget: 8192}, false},
+		{IslOrLoad, ConditionalInput{Prompt: 5000, PrefillActive: busy, PrefillBudget: 8192}, false},
+		{IslOrLoad, ConditionalInput{Prompt: 5000, PrefillBudget: 8192}, true},
+		// The first releases: remote iff uncached > 1,000 and queue < 2.
+		{QueueLength, ConditionalInput{Prompt: 1500}, true},
+		{QueueLength, ConditionalInput{Prompt: 1500, Cached: 600}, false},
+		{QueueLength, ConditionalInput{Prompt: 1001, PrefillWaiting: 1}, true},
+		{QueueLength, ConditionalInput{Prompt: 1001, PrefillWaiting: 2}, false},
+		{QueueLength, ConditionalInput{Prompt: 1000}, false},
+		{QueueLength, ConditionalInput{Prompt: 900}, false},
 	} {
-		if got := c.Remote(k.prompt, k.hit, k.queue); got != k.remote {
-			t.Errorf("Remote(%d, %d, %d) = %v", k.prompt, k.hit, k.queue, got)
+		if got := with(k.policy).Remote(k.in); got != k.remote {
+			t.Errorf("%s %+v: remote %v, want %v", k.policy, k.in, got, k.remote)
 		}
+	}
+	if err := with("sometimes").Validate(); err == nil {
+		t.Error("an unknown policy validated")
+	}
+	cfg := disaggCfg(1, 1)
+	bad := with("sometimes")
+	cfg.Conditional = &bad
+	if _, err := RunDisagg(cfg, []Request{uniqueReq(0, 0, 100, 2)}); err == nil {
+		t.Error("a run with an unknown policy started")
 	}
 }
 
 func TestConditionalDisaggRun(t *testing.T) {
 	cfg := disaggCfg(1, 1)
 	c := DefaultConditionalDisagg()
+	c.Policy = QueueLength
 	cfg.Conditional = &c
 	// Spaced out so the prefill queue stays empty: only the length decides.
 	reqs := []Request{uniqueReq(0, 0, 500, 4), uniqueReq(1, 1, 3000, 4), uniqueReq(2, 2, 1000, 4), uniqueReq(3, 3, 1001, 4)}
@@ -172,6 +211,68 @@ func TestConditionalDisaggRun(t *testing.T) {
 	}
 	if res.Remote != c.MaxPrefillQueueSize || res.Local != 8-c.MaxPrefillQueueSize {
 		t.Errorf("burst of 8: %d remote, %d local; want the queue limit %d remote", res.Remote, res.Local, c.MaxPrefillQueueSize)
+	}
+	// IslBounding on the same requests: nothing is cached, so every prompt
+	// goes remote, the burst included.
+	c.Policy = IslBounding
+	res, err = RunDisagg(cfg, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Remote != 4 {
+		t.Errorf("IslBounding with nothing cached: %d of 4 remote", res.Remote)
+	}
+	// A second turn whose first 3,000 tokens the decode worker caches:
+	// 500 new tokens, a sixth of the prompt, stay local.
+	turn := uniqueReq(1, 1, 3000, 4)
+	next := Request{ID: 9, Arrival: 5, PromptIDs: append(append([]int(nil), turn.PromptIDs...), uniqueReq(9, 0, 500, 1).PromptIDs...), Output: 4}
+	cfg.Scheduler.NumBlocks = 4000
+	res, err = RunDisagg(cfg, []Request{Request{ID: 1, Arrival: 1, PromptIDs: turn.PromptIDs, Output: 4}, next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Journeys[1]; j.Remote || j.PrefixHit < 2900 {
+		t.Errorf("second turn: remote %v with %d tokens cached on its decode worker; want local", j.Remote, j.PrefixHit)
+	}
+	// PrefillLoad: a burst of 12 prompts of 4,000 tokens at once on the
+	// one prefill worker. The tenth sees 36,000 pending tokens, more than
+	// 4 × 8,192: it and the rest stay local.
+	c.Policy = PrefillLoad
+	var big []Request
+	for i := 0; i < 12; i++ {
+		big = append(big, uniqueReq(i, 0, 4000, 4))
+	}
+	res, err = RunDisagg(cfg, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Remote != 9 || res.Local != 3 {
+		t.Errorf("PrefillLoad burst of 12: %d remote, %d local; want 9 and 3", res.Remote, res.Local)
+	}
+}
+
+// Pools of different TP: the prefill workers run their own scheduler
+// config (their own KV pool), and the monolithic deployment its own GPUs.
+func TestCompareDeploymentsOwnPools(t *testing.T) {
+	dis := disaggCfg(1, 1)
+	small := dis.Scheduler
+	small.NumBlocks = 200 // a 3,200-token pool: the 4,000-token prompt cannot be prefilled there
+	dis.PrefillScheduler = &small
+	if _, err := RunDisagg(dis, []Request{uniqueReq(0, 0, 4000, 2)}); err == nil {
+		t.Error("a prompt larger than the prefill pool's KV was served")
+	}
+	small.NumBlocks = 4000
+	mono := disaggCfg(0, 2)
+	cmp, err := CompareDeployments(mono, 4, dis, 3, scheduler.SLO{TTFT: 1, TPOT: 1}, spikyWorkload(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, td := cmp.ThroughputPerGPU()
+	if cmp.MonoGPUs != 4 || cmp.DisGPUs != 3 || math.Abs(tm*4-cmp.Mono.OutputTokensPerS) > 1e-9 || math.Abs(td*3-cmp.Dis.OutputTokensPerS) > 1e-9 {
+		t.Errorf("GPUs %d and %d, per-GPU throughput %g and %g of %g and %g", cmp.MonoGPUs, cmp.DisGPUs, tm, td, cmp.Mono.OutputTokensPerS, cmp.Dis.OutputTokensPerS)
+	}
+	if _, err := CompareDeployments(dis, 4, dis, 3, scheduler.SLO{}, spikyWorkload(2)); err == nil {
+		t.Error("a monolithic deployment with prefill workers was compared")
 	}
 }
 

@@ -38,6 +38,10 @@ type Fit struct {
 	// for FP8.
 	WeightBytesPerParam float64
 	KVBytesPerElement   int
+	// Weights, when set, is the checkpoint's format and overrides
+	// WeightBytesPerParam with LoadedWeightBytes (FP8 keeps the embeddings
+	// in BF16).
+	Weights WeightFormat
 	// MemUtilization is vLLM's gpu_memory_utilization; 0 means 0.9.
 	MemUtilization float64
 	// MemoryBytes is the device memory the engine sees on each GPU; 0
@@ -117,6 +121,9 @@ func ActivationReserve(m Model, tp, batchedTokens int) int64 {
 func (f Fit) Check() error {
 	f = f.withDefaults()
 	m := f.Model
+	if _, err := f.weightBytes(); err != nil {
+		return err
+	}
 	if f.Positions > 0 && m.MaxPositions > 0 && f.Positions > m.MaxPositions {
 		return &FitError{Limit: LimitPositions, Need: int64(f.Positions), Have: int64(m.MaxPositions),
 			msg: fmt.Sprintf("%s tokens (prompt + output) exceed %s's %s positions", comma(int64(f.Positions)), m.ID, comma(int64(m.MaxPositions)))}
@@ -138,7 +145,7 @@ func (f Fit) Check() error {
 func (f Fit) weightsError(usable, fixed int64) *FitError {
 	m, g, tp := f.Model, f.GPU, int64(f.TP)
 	e := &FitError{Limit: LimitWeights, Need: fixed, Have: usable, MinTP: f.minTP()}
-	weights := m.WeightBytes(f.WeightBytesPerParam)
+	weights, _ := f.weightBytes()
 	if mem := f.memory(); weights > mem*tp {
 		// The weights alone exceed the memory: the plain statement.
 		have := fmt.Sprintf("%s has %s", g.ID, f.memText(1))
@@ -171,6 +178,15 @@ func (f Fit) withDefaults() Fit {
 		f.BatchedTokens = defaultBatched
 	}
 	return f
+}
+
+// weightBytes is the weights' memory over all GPUs: LoadedWeightBytes of
+// Weights when set, else every parameter at WeightBytesPerParam.
+func (f Fit) weightBytes() (int64, error) {
+	if f.Weights != "" {
+		return LoadedWeightBytes(f.Model, f.Weights)
+	}
+	return f.Model.WeightBytes(f.WeightBytesPerParam), nil
 }
 
 // memory is the device memory the engine sees on each GPU.
@@ -206,6 +222,9 @@ func (f Fit) Budget(blockSize int) KVBudget {
 // Budget(blockSize).Size(). Its blocks hold every KV token Check accepts,
 // to within one block.
 func (f Fit) Pool(blockSize int) (KVPool, error) {
+	if _, err := f.weightBytes(); err != nil {
+		return KVPool{}, err
+	}
 	return f.Budget(blockSize).Size()
 }
 
@@ -215,8 +234,9 @@ func (f Fit) budgetAt(tp, blockSize int) KVBudget {
 		tp = 1
 	}
 	act, nonTorch := ReserveParts(f.Model, tp, f.BatchedTokens)
+	weights, _ := f.weightBytes() // Check and Pool refuse an unknown format
 	return KVBudget{Model: f.Model, TP: tp, TotalBytes: f.memory(), MemUtilization: f.MemUtilization,
-		WeightBytes: ceilDiv(f.Model.WeightBytes(f.WeightBytesPerParam), int64(tp)), ActivationBytes: act, NonTorchBytes: nonTorch,
+		WeightBytes: ceilDiv(weights, int64(tp)), ActivationBytes: act, NonTorchBytes: nonTorch,
 		KVBytesPerElement: f.KVBytesPerElement, BlockSize: blockSize, MaxModelLen: max(f.Positions, 1)}
 }
 

@@ -90,6 +90,11 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 	inter := float64(md.Intermediate) / float64(tp)
 	vocab := float64(md.Vocab) / float64(tp)
 	bw := m.WeightBytesPerParam
+	// The embedding and lm_head read BF16 weights when EdgesBF16 keeps them.
+	bwEdge := bw
+	if m.EdgesBF16 {
+		bwEdge = 2
+	}
 	ba := float64(activationBytes)
 	bkv := float64(m.KVBytesPerElement)
 
@@ -122,7 +127,7 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 	ks := l.buf[:0]
 	// Embedding lookup: read N rows, write N activations. Vocabulary-
 	// parallel at TP > 1, so an all-reduce combines the shards.
-	ks = append(ks, Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bw + ba)})
+	ks = append(ks, Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bwEdge + ba)})
 	if tp > 1 {
 		ks = append(ks, allReduce("all_reduce_embedding", -1))
 	}
@@ -155,7 +160,9 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 		ks = append(ks, allReduce("all_reduce_mlp", 0))
 	}
 	l.layer = len(ks) - l.head
-	ks = append(ks, norm("final_norm", -1), gemm("lm_head", -1, S, d, vocab))
+	head := gemm("lm_head", -1, S, d, vocab)
+	head.Bytes = bwEdge*d*vocab + ba*S*(d+vocab)
+	ks = append(ks, norm("final_norm", -1), head)
 	if tp > 1 {
 		msg := S * float64(md.Vocab) * ba
 		ks = append(ks, Kernel{Name: "logits_gather", Layer: -1, Kind: Collective,
@@ -171,7 +178,7 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 	// roofline.
 	for i := range ks {
 		if ks[i].Kind != Collective {
-			m.roofline(&ks[i])
+			m.roofline(&ks[i], m.EdgesBF16 && ks[i].Layer < 0)
 		}
 	}
 }

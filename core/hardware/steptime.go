@@ -468,8 +468,13 @@ type StepModel struct {
 	WeightBytesPerParam float64
 	// KVBytesPerElement is 2 for a BF16 cache, 1 for FP8.
 	KVBytesPerElement int
-	Eff               Efficiency
-	AllReduce         AllReduce
+	// EdgesBF16 keeps the embedding and the output projection (lm_head)
+	// in BF16, weights and math, whatever Precision says: what FP8
+	// serving checkpoints do (SetWeights). False prices them like every
+	// other GEMM, as the TRT-LLM engines of the validation cases are.
+	EdgesBF16 bool
+	Eff       Efficiency
+	AllReduce AllReduce
 	// Dispatcher issues the kernels; nil means Eager{PerLaunchPython}.
 	Dispatcher Dispatcher
 	Host       HostOverhead
@@ -517,6 +522,32 @@ func NewStepModel(g GPU, m Model, tp int, p Precision) (StepModel, error) {
 
 func (m *StepModel) tp() int { return max(m.TP, 1) }
 
+// SetWeights loads the weights in format f as a serving engine loads the
+// checkpoint, leaving the KV cache's format as it is. WeightsBF16 is BF16
+// weights and math. WeightsFP8 is an FP8 checkpoint (llm-compressor's
+// FP8_DYNAMIC, the format of the -FP8 and -FP8-dynamic models vLLM
+// serves): the linear layers in 1 byte with FP8 tensor-core GEMMs, the
+// embedding and lm_head in BF16 (EdgesBF16), as LoadedWeightBytes counts
+// them. On a GPU without FP8 tensor cores (A100) the linear layers still
+// read 1 byte per weight but multiply in BF16: vLLM runs FP8 checkpoints
+// there as weight-only W8A16 through its FP8 Marlin kernels
+// (docs/SOURCES.md#weight-precision).
+func (m *StepModel) SetWeights(f WeightFormat) error {
+	switch f {
+	case WeightsBF16:
+		m.Precision, m.WeightBytesPerParam, m.EdgesBF16 = BF16, 2, false
+	case WeightsFP8:
+		m.Precision, m.WeightBytesPerParam, m.EdgesBF16 = FP8, 1, true
+	default:
+		return fmt.Errorf("hardware: weight format %q, want %q or %q", f, WeightsBF16, WeightsFP8)
+	}
+	return nil
+}
+
+// FP8Math reports whether the step's linear layers multiply in FP8: FP8
+// precision on a GPU with FP8 tensor cores.
+func (m StepModel) FP8Math() bool { return m.Precision == FP8 && m.GPU.PeakFP8 > 0 }
+
 // gemmRoof is the peak and efficiency GEMMs run at.
 func (m *StepModel) gemmRoof() (peak, mfu float64) {
 	if m.Precision == FP8 && m.GPU.PeakFP8 > 0 {
@@ -533,10 +564,11 @@ func (m StepModel) Ridge() float64 {
 	return peak * mfu / (m.GPU.MemBandwidth * m.Eff.HBM)
 }
 
-// roofline prices one roofline kernel.
-func (m *StepModel) roofline(k *Kernel) {
+// roofline prices one roofline kernel; a GEMM runs at the precision's
+// roof unless bf16 says it multiplies in BF16 (an lm_head EdgesBF16 keeps).
+func (m *StepModel) roofline(k *Kernel, bf16 bool) {
 	peak, mfu := m.GPU.PeakBF16, m.Eff.MFU
-	if k.Kind == GEMM {
+	if k.Kind == GEMM && !bf16 {
 		peak, mfu = m.gemmRoof()
 	}
 	compute := k.FLOPs / (peak * mfu)

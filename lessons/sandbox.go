@@ -34,6 +34,7 @@ var sandbox = &Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
+		sandboxSLOParams[0], sandboxSLOParams[1], sandboxSLOParams[2], sandboxSLOParams[3],
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -239,6 +240,9 @@ func (sandboxSim) build(v Values) (*Script, error) {
 		return nil, err
 	}
 	r.cut = cut
+	if r.capacity, err = searchSandboxCapacity(v, r, sandboxWork(v, w)); err != nil {
+		return nil, err
+	}
 	return r.script(), nil
 }
 
@@ -248,6 +252,9 @@ func (sandboxSim) build(v Values) (*Script, error) {
 func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*Script, error) {
 	r, err := runSandbox(v, work, trace)
 	if err != nil {
+		return nil, err
+	}
+	if r.capacity, err = searchSandboxCapacity(v, r, sandboxWork(v, work)); err != nil {
 		return nil, err
 	}
 	return r.script(), nil
@@ -276,8 +283,9 @@ type sandboxRun struct {
 	routing                 routingRun
 	ttft, itl               scheduler.Percentiles
 	outputs, preemptions    int
-	makespan                float64 // first arrival to last token, s
-	streamed                int64   // Script.Work of the steps priced kernel by kernel (streamCounter)
+	makespan                float64          // first arrival to last token, s
+	streamed                int64            // Script.Work of the steps priced kernel by kernel (streamCounter)
+	capacity                *sandboxCapacity // the capacity search around rate (sandbox_capacity.go)
 }
 
 // runSandbox serves work on the knobs' cluster.
@@ -339,6 +347,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 func (r *sandboxRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
+	r.capacity.addTo(s)
 	indexCursors(s.Steps)
 	return s
 }

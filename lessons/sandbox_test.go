@@ -30,7 +30,9 @@ func TestSandboxCacheHits(t *testing.T) {
 }
 
 // A trace is the generated workload's stand-in: the same requests through
-// RunTrace give the same figures as the knobs that generated them.
+// RunTrace give the same figures as the knobs that generated them. Only
+// the generated run searches a capacity: a trace's arrival times are
+// fixed, so its capacity metrics are absent and its last step says why.
 func TestSandboxTraceMatchesGenerated(t *testing.T) {
 	set := map[string]string{"workload": "shared", "requests": "60", "rate": "20", "seed": "3"}
 	gen, v, err := sandbox.Run(set)
@@ -41,16 +43,28 @@ func TestSandboxTraceMatchesGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gen.Metrics) == 0 || len(gen.Metrics) != len(tr.Metrics) {
-		t.Fatalf("metrics: %d generated, %d from the trace", len(gen.Metrics), len(tr.Metrics))
+	if len(tr.Metrics) == 0 || len(gen.Metrics) != len(tr.Metrics)+2 {
+		t.Fatalf("metrics: %d generated, %d from the trace; want the generated run's two capacity metrics more", len(gen.Metrics), len(tr.Metrics))
 	}
-	for i, m := range gen.Metrics {
-		if tr.Metrics[i] != m {
-			t.Errorf("metric %s: generated %v, trace %v", m.Key, m.Value, tr.Metrics[i].Value)
+	for i, m := range tr.Metrics {
+		if gen.Metrics[i] != m {
+			t.Errorf("metric %s: generated %v, trace %v", m.Key, gen.Metrics[i].Value, m.Value)
+		}
+	}
+	for _, key := range []string{"capacity_req_s", "capacity_per_gpu_req_s"} {
+		if _, ok := tr.Metric(key); ok {
+			t.Errorf("the trace run has %s", key)
+		}
+		if _, ok := gen.Metric(key); !ok {
+			t.Errorf("the generated run has no %s", key)
 		}
 	}
 	if n := tr.Steps[0].Narration; !strings.Contains(n, "same.jsonl") {
 		t.Errorf("the trace run does not name its trace: %q", n)
+	}
+	last := tr.Steps[len(tr.Steps)-1]
+	if last.Title != "Capacity under the SLO" || !strings.Contains(last.Narration, "arrival times are fixed, so the lab cannot replay same.jsonl at other rates") {
+		t.Errorf("the trace's capacity step does not say why it has no capacity: %q %q", last.Title, last.Narration)
 	}
 }
 

@@ -67,6 +67,17 @@ var sandbox = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
+		// With a capacity search (sandbox_capacity.go): the most requests
+		// that leave room for one more run, per workload, on the smallest
+		// KV pool, kernel by kernel and one request at a time; and searches
+		// that bisect with every probe, one on the L4 with preemptions.
+		{"requests": "443", "rate": "1000"},
+		{"requests": "659", "rate": "0.1", "workload": "plain"},
+		{"requests": "659", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048"},
+		{"requests": "194", "rate": "0.1", "workload": "plain", "graph_mode": "none"},
+		{"requests": "231", "workers": "1", "max_num_seqs": "1", "max_num_batched_tokens": "64"},
+		{"requests": "111", "rate": "1000", "workload": "shared"},
+		{"requests": "201", "rate": "62.5", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "slo_ttft_ms": "1000"},
 	},
 }
 

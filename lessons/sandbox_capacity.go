@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -193,14 +192,16 @@ func sandboxLatencies(ms []scheduler.RequestMetrics) []slo.Latency {
 type sandboxCapacity struct {
 	objective slo.Objective
 	gpus      int
-	gpusText  string  // "4 GPUs (one per worker)"
-	budget    int     // max_num_batched_tokens
-	perRate   float64 // requests per unit of the rate knob
-	rate      float64 // the knob's, the search's centre
-	requests  int
-	search    slo.Search
-	cap       slo.Capacity
-	runs      map[float64]sandboxProbe
+	gpusText  string // "4 GPUs (one per worker)"
+	budget    int    // max_num_batched_tokens
+	// decodeStep is one decode step of one request, s: TPOT\'s floor.
+	decodeStep float64
+	perRate    float64 // requests per unit of the rate knob
+	rate       float64 // the knob's, the search's centre
+	requests   int
+	search     slo.Search
+	cap        slo.Capacity
+	runs       map[float64]sandboxProbe
 	// work is what the probes counted (Script.Work), beyond the run at rate.
 	work int64
 	// own is the run at rate judged against the objective.
@@ -214,7 +215,8 @@ type sandboxCapacity struct {
 // knobs v (r is the run at the knobs' rate, est its work estimate); for a
 // trace it says why there is none.
 func searchSandboxCapacity(v Values, r *sandboxRun, est int64) (*sandboxCapacity, error) {
-	c := &sandboxCapacity{objective: sandboxObjective(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget, perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
+	c := &sandboxCapacity{objective: sandboxObjective(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
+		decodeStep: r.e.timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: r.promptTokens / max(1, r.requests)}}), perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
 		runs: map[float64]sandboxProbe{r.rate: probeOf(r)}}
 	c.own = c.objective.Judge(r.rate, c.runs[r.rate].ls)
 	if r.trace != "" {
@@ -303,11 +305,14 @@ func (c *sandboxCapacity) addTo(s *Script) {
 	s.Work += c.work
 }
 
-// sortedRuns are the search's judged probes by rate.
-func (c *sandboxCapacity) sortedRuns() []slo.Outcome {
-	runs := slices.Clone(c.cap.Runs)
-	slices.SortFunc(runs, func(a, b slo.Outcome) int { return cmp.Compare(a.Rate, b.Rate) })
-	return runs
+// judged are every run at its rate (the run at rate and the search's
+// probes) judged against the objective, by rate.
+func (c *sandboxCapacity) judged() []slo.Outcome {
+	var out []slo.Outcome
+	for _, rate := range slices.Sorted(maps.Keys(c.runs)) {
+		out = append(out, c.objective.Judge(rate, c.runs[rate].ls))
+	}
+	return out
 }
 
 // attainmentSeries names the chart's series (marks refer to its points).
@@ -317,7 +322,7 @@ const attainmentSeries = "requests meeting the SLO"
 // band.
 func (c *sandboxCapacity) chart() *scene.Chart {
 	s := scene.Series{Name: attainmentSeries}
-	for _, o := range c.sortedRuns() {
+	for _, o := range c.judged() {
 		s.X, s.Y = append(s.X, round2(c.reqRate(o.Rate))), append(s.Y, round2(100*o.Attainment))
 		s.Labels = append(s.Labels, map[bool]string{true: "meets", false: "misses"}[o.Meets])
 	}
@@ -334,7 +339,7 @@ func (c *sandboxCapacity) cards() scene.Scene {
 		at = c.cap.At()
 		cards = append(cards, scene.Card{Label: "capacity", Value: round2(c.capacity()), Unit: "req/s"},
 			scene.Card{Label: fmt.Sprintf("per GPU (%d)", c.gpus), Value: round2(slo.PerGPU(c.capacity(), c.gpus)), Unit: "req/s"},
-			scene.Card{Label: "rates run", Value: float64(len(c.cap.Runs)), Unit: "runs"})
+			scene.Card{Label: "rates run", Value: float64(len(c.runs)), Unit: "runs"})
 		if c.cap.BelowRange() {
 			at = c.cap.Runs[0]
 		}
@@ -352,9 +357,8 @@ func (c *sandboxCapacity) step() Step {
 		st.Scenes = []scene.Scene{mainScene(c.cards())}
 		return st
 	}
-	runs := c.sortedRuns()
 	mark := 0
-	for i, o := range runs {
+	for i, o := range c.judged() {
 		if o.Rate == c.cap.Rate || c.cap.BelowRange() && o.Rate == c.search.Lo {
 			mark = i
 		}
@@ -383,11 +387,11 @@ func (c *sandboxCapacity) step() Step {
 // howText says how the search ran.
 func (c *sandboxCapacity) howText() string {
 	var probed []string
-	for _, o := range c.cap.Runs {
+	for _, o := range c.judged() {
 		probed = append(probed, fmt.Sprintf("%s %s", figureText(c.reqRate(o.Rate)), map[bool]string{true: "✓", false: "✗"}[o.Meets]))
 	}
 	t := fmt.Sprintf("The same %s requests were served at %d more %s, searching %s to %s around the dashboard's rate: %s req/s",
-		comma(c.requests), len(c.cap.Runs)-1, plural(len(c.cap.Runs)-1, "rate", "rates"), c.rateText(c.search.Lo), c.rateText(c.search.Hi), strings.Join(probed, ", "))
+		comma(c.requests), len(c.runs)-1, plural(len(c.runs)-1, "rate", "rates"), c.rateText(c.search.Lo), c.rateText(c.search.Hi), strings.Join(probed, ", "))
 	if !c.cap.BelowRange() && !c.cap.AboveRange() {
 		return t + fmt.Sprintf(", which leaves it within %.1f%%.", 100*(c.cap.Above/c.cap.Rate-1))
 	}
@@ -419,7 +423,13 @@ func (c *sandboxCapacity) limitText() string {
 		why = append(why, w)
 	}
 	if o.TPOT > 0 && tpot < o.Target {
-		why = append(why, fmt.Sprintf("only %.1f%% keep TPOT within %g ms: decode batches grow and prefill chunks share their steps, so every step takes longer", 100*tpot, 1000*o.TPOT))
+		w := fmt.Sprintf("only %.1f%% keep TPOT within %g ms: ", 100*tpot, 1000*o.TPOT)
+		if c.decodeStep > o.TPOT {
+			w += fmt.Sprintf("one request decoding alone takes %.1f ms a token on this GPU, so no rate meets it", 1000*c.decodeStep)
+		} else {
+			w += "decode batches grow and prefill chunks share their steps, so every step takes longer"
+		}
+		why = append(why, w)
 	}
 	if o.P99TBT > 0 && p99 > o.P99TBT {
 		why = append(why, fmt.Sprintf("the p99 gap between tokens is %.1f ms, over %g ms: a step that carries a prefill chunk of up to max_num_batched_tokens (%s) stalls every decode in it (a smaller budget, chunked prefill as in Sarathi-Serve, caps the stall)", 1000*p99, 1000*o.P99TBT, comma(c.budget)))

@@ -1,12 +1,14 @@
 package lessons
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/slo"
 	"github.com/inferlab/inferlab/core/workload"
 )
 
@@ -176,5 +178,86 @@ func TestSandboxFitsTheModelsContext(t *testing.T) {
 	long := workload.Poisson(3, 1, workload.Uniform{Min: 4000, Max: 4000}, workload.Uniform{Min: 200, Max: 200}, 1)
 	if _, _, err := sandbox.RunTrace(map[string]string{"model": "llama-2-7b"}, long, "long.jsonl"); err == nil || !strings.Contains(err.Error(), "long.jsonl") || !strings.Contains(err.Error(), "4,200 tokens (prompt + output) exceed llama-2-7b's 4,096 positions") {
 		t.Errorf("a trace of 4,200-token requests on Llama-2-7B: %v, want a refusal naming the trace and the positions", err)
+	}
+}
+
+// The capacity is what the search found on the cluster itself: the run
+// at the capacity met the SLO and the probe just above it missed, no
+// probe above it met it, the bracket is within what the search promises,
+// and per GPU divides by every GPU of the deployment (2 workers). The
+// probes' counted work stays within what the plan bounded before they
+// ran, and a rerun gives the same script.
+func TestSandboxCapacity(t *testing.T) {
+	set := map[string]string{"workload": "shared", "requests": "100", "rate": "62.5", "workers": "2", "slo_ttft_ms": "300"}
+	s, v, err := sandbox.Run(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := sandboxGenerated(v)
+	est := sandboxWork(v, w)
+	r, err := runSandbox(v, w, "")
+	mustRun(t, err)
+	c, err := searchSandboxCapacity(v, r, est)
+	mustRun(t, err)
+	if c.skipped != "" || c.cap.BelowRange() || c.cap.AboveRange() {
+		t.Fatalf("%v: want a capacity inside the range searched, got %+v (%s)", set, c.cap, c.skipped)
+	}
+	if got := metricOf(t, s, "capacity_req_s"); got != round2(c.cap.Rate) || got <= 0 {
+		t.Errorf("capacity_req_s %v, the search found %v", got, c.cap.Rate)
+	}
+	if got := metricOf(t, s, "capacity_per_gpu_req_s"); got != round2(c.cap.Rate/2) {
+		t.Errorf("capacity_per_gpu_req_s %v, want the capacity %v over 2 GPUs", got, c.cap.Rate)
+	}
+	judge := func(rate float64) slo.Outcome { return c.objective.Judge(rate, c.runs[rate].ls) }
+	if !judge(c.cap.Rate).Meets || judge(c.cap.Above).Meets {
+		t.Errorf("at the capacity %g: meets %v; just above, at %g: meets %v", c.cap.Rate, judge(c.cap.Rate).Meets, c.cap.Above, judge(c.cap.Above).Meets)
+	}
+	for rate := range c.runs {
+		if rate > c.cap.Rate && judge(rate).Meets {
+			t.Errorf("%g req/s met the SLO above the capacity %g", rate, c.cap.Rate)
+		}
+	}
+	if c.cap.Above/c.cap.Rate > c.search.Bracket()*(1+1e-9) {
+		t.Errorf("bracket %g–%g, wider than the search's %g", c.cap.Rate, c.cap.Above, c.search.Bracket())
+	}
+	probes, planned, ok := sandboxPlan(v, est)
+	if !ok || probes != c.search.Probes || est+int64(planned) > servingCheckWork || float64(c.work) > planned {
+		t.Errorf("plan: %d probes (searched with %d), %v + %v planned within %d: counted %d for the probes", probes, c.search.Probes, est, planned, servingCheckWork, c.work)
+	}
+	if s.Work > sandbox.MaxWork {
+		t.Errorf("work %d, over MaxWork %d", s.Work, sandbox.MaxWork)
+	}
+	last := s.Steps[len(s.Steps)-1]
+	if !strings.Contains(last.Narration, "Capacity is "+c.rateText(c.cap.Rate)) || !strings.Contains(last.Narration, "What limits it, at "+c.rateText(c.cap.Above)+": only") ||
+		!strings.Contains(last.Narration, "get their first token within 300 ms") {
+		t.Errorf("the capacity step does not say what the capacity is and what limits it:\n%s", last.Narration)
+	}
+	again, _, err := sandbox.Run(set)
+	mustRun(t, err)
+	a, _ := json.Marshal(s)
+	b, _ := json.Marshal(again)
+	if string(a) != string(b) {
+		t.Error("two runs of the same knobs differ")
+	}
+}
+
+// When the run at rate leaves no room in the work bound for even one more
+// run of its requests, the capacity is left out, and the step says why.
+func TestSandboxCapacityLeftOut(t *testing.T) {
+	set := sandbox.HeavyCorners[0]
+	v := sandboxValues(t, set)
+	if _, _, ok := sandboxPlan(v, sandboxWork(v, sandboxWorkload(v))); ok {
+		t.Fatalf("%v: a search fits beside the run", set)
+	}
+	if testing.Short() {
+		t.Skip("builds a heavy setting")
+	}
+	s, _, err := sandbox.Run(set)
+	mustRun(t, err)
+	if _, ok := s.Metric("capacity_req_s"); ok {
+		t.Errorf("%v: a capacity without a search", set)
+	}
+	if n := s.Steps[len(s.Steps)-1].Narration; !strings.Contains(n, "The capacity search is left out") || !strings.Contains(n, "lower requests to search it") {
+		t.Errorf("%v: the capacity step does not say why there is none: %q", set, n)
 	}
 }

@@ -34,6 +34,7 @@ var sandbox = &Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
+		sandboxSLOParams[0], sandboxSLOParams[1], sandboxSLOParams[2], sandboxSLOParams[3],
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -66,9 +67,20 @@ var sandbox = &Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
-		// FP8 weights and TP 8 on the heaviest shapes.
-		{"requests": "1316", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
-		{"graph_mode": "none", "rate": "0.1", "requests": "334", "tp": "8", "workload": "plain"},
+		// With a capacity search (sandbox_capacity.go): the most requests
+		// that leave room for one more run, per workload, on the smallest
+		// KV pool, kernel by kernel and one request at a time; and searches
+		// that bisect with every probe, one on the L4 with preemptions.
+		{"requests": "443", "rate": "1000"},
+		{"requests": "659", "rate": "0.1", "workload": "plain"},
+		{"requests": "659", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048"},
+		{"requests": "194", "rate": "0.1", "workload": "plain", "graph_mode": "none"},
+		{"requests": "231", "workers": "1", "max_num_seqs": "1", "max_num_batched_tokens": "64"},
+		{"requests": "111", "rate": "1000", "workload": "shared"},
+		{"requests": "201", "rate": "62.5", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "slo_ttft_ms": "1000"},
+		// FP8 weights and TP 8 at the capacity search's edges.
+		{"requests": "659", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
+		{"requests": "194", "rate": "0.1", "workload": "plain", "graph_mode": "none", "tp": "8"},
 	},
 }
 
@@ -246,6 +258,9 @@ func (sandboxSim) build(v Values) (*Script, error) {
 		return nil, err
 	}
 	r.cut = cut
+	if r.capacity, err = searchSandboxCapacity(v, r, sandboxWork(v, w)); err != nil {
+		return nil, err
+	}
 	return r.script(), nil
 }
 
@@ -255,6 +270,9 @@ func (sandboxSim) build(v Values) (*Script, error) {
 func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*Script, error) {
 	r, err := runSandbox(v, work, trace)
 	if err != nil {
+		return nil, err
+	}
+	if r.capacity, err = searchSandboxCapacity(v, r, sandboxWork(v, work)); err != nil {
 		return nil, err
 	}
 	return r.script(), nil
@@ -283,8 +301,9 @@ type sandboxRun struct {
 	routing                 routingRun
 	ttft, itl               scheduler.Percentiles
 	outputs, preemptions    int
-	makespan                float64 // first arrival to last token, s
-	streamed                int64   // Script.Work of the steps priced kernel by kernel (streamCounter)
+	makespan                float64          // first arrival to last token, s
+	streamed                int64            // Script.Work of the steps priced kernel by kernel (streamCounter)
+	capacity                *sandboxCapacity // the capacity search around rate (sandbox_capacity.go)
 }
 
 // runSandbox serves work on the knobs' cluster.
@@ -346,6 +365,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 func (r *sandboxRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
+	r.capacity.addTo(s)
 	indexCursors(s.Steps)
 	return s
 }

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/slo"
 	"github.com/inferlab/inferlab/core/workload"
 )
 
@@ -31,7 +33,9 @@ func TestSandboxCacheHits(t *testing.T) {
 }
 
 // A trace is the generated workload's stand-in: the same requests through
-// RunTrace give the same figures as the knobs that generated them.
+// RunTrace give the same figures as the knobs that generated them. Only
+// the generated run searches a capacity: a trace's arrival times are
+// fixed, so its capacity metrics are absent and its last step says why.
 func TestSandboxTraceMatchesGenerated(t *testing.T) {
 	set := map[string]string{"workload": "shared", "requests": "60", "rate": "20", "seed": "3"}
 	gen, v, err := sandbox.Run(set)
@@ -42,16 +46,28 @@ func TestSandboxTraceMatchesGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gen.Metrics) == 0 || len(gen.Metrics) != len(tr.Metrics) {
-		t.Fatalf("metrics: %d generated, %d from the trace", len(gen.Metrics), len(tr.Metrics))
+	if len(tr.Metrics) == 0 || len(gen.Metrics) != len(tr.Metrics)+2 {
+		t.Fatalf("metrics: %d generated, %d from the trace; want the generated run's two capacity metrics more", len(gen.Metrics), len(tr.Metrics))
 	}
-	for i, m := range gen.Metrics {
-		if tr.Metrics[i] != m {
-			t.Errorf("metric %s: generated %v, trace %v", m.Key, m.Value, tr.Metrics[i].Value)
+	for i, m := range tr.Metrics {
+		if gen.Metrics[i] != m {
+			t.Errorf("metric %s: generated %v, trace %v", m.Key, gen.Metrics[i].Value, m.Value)
+		}
+	}
+	for _, key := range []string{"capacity_req_s", "capacity_per_gpu_req_s"} {
+		if _, ok := tr.Metric(key); ok {
+			t.Errorf("the trace run has %s", key)
+		}
+		if _, ok := gen.Metric(key); !ok {
+			t.Errorf("the generated run has no %s", key)
 		}
 	}
 	if n := tr.Steps[0].Narration; !strings.Contains(n, "same.jsonl") {
 		t.Errorf("the trace run does not name its trace: %q", n)
+	}
+	last := tr.Steps[len(tr.Steps)-1]
+	if last.Title != "Capacity under the SLO" || !strings.Contains(last.Narration, "arrival times are fixed, so the lab cannot replay same.jsonl at other rates") {
+		t.Errorf("the trace's capacity step does not say why it has no capacity: %q %q", last.Title, last.Narration)
 	}
 }
 
@@ -195,5 +211,86 @@ func TestSandboxPrecisionAndTP(t *testing.T) {
 	}
 	if thr, per := metricOf(t, tp2, "throughput_tok_s"), metricOf(t, tp2, "throughput_per_gpu_tok_s"); math.Abs(thr/4-per) > 0.01 {
 		t.Errorf("TP 2 × 2 workers: %v tok/s, %v per GPU; want a quarter", thr, per)
+	}
+}
+
+// The capacity is what the search found on the cluster itself: the run
+// at the capacity met the SLO and the probe just above it missed, no
+// probe above it met it, the bracket is within what the search promises,
+// and per GPU divides by every GPU of the deployment (2 workers). The
+// probes' counted work stays within what the plan bounded before they
+// ran, and a rerun gives the same script.
+func TestSandboxCapacity(t *testing.T) {
+	set := map[string]string{"workload": "shared", "requests": "100", "rate": "62.5", "workers": "2", "slo_ttft_ms": "300"}
+	s, v, err := sandbox.Run(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := sandboxGenerated(v)
+	est := sandboxWork(v, w)
+	r, err := runSandbox(v, w, "")
+	mustRun(t, err)
+	c, err := searchSandboxCapacity(v, r, est)
+	mustRun(t, err)
+	if c.skipped != "" || c.cap.BelowRange() || c.cap.AboveRange() {
+		t.Fatalf("%v: want a capacity inside the range searched, got %+v (%s)", set, c.cap, c.skipped)
+	}
+	if got := metricOf(t, s, "capacity_req_s"); got != round2(c.cap.Rate) || got <= 0 {
+		t.Errorf("capacity_req_s %v, the search found %v", got, c.cap.Rate)
+	}
+	if got := metricOf(t, s, "capacity_per_gpu_req_s"); got != round2(c.cap.Rate/2) {
+		t.Errorf("capacity_per_gpu_req_s %v, want the capacity %v over 2 GPUs", got, c.cap.Rate)
+	}
+	judge := func(rate float64) slo.Outcome { return c.objective.Judge(rate, c.runs[rate].ls) }
+	if !judge(c.cap.Rate).Meets || judge(c.cap.Above).Meets {
+		t.Errorf("at the capacity %g: meets %v; just above, at %g: meets %v", c.cap.Rate, judge(c.cap.Rate).Meets, c.cap.Above, judge(c.cap.Above).Meets)
+	}
+	for rate := range c.runs {
+		if rate > c.cap.Rate && judge(rate).Meets {
+			t.Errorf("%g req/s met the SLO above the capacity %g", rate, c.cap.Rate)
+		}
+	}
+	if c.cap.Above/c.cap.Rate > c.search.Bracket()*(1+1e-9) {
+		t.Errorf("bracket %g–%g, wider than the search's %g", c.cap.Rate, c.cap.Above, c.search.Bracket())
+	}
+	probes, planned, ok := sandboxPlan(v, est)
+	if !ok || probes != c.search.Probes || est+int64(planned) > servingCheckWork || float64(c.work) > planned {
+		t.Errorf("plan: %d probes (searched with %d), %v + %v planned within %d: counted %d for the probes", probes, c.search.Probes, est, planned, servingCheckWork, c.work)
+	}
+	if s.Work > sandbox.MaxWork {
+		t.Errorf("work %d, over MaxWork %d", s.Work, sandbox.MaxWork)
+	}
+	last := s.Steps[len(s.Steps)-1]
+	if !strings.Contains(last.Narration, "Capacity is "+c.rateText(c.cap.Rate)) || !strings.Contains(last.Narration, "What limits it, at "+c.rateText(c.cap.Above)+": only") ||
+		!strings.Contains(last.Narration, "get their first token within 300 ms") {
+		t.Errorf("the capacity step does not say what the capacity is and what limits it:\n%s", last.Narration)
+	}
+	again, _, err := sandbox.Run(set)
+	mustRun(t, err)
+	a, _ := json.Marshal(s)
+	b, _ := json.Marshal(again)
+	if string(a) != string(b) {
+		t.Error("two runs of the same knobs differ")
+	}
+}
+
+// When the run at rate leaves no room in the work bound for even one more
+// run of its requests, the capacity is left out, and the step says why.
+func TestSandboxCapacityLeftOut(t *testing.T) {
+	set := sandbox.HeavyCorners[0]
+	v := sandboxValues(t, set)
+	if _, _, ok := sandboxPlan(v, sandboxWork(v, sandboxWorkload(v))); ok {
+		t.Fatalf("%v: a search fits beside the run", set)
+	}
+	if testing.Short() {
+		t.Skip("builds a heavy setting")
+	}
+	s, _, err := sandbox.Run(set)
+	mustRun(t, err)
+	if _, ok := s.Metric("capacity_req_s"); ok {
+		t.Errorf("%v: a capacity without a search", set)
+	}
+	if n := s.Steps[len(s.Steps)-1].Narration; !strings.Contains(n, "The capacity search is left out") || !strings.Contains(n, "lower requests to search it") {
+		t.Errorf("%v: the capacity step does not say why there is none: %q", set, n)
 	}
 }

@@ -204,7 +204,7 @@ func TestSpecDecodingCustomAllReduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := newTPEngine(v, 4, 16, 8192)
+	e, err := newTPEngine(v, 4, "tp", 16, 8192)
 	if err != nil {
 		t.Fatal(err)
 	}

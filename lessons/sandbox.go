@@ -365,7 +365,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 func (r *sandboxRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
-	r.capacity.addTo(s)
+	r.addCapacity(s)
 	indexCursors(s.Steps)
 	return s
 }

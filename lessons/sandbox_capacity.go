@@ -295,13 +295,15 @@ func (c *sandboxCapacity) metrics() []Metric {
 	}
 }
 
-// addTo adds the capacity's metrics, its step and its probes' work to s.
-func (c *sandboxCapacity) addTo(s *Script) {
+// addCapacity adds the run's capacity metrics, its step and its probes'
+// work to s (nothing without a capacity).
+func (r *sandboxRun) addCapacity(s *Script) {
+	c := r.capacity
 	if c == nil {
 		return
 	}
 	s.Metrics = append(s.Metrics, c.metrics()...)
-	s.Steps = append(s.Steps, c.step())
+	s.Steps = append(s.Steps, c.step(r))
 	s.Work += c.work
 }
 
@@ -349,19 +351,18 @@ func (c *sandboxCapacity) cards() scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "slo", Title: "Under " + sandboxSLOText(c.objective), Cards: cards}
 }
 
-// step narrates the capacity: what it is and what limits it.
-func (c *sandboxCapacity) step() Step {
+// step narrates the capacity: what it is and what limits it, on the
+// cluster r served at the knobs' rate, with the capacity on its dashboard.
+func (c *sandboxCapacity) step(r *sandboxRun) Step {
 	st := Step{Title: "Capacity under the SLO"}
+	pool := fmt.Sprintf("pool:%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)
+	a := &annotate{scene: "cluster"}
 	if c.skipped != "" {
 		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, sandboxSLOText(c.objective), 1000*c.own.P99TBT)
-		st.Scenes = []scene.Scene{mainScene(c.cards())}
+		a.mark(pool, fmt.Sprintf("%.1f%% meet the SLO", 100*c.own.Attainment), c.ownText, st.Narration)
+		st.Scenes = []scene.Scene{r.clusterScene("The cluster, judged against the SLO", true, nil, nil, a.marks), c.cards()}
+		st.Mentions = a.mentions
 		return st
-	}
-	mark := 0
-	for i, o := range c.judged() {
-		if o.Rate == c.cap.Rate || c.cap.BelowRange() && o.Rate == c.search.Lo {
-			mark = i
-		}
 	}
 	var capText string
 	switch {
@@ -372,15 +373,16 @@ func (c *sandboxCapacity) step() Step {
 	default:
 		capText = "Capacity is " + c.rateText(c.cap.Rate)
 	}
-	narr := fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s %s",
+	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s %s",
 		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, sandboxSLOText(c.objective), c.howText(), c.limitText())
-	ref := fmt.Sprintf("point:%s:%d", attainmentSeries, mark)
-	st.Narration = narr
+	a.mark(pool, strings.TrimPrefix(capText, "Capacity is "), capText, st.Narration)
+	stats := []scene.Stat{{Label: "capacity", Value: figureText(c.capacity()) + " req/s"}, {Label: "capacity per GPU", Value: figureText(slo.PerGPU(c.capacity(), c.gpus)) + " req/s"}}
 	st.Scenes = []scene.Scene{
-		mainScene(scene.Scene{Kind: scene.KindChart, ID: "capacity", Title: "Requests meeting the SLO at each rate searched", Chart: c.chart()}, markRef(ref, capText)),
+		r.clusterScene("The cluster, with its capacity under the SLO", true, stats, nil, a.marks),
+		{Kind: scene.KindChart, ID: "capacity", Title: "Requests meeting the SLO at each rate searched", Chart: c.chart()},
 		c.cards(),
 	}
-	st.Mentions = []scene.Mention{mention(capText, "capacity", ref)}
+	st.Mentions = a.mentions
 	return st
 }
 

@@ -865,8 +865,8 @@ func (r graphsRun) captureText() string {
 		return "NONE captures nothing and pads nothing: it pays every launch instead."
 	}
 	c := r.capture
-	return fmt.Sprintf("Capturing the %s graphs takes time and memory at start-up: %d graphs, about %.1f s and %.2f GiB at the rate of a published vLLM log [VLLM-23739]. "+
-		"Since vLLM v0.21.0 the memory profiler estimates that memory before sizing the pool (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default), so it comes out of the KV cache; before, graphs were captured after the pool was sized, in the headroom gpu_memory_utilization leaves.",
+	return fmt.Sprintf("Capturing the %s graphs costs %d graphs, about %.1f s and %.2f GiB at start-up at the rate of a published vLLM log [VLLM-23739]; "+
+		"since vLLM v0.21.0 that memory comes out of the KV cache (its profiler estimates it), before v0.21.0 out of the headroom.",
 		r.e.mode, c.FullGraphs+c.PiecewiseGraphs, c.Seconds, c.Bytes/(1<<30))
 }
 

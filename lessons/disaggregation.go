@@ -275,7 +275,6 @@ func (disaggregationSim) build(v Values) (*Script, error) {
 // runDisaggregation serves the knobs' stream on both deployments and prices
 // the figures the narration quotes.
 func runDisaggregation(v Values) (*disaggRun, error) {
-	const bs = disaggBlock
 	set, err := newDisaggSetup(v)
 	if err != nil {
 		return nil, err
@@ -1209,15 +1208,6 @@ func (r *disaggRun) poolsText() string {
 		return fmt.Sprintf("each worker %d× %s", r.ptp, r.e.gpu.Name)
 	}
 	return fmt.Sprintf("prefill workers %d× and decode workers %d× %s", r.ptp, r.dtp, r.e.gpu.Name)
-}
-
-// gpusText is the deployments' GPUs for the claims: "8 GPUs", or both
-// counts when they differ.
-func (r *disaggRun) gpusText() string {
-	if c := r.compared; c.MonoGPUs != c.DisGPUs {
-		return fmt.Sprintf("%d GPUs monolithic and %d disaggregated", c.MonoGPUs, c.DisGPUs)
-	}
-	return fmt.Sprintf("%d GPUs", r.compared.MonoGPUs)
 }
 
 // sameGPUsText titles the percentile table: "same 8 GPUs", or both counts.

@@ -111,8 +111,8 @@ type offload struct {
 	host     *hostTier
 	res      *OffloadResult
 	pinned   map[int]*allocator.Request
-	pending  []pendingReq // onboarding, by landing time
-	linkFree float64      // when the host link is next free
+	pending  []pendingReq    // onboarding, by landing time
+	linkFree float64         // when the host link is next free
 	arrival  map[int]float64 // each request's real arrival, by id
 }
 

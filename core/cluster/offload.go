@@ -26,7 +26,9 @@ package cluster
 // Simplifications: offloads are free (KVBM copies them asynchronously,
 // off the critical path), an onboarding blocks its request until all of
 // it has landed (no layer-by-layer overlap), and a prompt whose onboarded
-// blocks do not fit in G1's free blocks recomputes them instead.
+// blocks do not fit in G1's free blocks, or that arrives while another
+// request's onboarded blocks wait for their admission or while requests
+// queue, recomputes them.
 
 import (
 	"container/list"
@@ -213,7 +215,7 @@ func (o *offload) flush(t float64) error {
 	return nil
 }
 
-// pinID is the block-pool sequence that holds request id's onboarded
+// offloadPin is the block-pool sequence that holds request id's onboarded
 // blocks until it is admitted.
 func offloadPin(id int) int { return -1 - id }
 
@@ -237,10 +239,23 @@ func (o *offload) arrive(i int, r scheduler.Request) error {
 	ob := Onboard{G1Tokens: g1Tok}
 	extra := k - len(g1)
 	// Room for the onboarded blocks and the rest of the prompt, with one
-	// block to spare for every running request.
-	if extra > 0 && pool.FreeBlocks() >= pool.BlocksFor(n)-len(g1)+o.s.Load().Running {
+	// block to spare for every running request; one onboarded prefix is
+	// pinned at a time, so that pins never starve a request that needs the
+	// whole pool, and only when nothing waits, so that the request is
+	// admitted as its blocks land (KVBM onboards into the blocks the
+	// scheduler allocates at admission; a pin held through a queue would
+	// take G1 from the requests ahead of it).
+	if extra > 0 && len(o.pinned) == 0 && o.s.Load().Waiting == 0 && pool.FreeBlocks() >= pool.BlocksFor(n)-len(g1)+o.s.Load().Running {
 		pin := &allocator.Request{ID: offloadPin(r.ID), TokenIDs: r.PromptIDs[:k*bs], Computed: g1}
-		if err := pool.AllocateSlots(pin, k*bs-g1Tok); err != nil {
+		err := pool.AllocateSlots(pin, k*bs-g1Tok)
+		var short *allocator.NoSpaceError
+		if errors.As(err, &short) {
+			// The free count included the G1 hit's own cached blocks: no
+			// room after all, and the pool is unchanged (all or nothing).
+			o.res.Onboards[i] = ob
+			return o.s.Add(r)
+		}
+		if err != nil {
 			return err
 		}
 		o.pinned[r.ID] = pin

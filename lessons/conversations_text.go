@@ -137,6 +137,9 @@ func (r *conversationsRun) reloadStep() Step {
 	}
 	sc := scene.Scene{Kind: scene.KindTiers, ID: "conv-tiers", Title: "G1 + G2: reloads from host memory", Main: true, Tiers: r.tiers(r.g2, true, races),
 		Marks: []scene.Mark{markRef("tier:G2", comma(r.g2.res.Onboarded)+" blocks onboarded")}}
+	if r.example >= 0 {
+		sc.Marks = append(sc.Marks, markRef("race:fetch", "largest reload"))
+	}
 	return Step{Title: "Offload to host memory, reload instead of recompute", Narration: n, Scenes: []scene.Scene{sc},
 		Mentions: linked(n, "conv-tiers", "host memory", "tier:G2", "largest reload", "race:fetch")}
 }

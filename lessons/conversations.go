@@ -328,4 +328,3 @@ func ttftOf(res *cluster.OffloadResult, id int) float64 {
 	}
 	return 0
 }
-

@@ -170,6 +170,8 @@ func (p *Player) fullPath() string {
 func (p *Player) renderControls(n int) app.UI {
 	none := n == 0
 	step := p.st.Step
+	// Play is the only triangle: stepping buttons are arrows, so Play and
+	// Next never look alike.
 	playIcon, playLabel := "▶", "Play"
 	if p.st.Playing {
 		playIcon, playLabel = "⏸", "Pause"
@@ -189,16 +191,22 @@ func (p *Player) renderControls(n int) app.UI {
 	return hideIf(app.Div().ID("controls").Class("controls").Role("toolbar").Aria("label", "Player"), p.hide.Controls).Body(
 		app.Div().Class("buttons").Body(
 			button("btn-first", none || step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Body(btnText("«", "First", false)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Body(btnText("⇤", "First", false)...),
 			button("btn-prev", none || step == 0).Title("Previous step (←)").Aria("keyshortcuts", "ArrowLeft").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Body(btnText("◀", "Prev", false)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Body(btnText("←", "Prev", false)...),
 			button("btn-play", none).Class("primary").Title("Play or pause (space)").Aria("keyshortcuts", "Space").
 				Aria("pressed", strconv.FormatBool(p.st.Playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).
 				Body(btnText(playIcon, playLabel, false)...),
 			button("btn-next", none || step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Body(btnText("▶", "Next", true)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Body(btnText("→", "Next", true)...),
 			button("btn-last", none || step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Body(btnText("»", "Last", true)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Body(btnText("⇥", "Last", true)...),
+			// On a phone the narration is a sheet over the controls; this
+			// folds it to its title and back (web/lab.js, by delegation:
+			// it works before the app runs too). Hidden on wider screens.
+			button("btn-sheet", p.hide.Narration).Title("Fold or show the narration").
+				Aria("controls", "narration-panel").Aria("expanded", "true").
+				Body(btnText("☰", "Narration", true)...),
 		),
 		app.Label().Class("scrub").For("scrubber").Body(
 			app.Span().Class("sr-only").Text("Step"),

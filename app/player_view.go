@@ -120,6 +120,13 @@ func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim, h
 			return hideIf(app.Div().Class("claims-wrap"), hideClaims).Body(&claimsPanel{Claims: claims})
 		}),
 		app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.st.Step, Key: p.key} }),
+		// An embed shows the step's main figure; the others fold under one
+		// button (web/lab.js, by delegation; lab.css hides it when the step
+		// has no other figure), so the embed stays short in its post.
+		app.If(p.Embed, func() app.UI {
+			return app.Button().ID("btn-more-figures").Type("button").Class("more-figures ghost").
+				Aria("controls", "scenes").Aria("expanded", "false").Text("Show this step's other figures")
+		}),
 		app.If(p.Embed, func() app.UI {
 			return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
 				app.Summary().Text("Change the parameters"),
@@ -229,6 +236,13 @@ func (p *Player) renderControls(n int) app.UI {
 				}),
 			),
 		),
+		// Opens the knobs beside the stage (wide screens; web/lab.js):
+		// dragging one then leaves the figure in view.
+		app.If(!p.Embed && !p.hide.Params, func() app.UI {
+			return app.Button().ID("btn-knobs").Type("button").Class("ghost").Title("Show the knobs beside the figure").
+				Aria("controls", "params").Aria("expanded", "false").
+				Body(app.Span().Aria("hidden", "true").Text("⚙ "), app.Text("Knobs"))
+		}),
 		app.Button().ID("btn-keys").Type("button").Class("ghost").Title("Keyboard shortcuts (?)").Aria("keyshortcuts", "?").
 			Aria("haspopup", "dialog").OnClick(func(ctx app.Context, e app.Event) { openKeysDialog() }).
 			Body(app.Span().Aria("hidden", "true").Text("⌨ "), app.Text("Keys")),

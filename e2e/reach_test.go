@@ -290,3 +290,48 @@ func uniqueInts(xs ...int) []int {
 	}
 	return out
 }
+
+// maxEmbedHeight is the tallest an embed may be at its defaults, in CSS px
+// at a blog column's 760 px.
+const maxEmbedHeight = 900
+
+// TestEmbedFits: every lesson's embed at its defaults, 760 px wide, is at
+// most maxEmbedHeight tall at every step before the app runs (its other
+// figures folded), and one tap unfolds them.
+func TestEmbedFits(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.viewport(760, 700)
+	for _, l := range lessons.All() {
+		subtest(t, b, l.Slug, func(t *testing.T) {
+			s, _, err := l.Run(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.do("open the embed", liveTimeout, chromedp.Navigate(site+"/embed/"+l.Slug), chromedp.WaitVisible(chromedp.CSS("#btn-next")))
+			tallest, at := 0, 0
+			for i := range s.Steps {
+				if i > 0 {
+					b.do("Next", changeTimeout, chromedp.Click(chromedp.CSS("#btn-next")))
+				}
+				b.waitStep("after Next", i+1)
+				b.nextFrame()
+				if h := evalJS[int](b, `document.documentElement.scrollHeight`); h > tallest {
+					tallest, at = h, i+1
+				}
+			}
+			t.Logf("E2E_EMBED %s tallest %d px at step %d", l.Slug, tallest, at)
+			if tallest > maxEmbedHeight {
+				t.Errorf("the embed is %d px tall at step %d, want ≤ %d", tallest, at, maxEmbedHeight)
+			}
+			// At the last step: other figures unfold with one tap.
+			if evalJS[bool](b, `document.querySelectorAll("#lab .scenes > figure.scene").length > 1`) {
+				b.do("unfold", changeTimeout, chromedp.Click(chromedp.CSS("#btn-more-figures")))
+				if !evalJS[bool](b, `[...document.querySelectorAll("#lab .scenes > figure.scene")].every((f) => f.getClientRects().length > 0)`) {
+					t.Error("tapping #btn-more-figures did not show the step's other figures")
+				}
+				b.do("fold", changeTimeout, chromedp.Click(chromedp.CSS("#btn-more-figures")))
+			}
+		})
+	}
+}

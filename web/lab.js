@@ -621,6 +621,22 @@
     const b = document.getElementById("btn-sheet");
     if (b) b.setAttribute("aria-expanded", String(!root.classList.contains("narration-folded")));
   };
+  // #btn-knobs shows the knobs beside the stage (html.knobs-open; lab.css).
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#btn-knobs");
+    if (!b) return;
+    const open = root.classList.toggle("knobs-open");
+    b.setAttribute("aria-expanded", String(open));
+    measureStage();
+  });
+  // #btn-more-figures unfolds an embed's other figures (html.figures-unfolded).
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#btn-more-figures");
+    if (!b) return;
+    const open = root.classList.toggle("figures-unfolded");
+    b.setAttribute("aria-expanded", String(open));
+    b.textContent = open ? "Fold this step's other figures" : "Show this step's other figures";
+  });
   document.addEventListener("click", (e) => {
     if (!(e.target instanceof Element) || !e.target.closest("#btn-sheet")) return;
     root.classList.toggle("narration-folded");

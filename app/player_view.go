@@ -155,7 +155,7 @@ func (p *Player) renderHead(title string) app.UI {
 	}
 	if p.Embed {
 		return app.Div().Class("lab-head embed-head").Body(
-			app.P().Class("embed-title").Text(title),
+			app.H1().Class("embed-title").Text(title),
 			app.A().Class("open-full").Href(Link(p.fullPath())).Target("_blank").Rel("noopener").Text("Open in the full lab ↗"),
 		)
 	}

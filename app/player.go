@@ -290,14 +290,16 @@ func (p *Player) OnDismount() {
 
 // onKey handles the player's shortcuts, except while a form field has focus.
 func (p *Player) onKey(ctx app.Context, e app.Value) {
-	if e.Get("altKey").Bool() || e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool() {
+	// Truthy, not Bool: a property an element or event lacks is undefined,
+	// and Bool panics on undefined (an SVG element has no isContentEditable).
+	if e.Get("altKey").Truthy() || e.Get("ctrlKey").Truthy() || e.Get("metaKey").Truthy() {
 		return
 	}
 	key := e.Get("key").String()
 	tag := ""
 	if ae := app.Window().Get("document").Get("activeElement"); ae.Truthy() {
 		tag = ae.Get("tagName").String()
-		if ae.Get("isContentEditable").Bool() {
+		if ae.Get("isContentEditable").Truthy() {
 			return
 		}
 		if r := ae.Call("getAttribute", "role"); r.Truthy() && r.String() == "button" {

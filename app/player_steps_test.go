@@ -11,15 +11,12 @@ import (
 	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// TestStepsData: the prerendered page carries every step of the lesson, each
+// TestStepsData: the prerendered page of every lesson carries each of its steps,
 // with its own narration and figures, in JSON that cannot end its script
 // element.
 func TestStepsData(t *testing.T) {
-	for _, slug := range []string{"prefix-cache", "garage"} {
-		l := lessons.Get(slug)
-		if l == nil {
-			t.Fatalf("no lesson %s", slug)
-		}
+	for _, l := range lessons.All() {
+		slug := l.Slug
 		p := &Player{}
 		p.load(mustURL(t, "/lesson/"+slug))
 		raw := goapp.HTMLString(p.renderSteps())

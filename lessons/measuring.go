@@ -7,6 +7,7 @@ import (
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/slo"
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/scene"
 )
@@ -40,6 +41,8 @@ var measuring = &Lesson{
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "MLPerf's interactive limit is 40 ms.", Kind: Float, Default: 40, Min: 1, Max: 10000, Step: 1},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
+		sloKnobs[0], sloKnobs[1],
+		{Key: "compare_budget", Label: "Compare capacity at budget", Unit: "tokens", Help: "Also search the capacity at this max_num_batched_tokens, to compare chunk sizes (Sarathi-Serve's experiment); 0 for none.", Kind: Int, Default: 0, Min: 0, Max: 65536, Step: 64},
 		seedParam,
 	},
 	Check: checkMeasuring,
@@ -85,6 +88,9 @@ func checkMeasuring(v Values) error {
 	if budget < seqs {
 		return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 	}
+	if other := v.Int("compare_budget"); other != 0 && other < seqs {
+		return Relation("compare_budget", strconv.Itoa(other), fmt.Sprintf("0 (none) or at least max_num_seqs (%d), as vLLM requires of a token budget", seqs), "max_num_seqs")
+	}
 	g, m, err := chosenHardware(v)
 	if err != nil {
 		return err
@@ -107,6 +113,15 @@ func checkMeasuring(v Values) error {
 			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", comma(reqs), v.TextOf("points"), seqs, budget, comma(int(est)),
 			streamedWork(m), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
 	}
+	if other := v.Int("compare_budget"); other != 0 {
+		if _, err := newEngineAt(v, 16, other); err != nil {
+			return Relation("compare_budget", strconv.Itoa(other), "a budget whose activations leave room for the KV cache ("+err.Error()+")", "model")
+		}
+	}
+	if _, ok := measuringPlan(v, e, prompts, outputs, est); !ok {
+		return Relation("compare_budget", v.TextOf("compare_budget"), fmt.Sprintf("0 (none), or a comparison whose capacity search fits beside the sweep: the sweep comes to about %s units of work and the search, "+
+			"probing both ends of %g–%g req/s with as many requests as the sweep serves there, goes over the bound of %s; shorten duration_s, lower rate_max or points", comma(int(est)), v.Float("rate_min"), v.Float("rate_max"), comma(measuringWorkLimit)), "duration_s")
+	}
 	return nil
 }
 
@@ -126,9 +141,15 @@ func chatLengths(m hardware.Model) (prompts, outputs workload.LongTail) {
 func sweepRates(v Values) (rates []float64, counts []int) {
 	for _, rate := range logspace(v.Float("rate_min"), v.Float("rate_max"), v.Int("points")) {
 		rates = append(rates, rate)
-		counts = append(counts, min(maxRequestsPerRate, max(10, int(rate*v.Float("duration_s")))))
+		counts = append(counts, requestsAt(v, rate))
 	}
 	return rates, counts
+}
+
+// requestsAt is how many requests a run at rate serves: those arriving in
+// duration_s, between 10 and maxRequestsPerRate.
+func requestsAt(v Values, rate float64) int {
+	return min(maxRequestsPerRate, max(10, int(rate*v.Float("duration_s"))))
 }
 
 // measuringWork estimates the sweep's Script.Work from the requests it will
@@ -146,30 +167,64 @@ func sweepRates(v Values) (rates []float64, counts []int) {
 // step longer, so fewer steps).
 func measuringWork(v Values, step float64, prompts, outputs workload.LongTail, e *engine) (requests int, work float64) {
 	rates, counts := sweepRates(v)
-	budget, seqs := v.Int("max_num_batched_tokens"), float64(v.Int("max_num_seqs"))
-	d := cudagraph.New(e.mode, v.Int("max_num_seqs"), budget)
-	captured := float64(d.MaxCaptureSize())
 	for i, rate := range rates {
-		advances, chunks := 0, 0
-		for _, q := range workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed"))) {
-			c := (q.Prompt + budget - 1) / budget
-			advances += q.Output + c
-			chunks += c
-		}
-		running := rate * float64(advances) / float64(counts[i]) * step
-		running = max(1, min(seqs, running))
-		steps := float64(advances) / running
-		streamed := min(steps, float64(chunks))
-		switch {
-		case e.mode == cudagraph.None || e.mode == cudagraph.Piecewise || running > captured:
-			streamed = steps
-		case e.mode == cudagraph.Full && budget <= d.MaxCaptureSize():
-			streamed = 0
-		}
-		work += float64(advances) + steps*stepWork + streamed*float64(streamedWork(e.model))
+		work += pointWork(e, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"), step, prompts, outputs, rate, counts[i], uint64(v.Int("seed")))
 		requests += counts[i]
 	}
 	return requests, work
+}
+
+// measuringProber serves the lesson's workload for a capacity search on e
+// at budget, reusing the sweep's runs (nil for another budget).
+func measuringProber(v Values, e *engine, budget int, prompts, outputs workload.LongTail, swept map[float64][]slo.Latency) capacityProber {
+	return capacityProber{e: e, seqs: v.Int("max_num_seqs"), budget: budget, prompts: prompts, outputs: outputs, seed: uint64(v.Int("seed")),
+		count: func(rate float64) int { return requestsAt(v, rate) }, swept: swept}
+}
+
+// measuringPlan is the capacity searches' plan for these knobs, beside a
+// sweep estimated at sweepWork (what Check refuses when !ok).
+func measuringPlan(v Values, e *engine, prompts, outputs workload.LongTail, sweepWork float64) (capacityPlan, bool) {
+	rates, _ := sweepRates(v)
+	swept := map[float64][]slo.Latency{}
+	for _, r := range rates {
+		swept[r] = nil
+	}
+	p := measuringProber(v, e, v.Int("max_num_batched_tokens"), prompts, outputs, swept)
+	var q *capacityProber
+	if other := v.Int("compare_budget"); other != 0 {
+		o, err := newEngineAt(v, 16, other)
+		if err != nil {
+			return capacityPlan{}, false
+		}
+		c := measuringProber(v, o, other, prompts, outputs, nil)
+		q = &c
+	}
+	return planCapacity(p, rates, q, v.Float("rate_min"), v.Float("rate_max"), measuringWorkLimit-sweepWork)
+}
+
+// pointWork is measuringWork's estimate for one run of count requests at
+// rate with these batch limits.
+func pointWork(e *engine, maxSeqs, budget int, step float64, prompts, outputs workload.LongTail, rate float64, count int, seed uint64) float64 {
+	seqs := float64(maxSeqs)
+	d := cudagraph.New(e.mode, maxSeqs, budget)
+	captured := float64(d.MaxCaptureSize())
+	advances, chunks := 0, 0
+	for _, q := range workload.Poisson(count, rate, prompts, outputs, seed) {
+		c := (q.Prompt + budget - 1) / budget
+		advances += q.Output + c
+		chunks += c
+	}
+	running := rate * float64(advances) / float64(count) * step
+	running = max(1, min(seqs, running))
+	steps := float64(advances) / running
+	streamed := min(steps, float64(chunks))
+	switch {
+	case e.mode == cudagraph.None || e.mode == cudagraph.Piecewise || running > captured:
+		streamed = steps
+	case e.mode == cudagraph.Full && budget <= d.MaxCaptureSize():
+		streamed = 0
+	}
+	return float64(advances) + steps*stepWork + streamed*float64(streamedWork(e.model))
 }
 
 // loadPoint is one rate of the sweep.
@@ -235,6 +290,14 @@ type measuringRun struct {
 	best loadPoint
 	// work counts every rate's steps and the requests they advanced.
 	work int64
+	// objective is the SLO the capacity is searched under; capacity the
+	// search at max_num_batched_tokens, compare the one at compare_budget
+	// (nil when 0); gpus the GPUs serving (capacity per GPU divides by it).
+	objective slo.Objective
+	capacity  capacityResult
+	compare   *capacityResult
+	gpus      int
+	plan      capacityPlan
 }
 
 // measuringSim is the lesson's simulation: a method, not a func value, so that the
@@ -259,7 +322,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 	}
 	r := measuringRun{gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
 		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms"), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
-	slo := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
+	goal := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
 	prompts, outputs := chatLengths(e.model)
 	r.promptMedian, r.outputMedian = int(prompts.Median), int(outputs.Median)
 	r.promptMax, r.outputMax = prompts.Max, outputs.Max
@@ -268,6 +331,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 	// Prefix caching is left off: these prompts share no prefix, so it
 	// would find nothing and only cost simulation time.
 	rates, counts := sweepRates(v)
+	swept := map[float64][]slo.Latency{}
 	for i, rate := range rates {
 		reqs := workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed")))
 		var in []scheduler.Request
@@ -282,13 +346,45 @@ func runMeasuring(v Values) (measuringRun, error) {
 			return measuringRun{}, err
 		}
 		r.work += e.pricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
-		r.points = append(r.points, pointOf(rate, s, cfg, slo))
+		r.points = append(r.points, pointOf(rate, s, cfg, goal))
+		swept[rate] = latencies(s.Requests())
 	}
 	r.best = r.points[0]
 	for _, p := range r.points {
 		if p.sum.GoodputReqPerS > r.best.sum.GoodputReqPerS {
 			r.best = p
 		}
+	}
+	// One GPU: the lesson serves one model instance without parallelism.
+	r.gpus = 1
+	r.objective = objectiveOf(v)
+	meets := make([]bool, len(rates))
+	for i, rate := range rates {
+		meets[i] = r.objective.Judge(rate, swept[rate]).Meets
+	}
+	step := e.timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
+	_, est := measuringWork(v, step, prompts, outputs, e)
+	plan, _ := measuringPlan(v, e, prompts, outputs, est)
+	r.plan = plan
+	search, ok := sweptBracket(rates, meets, plan.probes)
+	if !ok {
+		search = slo.Search{Lo: r.lo, Hi: r.hi, Probes: slo.MinProbes} // outside the sweep: its ends say which side
+	}
+	if r.capacity, err = measuringProber(v, e, r.budget, prompts, outputs, swept).search(search, r.objective); err != nil {
+		return measuringRun{}, err
+	}
+	r.work += r.capacity.work
+	if other := v.Int("compare_budget"); other != 0 {
+		o, err := newEngineAt(v, 16, other)
+		if err != nil {
+			return measuringRun{}, err
+		}
+		c, err := measuringProber(v, o, other, prompts, outputs, nil).search(fullSearch(r.lo, r.hi, plan.compareProbes), r.objective)
+		if err != nil {
+			return measuringRun{}, err
+		}
+		r.compare = &c
+		r.work += c.work
 	}
 	return r, nil
 }
@@ -350,7 +446,7 @@ func (r measuringRun) goodputChart() *scene.Chart {
 
 func (r measuringRun) metrics() []Metric {
 	first, last, best := r.first(), r.last(), r.best
-	return []Metric{
+	ms := []Metric{
 		{Key: "max_throughput_tok_s", Label: "Output throughput at the highest rate", Unit: "tok/s", Value: round2(last.sum.OutputTokensPerS)},
 		{Key: "best_goodput_req_s", Label: "Best goodput over the sweep", Unit: "req/s", Value: round2(best.sum.GoodputReqPerS)},
 		{Key: "best_goodput_rate", Label: "Offered rate with the best goodput", Unit: "req/s", Value: round2(best.rate)},
@@ -361,6 +457,17 @@ func (r measuringRun) metrics() []Metric {
 		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Value: ms(last.sum.ITL.P99)},
 		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Value: round2(100 * last.sum.SLOAttainment)},
 	}
+	under := sloText(r.objective)
+	ms = append(ms,
+		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, comma(r.budget)), Unit: "req/s", Value: round2(r.capacity.rate())},
+		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d GPU) under %s", r.gpus, under), Unit: "req/s", Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
+	if c := r.compare; c != nil {
+		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, comma(c.budget)), Unit: "req/s", Value: round2(c.rate())})
+		if c.rate() > 0 {
+			ms = append(ms, Metric{Key: "capacity_ratio", Label: fmt.Sprintf("Capacity at max_num_batched_tokens %s over capacity at %s, under %s", comma(r.budget), comma(c.budget), under), Unit: "×", Value: round2(r.capacity.rate() / c.rate())})
+		}
+	}
+	return ms
 }
 
 // pointCards are one rate's figures.
@@ -509,7 +616,7 @@ func (r measuringRun) script() *Script {
 		Article: "RPS under varying concurrency; TTFT and ITL at percentiles such as p95 and p99 (report 003)",
 		Model:   fmt.Sprintf("%d rates from %g to %g req/s; p50/p95/p99 TTFT and ITL at each; goodput under TTFT ≤ %g ms and TPOT ≤ %g ms", len(r.points), r.lo, r.hi, r.sloTTFT, r.sloTPOT),
 		Why:     "Same method. Goodput (DistServe) adds the one number a capacity planner needs: the rate the server sustains while meeting the SLO.",
-	}, r.batchClaim()}
+	}, r.batchClaim(), r.sarathiClaim()}
 	sloText := fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT)
 	first := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, markRef("guide:slo", "the SLO"))
 	s.Steps = append(s.Steps, Step{
@@ -551,7 +658,7 @@ func (r measuringRun) script() *Script {
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
 		},
 		Mentions: []scene.Mention{mention(bestText, "goodput", bestRef)},
-	}, Step{
+	}, r.capacityStep(), Step{
 		Title:     "Article claim vs this model",
 		Narration: "Report 003's method, applied to this sweep.",
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},

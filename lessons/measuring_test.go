@@ -88,8 +88,61 @@ func TestMeasuringSaturationFollowsMaxNumSeqs(t *testing.T) {
 		if n := s.Steps[i+1].Narration; !strings.Contains(n, c.limit) {
 			t.Errorf("max_num_seqs %s: the %v req/s step does not say %q:\n%s", c.seqs, p.rate, c.limit, n)
 		}
-		if n := s.Steps[len(s.Steps)-2].Narration; !strings.Contains(n, "saturates, here from "+rateText(c.saturates)) || !strings.Contains(n, c.atRateMax) {
+		if n := stepTitled(s, "Throughput against latency").Narration; !strings.Contains(n, "saturates, here from "+rateText(c.saturates)) || !strings.Contains(n, c.atRateMax) {
 			t.Errorf("max_num_seqs %s: the curves step does not say where and why the server saturates:\n%s", c.seqs, n)
 		}
+	}
+}
+
+// stepTitled is the step of s with this title (the zero Step if none).
+func stepTitled(s *Script, title string) Step {
+	for _, st := range s.Steps {
+		if st.Title == title {
+			return st
+		}
+	}
+	return Step{}
+}
+
+// sarathiSetup is a Sarathi-Serve-like setup: Mistral-7B on one A100, a
+// p99 TBT SLO of 50 ms (five times the lab's uninterrupted decode step),
+// chunks of 512 tokens against 8,192 (whole prompts).
+var sarathiSetup = map[string]string{"gpu": "a100-80gb-sxm", "model": "mistral-7b-v0.1", "max_num_seqs": "128", "max_num_batched_tokens": "512",
+	"compare_budget": "8192", "slo_p99_tbt_ms": "50", "slo_ttft_ms": "2000", "slo_tpot_ms": "100", "rate_min": "0.5", "rate_max": "64", "points": "8", "duration_s": "10"}
+
+// Under a p99 TBT SLO, the small budget's capacity exceeds the large
+// one's, and the capacity step says it is the long prefills' stalls; each
+// capacity met the SLO and the rate above it did not.
+func TestMeasuringChunkedCapacity(t *testing.T) {
+	s, v, err := measuring.Run(sarathiSetup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, _ := s.Metric("capacity_req_s")
+	large, _ := s.Metric("capacity_compare_req_s")
+	if !(small > 1.3*large && large > 0) {
+		t.Fatalf("capacity %g req/s at 512 tokens, %g at 8,192: want the chunked budget well ahead", small, large)
+	}
+	if n := stepTitled(s, "Capacity under the SLO").Narration; !strings.Contains(n, "every decode in that step waits for it") || !strings.Contains(n, "smaller budget (512 tokens) sustains more") {
+		t.Errorf("the capacity step does not say why chunks win:\n%s", n)
+	}
+	r, err := runMeasuring(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []capacityResult{r.capacity, *r.compare} {
+		if c.cap.BelowRange() || c.cap.AboveRange() || !c.cap.At().Meets {
+			t.Errorf("budget %d: capacity %+v not inside the range", c.budget, c.cap)
+		}
+		for _, p := range c.cap.Runs {
+			if p.Rate > c.cap.Rate && p.Meets {
+				t.Errorf("budget %d: %g req/s met the SLO above the capacity %g", c.budget, p.Rate, c.cap.Rate)
+			}
+		}
+	}
+	// The large budget's stalls: a gap between tokens longer than the
+	// p99 limit, which chunks of 512 never reach.
+	if !(r.compare.maxGap > 0.05 && r.capacity.maxGap < 0.05) {
+		t.Errorf("longest gaps %g s (512) and %g s (8,192): want only the large budget's over 50 ms", r.capacity.maxGap, r.compare.maxGap)
 	}
 }

@@ -1,12 +1,14 @@
 // Command validation prints the cost models' validation tables as markdown:
 // the step-time model of core/hardware, then the CUDA-graph dispatch model
-// of core/cudagraph, then core/hardware's KV-cache capacity.
+// of core/cudagraph, then core/hardware's KV-cache capacity, then published
+// end-to-end serving results beside the lessons' figures (endtoend.go).
 //
 //	go run ./cmd/validation > docs/VALIDATION.md
 package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
@@ -16,4 +18,10 @@ func main() {
 	fmt.Print(hardware.ValidationMarkdown())
 	fmt.Print(cudagraph.ValidationMarkdown())
 	fmt.Print(hardware.KVValidationMarkdown())
+	rs, err := runEndToEnd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Print(endToEndMarkdown(rs))
 }

@@ -1,0 +1,345 @@
+// Package slo measures a serving run against latency objectives the way
+// serving papers and engines' benchmarks state them, and finds a server's
+// capacity: the highest arrival rate it sustains while meeting them.
+//
+// The model. Each finished request contributes its time to first token
+// (TTFT: first token − arrival), its time per output token (TPOT: (last −
+// first token) / (outputs − 1), 0 with one output) and every gap between
+// consecutive output tokens (inter-token latency, ITL, which Sarathi-Serve
+// calls time between tokens, TBT). An Objective bounds them in two ways:
+//
+//   - Per request, DistServe's SLO attainment (Zhong et al., OSDI'24,
+//     https://arxiv.org/abs/2401.09670, §2): a request attains the SLO when
+//     its TTFT and its TPOT are both within their limits; attainment is the
+//     share of requests that do, and the run meets the objective when
+//     attainment is at least the target (DistServe's goodput uses 90%).
+//   - Over the run, Sarathi-Serve's tail objective (Agrawal et al., OSDI'24,
+//     https://arxiv.org/abs/2403.02310, §5): the 99th percentile of every
+//     gap between tokens, pooled over all requests, within a limit, because
+//     one long prefill in a batch stalls the decode of every request in it.
+//
+// A limit of 0 is no limit. Percentiles are nearest-rank, as
+// core/scheduler's Summarise computes them.
+//
+// Capacity is the highest rate at which a run meets the objective
+// (DistServe's "maximum request rate that can be served adhering to the SLO
+// attainment goal"; Sarathi-Serve's "maximum request load ... while
+// meeting" a P99 TBT SLO). Search finds it by probing: each probe is a
+// simulation at one rate, supplied by the caller, which serves the same
+// seeded workload at every rate so probes differ only in load. The search
+// brackets the range [Lo, Hi] by probing both ends, then bisects it
+// geometrically (rates span orders of magnitude), keeping the highest rate
+// that met the objective below the lowest that did not. It runs at most
+// Probes simulations, so its cost is bounded before it starts, and it is
+// deterministic: the same probe function gives the same probes in the same
+// order. When attainment falls monotonically with the rate, the answer is
+// within a factor (Hi/Lo)^(1/2^(Probes−2)) of the true capacity.
+//
+// Capacity per GPU divides by the GPUs a deployment uses, so deployments of
+// different sizes compare fairly (DistServe §2 normalises goodput per GPU).
+package slo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// DefaultTarget is the share of requests that must meet the per-request
+// limits when an Objective leaves Target at 0: DistServe's 90%.
+const DefaultTarget = 0.9
+
+// Latency is what one finished request saw, in seconds.
+type Latency struct {
+	TTFT float64
+	// TPOT is the mean gap between output tokens after the first.
+	TPOT float64
+	// Gaps are the gaps between consecutive output tokens (ITL / TBT).
+	Gaps []float64
+}
+
+// FromTokenTimes measures a request that arrived at arrival and produced
+// its output tokens at times (ascending, at least one). The gaps share
+// nothing with times.
+func FromTokenTimes(arrival float64, times []float64) Latency {
+	if len(times) == 0 {
+		return Latency{}
+	}
+	l := Latency{TTFT: times[0] - arrival}
+	if n := len(times); n > 1 {
+		l.TPOT = (times[n-1] - times[0]) / float64(n-1)
+		l.Gaps = make([]float64, n-1)
+		for i := 1; i < n; i++ {
+			l.Gaps[i-1] = times[i] - times[i-1]
+		}
+	}
+	return l
+}
+
+// Objective is a service-level objective, in seconds; a zero limit is none.
+type Objective struct {
+	// TTFT and TPOT bound each request (DistServe).
+	TTFT, TPOT float64
+	// P99TBT bounds the 99th percentile of every gap between tokens of
+	// the run (Sarathi-Serve).
+	P99TBT float64
+	// Target is the share of requests that must meet TTFT and TPOT, in
+	// (0, 1]; 0 means DefaultTarget.
+	Target float64
+}
+
+// target is the attainment the objective asks for.
+func (o Objective) target() float64 {
+	if o.Target == 0 {
+		return DefaultTarget
+	}
+	return o.Target
+}
+
+// Check reports a limit that is negative or not a number, or a target
+// outside (0, 1].
+func (o Objective) Check() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"TTFT", o.TTFT}, {"TPOT", o.TPOT}, {"P99TBT", o.P99TBT}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return fmt.Errorf("slo: %s limit %g s, want a finite limit ≥ 0 (0: none)", f.name, f.v)
+		}
+	}
+	if !(o.Target >= 0 && o.Target <= 1) {
+		return fmt.Errorf("slo: target %g, want a share in (0, 1] (0: %g)", o.Target, DefaultTarget)
+	}
+	return nil
+}
+
+// Attains reports whether one request meets the per-request limits.
+func (o Objective) Attains(l Latency) bool {
+	return (o.TTFT == 0 || l.TTFT <= o.TTFT) && (o.TPOT == 0 || l.TPOT <= o.TPOT)
+}
+
+// Attainment is the share of requests that meet the per-request limits; 0
+// when there are none.
+func (o Objective) Attainment(ls []Latency) float64 {
+	if len(ls) == 0 {
+		return 0
+	}
+	n := 0
+	for _, l := range ls {
+		if o.Attains(l) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ls))
+}
+
+// Percentile is the nearest-rank p-th percentile of xs (0 < p ≤ 100): the
+// smallest x with at least p% of the sample at or below it; 0 for an
+// empty sample. xs is not changed.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// P99TBT is the 99th percentile of every gap between tokens of the
+// requests, pooled; 0 when no request has two tokens.
+func P99TBT(ls []Latency) float64 {
+	n := 0
+	for _, l := range ls {
+		n += len(l.Gaps)
+	}
+	gaps := make([]float64, 0, n)
+	for _, l := range ls {
+		gaps = append(gaps, l.Gaps...)
+	}
+	return Percentile(gaps, 99)
+}
+
+// Outcome is one run judged against an objective.
+type Outcome struct {
+	// Rate is the arrival rate the run served, req/s.
+	Rate float64
+	// Requests counts the finished requests judged.
+	Requests int
+	// Attainment is the share of them meeting TTFT and TPOT.
+	Attainment float64
+	// P99TBT is the 99th percentile of the run's gaps between tokens, s.
+	P99TBT float64
+	// Meets reports whether attainment reaches the target and P99TBT is
+	// within its limit.
+	Meets bool
+}
+
+// Judge measures the requests of a run at rate against o. A run with no
+// requests does not meet it.
+func (o Objective) Judge(rate float64, ls []Latency) Outcome {
+	out := Outcome{Rate: rate, Requests: len(ls), Attainment: o.Attainment(ls), P99TBT: P99TBT(ls)}
+	out.Meets = len(ls) > 0 && out.Attainment >= o.target() && (o.P99TBT == 0 || out.P99TBT <= o.P99TBT)
+	return out
+}
+
+// Probe serves one seeded workload at rate (req/s) and returns what its
+// finished requests saw.
+type Probe func(rate float64) ([]Latency, error)
+
+// MinProbes is the fewest probes a search may run: both ends of its range.
+const MinProbes = 2
+
+// Search bounds a capacity search.
+type Search struct {
+	// Lo and Hi are the rates the search may probe, 0 < Lo < Hi, req/s.
+	Lo, Hi float64
+	// Probes is the most simulations it runs, at least MinProbes.
+	Probes int
+	// Resolution stops the bisection once the highest rate that met the
+	// objective is within a factor 1 + Resolution of the lowest that did
+	// not; 0 runs every probe.
+	Resolution float64
+}
+
+// Check reports a range or budget the search cannot use.
+func (s Search) Check() error {
+	switch {
+	case !(s.Lo > 0) || math.IsInf(s.Hi, 1) || !(s.Hi > s.Lo):
+		return fmt.Errorf("slo: search range [%g, %g] req/s, want 0 < Lo < Hi", s.Lo, s.Hi)
+	case s.Probes < MinProbes:
+		return fmt.Errorf("slo: %d probes, want at least %d (both ends of the range)", s.Probes, MinProbes)
+	case !(s.Resolution >= 0):
+		return fmt.Errorf("slo: resolution %g, want ≥ 0", s.Resolution)
+	}
+	return nil
+}
+
+// Capacity is a search's answer.
+type Capacity struct {
+	// Rate is the highest probed rate that met the objective; 0 when even
+	// Lo did not.
+	Rate float64
+	// Above is the lowest probed rate above Rate that did not meet it; 0
+	// when Hi met it (the capacity is at least Hi).
+	Above float64
+	// Runs are the probes in the order they ran.
+	Runs []Outcome
+}
+
+// BelowRange reports that even the lowest rate missed the objective.
+func (c Capacity) BelowRange() bool { return c.Rate == 0 }
+
+// AboveRange reports that the highest rate met it.
+func (c Capacity) AboveRange() bool { return c.Above == 0 }
+
+// At returns the probe at the capacity (the zero Outcome when BelowRange).
+func (c Capacity) At() Outcome {
+	for _, r := range c.Runs {
+		if r.Rate == c.Rate && r.Meets {
+			return r
+		}
+	}
+	return Outcome{}
+}
+
+// ErrNoRequests is returned when a probe returns no finished request.
+var ErrNoRequests = errors.New("slo: a probe finished no request")
+
+// Run searches for the capacity under o with probe. It probes Lo, then
+// (if Lo met o) Hi, then bisects between the highest rate that met o and
+// the lowest that did not at their geometric mean, until Probes have run
+// or the two are within Resolution.
+func (s Search) Run(o Objective, probe Probe) (Capacity, error) {
+	if err := s.Check(); err != nil {
+		return Capacity{}, err
+	}
+	if err := o.Check(); err != nil {
+		return Capacity{}, err
+	}
+	var c Capacity
+	try := func(rate float64) (bool, error) {
+		ls, err := probe(rate)
+		if err != nil {
+			return false, err
+		}
+		if len(ls) == 0 {
+			return false, fmt.Errorf("%w (rate %g req/s)", ErrNoRequests, rate)
+		}
+		out := o.Judge(rate, ls)
+		c.Runs = append(c.Runs, out)
+		return out.Meets, nil
+	}
+	ok, err := try(s.Lo)
+	if err != nil || !ok {
+		c.Above = s.Lo
+		return c, err
+	}
+	c.Rate = s.Lo
+	if ok, err = try(s.Hi); err != nil || ok {
+		if ok {
+			c.Rate = s.Hi
+		} else {
+			c.Above = s.Hi
+		}
+		return c, err
+	}
+	c.Above = s.Hi
+	for len(c.Runs) < s.Probes && c.Above > c.Rate*(1+s.Resolution) {
+		mid := math.Sqrt(c.Rate * c.Above)
+		if !(mid > c.Rate && mid < c.Above) {
+			break // the bracket is as narrow as float64 allows
+		}
+		ok, err := try(mid)
+		if err != nil {
+			return c, err
+		}
+		if ok {
+			c.Rate = mid
+		} else {
+			c.Above = mid
+		}
+	}
+	return c, nil
+}
+
+// PerGPU is a capacity divided over the GPUs that served it; 0 for no
+// GPUs.
+func PerGPU(rate float64, gpus int) float64 {
+	if gpus <= 0 {
+		return 0
+	}
+	return rate / float64(gpus)
+}
+
+// Bracket is the widest ratio Above / Rate a search of s can leave when
+// attainment falls monotonically with the rate and the capacity lies in
+// (Lo, Hi): (Hi/Lo)^(1/2^(Probes−2)), or 1 + Resolution if that is wider.
+func (s Search) Bracket() float64 {
+	b := math.Pow(s.Hi/s.Lo, math.Pow(0.5, float64(s.Probes-MinProbes)))
+	return max(b, 1+s.Resolution)
+}
+
+// MaxCost is the most the probes of any run of s can cost together, when
+// a probe at rate r costs cost(r): the ends, then the costliest path down
+// the tree of rates the bisection can visit (the same rates Run computes).
+// A caller bounds a search's work with it before running it. It calls
+// cost about 2^(Probes−2) times.
+func (s Search) MaxCost(cost func(rate float64) float64) float64 {
+	if s.Check() != nil {
+		return 0
+	}
+	var worst func(lo, hi float64, left int) float64
+	worst = func(lo, hi float64, left int) float64 {
+		if left <= 0 || !(hi > lo*(1+s.Resolution)) {
+			return 0
+		}
+		mid := math.Sqrt(lo * hi)
+		if !(mid > lo && mid < hi) {
+			return 0
+		}
+		return cost(mid) + max(worst(lo, mid, left-1), worst(mid, hi, left-1))
+	}
+	return cost(s.Lo) + cost(s.Hi) + worst(s.Lo, s.Hi, s.Probes-MinProbes)
+}

@@ -257,7 +257,13 @@ func (p *Player) renderNarration(n int, scenes []scene.Scene) app.UI {
 	if n > 0 {
 		st = p.st.Script.Steps[p.st.Step]
 	}
-	return hideIf(app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration"), p.hide.Narration).Body(
+	panel := app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration")
+	if p.Embed {
+		// An embed's narration scrolls inside a fixed height (lab.css): a
+		// keyboard reaches and scrolls it.
+		panel = panel.TabIndex(0)
+	}
+	return hideIf(panel, p.hide.Narration).Body(
 		app.H2().ID("step-title").Text(st.Title),
 		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", "true").Body(renderNarrationText(st)),
 		renderMentionDescs(st, scenes),

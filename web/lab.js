@@ -587,6 +587,8 @@
   // nothing.
   let lastStep = ""; // the lesson and step last seen drawn
   const drawn = new Map(); // scene id -> the figure's markup last shown
+  let shown = new Set(); // the scene ids the step last drawn showed
+  const seenMotion = new WeakSet(); // animations running when a step was last drawn
   const stepKey = (lab) => (lab.dataset.lesson || "") + "#" + lab.dataset.step;
   // The markup of a figure without the tooltips annotate gave and without
   // a chart's canvas (ECharts animates its own changes).
@@ -595,22 +597,32 @@
   const stepShown = () => {
     const lab = document.querySelector("#lab");
     if (!lab || !lab.dataset.step) return;
+    syncSheet(); // the app may have redrawn the buttons (it mounts)
+    syncMore();
     const key = stepKey(lab);
     if (key === lastStep) return;
     const first = lastStep === ""; // the page's first drawing: not a change
     lastStep = key;
     const figs = [...lab.querySelectorAll(".scenes > figure.scene")];
+    const shownBefore = shown;
+    shown = new Set(figs.map((f) => f.dataset.sceneId || ""));
     const still = lab.dataset.motion === "jump" || root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches;
     for (const f of figs) {
       const id = f.dataset.sceneId || "";
       const html = markup(f);
-      const before = drawn.get(id);
+      const before = shownBefore.has(id) ? drawn.get(id) : undefined;
       drawn.set(id, html);
-      if (first || still || before === undefined || before === html || !f.animate) continue;
-      if (f.getAnimations({ subtree: true }).length) continue;
-      f.animate([{ opacity: 0.45 }, { opacity: 1 }], { duration: 320, easing: "ease-out" });
+      if (first || still || before === html || !f.animate) continue;
+      // A figure the previous step did not show (another id in its place)
+      // fades in whole, a chart's canvas included: it replaced what was
+      // there, the largest change a step makes. A figure that started a
+      // movement of its own for this step (one not running before it)
+      // needs no fade; one still finishing the last step's does.
+      const own = f.getAnimations({ subtree: true }).some((a) => !seenMotion.has(a));
+      if (before !== undefined && own) continue;
+      f.animate([{ opacity: before === undefined ? 0.2 : 0.45 }, { opacity: 1 }], { duration: 320, easing: "ease-out" });
     }
-    syncSheet();
+    for (const a of document.getAnimations()) seenMotion.add(a);
     const panel = document.getElementById("narration-panel");
     if (panel && !first) panel.scrollTop = 0;
     if (!first) keepInView(lab, figs[0]);
@@ -630,12 +642,21 @@
     measureStage();
   });
   // #btn-more-figures unfolds an embed's other figures (html.figures-unfolded).
+  // The app redraws the button as it mounts: syncMore (each step drawn)
+  // gives it back the state the reader chose.
+  const syncMore = () => {
+    const b = document.getElementById("btn-more-figures");
+    if (!b) return;
+    const open = root.classList.contains("figures-unfolded");
+    if (b.getAttribute("aria-expanded") !== String(open)) b.setAttribute("aria-expanded", String(open));
+    const text = open ? "Fold this step's other figures" : "Show this step's other figures";
+    if (b.textContent !== text) b.textContent = text;
+  };
   document.addEventListener("click", (e) => {
     const b = e.target instanceof Element && e.target.closest("#btn-more-figures");
     if (!b) return;
-    const open = root.classList.toggle("figures-unfolded");
-    b.setAttribute("aria-expanded", String(open));
-    b.textContent = open ? "Fold this step's other figures" : "Show this step's other figures";
+    root.classList.toggle("figures-unfolded");
+    syncMore();
   });
   document.addEventListener("click", (e) => {
     if (!(e.target instanceof Element) || !e.target.closest("#btn-sheet")) return;
@@ -686,7 +707,22 @@
   // that an element the step marks is in view; the page itself does not
   // move.
   const revealMarks = () => {
-    for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm")) {
+    // An embed's main figure taller than its stage scrolls (lab.css): it
+    // is then focusable, so a keyboard scrolls it too.
+    const main = document.querySelector("#lab.embed .scenes > figure.scene:first-child");
+    if (main) {
+      const over = main.scrollHeight > main.clientHeight + 1;
+      if (over && !main.hasAttribute("tabindex")) {
+        main.setAttribute("tabindex", "0");
+        main.dataset.scrollFocus = "";
+      } else if (!over && "scrollFocus" in main.dataset) {
+        main.removeAttribute("tabindex");
+        delete main.dataset.scrollFocus;
+      }
+      if (over) revealDown(main);
+    }
+    for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm, #lab .scenes > figure:first-child > .table-wrap")) {
+      revealDown(box);
       if (box.scrollWidth <= box.clientWidth + 1) continue;
       // The narrowest marked element is the most specific (a chosen worker
       // rather than the router across the top); one wider than the box is
@@ -702,6 +738,20 @@
       else if (r.width >= b.width - 16) left = start - 8;
       box.scrollTo({ left: Math.max(0, left), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
     }
+  };
+
+  // revealDown: in a frame that scrolls down (an embed's fixed stage,
+  // lab.css), the first marked element is brought into its view, a third
+  // of the way down.
+  const revealDown = (box) => {
+    if (box.scrollHeight <= box.clientHeight + 1) return;
+    const el = box.querySelector(".sys-mark, .marked");
+    if (!el) return;
+    const r = el.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    if (r.height === 0 || (r.top >= b.top && r.bottom <= b.bottom)) return;
+    const top = box.scrollTop + r.top - b.top - Math.max(8, (b.height - r.height) / 3);
+    box.scrollTo({ top: Math.max(0, top), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   };
 
   // Mentions (app/player_mentions.go): button.mention[data-scene][data-target]

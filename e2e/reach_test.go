@@ -208,6 +208,10 @@ func TestStepAnimates(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
 	b.viewport(1280, 800)
+	// The app once, on the index, before the first lesson: a cold start
+	// (the wasm compiled, the service worker installed) on a loaded machine
+	// can outlast the first lesson's wait for its live page.
+	b.navigateIndex(site + "/")
 	for _, reduced := range []bool{false, true} {
 		name := map[bool]string{false: "motion", true: "reduced"}[reduced]
 		value := map[bool]string{false: "no-preference", true: "reduce"}[reduced]

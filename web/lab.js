@@ -707,19 +707,19 @@
   // that an element the step marks is in view; the page itself does not
   // move.
   const revealMarks = () => {
-    // An embed's main figure taller than its stage scrolls (lab.css): it
-    // is then focusable, so a keyboard scrolls it too.
-    const main = document.querySelector("#lab.embed .scenes > figure.scene:first-child");
-    if (main) {
-      const over = main.scrollHeight > main.clientHeight + 1;
-      if (over && !main.hasAttribute("tabindex")) {
-        main.setAttribute("tabindex", "0");
-        main.dataset.scrollFocus = "";
-      } else if (!over && "scrollFocus" in main.dataset) {
-        main.removeAttribute("tabindex");
-        delete main.dataset.scrollFocus;
+    // An embed's main figure taller than its stage, and a narration longer
+    // than its panel (a phone's sheet), scroll (lab.css): each is then
+    // focusable, so a keyboard scrolls it too.
+    for (const box of document.querySelectorAll("#lab.embed .scenes > figure.scene:first-child, #lab #narration-panel")) {
+      const over = box.scrollHeight > box.clientHeight + 1;
+      if (over && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.dataset.scrollFocus = "";
+      } else if (!over && "scrollFocus" in box.dataset) {
+        box.removeAttribute("tabindex");
+        delete box.dataset.scrollFocus;
       }
-      if (over) revealDown(main);
+      if (over && box.tagName === "FIGURE") revealDown(box);
     }
     for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm, #lab .scenes > figure:first-child > .table-wrap")) {
       revealDown(box);

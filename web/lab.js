@@ -711,7 +711,10 @@
     // than its panel (a phone's sheet), scroll (lab.css): each is then
     // focusable, so a keyboard scrolls it too.
     for (const box of document.querySelectorAll("#lab.embed .scenes > figure.scene:first-child, #lab #narration-panel")) {
-      const over = box.scrollHeight > box.clientHeight + 1;
+      // (a narration holding a mention or a question is reached by Tab
+      // already: no extra stop)
+      const reachable = box.tagName !== "FIGURE" && box.querySelector("[tabindex='0'], a[href], button, input, select, textarea, summary");
+      const over = box.scrollHeight > box.clientHeight + 1 && !reachable;
       if (over && !box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");
         box.dataset.scrollFocus = "";

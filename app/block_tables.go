@@ -249,8 +249,9 @@ func renderTableMap(bt *scene.BlockTables, grid *scene.BlockGrid, mk marks) app.
 		`<g class="tm-lines">` + lines.String() + `</g><g class="tm-pool">` + pool.String() + `</g><g class="tm-tables">` + rows.String() + `</g></svg>`
 	// On a phone the map keeps a legible size and scrolls sideways inside
 	// the figure (lab.css), the callouts with it.
-	return app.Div().Class("block-tables tm").Body(
-		app.Div().Class("tm-inner").Style("max-width", fmtF(l.w*1.15)+"px").Body(
+	// Focusable, so that a keyboard can pan it where it scrolls.
+	return app.Div().Class("block-tables tm").TabIndex(0).Role("group").Aria("label", "block tables and the physical blocks").Body(
+		app.Div().Class("tm-inner").Style("max-width", fmtF(l.w*1.15)+"px").Style("--tm-w", fmtF(l.w)).Body(
 			app.Raw(svg),
 			app.Div().Class("grid-notes").Aria("hidden", "true").Body(notes...),
 		),

@@ -154,7 +154,7 @@ func renderRequestFit(f *scene.RequestFit, marks map[string]string) app.UI {
 	ref := "fit:requests"
 	return app.Div().Class("req-fit"+markClass(marks, ref)).DataSet("ref", ref).Body(
 		app.Div().Class("req-fit-label").Text(f.Label),
-		app.Div().Class("req-marks").Aria("label", formatNumber(f.Count)+" requests fit; "+unit).Body(
+		app.Div().Class("req-marks").Role("img").Aria("label", formatNumber(f.Count)+" requests fit; "+unit).Body(
 			app.Range(glyphs).Slice(func(i int) app.UI {
 				return app.Span().Class("req-mark").Aria("hidden", "true").Style("width", strconv.FormatFloat(10*glyphs[i], 'f', 2, 64)+"px")
 			}),

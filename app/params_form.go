@@ -35,6 +35,7 @@ type paramsPanel struct {
 	formFor map[string]string // the Values the form was filled from
 	badFor  map[string]string
 	slide   map[string]int // slider positions as the learner left them
+	moved   string         // the knob the learner changed last ("" after a reset): a relation it breaks is shown at it
 }
 
 // CompoID makes a lesson change mount a fresh form: go-app keeps an element's
@@ -84,7 +85,7 @@ func (f *paramsPanel) apply(ctx app.Context, live bool) {
 	if f.Lesson == nil || f.P == nil {
 		return
 	}
-	v, errs := urlstate.KnobErrors(f.Lesson, f.form)
+	v, errs := urlstate.KnobErrorsAt(f.Lesson, f.form, f.moved)
 	f.errs = errs
 	if errs != nil {
 		f.P.st.Cancel(playback.KnobSim) // a pending valid value must not win over this one
@@ -110,7 +111,7 @@ func (f *paramsPanel) reset(ctx app.Context) {
 		return
 	}
 	f.form = f.Lesson.Defaults().Text()
-	f.slide = nil
+	f.slide, f.moved = nil, ""
 	f.apply(ctx, false)
 }
 
@@ -163,6 +164,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 		control = app.Select().ID(id).Name(pr.Key).Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
 			OnChange(func(ctx app.Context, e app.Event) {
 				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+				f.moved = pr.Key
 				f.apply(ctx, false)
 			}).Body(
 			app.Range(pr.Choices).Slice(func(i int) app.UI {
@@ -176,6 +178,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 			Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
 			OnInput(func(ctx app.Context, e app.Event) {
 				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+				f.moved = pr.Key
 				delete(f.slide, pr.Key)
 				if !typing(e) {
 					f.apply(ctx, true) // the stepper arrows, or ↑/↓
@@ -183,6 +186,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 			}).
 			OnChange(func(ctx app.Context, e app.Event) {
 				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
+				f.moved = pr.Key
 				f.apply(ctx, false)
 			})
 		switch {
@@ -248,9 +252,10 @@ func (f *paramsPanel) renderSlider(pr lessons.Param, sc knobScale, val string) a
 			}
 			f.slide[pr.Key] = p
 			f.form[pr.Key] = sc.text(sc.value(p))
+			f.moved = pr.Key
 			f.apply(ctx, true)
 		}).
-		OnChange(func(ctx app.Context, e app.Event) { f.apply(ctx, false) })
+		OnChange(func(ctx app.Context, e app.Event) { f.moved = pr.Key; f.apply(ctx, false) })
 }
 
 // rangeAt puts a range input at position pos. In the browser go-app sets

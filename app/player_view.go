@@ -120,6 +120,13 @@ func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim, h
 			return hideIf(app.Div().Class("claims-wrap"), hideClaims).Body(&claimsPanel{Claims: claims})
 		}),
 		app.If(!p.Embed, func() app.UI { return &embedPanel{P: p, Step: p.st.Step, Key: p.key} }),
+		// An embed shows the step's main figure; the others fold under one
+		// button (web/lab.js, by delegation; lab.css hides it when the step
+		// has no other figure), so the embed stays short in its post.
+		app.If(p.Embed, func() app.UI {
+			return app.Button().ID("btn-more-figures").Type("button").Class("more-figures ghost").
+				Aria("controls", "scenes").Aria("expanded", "false").Text("Show this step's other figures")
+		}),
 		app.If(p.Embed, func() app.UI {
 			return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
 				app.Summary().Text("Change the parameters"),
@@ -148,7 +155,7 @@ func (p *Player) renderHead(title string) app.UI {
 	}
 	if p.Embed {
 		return app.Div().Class("lab-head embed-head").Body(
-			app.P().Class("embed-title").Text(title),
+			app.H1().Class("embed-title").Text(title),
 			app.A().Class("open-full").Href(Link(p.fullPath())).Target("_blank").Rel("noopener").Text("Open in the full lab ↗"),
 		)
 	}
@@ -170,6 +177,8 @@ func (p *Player) fullPath() string {
 func (p *Player) renderControls(n int) app.UI {
 	none := n == 0
 	step := p.st.Step
+	// Play is the only triangle: stepping buttons are arrows, so Play and
+	// Next never look alike.
 	playIcon, playLabel := "▶", "Play"
 	if p.st.Playing {
 		playIcon, playLabel = "⏸", "Pause"
@@ -189,16 +198,22 @@ func (p *Player) renderControls(n int) app.UI {
 	return hideIf(app.Div().ID("controls").Class("controls").Role("toolbar").Aria("label", "Player"), p.hide.Controls).Body(
 		app.Div().Class("buttons").Body(
 			button("btn-first", none || step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Body(btnText("«", "First", false)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Body(btnText("⇤", "First", false)...),
 			button("btn-prev", none || step == 0).Title("Previous step (←)").Aria("keyshortcuts", "ArrowLeft").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Body(btnText("◀", "Prev", false)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Body(btnText("←", "Prev", false)...),
 			button("btn-play", none).Class("primary").Title("Play or pause (space)").Aria("keyshortcuts", "Space").
 				Aria("pressed", strconv.FormatBool(p.st.Playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).
 				Body(btnText(playIcon, playLabel, false)...),
 			button("btn-next", none || step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Body(btnText("▶", "Next", true)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Body(btnText("→", "Next", true)...),
 			button("btn-last", none || step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Body(btnText("»", "Last", true)...),
+				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Body(btnText("⇥", "Last", true)...),
+			// On a phone the narration is a sheet over the controls; this
+			// folds it to its title and back (web/lab.js, by delegation:
+			// it works before the app runs too). Hidden on wider screens.
+			button("btn-sheet", p.hide.Narration).Title("Fold or show the narration").
+				Aria("controls", "narration-panel").Aria("expanded", "true").
+				Body(btnText("☰", "Narration", true)...),
 		),
 		app.Label().Class("scrub").For("scrubber").Body(
 			app.Span().Class("sr-only").Text("Step"),
@@ -221,6 +236,13 @@ func (p *Player) renderControls(n int) app.UI {
 				}),
 			),
 		),
+		// Opens the knobs beside the stage (wide screens; web/lab.js):
+		// dragging one then leaves the figure in view.
+		app.If(!p.Embed && !p.hide.Params, func() app.UI {
+			return app.Button().ID("btn-knobs").Type("button").Class("ghost").Title("Show the knobs beside the figure").
+				Aria("controls", "params").Aria("expanded", "false").
+				Body(app.Span().Aria("hidden", "true").Text("⚙ "), app.Text("Knobs"))
+		}),
 		app.Button().ID("btn-keys").Type("button").Class("ghost").Title("Keyboard shortcuts (?)").Aria("keyshortcuts", "?").
 			Aria("haspopup", "dialog").OnClick(func(ctx app.Context, e app.Event) { openKeysDialog() }).
 			Body(app.Span().Aria("hidden", "true").Text("⌨ "), app.Text("Keys")),
@@ -235,7 +257,13 @@ func (p *Player) renderNarration(n int, scenes []scene.Scene) app.UI {
 	if n > 0 {
 		st = p.st.Script.Steps[p.st.Step]
 	}
-	return hideIf(app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration"), p.hide.Narration).Body(
+	panel := app.Section().ID("narration-panel").Class("narration-panel").Aria("label", "Narration")
+	if p.Embed {
+		// An embed's narration scrolls inside a fixed height (lab.css): a
+		// keyboard reaches and scrolls it.
+		panel = panel.TabIndex(0)
+	}
+	return hideIf(panel, p.hide.Narration).Body(
 		app.H2().ID("step-title").Text(st.Title),
 		app.Div().ID("narration").Aria("live", "polite").Aria("atomic", "true").Body(renderNarrationText(st)),
 		renderMentionDescs(st, scenes),

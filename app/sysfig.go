@@ -201,22 +201,41 @@ func (k *keyedSVG) Render() app.UI {
 	return k.Build()
 }
 
+// sysPic is one drawing of a systems picture: its viewBox size and body.
+type sysPic struct {
+	w, h float64
+	body []app.UI
+}
+
 // sysFigure wraps a systems picture: the figure, its caption, the SVG
-// (scaled by its viewBox, in a box that scrolls sideways on a phone) and
-// what comes under it.
+// (scaled by its viewBox) and what comes under it.
 func sysFigure(sc scene.Scene, cls, sub string, w, h float64, svgBody []app.UI, below ...app.UI) app.UI {
-	// --sys-w: on a phone the picture keeps a legible scale and scrolls
-	// sideways in .sys-scroll (web/lab.css), instead of shrinking its text
-	// to a few pixels.
-	svg := svgEl("svg").Class("sys-svg").Attr("viewBox", "0 0 "+num(w)+" "+num(h)).
-		Attr("preserveAspectRatio", "xMidYMin meet").Attr("role", "img").Aria("label", sc.Title).
-		Style("max-height", num(1.2*h)+"px").Style("--sys-w", num(w)).Body(svgBody...)
+	return sysFigureFor(sc, cls, sub, sysPic{w, h, svgBody}, nil, below...)
+}
+
+// sysFigureFor is sysFigure with, optionally, a second drawing laid out for
+// a phone's width (about 330 units): web/lab.css shows it instead of the
+// wide one on a narrow screen, so the picture re-lays itself out rather than
+// shrinking its text or panning. A picture without one keeps its drawn
+// size on a phone and pans sideways in .sys-scroll, which says so.
+func sysFigureFor(sc scene.Scene, cls, sub string, wide sysPic, narrow *sysPic, below ...app.UI) app.UI {
+	svg := func(p sysPic, variant string) app.UI {
+		return svgEl("svg").Class("sys-svg", variant).Attr("viewBox", "0 0 "+num(p.w)+" "+num(p.h)).
+			Attr("preserveAspectRatio", "xMidYMin meet").Attr("role", "img").Aria("label", sc.Title).
+			Style("max-height", num(1.2*p.h)+"px").Style("--sys-w", num(p.w)).Style("--sys-h", num(p.h)).Body(p.body...)
+	}
+	pics := []app.UI{svg(wide, "sys-wide")}
+	if narrow != nil {
+		pics = append(pics, svg(*narrow, "sys-narrow"))
+	}
 	body := []app.UI{
 		app.FigCaption().Body(
 			app.Span().Class("scene-title").Text(sc.Title),
 			app.If(sub != "", func() app.UI { return app.Span().Class("scene-sub").Text(sub) }),
 		),
-		app.Div().Class("sys-scroll").Body(svg),
+		// Focusable, so that a keyboard can pan it where it scrolls.
+		app.Div().Class("sys-scroll").TabIndex(0).Role("group").Aria("label", sc.Title+" (picture)").Body(pics...),
+		app.P().Class("sys-pan-hint").Aria("hidden", "true").Text("⇆ Swipe the picture sideways for the rest of it"),
 	}
 	body = append(body, below...)
 	return app.Figure().Class("scene", "sys-fig", cls).DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(body...)

@@ -573,14 +573,159 @@
       geometryPending = false;
       measureStage();
       revealMarks();
+      stepShown();
     });
+  };
+
+  // stepShown runs in the frame after a step is drawn (by the app or by
+  // this script before it runs). When the step changed it (1) cross-fades
+  // each figure whose drawing changed but started no movement of its own,
+  // so every step change shows motion (none under reduced motion, or while
+  // steps come faster than the motion: #lab[data-motion=jump]); (2) on a
+  // narrow screen, brings the main figure and the narration's first line
+  // into view together, so Next never leaves the reader looking at
+  // nothing.
+  let lastStep = ""; // the lesson and step last seen drawn
+  const drawn = new Map(); // scene id -> the figure's markup last shown
+  let shown = new Set(); // the scene ids the step last drawn showed
+  const seenMotion = new WeakSet(); // animations running when a step was last drawn
+  const stepKey = (lab) => (lab.dataset.lesson || "") + "#" + lab.dataset.step;
+  // The markup of a figure without the tooltips annotate gave and without
+  // a chart's canvas (ECharts animates its own changes).
+  const markup = (f) => [...f.children].filter((c) => !c.classList.contains("chart-wrap")).map((c) => c.outerHTML).join("")
+    .replace(/ title="[^"]*"|<title class="mention-tip">.*?<\/title>/g, "");
+  const stepShown = () => {
+    const lab = document.querySelector("#lab");
+    if (!lab || !lab.dataset.step) return;
+    syncSheet(); // the app may have redrawn the buttons (it mounts)
+    syncMore();
+    const key = stepKey(lab);
+    if (key === lastStep) return;
+    const first = lastStep === ""; // the page's first drawing: not a change
+    lastStep = key;
+    const figs = [...lab.querySelectorAll(".scenes > figure.scene")];
+    const shownBefore = shown;
+    shown = new Set(figs.map((f) => f.dataset.sceneId || ""));
+    const still = lab.dataset.motion === "jump" || root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches;
+    for (const f of figs) {
+      const id = f.dataset.sceneId || "";
+      const html = markup(f);
+      const before = shownBefore.has(id) ? drawn.get(id) : undefined;
+      drawn.set(id, html);
+      if (first || still || before === html || !f.animate) continue;
+      // A figure the previous step did not show (another id in its place)
+      // fades in whole, a chart's canvas included: it replaced what was
+      // there, the largest change a step makes. A figure that started a
+      // movement of its own for this step (one not running before it)
+      // needs no fade; one still finishing the last step's does.
+      const own = f.getAnimations({ subtree: true }).some((a) => !seenMotion.has(a));
+      if (before !== undefined && own) continue;
+      f.animate([{ opacity: before === undefined ? 0.2 : 0.45 }, { opacity: 1 }], { duration: 320, easing: "ease-out" });
+    }
+    for (const a of document.getAnimations()) seenMotion.add(a);
+    const panel = document.getElementById("narration-panel");
+    if (panel && !first) panel.scrollTop = 0;
+    if (!first) keepInView(lab, figs[0]);
+  };
+  // #btn-sheet folds the phone's narration sheet to its title and back
+  // (html.narration-folded; lab.css), before and after the app runs.
+  const syncSheet = () => {
+    const b = document.getElementById("btn-sheet");
+    if (b) b.setAttribute("aria-expanded", String(!root.classList.contains("narration-folded")));
+  };
+  // #btn-knobs shows the knobs beside the stage (html.knobs-open; lab.css).
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#btn-knobs");
+    if (!b) return;
+    const open = root.classList.toggle("knobs-open");
+    b.setAttribute("aria-expanded", String(open));
+    measureStage();
+  });
+  // #btn-more-figures unfolds an embed's other figures (html.figures-unfolded).
+  // The app redraws the button as it mounts: syncMore (each step drawn)
+  // gives it back the state the reader chose.
+  const syncMore = () => {
+    const b = document.getElementById("btn-more-figures");
+    if (!b) return;
+    const open = root.classList.contains("figures-unfolded");
+    if (b.getAttribute("aria-expanded") !== String(open)) b.setAttribute("aria-expanded", String(open));
+    const text = open ? "Fold this step's other figures" : "Show this step's other figures";
+    if (b.textContent !== text) b.textContent = text;
+  };
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#btn-more-figures");
+    if (!b) return;
+    root.classList.toggle("figures-unfolded");
+    syncMore();
+  });
+  document.addEventListener("click", (e) => {
+    if (!(e.target instanceof Element) || !e.target.closest("#btn-sheet")) return;
+    root.classList.toggle("narration-folded");
+    syncSheet();
+    measureStage();
+  });
+  // The step the page opened at, once it is parsed.
+  const noteOpened = () => { if (!lastStep) stepShown(); };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", noteOpened);
+  else noteOpened();
+
+  // keepInView: on a screen up to 900 px wide (lab.css: the narration
+  // under the main figure, or, on a phone, in a sheet over the controls),
+  // scrolls the page so that the main figure's marked element (else its
+  // top) and the narration's first line are on screen together.
+  const keepInView = (lab, main) => {
+    if (window.innerWidth > 900 || !main) return;
+    const text = document.querySelector("#narration");
+    const panel = document.querySelector("#narration-panel");
+    const controls = document.querySelector("#controls");
+    const fixed = (e) => e && !e.hidden && e.getClientRects().length && getComputedStyle(e).position === "fixed";
+    const cb = controls && !controls.hidden && controls.getClientRects().length ? controls.getBoundingClientRect() : null;
+    const top = cb && !fixed(controls) && getComputedStyle(controls).position === "sticky" ? cb.bottom : 0;
+    let bottom = fixed(controls) ? cb.top : window.innerHeight;
+    const sheet = fixed(panel);
+    if (sheet) bottom = Math.min(bottom, panel.getBoundingClientRect().top);
+    const fb = main.getBoundingClientRect();
+    const mark = [...main.querySelectorAll(".marked, .sys-mark")].map((e) => e.getBoundingClientRect()).find((r) => r.width > 0 && r.height > 0);
+    const want = mark || { top: fb.top, bottom: Math.min(fb.bottom, fb.top + 60) };
+    let line = null;
+    if (text && !sheet && !lab.classList.contains("no-narration")) {
+      const tb = text.getBoundingClientRect();
+      line = { top: tb.top, bottom: tb.top + (parseFloat(getComputedStyle(text).lineHeight) || 24) };
+    }
+    const inView = (r) => r.top >= top && r.bottom <= bottom;
+    if (inView(want) && (!line || inView(line))) return;
+    // The figure's top at the top when what must show then fits; else the
+    // marked element at the top (and, in the flow, the first line under it).
+    let dy = fb.top - top - 6;
+    const lowest = Math.max(want.bottom, line ? line.bottom : -Infinity);
+    if (lowest - dy > bottom - 6) dy = (line ? Math.min(want.top, line.bottom - (bottom - top) + 12) : want.top) - top - 6;
+    if (Math.abs(dy) < 2) return;
+    window.scrollBy({ top: dy, behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   };
 
   // revealMarks scrolls each picture that scrolls sideways (a phone) so
   // that an element the step marks is in view; the page itself does not
   // move.
   const revealMarks = () => {
-    for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm")) {
+    // An embed's main figure taller than its stage, and a narration longer
+    // than its panel (a phone's sheet), scroll (lab.css): each is then
+    // focusable, so a keyboard scrolls it too.
+    for (const box of document.querySelectorAll("#lab.embed .scenes > figure.scene:first-child, #lab #narration-panel")) {
+      // (a narration holding a mention or a question is reached by Tab
+      // already: no extra stop)
+      const reachable = box.tagName !== "FIGURE" && box.querySelector("[tabindex='0'], a[href], button, input, select, textarea, summary");
+      const over = box.scrollHeight > box.clientHeight + 1 && !reachable;
+      if (over && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.dataset.scrollFocus = "";
+      } else if (!over && "scrollFocus" in box.dataset) {
+        box.removeAttribute("tabindex");
+        delete box.dataset.scrollFocus;
+      }
+      if (over && box.tagName === "FIGURE") revealDown(box);
+    }
+    for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm, #lab .scenes > figure:first-child > .table-wrap")) {
+      revealDown(box);
       if (box.scrollWidth <= box.clientWidth + 1) continue;
       // The narrowest marked element is the most specific (a chosen worker
       // rather than the router across the top); one wider than the box is
@@ -596,6 +741,20 @@
       else if (r.width >= b.width - 16) left = start - 8;
       box.scrollTo({ left: Math.max(0, left), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
     }
+  };
+
+  // revealDown: in a frame that scrolls down (an embed's fixed stage,
+  // lab.css), the first marked element is brought into its view, a third
+  // of the way down.
+  const revealDown = (box) => {
+    if (box.scrollHeight <= box.clientHeight + 1) return;
+    const el = box.querySelector(".sys-mark, .marked");
+    if (!el) return;
+    const r = el.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    if (r.height === 0 || (r.top >= b.top && r.bottom <= b.bottom)) return;
+    const top = box.scrollTop + r.top - b.top - Math.max(8, (b.height - r.height) / 3);
+    box.scrollTo({ top: Math.max(0, top), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   };
 
   // Mentions (app/player_mentions.go): button.mention[data-scene][data-target]
@@ -744,6 +903,13 @@
     if (!stage) return;
     const top = Math.round(stage.getBoundingClientRect().top + window.scrollY);
     if (root.style.getPropertyValue("--stage-top") !== top + "px") root.style.setProperty("--stage-top", top + "px");
+    // --bar-h: the height of the step controls when fixed at the bottom
+    // (a phone), where the narration sheet sits.
+    const bar = document.querySelector("#controls");
+    if (bar && !bar.hidden && getComputedStyle(bar).position === "fixed") {
+      const h = Math.round(bar.getBoundingClientRect().height) + "px";
+      if (root.style.getPropertyValue("--bar-h") !== h) root.style.setProperty("--bar-h", h);
+    }
   };
   window.addEventListener("resize", measureStage);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", measureStage);

@@ -292,6 +292,25 @@ func KnobErrors(l *lessons.Lesson, raw map[string]string) (lessons.Values, map[s
 	return v, nil
 }
 
+// KnobErrorsAt is KnobErrors for a form where the learner just changed
+// the knob moved: a relation the change breaks (every value valid on its
+// own) is shown at that knob, where the learner's eyes and pointer are,
+// rather than at the knob the relation happens to name.
+func KnobErrorsAt(l *lessons.Lesson, raw map[string]string, moved string) (lessons.Values, map[string]string) {
+	v, errs := KnobErrors(l, raw)
+	if errs == nil || moved == "" || errs[moved] != "" {
+		return v, errs
+	}
+	if _, own := l.Resolve(raw); len(own) > 0 {
+		return v, errs // a value out of its own range: its field says so
+	}
+	var pe *lessons.ParamError
+	if err := l.CheckValues(v); errors.As(err, &pe) {
+		return v, map[string]string{moved: fmt.Sprintf("%q is not allowed%s.", raw[moved], pe.Reason())}
+	}
+	return v, errs
+}
+
 // fieldMessage is a rejected value's message under its field.
 func fieldMessage(e *lessons.ParamError) string {
 	return fmt.Sprintf("%q is not allowed%s.", e.Value, e.Reason())

@@ -177,3 +177,64 @@ func TestParseQueryFindHideTheme(t *testing.T) {
 		t.Error("Hide.String is not canonical")
 	}
 }
+
+// A relation broken by the knob just moved is reported at that knob, with
+// the value typed there and the relation's reason; an error of a value's
+// own range stays at its field, whichever knob moved.
+func TestKnobErrorsAt(t *testing.T) {
+	l := testLesson()
+	l.Check = func(v lessons.Values) error {
+		if v.Int("block") > 64 && v.Float("rate") > 0.5 {
+			return lessons.Relation("block", v.Text()["block"], "at most 64 when the rate is over 0.5")
+		}
+		return nil
+	}
+	cases := []struct {
+		name  string
+		raw   map[string]string
+		moved string
+		want  map[string]string // key → part of the message; nil: valid
+	}{
+		{"valid", map[string]string{"block": "128", "rate": "0.5"}, "rate", nil},
+		{"relation, named knob moved", map[string]string{"block": "128", "rate": "0.9"}, "block",
+			map[string]string{"block": "at most 64 when the rate is over 0.5"}},
+		{"relation, other knob moved", map[string]string{"block": "128", "rate": "0.9"}, "rate",
+			map[string]string{"rate": `"0.9" is not allowed: want at most 64 when the rate is over 0.5`}},
+		{"relation, nothing moved (a reset)", map[string]string{"block": "128", "rate": "0.9"}, "",
+			map[string]string{"block": "at most 64"}},
+		{"own range, other knob moved", map[string]string{"block": "0", "rate": "0.9"}, "rate",
+			map[string]string{"block": "an integer from 1 to 256"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := KnobErrorsAt(l, c.raw, c.moved)
+			if len(got) != len(c.want) {
+				t.Fatalf("KnobErrorsAt(%v, moved %q) = %v, want keys of %v", c.raw, c.moved, got, c.want)
+			}
+			for k, part := range c.want {
+				if !strings.Contains(got[k], part) {
+					t.Errorf("KnobErrorsAt(%v, moved %q)[%s] = %q, want it to contain %q", c.raw, c.moved, k, got[k], part)
+				}
+			}
+		})
+	}
+}
+
+// The case a reader meets: disaggregation with 200 requests, Output max
+// dragged to 2048 breaks the work bound, which names Requests; the message
+// lands under Output max, the slider in the reader's hand.
+func TestKnobErrorsAtDisaggregationWorkBound(t *testing.T) {
+	l := lessons.Get("disaggregation")
+	if l == nil {
+		t.Fatal("no lesson disaggregation")
+	}
+	raw := l.Defaults().Text()
+	raw["requests"], raw["output_min"], raw["output_max"] = "200", "2048", "2048"
+	if _, errs := KnobErrors(l, raw); errs["requests"] == "" {
+		t.Fatalf("KnobErrors = %v: the work bound no longer names requests; this test's premise is gone", errs)
+	}
+	_, got := KnobErrorsAt(l, raw, "output_max")
+	if len(got) != 1 || !strings.Contains(got["output_max"], `"2048" is not allowed`) {
+		t.Fatalf("KnobErrorsAt(moved output_max) = %v, want one message at output_max naming 2048", got)
+	}
+}

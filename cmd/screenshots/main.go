@@ -162,6 +162,12 @@ func startChromium(c config) (context.Context, func(), error) {
 	return ctx, stop, nil
 }
 
+// startApp asks the page for its app: a first visit shows the prerendered
+// page and starts the app only at the reader's first use of it
+// (docs/ARCHITECTURE.md, "Light until it is used"); the pictures show the
+// live page, which draws the same figures.
+var startApp = chromedp.Evaluate[chromedp.Void](`window.inferlab && window.inferlab.start("screenshots")`)
+
 // live is the page's readiness (docs/DOM.md).
 const live = `#lab[data-live="true"][data-ready="true"]`
 
@@ -202,7 +208,7 @@ func shootOne(ctx context.Context, site, out string, s shot) error {
 	if s.Hover != "" {
 		focus += ", document.querySelector(" + strconv.Quote(s.Hover) + ").dispatchEvent(new PointerEvent(\"pointerover\", {bubbles: true}))"
 	}
-	if err := chromedp.Do(ctx, viewport(s.W, s.H), chromedp.Navigate(url),
+	if err := chromedp.Do(ctx, viewport(s.W, s.H), chromedp.Navigate(url), startApp,
 		chromedp.WaitVisible(chromedp.CSS(live)), settled(s.Step),
 		chromedp.Evaluate[chromedp.Void](`(`+focus+`, window.scrollTo(0, 0))`)); err != nil {
 		return err
@@ -294,7 +300,7 @@ func shootAll(ctx context.Context, site string, c config) error {
 			// (a link followed inside the app; the server answers 404 itself).
 			follow := `(() => { const a = document.createElement("a"); a.href = "/lesson/no-such-lesson/at/all"; document.body.append(a); a.click(); a.remove(); })()`
 			for _, pg := range []struct{ name, js, ready string }{{"index", "", "#index"}, {"not-found", follow, "#not-found"}} {
-				steps := []chromedp.Action[chromedp.Void]{viewport(size[0], size[1]), chromedp.Navigate(site + "/"),
+				steps := []chromedp.Action[chromedp.Void]{viewport(size[0], size[1]), chromedp.Navigate(site + "/"), startApp,
 					chromedp.WaitVisible(chromedp.CSS(`#index[data-live="true"]`))}
 				if pg.js != "" {
 					steps = append(steps, chromedp.Evaluate[chromedp.Void](pg.js), chromedp.WaitVisible(chromedp.CSS(pg.ready)))
@@ -332,7 +338,7 @@ func shootAll(ctx context.Context, site string, c config) error {
 }
 
 func shootSteps(ctx context.Context, site, out, slug string, n int, size [2]int64) error {
-	if err := chromedp.Do(ctx, viewport(size[0], size[1]), chromedp.Navigate(site+"/lesson/"+slug),
+	if err := chromedp.Do(ctx, viewport(size[0], size[1]), chromedp.Navigate(site+"/lesson/"+slug), startApp,
 		chromedp.WaitVisible(chromedp.CSS(live))); err != nil {
 		return err
 	}

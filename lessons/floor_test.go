@@ -115,9 +115,14 @@ func floorProblems(promptMetrics map[string]string, v Values, s *Script) (proble
 	if v.Has("tp") {
 		tp = float64(v.Int("tp"))
 	}
-	bytesPerWeight := 2.0
-	if v.Has("weights") && strings.Contains(v.Choice("weights"), "8") {
+	// FP8 weights (kv-budget's weights, the serving lessons' weight_dtype)
+	// are read in one byte, and FP8 tensor cores, where the GPU has them,
+	// double the compute peak.
+	bytesPerWeight, peak := 2.0, g.PeakBF16
+	if v.Has("weights") && strings.Contains(v.Choice("weights"), "8") ||
+		v.Has("weight_dtype") && v.Choice("weight_dtype") == string(hardware.WeightsFP8) {
 		bytesPerWeight = 1
+		peak = math.Max(peak, g.PeakFP8)
 	}
 	params := float64(m.Params - int64(m.Vocab)*int64(m.Hidden))
 	readMs := 1000 * params * bytesPerWeight / (tp * g.MemBandwidth)
@@ -128,7 +133,7 @@ func floorProblems(promptMetrics map[string]string, v Values, s *Script) (proble
 		floor := readMs
 		if knob, ok := promptMetrics[mt.Key]; ok {
 			flops := 2 * params * float64(v.Int(knob))
-			floor = math.Max(floor, 1000*flops/(tp*g.PeakBF16))
+			floor = math.Max(floor, 1000*flops/(tp*peak))
 		}
 		// Metrics are rounded to 0.01 ms for display.
 		if mt.Value+0.005 < floor {

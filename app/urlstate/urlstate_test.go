@@ -219,22 +219,3 @@ func TestKnobErrorsAt(t *testing.T) {
 		})
 	}
 }
-
-// The case a reader meets: disaggregation with 200 requests, Output max
-// dragged to 2048 breaks the work bound, which names Requests; the message
-// lands under Output max, the slider in the reader's hand.
-func TestKnobErrorsAtDisaggregationWorkBound(t *testing.T) {
-	l := lessons.Get("disaggregation")
-	if l == nil {
-		t.Fatal("no lesson disaggregation")
-	}
-	raw := l.Defaults().Text()
-	raw["requests"], raw["output_min"], raw["output_max"] = "200", "2048", "2048"
-	if _, errs := KnobErrors(l, raw); errs["requests"] == "" {
-		t.Fatalf("KnobErrors = %v: the work bound no longer names requests; this test's premise is gone", errs)
-	}
-	_, got := KnobErrorsAt(l, raw, "output_max")
-	if len(got) != 1 || !strings.Contains(got["output_max"], `"2048" is not allowed`) {
-		t.Fatalf("KnobErrorsAt(moved output_max) = %v, want one message at output_max naming 2048", got)
-	}
-}

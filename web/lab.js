@@ -1259,6 +1259,9 @@
       for (const type of ["pointerdown", "focusin", "keydown"]) document.addEventListener(type, wake, true);
       for (const type of ["input", "change", "click"]) document.addEventListener(type, remember, true);
       lab = page.id === "lab" ? page : null;
+      // The not-found page names the address it was asked for: its
+      // prerender, made once for every unknown address, cannot.
+      if (page.id === "not-found") start("address");
       if (!lab) return;
       step = Math.max(0, (parseInt(lab.dataset.step, 10) || 1) - 1);
       applyHide();

@@ -54,7 +54,15 @@ func updateBanner(show bool) app.UI {
 			return app.Div().ID("update-banner").Class("update-banner").Role("status").Body(
 				app.Span().Text("A new version of the lab is ready. "),
 				app.Button().ID("btn-reload").Type("button").Class("primary").
-					OnClick(func(ctx app.Context, e app.Event) { ctx.Reload() }).Text("Reload to update"),
+					OnClick(func(ctx app.Context, e app.Event) {
+						// The reader was using the app: the reloaded page starts it
+						// again at once (lab.js reads the mark) rather than waiting
+						// for a first touch.
+						if ss := app.Window().Get("sessionStorage"); ss.Truthy() {
+							ss.Call("setItem", "inferlab-restart", "1")
+						}
+						ctx.Reload()
+					}).Text("Reload to update"),
 			)
 		}),
 	)

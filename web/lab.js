@@ -1262,6 +1262,13 @@
       // The not-found page names the address it was asked for: its
       // prerender, made once for every unknown address, cannot.
       if (page.id === "not-found") start("address");
+      // A reload from the update banner: the app was running before it.
+      try {
+        if (sessionStorage.getItem("inferlab-restart")) {
+          sessionStorage.removeItem("inferlab-restart");
+          start("reload");
+        }
+      } catch (e) { /* storage refused: wait for a first touch */ }
       if (!lab) return;
       step = Math.max(0, (parseInt(lab.dataset.step, 10) || 1) - 1);
       applyHide();

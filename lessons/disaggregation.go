@@ -1142,9 +1142,8 @@ func (r *disaggRun) conditionalText() string {
 			policyName(rule.Policy), policyRule(rule), d.Remote, d.Local, 1000*r.compared.Dis.ITL.Max)
 	}
 	return fmt.Sprintf("Dynamo can let a decode worker prefill a prompt itself (conditional disaggregation, off by default). Its current policies (lib/kv-router/src/conditional_disagg.rs): %s %s IslOrLoad keeps it local when either does. "+
-		"Its first releases (v0.1–v0.3) decided on length and queue instead. %s "+
-		"It is off in this run: every prompt went remote. These prompts share no prefix, so IslBounding would send every one remote too, whatever its length; under the first releases' rule %d of these %d are long enough to go remote, as long as the queue stays short.",
-		policyRule(withPolicy(rule, cluster.IslBounding)), policyRule(withPolicy(rule, cluster.PrefillLoad)), policyRule(withPolicy(rule, cluster.QueueLength)), r.longPrompts, len(r.reqs))
+		"It is off in this run: every prompt went remote. These prompts share no prefix, so IslBounding would send every one remote too; under the rule of the first releases (v0.1–v0.3: length and queue) %d of these %d are long enough to go remote.",
+		policyRule(withPolicy(rule, cluster.IslBounding)), policyRule(withPolicy(rule, cluster.PrefillLoad)), r.longPrompts, len(r.reqs))
 }
 
 // withPolicy is rule with another policy.

@@ -188,8 +188,8 @@ func (r *disaggRun) capacityVerdict() string {
 		if c.mono.cap.AboveRange() {
 			atLeast = "at least "
 		}
-		return fmt.Sprintf("Monolithic serves %s%.2f× as much per GPU. The disaggregated prefill pool has %d of its %d GPUs and every TTFT carries a KV transfer and a decode step: %s. "+
-			"The monolithic workers prefill on every GPU, and under this SLO their stalls cost less (%s).", atLeast, m/d, r.prefill*r.ptp, c.dis.gpus, c.dis.failText(o), c.mono.failText(o))
+		return fmt.Sprintf("Monolithic serves %s%.2f× as much per GPU. The disaggregated prefill pool has %d of its %d GPUs and each TTFT carries a KV transfer: %s. "+
+			"Monolithic workers prefill on every GPU; their stalls cost less here (%s).", atLeast, m/d, r.prefill*r.ptp, c.dis.gpus, c.dis.failText(o), c.mono.failText(o))
 	}
 	return "Both serve the same per GPU."
 }
@@ -210,12 +210,12 @@ func (r *disaggRun) capacityStep() Step {
 	if !c.freeProbe {
 		stream = fmt.Sprintf("the first %d of these requests", c.requests)
 	}
-	n := fmt.Sprintf("Capacity is the highest arrival rate at which %s. Each deployment served %s at %d rates, bisecting a bracket around %s (core/slo's bounded search: the work bound leaves room for %d new runs each here). "+
+	n := fmt.Sprintf("Capacity is the highest arrival rate at which %s. Each deployment served %s at %d rates, bisecting a bracket around %s (%d new runs each, as the work bound allows). "+
 		"Monolithic: %s, %s per GPU over %d GPUs. Disaggregated: %s, %s per GPU over %d GPUs. %s",
 		sloText(c.objective), stream, len(c.mono.cap.Runs), rateText(r.rate), c.sims,
 		c.mono.capacityText(), rateText(c.mono.perGPU()), c.mono.gpus, c.dis.capacityText(), rateText(c.dis.perGPU()), c.dis.gpus, r.capacityVerdict())
 	if !r.fp8PerPool() {
-		n += " Dynamo's recipes disaggregate with FP8 weights and a smaller TP for prefill than for decode, at a bound on the gaps between tokens: try weight_dtype=fp8 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
+		n += " Dynamo's recipes use FP8, a smaller prefill TP and a p99 TBT bound: try weight_dtype=fp8 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
 	}
 	a := &annotate{scene: "capacity-race"}
 	a.mark("race:monolithic", "monolithic "+rateText(c.mono.perGPU())+"/GPU", "Monolithic:", n)

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/modelconfig"
@@ -163,24 +161,11 @@ func configName(path string) string {
 // readTrace reads a trace: checked before it is opened and again once
 // open, without blocking, so a named pipe or a device cannot hang it.
 func readConfigFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := regularFile(st, "a config.json"); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRegular(path, "a config.json")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := regularFile(st, "a config.json"); err != nil {
-		return nil, err
-	}
 	data, err := io.ReadAll(io.LimitReader(f, modelconfig.MaxBytes+1))
 	if err != nil {
 		return nil, err

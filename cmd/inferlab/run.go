@@ -129,25 +129,37 @@ func nativeTraceLimits(l *lessons.Lesson) workload.Limits {
 // checked before it is opened, and the opened file again (opened without
 // blocking, so a file swapped for a pipe in between cannot hang it).
 func readTrace(path string, lim workload.Limits) ([]workload.Request, error) {
+	f, err := openRegular(path, "a JSONL trace")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return workload.ParseTrace(f, lim)
+}
+
+// openRegular opens path for reading when it is a regular file (kind names
+// what it should be), checked before it is opened and again once open,
+// without blocking, so a file swapped for a pipe in between cannot hang it.
+func openRegular(path, kind string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := regularFile(st, "a JSONL trace"); err != nil {
+	if err := regularFile(st, kind); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if st, err = f.Stat(); err != nil {
+	if st, err = f.Stat(); err == nil {
+		err = regularFile(st, kind)
+	}
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if err := regularFile(st, "a JSONL trace"); err != nil {
-		return nil, err
-	}
-	return workload.ParseTrace(f, lim)
+	return f, nil
 }
 
 // regularFile refuses anything but a regular file, naming what it is and

@@ -436,9 +436,6 @@ func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.S
 	return c
 }
 
-// rateText is an offered rate, e.g. "8 req/s".
-func rateText(rate float64) string { return fmt.Sprintf("%.3g req/s", rate) }
-
 // goodput chart series names (marks refer to them).
 const (
 	seriesThroughput = "throughput"

@@ -38,38 +38,6 @@ const (
 	capacityResolution = 0.02
 )
 
-// sloKnobs are the SLO's knobs beyond the per-request TTFT and TPOT
-// limits: Sarathi-Serve's p99 TBT and the attainment target.
-var sloKnobs = []Param{
-	{Key: "slo_p99_tbt_ms", Label: "SLO: p99 time between tokens", Unit: "ms", Help: "The 99th percentile of every gap between output tokens, over all requests (Sarathi-Serve's capacity SLO); 0 for none.", Kind: Float, Default: 0, Min: 0, Max: 10000, Step: 1},
-	{Key: "slo_attainment_pct", Label: "SLO: attainment target", Unit: "%", Help: "Share of requests that must meet the TTFT and TPOT limits for a rate to count (DistServe uses 90%).", Kind: Float, Default: 90, Min: 1, Max: 100, Step: 1},
-}
-
-// objectiveOf is the SLO the knobs set, in seconds.
-func objectiveOf(v Values) slo.Objective {
-	return slo.Objective{TTFT: v.Float("slo_ttft_ms") / 1000, TPOT: v.Float("slo_tpot_ms") / 1000,
-		P99TBT: v.Float("slo_p99_tbt_ms") / 1000, Target: v.Float("slo_attainment_pct") / 100}
-}
-
-// sloText states an objective, e.g. "TTFT ≤ 450 ms and TPOT ≤ 40 ms for
-// 90% of requests, p99 TBT ≤ 100 ms".
-func sloText(o slo.Objective) string {
-	t := fmt.Sprintf("TTFT ≤ %g ms and TPOT ≤ %g ms for %g%% of requests", 1000*o.TTFT, 1000*o.TPOT, 100*o.Target)
-	if o.P99TBT > 0 {
-		t += fmt.Sprintf(", p99 TBT ≤ %g ms", 1000*o.P99TBT)
-	}
-	return t
-}
-
-// latencies converts a run's finished requests for core/slo.
-func latencies(ms []scheduler.RequestMetrics) []slo.Latency {
-	out := make([]slo.Latency, len(ms))
-	for i, m := range ms {
-		out[i] = slo.Latency{TTFT: m.TTFT, TPOT: m.TPOT, Gaps: m.ITL}
-	}
-	return out
-}
-
 // capacityResult is one capacity search and what it cost.
 type capacityResult struct {
 	// budget is the token budget (max_num_batched_tokens) it ran at.

@@ -34,7 +34,7 @@ var sandbox = &Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
-		sandboxSLOParams[0], sandboxSLOParams[1], sandboxSLOParams[2], sandboxSLOParams[3],
+		sandboxSLOParams[0], sandboxSLOParams[1], sloKnobs[0], sloKnobs[1],
 		seedParam,
 	},
 	Check: func(v Values) error {

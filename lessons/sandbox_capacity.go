@@ -51,41 +51,11 @@ const (
 	sandboxResolution = 0.02
 )
 
-// sandboxSLOParams are the SLO the capacity is searched under.
+// sandboxSLOParams are the per-request limits of the SLO the capacity is
+// searched under (sloKnobs add the rest); 0 leaves a limit out.
 var sandboxSLOParams = []Param{
 	{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "Each request's time to first token must be within this (MLPerf's interactive Llama-2-70B limit is 450 ms); 0 for none.", Kind: Float, Default: 450, Min: 0, Max: 60000, Step: 1},
 	{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "Each request's mean gap between output tokens must be within this (MLPerf's interactive limit is 40 ms); 0 for none.", Kind: Float, Default: 40, Min: 0, Max: 10000, Step: 1},
-	{Key: "slo_p99_tbt_ms", Label: "SLO: p99 time between tokens", Unit: "ms", Help: "The 99th percentile of every gap between output tokens, over all requests (Sarathi-Serve's capacity SLO); 0 for none.", Kind: Float, Default: 0, Min: 0, Max: 10000, Step: 1},
-	{Key: "slo_attainment_pct", Label: "SLO: attainment target", Unit: "%", Help: "Share of requests that must meet the TTFT and TPOT limits for a rate to count (DistServe uses 90%).", Kind: Float, Default: 90, Min: 1, Max: 100, Step: 1},
-}
-
-// sandboxObjective is the SLO the knobs set, in seconds.
-func sandboxObjective(v Values) slo.Objective {
-	return slo.Objective{TTFT: v.Float("slo_ttft_ms") / 1000, TPOT: v.Float("slo_tpot_ms") / 1000,
-		P99TBT: v.Float("slo_p99_tbt_ms") / 1000, Target: v.Float("slo_attainment_pct") / 100}
-}
-
-// sandboxSLOText states an objective, e.g. "TTFT ≤ 450 ms and TPOT ≤ 40 ms
-// for 90% of requests, p99 TBT ≤ 100 ms"; a limit of 0 is left out.
-func sandboxSLOText(o slo.Objective) string {
-	var per []string
-	if o.TTFT > 0 {
-		per = append(per, fmt.Sprintf("TTFT ≤ %g ms", 1000*o.TTFT))
-	}
-	if o.TPOT > 0 {
-		per = append(per, fmt.Sprintf("TPOT ≤ %g ms", 1000*o.TPOT))
-	}
-	var parts []string
-	if len(per) > 0 {
-		parts = append(parts, fmt.Sprintf("%s for %g%% of requests", strings.Join(per, " and "), 100*o.Target))
-	}
-	if o.P99TBT > 0 {
-		parts = append(parts, fmt.Sprintf("p99 TBT ≤ %g ms", 1000*o.P99TBT))
-	}
-	if len(parts) == 0 {
-		return "no latency limit"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // sandboxGPUs counts every GPU of the deployment: workers × tensor-parallel
@@ -215,7 +185,7 @@ type sandboxCapacity struct {
 // knobs v (r is the run at the knobs' rate, est its work estimate); for a
 // trace it says why there is none.
 func searchSandboxCapacity(v Values, r *sandboxRun, est int64) (*sandboxCapacity, error) {
-	c := &sandboxCapacity{objective: sandboxObjective(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
+	c := &sandboxCapacity{objective: objectiveOf(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
 		decodeStep: r.e.timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: r.promptTokens / max(1, r.requests)}}), perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
 		runs: map[float64]sandboxProbe{r.rate: probeOf(r)}}
 	c.own = c.objective.Judge(r.rate, c.runs[r.rate].ls)
@@ -284,7 +254,7 @@ func (c *sandboxCapacity) metrics() []Metric {
 	if c.skipped != "" {
 		return nil
 	}
-	under := sandboxSLOText(c.objective)
+	under := sloText(c.objective)
 	bound := ""
 	if c.cap.AboveRange() {
 		bound = "; at least this: the highest rate searched met it"
@@ -348,7 +318,7 @@ func (c *sandboxCapacity) cards() scene.Scene {
 	}
 	cards = append(cards, scene.Card{Label: fmt.Sprintf("meeting the SLO at %s req/s", figureText(c.reqRate(at.Rate))), Value: round2(100 * at.Attainment), Unit: "%"},
 		scene.Card{Label: "p99 TBT there", Value: ms(at.P99TBT), Unit: "ms"})
-	return scene.Scene{Kind: scene.KindCards, ID: "slo", Title: "Under " + sandboxSLOText(c.objective), Cards: cards}
+	return scene.Scene{Kind: scene.KindCards, ID: "slo", Title: "Under " + sloText(c.objective), Cards: cards}
 }
 
 // step narrates the capacity: what it is and what limits it, on the
@@ -358,7 +328,7 @@ func (c *sandboxCapacity) step(r *sandboxRun) Step {
 	pool := fmt.Sprintf("pool:%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)
 	a := &annotate{scene: "cluster"}
 	if c.skipped != "" {
-		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, sandboxSLOText(c.objective), 1000*c.own.P99TBT)
+		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, sloText(c.objective), 1000*c.own.P99TBT)
 		a.mark(pool, fmt.Sprintf("%.1f%% meet the SLO", 100*c.own.Attainment), c.ownText, st.Narration)
 		st.Scenes = []scene.Scene{r.clusterScene("The cluster, judged against the SLO", true, nil, nil, a.marks), c.cards()}
 		st.Mentions = a.mentions
@@ -374,7 +344,7 @@ func (c *sandboxCapacity) step(r *sandboxRun) Step {
 		capText = "Capacity is " + c.rateText(c.cap.Rate)
 	}
 	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s %s",
-		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, sandboxSLOText(c.objective), c.howText(), c.limitText())
+		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, sloText(c.objective), c.howText(), c.limitText())
 	a.mark(pool, strings.TrimPrefix(capText, "Capacity is "), capText, st.Narration)
 	stats := []scene.Stat{{Label: "capacity", Value: figureText(c.capacity()) + " req/s"}, {Label: "capacity per GPU", Value: figureText(slo.PerGPU(c.capacity(), c.gpus)) + " req/s"}}
 	st.Scenes = []scene.Scene{

@@ -29,9 +29,9 @@ var sandbox = &Lesson{
 		gpuParam, modelParam, tpParam(), weightParam, graphParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},
 		{Key: "policy", Label: "Router policy", Kind: Choice, Choices: []string{"kv_aware", "round_robin", "least_loaded", "random", "cache_aware"}},
-		{Key: "workload", Label: "Workload", Help: "chats: multi-turn conversations that grow; shared: independent prompts opening with shared system prompts; plain: nothing shared.", Kind: Choice, Choices: []string{"chats", "shared", "plain"}},
-		{Key: "requests", Label: "Requests (chats: conversations × 4 turns)", Kind: Int, Default: 200, Min: 4, Max: 2000, Step: 1},
-		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
+		{Key: "workload", Label: "Workload", Help: "chats: multi-turn conversations that grow; shared: independent prompts opening with shared system prompts; plain: nothing shared. Or a real trace: Azure's 2023 conversation or code-completion service (CC-BY 4.0), or Mooncake's (Kimi) conversations, whose block hashes say which prompts share history (Apache-2.0).", Kind: Choice, Choices: []string{"chats", "shared", "plain", "azure-conv", "azure-code", "mooncake-conversation"}},
+		{Key: "requests", Label: "Requests (chats: conversations × 4 turns; a trace: its first requests)", Kind: Int, Default: 200, Min: 4, Max: 2000, Step: 1},
+		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Help: "A trace keeps its arrival pattern, its times scaled so that requests come at this mean rate.", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		sandboxSLOParams[0], sandboxSLOParams[1], sloKnobs[0], sloKnobs[1],
@@ -41,8 +41,11 @@ var sandbox = &Lesson{
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
 			return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 		}
-		work := sandboxWorkload(v)
-		if err := sandboxFit(v, work); err != nil {
+		if b, ok := workload.BoundsOf(v.Choice("workload")); ok {
+			return checkSandboxPreset(v, b)
+		}
+		work := sandboxGeneratedWorkload(v)
+		if err := sandboxFit(v, longestOf(work)); err != nil {
 			return err
 		}
 		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), servingCheckWork)
@@ -81,6 +84,15 @@ var sandbox = &Lesson{
 		// FP8 weights and TP 8 at the capacity search's edges.
 		{"requests": "659", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
 		{"requests": "194", "rate": "0.1", "workload": "plain", "graph_mode": "none", "tp": "8"},
+		// The real traces: the most requests Check allows of each, then the
+		// most that leave room for a capacity search, sparse and dense.
+		{"requests": "1072", "rate": "0.1", "workload": "azure-conv"},
+		{"requests": "687", "rate": "1000", "workload": "azure-code"},
+		{"requests": "154", "rate": "1000", "workload": "mooncake-conversation"},
+		{"requests": "94", "rate": "0.1", "workload": "mooncake-conversation", "graph_mode": "none"},
+		{"requests": "570", "rate": "0.1", "workload": "azure-conv"},
+		{"requests": "686", "rate": "0.1", "workload": "azure-code"},
+		{"requests": "97", "rate": "0.1", "workload": "mooncake-conversation"},
 	},
 }
 
@@ -116,19 +128,15 @@ func pricedRule(v Values) string {
 }
 
 // sandboxFit is the shared feasibility check (hardware.Fit) for one worker
-// serving work: the model on one GPU with activations at
+// serving requests of up to longest tokens: the model on one GPU with activations at
 // max_num_batched_tokens, and the longest request's KV beside them within
 // the model's positions (vLLM refuses a longer request). More requests
 // than fit at once queue or are preempted in the simulation, and the
 // dashboard counts the preemptions.
-func sandboxFit(v Values, work []workload.Request) error {
+func sandboxFit(v Values, longest int) error {
 	g, m, err := chosenHardware(v)
 	if err != nil {
 		return err
-	}
-	longest := 0
-	for _, r := range work {
-		longest = max(longest, r.Prompt+r.Output)
 	}
 	if err := checkTP(v, m); err != nil {
 		return err
@@ -166,17 +174,32 @@ func sandboxPolicy(name string, cfg router.KvRouterConfig, seed uint64) router.P
 	return router.NewKVAware(nil, cfg, seed)
 }
 
-// sandboxWorkload is the knobs' generated workload, fitted to the model's
-// context (fitContext).
+// sandboxWorkload is the knobs' workload, generated or replayed from a
+// trace preset, fitted to the model's context (fitContext).
 func sandboxWorkload(v Values) []workload.Request {
 	w, _ := sandboxGenerated(v)
+	return w
+}
+
+// sandboxGeneratedWorkload is sandboxWorkload for a generated workload
+// only: Check calls it, and it never loads a preset, so the page's knob
+// checks link none of the presets' files.
+func sandboxGeneratedWorkload(v Values) []workload.Request {
+	w, _ := fitModelContext(v, sandboxGeneratedDraw(v))
 	return w
 }
 
 // sandboxGenerated draws the knobs' workload and fits it to the chosen
 // model's context, saying how (cut.requests is 0 when nothing was cut).
 func sandboxGenerated(v Values) ([]workload.Request, contextCut) {
-	w := sandboxDraw(v)
+	if _, ok := workload.BoundsOf(v.Choice("workload")); ok {
+		return fitModelContext(v, sandboxReplay(v))
+	}
+	return fitModelContext(v, sandboxGeneratedDraw(v))
+}
+
+// fitModelContext fits w to the chosen model's context (fitContext).
+func fitModelContext(v Values, w []workload.Request) ([]workload.Request, contextCut) {
 	m, err := hardware.ModelByID(v.Choice("model"))
 	if err != nil {
 		return w, contextCut{} // Check refuses the model
@@ -184,8 +207,18 @@ func sandboxGenerated(v Values) ([]workload.Request, contextCut) {
 	return fitContext(w, m)
 }
 
-// sandboxDraw draws the knobs' workload as the generators make it.
-func sandboxDraw(v Values) []workload.Request {
+// longestOf is the most tokens, prompt and output, of any request of w.
+func longestOf(w []workload.Request) int {
+	longest := 0
+	for _, r := range w {
+		longest = max(longest, r.Prompt+r.Output)
+	}
+	return longest
+}
+
+// sandboxGeneratedDraw draws the knobs' generated workload as the
+// generators make it.
+func sandboxGeneratedDraw(v Values) []workload.Request {
 	seed := uint64(v.Int("seed"))
 	n, rate := v.Int("requests"), v.Float("rate")
 	var w []workload.Request
@@ -258,6 +291,9 @@ func (sandboxSim) build(v Values) (*Script, error) {
 		return nil, err
 	}
 	r.cut = cut
+	if _, ok := workload.BoundsOf(r.workload); ok {
+		r.replayed = presetText(r.workload, w, r.rate)
+	}
 	if r.capacity, err = searchSandboxCapacity(v, r, sandboxWork(v, w)); err != nil {
 		return nil, err
 	}
@@ -295,6 +331,7 @@ type sandboxRun struct {
 	seqs, budget            int        // max_num_seqs and max_num_batched_tokens
 	cut                     contextCut // how the generated requests were fitted to the model's context
 	trace                   string     // the trace's name, "" for generated requests
+	replayed                string     // what a preset's replay is (presetText), "" for none
 	lastArrival             float64    // of the trace's requests
 	requests, promptTokens  int
 	res                     *cluster.Result
@@ -315,7 +352,7 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 			return nil, &workload.TraceError{Msg: fmt.Sprintf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
 				trace, len(work), comma64(w), comma64(servingCheckWork))}
 		}
-		if err := sandboxFit(v, work); err != nil {
+		if err := sandboxFit(v, longestOf(work)); err != nil {
 			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)
 		}
 		// The trace's bound (TraceWork) holds in vLLM's default graph mode,
@@ -480,6 +517,9 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 	if r.trace != "" {
 		rate = fmt.Sprintf("over %.1f s", r.lastArrival)
 		kind = "from the trace " + r.trace
+	} else if r.replayed != "" {
+		rate = fmt.Sprintf("at a mean %g per second", r.rate)
+		kind = "replayed from a real trace: " + r.replayed
 	}
 	thr := float64(r.outputs) / r.makespan
 	setup := fmt.Sprintf("%d requests (%s) arrive %s at %s serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+

@@ -3,6 +3,7 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -35,4 +36,65 @@ func TestTraceLimitsBoundWork(t *testing.T) {
 	if _, err := workload.ParseTrace(strings.NewReader(text), lim); err != nil {
 		t.Errorf("1,977 × (890 + 110): %v", err)
 	}
+}
+
+// A real trace's replay is its first requests as published, their
+// arrivals scaled to the rate knob's mean; Check's bound on them holds
+// the work of every accepted count, in every graph mode.
+func TestSandboxReplaysPresets(t *testing.T) {
+	for _, id := range []string{"azure-conv", "azure-code", "mooncake-conversation"} {
+		b, _ := workload.BoundsOf(id)
+		all, err := workload.LoadPreset(id, workload.PresetWindow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := resolved(t, map[string]string{"workload": id, "requests": "60", "rate": "12"})
+		w := sandboxDraw(v)
+		if len(w) != 60 {
+			t.Fatalf("%s: %d requests, want the first 60", id, len(w))
+		}
+		for i, r := range w {
+			if r.Prompt != all[i].Prompt || r.Output != all[i].Output || len(r.Segments) != len(all[i].Segments) || r.Prev != all[i].Prev {
+				t.Fatalf("%s: request %d is %+v, the trace's is %+v", id, i, r, all[i])
+			}
+			if want := all[i].Arrival * b.Rate / 12; math.Abs(r.Arrival-want) > 1e-9 {
+				t.Fatalf("%s: request %d arrives at %g s, want %g (scaled from %g req/s to 12)", id, i, r.Arrival, want, b.Rate)
+			}
+		}
+		accepted := 0
+		for _, mode := range []string{"full_and_piecewise", "piecewise", "none"} {
+			for _, n := range []int{4, 50, 97, 300, 1072} {
+				v := resolved(t, map[string]string{"workload": id, "requests": fmt.Sprint(n), "graph_mode": mode})
+				if sandbox.CheckValues(v) != nil {
+					continue
+				}
+				accepted++
+				if got, bound := sandboxWork(v, sandboxWorkload(v)), sandboxPresetWork(v, b, n); got > bound || got > servingCheckWork {
+					t.Errorf("%s, %d requests, %s: work %d over Check's bound %d", id, n, mode, got, bound)
+				}
+			}
+		}
+		if accepted < 6 {
+			t.Errorf("%s: Check accepted %d of 15 settings", id, accepted)
+		}
+	}
+	// Too many requests are refused on requests, naming the most allowed.
+	_, _, err := sandbox.Run(map[string]string{"workload": "mooncake-conversation", "requests": "200"})
+	var pe *ParamError
+	if !errors.As(err, &pe) || (pe.Key != "requests" && pe.Key != "workload") || !strings.Contains(err.Error(), "requests: want at most 154 with these knobs") {
+		t.Errorf("200 Mooncake requests: %v", err)
+	}
+	if _, _, err := sandbox.Run(map[string]string{"workload": "azure-code", "requests": "2000", "max_num_batched_tokens": "65536"}); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("2,000 requests of a 781-request window: %v", err)
+	}
+}
+
+// resolved is the sandbox's knobs at raw, which must parse.
+func resolved(t *testing.T, raw map[string]string) Values {
+	t.Helper()
+	v, errs := sandbox.Resolve(raw)
+	if len(errs) > 0 {
+		t.Fatalf("%v: %v", raw, errs)
+	}
+	return v
 }

@@ -1,6 +1,9 @@
 package allocator
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // blockPool is vLLM v1's BlockPool (vllm/v1/core/block_pool.py): the
 // physical blocks, each with a reference count (the block tables holding
@@ -17,10 +20,13 @@ type blockPool struct {
 	*log            // the manager's event log
 	refs []int32    // reference count per block
 	free *freeQueue // blocks with refs == 0
-	// meta is the prefix-cache metadata, made by enableCaching: a pool
-	// without caching never hashes a block, and 28,000 blocks of it (an
-	// H100 pool) would be 1.8 MB of pointers for the collector to scan
-	// (in WebAssembly it collects on the simulation's own thread).
+	// meta is the prefix-cache metadata of blocks 0 to len(meta)-1, grown
+	// when a block is first registered (metaFor): a pool without caching
+	// never hashes a block, and a pool hands out its lowest ids first, so
+	// meta covers the blocks a run used, not the pool. 28,000 blocks of it
+	// (an H100 pool) would be 1.8 MB of pointers for the collector to scan
+	// (in WebAssembly it collects on the simulation's own thread); 14
+	// workers of 8 H100s each hold 3.7 million blocks, 240 MB of it.
 	meta    []blockMeta
 	caching bool
 	cached  map[uint64][]int // chain hash -> blocks registered under it, oldest first
@@ -47,16 +53,19 @@ func newBlockPool(numBlocks int, l *log) blockPool {
 // validBlocks bounds a pool's size: block ids are int32 in the free queue.
 const validBlocks = math.MaxInt32
 
-func (bp *blockPool) enableCaching() {
-	bp.caching = true
-	if bp.meta == nil {
-		bp.meta = make([]blockMeta, len(bp.refs))
-	}
-}
+func (bp *blockPool) enableCaching() { bp.caching = true }
 
 // isHashed reports whether block b carries a chain hash (only a caching
-// pool has block metadata).
-func (bp *blockPool) isHashed(b int) bool { return bp.meta != nil && bp.meta[b].hashed }
+// pool registers blocks, and only registered blocks have metadata).
+func (bp *blockPool) isHashed(b int) bool { return b < len(bp.meta) && bp.meta[b].hashed }
+
+// metaFor is block b's metadata, meta grown (with zero values) to hold it.
+func (bp *blockPool) metaFor(b int) *blockMeta {
+	if b >= len(bp.meta) {
+		bp.meta = slices.Grow(bp.meta, b+1-len(bp.meta))[:b+1]
+	}
+	return &bp.meta[b]
+}
 
 // incRef and decRef change a block's reference count, keeping the count
 // of shared blocks.
@@ -79,7 +88,7 @@ func (bp *blockPool) decRef(b int) {
 // evicts lazily, only when the slot is reused.
 func (bp *blockPool) take(req int) int {
 	b := bp.free.popFront()
-	if bp.caching && bp.meta[b].hashed { // only prefix caching hashes blocks
+	if bp.caching && bp.isHashed(b) { // only prefix caching hashes blocks
 		m := &bp.meta[b]
 		bp.uncache(b)
 		if bp.logging() {
@@ -137,7 +146,7 @@ func (bp *blockPool) touch(b int) {
 // when b is already registered (shared with the request it was forked
 // from).
 func (bp *blockPool) cache(b int, h, parent uint64, extra string, ids []int) bool {
-	m := &bp.meta[b]
+	m := bp.metaFor(b)
 	if m.hashed {
 		return false
 	}

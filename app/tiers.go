@@ -19,7 +19,9 @@ import (
 
 // Tiers layout, in viewBox units.
 const (
-	tiW      = 980.0
+	// tiW fits a laptop's figure column (about 800 px) at the 0.92 scale
+	// that keeps 11-unit labels at 10 px (web/lab.css), so it does not pan.
+	tiW      = 860.0
 	tiRowH   = 56.0
 	tiGap    = 26.0 // above a marked tier: room for its callout
 	tiLaneH  = 27.0
@@ -29,8 +31,35 @@ const (
 	tiRaceMs = 600.0 // the race's whole animation
 )
 
+// tiersGeom is one layout of the picture: the wide one (a laptop) or the
+// narrow one (a phone: every tier's facts stacked, each race lane's label
+// above its bars), so a phone reads it without panning.
+type tiersGeom struct {
+	w, rowH float64
+	narrow  bool
+	// laneX is where a race lane's bars start, laneH a lane's height and
+	// totalW the room its total takes after its bars.
+	laneX, laneH, totalW float64
+}
+
+var (
+	tiersWide   = tiersGeom{w: tiW, rowH: tiRowH, laneX: tiLabelW, laneH: tiLaneH, totalW: 130}
+	tiersNarrow = tiersGeom{w: tiNarrowW, rowH: 100, narrow: true, laneX: 0, laneH: tiLaneH + 20, totalW: 130}
+)
+
+// tiNarrowW is the narrow layout's width: a phone's figure is about 320
+// px wide, so its 12-unit labels show at 12 px.
+const tiNarrowW = 320.0
+
 // renderTiers draws a scene.Tiers.
 func renderTiers(sc scene.Scene) app.UI {
+	t := sc.Tiers
+	wide, narrow := tiersPic(sc, tiersWide), tiersPic(sc, tiersNarrow)
+	return sysFigureFor(sc, "scene-tiers", t.Subject, wide, &narrow, tiersLegend(len(t.Races) > 0, len(t.Tiers) > 0))
+}
+
+// tiersPic lays the stack and the race out in geometry g.
+func tiersPic(sc scene.Scene, g tiersGeom) sysPic {
 	t := sc.Tiers
 	marks := newMarkSet(sc.Marks)
 	var body []app.UI
@@ -39,19 +68,27 @@ func renderTiers(sc scene.Scene) app.UI {
 		if _, marked := marks.label[tierRef(tier)]; marked {
 			y += tiGap - 8 // room for its callout
 		}
-		body = append(body, tierRow(tier, y, marks))
-		y += tiRowH + 8
+		if g.narrow {
+			body = append(body, tierRowNarrow(tier, y, g, marks))
+		} else {
+			body = append(body, tierRow(tier, y, marks))
+		}
+		y += g.rowH + 8
 	}
 	if len(t.Races) > 0 {
 		y += 14
-		body = append(body, svgText(0, y, "sys-label", fitText("The race to the first token ("+t.Unit+"): "+t.Subject, tiW, tiPx)))
+		px := tiPx
+		if g.narrow {
+			px = tiSmall + 1
+		}
+		body = append(body, svgText(0, y, "sys-label", fitText("The race to the first token ("+t.Unit+"): "+t.Subject, g.w, px)))
 		y += 10
 		var lanes []app.UI
-		lanes, y = raceLanes(t, y, marks)
+		lanes, y = raceLanes(t, y, g, marks)
 		body = append(body, svgEl("g").Class("ti-race").Body(lanes...))
 	}
-	body = append(body, marks.layer(tiW))
-	return sysFigure(sc, "scene-tiers", t.Subject, tiW, y+6, body, tiersLegend(len(t.Races) > 0, len(t.Tiers) > 0))
+	body = append(body, marks.layer(g.w))
+	return sysPic{g.w, y + 6, body}
 }
 
 // tierRef is a tier's reference.
@@ -62,7 +99,7 @@ func tierRow(tier scene.Tier, y float64, marks *markSet) app.UI {
 	ref := tierRef(tier)
 	b := box{0, y, tiW, tiRowH}
 	g := marks.tag(svgEl("g").Class("ti-tier ti-"+safeClass(tier.ID)), ref, b)
-	hitX, hitW := 650.0, 150.0
+	hitX, hitW := 570.0, 110.0
 	tip := tier.ID + " " + tier.Name + " (" + tier.Medium + "): capacity " + tier.Capacity + "; path to the GPU " + tier.Path + ", " + tier.Bandwidth +
 		"; P(hit) " + sharePct(tier.Hit) + "; fetch " + tier.Fetch
 	body := []app.UI{
@@ -72,11 +109,11 @@ func tierRow(tier scene.Tier, y float64, marks *markSet) app.UI {
 		svgText(52, y+20, "ti-name", fitText(tier.Name, 190, tiPx+1)),
 		svgText(52, y+36, "ti-small", fitText(tier.Medium, 190, tiSmall)),
 		svgText(52, y+50, "ti-small", fitText("capacity: "+tier.Capacity, 190, tiSmall)),
-		svgText(256, y+18, "ti-small", fitText("path to the GPU: "+tier.Path, 370, tiSmall)),
-		svgText(256, y+35, "ti-strong", fitText(tier.Bandwidth, 370, tiPx)),
+		svgText(256, y+18, "ti-small", fitText("path to the GPU: "+tier.Path, 300, tiSmall)),
+		svgText(256, y+35, "ti-strong", fitText(tier.Bandwidth, 300, tiPx)),
 	}
 	if tier.Note != "" {
-		body = append(body, svgText(256, y+50, "ti-small ti-note", fitText(tier.Note, 370, tiSmall)))
+		body = append(body, svgText(256, y+50, "ti-small ti-note", fitText(tier.Note, 300, tiSmall)))
 	}
 	hw := hitW * min(max(tier.Hit, 0), 1)
 	body = append(body,
@@ -85,13 +122,55 @@ func tierRow(tier scene.Tier, y float64, marks *markSet) app.UI {
 		svgRect(hitX, y+26, hw, 14, "ti-hit").Style("width", num(hw)+"px"),
 		svgText(hitX+hitW+6, y+38, "ti-strong", sharePct(tier.Hit)),
 		svgText(tiW-12, y+18, "ti-small ti-end", "fetch this prefix"),
-		svgText(tiW-12, y+40, "ti-fetch ti-end", tier.Fetch),
 	)
+	// A fetch that is a phrase, not a time, takes the row's last line,
+	// under the hit bar, where it has room.
+	if fw := tiW - 12 - hitX; float64(len(tier.Fetch))*charWidth(16) > tiW-hitX-hitW-70 {
+		body = append(body, svgText(tiW-12, y+52, "ti-strong ti-end", fitText(tier.Fetch, fw, tiSmall+1)))
+	} else {
+		body = append(body, svgText(tiW-12, y+40, "ti-fetch ti-end", tier.Fetch))
+	}
 	return g.Body(body...)
 }
 
+// tierRowNarrow is one tier of the narrow stack: its name and fetch time,
+// then its medium and capacity, its path and rate, and its hit bar, each
+// on a line of its own.
+func tierRowNarrow(tier scene.Tier, y float64, g tiersGeom, marks *markSet) app.UI {
+	ref := tierRef(tier)
+	w := g.w
+	el := marks.tag(svgEl("g").Class("ti-tier ti-"+safeClass(tier.ID)), ref, box{0, y, w, g.rowH})
+	fetchW := float64(len(tier.Fetch))*charWidth(16) + 4
+	// A fetch that is a phrase, not a time, goes on the rate's line, so
+	// the name keeps its room.
+	long := fetchW > w/3
+	if long {
+		fetchW = 0
+	}
+	const small = tiSmall + 1
+	hitW := 130.0
+	hw := hitW * min(max(tier.Hit, 0), 1)
+	body := []app.UI{
+		svgTitle(tier.ID + " " + tier.Name + " (" + tier.Medium + "): capacity " + tier.Capacity + "; path to the GPU " + tier.Path + ", " + tier.Bandwidth +
+			"; P(hit) " + sharePct(tier.Hit) + "; fetch " + tier.Fetch),
+		svgRect(0, y, w, g.rowH, "ti-box").Attr("rx", "6"),
+		svgText(10, y+22, "ti-id", tier.ID),
+		svgText(44, y+21, "ti-name", fitText(tier.Name, w-54-fetchW, tiPx+1)),
+		app.If(!long, func() app.UI { return svgText(w-10, y+22, "ti-fetch ti-end", tier.Fetch) }),
+		app.If(long, func() app.UI { return svgText(w-10, y+73, "ti-strong ti-end", fitText(tier.Fetch, w/2, tiPx)) }),
+		svgText(10, y+40, "ti-small", fitText(tier.Medium+" · capacity "+tier.Capacity, w-20, small)),
+		svgText(10, y+56, "ti-small", fitText("path to the GPU: "+tier.Path, w-20, small)),
+		svgText(10, y+73, "ti-strong", fitText(tier.Bandwidth, map[bool]float64{false: w - 20, true: w/2 - 16}[long], tiPx)),
+		svgText(10, y+91, "ti-small", "P(hit)"),
+		svgRect(56, y+81, hitW, 12, "sys-free"),
+		svgRect(56, y+81, hw, 12, "ti-hit").Style("width", num(hw)+"px"),
+		svgText(56+hitW+6, y+92, "ti-strong", sharePct(tier.Hit)),
+	}
+	return el.Body(body...)
+}
+
 // raceLanes are the race's lanes on one time scale, with an axis.
-func raceLanes(t *scene.Tiers, y float64, marks *markSet) ([]app.UI, float64) {
+func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI, float64) {
 	longest := 0.0
 	for _, r := range t.Races {
 		sum := 0.0
@@ -101,33 +180,43 @@ func raceLanes(t *scene.Tiers, y float64, marks *markSet) ([]app.UI, float64) {
 		longest = max(longest, sum)
 	}
 	longest = max(longest, 1e-9)
-	scale := (tiW - tiLabelW - 90) / longest
+	scale := (g.w - g.laneX - g.totalW) / longest
 	var out []app.UI
 	for _, r := range t.Races {
 		ly := y
-		end := tiLabelW
+		if g.narrow {
+			ly += 20 // the label's line above the bars
+		}
+		end := g.laneX
 		for _, b := range r.Bars {
 			end += max(b.Value, 0) * scale
 		}
-		// The lane's box takes in its total, so a callout goes after it.
-		marks.note(r.Ref, box{tiLabelW, ly, end - tiLabelW + 130, tiLaneH - 6})
+		// The lane's box takes in its total, so a callout goes after it
+		// (on a phone, below it: no room beside).
+		marks.note(r.Ref, box{g.laneX, ly, end - g.laneX + g.totalW, tiLaneH - 6})
 		marks.place[r.Ref] = "right"
-		out = append(out, &keyedSVG{Key: "race:" + r.Ref, Build: func() app.UI { return raceLane(t, r, ly, scale, longest, marks) }})
-		y += tiLaneH
+		if g.narrow {
+			marks.place[r.Ref] = "below"
+		}
+		out = append(out, &keyedSVG{Key: "race:" + r.Ref, Build: func() app.UI { return raceLane(t, r, ly, scale, longest, g, marks) }})
+		y += g.laneH
+		if _, marked := marks.label[r.Ref]; marked && g.narrow {
+			y += 22 // its callout, below it
+		}
 	}
 	// The axis: 0 and the longest lane.
 	out = append(out,
-		svgEl("line").Class("ti-axis").Attr("x1", num(tiLabelW)).Attr("x2", num(tiLabelW+longest*scale)).Attr("y1", num(y)).Attr("y2", num(y)),
-		svgText(tiLabelW, y+14, "ti-small", "0"),
-		svgText(tiLabelW+longest*scale, y+14, "ti-small ti-end", formatNumber(longest)+" "+t.Unit),
+		svgEl("line").Class("ti-axis").Attr("x1", num(g.laneX)).Attr("x2", num(g.laneX+longest*scale)).Attr("y1", num(y)).Attr("y2", num(y)),
+		svgText(g.laneX, y+14, "ti-small", "0"),
+		svgText(g.laneX+longest*scale, y+14, "ti-small ti-end", formatNumber(longest)+" "+t.Unit),
 	)
 	return out, y + 18
 }
 
 // raceLane is one lane of the race: its label, its bars in time order
 // (each growing in its share of the race's animation) and its total.
-func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, marks *markSet) app.UI {
-	x := tiLabelW
+func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, g tiersGeom, marks *markSet) app.UI {
+	x := g.laneX
 	var bars []app.UI
 	sum := 0.0
 	for i, b := range r.Bars {
@@ -152,8 +241,12 @@ func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, marks *m
 		cls += " winner"
 		total += " · first"
 	}
+	label := svgText(tiLabelW-8, ly+16, "ti-lane-label ti-end", fitText(r.Label, tiLabelW-10, tiPx))
+	if g.narrow {
+		label = svgText(0, ly-7, "ti-lane-label", fitText(r.Label, g.w, tiPx))
+	}
 	return marks.apply(svgEl("g").Class(cls), r.Ref).Body(
-		svgText(tiLabelW-8, ly+16, "ti-lane-label ti-end", fitText(r.Label, tiLabelW-10, tiPx)),
+		label,
 		svgEl("g").Body(bars...),
 		svgText(x+6, ly+16, "ti-strong", total),
 	)

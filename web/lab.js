@@ -693,7 +693,11 @@
       line = { top: tb.top, bottom: tb.top + (parseFloat(getComputedStyle(text).lineHeight) || 24) };
     }
     const inView = (r) => r.top >= top && r.bottom <= bottom;
-    if (inView(want) && (!line || inView(line))) return;
+    // Under the phone's sheet the figure has the space above it only: a
+    // figure that starts lower than it must (the lesson's title above it)
+    // comes up to the top even when its mark already shows.
+    const low = sheet && fb.top - top > 24;
+    if (inView(want) && (!line || inView(line)) && !low) return;
     // The figure's top at the top when what must show then fits; else the
     // marked element at the top (and, in the flow, the first line under it).
     let dy = fb.top - top - 6;

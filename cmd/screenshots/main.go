@@ -348,8 +348,13 @@ func shootSteps(ctx context.Context, site, out, slug string, n int, size [2]int6
 				return err
 			}
 		}
-		if err := chromedp.Do(ctx, settled(i),
-			chromedp.Evaluate[chromedp.Void](`(document.activeElement?.blur(), window.scrollTo(0, 0))`)); err != nil {
+		// After the first step the page stays where Next left it (the
+		// player scrolls the figure into view), as a reader sees it.
+		reset := `document.activeElement?.blur()`
+		if i == 1 {
+			reset = `(document.activeElement?.blur(), window.scrollTo(0, 0))`
+		}
+		if err := chromedp.Do(ctx, settled(i), chromedp.Evaluate[chromedp.Void](reset)); err != nil {
 			return fmt.Errorf("step %d: %w", i, err)
 		}
 		if err := save(ctx, filepath.Join(out, fmt.Sprintf("%s-%dx%d-%02d.png", slug, size[0], size[1], i))); err != nil {

@@ -20,16 +20,20 @@ import (
 
 // Cluster layout, in viewBox units.
 const (
-	clRowW     = 124.0 // a worker's box in a row
-	clColW     = 210.0 // a worker's box in a pool column (beside a link)
-	clGap      = 12.0
-	clPerLine  = 8
-	clRouterH  = 46.0
-	clChipH    = 24.0
-	clPx       = 12.0
-	clSmallPx  = 11.0
-	clPipeH    = 40.0
-	clPipeMinW = 300.0
+	clRowW = 124.0 // a worker's box in a row
+	clColW = 210.0 // a worker's box in a pool column (beside a link)
+	clGap  = 12.0
+	// clPerLine is the most workers a row holds on a laptop: six rows'
+	// boxes (824 units) fit its figure column at the 0.92 scale that keeps
+	// 11-unit labels at 10 px (web/lab.css). A phone's drawing holds two.
+	clPerLine       = 6
+	clPerLineNarrow = 2
+	clRouterH       = 46.0
+	clChipH         = 24.0
+	clPx            = 12.0
+	clSmallPx       = 11.0
+	clPipeH         = 40.0
+	clPipeMinW      = 300.0
 )
 
 // clLayout is where a cluster's parts lie.
@@ -67,14 +71,16 @@ func workerHeight(c *scene.Cluster) float64 {
 	return h + float64(lines)*14 + 6
 }
 
-func layoutCluster(c *scene.Cluster) clLayout {
+// layoutCluster lays c out with at most perLine workers a row (rows
+// balanced: 8 workers are two rows of 4), at least minW units wide.
+func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c)}
 	y := 8.0
 	if c.Router != "" {
 		l.hasRouter = true
 		y += clRouterH + 30
 		if c.Travel != nil && c.Link == nil {
-			y += clChipH + 22 // the request on its way down
+			y += clChipH + 38 // the request on its way down, clear of the pool's label
 		}
 	}
 	if c.Link != nil && len(c.Pools) >= 2 {
@@ -102,24 +108,29 @@ func layoutCluster(c *scene.Cluster) clLayout {
 		l.h = top + max(colH, clPipeH+50) + 8
 	} else {
 		l.boxW = clRowW
+		lineOf := func(n int) int { // a pool's row length: its rows balanced
+			rows := (n + perLine - 1) / perLine
+			return (n + max(rows, 1) - 1) / max(rows, 1)
+		}
 		per := 1
 		for _, p := range c.Pools {
-			per = max(per, min(clPerLine, len(p.Workers)))
+			per = max(per, lineOf(len(p.Workers)))
 		}
-		l.w = max(float64(per)*(clRowW+clGap)+8, 600)
+		l.w = max(float64(per)*(clRowW+clGap)+8, minW)
 		for _, p := range c.Pools {
 			y += 40 // the pool's label, and room for callouts over its workers
 			l.poolLabels = append(l.poolLabels, struct {
 				x, y float64
 				text string
 			}{4, y - 26, p.Label})
+			line := max(lineOf(len(p.Workers)), 1)
 			for j, w := range p.Workers {
-				row, col := j/clPerLine, j%clPerLine
-				inRow := min(clPerLine, len(p.Workers)-row*clPerLine)
+				row, col := j/line, j%line
+				inRow := min(line, len(p.Workers)-row*line)
 				x0 := (l.w - float64(inRow)*(clRowW+clGap) + clGap) / 2
 				l.workers[w.ID] = box{x0 + float64(col)*(clRowW+clGap), y + float64(row)*(l.workerH+clGap), clRowW, l.workerH}
 			}
-			rows := (len(p.Workers) + clPerLine - 1) / clPerLine
+			rows := (len(p.Workers) + line - 1) / line
 			y += float64(rows)*(l.workerH+clGap) + 10
 		}
 		l.h = y + 4
@@ -160,14 +171,37 @@ func clScales(c *scene.Cluster) (cacheMax, queueMax float64) {
 	return max(cacheMax, 1), max(queueMax, 1)
 }
 
-// renderCluster draws a scene.Cluster.
+// renderCluster draws a scene.Cluster: rows of workers, and for a
+// phone a second drawing two workers wide (sysFigureFor); pools beside a
+// link keep one drawing, which pans on a phone.
 func renderCluster(sc scene.Scene) app.UI {
 	c := sc.Cluster
-	l := layoutCluster(c)
+	wide := clusterPic(sc, layoutCluster(c, clPerLine, 600))
+	var narrow *sysPic
+	if c.Link == nil {
+		n := clusterPic(sc, layoutCluster(c, clPerLineNarrow, 0))
+		narrow = &n
+	}
+	count := 0
+	for _, p := range c.Pools {
+		count += len(p.Workers)
+	}
+	sub := comma(count) + " " + plural(count, "worker", "workers")
+	if c.Link != nil {
+		sub += " · link " + c.Link.Label + ", " + c.Link.Rate
+	}
+	return sysFigureFor(sc, "scene-cluster", sub, wide, narrow, clBelow(c)...)
+}
+
+// clusterPic draws c in layout l.
+func clusterPic(sc scene.Scene, l clLayout) sysPic {
+	c := sc.Cluster
 	marks := newMarkSet(sc.Marks)
 	cacheMax, queueMax := clScales(c)
 	var body []app.UI
-	body = append(body, clDefs(sc.ID))
+	if c.Link != nil { // the pipe's pattern; its id is the scene's, so one drawing holds it
+		body = append(body, clDefs(sc.ID))
+	}
 	if l.hasRouter {
 		body = append(body, clRouter(c, l, marks))
 	}
@@ -192,15 +226,7 @@ func renderCluster(sc scene.Scene) app.UI {
 		body = append(body, clTravel(c, l, marks))
 	}
 	body = append(body, marks.layer(l.w))
-	n := 0
-	for _, p := range c.Pools {
-		n += len(p.Workers)
-	}
-	sub := comma(n) + " " + plural(n, "worker", "workers")
-	if c.Link != nil {
-		sub += " · link " + c.Link.Label + ", " + c.Link.Rate
-	}
-	return sysFigure(sc, "scene-cluster", sub, l.w, l.h, body, clBelow(c)...)
+	return sysPic{l.w, l.h, body}
 }
 
 // clDefs holds the pipe's pattern (ids are unique per scene).
@@ -385,7 +411,7 @@ func clTravel(c *scene.Cluster, l clLayout, marks *markSet) app.UI {
 	} else {
 		// A request from the router down to its worker.
 		from = box{l.router.x + l.router.w/2 - cw/2, l.router.y + l.router.h/2 - clChipH/2, cw, clChipH}
-		end = box{min(max(to.x+to.w/2-cw/2, 2), l.w-cw-2), to.y - clChipH - 36, cw, clChipH}
+		end = box{min(max(to.x+to.w/2-cw/2, 2), l.w-cw-2), to.y - clChipH - 52, cw, clChipH}
 	}
 	marks.note(t.Ref, end)
 	path := ""

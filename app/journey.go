@@ -17,7 +17,9 @@ import (
 
 // Journey layout, in viewBox units.
 const (
-	jrW      = 1000.0
+	// jrW fits a laptop's figure column (about 800 px) at the 0.92 scale
+	// that keeps 11-unit labels at 10 px (web/lab.css), so it does not pan.
+	jrW      = 860.0
 	jrLabelW = 150.0
 	jrCtxH   = 12.0
 	jrLaneH  = 34.0

@@ -173,3 +173,9 @@ func (st Step) CommShare() float64 {
 	}
 	return c / t
 }
+
+// StageKernels is one GPU's kernels of stage s for a micro-batch of b
+// sequences at context tokens, placed on the step's timeline.
+func (r *Replica) StageKernels(s, b, context int) []hardware.Kernel {
+	return r.Stages[s].step.Step(hardware.DecodeBatch(b, context)).Kernels
+}

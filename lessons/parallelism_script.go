@@ -43,7 +43,7 @@ func (r parallelismRun) layoutStep() Step {
 		p := scene.Pool{Label: stageName(st)}
 		for g := range l.TP {
 			p.Workers = append(p.Workers, scene.Worker{ID: fmt.Sprintf("s%dg%d", st.Index+1, g+1), Name: fmt.Sprintf("GPU %d", st.Index*l.TP+g+1),
-				Lines: []string{"weights " + bytesText(float64(st.WeightBytes)), "KV " + bytesText(float64(st.Pool.UsedBytes))}})
+				Lines: []string{fmt.Sprintf("%s weights · %s KV", bytesText(float64(st.WeightBytes)), bytesText(float64(st.Pool.UsedBytes)))}})
 		}
 		cl.Pools = append(cl.Pools, p)
 	}
@@ -218,7 +218,7 @@ func tradeChart(note string, series ...scene.Series) *scene.Chart {
 func (r parallelismRun) reportStep() Step {
 	a, b := r.report[0], r.report[1]
 	fa, fb := r.reportFull[0], r.reportFull[1]
-	ch := tradeChart("Each point is a batch size: up and left is more throughput per GPU, right is faster per user.",
+	ch := tradeChart("Each point is a batch size: higher is more throughput per GPU, further right is faster per user.",
 		tradeSeries("TP8, 8 GPUs", a), tradeSeries(fmt.Sprintf("TP8PP2, 16 GPUs, %d micro-batches", b.layout.MicroBatches), b))
 	tbl := &scene.Table{Columns: []string{"layout", "KV tokens", "sequences of " + comma(r.context+1), fmt.Sprintf("batch %d: per user", a.batch), "per GPU", "at its largest batch: per GPU"}}
 	for _, c := range []struct{ at, full layoutCase }{{a, fa}, {b, fb}} {

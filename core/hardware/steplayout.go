@@ -126,10 +126,13 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 
 	ks := l.buf[:0]
 	// Embedding lookup: read N rows, write N activations. Vocabulary-
-	// parallel at TP > 1, so an all-reduce combines the shards.
-	ks = append(ks, Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bwEdge + ba)})
-	if tp > 1 {
-		ks = append(ks, allReduce("all_reduce_embedding", -1))
+	// parallel at TP > 1, so an all-reduce combines the shards. A pipeline
+	// stage after the first has none (NoEmbedding).
+	if !m.NoEmbedding {
+		ks = append(ks, Kernel{Name: "embedding", Layer: -1, Kind: Elementwise, Bytes: N * d * (bwEdge + ba)})
+		if tp > 1 {
+			ks = append(ks, allReduce("all_reduce_embedding", -1))
+		}
 	}
 	l.head = len(ks)
 	ks = append(ks,
@@ -160,13 +163,19 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 		ks = append(ks, allReduce("all_reduce_mlp", 0))
 	}
 	l.layer = len(ks) - l.head
+	if m.NoOutput {
+		// A pipeline stage before the last ends at its last layer.
+		l.tail, l.layers = 0, md.Layers
+		m.rooflineAll(ks)
+		return
+	}
 	head := gemm("lm_head", -1, S, d, vocab)
 	head.Bytes = bwEdge*d*vocab + ba*S*(d+vocab)
 	ks = append(ks, norm("final_norm", -1), head)
 	if tp > 1 {
 		msg := S * float64(md.Vocab) * ba
 		ks = append(ks, Kernel{Name: "logits_gather", Layer: -1, Kind: Collective,
-			Bytes: msg, GPUTime: m.AllReduce.gatherTime(msg, tp)})
+			Bytes: msg, GPUTime: m.AllReduce.GatherTime(msg, tp)})
 	}
 	// Sampling reads each sequence's logits a few times (softmax, top-k,
 	// draw); counted as two passes over fp32 logits.
@@ -174,8 +183,12 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 		FLOPs: 5 * S * float64(md.Vocab), Bytes: 2 * S * float64(md.Vocab) * 4})
 	l.tail = len(ks) - l.head - l.layer
 	l.layers = md.Layers
-	// Collectives come priced by the all-reduce model; the rest by the
-	// roofline.
+	m.rooflineAll(ks)
+}
+
+// rooflineAll prices ks: collectives come priced by the all-reduce model;
+// the rest by the roofline.
+func (m *StepModel) rooflineAll(ks []Kernel) {
 	for i := range ks {
 		if ks[i].Kind != Collective {
 			m.roofline(&ks[i], m.EdgesBF16 && ks[i].Layer < 0)

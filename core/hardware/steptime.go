@@ -262,9 +262,9 @@ func (a AllReduce) Time(m float64, p int) float64 {
 	return a.Latency + 2*float64(p-1)/float64(p)*m/a.BusBW
 }
 
-// gatherTime is an all-gather of m bytes in total: each GPU receives the
+// GatherTime is an all-gather of m bytes in total: each GPU receives the
 // (p−1)/p it lacks.
-func (a AllReduce) gatherTime(m float64, p int) float64 {
+func (a AllReduce) GatherTime(m float64, p int) float64 {
 	if p <= 1 {
 		return 0
 	}
@@ -481,6 +481,12 @@ type StepModel struct {
 	// OverlapHost runs host work for the next step while the GPU runs this
 	// one, so a step takes max(device, host) instead of their sum.
 	OverlapHost bool
+	// NoEmbedding and NoOutput price one pipeline-parallel stage: a stage
+	// after the first has no embedding, one before the last no final norm,
+	// lm_head, logits gather or sampler, as vLLM's PPMissingLayer leaves
+	// them out; Model.Layers is then the stage's layers (core/parallel
+	// sets both).
+	NoEmbedding, NoOutput bool
 }
 
 // activationBytes is the size of one activation element: BF16/FP16 in

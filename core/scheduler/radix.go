@@ -247,7 +247,7 @@ func (s *Radix) Step() (Step, error) {
 	if s.chunked != nil {
 		st.Running++
 	}
-	st.KVUsage = float64(s.Used()) / float64(s.cfg.TotalTokens)
+	st.KVUsage = float64(s.Held()) / float64(s.cfg.TotalTokens) // held by running requests, as Scheduler counts referenced blocks
 	if s.CheckInvariants {
 		if err := s.check(); err != nil {
 			return st, err
@@ -310,7 +310,7 @@ func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
 	for len(s.waiting) > 0 && remInput > 0 && remChunk > 0 && remTotal() > 0 && s.chunked == nil &&
 		len(s.running)+len(batch) < s.cfg.MaxRunningRequests {
 		r := s.waiting[0]
-		ok, n, err := s.admit(r, remTotal(), remInput, remChunk, len(batch) > 0)
+		ok, n, err := s.admit(r, offset, remInput, remChunk, len(batch) > 0)
 		if err != nil || !ok {
 			return batch, err
 		}
@@ -328,11 +328,14 @@ func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
 }
 
 // admit tries waiting request r (PrefillAdder.add_one_req) against the
-// budgets left; it reports whether r was added and its tokens in the batch.
-func (s *Radix) admit(r *rreq, remTotal float64, remInput, remChunk int, others bool) (bool, int, error) {
+// budgets left, offset being the slots already promised to running and
+// batched requests; it reports whether r was added and its tokens in the
+// batch.
+func (s *Radix) admit(r *rreq, offset float64, remInput, remChunk int, others bool) (bool, int, error) {
 	matched, node := s.tree.Match(r.ids[:r.numTokens()-1])
 	extend := r.numTokens() - matched
-	if float64(extend+clipped(r)) >= remTotal {
+	total := float64(extend + clipped(r))
+	if total >= float64(s.room())-offset {
 		return false, 0, nil // NO_TOKEN
 	}
 	if extend >= remInput && others {
@@ -340,6 +343,10 @@ func (s *Radix) admit(r *rreq, remTotal float64, remInput, remChunk int, others 
 	}
 	if err := s.tree.Lock(node); err != nil {
 		return false, 0, err
+	}
+	// Locking the match takes it out of the evictable room: check again.
+	if total >= float64(s.room())-offset {
+		return false, 0, s.tree.Unlock(node)
 	}
 	n := extend
 	if extend > remChunk {

@@ -152,3 +152,26 @@ func TestRadixRefusesWhatNeverFits(t *testing.T) {
 		t.Fatal("a zero config was accepted")
 	}
 }
+
+// A long shared prefix in a tight pool: locking the match takes it out of
+// the evictable room, so admission must check the room again after the
+// lock (PrefillAdder's second NO_TOKEN check), or the batch asks for
+// slots that are not there.
+func TestRadixRechecksAfterLocking(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	prefixes := make([][]int, 4)
+	for g := range prefixes {
+		prefixes[g] = make([]int, 2000)
+		for i := range prefixes[g] {
+			prefixes[g][i] = 10 + g*10000 + i
+		}
+	}
+	var reqs []Request
+	for i := 0; i < 400; i++ {
+		reqs = append(reqs, Request{ID: i, Arrival: float64(i) * 0.005, Prompt: 2050 + rng.IntN(800), Output: 100 + rng.IntN(300), PromptIDs: prefixes[rng.IntN(4)]})
+	}
+	s := mustRadix(t, radixCfg(8192), reqs)
+	if got := len(s.Requests()); got != 400 {
+		t.Fatalf("%d of 400 finished", got)
+	}
+}

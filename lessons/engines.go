@@ -39,7 +39,7 @@ var enginesLesson = &Lesson{
 		{Key: "trt_policy", Label: "TensorRT-LLM capacity policy", Help: "GUARANTEED_NO_EVICT (the default) reserves each request's whole length; MAX_UTILIZATION packs and pauses.", Kind: Choice, Choices: []string{"guaranteed-no-evict", "max-utilization"}},
 		seedParam,
 	},
-	sim:     enginesSim{},
+	sim: enginesSim{},
 	// Work is every engine's steps, each priced (streamedWork) and each
 	// request it advanced counted: the longest runs are a stream spread
 	// over 300 s (one request a second, or the Mooncake window), where

@@ -101,6 +101,9 @@ func (r *enginesRun) snapshotStep(k int, t float64) Step {
 		parts = append(parts, fmt.Sprintf("%s has %d running and %d waiting, %s of its KV held, %d done, %d preempted so far", e.name, s.running, s.waiting, pct(s.held), s.finished, s.preempted))
 	}
 	text := fmt.Sprintf("At %.1f s: %s. ", t, strings.Join(parts, "; ")) + r.whyQueues(states, most)
+	if states[most].waiting == 0 {
+		most = -1 // no queue to point at
+	}
 	return Step{Title: fmt.Sprintf("At %.1f s", t), Narration: text, Scenes: []scene.Scene{r.cluster(t, most)}, Mentions: r.mentions()}
 }
 

@@ -18,7 +18,35 @@ type Config struct {
 	NumBlocks                 int  // KV blocks in the pool
 	PrefixCaching             bool // reuse cached full blocks of identical prefixes
 	KVEvents                  bool // keep the pool's events (stored/removed blocks) for DrainKVEvents
+	// Capacity is the admission policy: vLLM's (the zero value) or
+	// TensorRT-LLM's GUARANTEED_NO_EVICT.
+	Capacity CapacityPolicy
 }
+
+// CapacityPolicy decides whether a waiting request may start.
+//
+// TensorRT-LLM's capacity scheduler (cpp/tensorrt_llm/batch_manager/
+// capacityScheduler.cpp @ cf6abc4; docs/SOURCES.md#trtllm-capacity-scheduler)
+// has two policies, and the scheduler models both:
+//
+//   - PackForStep (vLLM v1, and TensorRT-LLM's MAX_UTILIZATION): a request
+//     starts when blocks for this step's tokens are free; when a running
+//     request later finds none, the last one started is freed and resumes
+//     from scratch (vLLM's recompute preemption, TensorRT-LLM's pause).
+//   - GuaranteedNoEvict (TensorRT-LLM's default): every running request
+//     keeps a claim on the blocks it needs to reach its full length, and a
+//     waiting request starts only if the blocks for its whole prompt and
+//     output (less the cached prefix blocks others already hold) fit in
+//     what those claims leave free; the first that does not fit stops
+//     admission for the step. Nothing is ever preempted.
+type CapacityPolicy uint8
+
+const (
+	// PackForStep admits on this step's blocks and preempts by recompute.
+	PackForStep CapacityPolicy = iota
+	// GuaranteedNoEvict admits only what can run to completion.
+	GuaranteedNoEvict
+)
 
 // Validate checks the knobs, naming the one that is wrong.
 func (c Config) Validate() error {
@@ -33,6 +61,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("scheduler: BlockSize = %d, want ≥ 1", c.BlockSize)
 	case c.NumBlocks < 1:
 		return fmt.Errorf("scheduler: NumBlocks = %d, want ≥ 1", c.NumBlocks)
+	case c.Capacity > GuaranteedNoEvict:
+		return fmt.Errorf("scheduler: Capacity = %d, want PackForStep or GuaranteedNoEvict", c.Capacity)
 	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
 		return fmt.Errorf("%w: MaxNumBatchedTokens = %d, MaxNumSeqs = %d", ErrBudgetBelowSeqs, c.MaxNumBatchedTokens, c.MaxNumSeqs)
 	}

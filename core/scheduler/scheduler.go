@@ -327,6 +327,14 @@ func (s *Scheduler) check(st Step) error {
 	if len(s.running) > s.cfg.MaxNumSeqs {
 		return fmt.Errorf("%d running, max %d", len(s.running), s.cfg.MaxNumSeqs)
 	}
+	if s.cfg.Capacity == GuaranteedNoEvict {
+		if len(st.Preempted) > 0 {
+			return fmt.Errorf("GuaranteedNoEvict preempted %v", st.Preempted)
+		}
+		if c := s.claimedBlocks(); c > s.pool.FreeBlocks() {
+			return fmt.Errorf("running requests claim %d blocks to finish, %d free", c, s.pool.FreeBlocks())
+		}
+	}
 	if len(st.Preempted) > 0 && len(st.Admitted) > 0 {
 		return fmt.Errorf("admitted %v in a step that preempted %v", st.Admitted, st.Preempted)
 	}

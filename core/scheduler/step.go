@@ -193,6 +193,9 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		if !s.cfg.ChunkedPrefill && n > budget {
 			return nil
 		}
+		if s.cfg.Capacity == GuaranteedNoEvict && s.claimedBlocks()+s.blocksToFinish(r, hits) > s.pool.FreeBlocks() {
+			return nil // TensorRT-LLM: the first request that does not fit stops admission
+		}
 		n = min(n, budget)
 		r.kv.Computed = hits
 		if err := s.pool.AllocateSlots(r.kv, n); err != nil {
@@ -214,6 +217,32 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		budget -= n
 	}
 	return nil
+}
+
+// claimedBlocks is what GuaranteedNoEvict keeps free for the running
+// requests: the blocks each still needs to reach its full length
+// (TensorRT-LLM's getRemainingBlocksToCompletion, summed by
+// NoEvictScheduledBlocksManager).
+func (s *Scheduler) claimedBlocks() int {
+	n := 0
+	for _, q := range s.running {
+		n += allocator.BlocksNeeded(q.Prompt+q.Output, s.cfg.BlockSize) - len(s.pool.Table(q.ID))
+	}
+	return n
+}
+
+// blocksToFinish is the free blocks waiting request r would take to reach
+// its full length, given its cached prefix blocks hits: all its blocks but
+// the hits another request already holds (a cached block nobody holds sits
+// in the free queue, and reusing it takes it from there).
+func (s *Scheduler) blocksToFinish(r *req, hits []int) int {
+	n := allocator.BlocksNeeded(r.Prompt+r.Output, s.cfg.BlockSize)
+	for _, b := range hits {
+		if s.pool.Refs(b) > 0 {
+			n--
+		}
+	}
+	return n
 }
 
 // schedule gives r n tokens in this step and adds them to the batch. The

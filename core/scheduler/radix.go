@@ -1,0 +1,543 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/inferlab/inferlab/core/router"
+)
+
+// RadixConfig holds SGLang's scheduler and cache knobs, named as in its
+// ServerArgs (python/sglang/srt/server_args.py; docs/SOURCES.md#sglang-scheduler).
+type RadixConfig struct {
+	ChunkedPrefillSize int // chunked_prefill_size: prompt tokens a prefill batch takes
+	MaxPrefillTokens   int // max_prefill_tokens: the prefill batch's input budget (16,384)
+	MaxRunningRequests int // max_running_requests
+	TotalTokens        int // max_total_num_tokens: KV slots in the pool (page_size 1: one a token)
+}
+
+// SGLang's constants for estimating the KV its running requests will still
+// need (python/sglang/global_config.py, schedule_policy.py, schedule_batch.py;
+// docs/SOURCES.md#sglang-scheduler).
+const (
+	sglInitNewTokenRatio = 0.7  // SGLANG_INIT_NEW_TOKEN_RATIO × schedule_conservativeness 1.0
+	sglMinRatioFactor    = 0.14 // SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+	sglRatioDecaySteps   = 600  // SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
+	sglClipMaxNewTokens  = 4096 // SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+	sglRetractSteps      = 20   // retract_decode_steps
+)
+
+// Validate checks the knobs, naming the one that is wrong.
+func (c RadixConfig) Validate() error {
+	switch {
+	case c.ChunkedPrefillSize < 1:
+		return fmt.Errorf("scheduler: ChunkedPrefillSize = %d, want ≥ 1", c.ChunkedPrefillSize)
+	case c.MaxPrefillTokens < 1:
+		return fmt.Errorf("scheduler: MaxPrefillTokens = %d, want ≥ 1", c.MaxPrefillTokens)
+	case c.MaxRunningRequests < 1:
+		return fmt.Errorf("scheduler: MaxRunningRequests = %d, want ≥ 1", c.MaxRunningRequests)
+	case c.TotalTokens < 1:
+		return fmt.Errorf("scheduler: TotalTokens = %d, want ≥ 1", c.TotalTokens)
+	}
+	return nil
+}
+
+// rreq is a request's live state in the radix scheduler.
+type rreq struct {
+	ID                   int
+	Arrival              float64
+	Prompt, Output       int
+	ids                  []int // prompt then output token ids
+	computed             int   // tokens whose KV is computed
+	generated            int   // output tokens sampled
+	cached               int   // leading tokens in the tree, locked through node
+	node                 *router.Node
+	stepN                int // tokens scheduled in the current batch
+	status               status
+	admitted             bool
+	preempted, cachedHit int
+	times                []float64 // output token times
+}
+
+func (r *rreq) numTokens() int { return r.Prompt + r.generated }
+
+// private is r's KV slots outside the tree: its uncached computed tokens.
+func (r *rreq) private() int { return r.computed - r.cached }
+
+// Radix is SGLang's scheduler over its radix cache with page size 1
+// (python/sglang/srt/managers/scheduler.py, schedule_policy.py,
+// mem_cache/radix_cache.py; docs/SOURCES.md#sglang-scheduler). Unlike vLLM
+// it never mixes prompts and decodes in one forward pass
+// (enable_mixed_chunk is off by default): each step is a prefill batch
+// when one can be formed, else a decode batch of every running request.
+//
+//   - Prefill (PrefillAdder): the request being chunked goes first, then
+//     waiting requests in arrival order (schedule_policy fcfs), each
+//     matched in the tree (at most its length less one token) and locked.
+//     A request is added while its new tokens plus its clipped remaining
+//     output fit in the free and evictable slots left after the running
+//     requests' estimated needs (remaining output × new_token_ratio), the
+//     batch's inputs stay within max_prefill_tokens (the first always
+//     fits), and chunked_prefill_size has room; the request that overflows
+//     it is cut, and continues in the next prefill batch. After the batch
+//     every request's computed prefix is inserted into the tree
+//     (cache_unfinished_req), so later requests can match it.
+//   - Decode: each running request computes one token. When the free and
+//     evictable slots cannot hold one token each, requests are retracted,
+//     fewest outputs first (ties: the longest prompt), until the rest have
+//     room for retract_decode_steps more tokens each; a retracted request
+//     frees its uncached slots, unlocks its prefix (it stays cached,
+//     evictable) and goes to the back of the queue, to be recomputed.
+//     new_token_ratio starts at 0.7, decays to 0.098 over 600 decode
+//     batches, and is re-estimated after a retraction.
+//   - Memory: slots are taken from the free ones, evicting least recently
+//     used unlocked leaves when short; a finished request inserts prompt
+//     and outputs (less the last token) and unlocks (cache_finished_req),
+//     its duplicate slots freed.
+//
+// Simplified: synchronous (SGLang's overlap scheduler, on by default, runs
+// the CPU's scheduling of batch N+1 beside batch N), and the engine knows
+// each request's output length as its max_new_tokens.
+type Radix struct {
+	cfg      RadixConfig
+	timer    Timer
+	tree     *router.RadixTree
+	reqs     []*rreq
+	byID     map[int]*rreq
+	next     int
+	waiting  []*rreq
+	running  []*rreq // decoding
+	chunked  *rreq   // the request whose prompt is being chunked
+	private  int     // slots held outside the tree
+	clock    float64
+	ratio    float64
+	steps    []Step
+	batch    []Work
+	hitToken int // prompt tokens found cached at first admission
+	// CheckInvariants makes Step verify the pool and tree after every batch.
+	CheckInvariants bool
+}
+
+// NewRadix makes an SGLang scheduler for the given requests (any order;
+// served by arrival, ties by ID). Token ids as in Request.
+func NewRadix(cfg RadixConfig, timer Timer, requests []Request) (*Radix, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Radix{cfg: cfg, timer: timer, tree: router.NewRadixTree(1), byID: map[int]*rreq{}, ratio: sglInitNewTokenRatio}
+	s.tree.DisableEvents()
+	for _, r := range requests {
+		if r.Prompt < 1 || r.Output < 1 {
+			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
+		}
+		if _, dup := s.byID[r.ID]; dup {
+			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
+		}
+		if r.Prompt+r.Output > cfg.TotalTokens {
+			return nil, fmt.Errorf("%w: request %d needs %d token slots, the pool has %d", ErrNeverFits, r.ID, r.Prompt+r.Output, cfg.TotalTokens)
+		}
+		q := &rreq{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output, ids: make([]int, 0, r.Prompt+r.Output)}
+		for i := 0; i < r.Prompt; i++ {
+			q.ids = append(q.ids, tokenID(r.PromptIDs, i, r.ID, 0))
+		}
+		for i := 0; i < r.Output; i++ {
+			q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
+		}
+		s.byID[r.ID] = q
+		s.reqs = append(s.reqs, q)
+	}
+	sort.SliceStable(s.reqs, func(a, b int) bool {
+		if s.reqs[a].Arrival != s.reqs[b].Arrival {
+			return s.reqs[a].Arrival < s.reqs[b].Arrival
+		}
+		return s.reqs[a].ID < s.reqs[b].ID
+	})
+	return s, nil
+}
+
+// Tree is the radix cache (for scenes).
+func (s *Radix) Tree() *router.RadixTree { return s.tree }
+
+// Clock is the simulated time in seconds.
+func (s *Radix) Clock() float64 { return s.clock }
+
+// Steps returns the batches run so far.
+func (s *Radix) Steps() []Step { return s.steps }
+
+// Used is the KV slots in use: the tree's tokens and the requests' own.
+func (s *Radix) Used() int { return s.tree.TotalSize() + s.private }
+
+// Held is the slots running requests hold: their own and their locked prefixes.
+func (s *Radix) Held() int { return s.tree.ProtectedSize() + s.private }
+
+// Done reports whether every request has finished.
+func (s *Radix) Done() bool {
+	return s.next == len(s.reqs) && len(s.waiting) == 0 && len(s.running) == 0 && s.chunked == nil
+}
+
+// Run steps until every request has finished.
+func (s *Radix) Run() error {
+	for !s.Done() {
+		if len(s.steps) > maxSteps {
+			return errors.New("scheduler: too many steps; this is a bug")
+		}
+		if _, err := s.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Radix) arrive() {
+	for s.next < len(s.reqs) && s.reqs[s.next].Arrival <= s.clock {
+		s.waiting = append(s.waiting, s.reqs[s.next])
+		s.next++
+	}
+}
+
+// room is the slots free or evictable.
+func (s *Radix) room() int { return s.cfg.TotalTokens - s.Used() + s.tree.EvictableSize() }
+
+// take makes n free slots for a request's new tokens, evicting least
+// recently used unlocked leaves when short.
+func (s *Radix) take(n int) error {
+	if short := n - (s.cfg.TotalTokens - s.Used()); short > 0 {
+		s.tree.Evict(short)
+	}
+	if s.cfg.TotalTokens-s.Used() < n {
+		return fmt.Errorf("scheduler: %d slots wanted, %d free after eviction", n, s.cfg.TotalTokens-s.Used())
+	}
+	s.private += n
+	return nil
+}
+
+// Step forms and runs one batch and returns its record. When nothing can
+// run, the clock jumps to the next arrival and the step is empty.
+func (s *Radix) Step() (Step, error) {
+	s.arrive()
+	if len(s.running) == 0 && len(s.waiting) == 0 && s.chunked == nil && s.next < len(s.reqs) {
+		s.clock = max(s.clock, s.reqs[s.next].Arrival)
+		s.arrive()
+	}
+	st := Step{Start: s.clock}
+	s.batch = s.batch[:0]
+	prefill, err := s.prefillBatch(&st)
+	if err != nil {
+		return st, err
+	}
+	if len(prefill) == 0 {
+		if err := s.decodeBatch(&st); err != nil {
+			return st, err
+		}
+	}
+	if len(s.batch) > 0 {
+		st.Duration = s.timer.StepSeconds(s.batch)
+		if st.Duration <= 0 {
+			return st, fmt.Errorf("scheduler: timer priced a %d-token batch at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
+		}
+		st.Work = slices.Clone(s.batch)
+	}
+	s.clock += st.Duration
+	if err := s.afterBatch(&st, prefill); err != nil {
+		return st, err
+	}
+	st.Running, st.Waiting = len(s.running), len(s.waiting)
+	if s.chunked != nil {
+		st.Running++
+	}
+	st.KVUsage = float64(s.Held()) / float64(s.cfg.TotalTokens) // held by running requests, as Scheduler counts referenced blocks
+	if s.CheckInvariants {
+		if err := s.check(); err != nil {
+			return st, err
+		}
+	}
+	if len(s.batch) == 0 && len(s.running) == 0 && (s.chunked != nil || len(s.waiting) > 0) {
+		return st, fmt.Errorf("%w: nothing runs and a request waits (a bug: every request fits the pool alone)", ErrNeverFits)
+	}
+	s.steps = append(s.steps, st)
+	yield(len(s.running) + 1)
+	return st, nil
+}
+
+// schedule adds n tokens of r to the batch.
+func (s *Radix) schedule(st *Step, r *rreq, n int) {
+	r.stepN = n
+	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
+	s.batch = append(s.batch, w)
+	if w.Prefill {
+		st.PrefillTokens += n
+	} else {
+		st.DecodeTokens += n
+	}
+}
+
+// clipped is r's remaining output as SGLang's admission counts it.
+func clipped(r *rreq) int { return min(r.Output-r.generated, sglClipMaxNewTokens) }
+
+// prefillBatch forms a prefill batch (PrefillAdder); it returns its
+// requests, none when no prefill can run.
+func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
+	if len(s.waiting) == 0 && s.chunked == nil {
+		return nil, nil
+	}
+	offset := 0.0 // rem_total_token_offset: the running requests' estimated needs
+	for _, r := range s.running {
+		offset += float64(clipped(r)) * s.ratio
+	}
+	remInput, remChunk := s.cfg.MaxPrefillTokens, s.cfg.ChunkedPrefillSize
+	remTotal := func() float64 { return float64(s.room()) - offset }
+	var batch []*rreq
+	if c := s.chunked; c != nil {
+		left := c.numTokens() - c.computed
+		n := min(left, remChunk, int(remTotal()))
+		if n <= 0 {
+			return nil, nil
+		}
+		if err := s.take(n); err != nil {
+			return nil, err
+		}
+		offset += float64(n)
+		if n == left {
+			offset += float64(clipped(c))
+			s.chunked = nil
+		}
+		remInput, remChunk = remInput-n, remChunk-n
+		s.schedule(st, c, n)
+		batch = append(batch, c)
+	}
+	for len(s.waiting) > 0 && remInput > 0 && remChunk > 0 && remTotal() > 0 && s.chunked == nil &&
+		len(s.running)+len(batch) < s.cfg.MaxRunningRequests {
+		r := s.waiting[0]
+		ok, n, err := s.admit(r, offset, remInput, remChunk, len(batch) > 0)
+		if err != nil || !ok {
+			return batch, err
+		}
+		s.waiting = s.waiting[1:]
+		offset += float64(n)
+		if s.chunked == nil {
+			offset += float64(clipped(r))
+		}
+		remInput, remChunk = remInput-n, remChunk-n
+		st.Admitted = append(st.Admitted, r.ID)
+		s.schedule(st, r, n)
+		batch = append(batch, r)
+	}
+	return batch, nil
+}
+
+// admit tries waiting request r (PrefillAdder.add_one_req) against the
+// budgets left, offset being the slots already promised to running and
+// batched requests; it reports whether r was added and its tokens in the
+// batch.
+func (s *Radix) admit(r *rreq, offset float64, remInput, remChunk int, others bool) (bool, int, error) {
+	matched, node := s.tree.Match(r.ids[:r.numTokens()-1])
+	extend := r.numTokens() - matched
+	total := float64(extend + clipped(r))
+	if total >= float64(s.room())-offset {
+		return false, 0, nil // NO_TOKEN
+	}
+	if extend >= remInput && others {
+		return false, 0, nil
+	}
+	if err := s.tree.Lock(node); err != nil {
+		return false, 0, err
+	}
+	// Locking the match takes it out of the evictable room: check again.
+	if total >= float64(s.room())-offset {
+		return false, 0, s.tree.Unlock(node)
+	}
+	n := extend
+	if extend > remChunk {
+		n = remChunk // cut here; the rest in the next prefill batch
+		s.chunked = r
+	}
+	r.cached, r.node, r.computed = matched, node, matched
+	if err := s.take(n); err != nil {
+		return false, 0, err
+	}
+	r.status = running
+	if !r.admitted {
+		r.admitted, r.cachedHit = true, matched
+		s.hitToken += matched
+	}
+	return true, n, nil
+}
+
+// cacheComputed inserts r's computed tokens into the tree and moves r's
+// lock to their end (cache_unfinished_req); slots the tree already held
+// are freed, de-duplicated.
+func (s *Radix) cacheComputed(r *rreq) error {
+	s.tree.Insert(r.ids[:r.computed])
+	_, node := s.tree.Match(r.ids[:r.computed])
+	if err := s.tree.Lock(node); err != nil {
+		return err
+	}
+	if err := s.tree.Unlock(r.node); err != nil {
+		return err
+	}
+	s.private -= r.private()
+	r.cached, r.node = r.computed, node
+	return nil
+}
+
+// afterBatch marks the batch's tokens computed, caches prefills, samples
+// tokens and finishes requests.
+func (s *Radix) afterBatch(st *Step, prefill []*rreq) error {
+	for _, r := range prefill {
+		r.computed += r.stepN
+		r.stepN = 0
+		if err := s.cacheComputed(r); err != nil {
+			return err
+		}
+		if r.computed == r.numTokens() {
+			if r.generated == 0 {
+				st.FirstTokens = append(st.FirstTokens, r.ID)
+			}
+			r.generated++
+			r.times = append(r.times, s.clock)
+			if r.generated < r.Output {
+				s.running = append(s.running, r)
+			} else if err := s.finish(st, r); err != nil {
+				return err
+			}
+		}
+	}
+	if len(prefill) > 0 {
+		return nil
+	}
+	kept := s.running[:0]
+	for _, r := range s.running {
+		r.computed += r.stepN
+		r.stepN = 0
+		r.generated++
+		r.times = append(r.times, s.clock)
+		if r.generated < r.Output {
+			kept = append(kept, r)
+		} else if err := s.finish(st, r); err != nil {
+			return err
+		}
+	}
+	s.running = kept
+	return nil
+}
+
+// finish caches r's tokens (cache_finished_req) and releases it.
+func (s *Radix) finish(st *Step, r *rreq) error {
+	if err := s.cacheComputed(r); err != nil {
+		return err
+	}
+	if err := s.tree.Unlock(r.node); err != nil {
+		return err
+	}
+	r.node, r.status = nil, finished
+	st.Finished = append(st.Finished, r.ID)
+	return nil
+}
+
+// decodeBatch gives every running request one token, retracting requests
+// first when the slots cannot hold them (update_running_batch).
+func (s *Radix) decodeBatch(st *Step) error {
+	if len(s.running) == 0 {
+		return nil
+	}
+	if s.room() < len(s.running) {
+		if err := s.retract(st); err != nil {
+			return err
+		}
+	} else {
+		s.ratio = max(s.ratio-sglInitNewTokenRatio*(1-sglMinRatioFactor)/sglRatioDecaySteps, sglInitNewTokenRatio*sglMinRatioFactor)
+	}
+	if err := s.take(len(s.running)); err != nil {
+		return err
+	}
+	for _, r := range s.running {
+		s.schedule(st, r, 1)
+	}
+	return nil
+}
+
+// retract frees running requests, fewest outputs first (ties: the longest
+// prompt), until the rest have room for retract_decode_steps tokens each,
+// keeping at least one (ScheduleBatch.retract_decode); then it
+// re-estimates new_token_ratio from those left.
+func (s *Radix) retract(st *Step) error {
+	order := slices.Clone(s.running)
+	sort.SliceStable(order, func(a, b int) bool {
+		if order[a].generated != order[b].generated {
+			return order[a].generated > order[b].generated
+		}
+		return order[a].Prompt < order[b].Prompt
+	})
+	for first := true; len(order) > 1 && (first || s.room() < sglRetractSteps*len(order)); first = false {
+		r := order[len(order)-1]
+		order = order[:len(order)-1]
+		s.private -= r.private()
+		if err := s.tree.Unlock(r.node); err != nil {
+			return err
+		}
+		r.computed, r.cached, r.node, r.status = 0, 0, nil, waiting
+		r.preempted++
+		s.waiting = append(s.waiting, r)
+		st.Preempted = append(st.Preempted, r.ID)
+	}
+	kept := s.running[:0]
+	decoded, maxNew := 0, 0
+	for _, r := range s.running {
+		if r.status == running {
+			kept = append(kept, r)
+			decoded += r.generated
+			maxNew += r.Output
+		}
+	}
+	s.running = kept
+	s.ratio = min(1, float64(decoded+sglRetractSteps*len(kept))/float64(maxNew+1))
+	return nil
+}
+
+// check verifies the pool and the tree: slots within the pool, every
+// running request locking its cached prefix, the tree's own invariants.
+func (s *Radix) check() error {
+	if err := s.tree.Check(); err != nil {
+		return err
+	}
+	if u := s.Used(); u > s.cfg.TotalTokens || s.private < 0 {
+		return fmt.Errorf("radix: %d slots used of %d, %d private", u, s.cfg.TotalTokens, s.private)
+	}
+	own := 0
+	for _, r := range append(slices.Clone(s.running), s.chunked) {
+		if r == nil {
+			continue
+		}
+		if r.node == nil || r.node.Evicted() || r.node.LockRef() < 1 {
+			return fmt.Errorf("radix: running request %d does not lock its prefix", r.ID)
+		}
+		own += r.private()
+	}
+	if own != s.private {
+		return fmt.Errorf("radix: requests hold %d private slots, pool counts %d", own, s.private)
+	}
+	return nil
+}
+
+// Requests returns the metrics of every finished request, by arrival.
+func (s *Radix) Requests() []RequestMetrics {
+	var out []RequestMetrics
+	for _, r := range s.reqs {
+		if r.status != finished {
+			continue
+		}
+		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
+		k := len(r.times)
+		m.TTFT, m.E2E = r.times[0]-r.Arrival, r.times[k-1]-r.Arrival
+		for i := 1; i < k; i++ {
+			m.ITL = append(m.ITL, r.times[i]-r.times[i-1])
+		}
+		if k > 1 {
+			m.TPOT = (r.times[k-1] - r.times[0]) / float64(k-1)
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -46,7 +46,8 @@ func (r *enginesRun) cluster(t float64, mark int) scene.Scene {
 		}
 		w := scene.Worker{ID: e.key, Name: e.name, Queue: float64(s.running + s.waiting), Chosen: i == mark,
 			Cache: []scene.Fill{{Group: 0, Value: math.Round(s.held * float64(e.capacity))}},
-			Lines: []string{fmt.Sprintf("%d running · %d waiting", s.running, s.waiting), fmt.Sprintf("%d done · %d preempted", s.finished, s.preempted)}}
+			// Short enough for a worker's box (about 17 characters).
+			Lines: []string{fmt.Sprintf("%d run · %d wait", s.running, s.waiting), fmt.Sprintf("%d done · %d preem.", s.finished, s.preempted)}}
 		pool.Workers = append(pool.Workers, w)
 		stats = append(stats, scene.Stat{Label: e.name, Value: pct(s.held) + " of KV held"})
 	}
@@ -129,7 +130,7 @@ func (r *enginesRun) quiz() *Quiz {
 		l := r.lead(key)
 		if l.best >= 0 {
 			return choiceQuiz("Which engine will end with the best "+l.label+"?", []string{"vLLM", "SGLang", "TensorRT-LLM"}, r.eng[l.best].name,
-				r.leadWhy(l))
+				r.leadWhy(l, map[string]bool{}))
 		}
 	}
 	return choiceQuiz("Which engine preempts by recompute when memory runs out?", []string{"vLLM", "SGLang", "TensorRT-LLM"}, "vLLM",
@@ -161,12 +162,19 @@ func fig(v float64, unit string) string {
 
 // leadWhy is one sentence: who leads on l, with the figures, and the
 // policy that makes it so.
-func (r *enginesRun) leadWhy(l engineLead) string {
+// A reason already given (vLLM's chunking behind both its TTFT leads) is
+// not repeated: said holds the reasons given so far.
+func (r *enginesRun) leadWhy(l engineLead, said map[string]bool) string {
 	if l.best < 0 {
 		return fmt.Sprintf("On %s two engines tie at %s.", l.label, fig(l.value, l.unit))
 	}
 	head := fmt.Sprintf("%s leads on %s: %s against %s for the next.", r.eng[l.best].name, l.label, fig(l.value, l.unit), fig(l.next, l.unit))
-	return head + " " + engineReason(r.eng[l.best].key, l.metric, r.trtPolicy, r.shared)
+	why := engineReason(r.eng[l.best].key, l.metric, r.trtPolicy, r.shared)
+	if said[why] {
+		return head
+	}
+	said[why] = true
+	return head + " " + why
 }
 
 // engineReason is the mechanism behind an engine's lead on a metric.
@@ -224,8 +232,9 @@ func (r *enginesRun) resultsStep() Step {
 
 func (r *enginesRun) leadsStep() Step {
 	var parts []string
+	said := map[string]bool{}
 	for _, l := range r.leads {
-		parts = append(parts, r.leadWhy(l))
+		parts = append(parts, r.leadWhy(l, said))
 	}
 	led := map[string]bool{}
 	for _, l := range r.leads {

@@ -182,7 +182,7 @@ func enginesStream(v Values) ([]workload.Request, string, int, error) {
 	prefix := v.Int("prefix")
 	reqs := workload.Poisson(n, float64(v.Int("rate")), workload.Uniform{Min: prefix + 50, Max: prefix + 850}, workload.Uniform{Min: 100, Max: 400}, seed)
 	reqs = workload.SharedPrefix(reqs, engGroups, prefix, seed)
-	return reqs, fmt.Sprintf("%d generated requests at %d a second (Poisson), each opening with one of %d system prompts of %s tokens, then 50–850 tokens of its own, and 100–400 output tokens",
+	return reqs, fmt.Sprintf("%d generated requests at %d a second, each opening with one of %d system prompts of %s tokens, then 50–850 tokens of its own, and 100–400 output tokens",
 		n, v.Int("rate"), engGroups, comma(prefix)), prefix, nil
 }
 
@@ -216,7 +216,7 @@ func runVLLM(t scheduler.Timer, reqs []scheduler.Request, kv, budget, seqs int) 
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return outcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, max_num_batched_tokens %s, max_num_seqs %s, chunked prefill mixed with decodes", comma(budget), comma(seqs)),
+	return outcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", comma(budget)),
 		slices.Clone(s.Steps()), s.Requests(), c.NumBlocks*engVLLMBlock), nil
 }
 
@@ -229,7 +229,7 @@ func runSGLang(t scheduler.Timer, reqs []scheduler.Request, kv, chunk int) (engi
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return outcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, chunked_prefill_size %s, prefill and decode in separate batches", comma(chunk)),
+	return outcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", comma(chunk)),
 		s.Steps(), s.Requests(), kv), nil
 }
 

@@ -81,8 +81,8 @@ func (r *enginesRun) mentions() []scene.Mention {
 
 func (r *enginesRun) introStep() Step {
 	text := fmt.Sprintf("The stream: %s. Each engine gets %s tokens of KV memory on one H100 serving Llama-3.1-8B. vLLM: %s. SGLang: %s. TensorRT-LLM: %s. "+
-		"When memory runs out, vLLM preempts the newest request by recompute, SGLang retracts the requests with the fewest outputs, and TensorRT-LLM under GUARANTEED_NO_EVICT never has to (MAX_UTILIZATION, its other policy, pauses the last request started). "+
-		"Simplified: all three are priced by the same step-time model and schedule synchronously, and each knows a request's output length as its max_tokens.",
+		"Out of memory, vLLM preempts the newest request by recompute, SGLang retracts the one with the fewest outputs, and GUARANTEED_NO_EVICT never has to. "+
+		"Simplified: one step-time model prices all three, each scheduling synchronously.",
 		r.desc, comma(r.kvTokens), r.eng[0].config, r.eng[1].config, r.eng[2].config)
 	return Step{Title: "One trace, three engines", Narration: text, Scenes: []scene.Scene{r.cluster(-1, -1)}, Mentions: r.mentions()}
 }
@@ -168,7 +168,7 @@ func (r *enginesRun) leadWhy(l engineLead, said map[string]bool) string {
 	if l.best < 0 {
 		return fmt.Sprintf("On %s two engines tie at %s.", l.label, fig(l.value, l.unit))
 	}
-	head := fmt.Sprintf("%s leads on %s: %s against %s for the next.", r.eng[l.best].name, l.label, fig(l.value, l.unit), fig(l.next, l.unit))
+	head := fmt.Sprintf("%s leads on %s: %s (next best %s).", r.eng[l.best].name, l.label, fig(l.value, l.unit), fig(l.next, l.unit))
 	why := engineReason(r.eng[l.best].key, l.metric, r.trtPolicy, r.shared)
 	if said[why] {
 		return head

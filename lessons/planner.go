@@ -19,7 +19,7 @@ import (
 var plannerLesson = &Lesson{
 	Slug:    "planner",
 	Title:   "The SLA planner: scaling prefill and decode with the load",
-	Part:    "Report: Dynamic GPU scheduling",
+	Part:    "Report 003: Dynamic GPU scheduling",
 	Summary: "Every adjustment interval Dynamo's SLA planner observes TTFT, ITL and load, predicts the next interval and sets the prefill and decode workers by its formula, within a GPU budget; new workers serve only after their start-up. Over a day of load it meets the three regimes: monolithic at low load, disaggregation at medium, the budget at high.",
 	Engine: "NVIDIA Dynamo's SLA planner (components/planner/src/dynamo/planner/utils/planner_core.py @ b6f3161; budget clamp after core/budget.py @ 15a72ce; defaults.py @ 0112772) in core/planner, choosing the pools of Dynamo's disaggregated serving (core/cluster) over vLLM v1 workers (core/scheduler) priced by core/hardware. " +
 		"Simplified: each interval is served as a sample of its first seconds from an idle cluster (no queue carried over), and the planner's profiles are priced by the lab's step model instead of pre-deployment profiling.",
@@ -36,7 +36,7 @@ var plannerLesson = &Lesson{
 		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Every worker, prefill, decode or monolithic, is a tensor-parallel group of this many GPUs (Dynamo's prefill_engine_num_gpu and decode_engine_num_gpu).", Kind: Int, Default: 2, Min: 1, Max: 8, Step: 1},
 		{Key: "budget_gpus", Label: "GPU budget", Unit: "GPUs", Help: "Dynamo's max_gpu_budget (default 8): the planner's workers never hold more. The static split and the monolithic pool use all of it.", Kind: Int, Default: planner.DefaultBudget, Min: 2, Max: 32, Step: 1},
 		{Key: "static_prefill", Label: "Static split: prefill workers", Help: "The fixed deployment's prefill workers; the rest of the budget decodes. The planner starts from this split too.", Kind: Int, Default: 2, Min: 1, Max: 31, Step: 1},
-		{Key: "curve", Label: "Load curve", Help: "diurnal: a day's rise and fall, lowest at the ends and highest in the middle. azure-conv: the arrival rate of Azure's 2023 conversation trace over its first 300 s (CC-BY 4.0), in as many bins as intervals, scaled to span the low and peak rates.", Kind: Choice, Choices: []string{"diurnal", "azure-conv"}},
+		{Key: "curve", Label: "Load curve", Help: "diurnal: a day's rise and fall, lowest at the ends and highest in the middle. azure-conv: the arrival rate of Azure's 2023 conversation trace over its first 300 s (CC-BY 4.0), in as many bins as intervals, scaled to span the low and peak rates. Its load stays high for most of the window: at the default rates, sample_s 1.5 keeps it within the work bound.", Kind: Choice, Choices: []string{"diurnal", "azure-conv"}},
 		{Key: "low_rate", Label: "Lowest load", Unit: "req/s", Kind: Float, Default: 0.3, Min: 0.1, Max: 50, Step: 0.1},
 		{Key: "peak_rate", Label: "Peak load", Unit: "req/s", Kind: Float, Default: 13, Min: 0.1, Max: 50, Step: 0.1},
 		{Key: "intervals", Label: "Adjustment intervals", Help: "How many intervals the day has.", Kind: Int, Default: 12, Min: 3, Max: 24, Step: 1},
@@ -56,10 +56,12 @@ var plannerLesson = &Lesson{
 	sim:     plannerSim{},
 	MaxWork: servingMaxWork,
 	HeavyCorners: []map[string]string{
-		{"low_rate": "50", "peak_rate": "50", "sample_s": "2", "intervals": "24", "model": "llama-3.1-8b", "tp": "1"},
-		{"peak_rate": "50", "low_rate": "0.1", "sample_s": "1", "intervals": "24", "prompt_min": "16384", "prompt_max": "16384", "output_min": "2", "output_max": "2"},
-		{"peak_rate": "3", "low_rate": "3", "sample_s": "20", "intervals": "3", "output_min": "1024", "output_max": "1024", "prompt_min": "16", "prompt_max": "16"},
-		{"curve": "azure-conv", "startup_s": "3600", "interval_s": "10"},
+		// The most requests (an 8B model on single GPUs), the longest
+		// prompts, the longest outputs, and the trace's curve.
+		{"low_rate": "4", "peak_rate": "4", "sample_s": "1", "intervals": "24", "model": "llama-3.1-8b", "tp": "1"},
+		{"low_rate": "5", "peak_rate": "5", "sample_s": "3", "intervals": "3", "prompt_min": "16384", "prompt_max": "16384", "output_min": "2", "output_max": "2"},
+		{"low_rate": "3", "peak_rate": "3", "sample_s": "15", "intervals": "3", "output_min": "1024", "output_max": "1024", "prompt_min": "16", "prompt_max": "16"},
+		{"curve": "azure-conv", "sample_s": "1.5", "startup_s": "3600", "interval_s": "10"},
 	},
 }
 
@@ -111,10 +113,9 @@ func checkPlanner(v Values) error {
 }
 
 // plannerWork bounds the day's simulated work: every interval's sampled
-// requests (at the peak rate in every interval for a trace's curve),
-// served by the three deployments.
+// requests, served by the three deployments.
 func plannerWork(v Values) (reqs int, work int64) {
-	for k, rate := range plannerRateBounds(v) {
+	for k, rate := range plannerRates(v) {
 		for _, q := range plannerStream(v, k, rate) {
 			reqs++
 			p, o := int64(q.Prompt), int64(q.Output)
@@ -128,26 +129,12 @@ func plannerWork(v Values) (reqs int, work int64) {
 // least one.
 func plannerCount(rate, sample float64) int { return max(1, int(math.Round(rate*sample))) }
 
-// plannerRateBounds bound the load curve without loading a trace (the
-// page checks knobs but links no preset): the diurnal curve itself, or
-// the peak rate in every interval.
-func plannerRateBounds(v Values) []float64 {
-	if v.Choice("curve") == "diurnal" {
-		return plannerRates(v)
-	}
-	out := make([]float64, v.Int("intervals"))
-	for i := range out {
-		out[i] = v.Float("peak_rate")
-	}
-	return out
-}
-
 // plannerRates is the load curve: each interval's arrival rate.
 func plannerRates(v Values) []float64 {
 	n, lo, hi := v.Int("intervals"), v.Float("low_rate"), v.Float("peak_rate")
 	shape := diurnalShape(n)
 	if v.Choice("curve") == "azure-conv" {
-		shape = presetShape("azure-conv", n)
+		shape = presetShape(n)
 	}
 	out := make([]float64, n)
 	for i, s := range shape {
@@ -166,17 +153,12 @@ func diurnalShape(n int) []float64 {
 	return out
 }
 
-// presetShape is a trace preset's arrivals per bin over its window, n
-// bins, scaled to span 0 to 1 (flat at 1 when every bin holds the same).
-func presetShape(id string, n int) []float64 {
-	reqs, err := workload.LoadPreset(id, workload.PresetWindow)
-	if err != nil || len(reqs) == 0 {
-		return diurnalShape(n)
-	}
+// presetShape is the azure-conv curve's arrivals per bin, n bins over its
+// 300 s, scaled to span 0 to 1 (flat at 1 when every bin holds the same).
+func presetShape(n int) []float64 {
 	counts := make([]float64, n)
-	t0 := reqs[0].Arrival
-	for _, r := range reqs {
-		counts[min(n-1, int(float64(n)*(r.Arrival-t0)/workload.PresetWindow))]++
+	for sec, c := range azureConvPerSecond {
+		counts[sec*n/len(azureConvPerSecond)] += float64(c)
 	}
 	lo, hi := counts[0], counts[0]
 	for _, c := range counts {

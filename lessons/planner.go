@@ -23,7 +23,7 @@ var plannerLesson = &Lesson{
 	Summary: "Every adjustment interval Dynamo's SLA planner observes TTFT, ITL and load, predicts the next interval and sets the prefill and decode workers by its formula, within a GPU budget; new workers serve only after their start-up. Over a day of load it meets the three regimes: monolithic at low load, disaggregation at medium, the budget at high.",
 	Engine: "NVIDIA Dynamo's SLA planner (components/planner/src/dynamo/planner/utils/planner_core.py @ b6f3161; budget clamp after core/budget.py @ 15a72ce; defaults.py @ 0112772) in core/planner, choosing the pools of Dynamo's disaggregated serving (core/cluster) over vLLM v1 workers (core/scheduler) priced by core/hardware. " +
 		"Simplified: each interval is served as a sample of its first seconds from an idle cluster (no queue carried over), and the planner's profiles are priced by the lab's step model instead of pre-deployment profiling.",
-	Group: "cluster", Rank: 30, Thumb: scene.KindChart,
+	Group: "cluster", Rank: 25, Thumb: scene.KindChart,
 	Terms: []Term{
 		{Term: "SLA planner", Aliases: []string{"planner", "autoscaling"}, Definition: "Dynamo's autoscaler: each adjustment interval it predicts the load and sets the number of prefill and decode workers that meet the TTFT and ITL targets.", Find: "adjustment interval"},
 		{Term: "correction factor", Definition: "The SLA planner's observed ÷ profiled latency (TTFT for prefill, ITL for decode), which scales its next decision.", Find: "correction"},

@@ -56,7 +56,6 @@ type plannerInterval struct {
 	mono     outcome
 	obs      planner.Observation
 	decision planner.Decision
-	regime   string
 }
 
 // plannerSegment is a stretch of an interval (seconds from its start)

@@ -195,7 +195,7 @@ func schedulerRequests(reqs []workload.Request) []scheduler.Request {
 }
 
 // outcome summarises one engine's run.
-func outcome(key, name, config string, steps []scheduler.Step, ms []scheduler.RequestMetrics, capacity int) engineOutcome {
+func newEngineOutcome(key, name, config string, steps []scheduler.Step, ms []scheduler.RequestMetrics, capacity int) engineOutcome {
 	o := engineOutcome{key: key, name: name, config: config, steps: steps, reqs: ms, capacity: capacity, sum: scheduler.SummariseRequests(ms, scheduler.SLO{})}
 	for _, st := range steps {
 		o.peakHeld = max(o.peakHeld, st.KVUsage)
@@ -216,7 +216,7 @@ func runVLLM(t scheduler.Timer, reqs []scheduler.Request, kv, budget, seqs int) 
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return outcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", comma(budget)),
+	return newEngineOutcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", comma(budget)),
 		slices.Clone(s.Steps()), s.Requests(), c.NumBlocks*engVLLMBlock), nil
 }
 
@@ -229,7 +229,7 @@ func runSGLang(t scheduler.Timer, reqs []scheduler.Request, kv, chunk int) (engi
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return outcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", comma(chunk)),
+	return newEngineOutcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", comma(chunk)),
 		s.Steps(), s.Requests(), kv), nil
 }
 
@@ -246,7 +246,7 @@ func runTRT(t scheduler.Timer, reqs []scheduler.Request, kv int, policy string) 
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return outcome("trtllm", "TensorRT-LLM", fmt.Sprintf("32-token blocks with reuse, %s, max_num_tokens 8,192, whole prompts (chunked prefill off)", name),
+	return newEngineOutcome("trtllm", "TensorRT-LLM", fmt.Sprintf("32-token blocks with reuse, %s, max_num_tokens 8,192, whole prompts (chunked prefill off)", name),
 		slices.Clone(s.Steps()), s.Requests(), c.NumBlocks*engTRTBlock), nil
 }
 

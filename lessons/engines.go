@@ -182,7 +182,7 @@ func enginesStream(v Values) ([]workload.Request, string, int, error) {
 	prefix := v.Int("prefix")
 	reqs := workload.Poisson(n, float64(v.Int("rate")), workload.Uniform{Min: prefix + 50, Max: prefix + 850}, workload.Uniform{Min: 100, Max: 400}, seed)
 	reqs = workload.SharedPrefix(reqs, engGroups, prefix, seed)
-	return reqs, fmt.Sprintf("%d generated requests at %d a second, each opening with one of %d system prompts of %s tokens, then 50–850 tokens of its own, and 100–400 output tokens",
+	return reqs, fmt.Sprintf("%d generated requests at %d a second, each opening with one of %d shared %s-token prompts, then 50–850 tokens of its own, and 100–400 output tokens",
 		n, v.Int("rate"), engGroups, comma(prefix)), prefix, nil
 }
 

@@ -81,7 +81,7 @@ func (r *enginesRun) mentions() []scene.Mention {
 
 func (r *enginesRun) introStep() Step {
 	text := fmt.Sprintf("The stream: %s. Each engine gets %s tokens of KV memory on one H100 serving Llama-3.1-8B. vLLM: %s. SGLang: %s. TensorRT-LLM: %s. "+
-		"Out of memory, vLLM preempts the newest request by recompute, SGLang retracts the one with the fewest outputs, and GUARANTEED_NO_EVICT never has to. "+
+		"Out of memory, vLLM preempts the newest request by recompute, SGLang retracts the one with the fewest outputs, and GUARANTEED_NO_EVICT never has to (MAX_UTILIZATION pauses one). "+
 		"Simplified: one step-time model prices all three, each scheduling synchronously.",
 		r.desc, comma(r.kvTokens), r.eng[0].config, r.eng[1].config, r.eng[2].config)
 	return Step{Title: "One trace, three engines", Narration: text, Scenes: []scene.Scene{r.cluster(-1, -1)}, Mentions: r.mentions()}

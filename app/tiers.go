@@ -91,6 +91,12 @@ func tiersPic(sc scene.Scene, g tiersGeom) sysPic {
 	return sysPic{g.w, y + 6, body}
 }
 
+// tierTip is a tier's facts in one line, its drawing's tooltip in both layouts.
+func tierTip(tier scene.Tier) string {
+	return tier.ID + " " + tier.Name + " (" + tier.Medium + "): capacity " + tier.Capacity + "; path to the GPU " + tier.Path + ", " + tier.Bandwidth +
+		"; P(hit) " + sharePct(tier.Hit) + "; fetch " + tier.Fetch
+}
+
 // tierRef is a tier's reference.
 func tierRef(t scene.Tier) string { return "tier:" + t.ID }
 
@@ -100,10 +106,8 @@ func tierRow(tier scene.Tier, y float64, marks *markSet) app.UI {
 	b := box{0, y, tiW, tiRowH}
 	g := marks.tag(svgEl("g").Class("ti-tier ti-"+safeClass(tier.ID)), ref, b)
 	hitX, hitW := 570.0, 110.0
-	tip := tier.ID + " " + tier.Name + " (" + tier.Medium + "): capacity " + tier.Capacity + "; path to the GPU " + tier.Path + ", " + tier.Bandwidth +
-		"; P(hit) " + sharePct(tier.Hit) + "; fetch " + tier.Fetch
 	body := []app.UI{
-		svgTitle(tip),
+		svgTitle(tierTip(tier)),
 		svgRect(0, y, tiW, tiRowH, "ti-box").Attr("rx", "6"),
 		svgText(12, y+23, "ti-id", tier.ID),
 		svgText(52, y+20, "ti-name", fitText(tier.Name, 190, tiPx+1)),
@@ -151,8 +155,7 @@ func tierRowNarrow(tier scene.Tier, y float64, g tiersGeom, marks *markSet) app.
 	hitW := 130.0
 	hw := hitW * min(max(tier.Hit, 0), 1)
 	body := []app.UI{
-		svgTitle(tier.ID + " " + tier.Name + " (" + tier.Medium + "): capacity " + tier.Capacity + "; path to the GPU " + tier.Path + ", " + tier.Bandwidth +
-			"; P(hit) " + sharePct(tier.Hit) + "; fetch " + tier.Fetch),
+		svgTitle(tierTip(tier)),
 		svgRect(0, y, w, g.rowH, "ti-box").Attr("rx", "6"),
 		svgText(10, y+22, "ti-id", tier.ID),
 		svgText(44, y+21, "ti-name", fitText(tier.Name, w-54-fetchW, tiPx+1)),

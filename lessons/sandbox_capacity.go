@@ -145,16 +145,7 @@ type sandboxProbe struct {
 
 // probeOf is run r as a probe.
 func probeOf(r *sandboxRun) sandboxProbe {
-	return sandboxProbe{ls: sandboxLatencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance}
-}
-
-// sandboxLatencies converts a run's finished requests for core/slo.
-func sandboxLatencies(ms []scheduler.RequestMetrics) []slo.Latency {
-	out := make([]slo.Latency, len(ms))
-	for i, m := range ms {
-		out[i] = slo.Latency{TTFT: m.TTFT, TPOT: m.TPOT, Gaps: m.ITL}
-	}
-	return out
+	return sandboxProbe{ls: latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance}
 }
 
 // sandboxCapacity is the capacity search of one sandbox run, or why there

@@ -139,6 +139,8 @@ func scriptProblems(s *Script) (problems []string) {
 			problems = append(problems, fmt.Sprintf("metric %s is %v", m.Key, m.Value))
 		case m.Key == "" || m.Label == "" || m.Unit == "":
 			problems = append(problems, fmt.Sprintf("metric %q has no label or no unit (label %q, unit %q)", m.Key, m.Label, m.Unit))
+		case m.Better != NoDirection && m.Better != HigherIsBetter && m.Better != LowerIsBetter:
+			problems = append(problems, fmt.Sprintf("metric %s: better = %q, want %q, %q or none", m.Key, m.Better, HigherIsBetter, LowerIsBetter))
 		}
 		seen[m.Key] = true
 	}

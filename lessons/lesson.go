@@ -149,7 +149,23 @@ type Metric struct {
 	Label string  `json:"label"`
 	Unit  string  `json:"unit"`
 	Value float64 `json:"value"`
+	// Better says which way the figure improves, where the lesson defines
+	// one (a comparison of two settings marks the better side); the zero
+	// value says nothing.
+	Better Direction `json:"better,omitempty"`
 }
+
+// Direction is which way a metric improves: "higher", "lower", or "" for a
+// figure that is neither better nor worse when it moves (a count of steps,
+// a block size).
+type Direction string
+
+// The directions a metric may declare.
+const (
+	NoDirection    Direction = ""
+	HigherIsBetter Direction = "higher"
+	LowerIsBetter  Direction = "lower"
+)
 
 // Claim puts a figure from the articles beside the model's figure for the
 // same setup, with the reason they differ.

@@ -566,9 +566,10 @@
   // garage load put 150–290 ms there, before the page went live); in the
   // frame the layout is the one the browser does anyway.
   // declutter hides what a prerendered chart (app/chart_static.go) cannot
-  // fit at this width, as ECharts' label layout does: an x tick that would
-  // touch the one kept before it, and a point's label that would cover a
-  // callout, a kept label or a guide's label. Laid out in percent of the
+  // fit at this width, as ECharts' label layout does: x ticks that would
+  // touch (every other one is kept, or every third…), then a guide's label
+  // (unless marked) and a point's label that would cover a callout or a
+  // label kept before it. Laid out in percent of the
   // plot, they all fit a laptop; a phone keeps every other tick.
   const declutter = () => {
     const overlaps = (a, b) => a.left < b.right + 4 && b.left < a.right + 4 && a.top < b.bottom && b.top < a.bottom;
@@ -581,13 +582,13 @@
       const clash = (k) => boxes.some((b, i) => i % k === 0 && i >= k && overlaps(boxes[i - k], b));
       while (every < ticks.length && clash(every)) every++;
       ticks.forEach((el, i) => { el.style.visibility = i % every === 0 ? "" : "hidden"; });
-      for (const group of [[".cs-callout, .cs-glabel, .cs-now-label", ".cs-plabel"]]) {
+      for (const group of [[".cs-callout, .cs-now-label", ".cs-glabel", ".cs-plabel"]]) {
         const kept = [];
         for (const sel of group) {
           for (const el of c.querySelectorAll(sel)) {
             el.style.visibility = "";
             const r = el.getBoundingClientRect();
-            if (el.matches(".cs-plabel") && kept.some((k) => overlaps(k, r))) el.style.visibility = "hidden";
+            if (el.matches(".cs-plabel, .cs-glabel:not(.cs-marked)") && kept.some((k) => overlaps(k, r))) el.style.visibility = "hidden";
             else kept.push(r);
           }
         }

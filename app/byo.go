@@ -282,6 +282,20 @@ func figureText(x float64) string {
 	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
 }
 
+// figureShown writes a figure for reading: thousands separated (3,350;
+// 158.38).
+func figureShown(x float64) string {
+	whole, frac, _ := strings.Cut(figureText(x), ".")
+	n, err := strconv.Atoi(whole)
+	if err != nil {
+		return figureText(x)
+	}
+	if frac != "" {
+		return comma(n) + "." + frac
+	}
+	return comma(n)
+}
+
 // plainNumber reports whether s is digits with at most one decimal point
 // (what a number field gives; no exponent, sign or spaces).
 func plainNumber(s string) bool {
@@ -388,8 +402,8 @@ func (f *paramsPanel) renderYourGPU() app.UI {
 	form, errs := p.gpuForm(), p.byo.gpuErrs
 	status := "Not in use: the lesson's own GPUs."
 	if g := p.custom.GPU; g != nil {
-		status = "In use: " + p.custom.GPUID() + ": " + figureText(g.MemoryGiB) + " GiB, " + figureText(g.HBMGBps) + " GB/s, " +
-			figureText(g.BF16TFLOPS) + " BF16 and " + figureText(g.FP8TFLOPS) + " FP8 TFLOP/s, " + figureText(g.InterconnectGBps) +
+		status = "In use: " + p.custom.GPUID() + ": " + figureShown(g.MemoryGiB) + " GiB, " + figureShown(g.HBMGBps) + " GB/s, " +
+			figureShown(g.BF16TFLOPS) + " BF16 and " + figureShown(g.FP8TFLOPS) + " FP8 TFLOP/s, " + figureShown(g.InterconnectGBps) +
 			" GB/s to its peers; Hopper's efficiency factors, PCIe Gen5 to the host."
 	}
 	fields := hardware.CustomGPUFields

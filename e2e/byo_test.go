@@ -88,7 +88,9 @@ func sameMetrics(t *testing.T, what string, got, want map[string]string) {
 // reader's paste fires it (an input event of inputType insertFromPaste).
 func (b *browser) pasteConfig(name, text string) {
 	b.t.Helper()
-	b.do("open Your model", changeTimeout, chromedp.Click(chromedp.CSS("#byo-model summary")))
+	if !evalJS[bool](b, `document.querySelector("#byo-model").open`) {
+		b.do("open Your model", changeTimeout, chromedp.Click(chromedp.CSS("#byo-model summary")))
+	}
 	evalJS[bool](b, `(() => {
   const n = document.querySelector("#byo-config-name");
   n.value = `+jsString(name)+`;
@@ -172,8 +174,8 @@ func TestBYOModel(t *testing.T) {
 				evalJS[bool](b, `(document.querySelector("#byo-model").scrollIntoView(), true)`)
 				b.screenshot("byo-kv-budget-model-phone")
 				b.viewport(1280, 800)
-				evalJS[bool](b, `(document.querySelector("#byo-model").scrollIntoView(), true)`)
-				b.screenshot("byo-kv-budget-model-1280")
+				evalJS[bool](b, `(document.querySelector("#param-model").scrollIntoView({block: "center"}), true)`)
+				b.screenshot("byo-kv-budget-knob-1280")
 				b.viewport(1200, 900)
 			}
 			shared[c.slug] = evalJS[string](b, `location.href`)
@@ -233,7 +235,9 @@ func TestBYOGPU(t *testing.T) {
 	b := newBrowser(t)
 	fill := func(figures map[string]string) {
 		b.t.Helper()
-		b.do("open Your GPU", changeTimeout, chromedp.Click(chromedp.CSS("#byo-gpu summary")))
+		if !evalJS[bool](b, `document.querySelector("#byo-gpu").open`) {
+			b.do("open Your GPU", changeTimeout, chromedp.Click(chromedp.CSS("#byo-gpu summary")))
+		}
 		for k, x := range figures {
 			evalJS[bool](b, `(() => { const e = document.querySelector("#byo-gpu-`+k+`"); e.value = `+jsString(x)+`; e.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
 		}
@@ -277,8 +281,13 @@ func TestBYOGPU(t *testing.T) {
 		}
 		spec := hardware.CustomGPUSpec{Name: "big-h100", MemoryGiB: 158.38, HBMGBps: 3350, BF16TFLOPS: 989.4, FP8TFLOPS: 1979, InterconnectGBps: 450}
 		sameMetrics(t, "kv-budget on custom:big-h100", b.mustState().Metrics, byoNative(t, "kv-budget", "", &spec, map[string]string{"gpu": "custom:big-h100"}))
+		b.viewport(1280, 800)
 		evalJS[bool](b, `(document.querySelector("#byo-gpu").scrollIntoView(), true)`)
-		b.screenshot("byo-kv-budget-gpu-laptop")
+		b.screenshot("byo-kv-budget-gpu-1280")
+		b.viewport(375, 740)
+		evalJS[bool](b, `(document.querySelector("#byo-gpu").scrollIntoView(), true)`)
+		b.screenshot("byo-kv-budget-gpu-phone")
+		b.viewport(1200, 900)
 
 		b.navigate(evalJS[string](b, `location.href`))
 		b.awaitCondition("the shared address's GPU", liveTimeout, knobShown("gpu", "custom:big-h100"))

@@ -189,6 +189,30 @@ func TestBYOModel(t *testing.T) {
 		})
 	}
 
+	subtest(t, b, "a paste starts the app", func(t *testing.T) {
+		// The prerendered page, before the app: the paste is its first
+		// interaction (web/lab.js starts the app and hands the text over).
+		b.do("open kv-budget without starting the app", liveTimeout,
+			chromedp.Navigate(site+"/lesson/kv-budget"), chromedp.WaitVisible(chromedp.CSS("#lab")))
+		b.waitFor("the page's script ready", `document.readyState === "complete"`)
+		if started := evalJS[string](b, `String(window.inferlab.started || "")`); started != "" {
+			t.Fatalf("the app started before the paste (%q): the test proves nothing", started)
+		}
+		_, text := testConfig(t, "mistral-7b-v0.1.json")
+		evalJS[bool](b, `(document.querySelector("#byo-model").open = true, true)`)
+		b.do("click into the text area", changeTimeout, chromedp.Click(chromedp.CSS("#byo-config")))
+		evalJS[bool](b, `(() => {
+  const t = document.querySelector("#byo-config");
+  if (!t) return false; // the app has drawn its page already: the paste goes to its own
+  t.value = `+jsString(text)+`;
+  t.dispatchEvent(new InputEvent("input", {bubbles: true, inputType: "insertFromPaste"}));
+  return true;
+})()`)
+		b.awaitCondition("the pasted model (no name given: custom:model) simulated", liveTimeout, knobShown("model", "custom:model"))
+		want := byoNative(t, "kv-budget", "mistral-7b-v0.1.json", nil, map[string]string{"model": "custom:mistral-7b-v0.1"})
+		sameMetrics(t, "kv-budget pasted before the app", b.mustState().Metrics, want)
+	})
+
 	subtest(t, b, "malformed config", func(t *testing.T) {
 		b.navigate(site + "/lesson/measuring")
 		_, text := testConfig(t, "llama-3.1-8b.json")

@@ -217,7 +217,11 @@ func writeGPUSummary(w io.Writer, c *customGPU) {
 	fmt.Fprintf(w, "gpu from %s: %s: %s GiB (%s bytes), %s GB/s, %s dense BF16 TFLOP/s, %s, %s\n",
 		c.path, g.ID, gpuFigure(s.MemoryGiB), textfmt.Comma(int(g.MemoryBytes)), gpuFigure(s.HBMGBps),
 		gpuFigure(s.BF16TFLOPS), fp8, link)
-	fmt.Fprintln(w, "  derived: Hopper's efficiency factors (HBM 0.90, BF16 MFU 0.72, FP8 MFU 0.54, t0 4 µs), PCIe Gen5 x16 to the host (63 GB/s)")
+	factors := "HBM 0.90, BF16 MFU 0.72, FP8 MFU 0.54, t0 4 µs"
+	if s.FP8TFLOPS == 0 {
+		factors = "HBM 0.90, BF16 MFU 0.72, t0 4 µs"
+	}
+	fmt.Fprintf(w, "  derived: Hopper's efficiency factors (%s), PCIe Gen5 x16 to the host (63 GB/s)\n", factors)
 	fmt.Fprintln(w)
 }
 

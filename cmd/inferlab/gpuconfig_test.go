@@ -145,3 +145,18 @@ func TestGPUConfigRefusals(t *testing.T) {
 		})
 	}
 }
+
+// The README's example GPU file is the one its command reads.
+func TestReadmeGPUFile(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile("../../core/hardware/testdata/big-h100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```json\n"+string(file)+"```") {
+		t.Errorf("README does not show core/hardware/testdata/big-h100.json as it is:\n%s", file)
+	}
+}

@@ -29,6 +29,7 @@ type paramsPanel struct {
 	Bad    map[string]string // rejected text the address carried, shown in its field
 	Errs   map[string]string // why (by knob; "" for a relation naming none)
 	Keep   string            // query kept beside the knobs (hide=, theme=), with a leading "&"
+	BYO    int               // the reader's own model and GPU forms' revision (byo.go)
 
 	form    map[string]string // as typed
 	errs    map[string]string // messages shown at the fields
@@ -124,6 +125,10 @@ func (f *paramsPanel) Render() app.UI {
 	return app.Form().ID("params").Class("params panel").NoValidate(true).AutoComplete(false).
 		OnSubmit(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
+			if inGPUForm() {
+				f.P.useGPU(ctx) // Enter in "Your GPU" applies the GPU (byo.go)
+				return
+			}
 			f.apply(ctx, false)
 			f.focusInvalid()
 		}).Body(
@@ -137,6 +142,9 @@ func (f *paramsPanel) Render() app.UI {
 			app.Button().ID("params-apply").Type("submit").Class("primary").Text("Apply typed values"),
 			app.Button().ID("params-reset").Type("button").OnClick(func(ctx app.Context, e app.Event) { f.reset(ctx) }).Text("Reset to defaults"),
 		),
+		// The reader's own model and GPU (byo.go), on lesson pages.
+		app.If(f.P != nil && !f.P.Embed && hasKnob(f.Lesson, "model"), func() app.UI { return f.renderYourModel() }),
+		app.If(f.P != nil && !f.P.Embed && hasKnob(f.Lesson, "gpu"), func() app.UI { return f.renderYourGPU() }),
 	)
 }
 
@@ -333,7 +341,7 @@ func (p *Player) pushURL(ctx app.Context) {
 		return
 	}
 	u := *ctx.Page().URL()
-	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.extra
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.extra
 	if u.RawQuery == q {
 		return
 	}

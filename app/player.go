@@ -45,6 +45,11 @@ type Player struct {
 	traceSeq int
 	traceErr string
 
+	// custom is the reader's own model and GPU the lesson offers (the
+	// address's mc= and gc=), byo the forms that bring them (byo.go).
+	custom urlstate.Custom
+	byo    byoForm
+
 	sim      simRun // the simulation asked for and not answered yet
 	embedded bool   // the prerendered page's script was looked for
 
@@ -132,9 +137,10 @@ func (p *Player) load(u *url.URL) {
 		return
 	}
 	q := urlstate.ParseRawQuery(l, u.RawQuery)
+	l, custom, refused := q.Custom.For(l) // the lesson offering the reader's own model and GPU (byo.go)
 	v, notices := urlstate.ResolveParams(l, q.Raw)
 	_, badMsg := urlstate.KnobErrors(l, q.Raw)
-	if l != p.lesson {
+	if p.lesson == nil || p.lesson.Slug != l.Slug {
 		// A trace belongs to the lesson it was loaded into; an upload still
 		// being simulated is abandoned with the state it was for. Another
 		// lesson's figures must not stand in while this one is computed.
@@ -144,12 +150,13 @@ func (p *Player) load(u *url.URL) {
 		}
 	}
 	p.lesson, p.values, p.key, p.debug = l, v, urlstate.Key(l, v), q.Debug
+	p.loadCustom(custom)
 	p.hide, p.extra = q.Hide, q.Extra()
 	p.st.QuizzesOn = !p.hide.Controls && !p.hide.Narration
 	if p.text == nil || !sameText(p.text, v.Text()) {
 		p.text = v.Text()
 	}
-	p.notices = append(q.Notices, notices...)
+	p.notices = append(append(q.Notices, refused...), notices...)
 	p.setBad(q.Raw, badMsg)
 	if !p.want(playback.StepWish{Step: q.Step, Find: q.Find}, nil) {
 		// The state asked for is shown already (the prerendered script,
@@ -217,7 +224,7 @@ func (p *Player) syncURL(ctx app.Context) {
 	}
 	p.st.Cancel(playback.URLWrite) // supersedes a pending write
 	u := *ctx.Page().URL()
-	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.extra
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.extra
 	if u.RawQuery == q {
 		return
 	}

@@ -45,7 +45,7 @@ type traceFile struct {
 
 // stateKey names a state: the knobs, debug= and the trace in use.
 func (p *Player) stateKey(tr *traceFile) string {
-	k := p.key + "|" + p.debug
+	k := p.key + "|" + p.debug + p.custom.Query()
 	if tr != nil {
 		k += "|trace#" + strconv.Itoa(tr.ID)
 	}
@@ -71,7 +71,7 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) (started bool) 
 	if upload == nil {
 		p.traceErr = "" // about an earlier upload, not this state
 	}
-	req := sim.NewRequest(p.lesson.Slug, p.values, p.debug)
+	req := sim.NewRequest(p.lesson.Slug, p.values, p.debug).WithCustom(p.custom)
 	if tr != nil {
 		req.Trace = &sim.TraceFile{Name: tr.Name, Text: tr.Text}
 	}
@@ -165,8 +165,8 @@ func (p *Player) answer(ctx app.Context, run simRun, data []byte, msg string) {
 // runHere builds the pending run in this thread (the server only).
 func (p *Player) runHere() {
 	run := p.sim
-	l := lessons.Get(run.req.Slug)
-	if l == nil {
+	l, err := run.req.Lesson()
+	if err != nil {
 		return
 	}
 	rep := sim.Reply{}

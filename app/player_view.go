@@ -145,7 +145,7 @@ func (p *Player) simStatus() string {
 }
 
 func (p *Player) paramsPanel() app.UI {
-	return &paramsPanel{P: p, Lesson: p.lesson, Values: p.text, Bad: p.bad, Errs: p.badMsg, Keep: p.extra}
+	return &paramsPanel{P: p, Lesson: p.lesson, Values: p.text, Bad: p.bad, Errs: p.badMsg, Keep: p.extra, BYO: p.byo.rev}
 }
 
 func (p *Player) renderHead(title string) app.UI {
@@ -171,7 +171,7 @@ func (p *Player) fullPath() string {
 	if p.lesson == nil {
 		return "/"
 	}
-	return LessonPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.st.Step+1)
+	return LessonPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query()
 }
 
 func (p *Player) renderControls(n int) app.UI {
@@ -311,7 +311,7 @@ func (p *Player) renderError() app.UI {
 	cli := ""
 	if p.lesson != nil {
 		params = f.Params
-		q := urlstate.EncodeRaw(p.lesson, params, p.st.Step+1) + p.extra
+		q := urlstate.EncodeRaw(p.lesson, params, p.st.Step+1) + p.custom.Query() + p.extra
 		repro = LessonPath(p.lesson.Slug) + "?" + q
 		cli = cliCommand(p.lesson, params, f.Trace)
 	}

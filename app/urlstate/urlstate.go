@@ -35,6 +35,7 @@ type State struct {
 	Hide    Hide              // parts of the page the address hides (embeds)
 	Theme   string            // "light" or "dark" pins the theme (embeds); "" follows the reader
 	Notices []string          // problems with the query, each naming the key
+	Custom  Custom            // the reader's own model and GPU (mc=, gc=; custom.go)
 }
 
 // Hide lists the parts of a lesson page that ?hide= removes, a comma list of
@@ -99,7 +100,7 @@ func ParseHide(raw string) (Hide, []string) {
 const maxFindText = 64
 
 // pageKeys are the query keys a lesson page reads besides its knobs.
-var pageKeys = []string{"step", "find", "hide", "theme", "debug"}
+var pageKeys = []string{"step", "find", "hide", "theme", "debug", ModelKey, GPUKey}
 
 // MaxQueryBytes bounds the query a page reads: a longer one is ignored
 // whole, with a notice. The server answers an address whose headers pass
@@ -222,6 +223,9 @@ func ParseQuery(l *lessons.Lesson, q url.Values) State {
 		st.Hide = h
 		st.Notices = append(st.Notices, notices...)
 	}
+	var custom []string
+	st.Custom, custom = parseCustom(q)
+	st.Notices = append(st.Notices, custom...)
 	if vs, ok := q["theme"]; ok && len(vs) > 0 {
 		switch t := strings.ToLower(vs[0]); t {
 		case "light", "dark":

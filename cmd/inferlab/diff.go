@@ -18,7 +18,7 @@ import (
 )
 
 // diffUsage is the diff command's synopsis.
-const diffUsage = "inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--format text|json]"
+const diffUsage = "inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]"
 
 // diffCmd runs a lesson twice on the same seed: run A with the --set
 // knobs, run B with the same knobs changed by --vs, and prints both runs'
@@ -43,10 +43,11 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	sets, vs := setFlags{}, setFlags{}
 	fs.Var(sets, "set", "set a parameter of both runs: key=value (repeatable)")
 	fs.Var(vs, "vs", "change a parameter in run B: key=value (repeatable)")
-	var seed, formatFlag, modelFlag textFlag
+	var seed, formatFlag, modelFlag, gpuFlag textFlag
 	fs.Var(&seed, "seed", "random seed of both runs (same as --set seed=N)")
 	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
 	fs.Var(&modelFlag, "model-config", modelConfigUsage)
+	fs.Var(&gpuFlag, "gpu-config", gpuConfigUsage)
 	giveOnce(fs, "set", "vs")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -80,6 +81,11 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer custom.release()
+	gpu, ok := applyGPUConfig("inferlab diff", &l, gpuFlag, sets, stderr)
+	if !ok {
+		return 2
+	}
+	defer gpu.release()
 	for _, kv := range []struct {
 		flag string
 		set  setFlags
@@ -125,6 +131,9 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if custom != nil {
 		writeModelSummary(stdout, custom)
+	}
+	if gpu != nil {
+		writeGPUSummary(stdout, gpu)
 	}
 	d.writeText(stdout, l)
 	return 0

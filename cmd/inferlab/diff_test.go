@@ -208,7 +208,7 @@ func TestDiffRefusals(t *testing.T) {
 	}
 }
 
-// The README's section on diff and --model-config shows commands and lines
+// The README's section on diff, --model-config and --gpu-config shows commands and lines
 // of their output: each command runs (from the repository root, as the
 // README writes it), and each line shown is a line the commands print.
 func TestReadmeDiffSection(t *testing.T) {
@@ -216,7 +216,7 @@ func TestReadmeDiffSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const title = "## Compare two settings; bring your own model\n"
+	const title = "## Compare two settings; bring your own model and GPU\n"
 	s := string(b)
 	i := strings.Index(s, title)
 	if i < 0 {

@@ -3,10 +3,12 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -39,7 +41,7 @@ type compareView struct {
 	Search    string       `json:"search"`
 	Side      bool         `json:"side"` // B's first figure is to the right of A's, at the same height
 	Stacked   bool         `json:"stacked"`
-	Overflows bool         `json:"overflows"` // the page scrolls sideways
+	Overflows string       `json:"overflows"` // the page scrolls sideways: what sticks out ("" when it does not)
 }
 
 const compareJS = `(() => {
@@ -64,7 +66,8 @@ const compareJS = `(() => {
     search: location.search,
     side: !!(ra && rb) && rb.left >= ra.right - 1 && Math.abs(rb.top - ra.top) < 40,
     stacked: !!(ra && rb) && rb.top >= ra.bottom - 1,
-    overflows: document.documentElement.scrollWidth > window.innerWidth + 1,
+    overflows: document.documentElement.scrollWidth > window.innerWidth + 1 ?
+      [...document.querySelectorAll("#lab *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest(".table-wrap, .sys-scroll, .notice")).slice(0, 3).map((e) => e.tagName + "#" + e.id + "." + e.className).join(" ") || "yes" : "",
   };
 })()`
 
@@ -81,6 +84,26 @@ const compareReady = `(() => {
     cb && cb.dataset.stale === "false" && document.querySelector("#scenes-b > figure.scene") &&
     document.querySelector("#compare-metrics tbody tr[data-metric] [data-side=a][data-value]:not([data-value=''])");
 })()`
+
+// waitCompare waits for compareReady and extra (a predicate, "" none); on
+// a timeout it says what run B shows. It allows a navigation's time: B's
+// first answer can need a worker started afresh (the page's worker client
+// stops the one prefetching A's address for B's request), which took 10 to
+// 30 s on a loaded machine.
+func (b *browser) waitCompare(what, extra string) {
+	b.t.Helper()
+	pred := compareReady
+	if extra != "" {
+		pred += " && " + extra
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, liveTimeout+5*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](pred,
+		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(liveTimeout))); err != nil {
+		b.fatal("waiting for %s: %v\nrun B: %s", what, err,
+			evalJS[string](b, `(() => { const c = document.querySelector("#compare-b"); return (c ? JSON.stringify(c.dataset) + " " + c.textContent.slice(0, 300) : "no #compare-b") + " worker client " + JSON.stringify(window.inferlab.sim.stats); })()`))
+	}
+}
 
 // expectDiff checks the page's A | B table against the lesson run natively
 // with A's knobs and with B's: the rows of `inferlab diff --format json`
@@ -147,11 +170,12 @@ func figOf(x *float64) string {
 // TestCompare: an address with b. keys shows A | B in three lessons: both
 // figures drawn, side by side at 1280 px and stacked on a phone, labelled
 // with the knob that differs; stepping moves both; the table's figures are
-// inferlab diff's for the same knobs. The Compare control copies A to B,
+// inferlab diff's for the same knobs; axe-core finds no violation. The Compare control copies A to B,
 // B's form changes B, and back restores the earlier comparison.
 func TestCompare(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
+	src := axeSource(t)
 	for _, tc := range []struct {
 		slug, key, a, b string
 	}{
@@ -162,7 +186,7 @@ func TestCompare(t *testing.T) {
 		subtest(t, b, tc.slug, func(t *testing.T) {
 			b.viewport(1280, 800)
 			b.navigate(fmt.Sprintf("%s/lesson/%s?%s=%s&b.%s=%s", site, tc.slug, tc.key, tc.a, tc.key, tc.b))
-			b.waitFor("both runs", compareReady)
+			b.waitCompare("both runs", "")
 			v := b.compareView()
 			if v.FiguresA == 0 || v.FiguresB == 0 {
 				t.Fatalf("figures A %d, B %d", v.FiguresA, v.FiguresB)
@@ -170,11 +194,13 @@ func TestCompare(t *testing.T) {
 			if !strings.Contains(v.LabelA, tc.key+"="+tc.a) || !strings.Contains(v.LabelB, tc.key+"="+tc.b) {
 				t.Errorf("labels %q | %q, want %s=%s | %s=%s", v.LabelA, v.LabelB, tc.key, tc.a, tc.key, tc.b)
 			}
-			if !v.Side || v.Overflows {
-				t.Errorf("at 1280 px: B beside A %v, page scrolls sideways %v", v.Side, v.Overflows)
+			if !v.Side || v.Overflows != "" {
+				t.Errorf("at 1280 px: B beside A %v, page scrolls sideways: %q", v.Side, v.Overflows)
 			}
 			expectDiff(t, v, tc.slug, map[string]string{tc.key: tc.a}, map[string]string{tc.key: tc.b})
 			b.waitFor("the address with B's knobs", `location.search.includes(`+jsString("b."+tc.key+"="+tc.b)+`)`)
+			b.waitFor("the animations done", `document.getAnimations().every((a) => a.playState !== "running")`)
+			b.runAxe(src, tc.slug+" compare mode at 1280×800")
 			b.screenshot("compare-" + tc.slug + "-1280")
 			b.scrollShot("#compare-label-a", "compare-"+tc.slug+"-1280-figures")
 			b.scrollShot("#compare-metrics-panel", "compare-"+tc.slug+"-1280-table")
@@ -190,9 +216,11 @@ func TestCompare(t *testing.T) {
 
 			b.viewport(375, 740)
 			b.nextFrame()
-			if v := b.compareView(); !v.Stacked || v.Overflows {
-				t.Errorf("at 375 px: B under A %v, page scrolls sideways %v", v.Stacked, v.Overflows)
+			b.waitFor("the step's animations done", `document.getAnimations().every((a) => a.playState !== "running")`)
+			if v := b.compareView(); !v.Stacked || v.Overflows != "" {
+				t.Errorf("at 375 px: B under A %v, page scrolls sideways: %q", v.Stacked, v.Overflows)
 			}
+			b.runAxe(src, tc.slug+" compare mode at 375×740")
 			b.screenshot("compare-" + tc.slug + "-375")
 			b.scrollShot("#compare-label-b", "compare-"+tc.slug+"-375-b")
 			b.scrollShot("#compare-metrics-panel", "compare-"+tc.slug+"-375-table")
@@ -203,26 +231,26 @@ func TestCompare(t *testing.T) {
 	subtest(t, b, "control", func(t *testing.T) {
 		b.navigate(site + "/lesson/garage?seed=7")
 		b.do("click #btn-compare", changeTimeout, chromedp.Click(chromedp.CSS("#btn-compare")))
-		b.waitFor("B a copy of A", compareReady+` && location.search.includes("b.block_size=16")`)
+		b.waitCompare("B a copy of A", `location.search.includes("b.block_size=16")`)
 		if v := b.compareView(); !strings.Contains(v.LabelB, "same knobs as A") {
 			t.Errorf("B's label %q, want it to say B has A's knobs", v.LabelB)
 		}
 		evalJS[bool](b, `(() => { const f = document.querySelector("#b-param-block_size"); f.value = "32"; f.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
-		b.waitFor("B at block_size 32", compareReady+` && document.querySelector("#compare-label-b").textContent.includes("block_size=32") && location.search.includes("b.block_size=32")`)
+		b.waitCompare("B at block_size 32", `document.querySelector("#compare-label-b").textContent.includes("block_size=32") && location.search.includes("b.block_size=32")`)
 		expectDiff(t, b.compareView(), "garage", map[string]string{"seed": "7"}, map[string]string{"seed": "7", "block_size": "32"})
 		// Reload restores both runs; back returns to the copy of A.
 		b.do("reload", liveTimeout, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(liveSelector)))
-		b.waitFor("both runs after a reload", compareReady+` && document.querySelector("#compare-label-b").textContent.includes("block_size=32")`)
+		b.waitCompare("both runs after a reload", `document.querySelector("#compare-label-b").textContent.includes("block_size=32")`)
 		evalJS[bool](b, `(history.back(), true)`)
 		b.waitFor("back to B = A", `location.search.includes("b.block_size=16")`)
-		b.waitFor("B shown with A's knobs", compareReady+` && document.querySelector("#compare-label-b").textContent.includes("same knobs as A")`)
+		b.waitCompare("B shown with A's knobs", `document.querySelector("#compare-label-b").textContent.includes("same knobs as A")`)
 		b.do("click #btn-compare", changeTimeout, chromedp.Click(chromedp.CSS("#btn-compare")))
 		b.waitFor("no comparison", `!document.querySelector("#compare-b") && !location.search.includes("&b.")`)
 	})
 
 	subtest(t, b, "embed", func(t *testing.T) {
 		b.navigate(site + "/embed/garage?b.block_size=32")
-		b.waitFor("both runs in the embed", compareReady)
+		b.waitCompare("both runs in the embed", "")
 		v := b.compareView()
 		if v.FiguresA == 0 || v.FiguresB == 0 {
 			t.Errorf("embed: figures A %d, B %d", v.FiguresA, v.FiguresB)
@@ -238,7 +266,7 @@ func TestCompare(t *testing.T) {
 		for _, want := range []string{`(b.block_size) = "0" is not allowed`, "1 to 256", "Using A's value, 32.", "b.colour is not a parameter of this lesson"} {
 			b.waitFor(want, noticeHas(want))
 		}
-		b.waitFor("B shown at A's value", compareReady+` && document.querySelector("#compare-label-b").textContent.includes("same knobs as A")`)
+		b.waitCompare("B shown at A's value", `document.querySelector("#compare-label-b").textContent.includes("same knobs as A")`)
 		b.screenshot("compare-bad-value")
 	})
 }

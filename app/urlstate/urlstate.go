@@ -193,7 +193,7 @@ func ParseQuery(l *lessons.Lesson, q url.Values) State {
 		for _, p := range l.Params {
 			params = append(params, p.Key)
 		}
-		st.Notices = append(st.Notices, fmt.Sprintf("%s %s not %s of this lesson, ignored; its parameters are %s (and step, find, hide, theme).",
+		st.Notices = append(st.Notices, fmt.Sprintf("%s %s not %s of this lesson, ignored; its parameters are %s (and step, find, hide, theme, and b.KEY for a second setting to compare).",
 			strings.Join(unknown, ", "), plural(len(unknown), "is", "are"), plural(len(unknown), "a parameter", "parameters"), strings.Join(params, ", ")))
 	}
 	for _, p := range l.Params {

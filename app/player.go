@@ -50,8 +50,11 @@ type Player struct {
 	custom urlstate.Custom
 	byo    byoForm
 
-	sim      simRun // the simulation asked for and not answered yet
-	embedded bool   // the prerendered page's script was looked for
+	sim simRun // the simulation asked for and not answered yet
+	// cmp is run B while the page compares two settings (nil: it does not;
+	// compare.go).
+	cmp      *compareState
+	embedded bool // the prerendered page's script was looked for
 
 	live    bool // mounted, and the wanted state was shown once
 	mounted bool
@@ -148,6 +151,7 @@ func (p *Player) load(u *url.URL) {
 		if p.lesson != nil {
 			p.st.Clear()
 		}
+		p.cmp = nil
 	}
 	p.lesson, p.values, p.key, p.debug = l, v, urlstate.Key(l, v), q.Debug
 	p.loadCustom(custom)
@@ -157,6 +161,7 @@ func (p *Player) load(u *url.URL) {
 		p.text = v.Text()
 	}
 	p.notices = append(append(q.Notices, refused...), notices...)
+	p.notices = append(p.notices, p.loadCompare(l, v, q.RawB)...)
 	p.setBad(q.Raw, badMsg)
 	if !p.want(playback.StepWish{Step: q.Step, Find: q.Find}, nil) {
 		// The state asked for is shown already (the prerendered script,
@@ -224,7 +229,7 @@ func (p *Player) syncURL(ctx app.Context) {
 	}
 	p.st.Cancel(playback.URLWrite) // supersedes a pending write
 	u := *ctx.Page().URL()
-	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.extra
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.compareQuery() + p.extra
 	if u.RawQuery == q {
 		return
 	}
@@ -280,6 +285,10 @@ func (p *Player) OnDismount() {
 	p.st.Cancel(playback.KnobSim)
 	p.st.Cancel(playback.KnobURL)
 	p.hasCtx, p.mounted = false, false
+	if p.cmp != nil {
+		p.cmp.gen++ // B's answer belongs to this page
+		p.cmp.sent = ""
+	}
 	p.cancelSim()
 	if p.keyFn != nil {
 		app.Window().Call("removeEventListener", "keydown", p.keyFn)

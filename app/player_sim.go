@@ -63,8 +63,10 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) (started bool) 
 	}
 	t, need := p.st.Want(p.stateKey(tr), wish)
 	if !need {
-		if !p.st.Busy() {
-			p.cancelSim() // back to the state shown
+		if !p.st.Busy() && p.sim.ticket != (playback.Ticket{}) {
+			// Back to the state shown: its run is not wanted. (With no run
+			// of A's asked for, the worker's request is B's, still wanted.)
+			p.cancelSim()
 		}
 		return false
 	}
@@ -86,6 +88,7 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) (started bool) 
 
 // flush sends the simulation asked for, if it was not sent yet.
 func (p *Player) flush(ctx app.Context) {
+	defer p.flushCompare(ctx) // B follows A's answer, or goes now when A is shown
 	if !p.sim.unsent || app.IsServer {
 		return
 	}
@@ -159,6 +162,7 @@ func (p *Player) answer(ctx app.Context, run simRun, data []byte, msg string) {
 	}
 	if p.deliver(run, rep, s) {
 		p.syncURL(ctx)
+		p.flushCompare(ctx)
 	}
 }
 

@@ -141,11 +141,12 @@ type sandboxProbe struct {
 	ttftP99     float64
 	preemptions int
 	imbalance   float64
+	cost        runCost
 }
 
 // probeOf is run r as a probe.
 func probeOf(r *sandboxRun) sandboxProbe {
-	return sandboxProbe{ls: latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance}
+	return sandboxProbe{ls: latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance, cost: r.cost}
 }
 
 // sandboxCapacity is the capacity search of one sandbox run, or why there
@@ -265,6 +266,9 @@ func (r *sandboxRun) addCapacity(s *Script) {
 	}
 	s.Metrics = append(s.Metrics, c.metrics()...)
 	s.Steps = append(s.Steps, c.step(r))
+	if st, ok := c.costStep(); ok {
+		s.Steps = append(s.Steps, st)
+	}
 	s.Work += c.work
 }
 

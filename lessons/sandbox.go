@@ -407,8 +407,8 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 func (r *sandboxRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
-	r.addCapacity(s)
 	s.Metrics = append(s.Metrics, r.cost.metrics()...)
+	r.addCapacity(s)
 	indexCursors(s.Steps)
 	return s
 }

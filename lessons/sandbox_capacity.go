@@ -265,10 +265,10 @@ func (r *sandboxRun) addCapacity(s *Script) {
 		return
 	}
 	s.Metrics = append(s.Metrics, c.metrics()...)
-	s.Steps = append(s.Steps, c.step(r))
-	if st, ok := c.costStep(); ok {
+	if st, ok := c.costStep(r); ok {
 		s.Steps = append(s.Steps, st)
 	}
+	s.Steps = append(s.Steps, c.step(r))
 	s.Work += c.work
 }
 
@@ -320,7 +320,7 @@ func (c *sandboxCapacity) cards() scene.Scene {
 // cluster r served at the knobs' rate, with the capacity on its dashboard.
 func (c *sandboxCapacity) step(r *sandboxRun) Step {
 	st := Step{Title: "Capacity under the SLO"}
-	pool := fmt.Sprintf("pool:%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)
+	pool := r.poolRef()
 	a := &annotate{scene: "cluster"}
 	if c.skipped != "" {
 		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, sloText(c.objective), 1000*c.own.P99TBT)

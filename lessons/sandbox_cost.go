@@ -43,7 +43,7 @@ func (c *sandboxCapacity) costStep(r *sandboxRun) (Step, bool) {
 		len(costs), c.requests, usdText(lo.outputPerM()), figureText(rates[0]), sig3Text(lo.joulesPerOutput()),
 		figureText(rates[i]), usdText(best.outputPerM()), usdText(best.inputPerM()), costTrend(costs), figureText(rates[len(rates)-1]), usdText(hi.outputPerM()))
 	a := &annotate{scene: "cluster"}
-	a.mark(r.poolRef(), usdText(own.outputPerM())+" per M output tokens", ownText, narration)
+	a.mark(r.poolRef(), usdText(own.outputPerM())+"/M output", ownText, narration)
 	stats := []scene.Stat{
 		{Label: "$ per million output tokens", Value: usdText(own.outputPerM())},
 		{Label: "$ per million input tokens", Value: usdText(own.inputPerM())},

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/core/batching"
+	"github.com/inferlab/inferlab/core/cluster"
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
@@ -42,6 +43,7 @@ var batchingLesson = &Lesson{
 		{Key: "max_num_seqs", Label: "vLLM max_num_seqs", Unit: "requests", Help: "The continuous server of the last comparison, with vLLM's own limit instead of max_batch_size.", Kind: Int, Default: 256, Min: 1, Max: 1024, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Kind: Float, Default: 2000, Min: 1, Max: 600000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "Measured to the response's end: a request-level batch returns every response when its longest member is done.", Kind: Float, Default: 50, Min: 1, Max: 10000, Step: 1},
+		priceParam, powerParam,
 		seedParam,
 	},
 	Check:   checkBatching,
@@ -237,6 +239,11 @@ type servedRun struct {
 	servedSummary
 	steps int
 	work  int64
+	// phases is the GPU's time by phase: a request-level batch's prefill
+	// until its first tokens, then its decode; a continuous step split by
+	// its tokens (kit_cost.go). cost is what the run cost.
+	phases cluster.Busy
+	cost   runCost
 }
 
 // servedSummary is what a server's requests add up to.
@@ -288,6 +295,11 @@ func requestLevel(e *engine, cfg batching.Config, key, name string, stream []wor
 	for _, b := range res.Batches {
 		r.groups = append(r.groups, batchGroup{start: b.Start, end: b.End, members: b.Requests})
 		r.busy += b.End - b.Start
+		if len(b.Requests) > 0 {
+			first := res.Requests[b.Requests[0]].FirstToken
+			r.phases.Prefill += first - b.Start
+			r.phases.Decode += b.End - first
+		}
 		for slot, id := range b.Requests {
 			q := res.Requests[id]
 			r.spans = append(r.spans, slotSpan{slot: slot, start: b.Start, end: q.FirstToken, req: id, class: "prefill"},
@@ -329,6 +341,7 @@ func continuous(e *engine, slots int, key, name string, stream []workload.Reques
 	}
 	steps := s.Steps()
 	r := &servedRun{key: key, name: name, slots: slots, steps: len(steps), work: e.pricedStepsWork(steps, slots, cfg.MaxNumBatchedTokens)}
+	r.phases.AddSteps(steps)
 	holder := make([]int, slots) // request holding each slot, −1 free
 	since := make([]float64, slots)
 	for i := range holder {
@@ -486,9 +499,15 @@ func runBatching(v Values) (batchingRun, error) {
 	if r.wide, err = continuous(e, v.Int("max_num_seqs"), "wide", fmt.Sprintf("continuous, max_num_seqs %d", v.Int("max_num_seqs")), stream); err != nil {
 		return batchingRun{}, err
 	}
+	usd, watts := costRates(v, e.gpu)
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
 		x.servedSummary = summarise(x.reqs, r.slo)
 		r.work += x.work
+		var in, out int64
+		for _, q := range x.reqs {
+			in, out = in+int64(q.prompt), out+int64(q.output)
+		}
+		x.cost = costOf(usd, watts, []gpuPool{{gpus: 1, held: x.makespan, busy: x.phases}}, in, out)
 	}
 	r.seeds = append(r.seeds, seedPoint{seed: v.Int("seed"), static: r.static.tokPerS, dynamic: r.dynamic.tokPerS})
 	for k := 1; k < seedRuns; k++ {
@@ -857,6 +876,9 @@ func (r batchingRun) metrics() []Metric {
 			Metric{Key: "throughput_tok_s_" + x.key, Label: "Output throughput, " + x.name, Unit: "tok/s", Better: HigherIsBetter, Value: round2(x.tokPerS)},
 			Metric{Key: "ttft_p50_ms_" + x.key, Label: "p50 TTFT, " + x.name, Unit: "ms", Better: LowerIsBetter, Value: ms(x.ttft.P50)},
 			Metric{Key: "goodput_req_s_" + x.key, Label: "Goodput, " + x.name, Unit: "req/s", Better: HigherIsBetter, Value: round2(x.goodput)})
+	}
+	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
+		out = append(out, x.cost.metricsSuffixed("_"+x.key, x.name)...)
 	}
 	fs, fd := r.static.factors(), r.dynamic.factors()
 	return append(out,

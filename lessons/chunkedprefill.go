@@ -36,6 +36,7 @@ var chunkedPrefill = &Lesson{
 		{Key: "context", Label: "Decode context", Unit: "tokens", Help: "Tokens each running decode already holds.", Kind: Int, Default: 1024, Min: 1, Max: 32768, Step: 1},
 		{Key: "long_prompt", Label: "Long prompt", Unit: "tokens", Kind: Int, Default: 4000, Min: 64, Max: 32768, Step: 64},
 		{Key: "chunk_size", Label: "Token budget per step", Unit: "tokens", Help: "vLLM's max_num_batched_tokens with chunking on: decodes first, the prompt chunk takes the rest.", Kind: Int, Default: 512, Min: 64, Max: 16384, Step: 64},
+		priceParam, powerParam,
 	},
 	Check:   checkChunkedPrefill,
 	sim:     chunkedPrefillSim{},
@@ -246,6 +247,9 @@ type chunkedPrefillRun struct {
 	sweep                          []budgetPoint
 	// work counts the steps of every run and the requests they advanced.
 	work int64
+	// costWhole and costChunk are what the two runs' steps cost on the one
+	// GPU (kit_cost.go).
+	costWhole, costChunk runCost
 }
 
 // chunkedPrefillSim is the lesson's simulation: a method, not a func value, so that the
@@ -292,6 +296,8 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 		r.work += pr.work
 	}
 	r.work += r.whole.work + r.chunk.work
+	usd, watts := costRates(v, e.gpu)
+	r.costWhole, r.costChunk = stepsCost(usd, watts, 1, r.whole.steps), stepsCost(usd, watts, 1, r.chunk.steps)
 	return r, nil
 }
 
@@ -528,6 +534,7 @@ func (r chunkedPrefillRun) claims() []Claim {
 func (r chunkedPrefillRun) script() *Script {
 	whole, chunk, long, budget, stall := r.whole, r.chunk, r.long, r.budget, r.stall()
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
+	s.Metrics = append(s.Metrics, append(r.costWhole.metricsSuffixed("_unchunked", "Whole prefill"), r.costChunk.metricsSuffixed("_chunked", "Chunked")...)...)
 	itlWhole := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between decode R1's tokens", Chart: r.itlChart(false)}
 	itlBoth := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between decode R1's tokens", Chart: r.itlChart(true)}
 	steady, steadyMentions, steadyText := r.steadyScene()

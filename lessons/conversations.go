@@ -36,6 +36,7 @@ var conversations = &Lesson{
 		{Key: "host_gb", Label: "Host memory (G2)", Unit: "GB", Help: "KVBM's host tier (DYN_KVBM_CPU_CACHE_GB).", Kind: Float, Default: 64, Min: 1, Max: 512, Step: 1},
 		{Key: "conversations", Label: "Conversations", Help: "Generated: how many chats. Mooncake: the first this many conversations of the trace's first 300 s that have at least two turns.", Kind: Int, Default: 24, Min: 2, Max: 48, Step: 1},
 		{Key: "turns", Label: "Turns (generated)", Help: "Turns per generated chat.", Kind: Int, Default: 6, Min: 2, Max: 8, Step: 1},
+		priceParam, powerParam,
 		{Key: "seed", Label: "Seed", Kind: Int, Default: 1, Min: 0, Max: 1 << 30, Step: 1},
 	},
 	Check:   checkConversations,
@@ -152,6 +153,9 @@ type conversationsRun struct {
 	exampleReload float64    // its onboarding wait, s
 	exampleRecomp float64    // its TTFT without G2, s
 	work          int64
+	// costG1 and costG2 are what the run on G1 alone and the run with G2
+	// cost on the one GPU (kit_cost.go).
+	costG1, costG2 runCost
 }
 
 func runConversations(v Values) (*conversationsRun, error) {
@@ -196,6 +200,14 @@ func runConversations(v Values) (*conversationsRun, error) {
 	}
 	if r.g1.later > 0 {
 		r.gain = 1 - r.g2.later/r.g1.later
+	}
+	usd, watts := costRates(v, g)
+	for _, c := range []struct {
+		dst *runCost
+		res *cluster.OffloadResult
+	}{{&r.costG1, r.g1.res}, {&r.costG2, r.g2.res}} {
+		in, out, held := servedTokens(c.res.Requests)
+		*c.dst = costOf(usd, watts, []gpuPool{{gpus: 1, held: held, busy: c.res.Busy}}, in, out)
 	}
 	r.example = reloadedExample(r.g2.res, reqs)
 	if r.example >= 0 {

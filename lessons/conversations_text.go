@@ -22,6 +22,7 @@ func (r *conversationsRun) script() *Script {
 		{Key: "offloaded", Label: "Blocks offloaded G1 → G2", Unit: "blocks", Value: float64(r.g2.res.Offloaded)},
 		{Key: "onboarded", Label: "Blocks onboarded G2 → G1", Unit: "blocks", Value: float64(r.g2.res.Onboarded)},
 	}
+	s.Metrics = append(s.Metrics, append(r.costG1.metricsSuffixed("_g1", "G1 only"), r.costG2.metricsSuffixed("_g2", "With G2")...)...)
 	s.Claims = r.claims()
 	indexCursors(s.Steps)
 	return s

@@ -56,6 +56,7 @@ var disaggregation = &Lesson{
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: Float, Default: 40, Min: 1, Max: 1000, Step: 1},
 		sloKnobs[0], sloKnobs[1],
+		priceParam, powerParam,
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -172,6 +173,11 @@ type disaggRun struct {
 
 	longPrompts int   // prompts above max_local_prefill_length (the first releases' rule)
 	work        int64 // Script.Work: both deployments' simulated work and the steps priced beside
+	// costMono and costDis are what each deployment's run cost
+	// (kit_cost.go): the disaggregated one's prefill pool charged to input
+	// tokens, its decode pool to output tokens (and to input for the
+	// prompts it prefilled itself).
+	costMono, costDis runCost
 }
 
 // disaggDeployment is how both deployments are set up: tensor parallelism,
@@ -313,6 +319,7 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 		return nil, err
 	}
 	r.work += r.capacity.work
+	r.costMono, r.costDis = disaggCosts(v, e.gpu, dep, compared)
 	return r, nil
 }
 
@@ -491,8 +498,20 @@ func sweepLinks(timer scheduler.Timer, e *engine, dep disaggDeployment, followed
 // followedKV is the followed request's KV per GPU, in bytes.
 func (r *disaggRun) followedKV() float64 { return float64(r.followed.blocks) * r.blockBytes }
 
+// disaggCosts price both deployments' runs: the monolithic one as one
+// pool of all its GPUs, the disaggregated one as its two pools.
+func disaggCosts(v Values, g hardware.GPU, dep disaggDeployment, c *cluster.Comparison) (mono, dis runCost) {
+	usd, watts := costRates(v, g)
+	in, out, held := servedTokens(c.Monolithic.Requests)
+	mono = costOf(usd, watts, []gpuPool{stepsPool(dep.monoGPUs(), held, c.Monolithic.DecodeSteps...)}, in, out)
+	in, out, held = servedTokens(c.Disagg.Requests)
+	dis = costOf(usd, watts, []gpuPool{stepsPool(dep.prefill*dep.ptp, held, c.Disagg.PrefillSteps...), stepsPool(dep.decode*dep.dtp, held, c.Disagg.DecodeSteps...)}, in, out)
+	return mono, dis
+}
+
 func (r *disaggRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
+	s.Metrics = append(s.Metrics, append(r.costMono.metricsSuffixed("_monolithic", "Monolithic"), r.costDis.metricsSuffixed("_disagg", "Disaggregated")...)...)
 	s.Steps = r.steps()
 	indexCursors(s.Steps)
 	return s

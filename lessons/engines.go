@@ -37,6 +37,7 @@ var enginesLesson = &Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s", Help: "Generated stream: Poisson arrivals per second.", Kind: Int, Default: 40, Min: 1, Max: 200, Step: 1},
 		{Key: "kv_tokens", Label: "KV memory", Unit: "tokens", Help: "The KV cache each engine gets, in tokens of Llama-3.1-8B (128 KiB each): the same bytes for all three, far less than an H100 holds, so that memory decides.", Kind: Int, Default: 40000, Min: 16384, Max: 200000, Step: 1024},
 		{Key: "trt_policy", Label: "TensorRT-LLM capacity policy", Help: "GUARANTEED_NO_EVICT (the default) reserves each request's whole length; MAX_UTILIZATION packs and pauses.", Kind: Choice, Choices: []string{"guaranteed-no-evict", "max-utilization"}},
+		priceParam, powerParam,
 		seedParam,
 	},
 	sim: enginesSim{},
@@ -90,6 +91,7 @@ type engineOutcome struct {
 	peakHeld  float64 // most of its KV memory running requests held at once, share
 	meanHeld  float64 // the same, averaged over its steps
 	config    string  // its scheduler knobs, in words
+	cost      runCost // what its run cost on one GPU (kit_cost.go)
 }
 
 // enginesRun is the typed run of the engines lesson.
@@ -135,8 +137,11 @@ func runEngines(v Values) (*enginesRun, error) {
 	if r.eng[2], err = runTRT(timer, sreqs, r.kvTokens, r.trtPolicy); err != nil {
 		return nil, err
 	}
-	for _, e := range r.eng {
+	usd, watts := costRates(v, g)
+	for i, e := range r.eng {
 		r.work += stepsWork(e.steps) + int64(len(e.steps))*streamedWork(m)
+		in, out, held := servedTokens(e.reqs)
+		r.eng[i].cost = costOf(usd, watts, []gpuPool{stepsPool(1, held, e.steps)}, in, out)
 	}
 	r.times = snapshotTimes(r.eng[:])
 	r.leads = enginesLeads(r.eng[:])

@@ -281,6 +281,7 @@ func (r *enginesRun) metrics() []Metric {
 			out = append(out, Metric{Key: e.key + "_" + m.key, Label: e.name + " " + m.label, Unit: unitOr(m.unit), Better: better, Value: m.of(e)})
 		}
 		out = append(out, Metric{Key: e.key + "_kv_peak", Label: e.name + " peak KV held", Unit: "%", Value: round1(100 * e.peakHeld)})
+		out = append(out, e.cost.metricsOf(e.key, e.name)...)
 	}
 	return out
 }

@@ -42,6 +42,7 @@ var measuring = &Lesson{
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		sloKnobs[0], sloKnobs[1],
+		priceParam, powerParam,
 		{Key: "compare_budget", Label: "Compare capacity at budget", Unit: "tokens", Help: "Also search the capacity at this max_num_batched_tokens, to compare chunk sizes (Sarathi-Serve's experiment); 0 for none.", Kind: Int, Default: 0, Min: 0, Max: 65536, Step: 64},
 		seedParam,
 	},
@@ -250,6 +251,10 @@ type loadPoint struct {
 	// missTTFT counts the requests over the TTFT limit; missTPOT those
 	// within it but over the TPOT limit.
 	missTTFT, missTPOT int
+	// cost is what the rate's run cost (kit_cost.go); busy the seconds its
+	// steps ran.
+	cost runCost
+	busy float64
 }
 
 // pointOf summarises one rate's run.
@@ -341,6 +346,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 	// would find nothing and only cost simulation time.
 	rates, counts := sweepRates(v)
 	swept := map[float64][]slo.Latency{}
+	usd, watts := costRates(v, e.gpu)
 	for i, rate := range rates {
 		reqs := workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed")))
 		var in []scheduler.Request
@@ -355,7 +361,12 @@ func runMeasuring(v Values) (measuringRun, error) {
 			return measuringRun{}, err
 		}
 		r.work += e.pricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
-		r.points = append(r.points, pointOf(rate, s, cfg, goal))
+		p := pointOf(rate, s, cfg, goal)
+		input, output, held := servedTokens(s.Requests())
+		pool := stepsPool(e.tp, held, s.Steps())
+		p.busy = pool.busy.Prefill + pool.busy.Decode
+		p.cost = costOf(usd, watts, []gpuPool{pool}, input, output)
+		r.points = append(r.points, p)
 		swept[rate] = latencies(s.Requests())
 	}
 	r.best = r.points[0]
@@ -470,6 +481,7 @@ func (r measuringRun) metrics() []Metric {
 	ms = append(ms,
 		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, comma(r.budget)), Unit: "req/s", Better: HigherIsBetter, Value: round2(r.capacity.rate())},
 		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Better: HigherIsBetter, Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
+	ms = append(ms, r.last().cost.metricsAt(" at the highest rate")...)
 	if c := r.compare; c != nil {
 		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, comma(c.budget)), Unit: "req/s", Better: HigherIsBetter, Value: round2(c.rate())})
 		if c.rate() > 0 {
@@ -667,7 +679,7 @@ func (r measuringRun) script() *Script {
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
 		},
 		Mentions: []scene.Mention{mention(bestText, "goodput", bestRef)},
-	}, r.capacityStep(), Step{
+	}, r.costStep(), r.capacityStep(), Step{
 		Title:     "Article claim vs this model",
 		Narration: "Report 003's method, applied to this sweep.",
 		Scenes:    []scene.Scene{claimsTable(s.Claims)},

@@ -39,6 +39,13 @@ func init() {
 }
 
 func measuringNarration(r measuringRun) (out problems) {
+	// The cost step's figures: the output tokens priced are those the
+	// requests produced.
+	for _, p := range r.points {
+		if n := p.sum.OutputTokensPerS * p.sum.Makespan; math.Abs(float64(p.cost.output)-n) > 1e-6*n {
+			out.addf("%s: %d output tokens priced, the requests produced %.0f", rateText(p.rate), p.cost.output, n)
+		}
+	}
 	for _, p := range r.points {
 		if p.peakRunning > r.seqs || p.atSeqs > p.queued || p.fullBudget > p.queued || (p.peakRunning < r.seqs && p.atSeqs > 0) {
 			out.addf("%s: peak %d running of max_num_seqs %d, %d steps with a queue, %d at the limit, %d with the budget spent",

@@ -35,6 +35,7 @@ var sandbox = &Lesson{
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		sandboxSLOParams[0], sandboxSLOParams[1], sloKnobs[0], sloKnobs[1],
+		priceParam, powerParam,
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -341,6 +342,7 @@ type sandboxRun struct {
 	makespan                float64          // first arrival to last token, s
 	streamed                int64            // Script.Work of the steps priced kernel by kernel (streamCounter)
 	capacity                *sandboxCapacity // the capacity search around rate (sandbox_capacity.go)
+	cost                    runCost          // what the run cost (kit_cost.go)
 }
 
 // runSandbox serves work on the knobs' cluster.
@@ -396,12 +398,16 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 	}
 	r.ttft, r.itl = scheduler.Summarise(ttft), scheduler.Summarise(itl)
 	r.makespan = max(end-start, 1e-9)
+	in, out, held := servedTokens(r.res.Requests)
+	usd, watts := costRates(v, e.gpu)
+	r.cost = costOf(usd, watts, []gpuPool{{gpus: r.workers * e.tp, held: held, busy: r.res.Busy}}, in, out)
 	return r, nil
 }
 
 func (r *sandboxRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
+	s.Metrics = append(s.Metrics, r.cost.metrics()...)
 	r.addCapacity(s)
 	indexCursors(s.Steps)
 	return s

@@ -141,11 +141,12 @@ type sandboxProbe struct {
 	ttftP99     float64
 	preemptions int
 	imbalance   float64
+	cost        runCost
 }
 
 // probeOf is run r as a probe.
 func probeOf(r *sandboxRun) sandboxProbe {
-	return sandboxProbe{ls: latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance}
+	return sandboxProbe{ls: latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance, cost: r.cost}
 }
 
 // sandboxCapacity is the capacity search of one sandbox run, or why there
@@ -264,6 +265,9 @@ func (r *sandboxRun) addCapacity(s *Script) {
 		return
 	}
 	s.Metrics = append(s.Metrics, c.metrics()...)
+	if st, ok := c.costStep(r); ok {
+		s.Steps = append(s.Steps, st)
+	}
 	s.Steps = append(s.Steps, c.step(r))
 	s.Work += c.work
 }
@@ -316,7 +320,7 @@ func (c *sandboxCapacity) cards() scene.Scene {
 // cluster r served at the knobs' rate, with the capacity on its dashboard.
 func (c *sandboxCapacity) step(r *sandboxRun) Step {
 	st := Step{Title: "Capacity under the SLO"}
-	pool := fmt.Sprintf("pool:%d workers (%s, %s)", r.workers, r.e.gpu.Name, r.e.model.Name)
+	pool := r.poolRef()
 	a := &annotate{scene: "cluster"}
 	if c.skipped != "" {
 		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, sloText(c.objective), 1000*c.own.P99TBT)

@@ -44,6 +44,7 @@ var smartRouting = &Lesson{
 		{Key: "hot_share", Label: "Overload: share of the hottest prompt", Unit: "%", Help: "In the overload run, this share of requests uses system prompt 1.", Kind: Float, Default: 70, Min: 0, Max: 100, Step: 1},
 		{Key: "overload_rate", Label: "Overload: arrival rate", Unit: "req/s", Kind: Float, Default: 96, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "overload_requests", Label: "Overload: requests", Kind: Int, Default: 200, Min: 8, Max: 1000, Step: 1},
+		priceParam, powerParam,
 		seedParam,
 	},
 	Check: func(v Values) error {
@@ -195,6 +196,7 @@ type smartRoutingRun struct {
 	cachedAff, cachedHot                 [][]int
 	watch                                *routeWatch // what the KV router's index held at the routes the lesson walks through
 	work                                 int64       // Script.Work: the six runs' simulated work
+	costRR, costKV                       runCost     // what round robin's and KV-aware's runs of the article's stream cost (kit_cost.go)
 }
 
 // routeWatch is the article stream's KV-aware policy, watched: at the
@@ -310,11 +312,20 @@ func runSmartRouting(v Values) (*smartRoutingRun, error) {
 		r.work += c.run.res.Counts.Work() + int64(r.workers*len(prefixes))
 	}
 	r.work += r.watch.lookups
+	usd, watts := costRates(v, g)
+	for _, c := range []struct {
+		dst *runCost
+		run routingRun
+	}{{&r.costRR, r.rr}, {&r.costKV, r.kv}} {
+		in, out, held := servedTokens(c.run.res.Requests)
+		*c.dst = costOf(usd, watts, []gpuPool{{gpus: r.workers * e.tp, held: held, busy: c.run.res.Busy}}, in, out)
+	}
 	return r, nil
 }
 
 func (r *smartRoutingRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
+	s.Metrics = append(s.Metrics, append(r.costRR.metricsSuffixed("_round_robin", "Round robin"), r.costKV.metricsSuffixed("_kv_aware", "KV-aware")...)...)
 	s.Steps = r.steps()
 	indexCursors(s.Steps)
 	return s

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,8 +73,11 @@ func TestGPUConfigText(t *testing.T) {
 		}
 	}
 	// The H100's figures by hand run a served load as the profile does:
-	// diff finds nothing between the two.
-	code, out, errOut = run("diff", "measuring", "--gpu-config", path, "--vs", "gpu=h100-sxm", "--set", "points=2", "--set", "duration_s=2", "--format", "json")
+	// diff finds nothing between the two (priced at the profile's cited
+	// figures, which a reader's own GPU does not have).
+	code, out, errOut = run("diff", "measuring", "--gpu-config", path, "--vs", "gpu=h100-sxm", "--set", "points=2", "--set", "duration_s=2",
+		"--set", "usd_per_gpu_hour="+strconv.FormatFloat(hardware.MustGPU("h100-sxm").USDPerHour, 'f', -1, 64),
+		"--set", "board_power_w="+strconv.FormatFloat(hardware.MustGPU("h100-sxm").BoardPowerW, 'f', -1, 64), "--format", "json")
 	if code != 0 {
 		t.Fatalf("diff: exit %d: %s", code, errOut)
 	}
@@ -130,6 +134,10 @@ func TestGPUConfigRefusals(t *testing.T) {
 		{"two GPUs", []string{"run", "kv-budget", "--gpu-config", with("ok2.json", "", ""), "--set", "gpu=b200"}, []string{"--set gpu=b200 and --gpu-config", "give one"}},
 		{"the lesson's own checks", []string{"run", "kv-budget", "--gpu-config", with("tiny.json", "79.19", "8"), "--set", "model=llama-3.1-70b"},
 			[]string{"custom:my-h100", "llama-3.1-70b"}},
+		{"no price for a cost", []string{"run", "measuring", "--gpu-config", with("ok3.json", "", ""), "--set", "points=2"},
+			[]string{"usd_per_gpu_hour: want a price above 0: custom:my-h100 has no cited list price"}},
+		{"no power for the energy", []string{"run", "measuring", "--gpu-config", with("ok4.json", "", ""), "--set", "points=2", "--set", "usd_per_gpu_hour=3"},
+			[]string{"board_power_w: want a power above 0: custom:my-h100 has no cited board power"}},
 		{"diff too", []string{"diff", "kv-budget", "--gpu-config", with("small2.json", "79.19", "4"), "--vs", "tp=2"}, []string{"inferlab diff kv-budget", "memory_gib = 4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,5 +166,20 @@ func TestReadmeGPUFile(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "```json\n"+string(file)+"```") {
 		t.Errorf("README does not show core/hardware/testdata/big-h100.json as it is:\n%s", file)
+	}
+}
+
+// A reader's own GPU has no cited price or power: a serving lesson runs on
+// it once both are typed, and prices it at them.
+func TestGPUConfigPriced(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "priced.json", h100JSON)
+	code, out, errOut := run("run", "measuring", "--gpu-config", path, "--set", "points=2", "--set", "usd_per_gpu_hour=3", "--set", "board_power_w=700", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, k := range []string{`"usd_per_m_output_tokens"`, `"joules_per_token"`} {
+		if !strings.Contains(out, k) {
+			t.Errorf("the run's JSON lacks %s", k)
+		}
 	}
 }

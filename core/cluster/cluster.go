@@ -78,6 +78,8 @@ type Result struct {
 	Index *router.Index
 	// Counts tallies the steps, tokens and scores simulated.
 	Counts Counts
+	// Busy is the workers' engine time, by phase.
+	Busy Busy
 }
 
 // WorkerResult is one worker's share.
@@ -162,6 +164,7 @@ func (c *Cluster) advance(w int, t float64) error {
 			return fmt.Errorf("cluster: worker %d: %w", w, err)
 		}
 		c.res.Counts.add(st)
+		c.res.Busy.Add(st)
 		var evErr error
 		s.DrainKVEvents(func(e allocator.Event) {
 			var re router.Event

@@ -43,3 +43,30 @@ func (c Counts) Plus(o Counts) Counts {
 	return Counts{Steps: c.Steps + o.Steps, PromptTokens: c.PromptTokens + o.PromptTokens, PrefillTokens: c.PrefillTokens + o.PrefillTokens,
 		DecodeTokens: c.DecodeTokens + o.DecodeTokens, Scored: c.Scored + o.Scored}
 }
+
+// Busy is the engine time a run's steps took, summed over workers (a
+// worker's seconds, not its GPUs'), split between the two phases: each
+// step's duration goes to its prefill and its decode tokens in proportion
+// to their counts, since in a mixed batch every token passes through the
+// same weight GEMMs (docs/SOURCES.md#cost-split). A step of decodes alone
+// is all Decode, one of prefill chunks alone all Prefill. The lessons
+// price GPU time with it; it is not part of the simulation.
+type Busy struct{ Prefill, Decode float64 }
+
+// Add counts one engine step.
+func (b *Busy) Add(st scheduler.Step) {
+	p, d := st.PrefillTokens, st.DecodeTokens
+	if p+d == 0 {
+		return
+	}
+	share := float64(p) / float64(p+d)
+	b.Prefill += st.Duration * share
+	b.Decode += st.Duration * (1 - share)
+}
+
+// AddSteps counts every step of steps.
+func (b *Busy) AddSteps(steps []scheduler.Step) {
+	for _, st := range steps {
+		b.Add(st)
+	}
+}

@@ -64,6 +64,7 @@ type OffloadResult struct {
 	HostEvicted int                        // blocks G2 dropped (LRU)
 	Onboarded   int                        // blocks copied G2 → G1
 	Counts      Counts
+	Busy        Busy // the engine's time, by phase
 }
 
 // hostTier is G2: block hashes in least-recently-used order.
@@ -178,6 +179,7 @@ func (o *offload) advance(t float64) error {
 			return err
 		}
 		o.res.Counts.add(st)
+		o.res.Busy.Add(st)
 		o.s.DrainKVEvents(func(e allocator.Event) {
 			if e.Kind == allocator.Stored {
 				added, dropped := o.host.put(e.Hash)

@@ -44,6 +44,14 @@
 // sources.go resolves every tag to its URL or repository path, so a user
 // interface can show a citation next to any number.
 //
+// Each GPU also carries a price and a power, which the simulation never
+// reads: one public on-demand list price per GPU-hour (USDPerHour, from a
+// named and dated list, docs/SOURCES.md#gpu-prices) and the datasheet's
+// board power (BoardPowerW, the TDP). The serving lessons turn them into
+// dollars per million input and output tokens and joules per token, and
+// let the reader replace both, since on-demand prices for one part differ
+// several-fold between clouds.
+//
 // # Adding a profile
 //
 // A GPU or a model is one entry in GPUs (gpu.go) or Models (model.go): the

@@ -39,6 +39,20 @@ type GPU struct {
 	// NCCL is the part's NCCL all-reduce (docs/SOURCES.md#allreduce-model): measured where
 	// vidur profiled the part, otherwise derived from its links.
 	NCCL AllReduceFigures
+	// USDPerHour is a public on-demand list price for one GPU-hour in US
+	// dollars, from the price list PriceSource names
+	// (docs/SOURCES.md#gpu-prices). Prices vary several-fold between
+	// clouds for the same part, so the lessons take it as an editable
+	// default (knob usd_per_gpu_hour), never as a fact about the GPU.
+	USDPerHour float64
+	// BoardPowerW is the board's maximum power (TDP) in watts from the
+	// vendor's datasheet, which PowerSource names. The lessons' energy is
+	// this power for every second a GPU is held: an upper bound.
+	BoardPowerW float64
+	// PriceSource and PowerSource are the tags of the price list and of
+	// the datasheet behind USDPerHour and BoardPowerW; both are among
+	// Sources.
+	PriceSource, PowerSource string
 	// Sources are the citation tags behind the figures (docs/SOURCES.md); see Sources().
 	Sources []string
 }
@@ -113,7 +127,12 @@ func GPUs() []GPU {
 			NVLinkDomain: 8,            // HGX A100, NVSwitch [FUD-A100]
 			Eff:          Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed},
 			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4, BusBW8: busBWA100x8}, // [VIDUR-NET]
-			Sources:      []string{"KLK-A100", "UPB-A100", "FUD-A100", "TC-A100"},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  1.99, // Lambda, 8x A100 SXM 40 GB, per GPU [LAMBDA-PRICE]
+			BoardPowerW: 400,  // SXM4 [NV-A100]
+			PriceSource: "LAMBDA-PRICE", PowerSource: "NV-A100",
+			Sources: []string{"KLK-A100", "UPB-A100", "FUD-A100", "TC-A100", "LAMBDA-PRICE", "NV-A100"},
 		},
 		{
 			ID:           "a100-80gb-sxm",
@@ -127,7 +146,12 @@ func GPUs() []GPU {
 			NVLinkDomain: 8,            // HGX A100, NVSwitch [FUD-A100]
 			Eff:          Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, KernelFixed: kernelFixed},
 			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: busBWA100x4, BusBW8: busBWA100x8}, // [VIDUR-NET]
-			Sources:      []string{"KLK-A100", "TC-A100", "FUD-A100"},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  2.79, // Lambda, 8x A100 SXM 80 GB, per GPU [LAMBDA-PRICE]
+			BoardPowerW: 400,  // SXM4 [NV-A100]
+			PriceSource: "LAMBDA-PRICE", PowerSource: "NV-A100",
+			Sources: []string{"KLK-A100", "TC-A100", "FUD-A100", "LAMBDA-PRICE", "NV-A100"},
 		},
 		{
 			ID:          "h100-sxm",
@@ -143,7 +167,12 @@ func GPUs() []GPU {
 			NVLinkDomain: 8,              // HGX H100, NVSwitch [MLP-LENOVO]
 			Eff:          Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
 			NCCL:         AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4, BusBW8: busBWH100x8}, // [VIDUR-NET]
-			Sources:      []string{"HPC-H100", "KLK-H100", "HT-PM1743"},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  3.99, // Lambda, 8x H100 SXM, per GPU [LAMBDA-PRICE]
+			BoardPowerW: 700,  // "up to 700W (configurable)" [NV-H100]
+			PriceSource: "LAMBDA-PRICE", PowerSource: "NV-H100",
+			Sources: []string{"HPC-H100", "KLK-H100", "HT-PM1743", "LAMBDA-PRICE", "NV-H100"},
 		},
 		{
 			ID:           "h100-pcie",
@@ -162,8 +191,13 @@ func GPUs() []GPU {
 			Eff: Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
 			// The bridge only pairs two cards, so collectives are modelled
 			// over PCIe at η 0.80, with the A100's NCCL latency.
-			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen5x16, pcieEfficiency), BusBW8: linkBus(pcieGen5x16, pcieEfficiency)},
-			Sources: []string{"HPC-H100", "H100PCIE-PB", "HT-PM1743"},
+			NCCL: AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen5x16, pcieEfficiency), BusBW8: linkBus(pcieGen5x16, pcieEfficiency)},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  3.29, // Lambda, 1x H100 PCIe [LAMBDA-PRICE]
+			BoardPowerW: 350,  // "300-350W (configurable)": the top of the range [NV-H100]
+			PriceSource: "LAMBDA-PRICE", PowerSource: "NV-H100",
+			Sources: []string{"HPC-H100", "H100PCIE-PB", "HT-PM1743", "LAMBDA-PRICE", "NV-H100"},
 		},
 		{
 			ID:           "h200-sxm",
@@ -178,9 +212,14 @@ func GPUs() []GPU {
 			NVLinkDomain: 8,             // HGX H200, NVSwitch [MLP-LENOVO]
 			// The H100 SXM's factors and NCCL figures: same GH100 compute
 			// and the same NVLink4 switch fabric [MLP-LENOVO].
-			Eff:     Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
-			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4, BusBW8: busBWH100x8},
-			Sources: []string{"LZW-H200", "GEEK-H200", "MLP-LENOVO", "HT-PM1743"},
+			Eff:  Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
+			NCCL: AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: busBWH100x4, BusBW8: busBWH100x8},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  4.59, // RunPod Pods, H200 [RUNPOD-PRICE]
+			BoardPowerW: 700,  // "up to 700W (configurable)" [NV-H200]
+			PriceSource: "RUNPOD-PRICE", PowerSource: "NV-H200",
+			Sources: []string{"LZW-H200", "GEEK-H200", "MLP-LENOVO", "HT-PM1743", "RUNPOD-PRICE", "NV-H200"},
 		},
 		{
 			ID:   "b200",
@@ -200,9 +239,14 @@ func GPUs() []GPU {
 			// No measurement of this part: the Hopper factors of §6.7 (and
 			// 92% HBM on GB200 [AZ-GB200]); collectives at the fraction of
 			// NVLink the 8×H100 measurement reaches, with its latency.
-			Eff:     Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
-			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: linkBus(nvlink5, nvlinkBusFraction), BusBW8: linkBus(nvlink5, nvlinkBusFraction)},
-			Sources: []string{"KLK-B200", "VERDA", "VULTR-B200", "HT-PM1743"},
+			Eff:  Efficiency{HBM: hbmHopper, MFU: mfuHopper, MFUFP8: mfuFP8Hopper, KernelFixed: kernelFixed},
+			NCCL: AllReduceFigures{Latency: allReduceLatencyNCCLH100, BusBW: linkBus(nvlink5, nvlinkBusFraction), BusBW8: linkBus(nvlink5, nvlinkBusFraction)},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  6.69, // Lambda, 8x B200 SXM6, per GPU [LAMBDA-PRICE]
+			BoardPowerW: 1000, // the HGX part this profile models [KLK-B200] [VULTR-B200]
+			PriceSource: "LAMBDA-PRICE", PowerSource: "KLK-B200",
+			Sources: []string{"KLK-B200", "VERDA", "VULTR-B200", "HT-PM1743", "LAMBDA-PRICE"},
 		},
 		{
 			ID:           "l4",
@@ -216,9 +260,14 @@ func GPUs() []GPU {
 			// Ada: the L40S FP8 factor [TRT-PERF]; no HBM/BF16 measurement,
 			// so the A100 factors stand in. No NVLink: collectives over PCIe
 			// at η 0.80 [NVBW-42] with the A100's NCCL latency.
-			Eff:     Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed},
-			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen4x16, pcieEfficiency), BusBW8: linkBus(pcieGen4x16, pcieEfficiency)},
-			Sources: []string{"GROK-L4", "SC-L4", "FPS-L4", "FUD-A100"},
+			Eff:  Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed},
+			NCCL: AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen4x16, pcieEfficiency), BusBW8: linkBus(pcieGen4x16, pcieEfficiency)},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  0.684, // RunPod Serverless flex, $0.00019 a second [RUNPOD-SERVERLESS]
+			BoardPowerW: 72,    // [NV-L4]
+			PriceSource: "RUNPOD-SERVERLESS", PowerSource: "NV-L4",
+			Sources: []string{"GROK-L4", "SC-L4", "FPS-L4", "FUD-A100", "RUNPOD-SERVERLESS", "NV-L4"},
 		},
 		{
 			ID:           "l40s",
@@ -232,9 +281,14 @@ func GPUs() []GPU {
 			// Ada: the L40S FP8 factor [TRT-PERF]; no HBM/BF16 measurement,
 			// so the A100 factors stand in. No NVLink: collectives over PCIe
 			// at η 0.80 [NVBW-42] with the A100's NCCL latency.
-			Eff:     Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed},
-			NCCL:    AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen4x16, pcieEfficiency), BusBW8: linkBus(pcieGen4x16, pcieEfficiency)},
-			Sources: []string{"MULLET-L40S", "OMEGA-L40S", "FUD-A100"},
+			Eff:  Efficiency{HBM: hbmAmpere, MFU: mfuAmpere, MFUFP8: mfuFP8Ada, KernelFixed: kernelFixed},
+			NCCL: AllReduceFigures{Latency: allReduceLatencyNCCLA100, BusBW: linkBus(pcieGen4x16, pcieEfficiency), BusBW8: linkBus(pcieGen4x16, pcieEfficiency)},
+
+			// What a GPU-hour costs and draws (docs/SOURCES.md#gpu-prices).
+			USDPerHour:  1.908, // RunPod Serverless flex, $0.00053 a second [RUNPOD-SERVERLESS]
+			BoardPowerW: 350,   // [NV-L40S]
+			PriceSource: "RUNPOD-SERVERLESS", PowerSource: "NV-L40S",
+			Sources: []string{"MULLET-L40S", "OMEGA-L40S", "FUD-A100", "RUNPOD-SERVERLESS", "NV-L40S"},
 		},
 	}
 }

@@ -164,3 +164,33 @@ func TestGPUByIDUnknown(t *testing.T) {
 		}
 	}
 }
+
+// Every GPU carries a cited price and board power, both within sane bounds,
+// and the tags behind them are among its Sources; the board powers are the
+// datasheets'.
+func TestGPUPriceAndPower(t *testing.T) {
+	tdp := map[string]float64{
+		"a100-40gb-sxm": 400, "a100-80gb-sxm": 400, "h100-sxm": 700, "h100-pcie": 350,
+		"h200-sxm": 700, "b200": 1000, "l4": 72, "l40s": 350,
+	}
+	for _, g := range GPUs() {
+		if !(g.USDPerHour > 0 && g.USDPerHour < 100) {
+			t.Errorf("%s: USDPerHour = %g, want a list price between 0 and $100", g.ID, g.USDPerHour)
+		}
+		if want, ok := tdp[g.ID]; !ok || g.BoardPowerW != want {
+			t.Errorf("%s: BoardPowerW = %g, want the datasheet's %g W", g.ID, g.BoardPowerW, want)
+		}
+		for _, tag := range []string{g.PriceSource, g.PowerSource} {
+			if _, ok := SourceByTag(tag); !ok {
+				t.Errorf("%s: price or power source %q does not resolve", g.ID, tag)
+			}
+			found := false
+			for _, s := range g.Sources {
+				found = found || s == tag
+			}
+			if !found {
+				t.Errorf("%s: %q is not among its Sources %v", g.ID, tag, g.Sources)
+			}
+		}
+	}
+}

@@ -42,6 +42,19 @@ var sources = map[string]Source{
 	"MULLET-L40S": {Ref: "https://www.mullet.se/product.html?product_id=355414", Note: "NVIDIA L40/L40S table, \"* With Sparsity\""},
 	"OMEGA-L40S":  {Ref: "https://omegaco.ae/shop/gpu-cards-edge-ai/nvidia-l40s", Note: "L40S specifications"},
 
+	// Board power: the vendors' datasheets (product pages).
+	"NV-A100": {Ref: "https://www.nvidia.com/en-us/data-center/a100/", Note: "NVIDIA A100 specifications: max TDP 400W for the SXM module"},
+	"NV-H100": {Ref: "https://www.nvidia.com/en-us/data-center/h100/", Note: "NVIDIA H100 specifications: max TDP up to 700W (SXM), 300-350W (PCIe)"},
+	"NV-H200": {Ref: "https://www.nvidia.com/en-us/data-center/h200/", Note: "NVIDIA H200 specifications: max TDP up to 700W (SXM)"},
+	"NV-L4":   {Ref: "https://www.nvidia.com/en-us/data-center/l4/", Note: "NVIDIA L4 specifications: max thermal design power 72W"},
+	"NV-L40S": {Ref: "https://www.nvidia.com/en-us/data-center/l40s/", Note: "NVIDIA L40S specifications: max power consumption 350W"},
+
+	// Prices: one public on-demand list per GPU, each read on a stated
+	// date (docs/SOURCES.md#gpu-prices); editable in every lesson.
+	"LAMBDA-PRICE":      {Ref: "https://lambda.ai/pricing", Note: "Lambda on-demand per-GPU-hour prices as of 2026-09-20/25: 8x B200 $6.69, 8x H100 SXM $3.99, 8x A100 SXM 80 GB $2.79, 8x A100 SXM 40 GB $1.99, 1x H100 PCIe $3.29"},
+	"RUNPOD-PRICE":      {Ref: "https://www.runpod.io/pricing", Note: "RunPod Pods on-demand prices as of 2026-10-07: H200 $4.59 an hour"},
+	"RUNPOD-SERVERLESS": {Ref: "https://docs.runpod.io/serverless/pricing", Note: "RunPod Serverless flex-worker prices per second: L4 $0.00019, L40S $0.00053 (× 3,600 = $0.684 and $1.908 an hour)"},
+
 	// Links.
 	"HT-PM1743": {Ref: "https://hardwaretimes.com/samsung-teases-pm1743-ssd-w-theoretical-speeds-of-up-to-15-7-gb-s/", Note: "PCIe 5.0 x4 about 15.76 GB/s theoretical, so x16 about 63 GB/s per direction"},
 

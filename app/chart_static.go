@@ -280,11 +280,9 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 		}
 	}
 	if c.Cursor != nil && ok(*c.Cursor) {
-		p := math.NaN()
+		p := box.x.pct(*c.Cursor)
 		if box.bars > 0 {
 			p = (*c.Cursor + 0.5) / float64(box.bars) * 100
-		} else {
-			p = box.x.pct(*c.Cursor)
 		}
 		if ok(p) && p >= 0 && p <= 100 {
 			b.WriteString(`<line class="cs-now" y1="0" y2="1000" x1="` + svgX(p) + `" x2="` + svgX(p) + `" vector-effect="non-scaling-stroke"/>`)

@@ -197,9 +197,10 @@ func (f *paramsPanel) Render() app.UI {
 			app.Button().ID(f.id("params-apply")).Type("submit").Class("primary").Text("Apply typed values"),
 			app.Button().ID(f.id("params-reset")).Type("button").OnClick(func(ctx app.Context, e app.Event) { f.reset(ctx) }).Text(reset),
 		),
-		// The reader's own model and GPU (byo.go), on lesson pages.
-		app.If(f.P != nil && !f.P.Embed && hasKnob(f.Lesson, "model"), func() app.UI { return f.renderYourModel() }),
-		app.If(f.P != nil && !f.P.Embed && hasKnob(f.Lesson, "gpu"), func() app.UI { return f.renderYourGPU() }),
+		// The reader's own model and GPU (byo.go), on lesson pages, in A's
+		// form only: B's knobs choose among what A's brought.
+		app.If(f.P != nil && !f.P.Embed && f.Side == "" && hasKnob(f.Lesson, "model"), func() app.UI { return f.renderYourModel() }),
+		app.If(f.P != nil && !f.P.Embed && f.Side == "" && hasKnob(f.Lesson, "gpu"), func() app.UI { return f.renderYourGPU() }),
 	)
 }
 

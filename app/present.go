@@ -30,6 +30,6 @@ func (p *Player) presentTools() app.UI {
 		app.Button().ID("btn-export").Type("button").Class("ghost").
 			Title("Print a handout, or export steps as an animated PNG or PNG images").
 			Aria("haspopup", "dialog").
-			Body(app.Span().Class("btn-icon").Aria("hidden", "true").Text("⎙"), app.Span().Class("btn-word").Text(" Export")),
+			Body(app.Span().Class("btn-icon").Aria("hidden", "true").Text("⤓"), app.Span().Class("btn-word").Text(" Export")),
 	)
 }

@@ -81,6 +81,8 @@
       }
     } finally {
       root.classList.remove("inferlab-capturing");
+      if (blank) blank.remove();
+      blank = null;
       try { await goTo(back); } catch (e) { /* the reader moved on */ }
       window.scrollTo(0, y);
       walking = false;
@@ -131,14 +133,51 @@
   // attributes (a copied "width: auto" would undo a rect's width).
   const skip = /^(--|transition|animation|cursor|will-change|pointer-events|user-select|-webkit-user|caret|touch-action|scroll|overscroll)/;
   const geometry = new Set(["width", "height", "x", "y", "cx", "cy", "r", "rx", "ry", "d"]);
-  const styleOf = (cs, svgShape) => {
+  // styleOf writes the computed style cs as inline declarations, leaving
+  // out each value the copy gets anyway: one equal both to the parent's
+  // (an inherited property inherits it) and to the browser's default for
+  // the element (a property that is not inherited starts there). That
+  // keeps a figure of 600 elements at a few hundred KB instead of MBs.
+  const styleOf = (cs, svgShape, parent, dflt) => {
     let t = "";
     for (let i = 0; i < cs.length; i++) {
       const p = cs[i];
       if (skip.test(p) || (svgShape && geometry.has(p))) continue;
-      t += p + ":" + cs.getPropertyValue(p) + ";";
+      const v = cs.getPropertyValue(p);
+      if (dflt && dflt[p] === v && (!parent || parent.getPropertyValue(p) === v)) continue;
+      t += p + ":" + v + ";";
     }
     return t;
+  };
+  // defaults: the browser's own computed style of an element of this
+  // namespace and tag, with no style sheet (an empty frame), by property.
+  let blank = null;
+  const defaultsCache = new Map();
+  const defaults = (el) => {
+    const svg = el instanceof SVGElement;
+    const key = (svg ? "svg:" : "") + el.localName;
+    if (defaultsCache.has(key)) return defaultsCache.get(key);
+    if (!blank || !blank.isConnected) {
+      blank = document.createElement("iframe");
+      blank.setAttribute("aria-hidden", "true");
+      blank.title = "(empty: the browser's default styles)";
+      blank.tabIndex = -1;
+      blank.style.cssText = "position:fixed;left:-10px;top:-10px;width:1px;height:1px;border:0;visibility:hidden";
+      document.body.appendChild(blank);
+    }
+    const d = blank.contentDocument;
+    let probe;
+    if (svg) {
+      const host = d.createElementNS("http://www.w3.org/2000/svg", "svg");
+      d.body.appendChild(host);
+      probe = el.localName === "svg" ? host : host.appendChild(d.createElementNS("http://www.w3.org/2000/svg", el.localName));
+    } else probe = d.body.appendChild(d.createElement(el.localName));
+    const cs = blank.contentWindow.getComputedStyle(probe);
+    const out = {};
+    for (let i = 0; i < cs.length; i++) out[cs[i]] = cs.getPropertyValue(cs[i]);
+    d.body.textContent = "";
+    defaultsCache.set(key, out);
+    return out;
   };
   // A ::before or ::after as a span (an image has no stylesheet).
   const pseudo = (live, copy, which) => {
@@ -146,7 +185,7 @@
     const c = ps.content;
     if (!c || c === "none" || c === "normal") return;
     const span = document.createElement("span");
-    span.setAttribute("style", styleOf(ps, false));
+    span.setAttribute("style", styleOf(ps, false, null, null));
     try { span.textContent = JSON.parse(c); } catch (e) { span.textContent = ""; }
     if (which === "::before") copy.insertBefore(span, copy.firstChild);
     else copy.appendChild(span);
@@ -162,11 +201,14 @@
     const copy = fig.cloneNode(true);
     const lives = [fig, ...fig.querySelectorAll("*")];
     const copies = [copy, ...copy.querySelectorAll("*")];
+    const styles = new Map();
     for (let i = 0; i < lives.length; i++) {
       const a = lives[i];
       const b = copies[i];
       const svgShape = a instanceof SVGElement && !(a instanceof SVGSVGElement);
-      b.setAttribute("style", styleOf(getComputedStyle(a), svgShape));
+      const cs = getComputedStyle(a);
+      styles.set(a, cs);
+      b.setAttribute("style", styleOf(cs, svgShape, i === 0 ? null : styles.get(a.parentElement) || null, defaults(a)));
       if (!(a instanceof SVGElement) && a.tagName !== "CANVAS") {
         pseudo(a, b, "::before");
         pseudo(a, b, "::after");
@@ -698,13 +740,16 @@
       root.style.setProperty("--present-chart-h", Math.max(200, Math.floor(availH - other - 4)) + "px");
       return;
     }
+    // Never below the size its labels are drawn for (11 px: ≥ 10 px at
+    // 0.92, the lab's floor on a wide screen; none smaller on a phone): a
+    // figure too tall even so scrolls in its place.
     const phone = window.innerWidth <= 600;
     const design = phone ? availW : Math.min(availW, 1100);
     fig.style.width = design + "px";
     fig.style.zoom = "1";
     const w = Math.max(design, fig.scrollWidth);
     const h = Math.max(1, fig.scrollHeight);
-    const z = Math.max(phone ? 0.75 : 0.5, Math.min(2.5, availW / w, availH / h));
+    const z = Math.max(phone ? 1 : 0.92, Math.min(2.5, availW / w, availH / h));
     fig.style.zoom = String(Math.floor(z * 1000) / 1000);
   };
   let fitPending = false;

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,9 +223,20 @@ func TestExportSteps(t *testing.T) {
   set("export-from", "1"); set("export-to", "4"); set("export-width", `+jsString(width)+`);
   return true;
 })()`)
+		// saved awaits the dialog's word that the file is saved (drawing
+		// four steps takes seconds), then its download.
+		saved := func(name string) []byte {
+			b.t.Helper()
+			b.awaitCondition("the export of "+name, 2*liveTimeout, `document.querySelector("#export-status").textContent.startsWith("Saved") || !document.querySelector("#export-apng").disabled && document.querySelector("#export-status").textContent !== "" && !/…$/.test(document.querySelector("#export-status").textContent)`)
+			if st := evalJS[string](b, `document.querySelector("#export-status").textContent`); st != "Saved "+name+"." {
+				b.fatal("%s: the dialog says %q", name, st)
+			}
+			return got(name)
+		}
+		evalJS[bool](b, `(document.querySelector("#export-status").textContent = "", true)`)
 		b.clickNow("#export-apng")
 		name := slug + "-steps-01-04.png"
-		a := readAPNG(t, got(name))
+		a := readAPNG(t, saved(name))
 		if a.frames != 4 || a.fcTL != 4 {
 			t.Errorf("%s: acTL says %d frames and there are %d fcTL chunks, want 4 and 4", name, a.frames, a.fcTL)
 		}
@@ -246,10 +258,10 @@ func TestExportSteps(t *testing.T) {
 		for i, im := range a.all {
 			savePNG(t, fmt.Sprintf("export-%s-%s-frame%d", slug, theme, i+1), im)
 		}
-		b.waitFor("the dialog says so", `document.querySelector("#export-status").textContent.includes(`+jsString(name)+`)`)
+		evalJS[bool](b, `(document.querySelector("#export-status").textContent = "", true)`)
 		b.clickNow("#export-pngs")
 		zname := slug + "-steps-01-04.zip"
-		zdata := got(zname)
+		zdata := saved(zname)
 		z, err := zip.NewReader(bytes.NewReader(zdata), int64(len(zdata)))
 		if err != nil {
 			t.Fatalf("%s: %v", zname, err)
@@ -339,9 +351,13 @@ func TestHandout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := awaitJS[int](b, `window.inferlab.present().then((p) => p.handout(() => {})).then((h) => h.querySelectorAll(".handout-step").length)`)
-		if n != len(s.Steps) {
-			t.Fatalf("%s: the handout has %d steps, want %d", slug, n, len(s.Steps))
+		// (laying out twenty steps takes longer than one evaluation may)
+		evalJS[bool](b, `(window.__handout = "", window.inferlab.present().then((p) => p.handout(() => {})).then(
+  (h) => { window.__handout = String(h.querySelectorAll(".handout-step").length); },
+  (e) => { window.__handout = "failed: " + e.message; }), true)`)
+		b.awaitCondition("the handout of "+slug, 3*liveTimeout, `window.__handout !== ""`)
+		if got, want := evalJS[string](b, `window.__handout`), strconv.Itoa(len(s.Steps)); got != want {
+			t.Fatalf("%s: the handout has %s steps, want %s", slug, got, want)
 		}
 		titles := evalJS[[]string](b, `[...document.querySelectorAll("#handout .handout-step h2")].map((h) => h.textContent)`)
 		for i, st := range s.Steps {

@@ -208,7 +208,11 @@
       const svgShape = a instanceof SVGElement && !(a instanceof SVGSVGElement);
       const cs = getComputedStyle(a);
       styles.set(a, cs);
-      b.setAttribute("style", styleOf(cs, svgShape, i === 0 ? null : styles.get(a.parentElement) || null, defaults(a)));
+      let st = styleOf(cs, svgShape, i === 0 ? null : styles.get(a.parentElement) || null, defaults(a));
+      // A frame that scrolls on the page is drawn as its view, with no
+      // scroll bars.
+      if (/auto|scroll/.test(cs.overflowX + cs.overflowY)) st += "overflow:hidden;";
+      b.setAttribute("style", st);
       if (!(a instanceof SVGElement) && a.tagName !== "CANVAS") {
         pseudo(a, b, "::before");
         pseudo(a, b, "::after");
@@ -403,7 +407,8 @@
       const W = o.width === "screen" ? Math.round(fw * (window.devicePixelRatio || 1)) : o.width;
       const margin = Math.round(W * 0.025);
       const scale = (W - 2 * margin) / fw;
-      const svg = await figureSVG(fig, scale, bg, false);
+      // (a chart's canvas is transparent on the page: its figure shows through)
+      const svg = await figureSVG(fig, scale, "rgba(0,0,0,0)", false);
       drawn.push({ n, W, margin, svg, img: await loadImage(svg.url), title: text("#step-title"), narration: text("#narration") });
     });
     // One size for every frame: the widest width (they are equal) and the
@@ -513,7 +518,7 @@
         figs.className = "handout-figures";
         for (const f of document.querySelectorAll("#lab #scenes > figure.scene")) {
           if (!f.getClientRects().length) continue;
-          const s = await figureSVG(f, 2, "#ffffff", true);
+          const s = await figureSVG(f, 2, "rgba(0,0,0,0)", true);
           const img = document.createElement("img");
           img.src = s.url;
           img.alt = text("#lab #scenes > figure.scene[data-scene-id='" + CSS.escape(f.dataset.sceneId || "") + "'] figcaption") || "figure";

@@ -86,6 +86,9 @@ func TestPresenterKeys(t *testing.T) {
 		}
 		b.keys(kb.ArrowLeft)
 		check(3)
+		if strings.Contains(at, "1280") {
+			notesFollow(t, b, sc)
+		}
 		b.keys(kb.Escape)
 		b.waitFor("presenter mode left", `!document.documentElement.classList.contains("presenting") && document.querySelector("#btn-present").getAttribute("aria-pressed") === "false"`)
 		if z := evalJS[string](b, `document.querySelector("#scenes > figure.scene").style.zoom`); z != "" {
@@ -109,6 +112,38 @@ func TestPresenterKeys(t *testing.T) {
 		b.navigate(site + "/lesson/garage")
 		walk(t, "live-1280x800")
 	})
+}
+
+// notesFollow opens the speaker notes (#btn-notes, shown while presenting)
+// at step 3 and checks that they show its narration and the next step's
+// title, follow a step taken in the lesson's window, and that a key in the
+// notes window steps the lesson.
+func notesFollow(t *testing.T, b *browser, sc *lessons.Script) {
+	b.do("open the notes", changeTimeout, chromedp.Click(chromedp.CSS("#btn-notes")))
+	read := `(() => { const w = window.inferlabPresent.notes.win; if (!w || w.closed) return null; const d = w.document, q = (id) => (d.getElementById(id) || {textContent: ""}).textContent;
+  return {step: q("n-step"), title: q("n-title"), narration: q("n-narration"), next: q("n-next")}; })()`
+	type notesView struct{ Step, Title, Narration, Next string }
+	want := func(n int) {
+		b.t.Helper()
+		next := "(this is the last step)"
+		if n < len(sc.Steps) {
+			next = sc.Steps[n].Title
+		}
+		w := notesView{fmt.Sprintf("Step %d of %d", n, len(sc.Steps)), sc.Steps[n-1].Title, squash(sc.Steps[n-1].Narration), next}
+		b.awaitCondition(fmt.Sprintf("the notes at step %d", n), changeTimeout, `(() => { const v = `+read+`; return v && v.title === `+jsString(w.Title)+` && v.next === `+jsString(w.Next)+`; })()`)
+		g := evalJS[notesView](b, read)
+		g.Narration = squash(g.Narration)
+		if g != w {
+			t.Errorf("the notes at step %d show %+v, want %+v", n, g, w)
+		}
+	}
+	want(3)
+	b.keys(kb.ArrowRight)
+	b.waitStep("a step taken in the lesson's window", 4)
+	want(4)
+	evalJS[bool](b, `(window.inferlabPresent.notes.win.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowLeft", bubbles: true})), true)`)
+	b.waitStep("← in the notes window", 3)
+	want(3)
 }
 
 // apngFile is one decoded APNG: its chunks in order and what they say.

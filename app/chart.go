@@ -263,10 +263,9 @@ func (c *chartView) Render() app.UI {
 				Body(app.Span().Aria("hidden", "true").Text("⤓ "), app.Text("PNG")),
 		),
 		app.Div().Class("chart-wrap").Body(
-			c.container(aria),
+			c.container(ch, aria),
 			// Positioned by web/lab.js (style set from JS only, never here).
 			app.Div().ID("cursor-"+c.SceneID).Class("chart-cursor").Body(app.Span().Text("now")),
-			c.chartData(ch),
 		),
 		// The marked points and guides, named in words under the chart:
 		// the canvas has no element per point, so these carry data-ref.
@@ -278,31 +277,15 @@ func (c *chartView) Render() app.UI {
 	)
 }
 
-// container is #chart-ID, where ECharts draws.
-func (c *chartView) container(aria string) app.UI {
-	return app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria)
-}
-
-// chartData is, prerendered only, script.chart-data beside the container:
-// the chart's ECharts options and its step marker's x ({"option",
-// "cursor"}), so that web/lab.js can draw it before the app runs (the app
-// draws its own). A JSON script element, not an attribute: go-app's
-// prerender writes attribute values Go-quoted (a quote as \"), which HTML
-// does not read back.
-func (c *chartView) chartData(ch *scene.Chart) app.UI {
-	if !app.IsServer || ch == nil {
-		return nil
+// container is #chart-ID, where ECharts draws. Prerendered, it holds the
+// chart drawn as markup (chart_static.go), which ECharts replaces once the
+// app runs.
+func (c *chartView) container(ch *scene.Chart, aria string) app.UI {
+	d := app.Div().ID("chart-"+c.SceneID).Class("chart").Role("img").Aria("label", c.Title+". "+aria)
+	if app.IsServer && ch != nil {
+		return d.DataSet("static", "true").Body(app.Raw(staticChart(ch, c.Marks)))
 	}
-	opt, err := ChartOptionsMarked(ch, c.Marks, c.Motion)
-	if err != nil {
-		return nil
-	}
-	b, err := json.Marshal(map[string]any{"option": json.RawMessage(opt), "cursor": CursorValue(ch)})
-	if err != nil {
-		return nil
-	}
-	text := strings.NewReplacer("</", `<\/`, "<!--", `\u003c!--`).Replace(string(b))
-	return app.Raw(`<script type="application/json" class="chart-data">` + text + `</script>`)
+	return d
 }
 
 // chartMarkText names a marked point or guide: its mark's label, else the

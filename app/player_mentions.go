@@ -1,6 +1,7 @@
 package app
 
 import (
+	"html"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,21 +68,28 @@ func splitMentions(text string, ms []scene.Mention) []narrationPart {
 // mentionDescID is the id of the hidden description of mention i.
 func mentionDescID(i int) string { return "mention-desc-" + strconv.Itoa(i) }
 
-// renderNarrationText is #narration's paragraph, its mentions linked.
+// renderNarrationText is #narration's paragraph, its mentions linked. It
+// is written as one raw element, not as go-app text nodes: go-app's
+// prerender indents each child on a line of its own and trims a text's
+// leading space, so "of <mention> 8" read "of a budget of8" and ", I" got
+// a space before its comma until the app drew the page.
 func renderNarrationText(st lessons.Step) app.UI {
-	parts := splitMentions(st.Narration, st.Mentions)
-	return app.P().Body(app.Range(parts).Slice(func(i int) app.UI {
-		pt := parts[i]
+	var b strings.Builder
+	b.WriteString("<p>")
+	for _, pt := range splitMentions(st.Narration, st.Mentions) {
 		if pt.Mention < 0 {
-			return app.Text(pt.Text)
+			b.WriteString(html.EscapeString(pt.Text))
+			continue
 		}
 		m := st.Mentions[pt.Mention]
 		// A span, not a <button>: a button is an inline block, and a
 		// phrase must wrap with the text around it.
-		return app.Span().Class("mention").TabIndex(0).Role("button").
-			DataSet("scene", m.Scene).DataSet("target", m.Ref).
-			Aria("describedby", mentionDescID(pt.Mention)).Text(pt.Text)
-	}))
+		b.WriteString(`<span class="mention" tabindex="0" role="button" data-scene="` + html.EscapeString(m.Scene) +
+			`" data-target="` + html.EscapeString(m.Ref) + `" aria-describedby="` + mentionDescID(pt.Mention) + `">` +
+			html.EscapeString(pt.Text) + `</span>`)
+	}
+	b.WriteString("</p>")
+	return app.Raw(b.String())
 }
 
 // renderMentionDescs are the hidden descriptions the mentions point at:

@@ -90,6 +90,14 @@ func TestNarrationMentionsRender(t *testing.T) {
 			t.Errorf("mention span %s lacks %s", tag, attr)
 		}
 	}
+	// The text around a phrase keeps its spaces, exactly: the prerendered
+	// page is what a first visit reads.
+	st2 := lessons.Step{Narration: "of a budget of 8; at the ridge, I = 295",
+		Mentions: []scene.Mention{{Text: "a budget of", Scene: "w", Ref: "guide:b"}, {Text: "at the ridge", Scene: "r", Ref: "guide:r"}}}
+	html2 := app.HTMLString(renderNarrationText(st2))
+	if !strings.Contains(html2, "<p>of <span ") || !strings.Contains(html2, ">a budget of</span> 8; <span ") || !strings.Contains(html2, ">at the ridge</span>, I = 295</p>") {
+		t.Errorf("narration around mentions lost or gained spaces: %s", html2)
+	}
 	desc := app.HTMLString(renderMentionDescs(st, []scene.Scene{{ID: "tree", Title: "The radix tree"}}))
 	if !strings.Contains(desc, `id="mention-desc-0"`) || !strings.Contains(desc, "“The radix tree”") || !strings.Contains(desc, "hidden") {
 		t.Errorf("mention description: %s", desc)

@@ -219,12 +219,19 @@ func TestFirstVisitWeight(t *testing.T) {
 func TestStepsBeforeTheApp(t *testing.T) {
 	b := newBrowser(t)
 	site, w := lightSite(t)
-	// A chart in view is drawn from its prerendered options, app-less.
+	// A chart in view is prerendered as markup: its series, ticks and
+	// step line, with neither the app nor ECharts.
 	b.do("open measuring", liveTimeout, chromedp.Navigate(site+"/lesson/measuring"))
-	// (The server compresses ECharts once per process: its first request may wait.)
-	b.awaitCondition("measuring's chart drawn before the app", liveTimeout, `!!document.querySelector("#scenes .chart[data-ready=true]") && document.querySelector("#lab").dataset.live === "false"`)
-	if f := fetchedAppFile(w.take()); f != "" {
-		t.Fatalf("drawing a chart before the app fetched %s", f)
+	b.quiet(w)
+	b.awaitCondition("measuring's chart drawn before the app", liveTimeout, `(() => {
+		const c = document.querySelector("#scenes .chart[data-static] .chart-static");
+		return !!c && c.querySelectorAll(".cs-svg polyline").length > 0 && c.querySelectorAll(".cs-xticks span").length > 2 &&
+			document.querySelector("#lab").dataset.live === "false";
+	})()`)
+	for _, r := range w.take() {
+		if strings.Contains(r.URL, "echarts") || fetchedAppFile([]wireReq{r}) != "" {
+			t.Fatalf("a first visit to a chart fetched %s", r.URL)
+		}
 	}
 
 	_, _, sc := nativeDefaults(t, "garage")

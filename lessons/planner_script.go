@@ -60,7 +60,7 @@ func (r *plannerRun) regimeGuides() []scene.Guide {
 		for j+1 < len(r.intervals) && r.regimes.of[j+1] == r.regimes.of[k] {
 			j++
 		}
-		out = append(out, scene.Guide{ID: fmt.Sprintf("%s-%d", r.regimes.of[k], k+1), Axis: "x", From: r.minute(k), To: r.minute(j + 1), Label: r.regimes.of[k] + " load"})
+		out = append(out, scene.Guide{ID: fmt.Sprintf("%s-%d", r.regimes.of[k], k+1), Axis: "x", From: r.minute(k), To: r.minute(j + 1), Label: r.regimes.of[k]})
 		k = j + 1
 	}
 	return out
@@ -99,7 +99,7 @@ func (r *plannerRun) workersChart(marks []scene.Mark) scene.Scene {
 		// The decision at the end of interval k answers its load.
 		ask.X, ask.Y = append(ask.X, r.minute(k)), append(ask.Y, float64(iv.decision.WantGPUs/r.tp))
 	}
-	c := &scene.Chart{Type: scene.Line, XLabel: "time", XUnit: "min", YLabel: "workers", YUnit: "workers", Series: []scene.Series{pre, dec, ask},
+	c := &scene.Chart{Type: scene.Line, XLabel: "time", XUnit: "min", YLabel: "workers", Series: []scene.Series{pre, dec, ask},
 		Guides: []scene.Guide{{ID: "budget", Axis: "y", From: float64(r.workers), To: float64(r.workers), Label: fmt.Sprintf("budget: %d GPUs = %d workers", r.cfg.Budget, r.workers)}}}
 	return scene.Scene{Kind: scene.KindChart, ID: plWorkers, Title: fmt.Sprintf("The planner's workers (TP %d each) and what its formula asked for", r.tp), Chart: c, Marks: marks}
 }

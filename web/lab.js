@@ -560,9 +560,6 @@
     // steps is a promise of the page's steps (#steps-data, docs/DOM.md),
     // or of null once the app shows its own (web/present.js).
     steps: () => (pre.active() ? pre.ready() : Promise.resolve(null)),
-    // drawCharts draws now every prerendered chart of the step, in view or
-    // not (web/present.js, before it copies a step).
-    drawCharts: () => charts.all(),
   };
 
   let chartsFailedAt = -Infinity; // when loading ECharts last failed
@@ -572,12 +569,45 @@
   // forces a layout in the middle of its work (a CPU profile of a cold
   // garage load put 150–290 ms there, before the page went live); in the
   // frame the layout is the one the browser does anyway.
+  // declutter hides what a prerendered chart (app/chart_static.go) cannot
+  // fit at this width, as ECharts' label layout does: x ticks that would
+  // touch (every other one is kept, or every third…), then a guide's label
+  // (unless marked) and a point's label that would cover a callout or a
+  // label kept before it. Laid out in percent of the
+  // plot, they all fit a laptop; a phone keeps every other tick.
+  const declutter = () => {
+    const overlaps = (a, b) => a.left < b.right + 4 && b.left < a.right + 4 && a.top < b.bottom && b.top < a.bottom;
+    for (const c of document.querySelectorAll(".chart-static")) {
+      // Ticks: every one, else every second, third… so that the kept ones
+      // stay evenly spaced.
+      const ticks = [...c.querySelectorAll(".cs-xticks span")];
+      const boxes = ticks.map((el) => el.getBoundingClientRect());
+      let every = 1;
+      const clash = (k) => boxes.some((b, i) => i % k === 0 && i >= k && overlaps(boxes[i - k], b));
+      while (every < ticks.length && clash(every)) every++;
+      ticks.forEach((el, i) => { el.style.visibility = i % every === 0 ? "" : "hidden"; });
+      for (const group of [[".cs-callout, .cs-now-label", ".cs-glabel", ".cs-plabel"]]) {
+        const kept = [];
+        for (const sel of group) {
+          for (const el of c.querySelectorAll(sel)) {
+            el.style.visibility = "";
+            const r = el.getBoundingClientRect();
+            if (el.matches(".cs-plabel, .cs-glabel:not(.cs-marked)") && kept.some((k) => overlaps(k, r))) el.style.visibility = "hidden";
+            else kept.push(r);
+          }
+        }
+      }
+    }
+  };
+  window.addEventListener("resize", () => requestAnimationFrame(declutter));
+
   let geometryPending = false;
   const geometrySoon = () => {
     if (geometryPending) return;
     geometryPending = true;
     requestAnimationFrame(() => {
       geometryPending = false;
+      declutter();
       measureStage();
       revealMarks();
       stepShown();
@@ -598,8 +628,9 @@
   const seenMotion = new WeakSet(); // animations running when a step was last drawn
   const stepKey = (lab) => (lab.dataset.lesson || "") + "#" + lab.dataset.step;
   // The markup of a figure without the tooltips annotate gave and without
-  // a chart's canvas (ECharts animates its own changes).
-  const markup = (f) => [...f.children].filter((c) => !c.classList.contains("chart-wrap")).map((c) => c.outerHTML).join("")
+  // a chart ECharts draws (it animates its own changes); a prerendered
+  // chart (app/chart_static.go) is markup like any figure.
+  const markup = (f) => [...f.children].filter((c) => !c.classList.contains("chart-wrap") || c.querySelector(".chart-static")).map((c) => c.outerHTML).join("")
     .replace(/ title="[^"]*"|<title class="mention-tip">.*?<\/title>/g, "");
   const stepShown = () => {
     const lab = document.querySelector("#lab");
@@ -1115,7 +1146,6 @@
       if (jump) settle = setTimeout(() => { if (active()) lab.dataset.motion = "animate"; }, 250);
       step = i;
       const item = d.steps[i];
-      charts.drop();
       mentions.clear();
       d.parts.forEach((id, k) => {
         const el = document.getElementById(id);
@@ -1131,7 +1161,6 @@
       if (cl) cl.hidden = !!item.hideClaims;
       applyHide();
       controls();
-      charts.watch();
       mentions.annotate();
       geometrySoon();
       if (!fromURL) writeURL();
@@ -1250,7 +1279,6 @@
           // The toolbar is the app's now: only the timer stops.
           clearTimeout(playing);
           playing = null;
-          charts.drop();
           clearTimeout(urlTimer);
           // The app's first render shows a copy of the prerendered panels
           // under the stage and builds its own a moment later
@@ -1285,6 +1313,7 @@
         }
       } catch (e) { /* storage refused: wait for a first touch */ }
       if (!lab) return;
+      requestAnimationFrame(declutter);
       step = Math.max(0, (parseInt(lab.dataset.step, 10) || 1) - 1);
       applyHide();
       // A step of the defaults in the address: shown from the page's steps.
@@ -1304,7 +1333,6 @@
         if (document.readyState === "complete") later();
         else window.addEventListener("load", later, { once: true });
       }
-      charts.watch();
       document.addEventListener("click", (e) => {
         if (!active()) return;
         const b = e.target instanceof Element && e.target.closest("button");
@@ -1339,87 +1367,6 @@
       window.addEventListener("keydown", onKey);
     };
     return { init, active, ready };
-  })();
-
-  // Charts before the app runs: a prerendered #chart-ID has beside it its
-  // ECharts options and its step marker's x (script.chart-data); each is
-  // drawn once it comes into view (ECharts loads then), and dropped when
-  // the step changes or the app draws its own.
-  const charts = (() => {
-    let shown = []; // [{el, chart}]
-    let io = null;
-    const draw = (el) => {
-      if (!window.echarts) {
-        window.inferlab.loadCharts();
-        const s = document.getElementById("echarts-script");
-        if (s) s.addEventListener("load", () => draw(el), { once: true });
-        return;
-      }
-      if (!el.isConnected || !pre.active() || shown.some((c) => c.el === el)) return;
-      try {
-        const chart = window.echarts.init(el, window.inferlab.theme() === "light" ? null : "dark", { renderer: "canvas" });
-        const spec = JSON.parse(el.parentElement.querySelector("script.chart-data").textContent);
-        const opt = spec.option;
-        if (root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches) opt.animation = false;
-        chart.setOption(opt);
-        const marker = document.getElementById("cursor-" + el.id.replace(/^chart-/, ""));
-        const place = () => marker && window.inferlab.cursor(chart, marker, spec.cursor);
-        place();
-        chart.on("finished", place);
-        const ro = window.ResizeObserver ? new ResizeObserver(() => { chart.resize(); place(); }) : null;
-        if (ro) ro.observe(el);
-        shown.push({ el, chart, ro });
-        el.setAttribute("data-ready", "true");
-      } catch (e) {
-        console.warn("inferlab: drawing a chart before the app runs: " + (e && e.message ? e.message : e));
-      }
-    };
-    const watch = () => {
-      const els = [...document.querySelectorAll("#lab .chart-wrap")].filter((w) => w.querySelector("script.chart-data")).map((w) => w.querySelector(".chart"));
-      if (!els.length) return;
-      if (!io && window.IntersectionObserver) {
-        io = new IntersectionObserver((entries) => {
-          for (const e of entries) {
-            if (e.isIntersecting) {
-              io.unobserve(e.target);
-              draw(e.target);
-            }
-          }
-        }, { rootMargin: "100px" });
-      }
-      for (const el of els) io ? io.observe(el) : draw(el);
-    };
-    const drop = () => {
-      if (io) io.disconnect();
-      for (const c of shown) {
-        if (c.ro) c.ro.disconnect();
-        try { c.chart.dispose(); } catch (e) { /* already gone */ }
-      }
-      shown = [];
-    };
-    window.addEventListener("inferlab:theme", () => {
-      if (!pre.active()) return;
-      const els = shown.map((c) => c.el);
-      drop();
-      for (const el of els) draw(el);
-    });
-    // all draws every chart of the step now; its promise settles once
-    // ECharts is here and each is drawn (or could not be).
-    const all = () => new Promise((resolve) => {
-      const els = [...document.querySelectorAll("#lab .chart-wrap")].filter((w) => w.querySelector("script.chart-data")).map((w) => w.querySelector(".chart"));
-      if (!els.length || !pre.active()) return resolve();
-      const go = () => {
-        for (const el of els) draw(el);
-        resolve();
-      };
-      if (window.echarts) return go();
-      window.inferlab.loadCharts();
-      const s = document.getElementById("echarts-script");
-      if (!s) return resolve();
-      s.addEventListener("load", go, { once: true });
-      s.addEventListener("error", () => resolve(), { once: true });
-    });
-    return { watch, drop, all };
   })();
 
   // Compact block grids (app/grid_svg.go): one SVG, no element per block.

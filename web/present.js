@@ -48,13 +48,13 @@
     await frame();
     await frame();
   };
-  // chartsDrawn resolves once every chart of the step is drawn: the
-  // prerendered ones are drawn now (in view or not), the app draws its own.
+  // chartsDrawn resolves once every chart of the step is drawn: a
+  // prerendered one is markup (app/chart_static.go), the app's are drawn by
+  // ECharts a moment after the step (#chart-ID[data-ready]).
   const chartsDrawn = async () => {
-    if (!live() && L.drawCharts) await L.drawCharts();
     const els = [...document.querySelectorAll("#lab #scenes .chart")];
     try {
-      await until(() => els.every((el) => el.dataset.ready === "true" || !el.isConnected), 15000, "its charts");
+      await until(() => els.every((el) => el.dataset.static === "true" || el.dataset.ready === "true" || !el.isConnected), 15000, "its charts");
     } catch (e) { /* drawn without them: each says so in its place */ }
     await frame();
   };
@@ -220,14 +220,15 @@
     }
     copy.style.margin = "0";
     for (const el of copy.querySelectorAll("script, .save-png, title.mention-tip")) el.remove();
+    // An ECharts canvas becomes its image; a prerendered chart is markup,
+    // copied like the rest.
     const liveCharts = [...fig.querySelectorAll(".chart")];
     const copyCharts = [...copy.querySelectorAll(".chart")];
     for (let i = 0; i < liveCharts.length; i++) {
       const url = await chartURL(liveCharts[i], scale, bg, cursorInCharts);
       const box = copyCharts[i];
-      if (!box) continue;
+      if (!box || !url) continue;
       box.textContent = "";
-      if (!url) continue;
       const img = document.createElement("img");
       img.src = url;
       img.alt = "";

@@ -54,7 +54,7 @@
   const chartsDrawn = async () => {
     const els = [...document.querySelectorAll("#lab #scenes .chart")];
     try {
-      await until(() => els.every((el) => el.dataset.static === "true" || el.dataset.ready === "true" || !el.isConnected), 15000, "its charts");
+      await until(() => els.every((el) => "static" in el.dataset || el.dataset.ready === "true" || !el.isConnected), 15000, "its charts");
     } catch (e) { /* drawn without them: each says so in its place */ }
     await frame();
   };

@@ -49,6 +49,9 @@ type clLayout struct {
 	}
 	workerH float64
 	boxW    float64
+	// stacked: the pools above and below the link (a phone), the KV
+	// flowing down the pipe rather than across it.
+	stacked bool
 }
 
 // workerHeight is the height of every worker box of the scene.
@@ -142,6 +145,46 @@ func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 	return l
 }
 
+// layoutLinkedStacked lays two pools joined by a link out for a phone:
+// the first pool's workers two a row, the link across the figure under
+// them, the second pool below, so nothing is cut off at 375 px.
+func layoutLinkedStacked(c *scene.Cluster) clLayout {
+	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c), boxW: clRowW, stacked: true}
+	l.w = float64(clPerLineNarrow)*(clRowW+clGap) + 8
+	y := 8.0
+	if c.Router != "" {
+		l.hasRouter = true
+		y += clRouterH + 30
+	}
+	place := func(p scene.Pool) {
+		y += 40 // the pool's label, and room for a callout over its workers
+		l.poolLabels = append(l.poolLabels, struct {
+			x, y float64
+			text string
+		}{4, y - 26, p.Label})
+		for j, w := range p.Workers {
+			row, col := j/clPerLineNarrow, j%clPerLineNarrow
+			inRow := min(clPerLineNarrow, len(p.Workers)-row*clPerLineNarrow)
+			x0 := (l.w - float64(inRow)*(clRowW+clGap) + clGap) / 2
+			l.workers[w.ID] = box{x0 + float64(col)*(clRowW+clGap), y + float64(row)*(l.workerH+clGap), clRowW, l.workerH}
+		}
+		rows := (len(p.Workers) + clPerLineNarrow - 1) / clPerLineNarrow
+		y += float64(rows)*(l.workerH+clGap) + 10
+	}
+	place(c.Pools[0])
+	y += 34 // the link's name and rate, above the pipe
+	l.pipe = box{10, y, l.w - 20, clPipeH}
+	y += clPipeH + 36 // the link's callout, below the pipe
+	for _, p := range c.Pools[1:] {
+		place(p)
+	}
+	l.h = y + 4
+	if l.hasRouter {
+		l.router = box{10, 8, l.w - 20, clRouterH}
+	}
+	return l
+}
+
 // wholeQueues says whether every queue is a whole number (requests, drawn
 // as squares) rather than a mean (drawn as a bar).
 func wholeQueues(c *scene.Cluster) bool {
@@ -171,17 +214,17 @@ func clScales(c *scene.Cluster) (cacheMax, queueMax float64) {
 	return max(cacheMax, 1), max(queueMax, 1)
 }
 
-// renderCluster draws a scene.Cluster: rows of workers, and for a
-// phone a second drawing two workers wide (sysFigureFor); pools beside a
-// link keep one drawing, which pans on a phone.
+// renderCluster draws a scene.Cluster: rows of workers (pools beside a
+// link), and for a phone a second drawing two workers wide, linked pools
+// stacked (sysFigureFor).
 func renderCluster(sc scene.Scene) app.UI {
 	c := sc.Cluster
 	wide := clusterPic(sc, layoutCluster(c, clPerLine, 600))
-	var narrow *sysPic
-	if c.Link == nil {
-		n := clusterPic(sc, layoutCluster(c, clPerLineNarrow, 0))
-		narrow = &n
+	narrowLayout := layoutCluster(c, clPerLineNarrow, 0)
+	if c.Link != nil && len(c.Pools) >= 2 {
+		narrowLayout = layoutLinkedStacked(c)
 	}
+	narrow := clusterPic(sc, narrowLayout)
 	count := 0
 	for _, p := range c.Pools {
 		count += len(p.Workers)
@@ -190,7 +233,7 @@ func renderCluster(sc scene.Scene) app.UI {
 	if c.Link != nil {
 		sub += " · link " + c.Link.Label + ", " + c.Link.Rate
 	}
-	return sysFigureFor(sc, "scene-cluster", sub, wide, narrow, clBelow(c)...)
+	return sysFigureFor(sc, "scene-cluster", sub, wide, &narrow, clBelow(c)...)
 }
 
 // clusterPic draws c in layout l.
@@ -199,20 +242,28 @@ func clusterPic(sc scene.Scene, l clLayout) sysPic {
 	marks := newMarkSet(sc.Marks)
 	cacheMax, queueMax := clScales(c)
 	var body []app.UI
-	if c.Link != nil { // the pipe's pattern; its id is the scene's, so one drawing holds it
-		body = append(body, clDefs(sc.ID))
+	// The pipe's pattern: its id is the scene's, and the phone's drawing
+	// has its own, so no two elements of the page share one.
+	pid := sc.ID
+	if l.stacked {
+		pid += "-narrow"
+	}
+	if c.Link != nil {
+		body = append(body, clDefs(pid))
 	}
 	if l.hasRouter {
 		body = append(body, clRouter(c, l, marks))
 	}
 	if c.Link != nil && len(c.Pools) >= 2 {
-		body = append(body, clPipe(sc.ID, c, l, marks))
+		body = append(body, clPipe(pid, c, l, marks))
 	}
 	for _, pl := range l.poolLabels {
-		if c.Link == nil {
+		if c.Link == nil || l.stacked {
 			marks.place["pool:"+pl.text] = "right"
 		}
-		t := marks.tag(svgText(pl.x, pl.y, "sys-label cl-pool", pl.text), "pool:"+pl.text, box{pl.x, pl.y - 12, boldWidth(12) * float64(len([]rune(pl.text))), 15})
+		// Cut to the drawing's width (bold text: fitText's estimate scaled).
+		text := fitText(pl.text, (l.w-pl.x-4)*charWidth(12)/boldWidth(12), 12)
+		t := marks.tag(svgText(pl.x, pl.y, "sys-label cl-pool", text), "pool:"+pl.text, box{pl.x, pl.y - 12, boldWidth(12) * float64(len([]rune(text))), 15})
 		body = append(body, t)
 	}
 	var workers []app.UI
@@ -263,10 +314,15 @@ func clPipe(id string, c *scene.Cluster, l clLayout, marks *markSet) app.UI {
 	}
 	marks.place["link:KV"] = "below"
 	ax := p.x + p.w - 4
+	arrow := "M" + num(ax-14) + " " + num(p.y+8) + " L" + num(ax) + " " + num(p.y+p.h/2) + " L" + num(ax-14) + " " + num(p.y+p.h-8)
+	if l.stacked { // the KV flows down, from the pool above to the one below
+		cx := p.x + p.w/2
+		arrow = "M" + num(cx-16) + " " + num(p.y+10) + " L" + num(cx) + " " + num(p.y+p.h-8) + " L" + num(cx+16) + " " + num(p.y+10)
+	}
 	return g.Body(
 		svgTitle(tip),
 		svgRect(p.x, p.y, p.w, p.h, "cl-pipe").Attr("rx", num(p.h/2)).Attr("fill", "url(#cl-flow-"+id+")"),
-		svgEl("path").Class("cl-pipe-arrow").Attr("d", "M"+num(ax-14)+" "+num(p.y+8)+" L"+num(ax)+" "+num(p.y+p.h/2)+" L"+num(ax-14)+" "+num(p.y+p.h-8)),
+		svgEl("path").Class("cl-pipe-arrow").Attr("d", arrow),
 		svgText(p.x+p.w/2, p.y-24, "cl-link-name", fitText(c.Link.Label, p.w+20, clPx)),
 		svgText(p.x+p.w/2, p.y-8, "cl-link-rate", fitText(strings.TrimSpace(c.Link.Rate+" · "+c.Link.Note), p.w+20, clPx)),
 	)

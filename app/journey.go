@@ -49,12 +49,31 @@ func jrSpan(j *scene.Journey) (lo, hi float64) {
 	return lo, hi
 }
 
-// renderJourney draws a scene.Journey.
+// jrGeom is a journey drawing's width and label column, in viewBox units.
+type jrGeom struct{ w, labelW float64 }
+
+// The laptop's drawing, and the phone's (300 units, drawn at about 1.07 on a
+// 375 px screen so that 11-unit labels stay at 11 px or more; web/lab.css shows
+// it on a narrow screen), whose narrower label column still fits
+// "monolithic W1" and whose track keeps a transfer's bar wide enough to see.
+var (
+	jrWide   = jrGeom{jrW, jrLabelW}
+	jrNarrow = jrGeom{300, 104}
+)
+
+// renderJourney draws a scene.Journey, for a laptop and for a phone.
 func renderJourney(sc scene.Scene) app.UI {
+	wide, sub := journeyPic(sc, jrWide)
+	narrow, _ := journeyPic(sc, jrNarrow)
+	return sysFigureFor(sc, "scene-journey", sub, wide, &narrow, journeyLegend())
+}
+
+// journeyPic draws j at the geometry g; sub is the figure's subtitle.
+func journeyPic(sc scene.Scene, g jrGeom) (sysPic, string) {
 	j := sc.Journey
 	marks := newMarkSet(sc.Marks)
 	lo, hi := jrSpan(j)
-	track := jrW - jrLabelW - 10
+	track := g.w - g.labelW - 10
 	var body []app.UI
 	y := 4.0
 	zlo, zhi := lo, hi
@@ -64,39 +83,39 @@ func renderJourney(sc scene.Scene) app.UI {
 			zlo, zhi = z.Start, z.End
 		}
 		var ctx []app.UI
-		ctx, y = jrContext(j, lo, hi, zlo, zhi, y, track)
+		ctx, y = jrContext(g, j, lo, hi, zlo, zhi, y, track)
 		body = append(body, svgEl("g").Class("jr-context").Body(ctx...))
 	}
 	if j.Zoom == nil {
 		y += 26 // room for the callouts above the first lane
 	}
 	var zoom []app.UI
-	zoom, y = jrZoom(j, zlo, zhi, y, track, marks)
-	body = append(body, svgEl("g").Class("jr-zoom").Body(zoom...), marks.layer(jrW))
+	zoom, y = jrZoom(g, j, zlo, zhi, y, track, marks)
+	body = append(body, svgEl("g").Class("jr-zoom").Body(zoom...), marks.layer(g.w))
 	sub := formatNumber(lo) + "–" + formatNumber(hi) + " " + j.Unit
 	if j.Zoom != nil {
 		sub += " · zoom " + formatNumber(zlo) + "–" + formatNumber(zhi) + " " + j.Unit
 	}
-	return sysFigure(sc, "scene-journey", sub, jrW, y+4, body, journeyLegend())
+	return sysPic{g.w, y + 4, body}, sub
 }
 
 // jrContext is the thin whole-interval view with the window outlined and
 // joined to the zoomed view below.
-func jrContext(j *scene.Journey, lo, hi, zlo, zhi, y, track float64) ([]app.UI, float64) {
-	x := func(t float64) float64 { return jrLabelW + track*(t-lo)/(hi-lo) }
+func jrContext(g jrGeom, j *scene.Journey, lo, hi, zlo, zhi, y, track float64) ([]app.UI, float64) {
+	x := func(t float64) float64 { return g.labelW + track*(t-lo)/(hi-lo) }
 	label := j.ContextLabel
 	if label == "" {
 		label = "whole run: " + formatNumber(lo) + "–" + formatNumber(hi) + " " + j.Unit
 	}
-	out := []app.UI{svgText(jrLabelW, y+10, "sys-label", label)}
+	out := []app.UI{svgText(g.labelW, y+10, "sys-label", fitText(label, track, jrPx))}
 	y += 16
 	top := y
 	for _, l := range jrContextLanes(j) {
-		out = append(out, svgRect(jrLabelW, y, track, jrCtxH, "jr-track"))
+		out = append(out, svgRect(g.labelW, y, track, jrCtxH, "jr-track"))
 		for _, b := range l.Bars {
 			out = append(out, svgRect(x(b.Start), y, math.Max(x(b.End)-x(b.Start), 0.8), jrCtxH, "jr-bar jr-"+safeClass(b.Class)))
 		}
-		out = append(out, svgText(jrLabelW-8, y+10, "jr-ctx-label", fitText(l.Label, jrLabelW-10, jrSmall)))
+		out = append(out, svgText(g.labelW-8, y+10, "jr-ctx-label", fitText(l.Label, g.labelW-10, jrSmall)))
 		y += jrCtxH + 3
 	}
 	wx0, wx1 := x(zlo), math.Max(x(zhi), x(zlo)+3)
@@ -107,19 +126,19 @@ func jrContext(j *scene.Journey, lo, hi, zlo, zhi, y, track float64) ([]app.UI, 
 	// The funnel from the window to the zoomed view.
 	y2 := y + 26
 	out = append(out, svgEl("path").Class("jr-funnel").Attr("d",
-		"M"+num(wx0)+" "+num(y)+" L"+num(jrLabelW)+" "+num(y2)+" L"+num(jrLabelW+track)+" "+num(y2)+" L"+num(wx1)+" "+num(y)+" Z"))
+		"M"+num(wx0)+" "+num(y)+" L"+num(g.labelW)+" "+num(y2)+" L"+num(g.labelW+track)+" "+num(y2)+" L"+num(wx1)+" "+num(y)+" Z"))
 	zl := "zoom: " + formatNumber(zlo) + "–" + formatNumber(zhi) + " " + j.Unit
 	if j.Zoom.Label != "" {
 		zl = j.Zoom.Label + " · " + zl
 	}
-	out = append(out, svgText(jrLabelW+track/2, y+18, "jr-zoom-label", fitText(zl, track, jrPx)))
+	out = append(out, svgText(g.labelW+track/2, y+18, "jr-zoom-label", fitText(zl, track, jrPx)))
 	return out, y2 + 30 // room for the callouts above the first lane
 }
 
 // jrZoom is the tall view over [zlo, zhi]: lanes, labelled bars, cursor and
 // axis.
-func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app.UI, float64) {
-	x := func(t float64) float64 { return jrLabelW + track*(t-zlo)/(zhi-zlo) }
+func jrZoom(g jrGeom, j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app.UI, float64) {
+	x := func(t float64) float64 { return g.labelW + track*(t-zlo)/(zhi-zlo) }
 	clip := func(t float64) float64 { return math.Min(math.Max(t, zlo), zhi) }
 	var out []app.UI
 	top := y
@@ -133,10 +152,10 @@ func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app
 			key = l.Label
 		}
 		laneRef := "lane:" + key
-		lane := marks.tag(svgEl("g").Class("jr-lane"), laneRef, box{0, y, jrW, jrLaneH})
+		lane := marks.tag(svgEl("g").Class("jr-lane"), laneRef, box{0, y, g.w, jrLaneH})
 		parts := []app.UI{
-			svgRect(jrLabelW, y, track, jrLaneH, "jr-track"),
-			svgText(jrLabelW-8, y+jrLaneH/2+4, "jr-label", fitText(l.Label, jrLabelW-10, jrPx)),
+			svgRect(g.labelW, y, track, jrLaneH, "jr-track"),
+			svgText(g.labelW-8, y+jrLaneH/2+4, "jr-label", fitText(l.Label, g.labelW-10, jrPx)),
 		}
 		for i, b := range l.Bars {
 			if b.End < zlo || b.Start > zhi {
@@ -150,7 +169,7 @@ func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app
 				cls += " hl"
 			}
 			bar := marks.tag(svgEl("g"), ref, box{x0, y + 3, w, jrLaneH - 6})
-			next := jrLabelW + track
+			next := g.labelW + track
 			if i+1 < len(l.Bars) {
 				next = x(clip(l.Bars[i+1].Start))
 			}
@@ -169,16 +188,16 @@ func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app
 		out = append(out, lane.Body(parts...))
 		y += jrLaneH + gap
 	}
-	out = append(out, jrAxis(zlo, zhi, y, track, j.Unit)...)
+	out = append(out, jrAxis(g, zlo, zhi, y, track, j.Unit)...)
 	if j.Cursor != nil && *j.Cursor >= zlo && *j.Cursor <= zhi {
 		cx := x(*j.Cursor)
 		anchor := "jr-cursor-label"
-		if cx > jrW-220 {
+		if cx > g.w-220 {
 			anchor += " ti-end"
 		}
 		out = append(out,
 			svgEl("line").Class("jr-cursor").Attr("x1", num(cx)).Attr("x2", num(cx)).Attr("y1", num(top-4)).Attr("y2", num(y+22)),
-			svgText(cx+map[bool]float64{true: -4, false: 4}[cx > jrW-220], y+34, anchor, j.CursorLabel),
+			svgText(cx+map[bool]float64{true: -4, false: 4}[cx > g.w-220], y+34, anchor, j.CursorLabel),
 		)
 		y += 16
 	}
@@ -186,17 +205,21 @@ func jrZoom(j *scene.Journey, zlo, zhi, y, track float64, marks *markSet) ([]app
 }
 
 // jrAxis is the zoomed view's time axis with round ticks.
-func jrAxis(lo, hi, y, track float64, unit string) []app.UI {
-	step := jrTick((hi - lo) / 6)
-	out := []app.UI{svgEl("line").Class("jr-axis").Attr("x1", num(jrLabelW)).Attr("x2", num(jrLabelW+track)).Attr("y1", num(y)).Attr("y2", num(y))}
+func jrAxis(g jrGeom, lo, hi, y, track float64, unit string) []app.UI {
+	ticks := 6.0
+	if g.w < 500 { // a phone's drawing: tick labels of five digits stay apart
+		ticks = 3
+	}
+	step := jrTick((hi - lo) / ticks)
+	out := []app.UI{svgEl("line").Class("jr-axis").Attr("x1", num(g.labelW)).Attr("x2", num(g.labelW+track)).Attr("y1", num(y)).Attr("y2", num(y))}
 	for t := math.Ceil(lo/step) * step; t <= hi+step*1e-9; t += step {
-		px := jrLabelW + track*(t-lo)/(hi-lo)
+		px := g.labelW + track*(t-lo)/(hi-lo)
 		out = append(out,
 			svgEl("line").Class("jr-axis").Attr("x1", num(px)).Attr("x2", num(px)).Attr("y1", num(y)).Attr("y2", num(y+4)),
 			svgText(px, y+16, "jr-tick", formatNumber(t)),
 		)
 	}
-	return append(out, svgText(jrLabelW-8, y+16, "jr-tick ti-end", unit))
+	return append(out, svgText(g.labelW-8, y+16, "jr-tick ti-end", unit))
 }
 
 // jrTick rounds a tick interval to 1, 2 or 5 times a power of ten.

@@ -23,12 +23,19 @@ import (
 type paramsPanel struct {
 	app.Compo
 
-	P      *Player // applies the knobs (a pointer: equal across renders)
-	Lesson *lessons.Lesson
-	Values map[string]string // canonical values of the wanted state
-	Bad    map[string]string // rejected text the address carried, shown in its field
-	Errs   map[string]string // why (by knob; "" for a relation naming none)
-	Keep   string            // query kept beside the knobs (hide=, theme=), with a leading "&"
+	P *Player // applies the knobs (a pointer: equal across renders)
+	// Side is "" for the page's knobs (run A) and "b" for run B's while
+	// comparing (compare.go): form#b-params, every id prefixed with "b-",
+	// and no seed (B runs on A's).
+	Side string
+	// Comparing: A's form is titled "A's parameters" while B runs.
+	Comparing bool
+	Lesson    *lessons.Lesson
+	Values    map[string]string // canonical values of the wanted state
+	Bad       map[string]string // rejected text the address carried, shown in its field
+	Errs      map[string]string // why (by knob; "" for a relation naming none)
+	Keep      string            // query kept beside the knobs (hide=, theme=), with a leading "&"
+	BYO       int               // the reader's own model and GPU forms' revision (byo.go)
 
 	form    map[string]string // as typed
 	errs    map[string]string // messages shown at the fields
@@ -44,9 +51,39 @@ type paramsPanel struct {
 // knobs (a search result opens another lesson in place).
 func (f *paramsPanel) CompoID() string {
 	if f.Lesson == nil {
-		return "params:"
+		return "params:" + f.Side
 	}
-	return "params:" + f.Lesson.Slug
+	return "params:" + f.Side + ":" + f.Lesson.Slug
+}
+
+// id is an element id of this form: B's carry the prefix "b-".
+func (f *paramsPanel) id(s string) string {
+	if f.Side == "" {
+		return s
+	}
+	return f.Side + "-" + s
+}
+
+// name is a field's name: the knob's address key (b.KEY for B's).
+func (f *paramsPanel) name(key string) string {
+	if f.Side == "" {
+		return key
+	}
+	return urlstate.CompareKey(key)
+}
+
+// fields are the knobs the form shows: all of them, but B's seed (A's).
+func (f *paramsPanel) fields() []lessons.Param {
+	if f.Side == "" {
+		return f.Lesson.Params
+	}
+	var out []lessons.Param
+	for _, p := range f.Lesson.Params {
+		if p.Key != "seed" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // sync fills the form from the state's values (and the address's rejected
@@ -88,7 +125,15 @@ func (f *paramsPanel) apply(ctx app.Context, live bool) {
 	v, errs := urlstate.KnobErrorsAt(f.Lesson, f.form, f.moved)
 	f.errs = errs
 	if errs != nil {
+		if f.Side != "" && f.P.cmp != nil {
+			f.P.cmp.knob++ // a pending valid value must not win over this one
+			return
+		}
 		f.P.st.Cancel(playback.KnobSim) // a pending valid value must not win over this one
+		return
+	}
+	if f.Side != "" {
+		f.P.setCompareKnobs(ctx, v, live)
 		return
 	}
 	f.P.setKnobs(ctx, v, live)
@@ -100,7 +145,7 @@ func (f *paramsPanel) apply(ctx app.Context, live bool) {
 func (f *paramsPanel) focusInvalid() {
 	for _, pr := range f.Lesson.Params {
 		if f.errs[pr.Key] != "" {
-			labJS("focusSoon", "#param-"+pr.Key)
+			labJS("focusSoon", "#"+f.id("param-"+pr.Key))
 			return
 		}
 	}
@@ -111,32 +156,50 @@ func (f *paramsPanel) reset(ctx app.Context) {
 		return
 	}
 	f.form = f.Lesson.Defaults().Text()
+	if f.Side != "" && f.P != nil {
+		f.form = f.P.values.Text() // B starts again from A's knobs
+	}
 	f.slide, f.moved = nil, ""
 	f.apply(ctx, false)
 }
 
 func (f *paramsPanel) Render() app.UI {
 	if f.Lesson == nil {
-		return app.Form().ID("params").Class("params panel")
+		return app.Form().ID(f.id("params")).Class("params panel")
 	}
 	f.sync()
-	ps := f.Lesson.Params
-	return app.Form().ID("params").Class("params panel").NoValidate(true).AutoComplete(false).
+	ps := f.fields()
+	title, help := "Parameters", "Move a slider or a field's arrows and the lesson is simulated again in your browser as you go; type a value and press Enter. The step you are on stays, and the address records every value."
+	reset := "Reset to defaults"
+	if f.Side != "" {
+		title, help = "B's parameters", "Run B: the same lesson on A's seed with these knobs, drawn beside A. The address records them as b.KEY=VALUE."
+		reset = "Copy A's knobs"
+	} else if f.Comparing {
+		title = "A's parameters"
+	}
+	return app.Form().ID(f.id("params")).Class("params panel").NoValidate(true).AutoComplete(false).
 		OnSubmit(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
+			if inGPUForm() {
+				f.P.useGPU(ctx) // Enter in "Your GPU" applies the GPU (byo.go)
+				return
+			}
 			f.apply(ctx, false)
 			f.focusInvalid()
 		}).Body(
-		app.H2().Text("Parameters"),
-		app.P().Class("help").Text("Move a slider or a field's arrows and the lesson is simulated again in your browser as you go; type a value and press Enter. The step you are on stays, and the address records every value."),
+		app.H2().TabIndex(-1).Text(title),
+		app.P().Class("help").Text(help),
 		app.Div().Class("fields").Body(
 			app.Range(ps).Slice(func(i int) app.UI { return f.renderField(ps[i]) }),
 		),
-		app.P().ID("params-error").Class("field-error").Role("alert").Hidden(f.errs[""] == "").Text(f.errs[""]),
+		app.P().ID(f.id("params-error")).Class("field-error").Role("alert").Hidden(f.errs[""] == "").Text(f.errs[""]),
 		app.Div().Class("form-actions").Body(
-			app.Button().ID("params-apply").Type("submit").Class("primary").Text("Apply typed values"),
-			app.Button().ID("params-reset").Type("button").OnClick(func(ctx app.Context, e app.Event) { f.reset(ctx) }).Text("Reset to defaults"),
+			app.Button().ID(f.id("params-apply")).Type("submit").Class("primary").Text("Apply typed values"),
+			app.Button().ID(f.id("params-reset")).Type("button").OnClick(func(ctx app.Context, e app.Event) { f.reset(ctx) }).Text(reset),
 		),
+		// The reader's own model and GPU (byo.go), on lesson pages.
+		app.If(f.P != nil && !f.P.Embed && hasKnob(f.Lesson, "model"), func() app.UI { return f.renderYourModel() }),
+		app.If(f.P != nil && !f.P.Embed && hasKnob(f.Lesson, "gpu"), func() app.UI { return f.renderYourGPU() }),
 	)
 }
 
@@ -149,9 +212,9 @@ func typing(e app.Event) bool {
 }
 
 func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
-	id := "param-" + pr.Key
-	helpID := "help-" + pr.Key
-	errID := "error-" + pr.Key
+	id := f.id("param-" + pr.Key)
+	helpID := f.id("help-" + pr.Key)
+	errID := f.id("error-" + pr.Key)
 	val := f.form[pr.Key]
 	msg := f.errs[pr.Key]
 	described := helpID
@@ -161,7 +224,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 	var control app.UI
 	var slider app.UI
 	if pr.Kind == lessons.Choice {
-		control = app.Select().ID(id).Name(pr.Key).Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
+		control = app.Select().ID(id).Name(f.name(pr.Key)).Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
 			OnChange(func(ctx app.Context, e app.Event) {
 				f.form[pr.Key] = ctx.JSSrc().Get("value").String()
 				f.moved = pr.Key
@@ -173,7 +236,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 			}),
 		)
 	} else {
-		in := app.Input().ID(id).Name(pr.Key).Type("number").Value(val).
+		in := app.Input().ID(id).Name(f.name(pr.Key)).Type("number").Value(val).
 			Min(trimFloat(pr.Min)).Max(trimFloat(pr.Max)).
 			Aria("describedby", described).Aria("invalid", strconv.FormatBool(msg != "")).
 			OnInput(func(ctx app.Context, e app.Event) {
@@ -213,7 +276,7 @@ func (f *paramsPanel) renderField(pr lessons.Param) app.UI {
 	}
 	help += "Allowed: " + pr.Range() + "; default " + pr.DefaultText() + "."
 	return app.Div().Class("field").DataSet("invalid", msg != "").Body(
-		app.Label().ID("label-"+pr.Key).For(id).Body(
+		app.Label().ID(f.id("label-"+pr.Key)).For(id).Body(
 			app.Span().Class("field-label").Text(pr.Label),
 			app.If(pr.Unit != "", func() app.UI { return app.Span().Class("unit").Text(" (" + pr.Unit + ")") }),
 		),
@@ -238,9 +301,9 @@ func (f *paramsPanel) renderSlider(pr lessons.Param, sc knobScale, val string) a
 	if pr.Unit != "" {
 		unit = " " + pr.Unit
 	}
-	return rangeAt(app.Input().ID("slider-"+pr.Key).Class("knob-slider").Type("range").
+	return rangeAt(app.Input().ID(f.id("slider-"+pr.Key)).Class("knob-slider").Type("range").
 		Min(0).Max(sliderPositions).Step(1), pos).
-		Aria("labelledby", "label-"+pr.Key).Aria("valuetext", val+unit).
+		Aria("labelledby", f.id("label-"+pr.Key)).Aria("valuetext", val+unit).
 		Attr("tabindex", "-1"). // the number field is the keyboard's control (↑/↓ step it live)
 		OnInput(func(ctx app.Context, e app.Event) {
 			p, err := strconv.Atoi(ctx.JSSrc().Get("value").String())
@@ -273,11 +336,11 @@ func rangeAt(in app.HTMLInput, pos int) app.HTMLInput {
 }
 
 func (f *paramsPanel) OnMount(ctx app.Context) {
-	ctx.Defer(func(app.Context) { labJS("syncRanges", "#params") })
+	ctx.Defer(func(app.Context) { labJS("syncRanges", "#"+f.id("params")) })
 }
 
 func (f *paramsPanel) OnUpdate(ctx app.Context) {
-	ctx.Defer(func(app.Context) { labJS("syncRanges", "#params") })
+	ctx.Defer(func(app.Context) { labJS("syncRanges", "#"+f.id("params")) })
 }
 
 // Live knobs: a moving slider re-simulates once it pauses for knobDebounce
@@ -316,6 +379,7 @@ func (p *Player) applyKnobs(ctx app.Context, v lessons.Values) {
 		p.text = v.Text()
 	}
 	p.notices, p.bad, p.badMsg = nil, nil, nil
+	p.followSeed()
 	p.want(playback.StepWish{Keep: true}, nil)
 	p.flush(ctx)
 	t := p.st.Later(playback.KnobURL)
@@ -333,7 +397,7 @@ func (p *Player) pushURL(ctx app.Context) {
 		return
 	}
 	u := *ctx.Page().URL()
-	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.extra
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.compareQuery() + p.extra
 	if u.RawQuery == q {
 		return
 	}

@@ -45,8 +45,16 @@ type Player struct {
 	traceSeq int
 	traceErr string
 
-	sim      simRun // the simulation asked for and not answered yet
-	embedded bool   // the prerendered page's script was looked for
+	// custom is the reader's own model and GPU the lesson offers (the
+	// address's mc= and gc=), byo the forms that bring them (byo.go).
+	custom urlstate.Custom
+	byo    byoForm
+
+	sim simRun // the simulation asked for and not answered yet
+	// cmp is run B while the page compares two settings (nil: it does not;
+	// compare.go).
+	cmp      *compareState
+	embedded bool // the prerendered page's script was looked for
 
 	live    bool // mounted, and the wanted state was shown once
 	mounted bool
@@ -132,9 +140,10 @@ func (p *Player) load(u *url.URL) {
 		return
 	}
 	q := urlstate.ParseRawQuery(l, u.RawQuery)
+	l, custom, refused := q.Custom.For(l) // the lesson offering the reader's own model and GPU (byo.go)
 	v, notices := urlstate.ResolveParams(l, q.Raw)
 	_, badMsg := urlstate.KnobErrors(l, q.Raw)
-	if l != p.lesson {
+	if p.lesson == nil || p.lesson.Slug != l.Slug {
 		// A trace belongs to the lesson it was loaded into; an upload still
 		// being simulated is abandoned with the state it was for. Another
 		// lesson's figures must not stand in while this one is computed.
@@ -142,14 +151,17 @@ func (p *Player) load(u *url.URL) {
 		if p.lesson != nil {
 			p.st.Clear()
 		}
+		p.cmp = nil
 	}
 	p.lesson, p.values, p.key, p.debug = l, v, urlstate.Key(l, v), q.Debug
+	p.loadCustom(custom)
 	p.hide, p.extra = q.Hide, q.Extra()
 	p.st.QuizzesOn = !p.hide.Controls && !p.hide.Narration
 	if p.text == nil || !sameText(p.text, v.Text()) {
 		p.text = v.Text()
 	}
-	p.notices = append(q.Notices, notices...)
+	p.notices = append(append(q.Notices, refused...), notices...)
+	p.notices = append(p.notices, p.loadCompare(l, v, q.RawB)...)
 	p.setBad(q.Raw, badMsg)
 	if !p.want(playback.StepWish{Step: q.Step, Find: q.Find}, nil) {
 		// The state asked for is shown already (the prerendered script,
@@ -217,7 +229,7 @@ func (p *Player) syncURL(ctx app.Context) {
 	}
 	p.st.Cancel(playback.URLWrite) // supersedes a pending write
 	u := *ctx.Page().URL()
-	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.extra
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.compareQuery() + p.extra
 	if u.RawQuery == q {
 		return
 	}
@@ -273,6 +285,10 @@ func (p *Player) OnDismount() {
 	p.st.Cancel(playback.KnobSim)
 	p.st.Cancel(playback.KnobURL)
 	p.hasCtx, p.mounted = false, false
+	if p.cmp != nil {
+		p.cmp.gen++ // B's answer belongs to this page
+		p.cmp.sent = ""
+	}
 	p.cancelSim()
 	if p.keyFn != nil {
 		app.Window().Call("removeEventListener", "keydown", p.keyFn)

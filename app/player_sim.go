@@ -45,7 +45,7 @@ type traceFile struct {
 
 // stateKey names a state: the knobs, debug= and the trace in use.
 func (p *Player) stateKey(tr *traceFile) string {
-	k := p.key + "|" + p.debug
+	k := p.key + "|" + p.debug + p.custom.Query()
 	if tr != nil {
 		k += "|trace#" + strconv.Itoa(tr.ID)
 	}
@@ -63,15 +63,17 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) (started bool) 
 	}
 	t, need := p.st.Want(p.stateKey(tr), wish)
 	if !need {
-		if !p.st.Busy() {
-			p.cancelSim() // back to the state shown
+		if !p.st.Busy() && p.sim.ticket != (playback.Ticket{}) {
+			// Back to the state shown: its run is not wanted. (With no run
+			// of A's asked for, the worker's request is B's, still wanted.)
+			p.cancelSim()
 		}
 		return false
 	}
 	if upload == nil {
 		p.traceErr = "" // about an earlier upload, not this state
 	}
-	req := sim.NewRequest(p.lesson.Slug, p.values, p.debug)
+	req := sim.NewRequest(p.lesson.Slug, p.values, p.debug).WithCustom(p.custom)
 	if tr != nil {
 		req.Trace = &sim.TraceFile{Name: tr.Name, Text: tr.Text}
 	}
@@ -86,6 +88,7 @@ func (p *Player) want(wish playback.StepWish, upload *traceFile) (started bool) 
 
 // flush sends the simulation asked for, if it was not sent yet.
 func (p *Player) flush(ctx app.Context) {
+	defer p.flushCompare(ctx) // B follows A's answer, or goes now when A is shown
 	if !p.sim.unsent || app.IsServer {
 		return
 	}
@@ -159,14 +162,15 @@ func (p *Player) answer(ctx app.Context, run simRun, data []byte, msg string) {
 	}
 	if p.deliver(run, rep, s) {
 		p.syncURL(ctx)
+		p.flushCompare(ctx)
 	}
 }
 
 // runHere builds the pending run in this thread (the server only).
 func (p *Player) runHere() {
 	run := p.sim
-	l := lessons.Get(run.req.Slug)
-	if l == nil {
+	l, err := run.req.Lesson()
+	if err != nil {
 		return
 	}
 	rep := sim.Reply{}

@@ -33,6 +33,9 @@ func (p *Player) Render() app.UI {
 	if p.hide.Narration {
 		cls += " no-narration"
 	}
+	if p.cmp != nil {
+		cls += " comparing"
+	}
 	var metrics []lessons.Metric
 	var claims []lessons.Claim
 	if p.st.Script != nil {
@@ -76,8 +79,11 @@ func (p *Player) Render() app.UI {
 				app.P().ID("sim-status").Class("sim-status").Role("status").Aria("live", "polite").Text(p.simStatus()),
 				p.renderNarration(n, scenes),
 				renderScenesBox(scenes, !p.reduced),
+				// A | B: B's figures after A's (go-app diffs children by
+				// position: nothing is inserted before the charts).
+				app.If(p.cmp != nil && p.lesson != nil, func() app.UI { return p.renderCompare() }),
 			),
-			p.renderBelow(metrics, claims, dupFinal, dupClaims),
+			p.renderBelow(metrics, claims, dupFinal && p.cmp == nil, dupClaims),
 		),
 		app.If(!p.Embed, func() app.UI { return siteFooter() }),
 		updateBanner(p.update),
@@ -112,8 +118,9 @@ func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim, h
 				hideIf(app.Div().Class("params-wrap"), p.hide.Params).Body(
 					p.paramsPanel(),
 					app.If(p.lesson != nil && p.lesson.TakesTrace(), func() app.UI { return p.renderTrace() }),
+					app.If(p.lesson != nil, func() app.UI { return p.renderCompareControl() }),
 				),
-				hideIf(app.Div().Class("metrics-wrap"), hideFinal).Body(&metricsPanel{Metrics: metrics}),
+				hideIf(app.Div().Class("metrics-wrap"), hideFinal).Body(p.metricsView(metrics)),
 			)
 		}),
 		app.If(!p.Embed, func() app.UI {
@@ -127,6 +134,7 @@ func (p *Player) renderBelow(metrics []lessons.Metric, claims []lessons.Claim, h
 			return app.Button().ID("btn-more-figures").Type("button").Class("more-figures ghost").
 				Aria("controls", "scenes").Aria("expanded", "false").Text("Show this step's other figures")
 		}),
+		app.If(p.Embed && p.cmp != nil, func() app.UI { return p.metricsView(nil) }),
 		app.If(p.Embed, func() app.UI {
 			return hideIf(app.Details().ID("embed-params").Class("embed-params"), p.hide.Params).Body(
 				app.Summary().Text("Change the parameters"),
@@ -145,7 +153,7 @@ func (p *Player) simStatus() string {
 }
 
 func (p *Player) paramsPanel() app.UI {
-	return &paramsPanel{P: p, Lesson: p.lesson, Values: p.text, Bad: p.bad, Errs: p.badMsg, Keep: p.extra}
+	return &paramsPanel{P: p, Lesson: p.lesson, Values: p.text, Bad: p.bad, Errs: p.badMsg, Keep: p.extra, BYO: p.byo.rev, Comparing: p.cmp != nil}
 }
 
 func (p *Player) renderHead(title string) app.UI {
@@ -171,7 +179,7 @@ func (p *Player) fullPath() string {
 	if p.lesson == nil {
 		return "/"
 	}
-	return LessonPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.st.Step+1)
+	return LessonPath(p.lesson.Slug) + "?" + EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.compareQuery()
 }
 
 func (p *Player) renderControls(n int) app.UI {
@@ -312,7 +320,7 @@ func (p *Player) renderError() app.UI {
 	cli := ""
 	if p.lesson != nil {
 		params = f.Params
-		q := urlstate.EncodeRaw(p.lesson, params, p.st.Step+1) + p.extra
+		q := urlstate.EncodeRaw(p.lesson, params, p.st.Step+1) + p.custom.Query() + p.extra
 		repro = LessonPath(p.lesson.Slug) + "?" + q
 		cli = cliCommand(p.lesson, params, f.Trace)
 	}

@@ -85,11 +85,12 @@ func (p *poolsView) Render() app.UI {
 	)
 }
 
-// pool is one pool's column: its name, its state, its picture and its
+// pool is one pool's column (a named group, not a landmark: a comparison
+// draws two of each pool): its name, its state, its picture and its
 // queue.
 func (p *poolsView) pool(mk marks, key, name, shape, state string, picture app.UI, q *scene.Queue) app.UI {
 	ref := "pool:" + key
-	return app.Section().Class(mk.class("pool pool-"+key, ref)).DataSet("ref", ref).Aria("label", name+", "+shape).Body(
+	return app.Div().Role("group").Class(mk.class("pool pool-"+key, ref)).DataSet("ref", ref).Aria("label", name+", "+shape).Body(
 		app.Div().Class("pool-head").Body(
 			app.H3().Class("pool-name").Text(name),
 			app.Span().Class("pool-shape").Text(shape),

@@ -46,7 +46,7 @@ func (p *Player) embedSrc() string {
 	if p.lesson == nil {
 		return ""
 	}
-	q := EncodeQuery(p.lesson, p.values, p.st.Step+1)
+	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.compareQuery()
 	if h := p.embed.Hide.String(); h != "" {
 		q += "&hide=" + h
 	}

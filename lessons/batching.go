@@ -854,16 +854,16 @@ func (r batchingRun) metrics() []Metric {
 	out := []Metric{}
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
 		out = append(out,
-			Metric{Key: "throughput_tok_s_" + x.key, Label: "Output throughput, " + x.name, Unit: "tok/s", Value: round2(x.tokPerS)},
-			Metric{Key: "ttft_p50_ms_" + x.key, Label: "p50 TTFT, " + x.name, Unit: "ms", Value: ms(x.ttft.P50)},
-			Metric{Key: "goodput_req_s_" + x.key, Label: "Goodput, " + x.name, Unit: "req/s", Value: round2(x.goodput)})
+			Metric{Key: "throughput_tok_s_" + x.key, Label: "Output throughput, " + x.name, Unit: "tok/s", Better: HigherIsBetter, Value: round2(x.tokPerS)},
+			Metric{Key: "ttft_p50_ms_" + x.key, Label: "p50 TTFT, " + x.name, Unit: "ms", Better: LowerIsBetter, Value: ms(x.ttft.P50)},
+			Metric{Key: "goodput_req_s_" + x.key, Label: "Goodput, " + x.name, Unit: "req/s", Better: HigherIsBetter, Value: round2(x.goodput)})
 	}
 	fs, fd := r.static.factors(), r.dynamic.factors()
 	return append(out,
-		Metric{Key: "padding_pct_static", Label: "Slot time spent padding, static batching", Unit: "%", Value: round2(100 * fs.paddingShare)},
-		Metric{Key: "padding_pct_dynamic", Label: "Slot time spent padding, dynamic batcher", Unit: "%", Value: round2(100 * fd.paddingShare)},
-		Metric{Key: "idle_slots_pct_dynamic", Label: "Slot time left empty, dynamic batcher", Unit: "%", Value: round2(100 * fd.idleShare)},
-		Metric{Key: "waiting_idle_s_static", Label: "GPU idle while requests waited, static batching", Unit: "s", Value: round2(r.static.waste.WaitingIdle)},
+		Metric{Key: "padding_pct_static", Label: "Slot time spent padding, static batching", Unit: "%", Better: LowerIsBetter, Value: round2(100 * fs.paddingShare)},
+		Metric{Key: "padding_pct_dynamic", Label: "Slot time spent padding, dynamic batcher", Unit: "%", Better: LowerIsBetter, Value: round2(100 * fd.paddingShare)},
+		Metric{Key: "idle_slots_pct_dynamic", Label: "Slot time left empty, dynamic batcher", Unit: "%", Better: LowerIsBetter, Value: round2(100 * fd.idleShare)},
+		Metric{Key: "waiting_idle_s_static", Label: "GPU idle while requests waited, static batching", Unit: "s", Better: LowerIsBetter, Value: round2(r.static.waste.WaitingIdle)},
 		Metric{Key: "continuous_over_static", Label: "Continuous over static throughput, same slots", Unit: "×", Value: round2(r.cont.tokPerS / r.static.tokPerS)},
 		Metric{Key: "batches_static", Label: "Static batches", Unit: "batches", Value: float64(r.static.batches)},
 		Metric{Key: "batches_dynamic", Label: "Dynamic batches", Unit: "batches", Value: float64(r.dynamic.batches)},

@@ -499,12 +499,12 @@ func (r chunkedPrefillRun) steadyCards() scene.Scene {
 func (r chunkedPrefillRun) metrics() []Metric {
 	whole, chunk := r.whole, r.chunk
 	return []Metric{
-		{Key: "max_itl_ms_unchunked", Label: "Worst decode ITL, whole prefill", Unit: "ms", Value: ms(whole.maxITL)},
-		{Key: "max_itl_ms_chunked", Label: "Worst decode ITL, chunked", Unit: "ms", Value: ms(chunk.maxITL)},
-		{Key: "ttft_long_ms_unchunked", Label: "TTFT of the long prompt, whole prefill", Unit: "ms", Value: ms(whole.ttftLong)},
-		{Key: "ttft_long_ms_chunked", Label: "TTFT of the long prompt, chunked", Unit: "ms", Value: ms(chunk.ttftLong)},
-		{Key: "decode_itl_ms", Label: "Decode ITL before the prompt arrived", Unit: "ms", Value: ms(whole.baseITL)},
-		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Value: ms(r.stall())},
+		{Key: "max_itl_ms_unchunked", Label: "Worst decode ITL, whole prefill", Unit: "ms", Better: LowerIsBetter, Value: ms(whole.maxITL)},
+		{Key: "max_itl_ms_chunked", Label: "Worst decode ITL, chunked", Unit: "ms", Better: LowerIsBetter, Value: ms(chunk.maxITL)},
+		{Key: "ttft_long_ms_unchunked", Label: "TTFT of the long prompt, whole prefill", Unit: "ms", Better: LowerIsBetter, Value: ms(whole.ttftLong)},
+		{Key: "ttft_long_ms_chunked", Label: "TTFT of the long prompt, chunked", Unit: "ms", Better: LowerIsBetter, Value: ms(chunk.ttftLong)},
+		{Key: "decode_itl_ms", Label: "Decode ITL before the prompt arrived", Unit: "ms", Better: LowerIsBetter, Value: ms(whole.baseITL)},
+		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Better: LowerIsBetter, Value: ms(r.stall())},
 		{Key: "chunks", Label: "Steps that carried a chunk of the prompt", Unit: "steps", Value: float64(chunk.chunks)},
 	}
 }

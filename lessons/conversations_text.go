@@ -14,10 +14,10 @@ func (r *conversationsRun) script() *Script {
 	s.Steps = []Step{r.streamStep(), r.g1Step(), r.reloadStep(), r.byTurnStep(), r.claimStep()}
 	s.Metrics = []Metric{
 		{Key: "requests", Label: "Requests served", Unit: "requests", Value: float64(len(r.reqs))},
-		{Key: "ttft_later_g1", Label: "Mean TTFT of turns ≥ 2, G1 only", Unit: "ms", Value: ms(r.g1.later)},
-		{Key: "ttft_later_g2", Label: "Mean TTFT of turns ≥ 2, with G2", Unit: "ms", Value: ms(r.g2.later)},
-		{Key: "ttft_gain", Label: "TTFT improvement of turns ≥ 2 with G2", Unit: "%", Value: round1(100 * r.gain)},
-		{Key: "g1_hit", Label: "Prompt tokens found in G1 (G1 only)", Unit: "%", Value: round1(100 * float64(r.g1.g1) / float64(r.g1.prompt))},
+		{Key: "ttft_later_g1", Label: "Mean TTFT of turns ≥ 2, G1 only", Unit: "ms", Better: LowerIsBetter, Value: ms(r.g1.later)},
+		{Key: "ttft_later_g2", Label: "Mean TTFT of turns ≥ 2, with G2", Unit: "ms", Better: LowerIsBetter, Value: ms(r.g2.later)},
+		{Key: "ttft_gain", Label: "TTFT improvement of turns ≥ 2 with G2", Unit: "%", Better: HigherIsBetter, Value: round1(100 * r.gain)},
+		{Key: "g1_hit", Label: "Prompt tokens found in G1 (G1 only)", Unit: "%", Better: HigherIsBetter, Value: round1(100 * float64(r.g1.g1) / float64(r.g1.prompt))},
 		{Key: "g2_reload", Label: "Prompt tokens reloaded from G2", Unit: "%", Value: round1(100 * float64(r.g2.g2) / float64(r.g2.prompt))},
 		{Key: "offloaded", Label: "Blocks offloaded G1 → G2", Unit: "blocks", Value: float64(r.g2.res.Offloaded)},
 		{Key: "onboarded", Label: "Blocks onboarded G2 → G1", Unit: "blocks", Value: float64(r.g2.res.Onboarded)},

@@ -685,14 +685,14 @@ func (f *forkText) beamStep() {
 func (r cowForkRun) metrics() []Metric {
 	st := r.stats
 	return []Metric{
-		{Key: "blocks_shared", Label: "Blocks in use with sharing (end)", Unit: "blocks", Value: float64(st.inUse)},
+		{Key: "blocks_shared", Label: "Blocks in use with sharing (end)", Unit: "blocks", Better: LowerIsBetter, Value: float64(st.inUse)},
 		{Key: "blocks_unshared", Label: "Blocks n independent copies would use (end)", Unit: "blocks", Value: float64(st.unshared)},
-		{Key: "memory_saved_pct", Label: "Memory saved at the end", Unit: "%", Value: round2(100 * savedFrac(st.inUse, st.unshared))},
-		{Key: "memory_saved_after_fork_pct", Label: "Memory saved once every sample has its prompt", Unit: "%", Value: round2(100 * savedFrac(st.afterFork, st.unsharedAfterFork))},
+		{Key: "memory_saved_pct", Label: "Memory saved at the end", Unit: "%", Better: HigherIsBetter, Value: round2(100 * savedFrac(st.inUse, st.unshared))},
+		{Key: "memory_saved_after_fork_pct", Label: "Memory saved once every sample has its prompt", Unit: "%", Better: HigherIsBetter, Value: round2(100 * savedFrac(st.afterFork, st.unsharedAfterFork))},
 		{Key: "copies", Label: "Copy-on-write block copies", Unit: "block copies", Value: float64(st.copies)},
-		{Key: "recomputed_tokens", Label: "Prompt tokens recomputed by samples 2..n", Unit: "tokens", Value: float64(st.recomputed)},
-		{Key: "beam_saved_mean_pct", Label: "Memory saved averaged over the decode steps, beam search of width n", Unit: "%", Value: round2(100 * r.beamSaved)},
-		{Key: "parallel_saved_mean_pct", Label: "Memory saved averaged over the decode steps, n parallel samples", Unit: "%", Value: round2(100 * r.parallelSaved)},
+		{Key: "recomputed_tokens", Label: "Prompt tokens recomputed by samples 2..n", Unit: "tokens", Better: LowerIsBetter, Value: float64(st.recomputed)},
+		{Key: "beam_saved_mean_pct", Label: "Memory saved averaged over the decode steps, beam search of width n", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.beamSaved)},
+		{Key: "parallel_saved_mean_pct", Label: "Memory saved averaged over the decode steps, n parallel samples", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.parallelSaved)},
 	}
 }
 

@@ -607,15 +607,15 @@ func (r graphsRun) within() int {
 func (r graphsRun) metrics() []Metric {
 	e := r.e
 	return []Metric{
-		{Key: "dispatch_ms_eager", Label: "CPU dispatch, eager (NONE)", Unit: "ms", Value: round4(r.eagerMS())},
-		{Key: "dispatch_ms_graph", Label: "CPU dispatch, full graph replay", Unit: "ms", Value: round4(r.fullMS())},
-		{Key: "dispatch_ms_piecewise", Label: "CPU dispatch, piecewise graphs", Unit: "ms", Value: round4(r.pwMS())},
-		{Key: "step_ms_eager", Label: "Step time, eager", Unit: "ms", Value: round4(1e3 * r.eager.cost.Total)},
-		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Value: round4(1e3 * r.full.cost.Total)},
-		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Value: round4(1e3 * r.piecewise.cost.Total)},
-		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Value: round4(1e3 * r.chosen.cost.Total)},
+		{Key: "dispatch_ms_eager", Label: "CPU dispatch, eager (NONE)", Unit: "ms", Better: LowerIsBetter, Value: round4(r.eagerMS())},
+		{Key: "dispatch_ms_graph", Label: "CPU dispatch, full graph replay", Unit: "ms", Better: LowerIsBetter, Value: round4(r.fullMS())},
+		{Key: "dispatch_ms_piecewise", Label: "CPU dispatch, piecewise graphs", Unit: "ms", Better: LowerIsBetter, Value: round4(r.pwMS())},
+		{Key: "step_ms_eager", Label: "Step time, eager", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.eager.cost.Total)},
+		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.full.cost.Total)},
+		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.piecewise.cost.Total)},
+		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.chosen.cost.Total)},
 		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: round4(1e3 * r.gpuWork.seconds)},
-		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Value: round4(1e3 * r.eager.cost.Idle)},
+		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.eager.cost.Idle)},
 		{Key: "padded_tokens", Label: "Tokens the GPU computes in the chosen mode (padded)", Unit: "tokens", Value: float64(r.chosen.cost.PaddedTokens)},
 		{Key: "kernels_per_step", Label: "Kernels per step", Unit: "kernels", Value: float64(r.kernels())},
 		{Key: "kernels_shorter_than_launch", Label: "Kernels whose GPU time is below one eager launch", Unit: "kernels", Value: float64(r.short)},
@@ -623,8 +623,8 @@ func (r graphsRun) metrics() []Metric {
 		{Key: "speedup_graph", Label: "Step time eager ÷ full graph", Unit: "×", Value: round4(r.eager.cost.Total / r.full.cost.Total)},
 		{Key: "dispatch_matters_below_batch", Label: "Smallest captured batch where eager is within 2% of the graph (0: none)", Unit: "sequences", Value: float64(r.crossover)},
 		{Key: "capture_graphs", Label: "Graphs captured at start-up", Unit: "graphs", Value: float64(r.capture.FullGraphs + r.capture.PiecewiseGraphs)},
-		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Value: round2(r.capture.Seconds)},
-		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Value: round2(r.capture.Bytes / (1 << 30))},
+		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Better: LowerIsBetter, Value: round2(r.capture.Seconds)},
+		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Better: LowerIsBetter, Value: round2(r.capture.Bytes / (1 << 30))},
 		{Key: "validation_within", Label: "Dispatch validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(r.within())},
 	}
 }

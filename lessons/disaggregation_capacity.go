@@ -147,10 +147,10 @@ func (r *disaggRun) capacityMetrics() []Metric {
 	}
 	under := sloText(c.objective)
 	return []Metric{
-		{Key: "capacity_req_s_monolithic", Label: "Monolithic: capacity (highest rate meeting " + under + ")", Unit: "req/s", Value: round4(c.mono.cap.Rate)},
-		{Key: "capacity_req_s_disagg", Label: "Disaggregated: capacity (highest rate meeting " + under + ")", Unit: "req/s", Value: round4(c.dis.cap.Rate)},
-		{Key: "capacity_per_gpu_req_s_monolithic", Label: fmt.Sprintf("Monolithic: capacity per GPU (%d GPUs) under %s", c.mono.gpus, under), Unit: "req/s", Value: round4(c.mono.perGPU())},
-		{Key: "capacity_per_gpu_req_s_disagg", Label: fmt.Sprintf("Disaggregated: capacity per GPU (%d GPUs) under %s", c.dis.gpus, under), Unit: "req/s", Value: round4(c.dis.perGPU())},
+		{Key: "capacity_req_s_monolithic", Label: "Monolithic: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: HigherIsBetter, Value: round4(c.mono.cap.Rate)},
+		{Key: "capacity_req_s_disagg", Label: "Disaggregated: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: HigherIsBetter, Value: round4(c.dis.cap.Rate)},
+		{Key: "capacity_per_gpu_req_s_monolithic", Label: fmt.Sprintf("Monolithic: capacity per GPU (%d GPUs) under %s", c.mono.gpus, under), Unit: "req/s", Better: HigherIsBetter, Value: round4(c.mono.perGPU())},
+		{Key: "capacity_per_gpu_req_s_disagg", Label: fmt.Sprintf("Disaggregated: capacity per GPU (%d GPUs) under %s", c.dis.gpus, under), Unit: "req/s", Better: HigherIsBetter, Value: round4(c.dis.perGPU())},
 	}
 }
 

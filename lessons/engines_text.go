@@ -274,7 +274,11 @@ func (r *enginesRun) metrics() []Metric {
 	var out []Metric
 	for _, e := range r.eng {
 		for _, m := range engineMetrics {
-			out = append(out, Metric{Key: e.key + "_" + m.key, Label: e.name + " " + m.label, Unit: unitOr(m.unit), Value: m.of(e)})
+			better := HigherIsBetter
+			if m.lower {
+				better = LowerIsBetter
+			}
+			out = append(out, Metric{Key: e.key + "_" + m.key, Label: e.name + " " + m.label, Unit: unitOr(m.unit), Better: better, Value: m.of(e)})
 		}
 		out = append(out, Metric{Key: e.key + "_kv_peak", Label: e.name + " peak KV held", Unit: "%", Value: round1(100 * e.peakHeld)})
 	}

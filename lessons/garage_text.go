@@ -581,19 +581,19 @@ func nowCards(p, c scheduler.Tick) scene.Scene {
 
 func (f garageFigures) metrics() []Metric {
 	return []Metric{
-		{Key: "paged_admitted", Label: "Paged: most requests resident at once", Unit: "requests", Value: float64(f.pagedAdmitted)},
-		{Key: "contiguous_admitted", Label: "Contiguous: most requests resident at once", Unit: "requests", Value: float64(f.contigAdmitted)},
-		{Key: "paged_utilization_pct", Label: "Paged: slots holding tokens while requests wait", Unit: "%", Value: f.pagedUtil},
-		{Key: "contiguous_utilization_pct", Label: "Contiguous: slots holding tokens while requests wait", Unit: "%", Value: f.contigUtil},
-		{Key: "paged_waste_pct", Label: "Paged: reserved slots left empty (internal fragmentation)", Unit: "%", Value: f.pagedWaste},
-		{Key: "contiguous_waste_pct", Label: "Contiguous: reserved slots left empty (internal fragmentation)", Unit: "%", Value: f.contigWaste},
-		{Key: "paged_waste_bound_pct", Label: "Paged waste bound 100·(B−1)/L̄, L̄ = mean resident length", Unit: "%", Value: f.wasteBound},
-		{Key: "contiguous_external_frag_pct", Label: "Contiguous: free slots no new max-context request can use", Unit: "% of pool", Value: f.externalFrag},
+		{Key: "paged_admitted", Label: "Paged: most requests resident at once", Unit: "requests", Better: HigherIsBetter, Value: float64(f.pagedAdmitted)},
+		{Key: "contiguous_admitted", Label: "Contiguous: most requests resident at once", Unit: "requests", Better: HigherIsBetter, Value: float64(f.contigAdmitted)},
+		{Key: "paged_utilization_pct", Label: "Paged: slots holding tokens while requests wait", Unit: "%", Better: HigherIsBetter, Value: f.pagedUtil},
+		{Key: "contiguous_utilization_pct", Label: "Contiguous: slots holding tokens while requests wait", Unit: "%", Better: HigherIsBetter, Value: f.contigUtil},
+		{Key: "paged_waste_pct", Label: "Paged: reserved slots left empty (internal fragmentation)", Unit: "%", Better: LowerIsBetter, Value: f.pagedWaste},
+		{Key: "contiguous_waste_pct", Label: "Contiguous: reserved slots left empty (internal fragmentation)", Unit: "%", Better: LowerIsBetter, Value: f.contigWaste},
+		{Key: "paged_waste_bound_pct", Label: "Paged waste bound 100·(B−1)/L̄, L̄ = mean resident length", Unit: "%", Better: LowerIsBetter, Value: f.wasteBound},
+		{Key: "contiguous_external_frag_pct", Label: "Contiguous: free slots no new max-context request can use", Unit: "% of pool", Better: LowerIsBetter, Value: f.externalFrag},
 		{Key: "mean_resident_tokens", Label: "L̄: mean length of resident requests (paged, while requests wait)", Unit: "tokens", Value: f.meanResident},
 		{Key: "mean_request_tokens", Label: "Mean final request length (prompt + output)", Unit: "tokens", Value: f.meanRequest},
-		{Key: "paged_ticks", Label: "Paged: ticks to serve the whole stream", Unit: "ticks", Value: float64(f.pagedTicks)},
-		{Key: "contiguous_ticks", Label: "Contiguous: ticks to serve the whole stream", Unit: "ticks", Value: float64(f.contigTicks)},
-		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "preemptions", Value: float64(f.preempt)},
+		{Key: "paged_ticks", Label: "Paged: ticks to serve the whole stream", Unit: "ticks", Better: LowerIsBetter, Value: float64(f.pagedTicks)},
+		{Key: "contiguous_ticks", Label: "Contiguous: ticks to serve the whole stream", Unit: "ticks", Better: LowerIsBetter, Value: float64(f.contigTicks)},
+		{Key: "paged_preemptions", Label: "Paged: preemptions (out of blocks while decoding)", Unit: "preemptions", Better: LowerIsBetter, Value: float64(f.preempt)},
 	}
 }
 

@@ -319,19 +319,19 @@ func (r *kvTiersRun) script() *Script {
 
 func (r *kvTiersRun) metrics() []Metric {
 	return []Metric{
-		{Key: "ttft_expected_ms", Label: "Expected TTFT from the tier hit rates", Unit: "ms", Value: round4(1000 * r.eTTFT)},
-		{Key: "ttft_recompute_ms", Label: "TTFT on a miss (recompute the prefix)", Unit: "ms", Value: round4(1000 * r.ttftMiss)},
-		{Key: "ttft_gpu_hit_ms", Label: "TTFT on a G1 hit (compute only the rest)", Unit: "ms", Value: round4(1000 * r.tSuffix)},
-		{Key: "compute_prefix_ms", Label: "T_compute: prefill of the prefix", Unit: "ms", Value: round4(1000 * r.tCompute)},
-		{Key: "fetch_ms_host", Label: "T_fetch from host DRAM (G2)", Unit: "ms", Value: round4(1000 * r.fetch[1])},
-		{Key: "fetch_ms_nvme", Label: "T_fetch from NVMe (G3)", Unit: "ms", Value: round4(1000 * r.fetch[2])},
-		{Key: "fetch_ms_object", Label: "T_fetch from object storage (G4)", Unit: "ms", Value: round4(1000 * r.fetch[3])},
+		{Key: "ttft_expected_ms", Label: "Expected TTFT from the tier hit rates", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.eTTFT)},
+		{Key: "ttft_recompute_ms", Label: "TTFT on a miss (recompute the prefix)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.ttftMiss)},
+		{Key: "ttft_gpu_hit_ms", Label: "TTFT on a G1 hit (compute only the rest)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.tSuffix)},
+		{Key: "compute_prefix_ms", Label: "T_compute: prefill of the prefix", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.tCompute)},
+		{Key: "fetch_ms_host", Label: "T_fetch from host DRAM (G2)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.fetch[1])},
+		{Key: "fetch_ms_nvme", Label: "T_fetch from NVMe (G3)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.fetch[2])},
+		{Key: "fetch_ms_object", Label: "T_fetch from object storage (G4)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.fetch[3])},
 		{Key: "prefix_mb", Label: "KV of the cached prefix", Unit: "MB", Value: round2(r.bytes / 1e6)},
 		{Key: "breakeven_tokens_host", Label: "Prefix length where host fetch and recompute trade places (−1: one wins at every length)", Unit: "tokens", Value: float64(r.breakEven(1))},
 		{Key: "breakeven_tokens_nvme", Label: "Prefix length where NVMe fetch and recompute trade places (−1: one wins at every length)", Unit: "tokens", Value: float64(r.breakEven(2))},
 		{Key: "breakeven_tokens_object", Label: "Prefix length where object-storage fetch and recompute trade places (−1: one wins at every length)", Unit: "tokens", Value: float64(r.breakEven(3))},
-		{Key: "compute_us_per_token", Label: "Recompute cost per extra prefix token", Unit: "µs", Value: round4(1e6 * r.computePerToken)},
-		{Key: "fetch_us_per_token_nvme", Label: "NVMe fetch cost per prefix token (S_entry / BW·η)", Unit: "µs", Value: round4(1e6 * r.fetchPerToken)},
+		{Key: "compute_us_per_token", Label: "Recompute cost per extra prefix token", Unit: "µs", Better: LowerIsBetter, Value: round4(1e6 * r.computePerToken)},
+		{Key: "fetch_us_per_token_nvme", Label: "NVMe fetch cost per prefix token (S_entry / BW·η)", Unit: "µs", Better: LowerIsBetter, Value: round4(1e6 * r.fetchPerToken)},
 		{Key: "speedup_gpu_hit", Label: "TTFT on a miss / on a G1 hit", Unit: "×", Value: round2(r.ttftMiss / r.tSuffix)},
 	}
 }

@@ -456,22 +456,22 @@ func (r measuringRun) goodputChart() *scene.Chart {
 func (r measuringRun) metrics() []Metric {
 	first, last, best := r.first(), r.last(), r.best
 	ms := []Metric{
-		{Key: "max_throughput_tok_s", Label: "Output throughput at the highest rate", Unit: "tok/s", Value: round2(last.sum.OutputTokensPerS)},
-		{Key: "best_goodput_req_s", Label: "Best goodput over the sweep", Unit: "req/s", Value: round2(best.sum.GoodputReqPerS)},
-		{Key: "best_goodput_rate", Label: "Offered rate with the best goodput", Unit: "req/s", Value: round2(best.rate)},
-		{Key: "ttft_p50_ms_low", Label: "p50 TTFT at the lowest rate", Unit: "ms", Value: ms(first.sum.TTFT.P50)},
-		{Key: "ttft_p99_ms_low", Label: "p99 TTFT at the lowest rate", Unit: "ms", Value: ms(first.sum.TTFT.P99)},
-		{Key: "ttft_p99_ms_high", Label: "p99 TTFT at the highest rate", Unit: "ms", Value: ms(last.sum.TTFT.P99)},
-		{Key: "itl_p50_ms_low", Label: "p50 ITL at the lowest rate", Unit: "ms", Value: ms(first.sum.ITL.P50)},
-		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Value: ms(last.sum.ITL.P99)},
-		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Value: round2(100 * last.sum.SLOAttainment)},
+		{Key: "max_throughput_tok_s", Label: "Output throughput at the highest rate", Unit: "tok/s", Better: HigherIsBetter, Value: round2(last.sum.OutputTokensPerS)},
+		{Key: "best_goodput_req_s", Label: "Best goodput over the sweep", Unit: "req/s", Better: HigherIsBetter, Value: round2(best.sum.GoodputReqPerS)},
+		{Key: "best_goodput_rate", Label: "Offered rate with the best goodput", Unit: "req/s", Better: HigherIsBetter, Value: round2(best.rate)},
+		{Key: "ttft_p50_ms_low", Label: "p50 TTFT at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(first.sum.TTFT.P50)},
+		{Key: "ttft_p99_ms_low", Label: "p99 TTFT at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(first.sum.TTFT.P99)},
+		{Key: "ttft_p99_ms_high", Label: "p99 TTFT at the highest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(last.sum.TTFT.P99)},
+		{Key: "itl_p50_ms_low", Label: "p50 ITL at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(first.sum.ITL.P50)},
+		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(last.sum.ITL.P99)},
+		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Better: HigherIsBetter, Value: round2(100 * last.sum.SLOAttainment)},
 	}
 	under := sloText(r.objective)
 	ms = append(ms,
-		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, comma(r.budget)), Unit: "req/s", Value: round2(r.capacity.rate())},
-		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
+		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, comma(r.budget)), Unit: "req/s", Better: HigherIsBetter, Value: round2(r.capacity.rate())},
+		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Better: HigherIsBetter, Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
 	if c := r.compare; c != nil {
-		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, comma(c.budget)), Unit: "req/s", Value: round2(c.rate())})
+		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, comma(c.budget)), Unit: "req/s", Better: HigherIsBetter, Value: round2(c.rate())})
 		if c.rate() > 0 {
 			ms = append(ms, Metric{Key: "capacity_ratio", Label: fmt.Sprintf("Capacity at max_num_batched_tokens %s over capacity at %s, under %s", comma(r.budget), comma(c.budget), under), Unit: "×", Value: round2(r.capacity.rate() / c.rate())})
 		}

@@ -400,13 +400,13 @@ func (r parallelismRun) metrics() []Metric {
 	c := r.mine
 	a, b := r.report[0], r.report[1]
 	return []Metric{
-		{Key: "step_ms", Label: "Decode step of the chosen layout", Unit: "ms", Value: ms(c.step.Seconds)},
-		{Key: "per_user_tok_s", Label: "Speed per user", Unit: "tok/s", Value: round1(c.step.PerUser())},
-		{Key: "per_gpu_tok_s", Label: "Throughput per GPU", Unit: "tok/s", Value: round1(c.step.PerGPU(c.layout.ReplicaGPUs()))},
-		{Key: "total_tok_s", Label: fmt.Sprintf("Throughput of %d replicas", c.layout.DP), Unit: "tok/s", Value: round1(c.step.PerReplica() * float64(c.layout.DP))},
-		{Key: "bubble_pct", Label: "Pipeline bubble (stages idle)", Unit: "%", Value: round1(100 * c.step.Bubble)},
-		{Key: "comm_pct", Label: "Share of compute time in all-reduces", Unit: "%", Value: round1(100 * c.step.CommShare())},
-		{Key: "kv_tokens", Label: "KV tokens one replica holds", Unit: "tokens", Value: float64(c.kvTokens)},
+		{Key: "step_ms", Label: "Decode step of the chosen layout", Unit: "ms", Better: LowerIsBetter, Value: ms(c.step.Seconds)},
+		{Key: "per_user_tok_s", Label: "Speed per user", Unit: "tok/s", Better: HigherIsBetter, Value: round1(c.step.PerUser())},
+		{Key: "per_gpu_tok_s", Label: "Throughput per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: round1(c.step.PerGPU(c.layout.ReplicaGPUs()))},
+		{Key: "total_tok_s", Label: fmt.Sprintf("Throughput of %d replicas", c.layout.DP), Unit: "tok/s", Better: HigherIsBetter, Value: round1(c.step.PerReplica() * float64(c.layout.DP))},
+		{Key: "bubble_pct", Label: "Pipeline bubble (stages idle)", Unit: "%", Better: LowerIsBetter, Value: round1(100 * c.step.Bubble)},
+		{Key: "comm_pct", Label: "Share of compute time in all-reduces", Unit: "%", Better: LowerIsBetter, Value: round1(100 * c.step.CommShare())},
+		{Key: "kv_tokens", Label: "KV tokens one replica holds", Unit: "tokens", Better: HigherIsBetter, Value: float64(c.kvTokens)},
 		{Key: "weights_per_gpu_gb", Label: "Weights per GPU (stage 1)", Unit: "GB", Value: round2(float64(c.replica.Stages[0].WeightBytes) / 1e9)},
 		{Key: "report_tp8_per_gpu", Label: fmt.Sprintf("405B FP8 TP8 at batch %d, per GPU", a.batch), Unit: "tok/s", Value: round1(a.step.PerGPU(8))},
 		{Key: "report_tp8pp2_per_gpu", Label: fmt.Sprintf("405B FP8 TP8PP2 at batch %d, per GPU", b.batch), Unit: "tok/s", Value: round1(b.step.PerGPU(16))},

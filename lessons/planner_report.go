@@ -173,9 +173,9 @@ func (r *plannerRun) dayStep() Step {
 func (r *plannerRun) metrics() []Metric {
 	d := r.day
 	return []Metric{
-		{Key: "attainment_pct_planner", Label: "SLA planner: requests meeting the SLO", Unit: "%", Value: round2(100 * d.planned.attainment)},
-		{Key: "attainment_pct_static", Label: "Static split: requests meeting the SLO", Unit: "%", Value: round2(100 * d.static.attainment)},
-		{Key: "attainment_pct_monolithic", Label: "Monolithic pool: requests meeting the SLO", Unit: "%", Value: round2(100 * d.mono.attainment)},
+		{Key: "attainment_pct_planner", Label: "SLA planner: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: round2(100 * d.planned.attainment)},
+		{Key: "attainment_pct_static", Label: "Static split: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: round2(100 * d.static.attainment)},
+		{Key: "attainment_pct_monolithic", Label: "Monolithic pool: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: round2(100 * d.mono.attainment)},
 		{Key: "mean_gpus_planner", Label: "SLA planner: mean GPUs serving", Unit: "GPUs", Value: round2(d.meanGPUs)},
 		{Key: "peak_asked_gpus", Label: "Most GPUs the planner's formula asked for", Unit: "GPUs", Value: float64(d.peakWant)},
 		{Key: "budget_cut_decisions", Label: "Decisions the budget cut", Unit: "intervals", Value: float64(d.clampedIntervals)},

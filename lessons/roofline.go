@@ -393,9 +393,9 @@ func (r rooflineRun) metrics(within int) []Metric {
 		{Key: "decode_intensity", Label: fmt.Sprintf("Decode step intensity, batch %d", r.batch), Unit: "FLOP/B", Value: round2(dec.intensity)},
 		{Key: "decode1_intensity", Label: "Decode step intensity, batch 1", Unit: "FLOP/B", Value: round2(one.intensity)},
 		{Key: "prefill_intensity", Label: fmt.Sprintf("Prefill intensity, %s tokens", comma(r.prompt)), Unit: "FLOP/B", Value: round2(pre.intensity)},
-		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", r.batch), Unit: "ms", Value: round2(dec.ms)},
-		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Value: round2(float64(r.batch) / dec.ms * 1000)},
-		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Value: round2(pre.ms)},
+		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", r.batch), Unit: "ms", Better: LowerIsBetter, Value: round2(dec.ms)},
+		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Better: HigherIsBetter, Value: round2(float64(r.batch) / dec.ms * 1000)},
+		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Better: LowerIsBetter, Value: round2(pre.ms)},
 		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none that fits, up to 8,192)", Unit: "sequences", Value: float64(r.crossover)},
 		{Key: "validation_within", Label: "Validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}

@@ -410,15 +410,15 @@ func (r *sandboxRun) script() *Script {
 func (r *sandboxRun) metrics() []Metric {
 	gpus := float64(r.workers * r.e.tp)
 	return []Metric{
-		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Value: round2(float64(r.outputs) / r.makespan)},
-		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Value: round2(float64(r.outputs) / r.makespan / gpus)},
-		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Value: ms(r.ttft.P50)},
-		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Value: ms(r.ttft.P99)},
-		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Value: ms(r.itl.P50)},
-		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Value: ms(r.itl.P99)},
-		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Value: round2(100 * r.routing.hitTokens)},
-		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Unit: "× the mean", Value: round2(r.routing.imbalance)},
-		{Key: "preemptions", Label: "Preemptions", Unit: "preemptions", Value: float64(r.preemptions)},
+		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Better: HigherIsBetter, Value: round2(float64(r.outputs) / r.makespan)},
+		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: round2(float64(r.outputs) / r.makespan / gpus)},
+		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Better: LowerIsBetter, Value: ms(r.ttft.P50)},
+		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Better: LowerIsBetter, Value: ms(r.ttft.P99)},
+		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Better: LowerIsBetter, Value: ms(r.itl.P50)},
+		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Better: LowerIsBetter, Value: ms(r.itl.P99)},
+		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.routing.hitTokens)},
+		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: round2(r.routing.imbalance)},
+		{Key: "preemptions", Label: "Preemptions", Unit: "preemptions", Better: LowerIsBetter, Value: float64(r.preemptions)},
 		{Key: "requests", Label: "Requests served", Unit: "requests", Value: float64(len(r.res.Requests))},
 	}
 }

@@ -251,8 +251,8 @@ func (c *sandboxCapacity) metrics() []Metric {
 		bound = "; at least this: the highest rate searched met it"
 	}
 	return []Metric{
-		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s%s", under, bound), Unit: "req/s", Value: round2(c.capacity())},
-		{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s%s", c.gpus, plural(c.gpus, "GPU", "GPUs"), under, bound), Unit: "req/s", Value: round2(slo.PerGPU(c.capacity(), c.gpus))},
+		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s%s", under, bound), Unit: "req/s", Better: HigherIsBetter, Value: round2(c.capacity())},
+		{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s%s", c.gpus, plural(c.gpus, "GPU", "GPUs"), under, bound), Unit: "req/s", Better: HigherIsBetter, Value: round2(slo.PerGPU(c.capacity(), c.gpus))},
 	}
 }
 

@@ -323,20 +323,20 @@ func (r *smartRoutingRun) script() *Script {
 func (r *smartRoutingRun) metrics() []Metric {
 	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
 	return []Metric{
-		{Key: "hit_rate_pct_round_robin", Label: "Round robin: prompt tokens found cached", Unit: "%", Value: round2(100 * rr.hitTokens)},
-		{Key: "hit_rate_pct_kv_aware", Label: "KV-aware: prompt tokens found cached", Unit: "%", Value: round2(100 * kv.hitTokens)},
-		{Key: "request_hit_pct_round_robin", Label: "Round robin: requests that found their prefix cached", Unit: "%", Value: round2(100 * rr.hitRequests)},
-		{Key: "request_hit_pct_kv_aware", Label: "KV-aware: requests that found their prefix cached", Unit: "%", Value: round2(100 * kv.hitRequests)},
-		{Key: "ttft_mean_ms_round_robin", Label: "Round robin: mean TTFT", Unit: "ms", Value: ms(rr.ttftMean)},
-		{Key: "ttft_mean_ms_kv_aware", Label: "KV-aware: mean TTFT", Unit: "ms", Value: ms(kv.ttftMean)},
-		{Key: "ttft_p99_ms_round_robin", Label: "Round robin: p99 TTFT", Unit: "ms", Value: ms(rr.ttftP99)},
-		{Key: "ttft_p99_ms_kv_aware", Label: "KV-aware: p99 TTFT", Unit: "ms", Value: ms(kv.ttftP99)},
-		{Key: "imbalance_round_robin", Label: "Round robin: busiest worker's mean active requests / the mean", Unit: "× the mean", Value: round2(rr.imbalance)},
-		{Key: "imbalance_kv_aware", Label: "KV-aware: busiest worker's mean active requests / the mean", Unit: "× the mean", Value: round2(kv.imbalance)},
-		{Key: "ttft_mean_ms_affinity_overload", Label: "Overload, pure cache affinity: mean TTFT", Unit: "ms", Value: ms(affRun.ttftMean)},
-		{Key: "ttft_mean_ms_kv_aware_overload", Label: "Overload, KV-aware cost: mean TTFT", Unit: "ms", Value: ms(kvHot.ttftMean)},
-		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Unit: "× the mean", Value: round2(affRun.imbalance)},
-		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Unit: "× the mean", Value: round2(kvHot.imbalance)},
+		{Key: "hit_rate_pct_round_robin", Label: "Round robin: prompt tokens found cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * rr.hitTokens)},
+		{Key: "hit_rate_pct_kv_aware", Label: "KV-aware: prompt tokens found cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * kv.hitTokens)},
+		{Key: "request_hit_pct_round_robin", Label: "Round robin: requests that found their prefix cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * rr.hitRequests)},
+		{Key: "request_hit_pct_kv_aware", Label: "KV-aware: requests that found their prefix cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * kv.hitRequests)},
+		{Key: "ttft_mean_ms_round_robin", Label: "Round robin: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(rr.ttftMean)},
+		{Key: "ttft_mean_ms_kv_aware", Label: "KV-aware: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(kv.ttftMean)},
+		{Key: "ttft_p99_ms_round_robin", Label: "Round robin: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(rr.ttftP99)},
+		{Key: "ttft_p99_ms_kv_aware", Label: "KV-aware: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(kv.ttftP99)},
+		{Key: "imbalance_round_robin", Label: "Round robin: busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: round2(rr.imbalance)},
+		{Key: "imbalance_kv_aware", Label: "KV-aware: busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: round2(kv.imbalance)},
+		{Key: "ttft_mean_ms_affinity_overload", Label: "Overload, pure cache affinity: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(affRun.ttftMean)},
+		{Key: "ttft_mean_ms_kv_aware_overload", Label: "Overload, KV-aware cost: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(kvHot.ttftMean)},
+		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Unit: "× the mean", Better: LowerIsBetter, Value: round2(affRun.imbalance)},
+		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Unit: "× the mean", Better: LowerIsBetter, Value: round2(kvHot.imbalance)},
 	}
 }
 

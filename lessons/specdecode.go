@@ -658,11 +658,11 @@ func (r specRun) leviathanTable() scene.Scene {
 
 func (r specRun) metrics() []Metric {
 	return []Metric{
-		{Key: "expected_tokens_per_pass", Label: "Expected tokens per target pass, (1 − α^(γ+1)) / (1 − α)", Unit: "tokens", Value: round4(specdec.ExpectedTokens(r.alpha, r.gamma))},
-		{Key: "measured_tokens_per_pass", Label: "Average tokens per pass over the rounds drawn", Unit: "tokens", Value: round4(r.measured)},
-		{Key: "speedup", Label: fmt.Sprintf("Speedup at the chosen batch (%d)", r.batch), Unit: "×", Value: round2(r.at.Speedup)},
-		{Key: "speedup_batch1", Label: "Speedup at batch 1", Unit: "×", Value: round2(r.one.Speedup)},
-		{Key: "speedup_largest_batch", Label: fmt.Sprintf("Speedup at batch %d", r.sweep[len(r.sweep)-1].batch), Unit: "×", Value: round2(r.sweep[len(r.sweep)-1].round.Speedup)},
+		{Key: "expected_tokens_per_pass", Label: "Expected tokens per target pass, (1 − α^(γ+1)) / (1 − α)", Unit: "tokens", Better: HigherIsBetter, Value: round4(specdec.ExpectedTokens(r.alpha, r.gamma))},
+		{Key: "measured_tokens_per_pass", Label: "Average tokens per pass over the rounds drawn", Unit: "tokens", Better: HigherIsBetter, Value: round4(r.measured)},
+		{Key: "speedup", Label: fmt.Sprintf("Speedup at the chosen batch (%d)", r.batch), Unit: "×", Better: HigherIsBetter, Value: round2(r.at.Speedup)},
+		{Key: "speedup_batch1", Label: "Speedup at batch 1", Unit: "×", Better: HigherIsBetter, Value: round2(r.one.Speedup)},
+		{Key: "speedup_largest_batch", Label: fmt.Sprintf("Speedup at batch %d", r.sweep[len(r.sweep)-1].batch), Unit: "×", Better: HigherIsBetter, Value: round2(r.sweep[len(r.sweep)-1].round.Speedup)},
 		{Key: "best_gamma", Label: fmt.Sprintf("Best γ at α %g and batch %d", r.alpha, r.batch), Unit: "tokens", Value: float64(r.best)},
 		{Key: "cost_coefficient", Label: r.cLabel(), Unit: "ratio", Value: round4(r.c)},
 		{Key: "verify_over_decode", Label: "Verify pass over a decode step", Unit: "×", Value: round2(r.verifyOver)},

@@ -12,6 +12,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime/debug"
@@ -31,6 +32,38 @@ type Request struct {
 	// Debug "panic" makes the build panic (exercises the error panel).
 	Debug string     `json:"debug,omitempty"`
 	Trace *TraceFile `json:"trace,omitempty"`
+	// Model and GPU are the reader's own model and GPU as address tokens
+	// (urlstate.Custom): the worker registers them before it runs, and the
+	// lesson offers them (Custom.For), so model=custom:NAME and
+	// gpu=custom:NAME resolve where the simulation runs.
+	Model string `json:"mc,omitempty"`
+	GPU   string `json:"gc,omitempty"`
+}
+
+// WithCustom is the request carrying the custom model and GPU a lesson
+// took (Custom.For).
+func (r Request) WithCustom(c urlstate.Custom) Request {
+	r.Model, r.GPU = c.ModelToken(), c.GPUToken()
+	return r
+}
+
+// Lesson is the lesson the request runs: its slug's, offering the
+// request's own model and GPU. An error names a token that does not
+// decode (the page sends only tokens it decoded) or a lesson unknown.
+func (r Request) Lesson() (*lessons.Lesson, error) {
+	l := lessons.Get(r.Slug)
+	if l == nil {
+		return nil, fmt.Errorf("no lesson named %q", r.Slug)
+	}
+	if r.Model == "" && r.GPU == "" {
+		return l, nil
+	}
+	c, bad := urlstate.ParseCustom(r.Model, r.GPU)
+	if len(bad) > 0 {
+		return nil, errors.New(strings.Join(bad, " "))
+	}
+	lc, _, _ := c.For(l)
+	return lc, nil
 }
 
 // NewRequest is the request for a lesson's resolved knobs. The page and the
@@ -54,8 +87,9 @@ func ForAddress(path, rawQuery string) (Request, bool) {
 		return Request{}, false // the page reads what it can; do not guess
 	}
 	st := urlstate.ParseRawQuery(l, rawQuery)
-	v, _ := urlstate.ResolveParams(l, st.Raw)
-	return NewRequest(l.Slug, v, st.Debug), true
+	lc, custom, _ := st.Custom.For(l)
+	v, _ := urlstate.ResolveParams(lc, st.Raw)
+	return NewRequest(l.Slug, v, st.Debug).WithCustom(custom), true
 }
 
 // Body is the request as JSON (map keys sorted): what the page sends, and
@@ -139,9 +173,9 @@ func Build(l *lessons.Lesson, params map[string]string, debugMode string, tr *Tr
 // itself when no worker can start): it parses the trace, builds, and
 // encodes the reply. It never panics and always returns a reply.
 func Run(req Request) []byte {
-	l := lessons.Get(req.Slug)
-	if l == nil {
-		return Encode(Reply{Failure: &Failure{Lesson: req.Slug, Params: req.Params, Message: fmt.Sprintf("no lesson named %q", req.Slug)}}, nil)
+	l, err := req.Lesson()
+	if err != nil {
+		return Encode(Reply{Failure: &Failure{Lesson: req.Slug, Params: req.Params, Message: err.Error()}}, nil)
 	}
 	var tr *Trace
 	if req.Trace != nil {

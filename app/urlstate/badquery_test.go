@@ -19,7 +19,7 @@ func TestParseQueryNoticesWhatTheCLIRefuses(t *testing.T) {
 	}{
 		{"block=16&block=999", []string{`block is given 2 times ("16", "999"): using the first, "16"; give each parameter once.`}, 16},
 		{"step=1&step=3&block=32", []string{`step is given 2 times ("1", "3"): using the first, "1"`}, 32},
-		{"nosuchknob=1", []string{"nosuchknob is not a parameter of this lesson, ignored; its parameters are block, rate, mode (and step, find, hide, theme)."}, 16},
+		{"nosuchknob=1", []string{"nosuchknob is not a parameter of this lesson, ignored; its parameters are block, rate, mode (and step, find, hide, theme, and b.KEY for a second setting to compare)."}, 16},
 		{"a=1&b=2", []string{"a, b are not parameters of this lesson, ignored"}, 16},
 		{"Block=32", []string{"Block is not a parameter of this lesson: keys are case-sensitive; did you mean block? Ignoring it."}, 16},
 		{"STEP=2", []string{"did you mean step?"}, 16},

@@ -1,5 +1,6 @@
 // Package urlstate reads and writes a lesson page's state in its address:
-// /lesson/SLUG?step=N&KEY=VALUE... (step is 1-based). Every parameter and the
+// /lesson/SLUG?step=N&KEY=VALUE... (step is 1-based), and, to compare two
+// settings on the same seed, run B's knobs as b.KEY=VALUE (compare.go). Every parameter and the
 // step are written back; bad values become notices that name the knob, the
 // value and the allowed range, and fall back to defaults. It imports no UI
 // code: the page (package app) and the simulation worker (wasm/sim, which
@@ -28,13 +29,17 @@ const (
 
 // State is what a lesson page reads from its query string.
 type State struct {
-	Raw     map[string]string // the lesson's knobs as given (unknown keys dropped)
-	Step    int               // 1-based step asked for; 0 when absent or invalid
-	Debug   string            // "panic" makes the build panic (tests the error panel)
-	Find    string            // text whose first mention picks the step (search links); step wins
-	Hide    Hide              // parts of the page the address hides (embeds)
-	Theme   string            // "light" or "dark" pins the theme (embeds); "" follows the reader
-	Notices []string          // problems with the query, each naming the key
+	Raw map[string]string // the lesson's knobs as given (unknown keys dropped)
+	// RawB is run B's knobs as given (b.KEY=VALUE, keyed by KEY); nil when
+	// the address carries none, non-nil (maybe empty) when it compares.
+	RawB    map[string]string
+	Step    int      // 1-based step asked for; 0 when absent or invalid
+	Debug   string   // "panic" makes the build panic (tests the error panel)
+	Find    string   // text whose first mention picks the step (search links); step wins
+	Hide    Hide     // parts of the page the address hides (embeds)
+	Theme   string   // "light" or "dark" pins the theme (embeds); "" follows the reader
+	Notices []string // problems with the query, each naming the key
+	Custom  Custom   // the reader's own model and GPU (mc=, gc=; custom.go)
 }
 
 // Hide lists the parts of a lesson page that ?hide= removes, a comma list of
@@ -99,7 +104,7 @@ func ParseHide(raw string) (Hide, []string) {
 const maxFindText = 64
 
 // pageKeys are the query keys a lesson page reads besides its knobs.
-var pageKeys = []string{"step", "find", "hide", "theme", "debug"}
+var pageKeys = []string{"step", "find", "hide", "theme", "debug", ModelKey, GPUKey}
 
 // MaxQueryBytes bounds the query a page reads: a longer one is ignored
 // whole, with a notice. The server answers an address whose headers pass
@@ -156,6 +161,9 @@ func ParseQuery(l *lessons.Lesson, q url.Values) State {
 	for _, p := range l.Params {
 		known = append(known, p.Key)
 	}
+	for _, p := range l.Params {
+		known = append(known, CompareKey(p.Key))
+	}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
@@ -186,12 +194,18 @@ func ParseQuery(l *lessons.Lesson, q url.Values) State {
 		for _, p := range l.Params {
 			params = append(params, p.Key)
 		}
-		st.Notices = append(st.Notices, fmt.Sprintf("%s %s not %s of this lesson, ignored; its parameters are %s (and step, find, hide, theme).",
+		st.Notices = append(st.Notices, fmt.Sprintf("%s %s not %s of this lesson, ignored; its parameters are %s (and step, find, hide, theme, and b.KEY for a second setting to compare).",
 			strings.Join(unknown, ", "), plural(len(unknown), "is", "are"), plural(len(unknown), "a parameter", "parameters"), strings.Join(params, ", ")))
 	}
 	for _, p := range l.Params {
 		if vs, ok := q[p.Key]; ok && len(vs) > 0 {
 			st.Raw[p.Key] = vs[0]
+		}
+		if vs, ok := q[CompareKey(p.Key)]; ok && len(vs) > 0 {
+			if st.RawB == nil {
+				st.RawB = map[string]string{}
+			}
+			st.RawB[p.Key] = vs[0]
 		}
 	}
 	if vs, ok := q["step"]; ok && len(vs) > 0 {
@@ -222,6 +236,9 @@ func ParseQuery(l *lessons.Lesson, q url.Values) State {
 		st.Hide = h
 		st.Notices = append(st.Notices, notices...)
 	}
+	var custom []string
+	st.Custom, custom = parseCustom(q)
+	st.Notices = append(st.Notices, custom...)
 	if vs, ok := q["theme"]; ok && len(vs) > 0 {
 		switch t := strings.ToLower(vs[0]); t {
 		case "light", "dark":

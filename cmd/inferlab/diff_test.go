@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/export"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 type diffOutput struct {
@@ -20,6 +23,9 @@ type diffOutput struct {
 		A     *float64 `json:"a"`
 		B     *float64 `json:"b"`
 		Diff  *float64 `json:"diff"`
+		// Better and Verdict are absent for a metric without a direction.
+		Better  *string `json:"better"`
+		Verdict *string `json:"verdict"`
 	} `json:"metrics"`
 }
 
@@ -122,7 +128,7 @@ func TestDiffTextFigures(t *testing.T) {
 	}
 	a := runJSON(t, "run", "garage", "--seed", "7", "--format", "json")
 	b := runJSON(t, "run", "garage", "--seed", "7", "--set", "block_size=32", "--format", "json")
-	for _, want := range []string{"both: ", "seed=7", "A:    block_size=16", "B:    block_size=32", "B − A", "no verdict"} {
+	for _, want := range []string{"both: ", "seed=7", "A:    block_size=16", "B:    block_size=32", "B − A", "better names the run"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
@@ -160,6 +166,87 @@ func TestDiffSameSettings(t *testing.T) {
 	}
 }
 
+// Where a lesson says which way a metric improves, diff names the better
+// run by the sign of B − A, in the JSON and in the text's better column;
+// where it does not, neither names one. Garage's block_size=32 against 16
+// wastes more of each page: A is better on waste, and a count of steps has
+// no verdict.
+func TestDiffVerdict(t *testing.T) {
+	d := diffJSON(t, "garage", "--seed", "7", "--vs", "block_size=32")
+	l := lessons.Get("garage")
+	s, _, err := l.Run(map[string]string{"seed": "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]lessons.Direction{}
+	for _, m := range s.Metrics {
+		dirs[m.Key] = m.Better
+	}
+	verdicts := map[string]string{}
+	for _, m := range d.Metrics {
+		dir := dirs[m.Key]
+		if dir == lessons.NoDirection {
+			if m.Better != nil || m.Verdict != nil {
+				t.Errorf("%s declares no direction but diff gives better %v verdict %v", m.Key, m.Better, m.Verdict)
+			}
+			continue
+		}
+		if m.Better == nil || *m.Better != string(dir) || m.Verdict == nil || m.Diff == nil {
+			t.Errorf("%s: better %v verdict %v, want %q and one", m.Key, m.Better, m.Verdict, dir)
+			continue
+		}
+		want := "same"
+		switch {
+		case *m.Diff > 0 && dir == lessons.HigherIsBetter, *m.Diff < 0 && dir == lessons.LowerIsBetter:
+			want = "b"
+		case *m.Diff != 0:
+			want = "a"
+		}
+		if *m.Verdict != want {
+			t.Errorf("%s (%s is better): B − A = %v, verdict %q, want %q", m.Key, dir, *m.Diff, *m.Verdict, want)
+		}
+		verdicts[m.Key] = want
+	}
+	if verdicts["paged_waste_pct"] != "a" {
+		t.Errorf("paged_waste_pct: verdict %q, want a (16-token pages waste less)", verdicts["paged_waste_pct"])
+	}
+	code, out, errOut := run("diff", "garage", "--seed", "7", "--vs", "block_size=32")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		v, ok := verdicts[f[0]]
+		if !ok {
+			continue
+		}
+		rows++
+		col := strings.ToUpper(v)
+		if v == "same" {
+			col = "same"
+		}
+		if !slicesContains(f[4:6], col) {
+			t.Errorf("text row %q: better column lacks %q", line, col)
+		}
+	}
+	if rows != len(verdicts) || rows == 0 {
+		t.Errorf("%d text rows with a verdict, want %d", rows, len(verdicts))
+	}
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
 func TestDifference(t *testing.T) {
 	for _, tc := range []struct {
 		a, b float64
@@ -167,7 +254,7 @@ func TestDifference(t *testing.T) {
 	}{
 		{0.1, 0.3, "+0.2"}, {97.57, 96.87, "-0.70"}, {34, 33, "-1"}, {5, 5, "0"}, {1.5, 1.25, "-0.25"}, {-1, 1, "+2"},
 	} {
-		if got, _ := difference(tc.a, tc.b); got != tc.want {
+		if got, _ := export.Difference(tc.a, tc.b); got != tc.want {
 			t.Errorf("difference(%v, %v) = %q, want %q", tc.a, tc.b, got, tc.want)
 		}
 	}
@@ -208,7 +295,7 @@ func TestDiffRefusals(t *testing.T) {
 	}
 }
 
-// The README's section on diff and --model-config shows commands and lines
+// The README's section on diff, --model-config and --gpu-config shows commands and lines
 // of their output: each command runs (from the repository root, as the
 // README writes it), and each line shown is a line the commands print.
 func TestReadmeDiffSection(t *testing.T) {
@@ -216,7 +303,7 @@ func TestReadmeDiffSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const title = "## Compare two settings; bring your own model\n"
+	const title = "## Compare two settings; bring your own model and GPU\n"
 	s := string(b)
 	i := strings.Index(s, title)
 	if i < 0 {

@@ -5,8 +5,8 @@
 //	inferlab static --out DIR [--prefix /repo] [--force]   write a static site
 //	inferlab compress [--quality 0-11] FILE...   write FILE.br and FILE.gz for serve
 //	inferlab health [--addr 127.0.0.1:8080]      exit 0 when the server beside it answers (Docker HEALTHCHECK)
-//	inferlab run SLUG [--set k=v ...] [--seed N] [--model-config FILE] [--format text|json]
-//	inferlab diff SLUG [--set k=v ...] --vs k=v [...] [--seed N] [--model-config FILE] [--format text|json]
+//	inferlab run SLUG [--set k=v ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
+//	inferlab diff SLUG [--set k=v ...] --vs k=v [...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
 //	                                             the same lesson twice on one seed: metrics side by side
 //	inferlab list                                list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
@@ -62,8 +62,8 @@ func usage(w io.Writer) {
   inferlab static --out DIR [--prefix /repo] [--force]
   inferlab compress [--quality 0-11] FILE...
   inferlab health [--addr 127.0.0.1:8080]
-  inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--format text|json]
-  inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--format text|json]
+  inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
+  inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
   inferlab list
   inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list] [--corners]
 `)

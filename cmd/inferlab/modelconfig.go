@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/inferlab/inferlab/app/urlstate"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/modelconfig"
 	"github.com/inferlab/inferlab/lessons"
@@ -16,9 +16,10 @@ import (
 // picks one. A lesson's "model" knob is a choice among profile ids, which
 // it resolves with hardware.ModelByID; the parsed model is registered there
 // under "custom:NAME" (hardware.RegisterCustomModel), and the lesson is run
-// as a copy whose model knob lists that id too, so no lesson names the
-// custom model and every lesson's own checks (does it fit, does TP split
-// it) hold it to the same rules as its built-in models.
+// as a copy whose model knob lists that id too (urlstate.WithChoices, as the
+// page does), so no lesson names the custom model and every lesson's own
+// checks (does it fit, does TP split it) hold it to the same rules as its
+// built-in models.
 
 // customModel is a model read from --model-config and registered for one
 // command; release unregisters it.
@@ -67,10 +68,9 @@ func applyModelConfig(cmd string, l **lessons.Lesson, flag textFlag, sets setFla
 // also lists the custom id. It refuses, with a message for stderr, a
 // lesson without a model knob, a file that is not a config the parser
 // takes, and a mixture-of-experts or latent-attention model in a lesson
-// that prices steps (see sizesOnly).
+// that prices steps (urlstate.TakesModel).
 func loadModelConfig(l *lessons.Lesson, path string) (*lessons.Lesson, *customModel, error) {
-	p, ok := l.Param("model")
-	if !ok || p.Kind != lessons.Choice {
+	if p, ok := l.Param("model"); !ok || p.Kind != lessons.Choice {
 		return nil, nil, fmt.Errorf("--model-config works with the lessons that pick a model (%s), not %s", strings.Join(modelLessons(false), ", "), l.Slug)
 	}
 	data, err := readConfigFile(path)
@@ -81,64 +81,18 @@ func loadModelConfig(l *lessons.Lesson, path string) (*lessons.Lesson, *customMo
 	if err != nil {
 		return nil, nil, fmt.Errorf("--model-config %s: %w", path, err)
 	}
-	if !cfg.Dense() && !sizesAnyModel(p) {
-		what := "is a mixture of experts"
-		if cfg.Experts == 0 {
-			what = "uses multi-head latent attention"
-		}
-		return nil, nil, fmt.Errorf("--model-config %s: %s %s, and %s prices each step with a model of Llama-like dense decoders: use a dense model here, or a lesson that sizes memory for any model (%s)",
-			path, cfg.Model.ID, what, l.Slug, strings.Join(modelLessons(true), ", "))
+	if ok, why := urlstate.TakesModel(l, cfg); !ok {
+		return nil, nil, fmt.Errorf("--model-config %s: %s", path, why)
 	}
 	if err := hardware.RegisterCustomModel(cfg.Model); err != nil {
 		return nil, nil, fmt.Errorf("--model-config %s: %v", path, err)
 	}
-	return withModelChoice(l, cfg.Model.ID), &customModel{config: cfg, path: path}, nil
-}
-
-// withModelChoice returns a copy of l whose model knob lists id after its
-// own choices (the lesson's default stays its default). The copy shares
-// l's simulation and checks; only its parameter list is its own.
-func withModelChoice(l *lessons.Lesson, id string) *lessons.Lesson {
-	c := *l
-	c.Params = slices.Clone(l.Params)
-	for i, p := range c.Params {
-		if p.Key == "model" {
-			p.Choices = append(slices.Clone(p.Choices), id)
-			c.Params[i] = p
-		}
-	}
-	return &c
-}
-
-// sizesAnyModel reports whether a lesson's model knob offers profiles
-// beyond hardware.Models (the priced dense decoders): a lesson that lists
-// the sizing profiles (MQA, MLA, mixtures of experts) only sizes memory,
-// and takes any model; one that lists priced profiles only runs the
-// step-time model, which prices dense decoders.
-func sizesAnyModel(p lessons.Param) bool {
-	priced := map[string]bool{}
-	for _, m := range hardware.Models() {
-		priced[m.ID] = true
-	}
-	for _, c := range p.Choices {
-		if !priced[c] {
-			return true
-		}
-	}
-	return false
+	return urlstate.WithChoices(l, map[string]string{"model": cfg.Model.ID}), &customModel{config: cfg, path: path}, nil
 }
 
 // modelLessons lists the lessons with a model knob; sizing, only those
-// whose knob takes any model (sizesAnyModel).
-func modelLessons(sizing bool) []string {
-	var out []string
-	for _, l := range lessons.All() {
-		if p, ok := l.Param("model"); ok && p.Kind == lessons.Choice && (!sizing || sizesAnyModel(p)) {
-			out = append(out, l.Slug)
-		}
-	}
-	return out
-}
+// whose knob takes any model (the page's rule too: urlstate.TakesModel).
+func modelLessons(sizing bool) []string { return urlstate.ModelLessons(sizing) }
 
 // configName names the model after its file: "my-llama.json" gives
 // "my-llama"; a file called config.json, as Hugging Face names it, takes

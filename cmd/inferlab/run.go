@@ -18,7 +18,7 @@ import (
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(stderr, "inferlab run: name a lesson first: inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--format text|json]")
+		fmt.Fprintln(stderr, "inferlab run: name a lesson first: inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]")
 		fmt.Fprintln(stderr, "lessons:", slugs())
 		return 2
 	}
@@ -32,11 +32,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	sets := setFlags{}
 	fs.Var(sets, "set", "set a parameter: key=value (repeatable)")
-	var seed, formatFlag, traceFlag, modelFlag textFlag
+	var seed, formatFlag, traceFlag, modelFlag, gpuFlag textFlag
 	fs.Var(&seed, "seed", "random seed (same as --set seed=N)")
 	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
 	fs.Var(&traceFlag, "trace", "lessons that take a trace ("+traceSlugs()+"): serve the requests of this JSONL trace (arrival_s, prompt_tokens, output_tokens, optional prefix_group and prefix_tokens)")
 	fs.Var(&modelFlag, "model-config", modelConfigUsage)
+	fs.Var(&gpuFlag, "gpu-config", gpuConfigUsage)
 	giveOnce(fs, "set")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -58,6 +59,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer custom.release()
+	gpu, ok := applyGPUConfig("inferlab run", &l, gpuFlag, sets, stderr)
+	if !ok {
+		return 2
+	}
+	defer gpu.release()
 	for k := range sets {
 		if _, ok := l.Param(k); !ok {
 			fmt.Fprintf(stderr, "inferlab run: %s has no parameter %q; parameters: %s\n", slug, k, paramKeys(l))
@@ -106,6 +112,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if custom != nil {
 		writeModelSummary(stdout, custom)
+	}
+	if gpu != nil {
+		writeGPUSummary(stdout, gpu)
 	}
 	writeText(stdout, l, values, script)
 	return 0

@@ -54,6 +54,14 @@
 // is added there once, with its URL. Code that names a profile by a literal
 // ID uses MustGPU and MustModel, which panic with the ID if it is renamed.
 //
+// A reader's own GPU (custom_gpu.go) is five datasheet figures
+// (CustomGPUSpec: memory in GiB as the engine sees it, HBM bandwidth, dense
+// BF16 and FP8 peaks, the GPU-to-GPU link per direction), each held to
+// bounds, with the rest derived from the lab's defaults for a part without
+// measurements (CustomGPUSpec.GPU says which); RegisterCustomGPU makes it
+// resolvable by GPUByID as "custom:NAME", as RegisterCustomModel does for a
+// model read from a config.json (core/modelconfig).
+//
 // This first cut covers dense models with full attention only. Mixture of
 // experts, multi-head latent attention and sliding-window layouts (DeepSeek,
 // gpt-oss, Gemma 2) change the KV and weight arithmetic and are left out.

@@ -263,7 +263,7 @@ var ErrUnknownProfile = errors.New("hardware: unknown profile id")
 // unknown id lists the valid ones, so a typo in a scenario file is easy to
 // fix.
 func GPUByID(id string) (GPU, error) {
-	all := GPUs()
+	all := append(GPUs(), registeredCustomGPUs()...) // a reader's own GPUs (custom_gpu.go) too
 	ids := make([]string, len(all))
 	for i, g := range all {
 		if g.ID == id {

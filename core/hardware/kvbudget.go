@@ -3,6 +3,7 @@ package hardware
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // This file sizes the KV-cache pool the way vLLM v1 does at start-up
@@ -49,16 +50,30 @@ var engineMemory = map[string]struct {
 // EngineMemory is the device memory an engine on g sees, in bytes, and the
 // citation it comes from (a KVSource tag or a URL); for a part without a
 // logged figure it is the datasheet's MemoryBytes and the citation is empty.
+//
+// A reader's own GPU (custom_gpu.go) states its memory as the engine sees
+// it: its figure is that, cited as the memory_gib given.
 func EngineMemory(g GPU) (int64, string) {
 	if e, ok := engineMemory[g.ID]; ok {
 		return int64(math.Round(e.gib * GiB)), e.source
 	}
+	if strings.HasPrefix(g.ID, CustomGPUPrefix) {
+		return g.MemoryBytes, customMemorySource
+	}
 	return g.MemoryBytes, ""
 }
 
+// customMemorySource cites a custom GPU's memory.
+const customMemorySource = "memory_gib"
+
 // EngineMemoryWhere says in words where EngineMemory's figure for g was
 // read, "" for the datasheet's.
-func EngineMemoryWhere(g GPU) string { return engineMemory[g.ID].what }
+func EngineMemoryWhere(g GPU) string {
+	if strings.HasPrefix(g.ID, CustomGPUPrefix) {
+		return "the memory_gib given for it"
+	}
+	return engineMemory[g.ID].what
+}
 
 // WeightFormat is how a checkpoint's weights are stored in GPU memory.
 type WeightFormat string

@@ -80,18 +80,53 @@ func renderScenesBox(scenes []scene.Scene, motion bool) app.UI {
 
 // compactHTML drops the line breaks and indentation go-app's encoder puts
 // around every node: between inline elements they would render as spaces
-// the live page does not have ("tail ," for "tail,").
+// the live page does not have ("tail ," for "tail,"). The encoder indents a
+// node by two spaces per level of nesting, so a text node's own leading
+// spaces (" as decoding…" after a mention) are those past its level's
+// indentation, and are kept.
 func compactHTML(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
+	depth := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
-				i++
+		c := s[i]
+		if c == '\n' {
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
 			}
+			if j < len(s) && s[j] != '<' {
+				// Text: keep what lies past the indentation of its level.
+				if keep := j - (i + 1) - 2*depth; keep > 0 {
+					b.WriteString(s[j-keep : j])
+				}
+			}
+			i = j - 1
 			continue
 		}
-		b.WriteByte(s[i])
+		if c == '<' && i+1 < len(s) {
+			switch {
+			case s[i+1] == '/':
+				depth--
+			case s[i+1] != '!' && !voidElement(s[i+1:]):
+				depth++
+			}
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// voidElement reports whether the tag that s starts with (after its "<")
+// has no closing tag, so that it does not nest what follows.
+func voidElement(s string) bool {
+	end := strings.IndexAny(s, " />\t\n")
+	if end < 0 {
+		return false
+	}
+	switch strings.ToLower(s[:end]) {
+	case "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr":
+		return true
+	}
+	return false
 }

@@ -61,3 +61,22 @@ func mustURL(t *testing.T, s string) *url.URL {
 
 // htmlText is s as go-app writes text.
 func htmlText(s string) string { return html.EscapeString(s) }
+
+// TestCompactHTMLKeepsTextSpaces: the prerendered steps lose the encoder's
+// line breaks and indentation, not the spaces of the text ("on demand" then
+// a mention, then " as decoding…" read "demandas decoding" before), at any
+// depth and after a void element.
+func TestCompactHTMLKeepsTextSpaces(t *testing.T) {
+	for _, c := range []struct {
+		ui   goapp.UI
+		want string
+	}{
+		{goapp.P().Body(goapp.Span().Text("a"), goapp.Text(" as b"), goapp.Span().Text("c")), "<p><span>a</span> as b<span>c</span></p>"},
+		{goapp.Div().Body(goapp.P().Body(goapp.Span().Text("tail"), goapp.Text(", then"))), "<div><p><span>tail</span>, then</p></div>"},
+		{goapp.P().Body(goapp.Img().Src("x.png"), goapp.Text(" after"), goapp.Br(), goapp.Text("  two")), `<p><img src="x.png"> after<br>  two</p>`},
+	} {
+		if got := compactHTML(goapp.HTMLString(c.ui)); got != c.want {
+			t.Errorf("compactHTML(%q) = %q, want %q", goapp.HTMLString(c.ui), got, c.want)
+		}
+	}
+}

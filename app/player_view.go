@@ -254,6 +254,7 @@ func (p *Player) renderControls(n int) app.UI {
 		app.Button().ID("btn-keys").Type("button").Class("ghost").Title("Keyboard shortcuts (?)").Aria("keyshortcuts", "?").
 			Aria("haspopup", "dialog").OnClick(func(ctx app.Context, e app.Event) { openKeysDialog() }).
 			Body(app.Span().Aria("hidden", "true").Text("⌨ "), app.Text("Keys")),
+		app.If(!p.Embed, func() app.UI { return p.presentTools() }), // present.go
 	)
 }
 

@@ -73,6 +73,7 @@ var keyList = [][2]string{
 	{"← / →", "previous / next step"},
 	{"Space", "play / pause"},
 	{"Home / End", "first / last step"},
+	{"P", "present: the figure full screen (Esc leaves)"},
 	{"Enter", "check a question's answer"},
 	{"Esc", "skip a question · close search or this dialog"},
 	{"/", "search lessons and terms"},

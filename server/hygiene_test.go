@@ -169,7 +169,7 @@ func TestCachingHeaders(t *testing.T) {
 	// addresses are immutable, a stale or foreign version is not.
 	page := body(t, get(t, h, "/"))
 	appJS := body(t, get(t, h, "/app.js"))
-	for _, name := range []string{"lab.css", "lab.js", "echarts.min.js", "icon.svg", "app.wasm", "sim.wasm", "sim-worker.js"} {
+	for _, name := range []string{"lab.css", "lab.js", "echarts.min.js", "icon.svg", "app.wasm", "sim.wasm", "sim-worker.js", "present.js"} {
 		hash, err := fileHash(filepath.Join(web, name))
 		if err != nil {
 			t.Fatal(err)
@@ -179,9 +179,10 @@ func TestCachingHeaders(t *testing.T) {
 		if name == "app.wasm" {
 			where = appJS
 		}
-		if name == "sim.wasm" || name == "sim-worker.js" {
-			// lab.js's simulation worker reads them from meta tags.
-			meta := map[string]string{"sim.wasm": "sim-wasm", "sim-worker.js": "sim-worker"}[name]
+		if name == "sim.wasm" || name == "sim-worker.js" || name == "present.js" {
+			// lab.js reads them from meta tags (the simulation worker;
+			// present.js, loaded at the first use of the teachers' tools).
+			meta := map[string]string{"sim.wasm": "sim-wasm", "sim-worker.js": "sim-worker", "present.js": "present"}[name]
 			addr = `<meta name="inferlab:` + meta + `" content="` + addr + `">`
 		}
 		if !strings.Contains(where, addr) {

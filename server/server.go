@@ -95,7 +95,7 @@ func New(webDir string, opts Options) (http.Handler, error) {
 	}
 	s.log = opts.Log
 	files := &assets{dir: dir, log: opts.Log}
-	for _, f := range []string{"app.wasm", "lab.css", "lab.js", "echarts.min.js", "sim-worker.js", "sim.wasm"} {
+	for _, f := range []string{"app.wasm", "lab.css", "lab.js", "echarts.min.js", "sim-worker.js", "sim.wasm", "present.js"} {
 		files.warm(f)
 	}
 	if opts.Warm {
@@ -177,7 +177,9 @@ func newAppHandler(dir, version string, res goapp.ResourceResolver) (*goapp.Hand
 	// the head, where its evaluation held the page's start.
 	// app-wasm: web/lab.js preloads it as it starts the app (app.js fetches
 	// the same address).
-	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}, {"app-wasm", "app.wasm"}} {
+	// present: web/lab.js loads web/present.js (presenter mode, the
+	// handout, image export) at the first use of one of them.
+	for _, f := range []struct{ meta, file string }{{"sim-worker", "sim-worker.js"}, {"sim-wasm", "sim.wasm"}, {"echarts", "echarts.min.js"}, {"app-wasm", "app.wasm"}, {"present", "present.js"}} {
 		if _, err := os.Stat(filepath.Join(dir, f.file)); err == nil {
 			pages = append(pages, "/web/"+f.file)
 			head = append(head, `<meta name="inferlab:`+f.meta+`" content="`+html.EscapeString(res.Resolve("/web/"+f.file))+`">`)
@@ -264,7 +266,7 @@ func (v versioned) Resolve(location string) string {
 // cachedFiles are the files of web/ that the service worker caches; the
 // version hashes them, so a change to any of them is an update. Pages ask
 // for each with its content hash in the address.
-var cachedFiles = []string{"app.wasm", "echarts.min.js", "lab.js", "lab.css", "icon-192.png", "icon-512.png", "icon.svg", "sim.wasm", "sim-worker.js"}
+var cachedFiles = []string{"app.wasm", "echarts.min.js", "lab.js", "lab.css", "icon-192.png", "icon-512.png", "icon.svg", "sim.wasm", "sim-worker.js", "present.js"}
 
 // fileVersions hashes each of cachedFiles that exists.
 func fileVersions(webDir string) (map[string]string, error) {

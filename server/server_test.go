@@ -28,7 +28,7 @@ func fakeWeb(t *testing.T) string {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "sim.wasm"), bytes.Repeat([]byte("\x00asm fake sim "), 3000), 0o644)
-	for _, f := range []string{"lab.css", "lab.js", "embed.js", "icon.svg", "icon-192.png", "icon-512.png", "sim-worker.js"} {
+	for _, f := range []string{"lab.css", "lab.js", "embed.js", "icon.svg", "icon-192.png", "icon-512.png", "sim-worker.js", "present.js"} {
 		if b, err := os.ReadFile(filepath.Join("..", "web", f)); err == nil {
 			os.WriteFile(filepath.Join(dir, f), b, 0o644)
 		}

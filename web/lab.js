@@ -556,6 +556,10 @@
       mentions.annotate();
       geometrySoon();
     },
+
+    // steps is a promise of the page's steps (#steps-data, docs/DOM.md),
+    // or of null once the app shows its own (web/present.js).
+    steps: () => (pre.active() ? pre.ready() : Promise.resolve(null)),
   };
 
   let chartsFailedAt = -Infinity; // when loading ECharts last failed
@@ -634,13 +638,17 @@
     syncSheet(); // the app may have redrawn the buttons (it mounts)
     syncMore();
     const key = stepKey(lab);
+    // web/present.js follows every drawing (the app's redraws included).
+    window.dispatchEvent(new CustomEvent("inferlab:step", { detail: key !== lastStep }));
     if (key === lastStep) return;
     const first = lastStep === ""; // the page's first drawing: not a change
     lastStep = key;
     const figs = [...lab.querySelectorAll(".scenes > figure.scene")];
     const shownBefore = shown;
     shown = new Set(figs.map((f) => f.dataset.sceneId || ""));
-    const still = lab.dataset.motion === "jump" || root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches;
+    // (inferlab-capturing: web/present.js is drawing each step into a
+    // handout or an image; a fade would be caught half way)
+    const still = lab.dataset.motion === "jump" || root.classList.contains("reduced-motion") || root.classList.contains("inferlab-capturing") || matchMedia("(prefers-reduced-motion: reduce)").matches;
     for (const f of figs) {
       const id = f.dataset.sceneId || "";
       const html = markup(f);
@@ -1358,7 +1366,7 @@
       });
       window.addEventListener("keydown", onKey);
     };
-    return { init, active };
+    return { init, active, ready };
   })();
 
   // Compact block grids (app/grid_svg.go): one SVG, no element per block.
@@ -1517,6 +1525,49 @@
     if (navigator.serviceWorker) {
       navigator.serviceWorker.ready.then(() => status("offline-status", "Saved: the lab works offline on this device."));
     }
+  });
+
+  // Presenting, the handout and image export (#btn-present, #btn-notes,
+  // #btn-export, the P key) live in web/present.js, loaded at their first
+  // use: nothing of them is fetched or parsed before (its address, with its
+  // content hash, is in <meta name="inferlab:present">). They need no app:
+  // before it runs they step the prerendered page, after it the app's.
+  let presentMod = null; // a promise of window.inferlabPresent
+  const present = () => {
+    if (window.inferlabPresent) return Promise.resolve(window.inferlabPresent);
+    if (!presentMod) {
+      presentMod = new Promise((resolve, reject) => {
+        const m = document.querySelector('meta[name="inferlab:present"]');
+        const s = document.createElement("script");
+        s.src = new URL((m && m.content) || "present.js", m ? location.href : base).href;
+        s.onload = () => (window.inferlabPresent ? resolve(window.inferlabPresent) : reject(new Error("present.js did not start")));
+        s.onerror = () => {
+          presentMod = null; // tried again at the next use
+          reject(new Error("present.js did not load"));
+        };
+        document.head.appendChild(s);
+      });
+    }
+    return presentMod;
+  };
+  const presentDo = (what, el) => {
+    // Loaded already: at once, within the click (full screen and a second
+    // window need the reader's gesture).
+    if (window.inferlabPresent) return window.inferlabPresent.act(what, el);
+    present().then((p) => p.act(what, el), (e) => console.warn("inferlab: " + e.message));
+  };
+  window.inferlab.present = present;
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("#btn-present, #btn-notes, #btn-export");
+    if (b) presentDo(b.id.slice(4), b);
+  });
+  window.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented || (e.key !== "p" && e.key !== "P")) return;
+    const a = document.activeElement;
+    if (a && (a.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName))) return;
+    if (!document.getElementById("btn-present") || document.querySelector("dialog[open]")) return;
+    e.preventDefault();
+    presentDo("present", null);
   });
 
   // ? opens the shortcuts, / focuses the search box (not while typing).

@@ -55,7 +55,7 @@ func (p *Player) renderSteps() app.UI {
 		p.st.Step = i
 		scenes, dupClaims, dupFinal := mainFirst(p.stepScenes())
 		data.Steps = append(data.Steps, stepsItem{
-			HTML:       []string{compactHTML(app.HTMLString(p.renderNarration(n, scenes))), compactHTML(app.HTMLString(renderScenesBox(scenes, true)))},
+			HTML:       []string{PrerenderedARIA(compactHTML(app.HTMLString(p.renderNarration(n, scenes)))), PrerenderedARIA(compactHTML(app.HTMLString(renderScenesBox(scenes, true))))},
 			Query:      EncodeQuery(p.lesson, p.shownValues, i+1),
 			HideFinal:  dupFinal,
 			HideClaims: dupClaims,

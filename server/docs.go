@@ -228,6 +228,7 @@ func (s *site) render(path string) (d *doc) {
 		}
 		if strings.HasPrefix(d.ctype, "text/html") {
 			body, d.data = cutData(body)
+			body = []byte(app.PrerenderedARIA(string(body)))
 		}
 		d.vars = encodeAll(body, textual(d.ctype))
 	}

@@ -47,6 +47,14 @@
     await until(() => { const l = lab(); return l && l.dataset.step === String(n) && l.dataset.stale !== "true"; }, 20000, "step " + n);
     await frame();
     await frame();
+    // A copy shows the step as it ends, not a frame of its entrance: every
+    // transition and fade still running jumps to its end (a request chip
+    // halfway down from the router, callouts half faded, in an exported
+    // frame before).
+    for (const a of document.getAnimations ? document.getAnimations() : []) {
+      try { a.finish(); } catch (e) { /* endless: left running */ }
+    }
+    await frame();
   };
   // chartsDrawn resolves once every chart of the step is drawn: a
   // prerendered one is markup (app/chart_static.go), the app's are drawn by

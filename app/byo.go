@@ -114,7 +114,7 @@ func (p *Player) useGPU(ctx app.Context) {
 			errs[f.Key] = strconv.Quote(text) + " is not allowed: want " + f.Allowed() + "."
 			continue
 		}
-		spec = withFigure(spec, f.Key, x)
+		spec.SetValue(f.Key, x)
 	}
 	if len(errs) == 0 {
 		for _, e := range unjoin(spec.Check()) {
@@ -225,7 +225,7 @@ func (p *Player) gpuForm() map[string]string {
 	if c := p.custom.GPU; c != nil {
 		form["name"] = c.Name
 		for _, f := range hardware.CustomGPUFields {
-			form[f.Key] = figureText(figureOf(*c, f.Key))
+			form[f.Key] = figureText(c.Value(f.Key))
 		}
 		p.byo.gpu = form
 		return form
@@ -244,37 +244,6 @@ func (p *Player) gpuForm() map[string]string {
 	}
 	p.byo.gpu = form
 	return form
-}
-
-// figureOf and withFigure read and set one figure of a spec by its key.
-func figureOf(s hardware.CustomGPUSpec, key string) float64 {
-	switch key {
-	case "memory_gib":
-		return s.MemoryGiB
-	case "hbm_gbps":
-		return s.HBMGBps
-	case "bf16_tflops":
-		return s.BF16TFLOPS
-	case "fp8_tflops":
-		return s.FP8TFLOPS
-	}
-	return s.InterconnectGBps
-}
-
-func withFigure(s hardware.CustomGPUSpec, key string, x float64) hardware.CustomGPUSpec {
-	switch key {
-	case "memory_gib":
-		s.MemoryGiB = x
-	case "hbm_gbps":
-		s.HBMGBps = x
-	case "bf16_tflops":
-		s.BF16TFLOPS = x
-	case "fp8_tflops":
-		s.FP8TFLOPS = x
-	default:
-		s.InterconnectGBps = x
-	}
-	return s
 }
 
 // figureText writes a figure for a number field: at most 4 decimals.

@@ -145,21 +145,7 @@ func (p *Player) flushCompare(ctx app.Context) {
 		c.fail = &Failure{Lesson: req.Slug, Params: req.Params, Message: "encoding the request: " + err.Error()}
 		return
 	}
-	var fn app.Func
-	fn = app.FuncOf(func(this app.Value, args []app.Value) any {
-		var data []byte
-		msg := ""
-		if len(args) > 0 && args[0].Truthy() {
-			data = make([]byte, args[0].Get("length").Int())
-			app.CopyBytesToGo(data, args[0])
-		} else if len(args) > 1 {
-			msg = args[1].String()
-		}
-		fn.Release()
-		p.dispatch(ctx, func(ctx app.Context) { p.answerCompare(ctx, c, gen, key, req, data, msg) })
-		return nil
-	})
-	client.Get("sim").Call("run", string(body), fn)
+	client.Get("sim").Call("run", string(body), p.simReply(ctx, func(ctx app.Context, data []byte, msg string) { p.answerCompare(ctx, c, gen, key, req, data, msg) }))
 }
 
 // answerCompare shows B's answer when it is still the latest request of

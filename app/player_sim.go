@@ -104,6 +104,13 @@ func (p *Player) flush(ctx app.Context) {
 		p.answer(ctx, run, nil, "encoding the request: "+err.Error())
 		return
 	}
+	client.Get("sim").Call("run", string(body), p.simReply(ctx, func(ctx app.Context, data []byte, msg string) { p.answer(ctx, run, data, msg) }))
+}
+
+// simReply is the callback web/lab.js's worker client calls with an
+// answer (the script's bytes, or an error message): it releases itself
+// and hands the answer to done on the app's goroutine.
+func (p *Player) simReply(ctx app.Context, done func(ctx app.Context, data []byte, msg string)) app.Func {
 	var fn app.Func
 	fn = app.FuncOf(func(this app.Value, args []app.Value) any {
 		var data []byte
@@ -115,10 +122,10 @@ func (p *Player) flush(ctx app.Context) {
 			msg = args[1].String()
 		}
 		fn.Release()
-		p.dispatch(ctx, func(ctx app.Context) { p.answer(ctx, run, data, msg) })
+		p.dispatch(ctx, func(ctx app.Context) { done(ctx, data, msg) })
 		return nil
 	})
-	client.Get("sim").Call("run", string(body), fn)
+	return fn
 }
 
 // cancelSim tells the worker client the running request is no longer

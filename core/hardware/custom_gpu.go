@@ -78,8 +78,8 @@ var CustomGPUFields = []CustomGPUField{
 		Help: "NVLink per direction, half the marketed figure (450 on an H100 SXM); 0 for none."},
 }
 
-// value returns the spec's figure for a field key.
-func (s CustomGPUSpec) value(key string) float64 {
+// Value returns the spec's figure for a field key (CustomGPUFields).
+func (s CustomGPUSpec) Value(key string) float64 {
 	switch key {
 	case "memory_gib":
 		return s.MemoryGiB
@@ -95,8 +95,8 @@ func (s CustomGPUSpec) value(key string) float64 {
 	panic("hardware: no custom GPU field " + key)
 }
 
-// setValue sets the spec's figure for a field key.
-func (s *CustomGPUSpec) setValue(key string, x float64) {
+// SetValue sets the spec's figure for a field key (CustomGPUFields).
+func (s *CustomGPUSpec) SetValue(key string, x float64) {
 	switch key {
 	case "memory_gib":
 		s.MemoryGiB = x
@@ -161,7 +161,7 @@ func (s CustomGPUSpec) Check() error {
 			Allowed: "1 to 48 lower-case letters, digits, dots and dashes, starting and ending with a letter or digit"})
 	}
 	for _, f := range CustomGPUFields {
-		x := s.value(f.Key)
+		x := s.Value(f.Key)
 		ok := !math.IsNaN(x) && x >= f.Min && x <= f.Max || f.Zero != "" && x == 0
 		if !ok {
 			errs = append(errs, &GPUFieldError{Field: f.Key, Value: decimal(x), Allowed: f.Allowed()})
@@ -291,7 +291,7 @@ const (
 func (s CustomGPUSpec) Token() string {
 	parts := []string{gpuTokenVersion}
 	for _, f := range CustomGPUFields {
-		parts = append(parts, decimalToken(s.value(f.Key)))
+		parts = append(parts, decimalToken(s.Value(f.Key)))
 	}
 	return strings.Join(append(parts, s.Name), gpuTokenSep)
 }
@@ -334,7 +334,7 @@ func ParseGPUToken(tok string) (CustomGPUSpec, error) {
 		if !ok {
 			return CustomGPUSpec{}, bad(f.Key, text, "a plain decimal in its shortest form (80, 74.5): "+f.Allowed())
 		}
-		s.setValue(f.Key, x)
+		s.SetValue(f.Key, x)
 	}
 	if err := s.Check(); err != nil {
 		return CustomGPUSpec{}, fmt.Errorf("gc: %w", err)

@@ -251,16 +251,44 @@ func (b *browser) fatal(format string, args ...any) {
 func (b *browser) navigate(url string) time.Duration {
 	b.t.Helper()
 	start := time.Now()
-	b.do("navigate to "+url+" and wait for "+liveSelector, liveTimeout,
-		chromedp.Navigate(url),
-		chromedp.Evaluate[chromedp.Void](startApp),
-		chromedp.WaitVisible(chromedp.CSS(liveSelector)),
-	)
-	return time.Since(start)
+	ctx, cancel := context.WithTimeout(b.ctx, liveTimeout)
+	defer cancel()
+	// Apart, so that a failure says whether the page never loaded or the
+	// app never went live once asked.
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		b.fatal("navigate to %s (until its load event): %v", url, err)
+	}
+	// Asked from here, in short evaluations: each one asks the document
+	// there is now, so a start cannot be lost to a document that replaced
+	// the one asked (an evaluation's error, the context of a document gone,
+	// is a reason to ask again).
+	var lastErr error
+	for {
+		live, err := chromedp.Run(ctx, chromedp.Evaluate[bool](startAppAndCheckLive))
+		if err == nil && live {
+			return time.Since(start)
+		}
+		if err != nil {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			b.fatal("%s loaded; the app, asked to start, not live (%s) %v after the navigation began (last evaluation error: %v)", url, liveSelector, time.Since(start).Round(time.Millisecond), lastErr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // startApp asks the page for its app (web/lab.js inferlab.start).
 const startApp = `window.inferlab && window.inferlab.start("e2e")`
+
+// startAppAndCheckLive asks the page for its app unless it was asked
+// already (start is idempotent) and reports whether it is live and shown.
+const startAppAndCheckLive = `(() => {
+  if (window.inferlab && !window.inferlab.started) window.inferlab.start("e2e");
+  const lab = document.querySelector(` + "`" + liveSelector + "`" + `);
+  return !!lab && lab.getClientRects().length > 0;
+})()`
 
 // liveAtPageMs is the page time (ms since navigation start) at which #lab became live,
 // recorded by a MutationObserver that installLiveProbe adds to every document.
@@ -401,6 +429,7 @@ type labState struct {
 	ErrorPanel string            `json:"errorPanel"` // text of a visible #error-panel
 	Search     string            `json:"search"`
 	Metrics    map[string]string `json:"metrics"`
+	Boot       string            `json:"boot"` // how far the app's start got (for a page that never went live)
 }
 
 func (s labState) String() string {
@@ -408,8 +437,8 @@ func (s labState) String() string {
 	if len(blocks) > 120 {
 		blocks = blocks[:120] + "…"
 	}
-	return fmt.Sprintf("{live=%q lesson=%q step=%q label=%q narration=%.100q blocks(%d)=%q notice=%q errorPanel=%.200q search=%q metrics=%v}",
-		s.Live, s.Lesson, s.Step, s.StepLabel, s.Narration, s.NBlocks, blocks, s.Notice, s.ErrorPanel, s.Search, s.Metrics)
+	return fmt.Sprintf("{live=%q lesson=%q step=%q label=%q narration=%.100q blocks(%d)=%q notice=%q errorPanel=%.200q search=%q metrics=%v boot=%s}",
+		s.Live, s.Lesson, s.Step, s.StepLabel, s.Narration, s.NBlocks, blocks, s.Notice, s.ErrorPanel, s.Search, s.Metrics, s.Boot)
 }
 
 const stateJS = `(() => {
@@ -437,6 +466,20 @@ const stateJS = `(() => {
     search: location.search,
     metrics: Object.fromEntries(Array.from(document.querySelectorAll("#metrics [data-metric]"))
       .map((e) => [e.dataset.metric, e.textContent.trim().replace(/\s+/g, " ")])),
+    // The document's load, lab.js's start, go-app's start, app.wasm's
+    // fetch and the service worker: where a page that never went live stopped.
+    boot: JSON.stringify({
+      readyState: document.readyState,
+      sinceNavMs: Math.round(performance.now()),
+      started: (window.inferlab && window.inferlab.started) || "",
+      goappStart: typeof window.goappStart,
+      scriptData: !!document.getElementById("script-data"),
+      wasm: performance.getEntriesByType("resource").filter((e) => /\.wasm/.test(e.name))
+        .map((e) => e.name.replace(/^.*\//, "") + " start=" + Math.round(e.startTime) + " end=" + Math.round(e.responseEnd) + " bytes=" + e.transferSize),
+      sw: navigator.serviceWorker ? (navigator.serviceWorker.controller ? navigator.serviceWorker.controller.state : "no controller") : "none",
+      rootClass: document.documentElement.className,
+      goappLoader: (document.getElementById("app-wasm-loader-label") || {}).innerText || "",
+    }),
   };
 })()`
 

@@ -87,14 +87,28 @@ func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
 	return place, max(w, 560), h
 }
 
-// renderRadix draws a scene.RadixTree.
+// renderRadix draws a scene.RadixTree: the tree in columns by depth, and
+// for a phone a second drawing as an outline (sysFigureFor).
 func renderRadix(sc scene.Scene) app.UI {
 	t := sc.Radix
-	place, w, h := layoutRadix(t)
+	wide, narrow := radixPic(sc, false), radixPic(sc, true)
+	sub := comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " " + t.Unit + " cached"
+	if t.Capacity > 0 {
+		sub = comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached"
+	}
+	return sysFigureFor(sc, "scene-radix", sub, wide, &narrow, radixLegend())
+}
+
+// radixPic draws the tree in columns by depth, or (narrow) as an outline.
+func radixPic(sc scene.Scene, narrow bool) sysPic {
+	t := sc.Radix
 	marks := newMarkSet(sc.Marks)
-	byID := map[int]scene.RadixNode{}
-	for _, n := range t.Nodes {
-		byID[n.ID] = n
+	var place map[int]rxPlace
+	var w, h float64
+	if narrow {
+		place, w, h = layoutRadixOutline(t, marks)
+	} else {
+		place, w, h = layoutRadix(t)
 	}
 	var links, nodes []app.UI
 	for _, n := range t.Nodes {
@@ -103,13 +117,13 @@ func renderRadix(sc scene.Scene) app.UI {
 			continue
 		}
 		if pp, ok := place[n.Parent]; ok {
-			links = append(links, radixLink(n, pp, p))
+			links = append(links, radixLink(n, pp, p, narrow))
 		}
-		nodes = append(nodes, radixNode(n, p, marks))
+		nodes = append(nodes, radixNode(n, p, marks, narrow))
 	}
 	var capBar app.UI = svgEl("g")
 	if t.Capacity > 0 {
-		capBar = radixCapacity(t, w, marks)
+		capBar = radixCapacity(t, w, marks, narrow)
 	}
 	body := []app.UI{
 		capBar,
@@ -117,11 +131,62 @@ func renderRadix(sc scene.Scene) app.UI {
 		svgEl("g").Class("rx-nodes").Body(nodes...),
 		marks.layer(w),
 	}
-	sub := comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " " + t.Unit + " cached"
-	if t.Capacity > 0 {
-		sub = comma(len(t.Nodes)-countState(t, scene.NodeEvicted)) + " nodes · " + comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached"
+	return sysPic{w, h, body}
+}
+
+// The outline drawn for a phone, in viewBox units: one row per node in
+// depth-first order, each indented under its parent and as wide as the
+// drawing allows, its link an elbow from the parent's left edge.
+const (
+	rxOutlineW      = 320.0 // a phone's figure is about 320 px wide: 11-unit text at 11 px
+	rxOutlineTop    = 66.0  // the capacity bar's two lines and the bar
+	rxOutlineIndent = 16.0  // per depth
+	rxOutlineNodeH  = 50.0  // a head line and two lines of tokens
+	rxOutlineGap    = 8.0
+	rxOutlineRootW  = 56.0
+	rxOutlineRootH  = 28.0
+	rxOutlineMarkH  = 24.0 // room above a marked node for its callout
+	rxOutlineLines  = 2
+)
+
+// layoutRadixOutline places every node of the outline: rows in depth-first
+// order (a parent above its children), x by depth.
+func layoutRadixOutline(t *scene.RadixTree, marks *markSet) (map[int]rxPlace, float64, float64) {
+	kids := map[int][]int{}
+	root := -1
+	for _, n := range t.Nodes {
+		if n.Parent < 0 {
+			if root < 0 {
+				root = n.ID
+			}
+			continue
+		}
+		kids[n.Parent] = append(kids[n.Parent], n.ID)
 	}
-	return sysFigure(sc, "scene-radix", sub, w, h, body, radixLegend())
+	place := map[int]rxPlace{}
+	y := rxOutlineTop
+	if _, marked := marks.label["cache:capacity"]; marked && t.Capacity > 0 {
+		y += rxOutlineMarkH // the bar's callout goes under it
+	}
+	var walk func(id, depth int)
+	walk = func(id, depth int) {
+		if _, marked := marks.label["node:"+strconv.Itoa(id)]; marked && y > rxOutlineTop {
+			y += rxOutlineMarkH
+		}
+		x, w, h := rxOutlineIndent*float64(depth), rxOutlineW-rxOutlineIndent*float64(depth), rxOutlineNodeH
+		if depth == 0 {
+			x, w, h = 0, rxOutlineRootW, rxOutlineRootH
+		}
+		place[id] = rxPlace{x: x, y: y, w: w, h: h, depth: depth}
+		y += h + rxOutlineGap
+		for _, c := range kids[id] {
+			walk(c, depth+1)
+		}
+	}
+	if root >= 0 {
+		walk(root, 0)
+	}
+	return place, rxOutlineW, y
 }
 
 func countState(t *scene.RadixTree, state string) int {
@@ -136,8 +201,12 @@ func countState(t *scene.RadixTree, state string) int {
 
 // radixCapacity is the bar over the tree: locked, evictable and free
 // tokens of the cache's capacity.
-func radixCapacity(t *scene.RadixTree, w float64, marks *markSet) app.UI {
-	const y, bh = 22.0, 16.0
+// On a phone's outline its label takes two lines over the bar.
+func radixCapacity(t *scene.RadixTree, w float64, marks *markSet, narrow bool) app.UI {
+	y, bh := 22.0, 16.0
+	if narrow {
+		y = 40
+	}
 	capacity := float64(max(t.Capacity, 1))
 	locked := float64(min(t.Locked, t.Cached))
 	evictable := float64(t.Cached) - locked
@@ -146,21 +215,35 @@ func radixCapacity(t *scene.RadixTree, w float64, marks *markSet) app.UI {
 	label := comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached: " + comma(int(locked)) + " locked, " +
 		comma(int(evictable)) + " evictable, " + comma(max(0, t.Capacity-t.Cached)) + " free"
 	bar := svgEl("g").Class("rx-capacity")
+	text := []app.UI{svgText(0, 14, "sys-label", fitText(label, w, rxSmallPx+1))}
+	if narrow {
+		text = []app.UI{
+			svgText(0, 14, "sys-label", fitText(comma(t.Cached)+" of "+comma(t.Capacity)+" "+t.Unit+" cached:", w, rxSmallPx+1)),
+			svgText(0, 31, "sys-label", fitText(comma(int(locked))+" locked, "+comma(int(evictable))+" evictable, "+comma(max(0, t.Capacity-t.Cached))+" free", w, rxSmallPx+1)),
+		}
+	}
 	return marks.tag(bar, "cache:capacity", box{0, y, w, bh}).Body(
 		svgTitle(label),
-		svgText(0, 14, "sys-label", fitText(label, w, rxSmallPx+1)),
+		app.Range(text).Slice(func(i int) app.UI { return text[i] }),
 		svgRect(0, y, w, bh, "sys-free"),
 		svgRect(0, y, lw, bh, "rx-cap-locked").Style("width", num(lw)+"px"),
 		svgRect(lw, y, ew, bh, "rx-cap-evictable").Style("x", num(lw)+"px").Style("width", num(ew)+"px"),
 	)
 }
 
-// radixLink is the link from a node's parent to the node.
-func radixLink(n scene.RadixNode, from, to rxPlace) app.UI {
+// radixLink is the link from a node's parent to the node: a curve from
+// the parent's right edge, or in the outline an elbow down from under the
+// parent's left edge. Both are three-segment paths of the same commands,
+// so CSS can move one into another.
+func radixLink(n scene.RadixNode, from, to rxPlace, outline bool) app.UI {
 	x0, y0 := from.x+from.w, from.y+from.h/2
 	x1, y1 := to.x, to.y+to.h/2
 	mx := (x0 + x1) / 2
 	d := "M" + num(x0) + " " + num(y0) + " C" + num(mx) + " " + num(y0) + " " + num(mx) + " " + num(y1) + " " + num(x1) + " " + num(y1)
+	if outline {
+		x0, y0 = from.x+rxOutlineIndent/2, from.y+from.h
+		d = "M" + num(x0) + " " + num(y0) + " C" + num(x0) + " " + num(y1) + " " + num(x0) + " " + num(y1) + " " + num(x1) + " " + num(y1)
+	}
 	cls := "rx-link"
 	if n.State != "" {
 		cls += " rx-" + n.State
@@ -172,7 +255,7 @@ func radixLink(n scene.RadixNode, from, to rxPlace) app.UI {
 
 // radixNode is one node's box: its edge's tokens, its length, lock_ref and
 // last use.
-func radixNode(n scene.RadixNode, p rxPlace, marks *markSet) app.UI {
+func radixNode(n scene.RadixNode, p rxPlace, marks *markSet, outline bool) app.UI {
 	ref := "node:" + strconv.Itoa(n.ID)
 	cls := "rx-node"
 	if n.State != "" {
@@ -204,8 +287,12 @@ func radixNode(n scene.RadixNode, p rxPlace, marks *markSet) app.UI {
 			svgText(8, 14, "rx-head", "#"+strconv.Itoa(n.ID)+" · "+comma(n.Tokens)+" "+plural(n.Tokens, "token", "tokens")),
 			svgText(p.w-8, 14, "rx-head rx-end rx-lockref", right),
 		}
-		for i, line := range wrapText(n.Text, p.w-16, rxTextPx, rxLines) {
-			body = append(body, svgText(8, 32+float64(i)*15, "rx-tokens", line))
+		top, lines, pitch := 32.0, rxLines, 15.0
+		if outline {
+			top, lines, pitch = 31, rxOutlineLines, 14
+		}
+		for i, line := range wrapText(n.Text, p.w-16, rxTextPx, lines) {
+			body = append(body, svgText(8, top+float64(i)*pitch, "rx-tokens", line))
 		}
 		return g.Body(body...)
 	}}

@@ -207,14 +207,9 @@ type sysPic struct {
 	body []app.UI
 }
 
-// sysFigure wraps a systems picture: the figure, its caption, the SVG
-// (scaled by its viewBox) and what comes under it.
-func sysFigure(sc scene.Scene, cls, sub string, w, h float64, svgBody []app.UI, below ...app.UI) app.UI {
-	return sysFigureFor(sc, cls, sub, sysPic{w, h, svgBody}, nil, below...)
-}
-
-// sysFigureFor is sysFigure with, optionally, a second drawing laid out for
-// a phone's width (about 330 units): web/lab.css shows it instead of the
+// sysFigureFor wraps a systems picture: the figure, its caption, the SVG
+// (scaled by its viewBox), what comes under it and, optionally, a second
+// drawing laid out for a phone's width (about 330 units): web/lab.css shows it instead of the
 // wide one on a narrow screen, so the picture re-lays itself out rather than
 // shrinking its text or panning. A picture without one keeps its drawn
 // size on a phone and pans sideways in .sys-scroll, which says so.

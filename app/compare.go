@@ -367,15 +367,18 @@ func (m *compareMetrics) Render() app.UI {
 		app.If(m.Wait, func() app.UI { return app.P().Class("help").Text("Computing B's settings…") }),
 		app.P().Class("help").Text("B − A is B's figure less A's (in percent of A beside it). “Better” names the run whose figure is better where the lesson says which way the figure improves; “—” where it does not (a count, a setting)."),
 		app.Div().Class("table-wrap").TabIndex(0).Body(
-			app.Table().ID("compare-metrics").Class("compare-table").Body(
-				app.THead().Body(app.Tr().Body(
-					app.Th().Scope("col").Text("Figure"),
-					app.Th().Scope("col").Text("A"),
-					app.Th().Scope("col").Text("B"),
-					app.Th().Scope("col").Text("B − A"),
-					app.Th().Scope("col").Text("Better"),
+			// The roles are the elements' own, stated: a phone lays the
+			// rows out as cards (CSS display), which some browsers take as
+			// leaving the table.
+			app.Table().ID("compare-metrics").Class("compare-table").Role("table").Body(
+				app.THead().Role("rowgroup").Body(app.Tr().Role("row").Body(
+					app.Th().Scope("col").Role("columnheader").Text("Figure"),
+					app.Th().Scope("col").Role("columnheader").Text("A"),
+					app.Th().Scope("col").Role("columnheader").Text("B"),
+					app.Th().Scope("col").Role("columnheader").Text("B − A"),
+					app.Th().Scope("col").Role("columnheader").Text("Better"),
 				)),
-				app.TBody().Body(app.Range(rows).Slice(func(i int) app.UI { return compareRow(rows[i], m.Wait) })),
+				app.TBody().Role("rowgroup").Body(app.Range(rows).Slice(func(i int) app.UI { return compareRow(rows[i], m.Wait) })),
 			),
 		),
 	)
@@ -420,18 +423,18 @@ func compareRow(d export.MetricDiff, wait bool) app.UI {
 	if wait {
 		v = ""
 	}
-	return app.Tr().DataSet("metric", d.Key).DataSet("verdict", v).DataSet("better", string(d.Better)).Body(
-		app.Th().Scope("row").Body(
+	return app.Tr().Role("row").DataSet("metric", d.Key).DataSet("verdict", v).DataSet("better", string(d.Better)).Body(
+		app.Th().Scope("row").Role("rowheader").Body(
 			app.Span().Text(d.Label),
 			app.If(better != "", func() app.UI { return app.Span().Class("compare-dir").Text(" (" + better + ")") }),
 		),
-		app.Td().Class("num").DataSet("side", "a").DataSet("value", value(d.A, wait)).Text(fig(d.A)+unitIf(d.A, unit, wait)),
-		app.Td().Class("num").DataSet("side", "b").DataSet("value", value(d.B, wait)).Text(fig(d.B)+unitIf(d.B, unit, wait)),
-		app.Td().Class("num").DataSet("side", "diff").DataSet("value", diffVal).Body(
+		app.Td().Role("cell").Class("num").DataSet("side", "a").DataSet("label", "A").DataSet("value", value(d.A, wait)).Text(fig(d.A)+unitIf(d.A, unit, wait)),
+		app.Td().Role("cell").Class("num").DataSet("side", "b").DataSet("label", "B").DataSet("value", value(d.B, wait)).Text(fig(d.B)+unitIf(d.B, unit, wait)),
+		app.Td().Role("cell").Class("num").DataSet("side", "diff").DataSet("label", "B − A").DataSet("value", diffVal).Body(
 			app.Text(diff),
 			app.If(rel != "", func() app.UI { return app.Span().Class("compare-rel").Text(" (" + rel + ")") }),
 		),
-		app.Td().Class("verdict "+cls).DataSet("side", "better").Body(
+		app.Td().Role("cell").Class("verdict "+cls).DataSet("side", "better").DataSet("label", "Better").Body(
 			app.If(icon != "", func() app.UI { return app.Span().Aria("hidden", "true").Text(icon) }),
 			app.Text(verdict),
 		),

@@ -42,6 +42,7 @@ type compareView struct {
 	Side      bool         `json:"side"` // B's first figure is to the right of A's, at the same height
 	Stacked   bool         `json:"stacked"`
 	Overflows string       `json:"overflows"` // the page scrolls sideways: what sticks out ("" when it does not)
+	TablePan  int          `json:"tablePan"`  // px the A | B table's frame scrolls sideways (0: it fits)
 }
 
 const compareJS = `(() => {
@@ -64,6 +65,7 @@ const compareJS = `(() => {
       better: tr.querySelector("[data-side=better]").textContent.trim(),
     })),
     search: location.search,
+    tablePan: (() => { const w = q("#compare-metrics-panel .table-wrap"); return w ? Math.max(0, w.scrollWidth - w.clientWidth) : -1; })(),
     side: !!(ra && rb) && rb.left >= ra.right - 1 && Math.abs(rb.top - ra.top) < 40,
     stacked: !!(ra && rb) && rb.top >= ra.bottom - 1,
     overflows: document.documentElement.scrollWidth > window.innerWidth + 1 ?
@@ -86,10 +88,8 @@ const compareReady = `(() => {
 })()`
 
 // waitCompare waits for compareReady and extra (a predicate, "" none); on
-// a timeout it says what run B shows. It allows a navigation's time: B's
-// first answer can need a worker started afresh (the page's worker client
-// stops the one prefetching A's address for B's request), which took 10 to
-// 30 s on a loaded machine.
+// a timeout it says what run B shows. It allows a navigation's time: on a
+// loaded machine B's simulation alone took seconds.
 func (b *browser) waitCompare(what, extra string) {
 	b.t.Helper()
 	pred := compareReady
@@ -176,6 +176,7 @@ func TestCompare(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
 	src := axeSource(t)
+	// Each A is its knob's default.
 	for _, tc := range []struct {
 		slug, key, a, b string
 	}{
@@ -185,8 +186,17 @@ func TestCompare(t *testing.T) {
 	} {
 		subtest(t, b, tc.slug, func(t *testing.T) {
 			b.viewport(1280, 800)
+			start := time.Now()
 			b.navigate(fmt.Sprintf("%s/lesson/%s?%s=%s&b.%s=%s", site, tc.slug, tc.key, tc.a, tc.key, tc.b))
 			b.waitCompare("both runs", "")
+			// A at its defaults is the page's own script: the worker
+			// prefetches nothing, so B's run goes to the worker already
+			// started instead of one started after the first is stopped.
+			st := evalJS[map[string]any](b, `window.inferlab.sim.stats`)
+			t.Logf("E2E_COMPARE %s both runs shown after %v: workers=%v terminated=%v prefetched=%v", tc.slug, time.Since(start).Round(time.Millisecond), st["workers"], st["terminated"], st["prefetched"])
+			if st["terminated"] != float64(0) {
+				t.Errorf("A at its defaults: %v simulation workers stopped before B's answer, want 0 (nothing to prefetch)", st["terminated"])
+			}
 			v := b.compareView()
 			if v.FiguresA == 0 || v.FiguresB == 0 {
 				t.Fatalf("figures A %d, B %d", v.FiguresA, v.FiguresB)
@@ -219,6 +229,10 @@ func TestCompare(t *testing.T) {
 			b.waitFor("the step's animations done", `document.getAnimations().every((a) => a.playState !== "running")`)
 			if v := b.compareView(); !v.Stacked || v.Overflows != "" {
 				t.Errorf("at 375 px: B under A %v, page scrolls sideways: %q", v.Stacked, v.Overflows)
+			}
+			// The table is a card per figure on a phone: nothing to pan.
+			if v := b.compareView(); v.TablePan != 0 {
+				t.Errorf("at 375 px the A | B table scrolls sideways by %d px, want it to fit (0)", v.TablePan)
 			}
 			b.runAxe(src, tc.slug+" compare mode at 375×740")
 			b.screenshot("compare-" + tc.slug + "-375")

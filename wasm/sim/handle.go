@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/inferlab/inferlab/app/sim"
@@ -17,13 +18,27 @@ import (
 // (path and raw query), read as the page will read it, so the worker can
 // start it before the page's app has loaded; ok is false when the address
 // names no lesson.
+//
+// An address whose state is the lesson's defaults asks for nothing: the
+// page has that script already (the default script, which the app reads as
+// it starts), so a prefetch of it would only hold the worker that the
+// page's first simulation needs (run B's, in a comparison whose A is the
+// defaults) until it is terminated and another started.
 func requestFor(path, rawQuery string) (body []byte, ok bool) {
 	r, ok := sim.ForAddress(path, rawQuery)
 	if !ok {
 		return nil, false
 	}
 	body, err := r.Body()
-	return body, err == nil
+	if err != nil {
+		return nil, false
+	}
+	if d, ok := sim.ForAddress(path, ""); ok {
+		if db, err := d.Body(); err == nil && bytes.Equal(db, body) {
+			return nil, false
+		}
+	}
+	return body, true
 }
 
 // handle answers one request (sim.Request as JSON) with a reply in the wire

@@ -29,4 +29,11 @@ func TestRequestFor(t *testing.T) {
 	if _, ok := requestFor("/", ""); ok {
 		t.Error("the index asked for a lesson")
 	}
+	// The defaults, however written, are the page's own script: nothing to
+	// prefetch. A comparison whose A is the defaults is one of them.
+	for _, q := range []string{"", "step=4", "block_size=16", "b.block_size=32", "utm_source=blog"} {
+		if body, ok := requestFor("/lesson/block-table", q); ok {
+			t.Errorf("requestFor(block-table, %q) = %s, want nothing (the defaults)", q, body)
+		}
+	}
 }

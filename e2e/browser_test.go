@@ -251,12 +251,35 @@ func (b *browser) fatal(format string, args ...any) {
 func (b *browser) navigate(url string) time.Duration {
 	b.t.Helper()
 	start := time.Now()
+	err := b.loadLive(url)
+	if err == nil {
+		return time.Since(start)
+	}
+	// A page that is not live in liveTimeout is recorded with how far its
+	// start got (make test prints the line) and loaded once more; a second
+	// failure fails the test. CI saw one such page in a few hundred
+	// navigations (TestStepAnimates, a loaded machine) that never went live
+	// at all, and it was never reproduced here: the line is there to say why
+	// when it recurs.
+	st, serr := b.state()
+	recordTiming(b.t, fmt.Sprintf("E2E_SLOW_START url=%s waited_ms=%d error=%q state=%v state_error=%v",
+		url, time.Since(start).Milliseconds(), err, st, serr))
+	if err := b.loadLive(url); err != nil {
+		b.fatal("%v (and once more, %v after the first navigation began)", err, time.Since(start).Round(time.Millisecond))
+	}
+	return time.Since(start)
+}
+
+// loadLive navigates to url and asks the page for its app until it is
+// live, within liveTimeout.
+func (b *browser) loadLive(url string) error {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(b.ctx, liveTimeout)
 	defer cancel()
 	// Apart, so that a failure says whether the page never loaded or the
 	// app never went live once asked.
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		b.fatal("navigate to %s (until its load event): %v", url, err)
+		return fmt.Errorf("navigate to %s (until its load event): %w", url, err)
 	}
 	// Asked from here, in short evaluations: each one asks the document
 	// there is now, so a start cannot be lost to a document that replaced
@@ -266,14 +289,14 @@ func (b *browser) navigate(url string) time.Duration {
 	for {
 		live, err := chromedp.Run(ctx, chromedp.Evaluate[bool](startAppAndCheckLive))
 		if err == nil && live {
-			return time.Since(start)
+			return nil
 		}
 		if err != nil {
 			lastErr = err
 		}
 		select {
 		case <-ctx.Done():
-			b.fatal("%s loaded; the app, asked to start, not live (%s) %v after the navigation began (last evaluation error: %v)", url, liveSelector, time.Since(start).Round(time.Millisecond), lastErr)
+			return fmt.Errorf("%s loaded; the app, asked to start, not live (%s) %v after the navigation began (last evaluation error: %v)", url, liveSelector, time.Since(start).Round(time.Millisecond), lastErr)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -88,8 +88,9 @@ const compareReady = `(() => {
 })()`
 
 // waitCompare waits for compareReady and extra (a predicate, "" none); on
-// a timeout it says what run B shows. It allows a navigation's time: on a
-// loaded machine B's simulation alone took seconds.
+// a timeout it says what run B shows. It allows a navigation's time: B's
+// answer needs the simulation worker, which took up to 2.6 s to start on a
+// loaded machine (BENCHMARKS.md), then A's run and B's.
 func (b *browser) waitCompare(what, extra string) {
 	b.t.Helper()
 	pred := compareReady

@@ -164,13 +164,19 @@ func layoutRadixOutline(t *scene.RadixTree, marks *markSet) (map[int]rxPlace, fl
 		kids[n.Parent] = append(kids[n.Parent], n.ID)
 	}
 	place := map[int]rxPlace{}
-	y := rxOutlineTop
+	y := 4.0 // no capacity bar: the tree from the top
+	if t.Capacity > 0 {
+		y = rxOutlineTop
+	}
 	if _, marked := marks.label["cache:capacity"]; marked && t.Capacity > 0 {
-		y += rxOutlineMarkH // the bar's callout goes under it
+		// Above the bar are its two lines of text: the callout goes under
+		// it, in room of its own.
+		marks.place["cache:capacity"] = "below"
+		y += rxOutlineMarkH
 	}
 	var walk func(id, depth int)
 	walk = func(id, depth int) {
-		if _, marked := marks.label["node:"+strconv.Itoa(id)]; marked && y > rxOutlineTop {
+		if _, marked := marks.label["node:"+strconv.Itoa(id)]; marked {
 			y += rxOutlineMarkH
 		}
 		x, w, h := rxOutlineIndent*float64(depth), rxOutlineW-rxOutlineIndent*float64(depth), rxOutlineNodeH

@@ -61,6 +61,23 @@ func TestRadixOutline(t *testing.T) {
 		prevBottom = p.y + p.h
 	}
 
+	// A marked root and a marked capacity bar: the bar's callout under the
+	// bar (its two lines of text are above it), the root's above the root,
+	// each in room of its own.
+	both := newMarkSet([]scene.Mark{{Ref: "cache:capacity", Label: "0 of 48"}, {Ref: "node:0", Label: "root"}})
+	top, _, _ := layoutRadixOutline(tree, both)
+	const barBottom = 40 + 16 // radixCapacity's bar on the outline
+	if both.place["cache:capacity"] != "below" {
+		t.Errorf("the capacity bar's callout is placed %q, want below the bar", both.place["cache:capacity"])
+	}
+	if gap := top[0].y - barBottom; gap < 2*rxOutlineMarkH {
+		t.Errorf("the marked root starts %v under the marked bar, want room for two callouts (%v)", gap, 2*rxOutlineMarkH)
+	}
+	plain, _, _ := layoutRadixOutline(tree, newMarkSet([]scene.Mark{{Ref: "node:0", Label: "root"}}))
+	if gap := plain[0].y - barBottom; gap < rxOutlineMarkH {
+		t.Errorf("the marked root starts %v under the bar, want room for its callout (%v)", gap, rxOutlineMarkH)
+	}
+
 	// Both drawings are in the figure; the outline's links are elbows
 	// down from under the parent.
 	html := app.HTMLString(&sceneView{Scene: scene.Scene{ID: "tree", Kind: scene.KindRadixTree, Title: "Radix tree", Radix: tree,

@@ -372,17 +372,19 @@ func (m *compareMetrics) Render() app.UI {
 			// leaving the table.
 			app.Table().ID("compare-metrics").Class("compare-table").Role("table").Body(
 				app.THead().Role("rowgroup").Body(app.Tr().Role("row").Body(
-					app.Th().Scope("col").Role("columnheader").Text("Figure"),
-					app.Th().Scope("col").Role("columnheader").Text("A"),
-					app.Th().Scope("col").Role("columnheader").Text("B"),
-					app.Th().Scope("col").Role("columnheader").Text("B − A"),
-					app.Th().Scope("col").Role("columnheader").Text("Better"),
+					app.Range(compareColumns).Slice(func(i int) app.UI {
+						return app.Th().Scope("col").Role("columnheader").Text(compareColumns[i])
+					}),
 				)),
 				app.TBody().Role("rowgroup").Body(app.Range(rows).Slice(func(i int) app.UI { return compareRow(rows[i], m.Wait) })),
 			),
 		),
 	)
 }
+
+// compareColumns are #compare-metrics' column headers; each figure's cell
+// carries its column's as data-label (a phone shows it beside the figure).
+var compareColumns = []string{"Figure", "A", "B", "B − A", "Better"}
 
 // compareRow is one figure of #compare-metrics: tr[data-metric=KEY]
 // [data-verdict=a|b|same|""], its cells td[data-side=a|b|diff|better]; the
@@ -428,13 +430,13 @@ func compareRow(d export.MetricDiff, wait bool) app.UI {
 			app.Span().Text(d.Label),
 			app.If(better != "", func() app.UI { return app.Span().Class("compare-dir").Text(" (" + better + ")") }),
 		),
-		app.Td().Role("cell").Class("num").DataSet("side", "a").DataSet("label", "A").DataSet("value", value(d.A, wait)).Text(fig(d.A)+unitIf(d.A, unit, wait)),
-		app.Td().Role("cell").Class("num").DataSet("side", "b").DataSet("label", "B").DataSet("value", value(d.B, wait)).Text(fig(d.B)+unitIf(d.B, unit, wait)),
-		app.Td().Role("cell").Class("num").DataSet("side", "diff").DataSet("label", "B − A").DataSet("value", diffVal).Body(
+		app.Td().Role("cell").Class("num").DataSet("side", "a").DataSet("label", compareColumns[1]).DataSet("value", value(d.A, wait)).Text(fig(d.A)+unitIf(d.A, unit, wait)),
+		app.Td().Role("cell").Class("num").DataSet("side", "b").DataSet("label", compareColumns[2]).DataSet("value", value(d.B, wait)).Text(fig(d.B)+unitIf(d.B, unit, wait)),
+		app.Td().Role("cell").Class("num").DataSet("side", "diff").DataSet("label", compareColumns[3]).DataSet("value", diffVal).Body(
 			app.Text(diff),
 			app.If(rel != "", func() app.UI { return app.Span().Class("compare-rel").Text(" (" + rel + ")") }),
 		),
-		app.Td().Role("cell").Class("verdict "+cls).DataSet("side", "better").DataSet("label", "Better").Body(
+		app.Td().Role("cell").Class("verdict "+cls).DataSet("side", "better").DataSet("label", compareColumns[4]).Body(
 			app.If(icon != "", func() app.UI { return app.Span().Aria("hidden", "true").Text(icon) }),
 			app.Text(verdict),
 		),

@@ -26,6 +26,8 @@ const (
 	rxTextPx  = 13.0
 	rxSmallPx = 11.0
 	rxLines   = 3
+	rxBarY    = 22.0 // the capacity bar, under its label
+	rxBarH    = 16.0
 )
 
 // rxPlace is a node's box.
@@ -34,13 +36,11 @@ type rxPlace struct {
 	depth      int
 }
 
-// layoutRadix places every node: x by depth, y by leaf order.
-func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
-	kids := map[int][]int{}
-	byID := map[int]scene.RadixNode{}
-	root := -1
+// radixChildren is the tree's shape: each node's children in the scene's
+// order, and the root (the first node without a parent; -1 for none).
+func radixChildren(t *scene.RadixTree) (kids map[int][]int, root int) {
+	kids, root = map[int][]int{}, -1
 	for _, n := range t.Nodes {
-		byID[n.ID] = n
 		if n.Parent < 0 {
 			if root < 0 {
 				root = n.ID
@@ -49,6 +49,12 @@ func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
 		}
 		kids[n.Parent] = append(kids[n.Parent], n.ID)
 	}
+	return kids, root
+}
+
+// layoutRadix places every node: x by depth, y by leaf order.
+func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
+	kids, root := radixChildren(t)
 	place := map[int]rxPlace{}
 	row, maxDepth := 0, 0
 	var walk func(id, depth int) float64
@@ -140,6 +146,7 @@ func radixPic(sc scene.Scene, narrow bool) sysPic {
 const (
 	rxOutlineW      = 320.0 // a phone's figure is about 320 px wide: 11-unit text at 11 px
 	rxOutlineTop    = 66.0  // the capacity bar's two lines and the bar
+	rxOutlineBarY   = 40.0  // the capacity bar, under its two lines
 	rxOutlineIndent = 16.0  // per depth
 	rxOutlineNodeH  = 50.0  // a head line and two lines of tokens
 	rxOutlineGap    = 8.0
@@ -152,17 +159,7 @@ const (
 // layoutRadixOutline places every node of the outline: rows in depth-first
 // order (a parent above its children), x by depth.
 func layoutRadixOutline(t *scene.RadixTree, marks *markSet) (map[int]rxPlace, float64, float64) {
-	kids := map[int][]int{}
-	root := -1
-	for _, n := range t.Nodes {
-		if n.Parent < 0 {
-			if root < 0 {
-				root = n.ID
-			}
-			continue
-		}
-		kids[n.Parent] = append(kids[n.Parent], n.ID)
-	}
+	kids, root := radixChildren(t)
 	place := map[int]rxPlace{}
 	y := 4.0 // no capacity bar: the tree from the top
 	if t.Capacity > 0 {
@@ -209,23 +206,24 @@ func countState(t *scene.RadixTree, state string) int {
 // tokens of the cache's capacity.
 // On a phone's outline its label takes two lines over the bar.
 func radixCapacity(t *scene.RadixTree, w float64, marks *markSet, narrow bool) app.UI {
-	y, bh := 22.0, 16.0
+	y, bh := rxBarY, rxBarH
 	if narrow {
-		y = 40
+		y = rxOutlineBarY
 	}
 	capacity := float64(max(t.Capacity, 1))
 	locked := float64(min(t.Locked, t.Cached))
 	evictable := float64(t.Cached) - locked
 	lw := w * locked / capacity
 	ew := w * evictable / capacity
-	label := comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached: " + comma(int(locked)) + " locked, " +
-		comma(int(evictable)) + " evictable, " + comma(max(0, t.Capacity-t.Cached)) + " free"
+	held := comma(t.Cached) + " of " + comma(t.Capacity) + " " + t.Unit + " cached:"
+	split := comma(int(locked)) + " locked, " + comma(int(evictable)) + " evictable, " + comma(max(0, t.Capacity-t.Cached)) + " free"
+	label := held + " " + split
 	bar := svgEl("g").Class("rx-capacity")
 	text := []app.UI{svgText(0, 14, "sys-label", fitText(label, w, rxSmallPx+1))}
 	if narrow {
 		text = []app.UI{
-			svgText(0, 14, "sys-label", fitText(comma(t.Cached)+" of "+comma(t.Capacity)+" "+t.Unit+" cached:", w, rxSmallPx+1)),
-			svgText(0, 31, "sys-label", fitText(comma(int(locked))+" locked, "+comma(int(evictable))+" evictable, "+comma(max(0, t.Capacity-t.Cached))+" free", w, rxSmallPx+1)),
+			svgText(0, 14, "sys-label", fitText(held, w, rxSmallPx+1)),
+			svgText(0, 31, "sys-label", fitText(split, w, rxSmallPx+1)),
 		}
 	}
 	return marks.tag(bar, "cache:capacity", box{0, y, w, bh}).Body(

@@ -66,7 +66,7 @@ func TestRadixOutline(t *testing.T) {
 	// each in room of its own.
 	both := newMarkSet([]scene.Mark{{Ref: "cache:capacity", Label: "0 of 48"}, {Ref: "node:0", Label: "root"}})
 	top, _, _ := layoutRadixOutline(tree, both)
-	const barBottom = 40 + 16 // radixCapacity's bar on the outline
+	const barBottom = rxOutlineBarY + rxBarH
 	if both.place["cache:capacity"] != "below" {
 		t.Errorf("the capacity bar's callout is placed %q, want below the bar", both.place["cache:capacity"])
 	}

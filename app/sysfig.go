@@ -209,8 +209,8 @@ type sysPic struct {
 
 // sysFigureFor wraps a systems picture: the figure, its caption, the SVG
 // (scaled by its viewBox), what comes under it and, optionally, a second
-// drawing laid out for a phone's width (about 330 units): web/lab.css shows it instead of the
-// wide one on a narrow screen, so the picture re-lays itself out rather than
+// drawing laid out for a phone's width (about 320 units): web/lab.css shows
+// it instead of the wide one on a narrow screen, so the picture re-lays itself out rather than
 // shrinking its text or panning. A picture without one keeps its drawn
 // size on a phone and pans sideways in .sys-scroll, which says so.
 func sysFigureFor(sc scene.Scene, cls, sub string, wide sysPic, narrow *sysPic, below ...app.UI) app.UI {

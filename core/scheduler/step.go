@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -199,7 +200,7 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		n = min(n, budget)
 		r.kv.Computed = hits
 		if err := s.pool.AllocateSlots(r.kv, n); err != nil {
-			if _, short := err.(*allocator.NoSpaceError); short {
+			if _, short := errors.AsType[*allocator.NoSpaceError](err); short {
 				return nil // head-of-line blocking: nobody behind it is admitted
 			}
 			return err

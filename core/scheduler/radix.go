@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/inferlab/inferlab/core/router"
+	"github.com/inferlab/inferlab/core/radixcache"
 )
 
 // RadixConfig holds SGLang's scheduler and cache knobs, named as in its
@@ -53,7 +53,7 @@ type rreq struct {
 	computed             int   // tokens whose KV is computed
 	generated            int   // output tokens sampled
 	cached               int   // leading tokens in the tree, locked through node
-	node                 *router.Node
+	node                 *radixcache.Node
 	stepN                int // tokens scheduled in the current batch
 	status               status
 	admitted             bool
@@ -103,7 +103,7 @@ func (r *rreq) private() int { return r.computed - r.cached }
 type Radix struct {
 	cfg      RadixConfig
 	timer    Timer
-	tree     *router.RadixTree
+	tree     *radixcache.Tree
 	reqs     []*rreq
 	byID     map[int]*rreq
 	next     int
@@ -126,7 +126,7 @@ func NewRadix(cfg RadixConfig, timer Timer, requests []Request) (*Radix, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Radix{cfg: cfg, timer: timer, tree: router.NewRadixTree(1), byID: map[int]*rreq{}, ratio: sglInitNewTokenRatio}
+	s := &Radix{cfg: cfg, timer: timer, tree: radixcache.New(1), byID: map[int]*rreq{}, ratio: sglInitNewTokenRatio}
 	s.tree.DisableEvents()
 	for _, r := range requests {
 		if r.Prompt < 1 || r.Output < 1 {
@@ -158,7 +158,7 @@ func NewRadix(cfg RadixConfig, timer Timer, requests []Request) (*Radix, error) 
 }
 
 // Tree is the radix cache (for scenes).
-func (s *Radix) Tree() *router.RadixTree { return s.tree }
+func (s *Radix) Tree() *radixcache.Tree { return s.tree }
 
 // Clock is the simulated time in seconds.
 func (s *Radix) Clock() float64 { return s.clock }

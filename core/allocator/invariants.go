@@ -28,7 +28,7 @@ func (p *Paged) Check() error {
 func (p *Paged) checkTables() (holders []int, err error) {
 	holders = make([]int, p.pool.numBlocks())
 	tokens := 0
-	for id, r := range p.reqs.all() {
+	for id, r := range p.residents() {
 		tokens += r.tokens()
 		if err := p.checkRequest(id, r); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"iter"
 	"math/bits"
 	"slices"
 	"sort"
@@ -22,6 +23,7 @@ type Paged struct {
 	pool      blockPool
 	blockSize int
 	reqs      handles[*Request] // resident requests by id
+	held      handles[*Request] // KV held ahead of its request (Hold), by that request's id
 	stats     CacheStats
 	copies    int
 	// sumTokens totals the requests' tokens, so that Usage need not walk
@@ -234,7 +236,7 @@ func (p *Paged) admit(r *Request, n int) error {
 		return fmt.Errorf("allocator: request %d is resident; computed blocks are taken only at admission", r.ID)
 	case r.owner != 0:
 		return fmt.Errorf("allocator: request %d is resident in another pool", r.ID)
-	case p.reqs.get(r.ID) != nil:
+	case p.filed(r).get(r.ID) != nil:
 		return fmt.Errorf("allocator: request %d is already resident", r.ID)
 	}
 	// The hits describe the cache when they were looked up: this call
@@ -286,7 +288,54 @@ func (p *Paged) resident(r *Request, total int) {
 	if want := p.BlocksFor(max(r.Final, total)); want > 0 {
 		r.blocks = p.table(want) // the table's final size when the caller knows it
 	}
-	p.reqs.set(r.ID, r)
+	p.filed(r).set(r.ID, r)
+}
+
+// filed is where the pool files r: among the requests it serves, or apart
+// with the KV it holds ahead of a request (Hold).
+func (p *Paged) filed(r *Request) *handles[*Request] {
+	if r.held {
+		return &p.held
+	}
+	return &p.reqs
+}
+
+// residents yields every request holding memory: those the pool serves,
+// then the KV held ahead of a request.
+func (p *Paged) residents() iter.Seq2[int, *Request] {
+	return func(yield func(int, *Request) bool) {
+		for id, r := range p.reqs.all() {
+			if !yield(id, r) {
+				return
+			}
+		}
+		for id, r := range p.held.all() {
+			if !yield(id, r) {
+				return
+			}
+		}
+	}
+}
+
+// Hold is an admission for KV computed elsewhere (another worker's
+// prefill, a host memory tier) that arrives before the request it belongs
+// to is admitted: as AllocateSlots admits a request, it takes r's cached
+// blocks r.Computed and n more tokens, registering r's full blocks in the
+// prefix cache, but files r apart from the requests the pool serves, under
+// the id of the request that will find those blocks cached: r.ID may be a
+// resident request's. Free releases it. (vLLM allocates such KV to the
+// request itself, its num_external_computed_tokens; a caller whose
+// requests find earlier KV only in the prefix cache receives it this way.)
+func (p *Paged) Hold(r *Request, n int) error {
+	if r.owner != 0 {
+		return fmt.Errorf("allocator: request %d already holds memory", r.ID)
+	}
+	r.held = true
+	if err := p.admit(r, n); err != nil {
+		r.held = false
+		return err
+	}
+	return nil
 }
 
 // table returns an empty block table with room for at least want entries:
@@ -433,8 +482,8 @@ func (p *Paged) Free(r *Request) error {
 	p.pool.freeTable(r.ID, r.blocks)
 	p.sumTokens -= r.n
 	p.recycle(r.blocks)
-	r.blocks, r.n, r.owner = nil, 0, 0
-	p.reqs.del(r.ID)
+	p.filed(r).del(r.ID)
+	r.blocks, r.n, r.owner, r.held = nil, 0, 0, false
 	return nil
 }
 
@@ -505,7 +554,7 @@ func (p *Paged) Occupancy(owners, used []int) {
 			used[i] = p.blockSize
 		}
 	}
-	for id, r := range p.reqs.all() {
+	for id, r := range p.residents() {
 		n := r.tokens()
 		for i, b := range r.blocks {
 			if owners[b] < 0 || id < owners[b] {
@@ -526,13 +575,13 @@ func (p *Paged) Usage() Usage {
 
 // UsageInto is Usage written into *u, field by field (UsageWriter).
 func (p *Paged) UsageInto(u *Usage) {
-	u.Resident, u.Pool, u.Taken, u.HoleReuses = p.reqs.len(), p.pool.numBlocks()*p.blockSize, p.pool.numTaken(), 0
+	u.Resident, u.Pool, u.Taken, u.HoleReuses = p.reqs.len()+p.held.len(), p.pool.numBlocks()*p.blockSize, p.pool.numTaken(), 0
 	if p.pool.numShared() == 0 { // every held block has one holder: the tables' entries are the held blocks
 		u.Stored, u.Reserved = p.sumTokens, (p.pool.numBlocks()-p.pool.numFree())*p.blockSize
 		return
 	}
 	used := map[int]int{}
-	for _, r := range p.reqs.all() {
+	for _, r := range p.residents() {
 		n := r.tokens()
 		for i, b := range r.blocks {
 			used[b] = max(used[b], min(p.blockSize, n-i*p.blockSize))
@@ -548,7 +597,7 @@ func (p *Paged) UsageInto(u *Usage) {
 // Sharing counts the blocks in use and the blocks the same requests would
 // hold without sharing (each its own ⌈tokens/B⌉).
 func (p *Paged) Sharing() (inUse, unshared int) {
-	for _, r := range p.reqs.all() {
+	for _, r := range p.residents() {
 		unshared += p.BlocksFor(r.tokens())
 	}
 	return p.pool.numBlocks() - p.pool.numFree(), unshared

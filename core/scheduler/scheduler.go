@@ -7,6 +7,7 @@ import (
 
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/kvhash"
 )
 
 // Request is one request to serve.
@@ -135,6 +136,9 @@ type Scheduler struct {
 	RecordWork bool
 	lists      [4][]int // scratch for a step's Preempted, Admitted, FirstTokens, Finished
 	arena      []int    // where finished steps' lists are kept
+	// holds are the KV received ahead of requests not yet admitted, by
+	// request id (ReceiveKV).
+	holds map[int]*allocator.Request
 }
 
 // Step records one scheduled step.
@@ -286,6 +290,64 @@ func tokenID(ids []int, i, reqID, kind int) int {
 		return ids[i]
 	}
 	return -(1 + (reqID*2+kind)<<24 + i)
+}
+
+// ReceiveKV places in the pool the KV of r's first tokens prompt tokens,
+// computed elsewhere: by another worker's prefill (disaggregated serving)
+// or in a lower memory tier (offload). It is vLLM v1's external computed
+// tokens (a KV connector's get_num_new_matched_tokens), received through
+// the prefix cache: the blocks of those tokens not cached already are
+// taken and registered, and held for r (allocator.Paged.Hold) until r is
+// admitted, at the end of the step that admits it; r's admission finds
+// every full block of them cached and computes only the rest (at least
+// the block holding its last prompt token, which vLLM never serves from
+// the cache). Add r now or later. It needs prefix caching, and returns the
+// pool's *allocator.NoSpaceError, with nothing changed, when the blocks do
+// not fit.
+func (s *Scheduler) ReceiveKV(r Request, tokens int) error {
+	switch _, dup := s.holds[r.ID]; {
+	case !s.cfg.PrefixCaching:
+		return fmt.Errorf("scheduler: KV received for request %d, but prefix caching is off", r.ID)
+	case tokens < 1 || tokens > r.Prompt:
+		return fmt.Errorf("scheduler: KV of %d tokens received for request %d, want 1 to its %d prompt tokens", tokens, r.ID, r.Prompt)
+	case dup:
+		return fmt.Errorf("scheduler: KV received twice for request %d before its admission", r.ID)
+	}
+	ids := r.PromptIDs
+	if len(ids) < tokens {
+		ids = make([]int, tokens)
+		for i := range ids {
+			ids[i] = tokenID(r.PromptIDs, i, r.ID, 0)
+		}
+	}
+	ids = ids[:tokens]
+	hits, hit := s.pool.ComputedBlocks(kvhash.Extend(nil, ids, s.cfg.BlockSize, r.Extra), tokens)
+	h := &allocator.Request{ID: r.ID, TokenIDs: ids, Extra: r.Extra, Computed: hits}
+	if err := s.pool.Hold(h, tokens-hit); err != nil {
+		return err
+	}
+	if s.holds == nil {
+		s.holds = map[int]*allocator.Request{}
+	}
+	s.holds[r.ID] = h
+	return nil
+}
+
+// ReceivedKV counts the requests whose received KV is held for an
+// admission that has not happened yet.
+func (s *Scheduler) ReceivedKV() int { return len(s.holds) }
+
+// releaseHolds frees the KV held for the requests a step admitted.
+func (s *Scheduler) releaseHolds(admitted []int) error {
+	for _, id := range admitted {
+		if h, ok := s.holds[id]; ok {
+			if err := s.pool.Free(h); err != nil {
+				return err
+			}
+			delete(s.holds, id)
+		}
+	}
+	return nil
 }
 
 // Pool exposes the KV block pool (for scenes and invariant checks).

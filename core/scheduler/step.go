@@ -54,6 +54,11 @@ func (s *Scheduler) Step() (Step, error) {
 		s.steps = slices.Grow(s.steps, len(s.steps)+1)
 	}
 	s.steps = append(s.steps, st)
+	if len(s.holds) > 0 {
+		if err := s.releaseHolds(st.Admitted); err != nil {
+			return st, err
+		}
+	}
 	// The host's turn (Yield), counted in requests handled.
 	yield(len(s.running) + 1)
 	return st, nil

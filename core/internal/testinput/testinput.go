@@ -1,11 +1,38 @@
 // Package testinput makes the inputs that the tests and benchmarks of
 // several core packages share, so that each is written once: readable
-// token runs (Letters), fuzz input read as small numbers (Bytes), and
-// token sequences that share prefixes the way chat traffic does
-// (ChatSequences).
+// token runs (Letters), fuzz input read as small numbers (Bytes), token
+// sequences that share prefixes the way chat traffic does
+// (ChatSequences), and the source tags a package's files cite (Cited).
 package testinput
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Citation is one source tag a file cites.
+type Citation struct{ File, Tag string }
+
+// Cited reads those of files that are not tests and returns every tag they
+// cite, the first group of each match of re, in order.
+func Cited(files []string, re *regexp.Regexp) ([]Citation, error) {
+	var out []Citation
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+			out = append(out, Citation{File: f, Tag: m[1]})
+		}
+	}
+	return out, nil
+}
 
 // Letters turns "abcd" into token ids, one per letter, for readable cases.
 func Letters(s string) []int {

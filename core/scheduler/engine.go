@@ -72,6 +72,10 @@ type batchLoop struct {
 	RecordWork bool
 	lists      [4][]int // scratch for a step's Preempted, Admitted, FirstTokens, Finished
 	arena      []int    // where finished steps' lists are kept
+	// cur is the step being built, which the engine writes through a
+	// pointer: a Step local to Step would move to the heap at every step,
+	// handed to the engine through an interface.
+	cur Step
 }
 
 // start makes the loop for requests (any order; served by arrival, ties
@@ -237,44 +241,45 @@ func (l *batchLoop) Step() (Step, error) {
 		l.clock = max(l.clock, l.reqs[l.next].Arrival)
 		l.arrive()
 	}
-	st := Step{Start: l.clock, Preempted: l.lists[0][:0], Admitted: l.lists[1][:0], FirstTokens: l.lists[2][:0], Finished: l.lists[3][:0]}
+	l.cur = Step{Start: l.clock, Preempted: l.lists[0][:0], Admitted: l.lists[1][:0], FirstTokens: l.lists[2][:0], Finished: l.lists[3][:0]}
+	st := &l.cur
 	l.chunks = l.chunks[:0]
-	if err := l.eng.form(&st); err != nil {
-		return st, err
+	if err := l.eng.form(st); err != nil {
+		return *st, err
 	}
-	ran, err := l.runBatch(&st)
+	ran, err := l.runBatch(st)
 	if err != nil {
-		return st, err
+		return *st, err
 	}
-	if err := l.eng.settle(&st); err != nil {
-		return st, err
+	if err := l.eng.settle(st); err != nil {
+		return *st, err
 	}
-	l.keepLists(&st)
+	l.keepLists(st)
 	st.Running, st.Waiting = len(l.running), l.waiting.len()
 	if l.eng.chunking() != nil {
 		st.Running++
 	}
 	st.KVUsage = l.eng.kvUsage()
 	if l.CheckInvariants {
-		if err := l.check(st); err != nil {
-			return st, err
+		if err := l.check(*st); err != nil {
+			return *st, err
 		}
 	}
 	if !ran && len(l.running) == 0 && (l.waiting.len() > 0 || l.eng.chunking() != nil) {
-		return st, l.eng.stuck()
+		return *st, l.eng.stuck()
 	}
 	if len(l.steps) == cap(l.steps) {
 		// Double, rather than append's 1.25× for large slices, which
 		// allocates about five times the final size over a long run.
 		l.steps = slices.Grow(l.steps, len(l.steps)+1)
 	}
-	l.steps = append(l.steps, st)
-	if err := l.eng.end(st); err != nil {
-		return st, err
+	l.steps = append(l.steps, *st)
+	if err := l.eng.end(*st); err != nil {
+		return *st, err
 	}
 	// The host's turn (Yield), counted in requests handled.
 	yield(len(l.running) + 1)
-	return st, nil
+	return *st, nil
 }
 
 // check verifies the invariants every engine keeps

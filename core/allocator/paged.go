@@ -176,7 +176,7 @@ func (p *Paged) AllocateBatch(reqs []*Request, n int) (int, error) {
 // left of its last block.
 func (p *Paged) allocateSlots(r *Request, n int) error {
 	if r.owner != p.id || n < 0 || len(r.Computed) > 0 {
-		return p.admit(r, n)
+		return p.admit(r, n, &p.reqs)
 	}
 	r.sync()
 	if n == 0 {
@@ -225,10 +225,11 @@ func (p *Paged) grantRoom(r *Request) {
 }
 
 // admit gives r a block table holding the hit blocks r.Computed, then n
-// tokens: vLLM's allocate_slots for a new request, which counts the
-// blocks the hits and the new tokens need (reviving a free cached hit
-// takes a free block too), touches the hits and takes the new blocks.
-func (p *Paged) admit(r *Request, n int) error {
+// tokens, and files r in filed: vLLM's allocate_slots for a new request,
+// which counts the blocks the hits and the new tokens need (reviving a
+// free cached hit takes a free block too), touches the hits and takes the
+// new blocks.
+func (p *Paged) admit(r *Request, n int, filed *handles[*Request]) error {
 	switch {
 	case n < 0:
 		return fmt.Errorf("allocator: request %d asks for %d new tokens", r.ID, n)
@@ -236,7 +237,7 @@ func (p *Paged) admit(r *Request, n int) error {
 		return fmt.Errorf("allocator: request %d is resident; computed blocks are taken only at admission", r.ID)
 	case r.owner != 0:
 		return fmt.Errorf("allocator: request %d is resident in another pool", r.ID)
-	case p.filed(r).get(r.ID) != nil:
+	case filed.get(r.ID) != nil:
 		return fmt.Errorf("allocator: request %d is already resident", r.ID)
 	}
 	// The hits describe the cache when they were looked up: this call
@@ -265,7 +266,7 @@ func (p *Paged) admit(r *Request, n int) error {
 		p.stats.QueryTokens += total
 		p.stats.HitTokens += hitTokens
 	}
-	p.resident(r, total)
+	p.resident(r, total, filed)
 	if p.logging() {
 		p.record(Event{Kind: Admitted, Req: r.ID, Tokens: total})
 	}
@@ -274,9 +275,9 @@ func (p *Paged) admit(r *Request, n int) error {
 	return nil
 }
 
-// resident files r as held by the pool, with an empty block table sized
-// for the tokens it will hold (total now, r.Final at most).
-func (p *Paged) resident(r *Request, total int) {
+// resident files r in filed, held by the pool, with an empty block table
+// sized for the tokens it will hold (total now, r.Final at most).
+func (p *Paged) resident(r *Request, total int, filed *handles[*Request]) {
 	r.owner = p.id
 	r.slack, r.grant, r.n = 0, 0, 0
 	if p.pool.cachingOn() {
@@ -288,13 +289,13 @@ func (p *Paged) resident(r *Request, total int) {
 	if want := p.BlocksFor(max(r.Final, total)); want > 0 {
 		r.blocks = p.table(want) // the table's final size when the caller knows it
 	}
-	p.filed(r).set(r.ID, r)
+	filed.set(r.ID, r)
 }
 
-// filed is where the pool files r: among the requests it serves, or apart
-// with the KV it holds ahead of a request (Hold).
+// filed is where the pool filed resident r: among the requests it serves,
+// or apart with the KV it holds ahead of a request (Hold).
 func (p *Paged) filed(r *Request) *handles[*Request] {
-	if r.held {
+	if p.held.get(r.ID) == r {
 		return &p.held
 	}
 	return &p.reqs
@@ -330,12 +331,7 @@ func (p *Paged) Hold(r *Request, n int) error {
 	if r.owner != 0 {
 		return fmt.Errorf("allocator: request %d already holds memory", r.ID)
 	}
-	r.held = true
-	if err := p.admit(r, n); err != nil {
-		r.held = false
-		return err
-	}
-	return nil
+	return p.admit(r, n, &p.held)
 }
 
 // table returns an empty block table with room for at least want entries:
@@ -483,7 +479,7 @@ func (p *Paged) Free(r *Request) error {
 	p.sumTokens -= r.n
 	p.recycle(r.blocks)
 	p.filed(r).del(r.ID)
-	r.blocks, r.n, r.owner, r.held = nil, 0, 0, false
+	r.blocks, r.n, r.owner = nil, 0, 0
 	return nil
 }
 

@@ -44,7 +44,6 @@ type Request struct {
 	slack, grant int
 	n            int    // tokens stored as of the last grant
 	owner        uint64 // the id of the pool holding the request's memory, 0 when none
-	held         bool   // its memory is KV held ahead of the request (Paged.Hold)
 
 	// In a paged pool: the block table (logical block i -> physical
 	// block), and what prefix caching keeps (nil without it: a serving

@@ -367,9 +367,8 @@ func (p *Paged) noSpace(blocks int) error {
 // grow is the one way tokens enter a request's blocks: it appends the
 // cached blocks hits (an admission's prefix-cache hits, touched in the
 // pool), then n new tokens in need new blocks taken from the pool; the
-// caller counted need and checked that the pool has it. Token ids are
-// kept only while prefix caching is on (it hashes them); those past
-// r.TokenIDs are unknown and end the hash chain.
+// caller counted need and checked that the pool has it. A pool that logs
+// or hashes then records them (stored).
 func (p *Paged) grow(r *Request, hits []int, n, need int) {
 	if len(hits) > 0 {
 		p.appendHits(r, hits)
@@ -378,15 +377,24 @@ func (p *Paged) grow(r *Request, hits []int, n, need int) {
 		r.blocks = p.pool.takeBlocks(slices.Grow(r.blocks, need), need, r.ID)
 	}
 	added := len(hits)*p.blockSize + n
-	from := r.n + added - n
 	r.n += added
 	p.sumTokens += added
+	if !p.plain() {
+		p.stored(r, n)
+	}
+}
+
+// stored logs the n tokens grow just stored for r and, while prefix
+// caching is on, keeps their ids and registers the blocks they filled.
+// Token ids past r.TokenIDs are unknown and end the hash chain.
+func (p *Paged) stored(r *Request, n int) {
 	if n > 0 && p.logging() {
 		p.record(Event{Kind: Appended, Req: r.ID, Tokens: n})
 	}
 	if !p.pool.cachingOn() {
 		return
 	}
+	from := r.n - n
 	c := r.cached
 	known := min(max(len(r.TokenIDs)-from, 0), n)
 	if known > 0 {

@@ -35,6 +35,12 @@
 // order. When attainment falls monotonically with the rate, the answer is
 // within a factor (Hi/Lo)^(1/2^(Probes−2)) of the true capacity.
 //
+// Steady (steady.go) is the capacity search the lessons report: it decides
+// what a probe runs (how many requests, which of them are judged) so that
+// its answer depends on the system and the objective alone, bisects to a
+// stated tolerance and repeats over seeds; Search bisects over probes its
+// caller makes.
+//
 // Capacity per GPU divides by the GPUs a deployment uses, so deployments of
 // different sizes compare fairly (DistServe §2 normalises goodput per GPU).
 package slo
@@ -57,6 +63,9 @@ type Latency struct {
 	TPOT float64
 	// Gaps are the gaps between consecutive output tokens (ITL / TBT).
 	Gaps []float64
+	// Wait is the scheduling delay: from arrival to the step that first
+	// scheduled the request (Sarathi-Serve's request_scheduling_delay).
+	Wait float64
 }
 
 // FromTokenTimes measures a request that arrived at arrival and produced
@@ -84,6 +93,9 @@ type Objective struct {
 	// P99TBT bounds the 99th percentile of every gap between tokens of
 	// the run (Sarathi-Serve).
 	P99TBT float64
+	// MedianWait bounds the median of the requests' scheduling delays
+	// (Sarathi-Serve's capacity search: 2 s).
+	MedianWait float64
 	// Target is the share of requests that must meet TTFT and TPOT, in
 	// (0, 1]; 0 means DefaultTarget.
 	Target float64
@@ -103,7 +115,7 @@ func (o Objective) Check() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"TTFT", o.TTFT}, {"TPOT", o.TPOT}, {"P99TBT", o.P99TBT}} {
+	}{{"TTFT", o.TTFT}, {"TPOT", o.TPOT}, {"P99TBT", o.P99TBT}, {"MedianWait", o.MedianWait}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 1) {
 			return fmt.Errorf("slo: %s limit %g s, want a finite limit ≥ 0 (0: none)", f.name, f.v)
 		}
@@ -161,6 +173,15 @@ func P99TBT(ls []Latency) float64 {
 	return Percentile(gaps, 99)
 }
 
+// medianWait is the median of the requests' scheduling delays; 0 for none.
+func medianWait(ls []Latency) float64 {
+	waits := make([]float64, len(ls))
+	for i, l := range ls {
+		waits[i] = l.Wait
+	}
+	return Percentile(waits, 50)
+}
+
 // Outcome is one run judged against an objective.
 type Outcome struct {
 	// Rate is the arrival rate the run served, req/s.
@@ -171,16 +192,19 @@ type Outcome struct {
 	Attainment float64
 	// P99TBT is the 99th percentile of the run's gaps between tokens, s.
 	P99TBT float64
-	// Meets reports whether attainment reaches the target and P99TBT is
-	// within its limit.
+	// MedianWait is the median scheduling delay, s.
+	MedianWait float64
+	// Meets reports whether attainment reaches the target and P99TBT and
+	// MedianWait are within their limits.
 	Meets bool
 }
 
 // Judge measures the requests of a run at rate against o. A run with no
 // requests does not meet it.
 func (o Objective) Judge(rate float64, ls []Latency) Outcome {
-	out := Outcome{Rate: rate, Requests: len(ls), Attainment: o.Attainment(ls), P99TBT: P99TBT(ls)}
-	out.Meets = len(ls) > 0 && out.Attainment >= o.target() && (o.P99TBT == 0 || out.P99TBT <= o.P99TBT)
+	out := Outcome{Rate: rate, Requests: len(ls), Attainment: o.Attainment(ls), P99TBT: P99TBT(ls), MedianWait: medianWait(ls)}
+	out.Meets = len(ls) > 0 && out.Attainment >= o.target() && (o.P99TBT == 0 || out.P99TBT <= o.P99TBT) &&
+		(o.MedianWait == 0 || out.MedianWait <= o.MedianWait)
 	return out
 }
 

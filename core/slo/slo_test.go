@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -325,5 +326,26 @@ func TestMaxCostWorstPath(t *testing.T) {
 	}
 	if (Search{}).MaxCost(func(float64) float64 { return 1 }) != 0 {
 		t.Error("MaxCost of an invalid search")
+	}
+}
+
+// Percentile's selection gives what sorting gives, on random samples with
+// ties, every rank.
+func TestPercentileMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for trial := range 300 {
+		n := 1 + r.IntN(200)
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(r.IntN(1 + trial%20))
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		for _, p := range []float64{1, 10, 50, 90, 99, 100, 100 * r.Float64()} {
+			i := max(0, min(int(math.Ceil(p/100*float64(n)))-1, n-1))
+			if got := Percentile(xs, p); got != sorted[i] {
+				t.Fatalf("p%g of %v = %g, want %g", p, xs, got, sorted[i])
+			}
+		}
 	}
 }

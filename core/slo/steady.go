@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -237,15 +238,7 @@ func (o Objective) JudgeSteady(rate float64, rs []Served) Outcome {
 		return Outcome{Rate: rate}
 	}
 	byArrival := slices.Clone(rs)
-	slices.SortStableFunc(byArrival, func(a, b Served) int {
-		switch {
-		case a.Arrival < b.Arrival:
-			return -1
-		case a.Arrival > b.Arrival:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(byArrival, func(a, b Served) int { return cmp.Compare(a.Arrival, b.Arrival) })
 	n := len(byArrival)
 	last := byArrival[n-1].Arrival
 	judged := byArrival[int(WarmUpShare*float64(n)) : n-int(DrainShare*float64(n))]

@@ -151,7 +151,9 @@ type doc struct {
 	status int
 	ctype  string
 	vars   variants
-	data   []string // a lesson page's data, cut out of it (pagedata.go)
+	// data are a lesson page's data documents, cut out of it and encoded
+	// (pagedata.go); nil for every other document.
+	data []variants
 }
 
 type docKey struct{ config, path string }
@@ -227,7 +229,9 @@ func (s *site) render(path string) (d *doc) {
 			}
 		}
 		if strings.HasPrefix(d.ctype, "text/html") {
-			body, d.data = cutData(body)
+			var texts []string
+			body, texts = cutData(body)
+			d.data = encodeData(path, texts)
 			body = []byte(app.PrerenderedARIA(string(body)))
 		}
 		d.vars = encodeAll(body, textual(d.ctype))

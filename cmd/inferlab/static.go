@@ -54,7 +54,7 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
-	err := server.WriteStaticContext(ctx, out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value})
+	err := server.WriteStaticContext(ctx, out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value, Log: messages{stderr}})
 	close(done)
 	if err != nil {
 		fmt.Fprintln(stderr, printable("inferlab "+err.Error()))

@@ -97,6 +97,28 @@ func TestListFlags(t *testing.T) {
 	}
 }
 
+// Every subcommand refuses an argument it does not take by naming it,
+// with exit 2: `static --out d extra` printed its usage without saying
+// what was wrong, and `help extra` exited 0.
+func TestUnexpectedArguments(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"static", "--out", filepath.Join(dir, "d"), "extra"},
+		{"help", "extra"},
+		{"list", "extra"},
+		{"health", "extra"},
+		{"serve", "extra"},
+		{"run", "garage", "extra"},
+		{"diff", "garage", "--vs", "block_size=32", "extra"},
+		{"bench", "extra"},
+	} {
+		code, _, errOut := run(args...)
+		if code != 2 || !strings.Contains(errOut, `unexpected argument "extra"`) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the argument", args, code, errOut)
+		}
+	}
+}
+
 // health refuses a port serve refuses, with exit 2 as serve does; it
 // tried 127.0.0.1:99999 and exited 1 as if the server were down.
 func TestHealthRefusesBadPort(t *testing.T) {

@@ -48,6 +48,10 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "bench-corner": // hidden: the child of bench --corners
 		return benchCornerCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "inferlab help: unexpected argument %q\n", args[1])
+			return 2
+		}
 		usage(stdout)
 		return 0
 	}

@@ -32,7 +32,11 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if !out.set || fs.NArg() > 0 {
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "inferlab static: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if !out.set {
 		fmt.Fprintln(stderr, "usage: inferlab static --out DIR [--prefix /repo] [--web web]")
 		return 2
 	}

@@ -232,8 +232,13 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
 	}
 	s, err := l.BuildTrace(v, trace, name)
-	return s, v.without(l.TraceIgnores), l.blame(v, err)
+	return s, l.TraceValues(v), l.blame(v, err)
 }
+
+// TraceValues are the values a run on a trace reads: v without the knobs
+// the trace replaces (TraceIgnores), as RunTrace returns them and as the
+// page exports a trace run's knobs.
+func (l *Lesson) TraceValues(v Values) Values { return v.without(l.TraceIgnores) }
 
 // CheckTraceKnobs refuses, one *ParamError each in the order of the
 // lesson's knobs, the raw knobs that a run on a trace ignores

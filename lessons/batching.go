@@ -31,7 +31,7 @@ var batchingLesson = &Lesson{
 		"every step priced by core/hardware's step-time model with CUDA graphs. Simplified: one model instance; request-level batches pad prompts to the longest and decode every slot until the longest output; no streaming before a batch ends.",
 	Group: "scheduling", Rank: 10, Thumb: scene.KindSlots,
 	Params: []Param{
-		gpuParam, modelParam,
+		GPUParam, ModelParam,
 		{Key: "requests", Label: "Requests", Kind: Int, Default: 200, Min: 20, Max: 500, Step: 1},
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s", Help: "Poisson arrivals.", Kind: Float, Default: 16, Min: 0.5, Max: 500, Step: 0.5},
 		{Key: "prompt", Label: "Prompt", Unit: "tokens", Help: "Mean prompt; each is drawn from half to 1.5 times it.", Kind: Int, Default: 512, Min: 16, Max: 8192, Step: 16},
@@ -43,11 +43,11 @@ var batchingLesson = &Lesson{
 		{Key: "max_num_seqs", Label: "vLLM max_num_seqs", Unit: "requests", Help: "The continuous server of the last comparison, with vLLM's own limit instead of max_batch_size.", Kind: Int, Default: 256, Min: 1, Max: 1024, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Kind: Float, Default: 2000, Min: 1, Max: 600000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "Measured to the response's end: a request-level batch returns every response when its longest member is done.", Kind: Float, Default: 50, Min: 1, Max: 10000, Step: 1},
-		priceParam, powerParam,
-		seedParam,
+		PriceParam, PowerParam,
+		SeedParam,
 	},
 	Check:   checkBatching,
-	sim:     batchingSim{},
+	Sim:     batchingSim{},
 	MaxWork: batchingMaxWork,
 	// The heaviest accepted settings found by a search over the knobs'
 	// ends (3.5–3.8 million units counted; BENCHMARKS.md), and (the last)
@@ -62,7 +62,7 @@ var batchingLesson = &Lesson{
 	},
 }
 
-func init() { register(batchingLesson) }
+func init() { Register(batchingLesson) }
 
 // Work bound: Check refuses a setting whose estimate exceeds
 // batchingWorkLimit; MaxWork leaves room for the estimate's error.
@@ -106,9 +106,9 @@ func batchingStreamSeed(v Values, n int, spread float64, seed int) []workload.Re
 // servers on seedRuns seeds, continuous batching with max_batch_size and
 // with max_num_seqs slots; the spread sweep runs all three on up to
 // spreadRequests requests.
-func batchingWork(v Values, step float64, e *engine) int64 {
+func batchingWork(v Values, step float64, e *Engine) int64 {
 	rate, slots := v.Float("rate"), v.Int("max_batch_size")
-	streamed := float64(streamedWork(e.model))
+	streamed := float64(StreamedWork(e.Model))
 	var w float64
 	requestLevel := func(reqs []workload.Request, full bool) {
 		longest, prompt := 0, 0
@@ -123,8 +123,8 @@ func batchingWork(v Values, step float64, e *engine) int64 {
 		batches := math.Ceil(float64(len(reqs)) / b)
 		// Each batch's prefill is streamed; its decode steps are when
 		// its size has no full graph within max_batch_size.
-		per := stepWork + b
-		if streamsDecode(cudagraph.New(e.mode, slots, max(8192, slots*prompt)), int(math.Ceil(b))) {
+		per := StepWork + b
+		if StreamsDecode(cudagraph.New(e.Mode, slots, max(8192, slots*prompt)), int(math.Ceil(b))) {
 			per += streamed
 		}
 		w += batches * (float64(longest)*per + streamed)
@@ -139,10 +139,10 @@ func batchingWork(v Values, step float64, e *engine) int64 {
 		running := max(1, min(float64(seqs), rate*float64(advances)/float64(len(reqs))*step))
 		steps := float64(advances) / running
 		s := min(steps, float64(chunks))
-		if streamsDecode(cudagraph.New(e.mode, seqs, 8192), int(math.Ceil(running))) {
+		if StreamsDecode(cudagraph.New(e.Mode, seqs, 8192), int(math.Ceil(running))) {
 			s = steps
 		}
-		w += float64(advances) + steps*stepWork + s*streamed
+		w += float64(advances) + steps*StepWork + s*streamed
 	}
 	n, spread := v.Int("requests"), v.Float("output_spread")
 	main := batchingStream(v, n, spread)
@@ -170,7 +170,7 @@ func checkBatching(v Values) error {
 	if pref > b {
 		return Relation("preferred_batch_size", strconv.Itoa(pref), fmt.Sprintf("at most max_batch_size (%d), as Triton requires", b), "max_batch_size")
 	}
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
@@ -179,19 +179,19 @@ func checkBatching(v Values) error {
 	// The model alone (weights and the default activation reserve), then a
 	// full static batch: its prefill computes every padded prompt in one
 	// step and its KV holds every slot's longest sequence.
-	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, Positions: longest}, fitKnobs{hardware.LimitWeights: "model", hardware.LimitPositions: "output"}); err != nil {
+	if err := CheckFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, Positions: longest}, FitKnobs{hardware.LimitWeights: "model", hardware.LimitPositions: "output"}); err != nil {
 		return err
 	}
 	fit := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: max(8192, b*(p+p/2)), KVTokens: int64(b) * int64(longest), Positions: longest}
-	if err := checkFit(v, fit, fitKnobs{hardware.LimitWeights: "max_batch_size", hardware.LimitKV: "max_batch_size", hardware.LimitPositions: "output"}); err != nil {
+	if err := CheckFit(v, fit, FitKnobs{hardware.LimitWeights: "max_batch_size", hardware.LimitKV: "max_batch_size", hardware.LimitPositions: "output"}); err != nil {
 		return err
 	}
-	e, err := newEngine(v, 16)
+	e, err := NewEngine(v, 16)
 	if err != nil {
 		return err
 	}
-	step := e.timer(b, 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: p}})
-	return workBound(v, "requests", fmt.Sprintf("request-level servers stepping every batch through its longest output with all its slots on %d seeds, continuous servers one step per token shared by the running requests, and a %d-point spread sweep of up to %d requests",
+	step := e.Timer(b, 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: p}})
+	return WorkBound(v, "requests", fmt.Sprintf("request-level servers stepping every batch through its longest output with all its slots on %d seeds, continuous servers one step per token shared by the running requests, and a %d-point spread sweep of up to %d requests",
 		seedRuns, len(spreadSweep), spreadRequests), batchingWork(v, step, e), batchingWorkLimit)
 }
 
@@ -243,7 +243,7 @@ type servedRun struct {
 	// until its first tokens, then its decode; a continuous step split by
 	// its tokens (kit_cost.go). cost is what the run cost.
 	phases cluster.Busy
-	cost   runCost
+	cost   RunCost
 }
 
 // servedSummary is what a server's requests add up to.
@@ -276,17 +276,17 @@ func summarise(reqs []servedRequest, slo scheduler.SLO) servedSummary {
 func (r *servedRun) slotTime() float64 { return r.waste.Useful + r.waste.Padding + r.waste.Idle }
 
 // requestLevel serves the stream with a request-level batcher.
-func requestLevel(e *engine, cfg batching.Config, key, name string, stream []workload.Request) (*servedRun, error) {
+func requestLevel(e *Engine, cfg batching.Config, key, name string, stream []workload.Request) (*servedRun, error) {
 	reqs := make([]batching.Request, len(stream))
 	for i, q := range stream {
 		reqs[i] = batching.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output}
 	}
-	timer := e.countingTimer(cfg.MaxBatchSize, max(8192, cfg.MaxBatchSize*maxPrompt(stream)))
+	timer := e.CountingTimer(cfg.MaxBatchSize, max(8192, cfg.MaxBatchSize*maxPrompt(stream)))
 	res, err := batching.Run(cfg, timer, reqs)
 	if err != nil {
 		return nil, err
 	}
-	r := &servedRun{key: key, name: name, slots: cfg.MaxBatchSize, waste: res.Waste, batches: len(res.Batches), steps: res.Steps, work: res.Work + timer.extra}
+	r := &servedRun{key: key, name: name, slots: cfg.MaxBatchSize, waste: res.Waste, batches: len(res.Batches), steps: res.Steps, work: res.Work + timer.Extra}
 	for _, q := range res.Requests {
 		b := res.Batches[q.Batch]
 		r.reqs = append(r.reqs, servedRequest{id: q.ID, slot: q.Slot, arrival: q.Arrival, prompt: q.Prompt, output: q.Output,
@@ -326,13 +326,13 @@ func maxPrompt(stream []workload.Request) int {
 // continuous serves the stream with vLLM v1's scheduler, slots as
 // max_num_seqs; a request holds the lowest free slot from the step that
 // admits it to the step it finishes (or is preempted in).
-func continuous(e *engine, slots int, key, name string, stream []workload.Request) (*servedRun, error) {
+func continuous(e *Engine, slots int, key, name string, stream []workload.Request) (*servedRun, error) {
 	in := make([]scheduler.Request, len(stream))
 	for i, q := range stream {
 		in[i] = scheduler.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output}
 	}
-	cfg := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: slots, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
-	s, err := scheduler.New(cfg, e.timer(slots, cfg.MaxNumBatchedTokens), in)
+	cfg := scheduler.Config{MaxNumBatchedTokens: 8192, MaxNumSeqs: slots, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.KVBlocks}
+	s, err := scheduler.New(cfg, e.Timer(slots, cfg.MaxNumBatchedTokens), in)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func continuous(e *engine, slots int, key, name string, stream []workload.Reques
 		return nil, err
 	}
 	steps := s.Steps()
-	r := &servedRun{key: key, name: name, slots: slots, steps: len(steps), work: e.pricedStepsWork(steps, slots, cfg.MaxNumBatchedTokens)}
+	r := &servedRun{key: key, name: name, slots: slots, steps: len(steps), work: e.PricedStepsWork(steps, slots, cfg.MaxNumBatchedTokens)}
 	r.phases.AddSteps(steps)
 	holder := make([]int, slots) // request holding each slot, −1 free
 	since := make([]float64, slots)
@@ -444,7 +444,7 @@ type spreadPoint struct {
 // page's WebAssembly leaves it out (see simulation).
 type batchingSim struct{}
 
-func (batchingSim) build(v Values) (*Script, error) {
+func (batchingSim) Simulate(v Values) (*Script, error) {
 	r, err := runBatching(v)
 	if err != nil {
 		return nil, err
@@ -456,7 +456,7 @@ func (batchingSim) build(v Values) (*Script, error) {
 
 // requestLevelPair serves one stream with static batches and Triton's
 // dynamic batcher.
-func requestLevelPair(e *engine, v Values, stream []workload.Request) (st, dyn *servedRun, err error) {
+func requestLevelPair(e *Engine, v Values, stream []workload.Request) (st, dyn *servedRun, err error) {
 	cfg := batching.Config{Policy: batching.Static, MaxBatchSize: v.Int("max_batch_size")}
 	if st, err = requestLevel(e, cfg, "static", "static batching", stream); err != nil {
 		return nil, nil, err
@@ -472,7 +472,7 @@ func requestLevelPair(e *engine, v Values, stream []workload.Request) (st, dyn *
 }
 
 // batchingServers serves one stream three ways with the same slots.
-func batchingServers(e *engine, v Values, stream []workload.Request) (st, dyn, cont *servedRun, err error) {
+func batchingServers(e *Engine, v Values, stream []workload.Request) (st, dyn, cont *servedRun, err error) {
 	if st, dyn, err = requestLevelPair(e, v, stream); err != nil {
 		return nil, nil, nil, err
 	}
@@ -485,11 +485,11 @@ func batchingServers(e *engine, v Values, stream []workload.Request) (st, dyn, c
 // runBatching serves the stream three ways, then with vLLM's max_num_seqs,
 // then the spread sweep.
 func runBatching(v Values) (batchingRun, error) {
-	e, err := newEngine(v, 16)
+	e, err := NewEngine(v, 16)
 	if err != nil {
 		return batchingRun{}, err
 	}
-	r := batchingRun{gpu: e.gpu, model: e.model, slots: v.Int("max_batch_size"), preferred: v.Int("preferred_batch_size"), delay: float64(v.Int("max_queue_delay_us")) / 1e6,
+	r := batchingRun{gpu: e.GPU, model: e.Model, slots: v.Int("max_batch_size"), preferred: v.Int("preferred_batch_size"), delay: float64(v.Int("max_queue_delay_us")) / 1e6,
 		rate: v.Float("rate"), spread: v.Float("output_spread"), prompt: v.Int("prompt"), output: v.Int("output"), requests: v.Int("requests"),
 		slo: scheduler.SLO{TTFT: v.Float("slo_ttft_ms") / 1000, TPOT: v.Float("slo_tpot_ms") / 1000}}
 	stream := batchingStream(v, r.requests, r.spread)
@@ -499,7 +499,7 @@ func runBatching(v Values) (batchingRun, error) {
 	if r.wide, err = continuous(e, v.Int("max_num_seqs"), "wide", fmt.Sprintf("continuous, max_num_seqs %d", v.Int("max_num_seqs")), stream); err != nil {
 		return batchingRun{}, err
 	}
-	usd, watts := costRates(v, e.gpu)
+	usd, watts := CostRates(v, e.GPU)
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
 		x.servedSummary = summarise(x.reqs, r.slo)
 		r.work += x.work
@@ -507,7 +507,7 @@ func runBatching(v Values) (batchingRun, error) {
 		for _, q := range x.reqs {
 			in, out = in+int64(q.prompt), out+int64(q.output)
 		}
-		x.cost = costOf(usd, watts, []gpuPool{{gpus: 1, held: x.makespan, busy: x.phases}}, in, out)
+		x.cost = CostOf(usd, watts, []GPUPool{{GPUs: 1, Held: x.makespan, Busy: x.phases}}, in, out)
 	}
 	r.seeds = append(r.seeds, seedPoint{seed: v.Int("seed"), static: r.static.tokPerS, dynamic: r.dynamic.tokPerS})
 	for k := 1; k < seedRuns; k++ {
@@ -542,16 +542,16 @@ func (r batchingRun) servers() []*servedRun { return []*servedRun{r.static, r.dy
 
 // slotScene draws the three servers' slots between from and to seconds.
 func (r batchingRun) slotScene(from, to float64, mentions []scene.Mention, labels map[string]string) scene.Scene {
-	sc := &scene.SlotChart{Unit: "s", From: round4(from), To: round4(to)}
+	sc := &scene.SlotChart{Unit: "s", From: Round4(from), To: Round4(to)}
 	for _, x := range r.servers() {
-		lane := scene.SlotLane{Key: x.key, Label: x.name, Slots: x.slots, Note: comma(int(x.tokPerS)) + " tok/s"}
+		lane := scene.SlotLane{Key: x.key, Label: x.name, Slots: x.slots, Note: Comma(int(x.tokPerS)) + " tok/s"}
 		for _, sp := range x.spans {
 			if sp.end <= from || sp.start >= to || sp.end <= sp.start {
 				continue
 			}
-			bar := scene.SlotBar{Slot: sp.slot, Start: round4(max(sp.start, from)), End: round4(min(sp.end, to)), Req: sp.req, Class: sp.class}
+			bar := scene.SlotBar{Slot: sp.slot, Start: Round4(max(sp.start, from)), End: Round4(min(sp.end, to)), Req: sp.req, Class: sp.class}
 			if sp.req >= 0 {
-				bar.Label = reqName(sp.req)
+				bar.Label = ReqName(sp.req)
 			} else {
 				bar.Req = scene.Free
 			}
@@ -559,8 +559,8 @@ func (r batchingRun) slotScene(from, to float64, mentions []scene.Mention, label
 		}
 		sc.Lanes = append(sc.Lanes, lane)
 	}
-	return scene.Scene{Kind: scene.KindSlots, ID: "slots", Title: fmt.Sprintf("Slots of each server, %s to %s s", strconv.FormatFloat(round2(from), 'f', -1, 64), strconv.FormatFloat(round2(to), 'f', -1, 64)),
-		Slots: sc, Main: true, Marks: marksFor(mentions, labels)}
+	return scene.Scene{Kind: scene.KindSlots, ID: "slots", Title: fmt.Sprintf("Slots of each server, %s to %s s", strconv.FormatFloat(Round2(from), 'f', -1, 64), strconv.FormatFloat(Round2(to), 'f', -1, 64)),
+		Slots: sc, Main: true, Marks: MarksFor(mentions, labels)}
 }
 
 // sec formats seconds with two decimals.
@@ -625,42 +625,42 @@ func (r batchingRun) introSteps() []Step {
 	window := fs.g.end * 1.05
 	n := fmt.Sprintf("%d requests arrive at about %g per second (Poisson, seed fixed), prompts of %s to %s tokens and outputs of %s to %s. "+
 		"Three servers take the same stream on one %s with %s, each with %d slots: static batching, Triton's dynamic batcher and continuous batching. Each row of a lane is one slot; each bar a request holding it.",
-		r.requests, r.rate, comma(max(1, r.prompt/2)), comma(r.prompt+r.prompt/2), comma(max(1, int(math.Round(float64(r.output)*(1-r.spread))))), comma(max(1, int(math.Round(float64(r.output)*(1+r.spread))))),
+		r.requests, r.rate, Comma(max(1, r.prompt/2)), Comma(r.prompt+r.prompt/2), Comma(max(1, int(math.Round(float64(r.output)*(1-r.spread))))), Comma(max(1, int(math.Round(float64(r.output)*(1+r.spread))))),
 		r.gpu.Name, r.model.Name, r.slots)
-	ms := linked(n, "slots", "static batching", "lane:static", "Triton's dynamic batcher", "lane:dynamic", "continuous batching", "lane:continuous")
+	ms := Linked(n, "slots", "static batching", "lane:static", "Triton's dynamic batcher", "lane:dynamic", "continuous batching", "lane:continuous")
 	steps := []Step{{Title: "One stream, three servers", Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, window, ms, nil)}}}
 
 	filler := fs.g.members[len(fs.g.members)-1]
 	n = fmt.Sprintf("Static batching waits for a full batch: the GPU sits idle %s until %s, the %s request, arrives. Then all %d run together, one prefill padded to the longest prompt (%s tokens) and then one token per step for each.",
-		sec(fs.idleBefore), reqName(filler), ordinal(len(fs.g.members)), len(fs.g.members), comma(maxPromptOf(st, fs.g)))
-	ms = linked(n, "slots", reqName(filler), "slot:static:"+reqName(filler), "Static batching", "lane:static")
+		sec(fs.idleBefore), ReqName(filler), Ordinal(len(fs.g.members)), len(fs.g.members), Comma(maxPromptOf(st, fs.g)))
+	ms = Linked(n, "slots", ReqName(filler), "slot:static:"+ReqName(filler), "Static batching", "lane:static")
 	steps = append(steps, Step{Title: "Static batching waits for a full batch", Narration: n, Mentions: ms,
-		Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{"slot:static:" + reqName(filler): "completes the batch"})}})
+		Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{"slot:static:" + ReqName(filler): "completes the batch"})}})
 
 	sh, lo := fs.shortest, fs.longest
 	n = fmt.Sprintf("A batch runs until its longest output is done. %s needed %d tokens and had them at %s, but its slot keeps computing padding until %s finishes its %d at %s, and only then do the responses return. "+
 		"In this batch %s of the slot steps are padding.",
-		reqName(sh.id), sh.output, sec(sh.lastToken), reqName(lo.id), lo.output, sec(lo.lastToken), pct(fs.paddingShare))
-	padRef := "pad:static:" + reqName(sh.id)
-	ms = linked(n, "slots", "computing padding", padRef, reqName(lo.id)+" finishes", "slot:static:"+reqName(lo.id))
+		ReqName(sh.id), sh.output, sec(sh.lastToken), ReqName(lo.id), lo.output, sec(lo.lastToken), Pct(fs.paddingShare))
+	padRef := "pad:static:" + ReqName(sh.id)
+	ms = Linked(n, "slots", "computing padding", padRef, ReqName(lo.id)+" finishes", "slot:static:"+ReqName(lo.id))
 	steps = append(steps, Step{Title: "The batch waits for its slowest member",
-		Quiz: choiceQuiz(fmt.Sprintf("%s of the first static batch needs only %d tokens. When does its response reach the client?", reqName(sh.id), sh.output),
+		Quiz: ChoiceQuiz(fmt.Sprintf("%s of the first static batch needs only %d tokens. When does its response reach the client?", ReqName(sh.id), sh.output),
 			[]string{"when its own last token is computed", "when the batch's longest output is done"}, map[bool]string{true: "when the batch's longest output is done", false: "when its own last token is computed"}[sh.returns > sh.lastToken],
 			"A request-level batch returns together: its short members wait for the longest, their slots padding meanwhile."),
-		Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{padRef: "padding", "slot:static:" + reqName(lo.id): "longest"})}})
+		Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{padRef: "padding", "slot:static:" + ReqName(lo.id): "longest"})}})
 
 	n = fmt.Sprintf("Triton's dynamic batcher forms a batch when the GPU is free: %d requests if that many wait, else a preferred size if set, else it holds the queue up to max_queue_delay_microseconds (%s) "+
 		"and sends what it has. Its first batch leaves at %s with %d requests, %d slots idle; from then on the queue is long and batches are full. It starts %s earlier than static batching, but each batch still runs to its longest output. "+
 		"This request-level batcher is for Triton backends without their own scheduling: Triton's TensorRT-LLM backend runs in-flight (continuous) batching instead (batching_strategy: inflight_fused_batching).",
-		r.slots, comma(int(r.delay*1e6))+" µs", sec(fd.g.start), len(fd.g.members), r.slots-len(fd.g.members), sec(fs.g.start-fd.g.start))
-	ms = linked(n, "slots", "Triton's dynamic batcher", "lane:dynamic", "slots idle", "idle:dynamic")
+		r.slots, Comma(int(r.delay*1e6))+" µs", sec(fd.g.start), len(fd.g.members), r.slots-len(fd.g.members), sec(fs.g.start-fd.g.start))
+	ms = Linked(n, "slots", "Triton's dynamic batcher", "lane:dynamic", "slots idle", "idle:dynamic")
 	steps = append(steps, Step{Title: "Triton's dynamic batcher", Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, window, ms, nil)}})
 
 	if left, joined, at, ok := cont.handover(); ok {
 		n = fmt.Sprintf("Continuous batching schedules every step, not every batch: a request joins as soon as a slot is free and leaves the moment its last token is out. %s finished, and at %s %s took its slot while the others kept decoding. No slot pads, and no response waits for another.",
-			reqName(left), sec(at), reqName(joined))
-		lref, jref := "slot:continuous:"+reqName(left), "slot:continuous:"+reqName(joined)
-		ms = linked(n, "slots", reqName(left)+" finished", lref, reqName(joined)+" took", jref, "Continuous batching", "lane:continuous")
+			ReqName(left), sec(at), ReqName(joined))
+		lref, jref := "slot:continuous:"+ReqName(left), "slot:continuous:"+ReqName(joined)
+		ms = Linked(n, "slots", ReqName(left)+" finished", lref, ReqName(joined)+" took", jref, "Continuous batching", "lane:continuous")
 		steps = append(steps, Step{Title: "Continuous batching: join and leave at every step", Narration: n, Mentions: ms,
 			Scenes: []scene.Scene{r.slotScene(0, window, ms, map[string]string{lref: "leaves", jref: "joins"})}})
 	}
@@ -702,9 +702,9 @@ func (r batchingRun) wasteTable() *scene.Table {
 	tbl := &scene.Table{Columns: []string{"server", "slots", "GPU busy", "useful slot time", "padding", "idle slots", "GPU idle, requests waiting", "slot-ms per token", "throughput"}}
 	for _, x := range r.servers() {
 		f := x.factors()
-		tbl.Rows = append(tbl.Rows, []string{x.name, strconv.Itoa(x.slots), pct(f.busyShare), pct(f.usefulShare), pct(f.paddingShare), pct(f.idleShare),
+		tbl.Rows = append(tbl.Rows, []string{x.name, strconv.Itoa(x.slots), Pct(f.busyShare), Pct(f.usefulShare), Pct(f.paddingShare), Pct(f.idleShare),
 			sec(x.waste.WaitingIdle), strconv.FormatFloat(1000*f.perToken, 'f', 2, 64),
-			fmt.Sprintf("%s tok/s = %d × %.3f × %.3f ÷ %.5f s", comma(int(x.tokPerS)), x.slots, f.busyShare, f.usefulShare, f.perToken)})
+			fmt.Sprintf("%s tok/s = %d × %.3f × %.3f ÷ %.5f s", Comma(int(x.tokPerS)), x.slots, f.busyShare, f.usefulShare, f.perToken)})
 	}
 	return tbl
 }
@@ -725,10 +725,10 @@ func (r batchingRun) resultSteps() []Step {
 	}
 	n := fmt.Sprintf("The whole stream: static batching delivers %s output tokens per second, the dynamic batcher %s, continuous batching %s (%.2f× static). "+
 		"The last response leaves at %s, %s and %s.",
-		comma(int(st.tokPerS)), comma(int(dyn.tokPerS)), comma(int(cont.tokPerS)), cont.tokPerS/st.tokPerS, sec(st.makespan), sec(dyn.makespan), sec(cont.makespan))
-	ms := linked(n, "slots", "static batching", "lane:static", "the dynamic batcher", "lane:dynamic", "continuous batching", "lane:continuous")
+		Comma(int(st.tokPerS)), Comma(int(dyn.tokPerS)), Comma(int(cont.tokPerS)), cont.tokPerS/st.tokPerS, sec(st.makespan), sec(dyn.makespan), sec(cont.makespan))
+	ms := Linked(n, "slots", "static batching", "lane:static", "the dynamic batcher", "lane:dynamic", "continuous batching", "lane:continuous")
 	steps := []Step{{Title: "The whole stream",
-		Quiz: choiceQuiz("Over the whole stream, which server delivers the most output tokens per second?", []string{st.name, dyn.name, cont.name}, best.name,
+		Quiz: ChoiceQuiz("Over the whole stream, which server delivers the most output tokens per second?", []string{st.name, dyn.name, cont.name}, best.name,
 			"Throughput is slots × the share of time the GPU is busy × the share of slot time that computes a needed token ÷ the slot time a token costs; the next step splits it up."),
 		Narration: n, Mentions: ms, Scenes: []scene.Scene{r.slotScene(0, end, ms, nil)}}}
 
@@ -736,22 +736,22 @@ func (r batchingRun) resultSteps() []Step {
 	n = fmt.Sprintf("Where the slot time went. Static batching spends %s of it padding finished requests and leaves the GPU idle %s waiting for full batches; "+
 		"the dynamic batcher waits %s but pads %s and runs %s of its slots empty in partial batches; continuous batching pads nothing and computes needed tokens in %s of its slot time. "+
 		"Throughput is the product of these shares, so the ranking follows: %s.",
-		pct(fs.paddingShare), sec(st.waste.WaitingIdle), sec(dyn.waste.WaitingIdle), pct(fd.paddingShare), pct(fd.idleShare), pct(fc.usefulShare), r.ranking())
-	ms = linked(n, "waste", "Static batching spends", "row:0", "the dynamic batcher waits", "row:1", "continuous batching pads nothing", "row:2")
+		Pct(fs.paddingShare), sec(st.waste.WaitingIdle), sec(dyn.waste.WaitingIdle), Pct(fd.paddingShare), Pct(fd.idleShare), Pct(fc.usefulShare), r.ranking())
+	ms = Linked(n, "waste", "Static batching spends", "row:0", "the dynamic batcher waits", "row:1", "continuous batching pads nothing", "row:2")
 	steps = append(steps, Step{Title: "Padding and idle slots", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "waste", Title: "Where each server's slot time went (throughput = slots × busy × useful ÷ slot-seconds per token)", Table: r.wasteTable(), Main: true,
-			Marks: marksFor(ms, map[string]string{"row:0": pct(fs.paddingShare) + " padding", "row:2": pct(fc.usefulShare) + " useful"})}}})
+			Marks: MarksFor(ms, map[string]string{"row:0": Pct(fs.paddingShare) + " padding", "row:2": Pct(fc.usefulShare) + " useful"})}}})
 
 	lat := &scene.Table{Columns: []string{"server", "TTFT p50", "TTFT p99", "time per token to the response's end, p50", "response time p50", "goodput (meets the SLO)"}}
 	for _, x := range r.servers() {
-		lat.Rows = append(lat.Rows, []string{x.name, msText(x.ttft.P50), msText(x.ttft.P99), msText(x.tpot.P50), sec(x.e2e.P50), fmt.Sprintf("%.2f req/s", x.goodput)})
+		lat.Rows = append(lat.Rows, []string{x.name, MsText(x.ttft.P50), MsText(x.ttft.P99), MsText(x.tpot.P50), sec(x.e2e.P50), fmt.Sprintf("%.2f req/s", x.goodput)})
 	}
 	n = fmt.Sprintf("Latency tells them apart even more. A request-level batch makes new arrivals wait for the whole batch: p50 TTFT %s static, %s dynamic, %s continuous. "+
 		"Under an SLO of TTFT ≤ %s and %s per token, goodput is %.2f, %.2f and %.2f requests per second.",
-		msText(st.ttft.P50), msText(dyn.ttft.P50), msText(cont.ttft.P50), msText(r.slo.TTFT), msText(r.slo.TPOT), st.goodput, dyn.goodput, cont.goodput)
-	ms = linked(n, "latency", msText(st.ttft.P50)+" static", "row:0", msText(dyn.ttft.P50)+" dynamic", "row:1", msText(cont.ttft.P50)+" continuous", "row:2")
+		MsText(st.ttft.P50), MsText(dyn.ttft.P50), MsText(cont.ttft.P50), MsText(r.slo.TTFT), MsText(r.slo.TPOT), st.goodput, dyn.goodput, cont.goodput)
+	ms = Linked(n, "latency", MsText(st.ttft.P50)+" static", "row:0", MsText(dyn.ttft.P50)+" dynamic", "row:1", MsText(cont.ttft.P50)+" continuous", "row:2")
 	steps = append(steps, Step{Title: "Latency and goodput", Narration: n, Mentions: ms,
-		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "latency", Title: "What users see", Table: lat, Main: true, Marks: marksFor(ms, nil)}}})
+		Scenes: []scene.Scene{{Kind: scene.KindTable, ID: "latency", Title: "What users see", Table: lat, Main: true, Marks: MarksFor(ms, nil)}}})
 	return steps
 }
 
@@ -795,42 +795,42 @@ func (r batchingRun) sweepSteps() []Step {
 	lo, hi, iLo, iHi := r.seedRange()
 	seeds := &scene.Chart{Type: scene.Line, XLabel: "seed", YLabel: "output throughput", YUnit: "tok/s", Series: []scene.Series{{Name: "static batching"}, {Name: "Triton dynamic batcher"}}}
 	for _, p := range r.seeds {
-		seeds.Series[0].X, seeds.Series[0].Y = append(seeds.Series[0].X, float64(p.seed)), append(seeds.Series[0].Y, round2(p.static))
-		seeds.Series[1].X, seeds.Series[1].Y = append(seeds.Series[1].X, float64(p.seed)), append(seeds.Series[1].Y, round2(p.dynamic))
+		seeds.Series[0].X, seeds.Series[0].Y = append(seeds.Series[0].X, float64(p.seed)), append(seeds.Series[0].Y, Round2(p.static))
+		seeds.Series[1].X, seeds.Series[1].Y = append(seeds.Series[1].X, float64(p.seed)), append(seeds.Series[1].Y, Round2(p.dynamic))
 	}
 	n := fmt.Sprintf("Static batching and the dynamic batcher run batches the same way; they differ only in how batches form. Over %d seeds of this stream the dynamic batcher's throughput is %+.1f%% to %+.1f%% of static batching's: "+
 		"the waits it saves are partly spent on partial batches, and which outputs share a batch decides each batch's length. Its clear gain is latency at light load.",
 		len(r.seeds), 100*lo, 100*hi)
 	dynPoint := func(i int) string { return "point:" + seeds.Series[1].Name + ":" + strconv.Itoa(i) }
-	ms := linked(n, "seeds", fmt.Sprintf("%+.1f%%", 100*lo), dynPoint(iLo), fmt.Sprintf("%+.1f%%", 100*hi), dynPoint(iHi))
+	ms := Linked(n, "seeds", fmt.Sprintf("%+.1f%%", 100*lo), dynPoint(iLo), fmt.Sprintf("%+.1f%%", 100*hi), dynPoint(iHi))
 	steps := []Step{{Title: "Dynamic vs static: how batches form", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "seeds", Title: "The same knobs, other seeds", Chart: seeds, Main: true,
-			Marks: marksFor(ms, map[string]string{dynPoint(iLo): fmt.Sprintf("seed %d: %+.1f%%", r.seeds[iLo].seed, 100*lo), dynPoint(iHi): fmt.Sprintf("seed %d: %+.1f%%", r.seeds[iHi].seed, 100*hi)})}}}}
+			Marks: MarksFor(ms, map[string]string{dynPoint(iLo): fmt.Sprintf("seed %d: %+.1f%%", r.seeds[iLo].seed, 100*lo), dynPoint(iHi): fmt.Sprintf("seed %d: %+.1f%%", r.seeds[iHi].seed, 100*hi)})}}}}
 
 	sw := &scene.Chart{Type: scene.Line, XLabel: "output spread", YLabel: "output throughput", YUnit: "tok/s", Series: []scene.Series{{Name: "static batching"}, {Name: "Triton dynamic batcher"}, {Name: "continuous batching"}}}
 	for _, p := range r.sweep {
 		for i, y := range []float64{p.static, p.dynamic, p.cont} {
-			sw.Series[i].X, sw.Series[i].Y = append(sw.Series[i].X, p.spread), append(sw.Series[i].Y, round2(y))
+			sw.Series[i].X, sw.Series[i].Y = append(sw.Series[i].X, p.spread), append(sw.Series[i].Y, Round2(y))
 		}
 	}
 	first, last := r.sweep[0], r.sweep[len(r.sweep)-1]
 	n = fmt.Sprintf("The more outputs differ, the more a request-level batch pads: with every output equal, continuous batching serves %.2f× static batching's tokens per second; with outputs spread ±%.0f%%, %.2f× (%d requests each).",
 		first.cont/first.static, 100*last.spread, last.cont/last.static, min(spreadRequests, r.requests))
 	contPoint := func(i int) string { return "point:" + sw.Series[2].Name + ":" + strconv.Itoa(i) }
-	ms = linked(n, "spread", "with every output equal", contPoint(0), fmt.Sprintf("with outputs spread ±%.0f%%", 100*last.spread), contPoint(len(r.sweep)-1))
+	ms = Linked(n, "spread", "with every output equal", contPoint(0), fmt.Sprintf("with outputs spread ±%.0f%%", 100*last.spread), contPoint(len(r.sweep)-1))
 	steps = append(steps, Step{Title: "Output spread makes the difference", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "spread", Title: "Throughput against the spread of output lengths", Chart: sw, Main: true,
-			Marks: marksFor(ms, map[string]string{contPoint(0): fmt.Sprintf("%.2f×", first.cont/first.static), contPoint(len(r.sweep) - 1): fmt.Sprintf("%.2f×", last.cont/last.static)})}}})
+			Marks: MarksFor(ms, map[string]string{contPoint(0): fmt.Sprintf("%.2f×", first.cont/first.static), contPoint(len(r.sweep) - 1): fmt.Sprintf("%.2f×", last.cont/last.static)})}}})
 
 	w := r.wide
 	n = fmt.Sprintf("So far every server had %d slots. A static batch must hold its whole padded batch in memory, while vLLM pages the KV cache and admits requests up to max_num_seqs = %d as memory allows. "+
 		"With its own limit the continuous server delivers %s tokens per second, %.2f× static batching, at a p50 TTFT of %s.",
-		r.slots, w.slots, comma(int(w.tokPerS)), w.tokPerS/r.static.tokPerS, msText(w.ttft.P50))
+		r.slots, w.slots, Comma(int(w.tokPerS)), w.tokPerS/r.static.tokPerS, MsText(w.ttft.P50))
 	steps = append(steps, Step{Title: "vLLM's own limit: max_num_seqs", Narration: n,
 		Scenes: []scene.Scene{{Kind: scene.KindCards, ID: "wide", Title: "Output throughput", Main: true, Cards: []scene.Card{
-			{Label: r.static.name, Value: round2(r.static.tokPerS), Unit: "tok/s"},
-			{Label: fmt.Sprintf("continuous, %d slots", r.slots), Value: round2(r.cont.tokPerS), Unit: "tok/s"},
-			{Label: w.name, Value: round2(w.tokPerS), Unit: "tok/s"},
+			{Label: r.static.name, Value: Round2(r.static.tokPerS), Unit: "tok/s"},
+			{Label: fmt.Sprintf("continuous, %d slots", r.slots), Value: Round2(r.cont.tokPerS), Unit: "tok/s"},
+			{Label: w.name, Value: Round2(w.tokPerS), Unit: "tok/s"},
 		}}}})
 	return steps
 }
@@ -859,12 +859,12 @@ func (r batchingRun) claims() []Claim {
 	}, {
 		What:    "Triton's throughput is configurable via batch size",
 		Article: "report 003; Triton's dynamic batcher forms batches up to max_batch_size within max_queue_delay_microseconds",
-		Model:   fmt.Sprintf("dynamic batcher %s tok/s vs static %s at max_batch_size %d; %+.1f%% to %+.1f%% over %d seeds", comma(int(r.dynamic.tokPerS)), comma(int(r.static.tokPerS)), r.slots, 100*lo, 100*hi, len(r.seeds)),
+		Model:   fmt.Sprintf("dynamic batcher %s tok/s vs static %s at max_batch_size %d; %+.1f%% to %+.1f%% over %d seeds", Comma(int(r.dynamic.tokPerS)), Comma(int(r.static.tokPerS)), r.slots, 100*lo, 100*hi, len(r.seeds)),
 		Why:     "Batch size sets how many requests share each step; the batcher's delay trades waiting for fuller batches. It does not change how a batch runs, so it keeps the padding continuous batching removes.",
 	}, {
 		What:    "Triton serves LLMs with in-flight batching",
 		Article: "Triton's TensorRT-LLM backend: batching_strategy inflight_fused_batching, in-flight (continuous) batching (tensorrtllm_backend docs/model_config.md); the dynamic batcher (batcher.md) is request-level",
-		Model:   fmt.Sprintf("continuous batching %s tok/s, %.2f× the dynamic batcher's %s at %d slots", comma(int(r.cont.tokPerS)), r.cont.tokPerS/r.dynamic.tokPerS, comma(int(r.dynamic.tokPerS)), r.slots),
+		Model:   fmt.Sprintf("continuous batching %s tok/s, %.2f× the dynamic batcher's %s at %d slots", Comma(int(r.cont.tokPerS)), r.cont.tokPerS/r.dynamic.tokPerS, Comma(int(r.dynamic.tokPerS)), r.slots),
 		Why:     "The lesson's dynamic batcher is Triton's request-level one, which applies to backends without in-flight batching; an LLM served by Triton's TensorRT-LLM backend is batched like the lesson's continuous server.",
 	}}
 }
@@ -873,20 +873,20 @@ func (r batchingRun) metrics() []Metric {
 	out := []Metric{}
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
 		out = append(out,
-			Metric{Key: "throughput_tok_s_" + x.key, Label: "Output throughput, " + x.name, Unit: "tok/s", Better: HigherIsBetter, Value: round2(x.tokPerS)},
-			Metric{Key: "ttft_p50_ms_" + x.key, Label: "p50 TTFT, " + x.name, Unit: "ms", Better: LowerIsBetter, Value: ms(x.ttft.P50)},
-			Metric{Key: "goodput_req_s_" + x.key, Label: "Goodput, " + x.name, Unit: "req/s", Better: HigherIsBetter, Value: round2(x.goodput)})
+			Metric{Key: "throughput_tok_s_" + x.key, Label: "Output throughput, " + x.name, Unit: "tok/s", Better: HigherIsBetter, Value: Round2(x.tokPerS)},
+			Metric{Key: "ttft_p50_ms_" + x.key, Label: "p50 TTFT, " + x.name, Unit: "ms", Better: LowerIsBetter, Value: Ms(x.ttft.P50)},
+			Metric{Key: "goodput_req_s_" + x.key, Label: "Goodput, " + x.name, Unit: "req/s", Better: HigherIsBetter, Value: Round2(x.goodput)})
 	}
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
-		out = append(out, x.cost.metricsSuffixed("_"+x.key, x.name)...)
+		out = append(out, x.cost.MetricsSuffixed("_"+x.key, x.name)...)
 	}
 	fs, fd := r.static.factors(), r.dynamic.factors()
 	return append(out,
-		Metric{Key: "padding_pct_static", Label: "Slot time spent padding, static batching", Unit: "%", Better: LowerIsBetter, Value: round2(100 * fs.paddingShare)},
-		Metric{Key: "padding_pct_dynamic", Label: "Slot time spent padding, dynamic batcher", Unit: "%", Better: LowerIsBetter, Value: round2(100 * fd.paddingShare)},
-		Metric{Key: "idle_slots_pct_dynamic", Label: "Slot time left empty, dynamic batcher", Unit: "%", Better: LowerIsBetter, Value: round2(100 * fd.idleShare)},
-		Metric{Key: "waiting_idle_s_static", Label: "GPU idle while requests waited, static batching", Unit: "s", Better: LowerIsBetter, Value: round2(r.static.waste.WaitingIdle)},
-		Metric{Key: "continuous_over_static", Label: "Continuous over static throughput, same slots", Unit: "×", Value: round2(r.cont.tokPerS / r.static.tokPerS)},
+		Metric{Key: "padding_pct_static", Label: "Slot time spent padding, static batching", Unit: "%", Better: LowerIsBetter, Value: Round2(100 * fs.paddingShare)},
+		Metric{Key: "padding_pct_dynamic", Label: "Slot time spent padding, dynamic batcher", Unit: "%", Better: LowerIsBetter, Value: Round2(100 * fd.paddingShare)},
+		Metric{Key: "idle_slots_pct_dynamic", Label: "Slot time left empty, dynamic batcher", Unit: "%", Better: LowerIsBetter, Value: Round2(100 * fd.idleShare)},
+		Metric{Key: "waiting_idle_s_static", Label: "GPU idle while requests waited, static batching", Unit: "s", Better: LowerIsBetter, Value: Round2(r.static.waste.WaitingIdle)},
+		Metric{Key: "continuous_over_static", Label: "Continuous over static throughput, same slots", Unit: "×", Value: Round2(r.cont.tokPerS / r.static.tokPerS)},
 		Metric{Key: "batches_static", Label: "Static batches", Unit: "batches", Value: float64(r.static.batches)},
 		Metric{Key: "batches_dynamic", Label: "Dynamic batches", Unit: "batches", Value: float64(r.dynamic.batches)},
 	)
@@ -899,7 +899,7 @@ func (r batchingRun) script() *Script {
 	s.Steps = append(s.Steps, r.sweepSteps()...)
 	s.Steps = append(s.Steps, Step{Title: "Published figures vs this model",
 		Narration: fmt.Sprintf("Orca and Anyscale report far larger ratios than the %.2f× this model gives at equal slots; the table says why. The model's figure comes from padding and waiting alone, on one GPU priced the same for all three.", r.cont.tokPerS/r.static.tokPerS),
-		Scenes:    []scene.Scene{claimsTable(s.Claims)}})
-	indexCursors(s.Steps)
+		Scenes:    []scene.Scene{ClaimsTable(s.Claims)}})
+	IndexCursors(s.Steps)
 	return s
 }

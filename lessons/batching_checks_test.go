@@ -5,30 +5,30 @@ import (
 	"slices"
 )
 
-// What the shared tests check on the batching lesson (lessonChecks). Its
+// What the shared tests check on the batching lesson (Checks). Its
 // narration check: every server served every request within its slots.
 func init() {
-	registerChecks(batchingLesson, lessonChecks{
-		narration: func(v Values) ([]string, error) {
+	registerChecks(batchingLesson, Checks{
+		Narration: func(v Values) ([]string, error) {
 			r, err := runBatching(v)
 			return batchingNarration(r), err
 		},
 	})
 }
 
-func batchingNarration(r batchingRun) (out problems) {
+func batchingNarration(r batchingRun) (out Problems) {
 	for _, s := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
 		if len(s.reqs) != r.requests {
-			out.addf("%s: narrated %d requests, served %d", s.name, r.requests, len(s.reqs))
+			out.Addf("%s: narrated %d requests, served %d", s.name, r.requests, len(s.reqs))
 		}
 		if s != r.wide && s.slots != r.slots {
-			out.addf("%s: %d slots, the knob says %d", s.name, s.slots, r.slots)
+			out.Addf("%s: %d slots, the knob says %d", s.name, s.slots, r.slots)
 		}
 		// The slot lanes never hold two requests at once.
 		bySlot := map[int][]slotSpan{}
 		for _, sp := range s.spans {
 			if sp.slot < 0 || sp.slot >= s.slots {
-				out.addf("%s: a span in slot %d of %d", s.name, sp.slot, s.slots)
+				out.Addf("%s: a span in slot %d of %d", s.name, sp.slot, s.slots)
 			}
 			bySlot[sp.slot] = append(bySlot[sp.slot], sp)
 		}
@@ -36,7 +36,7 @@ func batchingNarration(r batchingRun) (out problems) {
 			slices.SortFunc(spans, func(a, b slotSpan) int { return cmp.Compare(a.start, b.start) })
 			for i := 1; i < len(spans); i++ {
 				if spans[i].start < spans[i-1].end-1e-9 {
-					out.addf("%s: slot %d holds R%d and R%d at once", s.name, sl+1, spans[i-1].req+1, spans[i].req+1)
+					out.Addf("%s: slot %d holds R%d and R%d at once", s.name, sl+1, spans[i-1].req+1, spans[i].req+1)
 				}
 			}
 		}
@@ -52,7 +52,7 @@ func batchingNarration(r batchingRun) (out problems) {
 		var edges []edge
 		for _, q := range s.reqs {
 			if q.slot < 0 || q.slot >= s.slots {
-				out.addf("%s: R%d in slot %d of %d", s.name, q.id+1, q.slot, s.slots)
+				out.Addf("%s: R%d in slot %d of %d", s.name, q.id+1, q.slot, s.slots)
 			}
 			edges = append(edges, edge{q.admitted, 1}, edge{q.returns, -1})
 		}
@@ -68,17 +68,17 @@ func batchingNarration(r batchingRun) (out problems) {
 			peak = max(peak, busy)
 		}
 		if peak > s.slots {
-			out.addf("%s: %d requests at once in %d slots", s.name, peak, s.slots)
+			out.Addf("%s: %d requests at once in %d slots", s.name, peak, s.slots)
 		}
 		members := 0
 		for _, g := range s.groups {
 			members += len(g.members)
 			if len(g.members) > s.slots {
-				out.addf("%s: a batch of %d in %d slots", s.name, len(g.members), s.slots)
+				out.Addf("%s: a batch of %d in %d slots", s.name, len(g.members), s.slots)
 			}
 		}
 		if s.batches != len(s.groups) || (s.batches > 0 && members != len(s.reqs)) {
-			out.addf("%s: narrated %d batches, %d ran holding %d requests", s.name, s.batches, len(s.groups), members)
+			out.Addf("%s: narrated %d batches, %d ran holding %d requests", s.name, s.batches, len(s.groups), members)
 		}
 	}
 	return out

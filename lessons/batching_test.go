@@ -13,7 +13,7 @@ import (
 
 func runBatch(t *testing.T, set map[string]string) batchingRun {
 	t.Helper()
-	v, err := batchingLesson.resolveChecked(set)
+	v, err := batchingLesson.ResolveChecked(set)
 	if err != nil {
 		t.Fatalf("%v: %v", set, err)
 	}
@@ -193,11 +193,11 @@ func TestBatchingRefusals(t *testing.T) {
 func TestBatchingWorkEstimate(t *testing.T) {
 	for _, set := range []map[string]string{nil, {"rate": "2"}, {"max_batch_size": "1", "requests": "30"}, {"rate": "500", "max_batch_size": "128"}, {"output_spread": "0"}, {"max_queue_delay_us": "0", "rate": "4"},
 		{"max_batch_size": "7", "rate": "500", "requests": "40"}, {"max_batch_size": "7", "requests": "30"}} { // batches of 5-7 stream every step (no graph of 8 within 7)
-		v, err := batchingLesson.resolveChecked(set)
+		v, err := batchingLesson.ResolveChecked(set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := newEngine(v, 16)
+		e, err := NewEngine(v, 16)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestBatchingWorkEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est := batchingWork(v, e.timer(v.Int("max_batch_size"), 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: v.Int("prompt")}}), e)
+		est := batchingWork(v, e.Timer(v.Int("max_batch_size"), 8192).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: v.Int("prompt")}}), e)
 		if float64(est) < 0.9*float64(r.work) {
 			t.Errorf("%v: estimate %d, counted %d", set, est, r.work)
 		}
@@ -217,11 +217,11 @@ func TestBatchingWorkEstimate(t *testing.T) {
 // beside the request-level dynamic batcher it shows, and a claims row
 // compares it with the continuous server.
 func TestBatchingTritonInflight(t *testing.T) {
-	v, err := batchingLesson.resolveChecked(nil)
+	v, err := batchingLesson.ResolveChecked(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := batchingLesson.sim.build(v)
+	s, err := batchingLesson.Sim.Simulate(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestRelationRefusalsNameTheKnobSetAlone(t *testing.T) {
 			case Choice:
 				values = p.Choices
 			default:
-				values = []string{p.format(p.Min), p.format(p.Max)}
+				values = []string{p.Format(p.Min), p.Format(p.Max)}
 				if p.Kind == Int {
 					values = append(values, strconv.Itoa(int(p.Min)+1))
 				}

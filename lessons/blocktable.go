@@ -26,13 +26,13 @@ var blockTable = &Lesson{
 		{Term: "S_entry", Aliases: []string{"kv bytes per token"}, Definition: "Bytes of one token's K and V across all layers: 2 · layers · KV heads · head dim · bytes per element.", Find: "per token"},
 	},
 	Params: []Param{
-		{Key: "model", Label: "Model", Help: "Sets S_entry, the bytes of one token's K and V across all layers.", Kind: Choice, Choices: modelIDs()},
+		{Key: "model", Label: "Model", Help: "Sets S_entry, the bytes of one token's K and V across all layers.", Kind: Choice, Choices: ModelIDs()},
 		{Key: "kv_dtype", Label: "KV cache type", Help: "bf16 stores 2 bytes per element, fp8 one.", Kind: Choice, Choices: []string{"bf16", "fp8"}},
 		{Key: "block_size", Label: "Block size B", Unit: "tokens", Kind: Int, Default: 16, Min: 1, Max: 128, Step: 1},
 		{Key: "length", Label: "Request length", Unit: "tokens", Help: "Tokens the request grows to.", Kind: Int, Default: 72, Min: 1, Max: 1024, Step: 1},
 		{Key: "token", Label: "Token t", Help: "The token whose address is looked up (0-based).", Kind: Int, Default: 37, Min: 0, Max: 1023, Step: 1},
 		{Key: "neighbours", Label: "Other requests", Help: "Requests growing and finishing alongside, which scatter the free blocks.", Kind: Int, Default: 3, Min: 0, Max: 8, Step: 1},
-		seedParam,
+		SeedParam,
 	},
 	Check: func(v Values) error {
 		if t, n := v.Int("token"), v.Int("length"); t >= n {
@@ -40,7 +40,7 @@ var blockTable = &Lesson{
 		}
 		return nil
 	},
-	sim: blockTableSim{},
+	Sim: blockTableSim{},
 	// Script.Work counts the tokens written (A's length, about (neighbours +
 	// 1) times over) and the blocks and table entries drawn at up to
 	// 2·maxTableSteps + 2 steps: at most about 40,000 for every accepted
@@ -49,13 +49,13 @@ var blockTable = &Lesson{
 	HeavyCorners: []map[string]string{{"length": "1024", "block_size": "1", "neighbours": "8", "token": "1023"}},
 }
 
-func init() { register(blockTable) }
+func init() { Register(blockTable) }
 
 // blockTableSim is the lesson's simulation: a method, not a func value, so that the
 // page's WebAssembly leaves it out (see simulation).
 type blockTableSim struct{}
 
-func (blockTableSim) build(v Values) (*Script, error) {
+func (blockTableSim) Simulate(v Values) (*Script, error) {
 	run, err := runBlockTable(v)
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ type tableGrowth struct {
 
 // spawn admits a new neighbour that will write B to 3B tokens.
 func (g *tableGrowth) spawn() (neighbour, error) {
-	n := neighbour{kv: &allocator.Request{ID: g.next}, left: uniform(g.rng, g.b, 3*g.b)}
+	n := neighbour{kv: &allocator.Request{ID: g.next}, left: Uniform(g.rng, g.b, 3*g.b)}
 	g.next++
 	return n, g.pool.AllocateSlots(n.kv, 0)
 }
@@ -194,7 +194,7 @@ func runBlockTable(v Values) (blockTableRun, error) {
 	if err != nil {
 		return blockTableRun{}, err
 	}
-	growth, err := growTable(&tableGrowth{pool: pool, a: &allocator.Request{ID: requestA}, rng: newRand(v.Int("seed")), b: bs, next: 1}, lengthA, neighbours)
+	growth, err := growTable(&tableGrowth{pool: pool, a: &allocator.Request{ID: requestA}, rng: NewRand(v.Int("seed")), b: bs, next: 1}, lengthA, neighbours)
 	if err != nil {
 		return blockTableRun{}, err
 	}
@@ -296,13 +296,13 @@ func (r blockTableRun) script() *Script {
 	col := scene.NewColours()
 	first := r.tables(r.start, -1, -1, col)
 	aText := "Request A"
-	first.Marks = []scene.Mark{markRef("req:A", fmt.Sprintf("A: %d tokens to come", r.lengthA))}
+	first.Marks = []scene.Mark{MarkRef("req:A", fmt.Sprintf("A: %d tokens to come", r.lengthA))}
 	s.Steps = append(s.Steps, Step{
 		Title: "An empty block table",
 		Narration: fmt.Sprintf("%s will grow to %d tokens, one at a time, while %d other %s start, grow and finish beside it. "+
-			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", aText, r.lengthA, r.neighbours, plural(r.neighbours, "request", "requests"), r.blockSize),
+			"Each takes a %d-token block from the head of the free queue whenever its last block is full.", aText, r.lengthA, r.neighbours, Plural(r.neighbours, "request", "requests"), r.blockSize),
 		Scenes:   []scene.Scene{first},
-		Mentions: []scene.Mention{mention(aText, "tables", "req:A")},
+		Mentions: []scene.Mention{Mention(aText, "tables", "req:A")},
 	})
 	for _, o := range r.opened {
 		phys := o.table[o.logical]
@@ -310,14 +310,14 @@ func (r blockTableRun) script() *Script {
 		physText := fmt.Sprintf("physical block %d", phys)
 		mapText := fmt.Sprintf("A's table now maps logical %s", mapping(o.table))
 		entry := "entry:A:" + strconv.Itoa(o.logical)
-		sc.Marks = []scene.Mark{markRef("block:"+strconv.Itoa(phys), fmt.Sprintf("block %d: from the free queue", phys)),
-			markRef(entry, fmt.Sprintf("logical %d → %d", o.logical, phys))}
+		sc.Marks = []scene.Mark{MarkRef("block:"+strconv.Itoa(phys), fmt.Sprintf("block %d: from the free queue", phys)),
+			MarkRef(entry, fmt.Sprintf("logical %d → %d", o.logical, phys))}
 		s.Steps = append(s.Steps, Step{
 			Title: fmt.Sprintf("Token %d opens logical block %d", o.token, o.logical),
 			Narration: fmt.Sprintf("Token %d does not fit in A's last block, so A takes the block at the head of the free queue: %s. "+
 				"%s. %s", o.token, physText, mapText, contiguity(o.table)),
 			Scenes:   []scene.Scene{sc},
-			Mentions: []scene.Mention{mention(physText, "tables", "block:"+strconv.Itoa(phys)), mention(mapText, "tables", entry)},
+			Mentions: []scene.Mention{Mention(physText, "tables", "block:"+strconv.Itoa(phys)), Mention(mapText, "tables", entry)},
 			Cursor:   float64(o.token + 1),
 		})
 	}
@@ -335,16 +335,16 @@ func (r blockTableRun) lookupStep(col *scene.Colours) Step {
 			{Symbol: "⌊t/B⌋", Meaning: "logical block", Value: strconv.Itoa(a.Logical)},
 			{Symbol: "t mod B", Meaning: "offset in the block", Value: strconv.Itoa(a.Offset)},
 			{Symbol: "T[⌊t/B⌋]", Meaning: "physical block from A's table", Value: strconv.Itoa(a.Physical)},
-			{Symbol: "S_entry", Meaning: fmt.Sprintf("2 · %d layers · %d KV heads · %d head dim · %d B (%s)", m.Layers, m.KVHeads, m.HeadDim, r.elemBytes, m.Name), Value: comma(int(r.sEntry)) + " B"},
+			{Symbol: "S_entry", Meaning: fmt.Sprintf("2 · %d layers · %d KV heads · %d head dim · %d B (%s)", m.Layers, m.KVHeads, m.HeadDim, r.elemBytes, m.Name), Value: Comma(int(r.sEntry)) + " B"},
 		},
-		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.blockSize, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry)), comma64(a.Byte)),
+		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.blockSize, Comma(int(r.sEntry)), a.Offset, Comma(int(r.sEntry)), Comma64(a.Byte)),
 	}
 	perLayer := &scene.Formula{
 		Expr: "Addr_K,layer(t) = T[⌊t/B⌋] · B · S_K + (t mod B) · S_K, inside that layer's K tensor",
 		Terms: []scene.Term{
-			{Symbol: "S_K", Meaning: fmt.Sprintf("%d KV heads · %d head dim · %d B: one token's K in one layer", m.KVHeads, m.HeadDim, r.elemBytes), Value: comma(int(r.sLayer)) + " B"},
+			{Symbol: "S_K", Meaning: fmt.Sprintf("%d KV heads · %d head dim · %d B: one token's K in one layer", m.KVHeads, m.HeadDim, r.elemBytes), Value: Comma(int(r.sLayer)) + " B"},
 		},
-		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.blockSize, comma(int(r.sLayer)), a.Offset, comma(int(r.sLayer)), comma64(r.layerAddr)),
+		Result: fmt.Sprintf("%d · %d · %s + %d · %s = %s B", a.Physical, r.blockSize, Comma(int(r.sLayer)), a.Offset, Comma(int(r.sLayer)), Comma64(r.layerAddr)),
 	}
 	sc := r.tables(r.final, a.Logical, -1, col)
 	row := 0
@@ -354,29 +354,29 @@ func (r blockTableRun) lookupStep(col *scene.Colours) Step {
 		}
 	}
 	sc.Tables.Lookup = &scene.Lookup{Row: row, Token: r.lookup, Logical: a.Logical, Physical: a.Physical, Offset: a.Offset,
-		Expr:    fmt.Sprintf("%d · %d · %s + %d · %s", a.Physical, r.blockSize, comma(int(r.sEntry)), a.Offset, comma(int(r.sEntry))),
-		Address: comma64(a.Byte) + " B"}
+		Expr:    fmt.Sprintf("%d · %d · %s + %d · %s", a.Physical, r.blockSize, Comma(int(r.sEntry)), a.Offset, Comma(int(r.sEntry))),
+		Address: Comma64(a.Byte) + " B"}
 	logicalText := fmt.Sprintf("logical block ⌊%d/%d⌋ = %d", r.lookup, r.blockSize, a.Logical)
 	offsetText := fmt.Sprintf("offset %d mod %d = %d", r.lookup, r.blockSize, a.Offset)
 	physText := fmt.Sprintf("physical block %d", a.Physical)
-	addrText := fmt.Sprintf("start %s bytes into the KV pool", comma64(a.Byte))
+	addrText := fmt.Sprintf("start %s bytes into the KV pool", Comma64(a.Byte))
 	blk := "block:" + strconv.Itoa(a.Physical)
-	sc.Marks = []scene.Mark{markRef("lookup:logical", fmt.Sprintf("logical %d", a.Logical)), markRef("lookup:offset", fmt.Sprintf("slot %d", a.Offset)),
-		markRef(blk, fmt.Sprintf("block %d holds token %d", a.Physical, r.lookup)), markRef("lookup:address", comma64(a.Byte)+" B")}
+	sc.Marks = []scene.Mark{MarkRef("lookup:logical", fmt.Sprintf("logical %d", a.Logical)), MarkRef("lookup:offset", fmt.Sprintf("slot %d", a.Offset)),
+		MarkRef(blk, fmt.Sprintf("block %d holds token %d", a.Physical, r.lookup)), MarkRef("lookup:address", Comma64(a.Byte)+" B")}
 	narration := fmt.Sprintf("Token %d is in %s at %s. A's block table maps logical block %d to %s, "+
 		"so its K and V %s (%s per block, %s per token for %s). Inside one layer's K tensor, the same block and offset give byte %s.",
 		r.lookup, logicalText, offsetText, a.Logical, physText, addrText,
-		comma64(int64(r.blockSize)*r.sEntry), comma(int(r.sEntry)), m.Name, comma64(r.layerAddr))
+		Comma64(int64(r.blockSize)*r.sEntry), Comma(int(r.sEntry)), m.Name, Comma64(r.layerAddr))
 	return Step{
-		Quiz: numberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", r.lookup, r.lookup, r.blockSize), float64(a.Physical), 0,
+		Quiz: NumberQuiz(fmt.Sprintf("Which physical block holds token %d? (Look up logical block ⌊%d/%d⌋ in A's table.)", r.lookup, r.lookup, r.blockSize), float64(a.Physical), 0,
 			fmt.Sprintf("Logical block %d maps to physical block %d in A's table.", a.Logical, a.Physical)),
 		Title:     fmt.Sprintf("Where does token %d live?", r.lookup),
 		Narration: narration,
 		Scenes: []scene.Scene{sc,
 			{Kind: scene.KindFormula, ID: "addr", Title: "Formulation 1: address translation", Formula: f},
 			{Kind: scene.KindFormula, ID: "layer", Title: "The same lookup inside one layer (vLLM's layout)", Formula: perLayer}},
-		Mentions: []scene.Mention{mention(logicalText, "tables", "lookup:logical"), mention(offsetText, "tables", "lookup:offset"),
-			mention(physText, "tables", blk), mention(addrText, "tables", "lookup:address")},
+		Mentions: []scene.Mention{Mention(logicalText, "tables", "lookup:logical"), Mention(offsetText, "tables", "lookup:offset"),
+			Mention(physText, "tables", blk), Mention(addrText, "tables", "lookup:address")},
 		Cursor: float64(r.lookup),
 	}
 }
@@ -401,7 +401,7 @@ func (r blockTableRun) claims() []Claim {
 	return []Claim{{
 		What:    "S_entry = 2 · N_layers · N_KV heads · d_head · bytes",
 		Article: "formula only; no figure given",
-		Model:   fmt.Sprintf("%s B for %s with a %s cache", comma(int(r.sEntry)), r.model.Name, r.dtype),
+		Model:   fmt.Sprintf("%s B for %s with a %s cache", Comma(int(r.sEntry)), r.model.Name, r.dtype),
 		Why:     "Same formula, evaluated with the model's config.json shape (sources: " + joinTags(r.model.Sources) + ").",
 	}, {
 		What:    "Blocks need not be contiguous",

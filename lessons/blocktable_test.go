@@ -74,7 +74,7 @@ func TestBlockTableScatter(t *testing.T) {
 // logical block, its table is a prefix of A's final table, and the address
 // comes from that table.
 func TestBlockTableRunFollowsTheTable(t *testing.T) {
-	v, err := blockTable.resolveChecked(map[string]string{"length": "300", "neighbours": "5", "token": "250"})
+	v, err := blockTable.ResolveChecked(map[string]string{"length": "300", "neighbours": "5", "token": "250"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,15 +31,15 @@ var chunkedPrefill = &Lesson{
 		{Term: "ITL", Aliases: []string{"inter-token latency"}, Definition: "The gap between two consecutive output tokens of a request.", Find: "gap between tokens"},
 	},
 	Params: []Param{
-		gpuParam, modelParam, weightParam, graphParam,
+		GPUParam, ModelParam, WeightParam, GraphParam,
 		{Key: "decodes", Label: "Running decodes", Help: "Requests already generating when the long prompt arrives.", Kind: Int, Default: 16, Min: 1, Max: 256, Step: 1},
 		{Key: "context", Label: "Decode context", Unit: "tokens", Help: "Tokens each running decode already holds.", Kind: Int, Default: 1024, Min: 1, Max: 32768, Step: 1},
 		{Key: "long_prompt", Label: "Long prompt", Unit: "tokens", Kind: Int, Default: 4000, Min: 64, Max: 32768, Step: 64},
 		{Key: "chunk_size", Label: "Token budget per step", Unit: "tokens", Help: "vLLM's max_num_batched_tokens with chunking on: decodes first, the prompt chunk takes the rest.", Kind: Int, Default: 512, Min: 64, Max: 16384, Step: 64},
-		priceParam, powerParam,
+		PriceParam, PowerParam,
 	},
 	Check:   checkChunkedPrefill,
-	sim:     chunkedPrefillSim{},
+	Sim:     chunkedPrefillSim{},
 	MaxWork: chunkedMaxWork,
 	HeavyCorners: []map[string]string{
 		{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "7168"},
@@ -52,7 +52,7 @@ var chunkedPrefill = &Lesson{
 	},
 }
 
-func init() { register(chunkedPrefill) }
+func init() { Register(chunkedPrefill) }
 
 // articleStallMS is Part 14 §3.2's claim: a 4,000-token prefill
 // "monopolizes Tensor Cores for 80ms".
@@ -116,21 +116,21 @@ func checkChunkedPrefill(v Values) error {
 	if budget <= n {
 		return Relation("chunk_size", strconv.Itoa(budget), fmt.Sprintf("more than decodes (%d), so each step has room for a prompt chunk", n), "decodes")
 	}
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
-	long1 := hardware.Fit{GPU: g, Model: m, FixedTP: true, Weights: weightFormat(v), BatchedTokens: n + long, KVTokens: int64(long + prefillAfter), Positions: long + prefillAfter}
-	if err := checkFit(v, long1, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "long_prompt", hardware.LimitPositions: "long_prompt"}); err != nil {
+	long1 := hardware.Fit{GPU: g, Model: m, FixedTP: true, Weights: WeightFormat(v), BatchedTokens: n + long, KVTokens: int64(long + prefillAfter), Positions: long + prefillAfter}
+	if err := CheckFit(v, long1, FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "long_prompt", hardware.LimitPositions: "long_prompt"}); err != nil {
 		return err
 	}
-	if err := checkFit(v, prefillFit(g, m, weightFormat(v), n, ctx, long, budget), fitKnobs{hardware.LimitKV: "decodes", hardware.LimitPositions: "context"}); err != nil {
+	if err := CheckFit(v, prefillFit(g, m, WeightFormat(v), n, ctx, long, budget), FitKnobs{hardware.LimitKV: "decodes", hardware.LimitPositions: "context"}); err != nil {
 		return err
 	}
-	if w := prefillWork(g, m, weightFormat(v), n, ctx, long, budget); w > chunkedWorkLimit {
+	if w := prefillWork(g, m, WeightFormat(v), n, ctx, long, budget); w > chunkedWorkLimit {
 		return Relation("long_prompt", strconv.Itoa(long), fmt.Sprintf("runs that re-simulate in about a second: %d decodes riding along a %s-token prompt cut into %s chunks of chunk_size − decodes = %d tokens, "+
 			"across the budget sweep, come to about %s units of work (each step 8, each request in a step 1), over the bound of %s; "+
-			"shorten long_prompt, run fewer decodes or raise chunk_size", n, comma(long), comma((long+budget-n-1)/(budget-n)), budget-n, comma(int(w)), comma(chunkedWorkLimit)))
+			"shorten long_prompt, run fewer decodes or raise chunk_size", n, Comma(long), Comma((long+budget-n-1)/(budget-n)), budget-n, Comma(int(w)), Comma(chunkedWorkLimit)))
 	}
 	return nil
 }
@@ -148,9 +148,9 @@ var prefillBudgets = []int{64, 128, 256, 512, 1024, 2048, 4096, 8192}
 // prefillWork estimates Script.Work of the lesson: for the whole-prefill
 // run, the chunked run and each sweep budget that fits, its steps (the
 // decodes' prompts at the budget, the warm-up, the prompt's chunks and its
-// tokens after) times the step's work, stepWork plus every request.
+// tokens after) times the step's work, StepWork plus every request.
 func prefillWork(g hardware.GPU, m hardware.Model, wf hardware.WeightFormat, n, ctx, long, budget int) float64 {
-	per := float64(stepWork + n + 1)
+	per := float64(StepWork + n + 1)
 	w := per * float64(2+prefillWarm+prefillAfter) // whole prefill: prompts, then the long one, in one step each
 	w += per * float64(prefillSteps(n, ctx, long, budget))
 	for _, b := range prefillBudgets {
@@ -163,11 +163,11 @@ func prefillWork(g hardware.GPU, m hardware.Model, wf hardware.WeightFormat, n, 
 
 // runPrefill runs decodes to steady state, adds the long prompt, and runs
 // until it has produced a few tokens.
-func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, error) {
+func runPrefill(e *Engine, v Values, chunked bool, budget int) (*prefillRun, error) {
 	n, ctx, long := v.Int("decodes"), v.Int("context"), v.Int("long_prompt")
 	const warm, after = prefillWarm, prefillAfter
 	out := prefillOut(n, ctx, long, budget)
-	cfg := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: n + 1, ChunkedPrefill: chunked, BlockSize: 16, NumBlocks: e.kvBlocks}
+	cfg := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: n + 1, ChunkedPrefill: chunked, BlockSize: 16, NumBlocks: e.KVBlocks}
 	if !chunked {
 		cfg.MaxNumBatchedTokens = max(budget, n*(ctx+out), long+n+after) // vLLM: budget = max_model_len when chunking is off; here enough for the whole prompt beside the n decodes
 	}
@@ -175,7 +175,7 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	for i := 0; i < n; i++ {
 		reqs = append(reqs, scheduler.Request{ID: i, Prompt: ctx, Output: out})
 	}
-	s, err := scheduler.New(cfg, e.timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), reqs)
+	s, err := scheduler.New(cfg, e.Timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), reqs)
 	if err != nil {
 		return nil, Relation("decodes", strconv.Itoa(n), "few enough decodes of this context to fit the GPU's KV cache ("+err.Error()+")")
 	}
@@ -197,7 +197,7 @@ func runPrefill(e *engine, v Values, chunked bool, budget int) (*prefillRun, err
 	}
 	run.steps = s.Steps()
 	run.ttftLong = s.TokenTimes(longID)[0] - run.arrival
-	run.work = stepsWork(run.steps)
+	run.work = StepsWork(run.steps)
 	for _, st := range run.steps {
 		run.preemptions += len(st.Preempted)
 		if st.Start < run.arrival {
@@ -239,7 +239,7 @@ type budgetPoint struct {
 // chunkedPrefillRun is the scenario run twice (whole prefill, chunked) and
 // the budget sweep.
 type chunkedPrefillRun struct {
-	e                              *engine
+	e                              *Engine
 	gpu                            hardware.GPU
 	model                          hardware.Model
 	decodes, context, long, budget int
@@ -249,14 +249,14 @@ type chunkedPrefillRun struct {
 	work int64
 	// costWhole and costChunk are what the two runs' steps cost on the one
 	// GPU (kit_cost.go).
-	costWhole, costChunk runCost
+	costWhole, costChunk RunCost
 }
 
 // chunkedPrefillSim is the lesson's simulation: a method, not a func value, so that the
 // page's WebAssembly leaves it out (see simulation).
 type chunkedPrefillSim struct{}
 
-func (chunkedPrefillSim) build(v Values) (*Script, error) {
+func (chunkedPrefillSim) Simulate(v Values) (*Script, error) {
 	r, err := runChunkedPrefill(v)
 	if err != nil {
 		return nil, err
@@ -271,11 +271,11 @@ func (chunkedPrefillSim) build(v Values) (*Script, error) {
 func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 	// The pool is sized for the largest step prefillFit checks (the
 	// decodes and the whole prompt), so that what it accepts is resident.
-	e, err := newEngineAt(v, 16, v.Int("decodes")+v.Int("long_prompt"))
+	e, err := NewEngineAt(v, 16, v.Int("decodes")+v.Int("long_prompt"))
 	if err != nil {
 		return chunkedPrefillRun{}, err
 	}
-	r := chunkedPrefillRun{e: e, gpu: e.gpu, model: e.model, decodes: v.Int("decodes"), context: v.Int("context"), long: v.Int("long_prompt"), budget: v.Int("chunk_size")}
+	r := chunkedPrefillRun{e: e, gpu: e.GPU, model: e.Model, decodes: v.Int("decodes"), context: v.Int("context"), long: v.Int("long_prompt"), budget: v.Int("chunk_size")}
 	if r.whole, err = runPrefill(e, v, false, r.budget); err != nil {
 		return chunkedPrefillRun{}, err
 	}
@@ -285,7 +285,7 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 	for _, b := range prefillBudgets {
 		// Only budgets whose run the GPU could hold: small budgets keep
 		// the decodes running longer.
-		if b <= r.decodes || prefillFit(e.gpu, e.model, e.weights, r.decodes, r.context, r.long, b).Check() != nil {
+		if b <= r.decodes || prefillFit(e.GPU, e.Model, e.Weights, r.decodes, r.context, r.long, b).Check() != nil {
 			continue
 		}
 		pr, err := runPrefill(e, v, true, b)
@@ -296,8 +296,8 @@ func runChunkedPrefill(v Values) (chunkedPrefillRun, error) {
 		r.work += pr.work
 	}
 	r.work += r.whole.work + r.chunk.work
-	usd, watts := costRates(v, e.gpu)
-	r.costWhole, r.costChunk = stepsCost(usd, watts, 1, r.whole.steps), stepsCost(usd, watts, 1, r.chunk.steps)
+	usd, watts := CostRates(v, e.GPU)
+	r.costWhole, r.costChunk = StepsCost(usd, watts, 1, r.whole.steps), StepsCost(usd, watts, 1, r.chunk.steps)
 	return r, nil
 }
 
@@ -310,8 +310,8 @@ func (r chunkedPrefillRun) sweepChart() *scene.Chart {
 		Note: "Smaller budgets: shorter steps, so a smaller worst gap for the decodes, but a later first token for the long prompt."}
 	ttftS, itlS := scene.Series{Name: sweepTTFT}, scene.Series{Name: sweepITL}
 	for _, p := range r.sweep {
-		ttftS.X, ttftS.Y = append(ttftS.X, float64(p.budget)), append(ttftS.Y, ms(p.ttft))
-		itlS.X, itlS.Y = append(itlS.X, float64(p.budget)), append(itlS.Y, ms(p.worstITL))
+		ttftS.X, ttftS.Y = append(ttftS.X, float64(p.budget)), append(ttftS.Y, Ms(p.ttft))
+		itlS.X, itlS.Y = append(itlS.X, float64(p.budget)), append(itlS.Y, Ms(p.worstITL))
 	}
 	sweep.Series = []scene.Series{ttftS, itlS}
 	return sweep
@@ -343,8 +343,8 @@ func (r chunkedPrefillRun) itlChart(chunked bool) *scene.Chart {
 			if x.run.probeTimes[k] < x.run.arrival-5*r.whole.baseITL {
 				continue // warm-up: show only the last few tokens before the prompt arrives
 			}
-			sr.X = append(sr.X, ms(x.run.probeTimes[k]-x.run.arrival))
-			sr.Y = append(sr.Y, ms(g))
+			sr.X = append(sr.X, Ms(x.run.probeTimes[k]-x.run.arrival))
+			sr.Y = append(sr.Y, Ms(g))
 		}
 		c.Series = append(c.Series, sr)
 	}
@@ -380,7 +380,7 @@ func (pr *prefillRun) gpuTimeline(until float64) gpuPicture {
 	dec := scene.Lane{Label: "decode tokens", Key: laneDecode}
 	pre := scene.Lane{Label: "prefill tokens", Key: lanePrefill}
 	gaps := scene.Lane{Label: "R1: wait per token", Key: laneGaps}
-	at := func(t float64) float64 { return msr(t - pr.arrival) }
+	at := func(t float64) float64 { return Msr(t - pr.arrival) }
 	for _, st := range pr.steps {
 		a, b := at(st.Start), at(st.Start+st.Duration)
 		if a >= until {
@@ -414,7 +414,7 @@ func (pr *prefillRun) gpuTimeline(until float64) gpuPicture {
 			} else {
 				cls = "prefill-other"
 			}
-			pre.Bars = append(pre.Bars, scene.Span{Start: a, End: b, Label: comma(st.PrefillTokens), Class: cls})
+			pre.Bars = append(pre.Bars, scene.Span{Start: a, End: b, Label: Comma(st.PrefillTokens), Class: cls})
 		}
 	}
 	worst := 0.0
@@ -423,7 +423,7 @@ func (pr *prefillRun) gpuTimeline(until float64) gpuPicture {
 		if t1 > until {
 			break
 		}
-		t0 := msr(pr.probeTimes[k] - g - pr.arrival)
+		t0 := Msr(pr.probeTimes[k] - g - pr.arrival)
 		cls := "gap"
 		if g > 3*pr.baseITL {
 			cls = "gap-long"
@@ -433,7 +433,7 @@ func (pr *prefillRun) gpuTimeline(until float64) gpuPicture {
 		} else if g > worst {
 			worst, p.worstGap = g, len(gaps.Bars)
 		}
-		gaps.Bars = append(gaps.Bars, scene.Span{Start: t0, End: t1, Label: msText(g), Class: cls})
+		gaps.Bars = append(gaps.Bars, scene.Span{Start: t0, End: t1, Label: MsText(g), Class: cls})
 	}
 	p.tl = &scene.Timeline{Unit: "ms", Lanes: []scene.Lane{dec, pre, gaps}}
 	return p
@@ -459,10 +459,10 @@ func (r chunkedPrefillRun) steadyScene() (scene.Scene, []scene.Mention, string) 
 	tl.Groups = pw.phases(false)
 	step := fmt.Sprintf("a decode step takes %.1f ms", pw.step)
 	gap := fmt.Sprintf("a token every %.1f ms", 1000*r.whole.baseITL)
-	sc := mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "gpu", Title: "The GPU, step by step (ms; the prompt arrives at 0)", Gantt: tl},
-		markRef(spanRef(laneDecode, pw.steady), fmt.Sprintf("one step: %.1f ms", pw.step)),
-		markRef(spanRef(laneGaps, pw.steadyGap), fmt.Sprintf("R1 waits %.1f ms", 1000*r.whole.baseITL)))
-	return sc, []scene.Mention{mention(step, "gpu", spanRef(laneDecode, pw.steady)), mention(gap, "gpu", spanRef(laneGaps, pw.steadyGap))}, step + ", so each stream gets " + gap
+	sc := MainScene(scene.Scene{Kind: scene.KindTimeline, ID: "gpu", Title: "The GPU, step by step (ms; the prompt arrives at 0)", Gantt: tl},
+		MarkRef(SpanRef(laneDecode, pw.steady), fmt.Sprintf("one step: %.1f ms", pw.step)),
+		MarkRef(SpanRef(laneGaps, pw.steadyGap), fmt.Sprintf("R1 waits %.1f ms", 1000*r.whole.baseITL)))
+	return sc, []scene.Mention{Mention(step, "gpu", SpanRef(laneDecode, pw.steady)), Mention(gap, "gpu", SpanRef(laneGaps, pw.steadyGap))}, step + ", so each stream gets " + gap
 }
 
 // runScene is a whole run around the prompt: zoomed from two decode steps
@@ -475,22 +475,22 @@ func (r chunkedPrefillRun) runScene(pr *prefillRun, title, firstLabel, worstLabe
 	tl.Groups = pw.phases(true)
 	zero := 0.0
 	tl.Cursor = &zero
-	marks := []scene.Mark{markRef(spanRef(laneGaps, pw.worstGap), worstLabel)}
+	marks := []scene.Mark{MarkRef(SpanRef(laneGaps, pw.worstGap), worstLabel)}
 	if firstLabel != "" {
-		marks = append(marks, markRef(spanRef(laneDecode, pw.first), firstLabel))
+		marks = append(marks, MarkRef(SpanRef(laneDecode, pw.first), firstLabel))
 	} else {
-		marks = append(marks, markRef(spanRef(lanePrefill, pw.firstChunk), fmt.Sprintf("chunk 1: %s tokens", tl.Lanes[1].Bars[pw.firstChunk].Label)))
+		marks = append(marks, MarkRef(SpanRef(lanePrefill, pw.firstChunk), fmt.Sprintf("chunk 1: %s tokens", tl.Lanes[1].Bars[pw.firstChunk].Label)))
 	}
-	return mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "gpu", Title: title, Gantt: tl}, marks...), pw
+	return MainScene(scene.Scene{Kind: scene.KindTimeline, ID: "gpu", Title: title, Gantt: tl}, marks...), pw
 }
 
 // cards are one run's figures beside the steady decode ITL.
 func (r chunkedPrefillRun) cards(pr *prefillRun) scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This run", Cards: []scene.Card{
-		{Label: "worst decode ITL", Value: ms(pr.maxITL), Unit: "ms"},
-		{Label: "steady decode ITL", Value: ms(r.whole.baseITL), Unit: "ms"},
-		{Label: "TTFT of the long prompt", Value: ms(pr.ttftLong), Unit: "ms"},
-		{Label: "longest step", Value: ms(pr.longest), Unit: "ms"},
+		{Label: "worst decode ITL", Value: Ms(pr.maxITL), Unit: "ms"},
+		{Label: "steady decode ITL", Value: Ms(r.whole.baseITL), Unit: "ms"},
+		{Label: "TTFT of the long prompt", Value: Ms(pr.ttftLong), Unit: "ms"},
+		{Label: "longest step", Value: Ms(pr.longest), Unit: "ms"},
 	}}
 }
 
@@ -498,19 +498,19 @@ func (r chunkedPrefillRun) cards(pr *prefillRun) scene.Scene {
 func (r chunkedPrefillRun) steadyCards() scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "Before the long prompt", Cards: []scene.Card{
 		{Label: "decodes running", Value: float64(r.whole.running)},
-		{Label: "steady decode ITL", Value: ms(r.whole.baseITL), Unit: "ms"},
+		{Label: "steady decode ITL", Value: Ms(r.whole.baseITL), Unit: "ms"},
 	}}
 }
 
 func (r chunkedPrefillRun) metrics() []Metric {
 	whole, chunk := r.whole, r.chunk
 	return []Metric{
-		{Key: "max_itl_ms_unchunked", Label: "Worst decode ITL, whole prefill", Unit: "ms", Better: LowerIsBetter, Value: ms(whole.maxITL)},
-		{Key: "max_itl_ms_chunked", Label: "Worst decode ITL, chunked", Unit: "ms", Better: LowerIsBetter, Value: ms(chunk.maxITL)},
-		{Key: "ttft_long_ms_unchunked", Label: "TTFT of the long prompt, whole prefill", Unit: "ms", Better: LowerIsBetter, Value: ms(whole.ttftLong)},
-		{Key: "ttft_long_ms_chunked", Label: "TTFT of the long prompt, chunked", Unit: "ms", Better: LowerIsBetter, Value: ms(chunk.ttftLong)},
-		{Key: "decode_itl_ms", Label: "Decode ITL before the prompt arrived", Unit: "ms", Better: LowerIsBetter, Value: ms(whole.baseITL)},
-		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Better: LowerIsBetter, Value: ms(r.stall())},
+		{Key: "max_itl_ms_unchunked", Label: "Worst decode ITL, whole prefill", Unit: "ms", Better: LowerIsBetter, Value: Ms(whole.maxITL)},
+		{Key: "max_itl_ms_chunked", Label: "Worst decode ITL, chunked", Unit: "ms", Better: LowerIsBetter, Value: Ms(chunk.maxITL)},
+		{Key: "ttft_long_ms_unchunked", Label: "TTFT of the long prompt, whole prefill", Unit: "ms", Better: LowerIsBetter, Value: Ms(whole.ttftLong)},
+		{Key: "ttft_long_ms_chunked", Label: "TTFT of the long prompt, chunked", Unit: "ms", Better: LowerIsBetter, Value: Ms(chunk.ttftLong)},
+		{Key: "decode_itl_ms", Label: "Decode ITL before the prompt arrived", Unit: "ms", Better: LowerIsBetter, Value: Ms(whole.baseITL)},
+		{Key: "stall_step_ms", Label: "The whole-prefill step", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.stall())},
 		{Key: "chunks", Label: "Steps that carried a chunk of the prompt", Unit: "steps", Value: float64(chunk.chunks)},
 	}
 }
@@ -518,7 +518,7 @@ func (r chunkedPrefillRun) metrics() []Metric {
 func (r chunkedPrefillRun) claims() []Claim {
 	whole, chunk := r.whole, r.chunk
 	return []Claim{{
-		What:    fmt.Sprintf("A %s-token prefill in one step stalls decodes", comma(r.long)),
+		What:    fmt.Sprintf("A %s-token prefill in one step stalls decodes", Comma(r.long)),
 		Article: fmt.Sprintf("%d ms (4,000 tokens; GPU and model not stated)", articleStallMS),
 		Model:   fmt.Sprintf("%.1f ms step for %s on %s with %d decodes riding along", 1000*r.stall(), r.model.Name, r.gpu.Name, r.whole.running),
 		Why:     "The model prices the step from FLOPs at the GPU's dense BF16 peak × MFU 0.72 plus attention over the context (core/hardware); the article does not say which GPU or model its 80 ms is for.",
@@ -534,7 +534,7 @@ func (r chunkedPrefillRun) claims() []Claim {
 func (r chunkedPrefillRun) script() *Script {
 	whole, chunk, long, budget, stall := r.whole, r.chunk, r.long, r.budget, r.stall()
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
-	s.Metrics = append(s.Metrics, append(r.costWhole.metricsSuffixed("_unchunked", "Whole prefill"), r.costChunk.metricsSuffixed("_chunked", "Chunked")...)...)
+	s.Metrics = append(s.Metrics, append(r.costWhole.MetricsSuffixed("_unchunked", "Whole prefill"), r.costChunk.MetricsSuffixed("_chunked", "Chunked")...)...)
 	itlWhole := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between decode R1's tokens", Chart: r.itlChart(false)}
 	itlBoth := scene.Scene{Kind: scene.KindChart, ID: "itl", Title: "Gaps between decode R1's tokens", Chart: r.itlChart(true)}
 	steady, steadyMentions, steadyText := r.steadyScene()
@@ -550,19 +550,19 @@ func (r chunkedPrefillRun) script() *Script {
 	s.Steps = []Step{{
 		Title: "Decodes in steady state",
 		Narration: fmt.Sprintf("%d %s decoding on one %s with %s, each with %s tokens of context. Every step computes one token for each: %s.%s",
-			whole.running, plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, comma(r.context), steadyText, precisionNote(r.e)),
+			whole.running, Plural(whole.running, "request is", "requests are"), r.gpu.Name, r.model.Name, Comma(r.context), steadyText, PrecisionNote(r.e)),
 		Scenes:   []scene.Scene{steady, r.steadyCards()},
 		Mentions: steadyMentions,
 	}, {
 		Title: "Without chunking: one long step",
 		Narration: fmt.Sprintf("A %s-token prompt arrives. With chunked prefill off, vLLM schedules the whole prompt in one step, alongside the decodes. %s (the article says %d ms), "+
 			"and no decode gets a token until it ends: the worst gap between tokens %s. The prompt's first token comes %.1f ms after it arrived.",
-			comma(long), stallText, articleStallMS, worstWhole, 1000*whole.ttftLong),
+			Comma(long), stallText, articleStallMS, worstWhole, 1000*whole.ttftLong),
 		Scenes: []scene.Scene{wholeScene, r.cards(whole), itlWhole},
-		Mentions: []scene.Mention{mention(stallText, "gpu", spanRef(laneDecode, pw.first)),
-			mention(worstWhole, "gpu", spanRef(laneGaps, pw.worstGap))},
+		Mentions: []scene.Mention{Mention(stallText, "gpu", SpanRef(laneDecode, pw.first)),
+			Mention(worstWhole, "gpu", SpanRef(laneGaps, pw.worstGap))},
 	}, {
-		Quiz: choiceQuiz(fmt.Sprintf("Now cut the prompt into chunks with a %d-token budget. Will its first token come sooner or later than in one step?", budget),
+		Quiz: ChoiceQuiz(fmt.Sprintf("Now cut the prompt into chunks with a %d-token budget. Will its first token come sooner or later than in one step?", budget),
 			[]string{"sooner", "later"}, map[bool]string{true: "later", false: "sooner"}[chunk.ttftLong > whole.ttftLong],
 			"Each chunk shares its step with the decodes and pays for reading the weights again, so the prompt finishes later; the decodes stop waiting."),
 		Title: fmt.Sprintf("With a %d-token budget: chunks", budget),
@@ -570,8 +570,8 @@ func (r chunkedPrefillRun) script() *Script {
 			"No step is much longer than a decode step, so %s; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",
 			chunk.running, budget, chunksText, worstChunk, 1000*chunk.ttftLong, 1000*whole.ttftLong),
 		Scenes: []scene.Scene{chunkScene, r.cards(chunk), itlBoth},
-		Mentions: []scene.Mention{mention(chunksText, "gpu", spanRef(lanePrefill, pc.firstChunk)),
-			mention(worstChunk, "gpu", spanRef(laneGaps, pc.worstGap))},
+		Mentions: []scene.Mention{Mention(chunksText, "gpu", SpanRef(lanePrefill, pc.firstChunk)),
+			Mention(worstChunk, "gpu", SpanRef(laneGaps, pc.worstGap))},
 	}, {
 		Title: "The trade-off",
 		Narration: "Small budgets keep every step short (smooth ITL) but cut the prompt into many chunks, each paying the weights' memory traffic again, so its first token comes later. " +
@@ -581,16 +581,16 @@ func (r chunkedPrefillRun) script() *Script {
 	}, {
 		Title:     "Article claim vs this model",
 		Narration: fmt.Sprintf("The article's 80 ms stall for a 4,000-token prefill; this model gives %.1f ms for %s on %s. Change the GPU or model to see how the stall scales with FLOPs.", 1000*stall, r.model.Name, r.gpu.Name),
-		Scenes:    []scene.Scene{claimsTable(s.Claims)},
+		Scenes:    []scene.Scene{ClaimsTable(s.Claims)},
 	}}
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
 // sweepScene is the budget sweep with the lesson's own budget marked on
 // both curves, when the sweep has it.
 func (r chunkedPrefillRun) sweepScene() (scene.Scene, []scene.Mention, string) {
-	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "sweep", Title: "Token budget: long prompt's TTFT vs worst decode ITL", Chart: r.sweepChart()})
+	sc := MainScene(scene.Scene{Kind: scene.KindChart, ID: "sweep", Title: "Token budget: long prompt's TTFT vs worst decode ITL", Chart: r.sweepChart()})
 	for i, p := range r.sweep {
 		if p.budget != r.budget {
 			continue
@@ -598,9 +598,9 @@ func (r chunkedPrefillRun) sweepScene() (scene.Scene, []scene.Mention, string) {
 		ttft := fmt.Sprintf("its first token after %.1f ms", 1000*p.ttft)
 		worst := fmt.Sprintf("the decodes' worst gap is %.1f ms", 1000*p.worstITL)
 		tRef, wRef := "point:"+sweepTTFT+":"+strconv.Itoa(i), "point:"+sweepITL+":"+strconv.Itoa(i)
-		sc.Marks = []scene.Mark{markRef(tRef, fmt.Sprintf("TTFT %.1f ms", 1000*p.ttft)), markRef(wRef, fmt.Sprintf("worst gap %.1f ms", 1000*p.worstITL))}
-		return sc, []scene.Mention{mention(ttft, "sweep", tRef), mention(worst, "sweep", wRef)},
-			fmt.Sprintf(" At your budget of %s tokens the prompt gets %s and %s.", comma(r.budget), ttft, worst)
+		sc.Marks = []scene.Mark{MarkRef(tRef, fmt.Sprintf("TTFT %.1f ms", 1000*p.ttft)), MarkRef(wRef, fmt.Sprintf("worst gap %.1f ms", 1000*p.worstITL))}
+		return sc, []scene.Mention{Mention(ttft, "sweep", tRef), Mention(worst, "sweep", wRef)},
+			fmt.Sprintf(" At your budget of %s tokens the prompt gets %s and %s.", Comma(r.budget), ttft, worst)
 	}
 	return sc, nil, ""
 }

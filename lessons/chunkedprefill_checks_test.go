@@ -4,28 +4,28 @@ import (
 	"testing"
 )
 
-// What the shared tests check on the chunked-prefill lesson (lessonChecks). Its
+// What the shared tests check on the chunked-prefill lesson (Checks). Its
 // narration check: the running decodes are the scheduler's.
 func init() {
-	registerChecks(chunkedPrefill, lessonChecks{
-		paced:         true,
-		promptMetrics: map[string]string{"ttft_long_ms_chunked": "long_prompt", "ttft_long_ms_unchunked": "long_prompt"},
-		refusals: []refusal{
+	registerChecks(chunkedPrefill, Checks{
+		Paced:         true,
+		PromptMetrics: map[string]string{"ttft_long_ms_chunked": "long_prompt", "ttft_long_ms_unchunked": "long_prompt"},
+		Refusals: []Refusal{
 			// Over the work bound.
 			{map[string]string{"gpu": "b200", "model": "qwen2.5-7b", "decodes": "255", "chunk_size": "256", "context": "1", "long_prompt": "8960"}, "long_prompt", ""},
 			// More KV than the GPU holds; more positions than the model has.
 			{map[string]string{"decodes": "256", "context": "32768"}, "decodes", "tokens of KV cache need"},
 			{map[string]string{"model": "llama-2-7b", "long_prompt": "8192"}, "long_prompt", "llama-2-7b's 4,096 positions"},
 		},
-		sweepGPUsAndModels: true,
-		narration: func(v Values) ([]string, error) {
+		SweepGPUsAndModels: true,
+		Narration: func(v Values) ([]string, error) {
 			r, err := runChunkedPrefill(v)
 			return chunkedPrefillNarration(r), err
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"one decode more narrated running", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runChunkedPrefill(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.chunk.running++
 				}
@@ -35,7 +35,7 @@ func init() {
 	})
 }
 
-func chunkedPrefillNarration(r chunkedPrefillRun) (out problems) {
+func chunkedPrefillNarration(r chunkedPrefillRun) (out Problems) {
 	for _, c := range []struct {
 		name    string
 		run     *prefillRun
@@ -59,18 +59,18 @@ func chunkedPrefillNarration(r chunkedPrefillRun) (out problems) {
 				// "each step first serves the N running decodes": every
 				// step carrying the prompt carries them all.
 				if st.DecodeTokens != p.running {
-					out.addf("%s: a step with the prompt carried %d decodes, the narration says %d", c.name, st.DecodeTokens, p.running)
+					out.Addf("%s: a step with the prompt carried %d decodes, the narration says %d", c.name, st.DecodeTokens, p.running)
 				}
 				if c.chunked && st.PrefillTokens > r.budget-p.running {
-					out.addf("%s: a chunk of %d tokens, the narration says up to %d", c.name, st.PrefillTokens, r.budget-p.running)
+					out.Addf("%s: a chunk of %d tokens, the narration says up to %d", c.name, st.PrefillTokens, r.budget-p.running)
 				}
 			}
 		}
 		if p.running != r.decodes || preempted != p.preemptions || preempted != 0 {
-			out.addf("%s: narrated %d decodes running (knob %d), %d preemptions; the steps preempted %d", c.name, p.running, r.decodes, p.preemptions, preempted)
+			out.Addf("%s: narrated %d decodes running (knob %d), %d preemptions; the steps preempted %d", c.name, p.running, r.decodes, p.preemptions, preempted)
 		}
 		if chunks != p.chunks || (!c.chunked && chunks != 1) {
-			out.addf("%s: narrated %d chunks, %d steps carried the prompt", c.name, p.chunks, chunks)
+			out.Addf("%s: narrated %d chunks, %d steps carried the prompt", c.name, p.chunks, chunks)
 		}
 	}
 	return out
@@ -85,7 +85,7 @@ func TestChunkedPrefillNarratesSimulatedDecodes(t *testing.T) {
 		{"decodes": "64", "context": "2048", "chunk_size": "128"},
 		{"gpu": "l4", "decodes": "32", "context": "4096", "long_prompt": "8000"},
 	} {
-		v, err := chunkedPrefill.resolveChecked(set)
+		v, err := chunkedPrefill.ResolveChecked(set)
 		if err != nil {
 			t.Logf("%v refused: %v", set, err)
 			continue

@@ -252,7 +252,7 @@ func wellFormedLesson() *Lesson {
 		Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
 		Params:  []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
 		MaxWork: 4, HeavyCorners: []map[string]string{{"n": "4"}},
-		sim: simFunc(func(v Values) (*Script, error) {
+		Sim: SimFunc(func(v Values) (*Script, error) {
 			return &Script{
 				Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
 				Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
@@ -273,12 +273,12 @@ type brokenLesson struct {
 func brokenLessons() []brokenLesson {
 	return []brokenLesson{
 		{"defaults fail", func(l *Lesson) {
-			l.sim = simFunc(func(Values) (*Script, error) { return nil, errors.New("boom") })
+			l.Sim = SimFunc(func(Values) (*Script, error) { return nil, errors.New("boom") })
 		}, "defaults do not build"},
 		{"not deterministic", func(l *Lesson) {
 			calls := 0
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				calls++
 				s.Steps[0].Narration += strings.Repeat("!", calls)
@@ -286,40 +286,40 @@ func brokenLessons() []brokenLesson {
 			})
 		}, "two different scripts"},
 		{"NaN metric", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Metrics[0].Value = math.NaN()
 				return s, err
 			})
 		}, "is NaN"},
 		{"metric without unit", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Metrics[0].Unit = ""
 				return s, err
 			})
 		}, "no unit"},
 		{"duplicate metric", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Metrics = append(s.Metrics, s.Metrics[0])
 				return s, err
 			})
 		}, "appears twice"},
 		{"untitled step", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Steps = append(s.Steps, Step{Narration: "no title"})
 				return s, err
 			})
 		}, "no title or no narration"},
 		{"max knob panics", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				if v.Int("n") == 4 {
 					var s []int
 					_ = s[v.Int("n")]
@@ -336,8 +336,8 @@ func brokenLessons() []brokenLesson {
 			}
 		}, "refused without naming a knob"},
 		{"mention of an unmarked element", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Steps[0].Mentions = []scene.Mention{{Text: "n is", Scene: "grid", Ref: "block:1"}}
 				return s, err
@@ -353,8 +353,8 @@ func brokenLessons() []brokenLesson {
 			l.HeavyCorners = nil
 		}, "no work bound"},
 		{"work not counted", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = SimFunc(func(v Values) (*Script, error) {
 				s, err := b(v)
 				s.Work = 0
 				return s, err

@@ -31,16 +31,16 @@ var conversations = &Lesson{
 	},
 	Params: []Param{
 		{Key: "workload", Label: "Workload", Help: "A generated chat stream, or conversations sampled from the Mooncake (Kimi) trace of FAST'25 (Apache-2.0), whose block hashes say which prompts share history.", Kind: Choice, Choices: []string{"generated", "mooncake-conversation"}},
-		gpuParam,
+		GPUParam,
 		{Key: "g1_gb", Label: "GPU KV memory (G1)", Unit: "GB", Help: "KV cache on the GPU: what holds running requests and the cached histories.", Kind: Float, Default: 4, Min: 2, Max: 64, Step: 0.5},
 		{Key: "host_gb", Label: "Host memory (G2)", Unit: "GB", Help: "KVBM's host tier (DYN_KVBM_CPU_CACHE_GB).", Kind: Float, Default: 64, Min: 1, Max: 512, Step: 1},
 		{Key: "conversations", Label: "Conversations", Help: "Generated: how many chats. Mooncake: the first this many conversations of the trace's first 300 s that have at least two turns.", Kind: Int, Default: 24, Min: 2, Max: 48, Step: 1},
 		{Key: "turns", Label: "Turns (generated)", Help: "Turns per generated chat.", Kind: Int, Default: 6, Min: 2, Max: 8, Step: 1},
-		priceParam, powerParam,
+		PriceParam, PowerParam,
 		{Key: "seed", Label: "Seed", Kind: Int, Default: 1, Min: 0, Max: 1 << 30, Step: 1},
 	},
 	Check:   checkConversations,
-	sim:     conversationsSim{},
+	Sim:     conversationsSim{},
 	MaxWork: conversationsMaxWork,
 	HeavyCorners: []map[string]string{
 		{"workload": "mooncake-conversation", "conversations": "48", "g1_gb": "2"},
@@ -49,7 +49,7 @@ var conversations = &Lesson{
 	},
 }
 
-func init() { register(conversations) }
+func init() { Register(conversations) }
 
 const (
 	convBlock = 16 // vLLM's default block size
@@ -77,12 +77,12 @@ func checkConversations(v Values) error {
 	if v.Choice("workload") == "generated" {
 		if longest := convSystem + v.Int("turns")*(600+400); 2*longest > convG1Blocks(v, e)*convBlock {
 			return Relation("g1_gb", v.TextOf("g1_gb"), fmt.Sprintf("GPU KV memory for twice the longest prompt of %d turns (%s tokens: the system prompt and up to 1,000 tokens a turn)",
-				v.Int("turns"), comma(longest)), "turns")
+				v.Int("turns"), Comma(longest)), "turns")
 		}
 	}
-	if b := convG1Blocks(v, e); b > e.kvBlocks {
+	if b := convG1Blocks(v, e); b > e.KVBlocks {
 		return Relation("g1_gb", v.TextOf("g1_gb"), fmt.Sprintf("at most the %s of KV cache vLLM allocates for Llama-3.1-8B on one %s",
-			bytesText(float64(e.kvBlocks)*convBlock*float64(e.model.KVBytesPerToken(2))), e.gpu.Name), "gpu")
+			BytesText(float64(e.KVBlocks)*convBlock*float64(e.Model.KVBytesPerToken(2))), e.GPU.Name), "gpu")
 	}
 	return nil
 }
@@ -90,9 +90,9 @@ func checkConversations(v Values) error {
 // convModel is the lesson's model.
 const convModel = "llama-3.1-8b"
 
-// convEngine is newEngine's priced vLLM engine for the GPU knob and the
+// convEngine is NewEngine's priced vLLM engine for the GPU knob and the
 // lesson's model (vLLM's default CUDA graphs, host work overlapped).
-func convEngine(v Values) (*engine, error) {
+func convEngine(v Values) (*Engine, error) {
 	g, err := hardware.GPUByID(v.Choice("gpu"))
 	if err != nil {
 		return nil, err
@@ -103,21 +103,21 @@ func convEngine(v Values) (*engine, error) {
 		return nil, err
 	}
 	sm.OverlapHost = true
-	p, blocks, err := enginePool(g, m, 1, hardware.WeightsBF16, convBlock, engineBudget)
+	p, blocks, err := EnginePool(g, m, 1, hardware.WeightsBF16, convBlock, EngineBudget)
 	if err != nil {
 		return nil, Relation("gpu", g.ID, "a GPU that holds "+m.Name+"'s BF16 weights ("+err.Error()+")")
 	}
-	return &engine{gpu: g, model: m, step: sm, mode: cudagraph.Default, pool: p, kvBlocks: blocks}, nil
+	return &Engine{GPU: g, Model: m, Step: sm, Mode: cudagraph.Default, Pool: p, KVBlocks: blocks}, nil
 }
 
 // convG1Blocks is the g1_gb knob in 16-token blocks of the model's KV.
-func convG1Blocks(v Values, e *engine) int {
-	return int(v.Float("g1_gb") * 1e9 / (convBlock * float64(e.model.KVBytesPerToken(2))))
+func convG1Blocks(v Values, e *Engine) int {
+	return int(v.Float("g1_gb") * 1e9 / (convBlock * float64(e.Model.KVBytesPerToken(2))))
 }
 
 type conversationsSim struct{}
 
-func (conversationsSim) build(v Values) (*Script, error) {
+func (conversationsSim) Simulate(v Values) (*Script, error) {
 	r, err := runConversations(v)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ type conversationsRun struct {
 	work          int64
 	// costG1 and costG2 are what the run on G1 alone and the run with G2
 	// cost on the one GPU (kit_cost.go).
-	costG1, costG2 runCost
+	costG1, costG2 RunCost
 }
 
 func runConversations(v Values) (*conversationsRun, error) {
@@ -163,7 +163,7 @@ func runConversations(v Values) (*conversationsRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, m := e.gpu, e.model
+	g, m := e.GPU, e.Model
 	reqs, sample, err := convRequests(v, convG1Blocks(v, e)*convBlock/2)
 	if err != nil {
 		return nil, err
@@ -171,16 +171,16 @@ func runConversations(v Values) (*conversationsRun, error) {
 	bpt := float64(m.KVBytesPerToken(2))
 	r := &conversationsRun{workload: v.Choice("workload"), gpuName: g.Name, reqs: reqs, sample: sample,
 		blockBytes: bpt * convBlock, link: cluster.HostLink(g.HostLinkBW)}
-	r.g1Blocks = min(convG1Blocks(v, e), e.kvBlocks)
+	r.g1Blocks = min(convG1Blocks(v, e), e.KVBlocks)
 	r.hostBlocks = int(v.Float("host_gb") * 1e9 / r.blockBytes)
 	r.convs = countConversations(reqs)
-	budget, seqs := vllmBatch(g)
+	budget, seqs := VLLMBatch(g)
 	sreqs := make([]scheduler.Request, len(reqs))
 	for i, w := range reqs {
 		sreqs[i] = scheduler.Request{ID: w.ID, Arrival: w.Arrival, Prompt: w.Prompt, Output: w.Output, PromptIDs: w.TokenIDs(), OutputIDs: w.OutputTokenIDs()}
 	}
 	cfg := cluster.OffloadConfig{Scheduler: scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: convBlock, NumBlocks: r.g1Blocks},
-		Timer: e.timer(seqs, budget), BlockBytes: r.blockBytes, Link: r.link}
+		Timer: e.Timer(seqs, budget), BlockBytes: r.blockBytes, Link: r.link}
 	for k, host := range []int{0, r.hostBlocks} {
 		cfg.HostBlocks = host
 		res, err := cluster.RunOffload(cfg, sreqs)
@@ -201,13 +201,13 @@ func runConversations(v Values) (*conversationsRun, error) {
 	if r.g1.later > 0 {
 		r.gain = 1 - r.g2.later/r.g1.later
 	}
-	usd, watts := costRates(v, g)
+	usd, watts := CostRates(v, g)
 	for _, c := range []struct {
-		dst *runCost
+		dst *RunCost
 		res *cluster.OffloadResult
 	}{{&r.costG1, r.g1.res}, {&r.costG2, r.g2.res}} {
-		in, out, held := servedTokens(c.res.Requests)
-		*c.dst = costOf(usd, watts, []gpuPool{{gpus: 1, held: held, busy: c.res.Busy}}, in, out)
+		in, out, held := ServedTokens(c.res.Requests)
+		*c.dst = CostOf(usd, watts, []GPUPool{{GPUs: 1, Held: held, Busy: c.res.Busy}}, in, out)
 	}
 	r.example = reloadedExample(r.g2.res, reqs)
 	if r.example >= 0 {
@@ -233,7 +233,7 @@ func convRequests(v Values, fit int) ([]workload.Request, string, error) {
 	}
 	reqs := sampleConversations(all, n, fit)
 	return reqs, fmt.Sprintf("the first %d conversations with at least two turns, each turn within half the GPU's KV memory (%s tokens), in the first %d s of the Mooncake FAST'25 conversation trace (Apache-2.0; Qin et al., FAST 2025), at their published arrival times",
-		countConversations(reqs), comma(fit), convWindow), nil
+		countConversations(reqs), Comma(fit), convWindow), nil
 }
 
 // sampleConversations keeps the first n conversations (by first arrival)

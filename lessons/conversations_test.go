@@ -12,7 +12,7 @@ func convRun(t *testing.T, set map[string]string) *conversationsRun {
 		t.Fatal(err)
 	}
 	r, err := runConversations(v)
-	mustRun(t, err)
+	MustRun(t, err)
 	return r
 }
 
@@ -56,7 +56,7 @@ func TestConversationsMooncakeSample(t *testing.T) {
 	for _, w := range r.reqs {
 		turns[w.Conversation] = max(turns[w.Conversation], w.Turn)
 		if w.Prev >= 0 && (r.reqs[w.Prev].Conversation != w.Conversation || w.Prev >= w.ID) {
-			t.Fatalf("%s's previous turn %d is not its conversation's", reqName(w.ID), w.Prev)
+			t.Fatalf("%s's previous turn %d is not its conversation's", ReqName(w.ID), w.Prev)
 		}
 	}
 	for c, k := range turns {

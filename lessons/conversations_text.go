@@ -14,35 +14,35 @@ func (r *conversationsRun) script() *Script {
 	s.Steps = []Step{r.streamStep(), r.g1Step(), r.reloadStep(), r.byTurnStep(), r.claimStep()}
 	s.Metrics = []Metric{
 		{Key: "requests", Label: "Requests served", Unit: "requests", Value: float64(len(r.reqs))},
-		{Key: "ttft_later_g1", Label: "Mean TTFT of turns ≥ 2, G1 only", Unit: "ms", Better: LowerIsBetter, Value: ms(r.g1.later)},
-		{Key: "ttft_later_g2", Label: "Mean TTFT of turns ≥ 2, with G2", Unit: "ms", Better: LowerIsBetter, Value: ms(r.g2.later)},
-		{Key: "ttft_gain", Label: "TTFT improvement of turns ≥ 2 with G2", Unit: "%", Better: HigherIsBetter, Value: round1(100 * r.gain)},
-		{Key: "g1_hit", Label: "Prompt tokens found in G1 (G1 only)", Unit: "%", Better: HigherIsBetter, Value: round1(100 * float64(r.g1.g1) / float64(r.g1.prompt))},
-		{Key: "g2_reload", Label: "Prompt tokens reloaded from G2", Unit: "%", Value: round1(100 * float64(r.g2.g2) / float64(r.g2.prompt))},
+		{Key: "ttft_later_g1", Label: "Mean TTFT of turns ≥ 2, G1 only", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.g1.later)},
+		{Key: "ttft_later_g2", Label: "Mean TTFT of turns ≥ 2, with G2", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.g2.later)},
+		{Key: "ttft_gain", Label: "TTFT improvement of turns ≥ 2 with G2", Unit: "%", Better: HigherIsBetter, Value: Round1(100 * r.gain)},
+		{Key: "g1_hit", Label: "Prompt tokens found in G1 (G1 only)", Unit: "%", Better: HigherIsBetter, Value: Round1(100 * float64(r.g1.g1) / float64(r.g1.prompt))},
+		{Key: "g2_reload", Label: "Prompt tokens reloaded from G2", Unit: "%", Value: Round1(100 * float64(r.g2.g2) / float64(r.g2.prompt))},
 		{Key: "offloaded", Label: "Blocks offloaded G1 → G2", Unit: "blocks", Value: float64(r.g2.res.Offloaded)},
 		{Key: "onboarded", Label: "Blocks onboarded G2 → G1", Unit: "blocks", Value: float64(r.g2.res.Onboarded)},
 	}
-	s.Metrics = append(s.Metrics, append(r.costG1.metricsSuffixed("_g1", "G1 only"), r.costG2.metricsSuffixed("_g2", "With G2")...)...)
+	s.Metrics = append(s.Metrics, append(r.costG1.MetricsSuffixed("_g1", "G1 only"), r.costG2.MetricsSuffixed("_g2", "With G2")...)...)
 	s.Claims = r.claims()
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
 // tiers is the G1/G2 picture; served says whose hits it shows.
 func (r *conversationsRun) tiers(served convServed, withHost bool, races []scene.Race) *scene.Tiers {
-	g1Cap := bytesText(float64(r.g1Blocks) * r.blockBytes)
+	g1Cap := BytesText(float64(r.g1Blocks) * r.blockBytes)
 	host := "off in this run"
 	g2Hit := 0.0
 	if withHost {
-		host = bytesText(float64(r.hostBlocks) * r.blockBytes)
+		host = BytesText(float64(r.hostBlocks) * r.blockBytes)
 		g2Hit = float64(served.g2) / float64(served.prompt)
 	}
 	return &scene.Tiers{
-		Subject: fmt.Sprintf("%s prompt tokens of %s requests in %s conversations", comma(served.prompt), comma(len(r.reqs)), comma(r.convs)),
+		Subject: fmt.Sprintf("%s prompt tokens of %s requests in %s conversations", Comma(served.prompt), Comma(len(r.reqs)), Comma(r.convs)),
 		Tiers: []scene.Tier{
 			{ID: "G1", Name: "GPU HBM", Medium: r.gpuName, Capacity: g1Cap, Bandwidth: "read in place", Hit: float64(served.g1) / float64(served.prompt),
 				Fetch: "0 ms", Note: "vLLM's prefix cache: 16-token blocks, evicted least recently used"},
-			{ID: "G2", Name: "Host DRAM", Medium: "pinned host memory", Capacity: host, Path: r.link.Name, Bandwidth: gbps(r.link.Effective()), Hit: g2Hit,
+			{ID: "G2", Name: "Host DRAM", Medium: "pinned host memory", Capacity: host, Path: r.link.Name, Bandwidth: GBps(r.link.Effective()), Hit: g2Hit,
 				Fetch: "onboarded before the prefill", Note: "KVBM: every registered block copied here"},
 		},
 		Races: races, Unit: "ms",
@@ -52,11 +52,11 @@ func (r *conversationsRun) tiers(served convServed, withHost bool, races []scene
 func (r *conversationsRun) streamStep() Step {
 	n := fmt.Sprintf("The workload: %s. Every turn resends its conversation's history: turn k's prompt is turn k−1's prompt, its reply and the new user message, so most of a late turn's prompt was computed before. "+
 		"First, G1 alone: vLLM's prefix cache in %s of GPU KV memory (%s blocks of 16 tokens). It found %s of the %s prompt tokens (%s); the rest was computed.",
-		r.sample, bytesText(float64(r.g1Blocks)*r.blockBytes), comma(r.g1Blocks), comma(r.g1.g1), comma(r.g1.prompt), pct(float64(r.g1.g1)/float64(r.g1.prompt)))
+		r.sample, BytesText(float64(r.g1Blocks)*r.blockBytes), Comma(r.g1Blocks), Comma(r.g1.g1), Comma(r.g1.prompt), Pct(float64(r.g1.g1)/float64(r.g1.prompt)))
 	sc := scene.Scene{Kind: scene.KindTiers, ID: "conv-tiers", Title: "G1 alone: what the GPU's prefix cache found", Main: true, Tiers: r.tiers(r.g1, false, nil),
-		Marks: []scene.Mark{markRef("tier:G1", pct(float64(r.g1.g1)/float64(r.g1.prompt))+" found")}}
+		Marks: []scene.Mark{MarkRef("tier:G1", Pct(float64(r.g1.g1)/float64(r.g1.prompt))+" found")}}
 	return Step{Title: "Conversations resend their history", Narration: n, Scenes: []scene.Scene{sc},
-		Mentions: linked(n, "conv-tiers", "prefix cache", "tier:G1")}
+		Mentions: Linked(n, "conv-tiers", "prefix cache", "tier:G1")}
 }
 
 // ttftChart is TTFT by turn, for one or both runs.
@@ -67,7 +67,7 @@ func (r *conversationsRun) ttftChart(both bool) *scene.Chart {
 		for t, cnt := range s.count {
 			if cnt > 0 {
 				se.X = append(se.X, float64(t+1))
-				se.Y = append(se.Y, ms(s.ttft[t]))
+				se.Y = append(se.Y, Ms(s.ttft[t]))
 			}
 		}
 		c.Series = append(c.Series, se)
@@ -82,14 +82,14 @@ func (r *conversationsRun) ttftChart(both bool) *scene.Chart {
 func (r *conversationsRun) g1Step() Step {
 	last := r.lastTurn()
 	n := fmt.Sprintf("TTFT by turn with G1 alone: turn 1 waits %s on average, turn %d %s. A history G1 still holds is a hit; one it evicted to make room for other conversations is recomputed, and a late turn has the longest history to recompute. Mean TTFT of turns 2 and later: %s.",
-		msText(r.g1.ttft[0]), last+1, msText(r.g1.ttft[last]), msText(r.g1.later))
-	sc := chartScene("conv-ttft", "TTFT by turn, G1 only", r.ttftChart(false), 0)
+		MsText(r.g1.ttft[0]), last+1, MsText(r.g1.ttft[last]), MsText(r.g1.later))
+	sc := ChartScene("conv-ttft", "TTFT by turn, G1 only", r.ttftChart(false), 0)
 	sc.Main = true
-	sc.Marks = []scene.Mark{markRef(fmt.Sprintf("point:G1 only:%d", r.pointOf(r.g1, last)), "turn "+fmt.Sprint(last+1))}
-	q := choiceQuiz("Add a host tier (G2) that keeps a copy of every block G1 registered. Will the later turns' mean TTFT go down or up?", []string{"down", "up"}, r.quizAnswer(),
+	sc.Marks = []scene.Mark{MarkRef(fmt.Sprintf("point:G1 only:%d", r.pointOf(r.g1, last)), "turn "+fmt.Sprint(last+1))}
+	q := ChoiceQuiz("Add a host tier (G2) that keeps a copy of every block G1 registered. Will the later turns' mean TTFT go down or up?", []string{"down", "up"}, r.quizAnswer(),
 		"Reloading a history over PCIe is faster than recomputing it, as long as the request does not wait behind other reloads and the reloaded blocks do not crowd G1.")
 	return Step{Title: "G1 alone: evicted history is recomputed", Narration: n, Scenes: []scene.Scene{sc}, Quiz: q,
-		Mentions: linked(n, "conv-ttft", fmt.Sprintf("turn %d", last+1), fmt.Sprintf("point:G1 only:%d", r.pointOf(r.g1, last)))}
+		Mentions: Linked(n, "conv-ttft", fmt.Sprintf("turn %d", last+1), fmt.Sprintf("point:G1 only:%d", r.pointOf(r.g1, last)))}
 }
 
 func (r *conversationsRun) quizAnswer() string {
@@ -123,56 +123,56 @@ func (r *conversationsRun) pointOf(s convServed, t int) int {
 
 func (r *conversationsRun) reloadStep() Step {
 	n := fmt.Sprintf("Now with G2, %s of host memory: KVBM copied %s blocks there as G1 registered them, and onboarded %s blocks back (%s prompt tokens, %s of all) for prompts whose history G1 had dropped. G1 itself found %s tokens.",
-		bytesText(float64(r.hostBlocks)*r.blockBytes), comma(r.g2.res.Offloaded), comma(r.g2.res.Onboarded), comma(r.g2.g2), pct(float64(r.g2.g2)/float64(r.g2.prompt)), comma(r.g2.g1))
+		BytesText(float64(r.hostBlocks)*r.blockBytes), Comma(r.g2.res.Offloaded), Comma(r.g2.res.Onboarded), Comma(r.g2.g2), Pct(float64(r.g2.g2)/float64(r.g2.prompt)), Comma(r.g2.g1))
 	var races []scene.Race
 	if r.example >= 0 {
 		w := r.reqs[r.example]
 		ob := r.g2.res.Onboards[r.example]
 		n += fmt.Sprintf(" The largest reload: %s, turn %d, reloaded %s tokens in %s over %s; without G2 its first token took %s.",
-			reqName(w.ID), w.Turn+1, comma(ob.G2Tokens), msText(r.exampleReload), r.link.Name, msText(r.exampleRecomp))
+			ReqName(w.ID), w.Turn+1, Comma(ob.G2Tokens), MsText(r.exampleReload), r.link.Name, MsText(r.exampleRecomp))
 		races = []scene.Race{
-			{Ref: "race:fetch", Label: "reload from G2", Bars: []scene.RaceBar{{Label: "onboard " + msText(r.exampleReload), Class: "fetch", Value: round4(1000 * r.exampleReload)},
-				{Label: "then its first token", Class: "rest", Value: round4(1000 * max(ttftOf(r.g2.res, r.example)-r.exampleReload, 0))}}, Winner: ttftOf(r.g2.res, r.example) <= r.exampleRecomp},
-			{Ref: "race:compute", Label: "G1 only", Bars: []scene.RaceBar{{Label: "first token " + msText(r.exampleRecomp), Class: "compute", Value: round4(1000 * r.exampleRecomp)}}, Winner: ttftOf(r.g2.res, r.example) > r.exampleRecomp},
+			{Ref: "race:fetch", Label: "reload from G2", Bars: []scene.RaceBar{{Label: "onboard " + MsText(r.exampleReload), Class: "fetch", Value: Round4(1000 * r.exampleReload)},
+				{Label: "then its first token", Class: "rest", Value: Round4(1000 * max(ttftOf(r.g2.res, r.example)-r.exampleReload, 0))}}, Winner: ttftOf(r.g2.res, r.example) <= r.exampleRecomp},
+			{Ref: "race:compute", Label: "G1 only", Bars: []scene.RaceBar{{Label: "first token " + MsText(r.exampleRecomp), Class: "compute", Value: Round4(1000 * r.exampleRecomp)}}, Winner: ttftOf(r.g2.res, r.example) > r.exampleRecomp},
 		}
 	}
 	sc := scene.Scene{Kind: scene.KindTiers, ID: "conv-tiers", Title: "G1 + G2: reloads from host memory", Main: true, Tiers: r.tiers(r.g2, true, races),
-		Marks: []scene.Mark{markRef("tier:G2", comma(r.g2.res.Onboarded)+" blocks onboarded")}}
+		Marks: []scene.Mark{MarkRef("tier:G2", Comma(r.g2.res.Onboarded)+" blocks onboarded")}}
 	if r.example >= 0 {
-		sc.Marks = append(sc.Marks, markRef("race:fetch", "largest reload"))
+		sc.Marks = append(sc.Marks, MarkRef("race:fetch", "largest reload"))
 	}
 	return Step{Title: "Offload to host memory, reload instead of recompute", Narration: n, Scenes: []scene.Scene{sc},
-		Mentions: linked(n, "conv-tiers", "host memory", "tier:G2", "largest reload", "race:fetch")}
+		Mentions: Linked(n, "conv-tiers", "host memory", "tier:G2", "largest reload", "race:fetch")}
 }
 
 func (r *conversationsRun) byTurnStep() Step {
-	verdict := fmt.Sprintf("%s lower", pct(r.gain))
+	verdict := fmt.Sprintf("%s lower", Pct(r.gain))
 	why := "the reloads replaced recomputation of the resent history"
 	if r.gain <= 0 {
-		verdict = fmt.Sprintf("%s higher", pct(-r.gain))
+		verdict = fmt.Sprintf("%s higher", Pct(-r.gain))
 		why = "G1 is so small that reloaded blocks crowd out the ones running requests need, and a reload waits for the host link and for the queue to clear, so recomputing is no slower here"
 	}
 	n := fmt.Sprintf("TTFT by turn, both runs. Turns 2 and later: %s with G1 only, %s with G2 — %s: %s. Turn 1 has no history to reload (%s and %s).",
-		msText(r.g1.later), msText(r.g2.later), verdict, why, msText(r.g1.ttft[0]), msText(r.g2.ttft[0]))
-	sc := chartScene("conv-ttft", "TTFT by turn, G1 only and G1 + G2", r.ttftChart(true), 0)
+		MsText(r.g1.later), MsText(r.g2.later), verdict, why, MsText(r.g1.ttft[0]), MsText(r.g2.ttft[0]))
+	sc := ChartScene("conv-ttft", "TTFT by turn, G1 only and G1 + G2", r.ttftChart(true), 0)
 	sc.Main = true
 	last := r.lastTurn()
-	sc.Marks = []scene.Mark{markRef(fmt.Sprintf("point:G1 + G2:%d", r.pointOf(r.g2, last)), "with G2")}
+	sc.Marks = []scene.Mark{MarkRef(fmt.Sprintf("point:G1 + G2:%d", r.pointOf(r.g2, last)), "with G2")}
 	return Step{Title: "TTFT by turn", Narration: n, Scenes: []scene.Scene{sc},
-		Mentions: linked(n, "conv-ttft", "with G2", fmt.Sprintf("point:G1 + G2:%d", r.pointOf(r.g2, last)))}
+		Mentions: Linked(n, "conv-ttft", "with G2", fmt.Sprintf("point:G1 + G2:%d", r.pointOf(r.g2, last)))}
 }
 
 func (r *conversationsRun) claims() []Claim {
 	return []Claim{{
 		What:    "TTFT with KVBM host-memory offload in multi-turn conversations",
-		Article: fmt.Sprintf("%s improvement (NVIDIA Dynamo, docs/architecture/architecture.md: 10 multi-turn conversations, 80 users)", pct(convSpeedup)),
-		Model:   fmt.Sprintf("%s on turns ≥ 2 (%s → %s), %s", pct(r.gain), msText(r.g1.later), msText(r.g2.later), r.workload),
+		Article: fmt.Sprintf("%s improvement (NVIDIA Dynamo, docs/architecture/architecture.md: 10 multi-turn conversations, 80 users)", Pct(convSpeedup)),
+		Model:   fmt.Sprintf("%s on turns ≥ 2 (%s → %s), %s", Pct(r.gain), MsText(r.g1.later), MsText(r.g2.later), r.workload),
 		Why:     "Dynamo's figure is a measured deployment with its own model, GPUs and G1 size; here one Llama-3.1-8B engine, a G1 of the size the knob sets, and offloads that cost nothing. The gain grows as G1 shrinks against the conversations' histories, until reloads crowd G1 itself.",
 	}}
 }
 
 func (r *conversationsRun) claimStep() Step {
 	n := fmt.Sprintf("Beside Dynamo's claim of a %s TTFT improvement from host-memory offloading in multi-turn conversations, this run gives %s on the later turns. Shrink G1 to see the gain grow, or raise it until the GPU holds every history and G2 has nothing left to add.",
-		pct(convSpeedup), pct(r.gain))
-	return Step{Title: "Beside the claim", Narration: n, Scenes: []scene.Scene{claimsTable(r.claims())}}
+		Pct(convSpeedup), Pct(r.gain))
+	return Step{Title: "Beside the claim", Narration: n, Scenes: []scene.Scene{ClaimsTable(r.claims())}}
 }

@@ -38,19 +38,19 @@ var cowFork = &Lesson{
 		{Key: "prompt", Label: "Prompt", Unit: "tokens", Kind: Int, Default: 40, Min: 1, Max: 2048, Step: 1},
 		{Key: "output", Label: "Output per sample", Unit: "tokens", Kind: Int, Default: 10, Min: 0, Max: 2048, Step: 1},
 		{Key: "block_size", Label: "Block size B", Unit: "tokens", Kind: Int, Default: 16, Min: 1, Max: 128, Step: 1},
-		seedParam,
+		SeedParam,
 	},
 	Check: func(v Values) error {
 		need := v.Int("n") * allocator.BlocksNeeded(v.Int("prompt")+v.Int("output"), v.Int("block_size"))
-		if need > maxGridBlocks {
-			return Relation("n", strconv.Itoa(v.Int("n")), fmt.Sprintf("small enough that n unshared copies fit in %d blocks (needs %d)", maxGridBlocks, need), "prompt", "output", "block_size")
+		if need > MaxGridBlocks {
+			return Relation("n", strconv.Itoa(v.Int("n")), fmt.Sprintf("small enough that n unshared copies fit in %d blocks (needs %d)", MaxGridBlocks, need), "prompt", "output", "block_size")
 		}
 		if w := beamWork(v.Int("n"), v.Int("prompt"), v.Int("output"), v.Int("block_size")); v.Choice("mode") == "beam" && w > maxBeamWork {
-			return Relation("output", strconv.Itoa(v.Int("output")), fmt.Sprintf("small enough in beam mode that n × output × ⌈(prompt + output)/B⌉ ≤ %s (this setting: %s): each step forks and frees whole block tables", comma(maxBeamWork), comma(w)), "n", "prompt", "block_size", "mode")
+			return Relation("output", strconv.Itoa(v.Int("output")), fmt.Sprintf("small enough in beam mode that n × output × ⌈(prompt + output)/B⌉ ≤ %s (this setting: %s): each step forks and frees whole block tables", Comma(maxBeamWork), Comma(w)), "n", "prompt", "block_size", "mode")
 		}
 		return nil
 	},
-	sim: cowForkSim{},
+	Sim: cowForkSim{},
 	// Script.Work counts, over both passes, the samples' token writes
 	// (n·output), the prompt tokens admitted (n·prompt) and the blocks and
 	// table entries drawn at up to maxForkDecodeSteps + 5 steps, each at
@@ -70,7 +70,7 @@ var cowFork = &Lesson{
 	},
 }
 
-func init() { register(cowFork) }
+func init() { Register(cowFork) }
 
 // maxBeamWork bounds n × output × ⌈(prompt + output)/B⌉ in beam mode: each
 // step forks and frees up to n − 1 tables of at most that many blocks.
@@ -99,7 +99,7 @@ func compareHorizon(n, prompt, output, b int) int {
 // page's WebAssembly leaves it out (see simulation).
 type cowForkSim struct{}
 
-func (cowForkSim) build(v Values) (*Script, error) {
+func (cowForkSim) Simulate(v Values) (*Script, error) {
 	run, err := runCowFork(v)
 	if err != nil {
 		return nil, err
@@ -217,7 +217,7 @@ func runCowFork(v Values) (cowForkRun, error) {
 func meanSaving(v Values, beam bool) (float64, int64, error) {
 	n, b, promptLen := v.Int("n"), v.Int("block_size"), v.Int("prompt")
 	output := compareHorizon(n, promptLen, v.Int("output"), b)
-	rng := newRand(v.Int("seed"))
+	rng := NewRand(v.Int("seed"))
 	prompt := make([]int, promptLen)
 	for i := range prompt {
 		prompt[i] = rng.IntN(128000)
@@ -324,7 +324,7 @@ func chooseDecodes(ds []forkDecode, beam bool) map[int]bool {
 // filtered).
 func simulateFork(v Values, show map[int]bool) (cowForkRun, error) {
 	r := cowForkRun{n: v.Int("n"), mode: v.Choice("mode"), b: v.Int("block_size"), promptLen: v.Int("prompt"), output: v.Int("output")}
-	rng := newRand(v.Int("seed"))
+	rng := NewRand(v.Int("seed"))
 	prompt := make([]int, r.promptLen)
 	for i := range prompt {
 		prompt[i] = rng.IntN(128000)
@@ -494,7 +494,7 @@ func forkCards(v forkView) scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "now", Title: "Memory now", Cards: []scene.Card{
 		{Label: "blocks in use", Value: float64(v.inUse)},
 		{Label: "blocks without sharing", Value: float64(v.unshared)},
-		{Label: "saved", Value: round1(100 * savedFrac(v.inUse, v.unshared)), Unit: "%"},
+		{Label: "saved", Value: Round1(100 * savedFrac(v.inUse, v.unshared)), Unit: "%"},
 		{Label: "copy-on-write copies", Value: float64(v.copies)},
 	}}
 }
@@ -511,8 +511,8 @@ func (f *forkText) step(v forkView, title, text string, subj ...forkSubject) *St
 		if s.ref == "" || !strings.Contains(text, s.text) {
 			continue
 		}
-		sc.Marks = append(sc.Marks, markRef(s.ref, s.label))
-		mentions = append(mentions, mention(s.text, sc.ID, s.ref))
+		sc.Marks = append(sc.Marks, MarkRef(s.ref, s.label))
+		mentions = append(mentions, Mention(s.text, sc.ID, s.ref))
 	}
 	f.steps = append(f.steps, Step{Title: title, Narration: text, Scenes: []scene.Scene{sc, forkCards(v)}, Mentions: mentions, Cursor: float64(len(f.steps))})
 	return &f.steps[len(f.steps)-1]
@@ -554,17 +554,17 @@ func (r cowForkRun) script() *Script {
 	full := r.promptLen / r.b
 	blocksText := fmt.Sprintf("Blocks hold %d tokens", r.b)
 	f.step(r.start, "One prompt, n samples", fmt.Sprintf("A %d-token prompt will be sampled %d times, %d output tokens each. %s, so the prompt fills %d full %s and %d tokens of a partial one.",
-		r.promptLen, r.n, r.output, blocksText, full, plural(full, "block", "blocks"), r.promptLen%r.b),
+		r.promptLen, r.n, r.output, blocksText, full, Plural(full, "block", "blocks"), r.promptLen%r.b),
 		blockSubject(blocksText, 0, fmt.Sprintf("block 0: %d token slots", r.b)))
 	cachedNote := ""
 	if r.mode == "prefix" {
-		cachedNote = fmt.Sprintf(" With prefix caching on, its %d full %s are hashed into the cache as they fill.", full, plural(full, "block is", "blocks are"))
+		cachedNote = fmt.Sprintf(" With prefix caching on, its %d full %s are hashed into the cache as they fill.", full, Plural(full, "block is", "blocks are"))
 	}
 	last := r.prefillBlocks - 1
 	intoText := fmt.Sprintf("into %d blocks", r.prefillBlocks)
 	f.step(r.prefilled, "S1 computes the prompt", fmt.Sprintf("The first sample prefills the prompt %s.%s", intoText, cachedNote),
 		forkSubject{intoText, entry(r.prefilled, 0, last), fmt.Sprintf("L%d: %d of %d slots", last, r.promptLen-last*r.b, r.b)}).Quiz =
-		numberQuiz(fmt.Sprintf("How many %d-token blocks does the %d-token prompt take?", r.b, r.promptLen), float64(r.prefillBlocks), 0,
+		NumberQuiz(fmt.Sprintf("How many %d-token blocks does the %d-token prompt take?", r.b, r.promptLen), float64(r.prefillBlocks), 0,
 			fmt.Sprintf("⌈%d/%d⌉ = %d: the last one only partly full.", r.promptLen, r.b, r.prefillBlocks))
 	if r.n > 1 {
 		f.shareStep()
@@ -577,13 +577,13 @@ func (r cowForkRun) script() *Script {
 	holdText := fmt.Sprintf("%d blocks hold what %d independent copies would", st.inUse, st.unshared)
 	f.step(r.final, "What sharing saved",
 		fmt.Sprintf("At the end %s: %.1f%% saved, with %d %s and %d recomputed prompt tokens. Right after every sample had its prompt the saving was %.1f%%; each private output block lowers it.",
-			holdText, 100*saved, st.copies, plural(st.copies, "copy", "copies"), st.recomputed, 100*savedFrac(st.afterFork, st.unsharedAfterFork)),
+			holdText, 100*saved, st.copies, Plural(st.copies, "copy", "copies"), st.recomputed, 100*savedFrac(st.afterFork, st.unsharedAfterFork)),
 		blockSubject(holdText, physOf(r.final, 0, 0), fmt.Sprintf("×%d: still shared", r.n)))
 	if r.n > 1 && r.output > 0 {
 		f.beamStep()
 	}
 	s.Steps = f.steps
-	s.Steps[len(s.Steps)-1].Scenes = append(s.Steps[len(s.Steps)-1].Scenes, claimsTable(s.Claims))
+	s.Steps[len(s.Steps)-1].Scenes = append(s.Steps[len(s.Steps)-1].Scenes, ClaimsTable(s.Claims))
 	return s
 }
 
@@ -604,7 +604,7 @@ func (f *forkText) shareStep() {
 		"so each sample allocates its own copy of the rest and recomputes %d prompt tokens: %d recomputed in all. %d blocks hold what %d would without sharing.",
 		findText, f.missWords(), recompute, st.recomputed, st.afterFork, st.unsharedAfterFork),
 		blockSubject(findText, physOf(f.shared, 0, 0), "cached, shared")).Quiz =
-		numberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", f.promptLen),
+		NumberQuiz(fmt.Sprintf("Sample 2 asks the prefix cache for the same %d-token prompt. How many prompt tokens will it have to compute itself?", f.promptLen),
 			float64(recompute), 0, "Only full blocks are hashed and cached: a partial last block has no hash to find. And a lookup covers at most all tokens but the last, which must be computed to produce logits, so a prompt of whole blocks misses its last one.")
 }
 
@@ -627,14 +627,14 @@ func (f *forkText) decodeStep(d forkDecode) {
 		keptText := fmt.Sprintf("keeps the %d best candidates", f.n)
 		f.step(d.view, fmt.Sprintf("Output token %d: beams fork and die", d.token+1), fmt.Sprintf("Beam search %s. %d %s no surviving continuation and %s freed, returning the blocks only %s; "+
 			"%d %s forked from a beam that continues more than once, sharing every block it holds. Then every beam writes its token: %d %s on write, and the blocks in use change by %+d. S1's table now holds %d blocks, %d of them shared.",
-			keptText, d.dropped, plural(d.dropped, "beam had", "beams had"), plural(d.dropped, "was", "were"), plural(d.dropped, "it held", "they held"),
-			d.forked, plural(d.forked, "survivor", "survivors"), d.newCopies, plural(d.newCopies, "copy", "copies"), d.newBlocks,
+			keptText, d.dropped, Plural(d.dropped, "beam had", "beams had"), Plural(d.dropped, "was", "were"), Plural(d.dropped, "it held", "they held"),
+			d.forked, Plural(d.forked, "survivor", "survivors"), d.newCopies, Plural(d.newCopies, "copy", "copies"), d.newBlocks,
 			len(d.view.rows[0].blocks), sharedCount(d.view.rows[0])),
 			forkSubject{keptText, entry(d.view, 0, 0), "S1's first block"})
 	case d.newCopies > 0:
 		copyText, placeText := "copy it into a new block", "writes in place"
 		f.step(d.view, fmt.Sprintf("Output token %d: copy on write", d.token+1), fmt.Sprintf("Each sample writes a different token. The shared partial block has reference count > 1, so the first %d writers each %s (the KV of its %d prompt tokens moves with it) and write there; "+
-			"the last sample finds itself the only holder and %s. %d %s made, no tokens recomputed.", d.newCopies, copyText, f.promptLen%f.b, placeText, d.newCopies, plural(d.newCopies, "copy", "copies")),
+			"the last sample finds itself the only holder and %s. %d %s made, no tokens recomputed.", d.newCopies, copyText, f.promptLen%f.b, placeText, d.newCopies, Plural(d.newCopies, "copy", "copies")),
 			forkSubject{copyText, entry(d.view, 0, full), fmt.Sprintf("S1's copy: block %d", physOf(d.view, 0, full))},
 			blockSubject(placeText, physOf(d.view, f.n-1, full), fmt.Sprintf("S%d writes in place", f.n))).Quiz =
 			&Quiz{Question: fmt.Sprintf("Every sample now writes a token into the partial prompt block, which %d block tables share. What must the block manager do before the first write?", f.n),
@@ -643,7 +643,7 @@ func (f *forkText) decodeStep(d forkDecode) {
 	case d.token == 0:
 		onlyText := "a block only it holds"
 		j := len(d.view.rows[0].blocks) - 1
-		f.step(d.view, "Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into %s; %d new %s.", onlyText, d.newBlocks, plural(d.newBlocks, "block was", "blocks were")),
+		f.step(d.view, "Output token 1: the samples diverge", fmt.Sprintf("Each sample writes a different token into %s; %d new %s.", onlyText, d.newBlocks, Plural(d.newBlocks, "block was", "blocks were")),
 			forkSubject{onlyText, entry(d.view, 0, j), fmt.Sprintf("S1's own block %d", physOf(d.view, 0, j))})
 	default:
 		privText := "each takes a private block"
@@ -687,12 +687,12 @@ func (r cowForkRun) metrics() []Metric {
 	return []Metric{
 		{Key: "blocks_shared", Label: "Blocks in use with sharing (end)", Unit: "blocks", Better: LowerIsBetter, Value: float64(st.inUse)},
 		{Key: "blocks_unshared", Label: "Blocks n independent copies would use (end)", Unit: "blocks", Value: float64(st.unshared)},
-		{Key: "memory_saved_pct", Label: "Memory saved at the end", Unit: "%", Better: HigherIsBetter, Value: round2(100 * savedFrac(st.inUse, st.unshared))},
-		{Key: "memory_saved_after_fork_pct", Label: "Memory saved once every sample has its prompt", Unit: "%", Better: HigherIsBetter, Value: round2(100 * savedFrac(st.afterFork, st.unsharedAfterFork))},
+		{Key: "memory_saved_pct", Label: "Memory saved at the end", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * savedFrac(st.inUse, st.unshared))},
+		{Key: "memory_saved_after_fork_pct", Label: "Memory saved once every sample has its prompt", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * savedFrac(st.afterFork, st.unsharedAfterFork))},
 		{Key: "copies", Label: "Copy-on-write block copies", Unit: "block copies", Value: float64(st.copies)},
 		{Key: "recomputed_tokens", Label: "Prompt tokens recomputed by samples 2..n", Unit: "tokens", Better: LowerIsBetter, Value: float64(st.recomputed)},
-		{Key: "beam_saved_mean_pct", Label: "Memory saved averaged over the decode steps, beam search of width n", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.beamSaved)},
-		{Key: "parallel_saved_mean_pct", Label: "Memory saved averaged over the decode steps, n parallel samples", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.parallelSaved)},
+		{Key: "beam_saved_mean_pct", Label: "Memory saved averaged over the decode steps, beam search of width n", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * r.beamSaved)},
+		{Key: "parallel_saved_mean_pct", Label: "Memory saved averaged over the decode steps, n parallel samples", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * r.parallelSaved)},
 	}
 }
 

@@ -70,7 +70,7 @@ func TestCowForkStepsShowSharingAndCopy(t *testing.T) {
 // In cow mode every decode step that copies makes n−1 copies at most, and
 // the run's views agree with its final counts.
 func TestCowForkRunViews(t *testing.T) {
-	v, err := cowFork.resolveChecked(map[string]string{"mode": "cow", "n": "6", "prompt": "37", "output": "20"})
+	v, err := cowFork.ResolveChecked(map[string]string{"mode": "cow", "n": "6", "prompt": "37", "output": "20"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestCowForkPrefixMissReason(t *testing.T) {
 	for _, c := range []struct {
 		prompt, want string
 	}{{"40", "hashes full blocks only"}, {"48", "all tokens but the last"}} {
-		v, err := cowFork.resolveChecked(map[string]string{"mode": "prefix", "prompt": c.prompt})
+		v, err := cowFork.ResolveChecked(map[string]string{"mode": "prefix", "prompt": c.prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := cowFork.sim.build(v)
+		s, err := cowFork.Sim.Simulate(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestCowForkPrefixMissReason(t *testing.T) {
 // the saving exceeds parallel sampling's, as the vLLM paper measured
 // (37.6%–55.2% against 6.1%–9.8%). Both figures are simulated.
 func TestCowForkBeamSearch(t *testing.T) {
-	v, err := cowFork.resolveChecked(map[string]string{"mode": "beam", "n": "4", "prompt": "40", "output": "200"})
+	v, err := cowFork.ResolveChecked(map[string]string{"mode": "beam", "n": "4", "prompt": "40", "output": "200"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestCowForkBeamSearch(t *testing.T) {
 		t.Errorf("beam search saves %.1f%%, parallel sampling %.1f%%: want beams well ahead over a long output", 100*r.beamSaved, 100*r.parallelSaved)
 	}
 	s := r.script()
-	for key, want := range map[string]float64{"beam_saved_mean_pct": round2(100 * r.beamSaved), "parallel_saved_mean_pct": round2(100 * r.parallelSaved)} {
+	for key, want := range map[string]float64{"beam_saved_mean_pct": Round2(100 * r.beamSaved), "parallel_saved_mean_pct": Round2(100 * r.parallelSaved)} {
 		if got, ok := s.Metric(key); !ok || got != want {
 			t.Errorf("%s = %v, want %v", key, got, want)
 		}
@@ -160,7 +160,7 @@ func TestCowForkBeamSearch(t *testing.T) {
 		t.Error("no claims row compares beam search with the paper")
 	}
 	// The parallel-sampling figure is cow mode's own run, averaged.
-	pv, _ := cowFork.resolveChecked(map[string]string{"mode": "cow", "n": "4", "prompt": "40", "output": "200"})
+	pv, _ := cowFork.ResolveChecked(map[string]string{"mode": "cow", "n": "4", "prompt": "40", "output": "200"})
 	p, err := runCowFork(pv)
 	if err != nil {
 		t.Fatal(err)

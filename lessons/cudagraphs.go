@@ -32,17 +32,17 @@ var cudaGraphs = &Lesson{
 		{Term: "CUDA graph", Aliases: []string{"cudagraph", "graph replay"}, Definition: "A recorded sequence of kernel launches replayed with one call, removing per-kernel CPU launch cost.", Find: "graph"},
 	},
 	Params: []Param{
-		gpuParam, modelParam,
+		GPUParam, ModelParam,
 		{Key: "batch", Label: "Decode batch", Unit: "sequences", Help: "Sequences decoding one token each in the step.", Kind: Int, Default: 1, Min: 1, Max: 512, Step: 1},
 		{Key: "context", Label: "Context per sequence", Unit: "tokens", Help: "Tokens each sequence already holds in the KV cache.", Kind: Int, Default: 1024, Min: 1, Max: 131072, Step: 1},
-		{Key: "mode", Label: "Graph mode", Help: "vLLM's cudagraph_mode; FULL_AND_PIECEWISE is the default.", Kind: Choice, Choices: graphModes()},
+		{Key: "mode", Label: "Graph mode", Help: "vLLM's cudagraph_mode; FULL_AND_PIECEWISE is the default.", Kind: Choice, Choices: GraphModes()},
 		{Key: "tp", Label: "Tensor-parallel GPUs", Unit: "GPUs", Help: "Adds two all-reduces per layer; each GPU holds 1/tp of the weights.", Kind: Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "per_launch_us", Label: "CPU cost per eager kernel", Unit: "µs", Help: "Framework op plus cudaLaunchKernel: 24 µs from a PyTorch engine (fitted to vLLM's and gpt-fast's eager runs, docs/VALIDATION.md), 4–6 µs from C++ (a toy-kernel microbenchmark of a Rust engine).",
 			Kind: Float, Default: hardware.PerLaunchPython * 1e6, Min: 1, Max: 200, Step: 0.5},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Unit: "sequences", Help: "vLLM's running-batch limit; it sets the largest capture size, min(2·max_num_seqs, 512). vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 1024, Step: 1},
 	},
 	Check: checkCUDAGraphs,
-	sim:   cudaGraphsSim{},
+	Sim:   cudaGraphsSim{},
 	// Pricing only: every knob combination stays far below this (the
 	// heaviest, 405B at TP 8 with 1,024 sequences, counts about 800,000:
 	// 40 ms natively).
@@ -53,7 +53,7 @@ var cudaGraphs = &Lesson{
 	},
 }
 
-func init() { register(cudaGraphs) }
+func init() { Register(cudaGraphs) }
 
 // graphSetup is the priced engine of the lesson.
 type graphSetup struct {
@@ -66,29 +66,29 @@ type graphSetup struct {
 	perLaunch float64
 	seqs      int
 	// budget is max_num_batched_tokens, vLLM's API-server default on the
-	// GPU (vllmBatch: 8,192 or 2,048); it sets the activation reserve, and
+	// GPU (VLLMBatch: 8,192 or 2,048); it sets the activation reserve, and
 	// caps the capture sizes only below 512.
 	budget int
 	mode   cudagraph.Mode
 }
 
 func newGraphSetup(v Values) (*graphSetup, error) {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return nil, err
 	}
 	tp := v.Int("tp")
 	sm, err := hardware.NewStepModel(g, m, tp, hardware.BF16)
 	if err != nil {
-		return nil, tpRelation(m, tp)
+		return nil, TPRelation(m, tp)
 	}
 	// The lesson times the forward pass alone: host work (scheduling,
 	// output processing) overlaps it in vLLM v1 and is another lesson's.
 	sm.Host = hardware.HostOverhead{}
 	// vLLM's custom all-reduce at TP > 1 (NCCL where vLLM falls back).
 	sm.AllReduce = hardware.VLLMAllReduce(g, tp)
-	budget, _ := vllmBatch(g)
-	if err := checkFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: budget}, fitKnobs{hardware.LimitWeights: "model"}); err != nil {
+	budget, _ := VLLMBatch(g)
+	if err := CheckFit(v, hardware.Fit{GPU: g, Model: m, TP: tp, BatchedTokens: budget}, FitKnobs{hardware.LimitWeights: "model"}); err != nil {
 		return nil, err
 	}
 	mode, err := cudagraph.ParseMode(v.Choice("mode"))
@@ -107,7 +107,7 @@ func checkCUDAGraphs(v Values) error {
 	if b > e.seqs {
 		return Relation("batch", strconv.Itoa(b), fmt.Sprintf("at most max_num_seqs (%d): vLLM runs no more sequences at once", e.seqs), "max_num_seqs")
 	}
-	return checkFit(v, e.decodeFit(b, ctx), fitKnobs{hardware.LimitKV: "context", hardware.LimitPositions: "context"})
+	return CheckFit(v, e.decodeFit(b, ctx), FitKnobs{hardware.LimitKV: "context", hardware.LimitPositions: "context"})
 }
 
 // decodeFit is a decode step of batch sequences at ctx tokens of context
@@ -115,7 +115,7 @@ func checkCUDAGraphs(v Values) error {
 // budget, each sequence in whole blocks of the paged pool.
 func (e *graphSetup) decodeFit(batch, ctx int) hardware.Fit {
 	return hardware.Fit{GPU: e.gpu, Model: e.model, TP: e.tp, BatchedTokens: e.budget,
-		KVTokens: pagedKVTokens(batch, ctx+1, 16), Positions: ctx + 1}
+		KVTokens: PagedKVTokens(batch, ctx+1, 16), Positions: ctx + 1}
 }
 
 // dispatcher returns vLLM's dispatcher for a mode with the lesson's launch
@@ -208,7 +208,7 @@ func cpuLane(name, key string, r run, detail int, markEager bool) scene.Lane {
 			case cudagraph.PieceReplay:
 				label, cls = fmt.Sprintf("replay piece (%d kernels)", l.Last-l.First+1), "replay"
 			}
-			cpu.Bars = append(cpu.Bars, scene.Span{Start: msr(l.Start), End: msr(l.End), Label: label, Class: cls, Highlight: markEager && l.Kind == cudagraph.KernelLaunch})
+			cpu.Bars = append(cpu.Bars, scene.Span{Start: Msr(l.Start), End: Msr(l.End), Label: label, Class: cls, Highlight: markEager && l.Kind == cudagraph.KernelLaunch})
 			i++
 			continue
 		}
@@ -226,7 +226,7 @@ func cpuLane(name, key string, r run, detail int, markEager bool) scene.Lane {
 		if pieces > 0 {
 			label = fmt.Sprintf("%s: %d piece + %d eager", name, pieces, eager)
 		}
-		cpu.Bars = append(cpu.Bars, scene.Span{Start: msr(l.Start), End: msr(ls[j-1].End), Label: label, Class: "cpu"})
+		cpu.Bars = append(cpu.Bars, scene.Span{Start: Msr(l.Start), End: Msr(ls[j-1].End), Label: label, Class: "cpu"})
 		i = j
 	}
 	return cpu
@@ -249,7 +249,7 @@ func gpuLane(name, key string, r run, detail int, markEager bool) scene.Lane {
 		}
 		start, end := k.Start, ks[j].Start+ks[j].GPUTime
 		if start-prevEnd > 1e-8 {
-			gpu.Bars = append(gpu.Bars, scene.Span{Start: msr(prevEnd), End: msr(start), Label: "idle", Class: "idle"})
+			gpu.Bars = append(gpu.Bars, scene.Span{Start: Msr(prevEnd), End: Msr(start), Label: "idle", Class: "idle"})
 		}
 		label, cls := k.Name, kernelClass(k)
 		if j > i {
@@ -262,7 +262,7 @@ func gpuLane(name, key string, r run, detail int, markEager bool) scene.Lane {
 				label += fmt.Sprintf(" (%.1f µs idle)", 1e6*idle)
 			}
 		}
-		gpu.Bars = append(gpu.Bars, scene.Span{Start: msr(start), End: msr(end), Label: label, Class: cls, Highlight: markEager && j == i && cudagraph.Splitting(k)})
+		gpu.Bars = append(gpu.Bars, scene.Span{Start: Msr(start), End: Msr(end), Label: label, Class: cls, Highlight: markEager && j == i && cudagraph.Splitting(k)})
 		prevEnd = end
 		i = j + 1
 	}
@@ -315,14 +315,14 @@ func layerEnd(r run, l int) float64 {
 func (r graphsRun) layerGroups(x run, prefix string) []scene.Span {
 	L := r.e.model.Layers
 	first, _ := layerSpan(x, 0)
-	g := []scene.Span{{Start: 0, End: msr(first), Label: prefix + "embedding", Class: "layer"}}
+	g := []scene.Span{{Start: 0, End: Msr(first), Label: prefix + "embedding", Class: "layer"}}
 	for l := 0; l < min(detailLayers, L); l++ {
 		a, b := layerSpan(x, l)
-		g = append(g, scene.Span{Start: msr(a), End: msr(b), Label: fmt.Sprintf("%slayer %d", prefix, l), Class: "layer"})
+		g = append(g, scene.Span{Start: Msr(a), End: Msr(b), Label: fmt.Sprintf("%slayer %d", prefix, l), Class: "layer"})
 	}
 	if L > detailLayers {
 		a, _ := layerSpan(x, detailLayers)
-		g = append(g, scene.Span{Start: msr(a), End: msr(layerEnd(x, L-1)), Label: fmt.Sprintf("%slayers %d–%d", prefix, detailLayers, L-1), Class: "layer"})
+		g = append(g, scene.Span{Start: Msr(a), End: Msr(layerEnd(x, L-1)), Label: fmt.Sprintf("%slayers %d–%d", prefix, detailLayers, L-1), Class: "layer"})
 	}
 	return g
 }
@@ -335,7 +335,7 @@ func (r graphsRun) stepTimeline(title string, names, keys []string, rs []run, ma
 	for i, x := range rs {
 		tl.Lanes = append(tl.Lanes, ganttLanes(names[i], keys[i], x, detailLayers, markEager[i])...)
 	}
-	tl.Zoom = &scene.Window{Start: 0, End: msr(r.zoomTo(rs...)), Label: fmt.Sprintf("the first %d layers", min(detailLayers, r.e.model.Layers))}
+	tl.Zoom = &scene.Window{Start: 0, End: Msr(r.zoomTo(rs...)), Label: fmt.Sprintf("the first %d layers", min(detailLayers, r.e.model.Layers))}
 	prefix := ""
 	if len(rs) > 1 {
 		prefix = names[0] + " "
@@ -443,7 +443,7 @@ func (r graphsRun) work() int64 {
 // page's WebAssembly leaves it out (see simulation).
 type cudaGraphsSim struct{}
 
-func (cudaGraphsSim) build(v Values) (*Script, error) {
+func (cudaGraphsSim) Simulate(v Values) (*Script, error) {
 	r, err := runCUDAGraphs(v)
 	if err != nil {
 		return nil, err
@@ -482,7 +482,7 @@ func runCUDAGraphs(v Values) (graphsRun, error) {
 		r.padTo = append(r.padTo, p)
 	}
 	r.sweep, r.crossover = e.sweep(d, r.context)
-	r.kvFit = maxFitting(e.seqs, func(n int) bool { return e.decodeFit(n, r.context).Check() == nil })
+	r.kvFit = MaxFitting(e.seqs, func(n int) bool { return e.decodeFit(n, r.context).Check() == nil })
 	r.padding = e.paddingCases(r.batch, r.context)
 	r.capture = e.dispatcher(e.mode).Capture()
 	if e.kvBytes > 0 {
@@ -607,24 +607,24 @@ func (r graphsRun) within() int {
 func (r graphsRun) metrics() []Metric {
 	e := r.e
 	return []Metric{
-		{Key: "dispatch_ms_eager", Label: "CPU dispatch, eager (NONE)", Unit: "ms", Better: LowerIsBetter, Value: round4(r.eagerMS())},
-		{Key: "dispatch_ms_graph", Label: "CPU dispatch, full graph replay", Unit: "ms", Better: LowerIsBetter, Value: round4(r.fullMS())},
-		{Key: "dispatch_ms_piecewise", Label: "CPU dispatch, piecewise graphs", Unit: "ms", Better: LowerIsBetter, Value: round4(r.pwMS())},
-		{Key: "step_ms_eager", Label: "Step time, eager", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.eager.cost.Total)},
-		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.full.cost.Total)},
-		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.piecewise.cost.Total)},
-		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.chosen.cost.Total)},
-		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: round4(1e3 * r.gpuWork.seconds)},
-		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Better: LowerIsBetter, Value: round4(1e3 * r.eager.cost.Idle)},
+		{Key: "dispatch_ms_eager", Label: "CPU dispatch, eager (NONE)", Unit: "ms", Better: LowerIsBetter, Value: Round4(r.eagerMS())},
+		{Key: "dispatch_ms_graph", Label: "CPU dispatch, full graph replay", Unit: "ms", Better: LowerIsBetter, Value: Round4(r.fullMS())},
+		{Key: "dispatch_ms_piecewise", Label: "CPU dispatch, piecewise graphs", Unit: "ms", Better: LowerIsBetter, Value: Round4(r.pwMS())},
+		{Key: "step_ms_eager", Label: "Step time, eager", Unit: "ms", Better: LowerIsBetter, Value: Round4(1e3 * r.eager.cost.Total)},
+		{Key: "step_ms_graph", Label: "Step time, full graph", Unit: "ms", Better: LowerIsBetter, Value: Round4(1e3 * r.full.cost.Total)},
+		{Key: "step_ms_piecewise", Label: "Step time, piecewise", Unit: "ms", Better: LowerIsBetter, Value: Round4(1e3 * r.piecewise.cost.Total)},
+		{Key: "step_ms_mode", Label: "Step time in the chosen mode (" + e.mode.String() + ")", Unit: "ms", Better: LowerIsBetter, Value: Round4(1e3 * r.chosen.cost.Total)},
+		{Key: "gpu_ms", Label: "GPU work of the step, unpadded", Unit: "ms", Value: Round4(1e3 * r.gpuWork.seconds)},
+		{Key: "gpu_idle_ms_eager", Label: "GPU waiting for launches, eager", Unit: "ms", Better: LowerIsBetter, Value: Round4(1e3 * r.eager.cost.Idle)},
 		{Key: "padded_tokens", Label: "Tokens the GPU computes in the chosen mode (padded)", Unit: "tokens", Value: float64(r.chosen.cost.PaddedTokens)},
 		{Key: "kernels_per_step", Label: "Kernels per step", Unit: "kernels", Value: float64(r.kernels())},
 		{Key: "kernels_shorter_than_launch", Label: "Kernels whose GPU time is below one eager launch", Unit: "kernels", Value: float64(r.short)},
-		{Key: "dispatch_ratio", Label: "Eager dispatch ÷ graph replay", Unit: "×", Value: round2(r.eager.plan.CPU / r.full.plan.CPU)},
-		{Key: "speedup_graph", Label: "Step time eager ÷ full graph", Unit: "×", Value: round4(r.eager.cost.Total / r.full.cost.Total)},
+		{Key: "dispatch_ratio", Label: "Eager dispatch ÷ graph replay", Unit: "×", Value: Round2(r.eager.plan.CPU / r.full.plan.CPU)},
+		{Key: "speedup_graph", Label: "Step time eager ÷ full graph", Unit: "×", Value: Round4(r.eager.cost.Total / r.full.cost.Total)},
 		{Key: "dispatch_matters_below_batch", Label: "Smallest captured batch where eager is within 2% of the graph (0: none)", Unit: "sequences", Value: float64(r.crossover)},
 		{Key: "capture_graphs", Label: "Graphs captured at start-up", Unit: "graphs", Value: float64(r.capture.FullGraphs + r.capture.PiecewiseGraphs)},
-		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Better: LowerIsBetter, Value: round2(r.capture.Seconds)},
-		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Better: LowerIsBetter, Value: round2(r.capture.Bytes / (1 << 30))},
+		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Better: LowerIsBetter, Value: Round2(r.capture.Seconds)},
+		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Better: LowerIsBetter, Value: Round2(r.capture.Bytes / (1 << 30))},
 		{Key: "validation_within", Label: "Dispatch validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(r.within())},
 	}
 }
@@ -680,12 +680,12 @@ func (r graphsRun) sweepChart() *scene.Chart {
 	sCPP := scene.Series{Name: fmt.Sprintf("NONE from C++, %.0f µs per launch", 1e6*hardware.PerLaunchCPP)}
 	for _, p := range r.sweep {
 		x := float64(p.batch)
-		sEager.X, sEager.Y = append(sEager.X, x), append(sEager.Y, ms(p.eager))
-		sPW.X, sPW.Y = append(sPW.X, x), append(sPW.Y, ms(p.piecewise))
-		sFull.X, sFull.Y = append(sFull.X, x), append(sFull.Y, ms(p.full))
-		sGPU.X, sGPU.Y = append(sGPU.X, x), append(sGPU.Y, ms(p.gpu))
+		sEager.X, sEager.Y = append(sEager.X, x), append(sEager.Y, Ms(p.eager))
+		sPW.X, sPW.Y = append(sPW.X, x), append(sPW.Y, Ms(p.piecewise))
+		sFull.X, sFull.Y = append(sFull.X, x), append(sFull.Y, Ms(p.full))
+		sGPU.X, sGPU.Y = append(sGPU.X, x), append(sGPU.Y, Ms(p.gpu))
 		if r.e.perLaunch != hardware.PerLaunchCPP {
-			sCPP.X, sCPP.Y = append(sCPP.X, x), append(sCPP.Y, ms(p.cpp))
+			sCPP.X, sCPP.Y = append(sCPP.X, x), append(sCPP.Y, Ms(p.cpp))
 		}
 	}
 	sw.Series = []scene.Series{sEager, sPW, sFull, sGPU}
@@ -712,26 +712,26 @@ func (r graphsRun) paddingScenes() (scenes []scene.Scene, notes []string) {
 		note := fmt.Sprintf("%d → %d tokens (%s, %.1f µs more GPU work)", pc.n, pc.padded, runtimeName(pc.rt), 1e6*pc.extra)
 		if pc.padded == pc.n {
 			label = fmt.Sprintf("%d tokens: no padding", pc.n)
-			note = fmt.Sprintf("%d %s: no padding (%s)", pc.n, plural(pc.n, "token", "tokens"), runtimeName(pc.rt))
+			note = fmt.Sprintf("%d %s: no padding (%s)", pc.n, Plural(pc.n, "token", "tokens"), runtimeName(pc.rt))
 		}
 		if pc.thisBatch {
 			label = "this batch, " + label
 			note = "this batch, " + note
 		}
-		padCards = append(padCards, scene.Card{Label: label, Value: us(pc.extra), Unit: "µs extra GPU", Note: runtimeName(pc.rt)})
+		padCards = append(padCards, scene.Card{Label: label, Value: Us(pc.extra), Unit: "µs extra GPU", Note: runtimeName(pc.rt)})
 		notes = append(notes, note)
 	}
 	c := r.capture
 	capCards := []scene.Card{
 		{Label: "graphs captured (" + r.e.mode.String() + ")", Value: float64(c.FullGraphs + c.PiecewiseGraphs), Note: fmt.Sprintf("%d full + %d piecewise", c.FullGraphs, c.PiecewiseGraphs)},
-		{Label: "capture time", Value: round2(c.Seconds), Unit: "s", Note: "at the published 2 s per 53 shapes"},
-		{Label: "graph memory", Value: round2(c.Bytes / (1 << 30)), Unit: "GiB", Note: "at the published 0.45 GiB per 53 shapes"},
+		{Label: "capture time", Value: Round2(c.Seconds), Unit: "s", Note: "at the published 2 s per 53 shapes"},
+		{Label: "graph memory", Value: Round2(c.Bytes / (1 << 30)), Unit: "GiB", Note: "at the published 0.45 GiB per 53 shapes"},
 		{Label: "KV cache given up", Value: float64(r.captureKV), Unit: "tokens", Note: "graph memory ÷ KV bytes per token"},
 	}
-	pad := mainScene(scene.Scene{Kind: scene.KindChart, ID: "padding", Title: "Padding to the next captured size", Chart: padChart})
+	pad := MainScene(scene.Scene{Kind: scene.KindChart, ID: "padding", Title: "Padding to the next captured size", Chart: padChart})
 	for _, pc := range r.padding {
 		if pc.padded > pc.n && pc.n <= len(padS.X) {
-			pad.Marks = append(pad.Marks, markRef("point:"+padS.Name+":"+strconv.Itoa(pc.n-1), fmt.Sprintf("%d → %d tokens", pc.n, pc.padded)))
+			pad.Marks = append(pad.Marks, MarkRef("point:"+padS.Name+":"+strconv.Itoa(pc.n-1), fmt.Sprintf("%d → %d tokens", pc.n, pc.padded)))
 		}
 	}
 	return []scene.Scene{pad,
@@ -783,8 +783,8 @@ func stepCards(names []string, rs ...run) scene.Scene {
 	var cs []scene.Card
 	for i, x := range rs {
 		cs = append(cs,
-			scene.Card{Label: names[i] + ": CPU dispatch", Value: round4(1e3 * x.plan.CPU), Unit: "ms"},
-			scene.Card{Label: names[i] + ": step", Value: round4(1e3 * x.cost.Total), Unit: "ms", Note: fmt.Sprintf("GPU waits %.3f ms", 1e3*x.cost.Idle)})
+			scene.Card{Label: names[i] + ": CPU dispatch", Value: Round4(1e3 * x.plan.CPU), Unit: "ms"},
+			scene.Card{Label: names[i] + ": step", Value: Round4(1e3 * x.cost.Total), Unit: "ms", Note: fmt.Sprintf("GPU waits %.3f ms", 1e3*x.cost.Idle)})
 	}
 	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: "This step", Cards: cs}
 }
@@ -799,14 +799,14 @@ func (r graphsRun) layerScene() (scene.Scene, string) {
 		if k.Layer != 0 {
 			continue
 		}
-		gpu.Bars = append(gpu.Bars, scene.Span{Start: round4(1e6 * at), End: round4(1e6 * (at + k.GPUTime)), Label: k.Name, Class: kernelClass(k)})
+		gpu.Bars = append(gpu.Bars, scene.Span{Start: Round4(1e6 * at), End: Round4(1e6 * (at + k.GPUTime)), Label: k.Name, Class: kernelClass(k)})
 		at += k.GPUTime
 	}
-	launch := scene.Lane{Label: "CPU · one launch", Key: "launch", Bars: []scene.Span{{Start: 0, End: round4(r.perUS()), Label: "launch", Class: "cpu"}}}
-	ref := spanRef("launch", 0)
+	launch := scene.Lane{Label: "CPU · one launch", Key: "launch", Bars: []scene.Span{{Start: 0, End: Round4(r.perUS()), Label: "launch", Class: "cpu"}}}
+	ref := SpanRef("launch", 0)
 	tl := &scene.Timeline{Unit: "µs", Lanes: []scene.Lane{gpu, launch}}
-	return mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "layer", Title: "Layer 0's kernels back to back on the GPU, against one eager launch (µs)", Gantt: tl},
-		markRef(ref, fmt.Sprintf("one launch: %.4g µs", r.perUS()))), ref
+	return MainScene(scene.Scene{Kind: scene.KindTimeline, ID: "layer", Title: "Layer 0's kernels back to back on the GPU, against one eager launch (µs)", Gantt: tl},
+		MarkRef(ref, fmt.Sprintf("one launch: %.4g µs", r.perUS()))), ref
 }
 
 // pair draws two runs in one timeline, zoomed on the first layers.
@@ -850,12 +850,12 @@ func (r graphsRun) crossText() string {
 		if len(r.sweep) > 0 {
 			last = r.sweep[len(r.sweep)-1].batch
 		}
-		t = fmt.Sprintf("Up to batch %d, the largest captured size within max_num_seqs (%s), eager launches never come within 2%% of the graph: the kernels stay shorter than their launches.", last, comma(r.e.seqs))
+		t = fmt.Sprintf("Up to batch %d, the largest captured size within max_num_seqs (%s), eager launches never come within 2%% of the graph: the kernels stay shorter than their launches.", last, Comma(r.e.seqs))
 	case 1:
 		t = "Even at batch 1 eager launches cost less than 2% over the graph: the GPU work per kernel already exceeds the launch."
 	}
 	if r.kvFit < r.e.seqs {
-		t += fmt.Sprintf(" Beyond batch %d the KV cache at %s tokens of context would not fit; those points show the dispatch arithmetic alone.", r.kvFit, comma(r.context))
+		t += fmt.Sprintf(" Beyond batch %d the KV cache at %s tokens of context would not fit; those points show the dispatch arithmetic alone.", r.kvFit, Comma(r.context))
 	}
 	return t
 }
@@ -873,7 +873,7 @@ func (r graphsRun) captureText() string {
 func (r graphsRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = append(r.dispatchSteps(), r.graphSteps(s.Claims)...)
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
@@ -894,26 +894,26 @@ func (r graphsRun) dispatchSteps() []Step {
 	idleText := "the GPU sits idle"
 	var eagerMentions []scene.Mention
 	if ref, w, ok := r.longestIdle(eagerTL, "gpu-eager"); ok {
-		eagerTL.Marks = append(eagerTL.Marks, markRef(ref, fmt.Sprintf("GPU idle %.1f µs", w)))
-		eagerMentions = append(eagerMentions, mention(idleText, "step", ref))
+		eagerTL.Marks = append(eagerTL.Marks, MarkRef(ref, fmt.Sprintf("GPU idle %.1f µs", w)))
+		eagerMentions = append(eagerMentions, Mention(idleText, "step", ref))
 	}
 
 	both := r.pair(fmt.Sprintf("Eager vs full graph: the first %d layers (ms)", detailLayers), "eager", "eager", "full graph", "full", eager, full, false)
 	replayText := "replaying it is one call"
 	var bothMentions []scene.Mention
 	if i := firstBar(both.Gantt.Lanes[2], "replay"); i >= 0 {
-		ref := spanRef("cpu-full", i)
-		both.Marks = append(both.Marks, markRef(ref, fmt.Sprintf("one replay: %.2f ms", r.fullMS())))
-		bothMentions = append(bothMentions, mention(replayText, "step", ref))
+		ref := SpanRef("cpu-full", i)
+		both.Marks = append(both.Marks, MarkRef(ref, fmt.Sprintf("one replay: %.2f ms", r.fullMS())))
+		bothMentions = append(bothMentions, Mention(replayText, "step", ref))
 	}
 
 	pwTL := r.pair(fmt.Sprintf("Piecewise vs full graph: the first %d layers; eager launches highlighted (ms)", detailLayers), "piecewise", "piecewise", "full graph", "full", pw, full, true)
 	eagerText := "launched eagerly between them"
 	var pwMentions []scene.Mention
 	if i := firstEagerAttention(pwTL.Gantt.Lanes[0]); i >= 0 {
-		ref := spanRef("cpu-piecewise", i)
-		pwTL.Marks = append(pwTL.Marks, markRef(ref, "eager attention"))
-		pwMentions = append(pwMentions, mention(eagerText, "step", ref))
+		ref := SpanRef("cpu-piecewise", i)
+		pwTL.Marks = append(pwTL.Marks, MarkRef(ref, "eager attention"))
+		pwMentions = append(pwMentions, Mention(eagerText, "step", ref))
 	}
 	return []Step{{
 		Title: fmt.Sprintf("One decode step is %d kernels", nk),
@@ -921,7 +921,7 @@ func (r graphsRun) dispatchSteps() []Step {
 			"At batch %d most are tiny: %d of them take less GPU time than %s.",
 			r.setup(), L, r.perLayer(), tpText(e.tp), nk, r.batch, r.short, launchText),
 		Scenes:   []scene.Scene{layer, r.stepFormula(), {Kind: scene.KindTable, ID: "kernels", Title: "The kernels of one layer", Table: r.layerTable()}},
-		Mentions: []scene.Mention{mention(launchText, "layer", launchRef)},
+		Mentions: []scene.Mention{Mention(launchText, "layer", launchRef)},
 	}, {
 		Title: "Eager: the GPU waits for the CPU",
 		Narration: fmt.Sprintf("Without graphs (vLLM's NONE mode) the CPU launches the %d kernels one after another, %.4g µs each: %.3f ms of CPU per step. A kernel cannot start before it is launched, so "+
@@ -930,8 +930,8 @@ func (r graphsRun) dispatchSteps() []Step {
 		Scenes:   []scene.Scene{eagerTL, stepCards([]string{"eager"}, eager)},
 		Mentions: eagerMentions,
 	}, {
-		Quiz: numberQuiz(fmt.Sprintf("Now replay the whole step as one captured CUDA graph: %.2f ms of CPU instead of %.2f ms. How long does the step take, in ms?", r.fullMS(), r.eagerMS()),
-			round2(1e3*full.cost.Total), 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*r.gpuWork.seconds)),
+		Quiz: NumberQuiz(fmt.Sprintf("Now replay the whole step as one captured CUDA graph: %.2f ms of CPU instead of %.2f ms. How long does the step take, in ms?", r.fullMS(), r.eagerMS()),
+			Round2(1e3*full.cost.Total), 0.1, fmt.Sprintf("The GPU work (%.2f ms) does not shrink; the graph only removes the wait for launches.", 1e3*r.gpuWork.seconds)),
 		Title: "Full graph replay: one launch",
 		Narration: fmt.Sprintf("A CUDA graph records the step's kernels once; %s: %.2f ms of CPU, measured for vLLM [VIDUR-CPU], after which every kernel is queued on the GPU. "+
 			"The step now takes %.3f ms, the GPU work plus the replay, against %.3f ms eager: %.2f× faster, although dispatch shrank %.0f×.",
@@ -953,7 +953,7 @@ func padMentions(pad scene.Scene, notes []string) []scene.Mention {
 	for _, m := range pad.Marks {
 		for _, n := range notes {
 			if strings.Contains(n, m.Label) {
-				out = append(out, mention(m.Label, pad.ID, m.Ref))
+				out = append(out, Mention(m.Label, pad.ID, m.Ref))
 				break
 			}
 		}
@@ -968,11 +968,11 @@ func (r graphsRun) runtimeMark(sc scene.Scene, rt cudagraph.Runtime) (ref, label
 	switch rt {
 	case cudagraph.RunFull:
 		if i := firstBar(sc.Gantt.Lanes[0], "replay"); i >= 0 {
-			return spanRef("cpu-mode", i), "one graph replay", true
+			return SpanRef("cpu-mode", i), "one graph replay", true
 		}
 	case cudagraph.RunPiecewise:
 		if i := firstEagerAttention(sc.Gantt.Lanes[0]); i >= 0 {
-			return spanRef("cpu-mode", i), "eager attention", true
+			return SpanRef("cpu-mode", i), "eager attention", true
 		}
 	default:
 		if ref, w, ok := r.longestIdle(sc, "gpu-mode"); ok {
@@ -985,7 +985,7 @@ func (r graphsRun) runtimeMark(sc scene.Scene, rt cudagraph.Runtime) (ref, label
 // sweepScene is the batch sweep with the crossover marked on the eager
 // curve.
 func (r graphsRun) sweepScene() (scene.Scene, []scene.Mention) {
-	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "sweep", Title: fmt.Sprintf("Step time by decode batch, %s, %s tokens of context", r.setup(), comma(r.context)), Chart: r.sweepChart()})
+	sc := MainScene(scene.Scene{Kind: scene.KindChart, ID: "sweep", Title: fmt.Sprintf("Step time by decode batch, %s, %s tokens of context", r.setup(), Comma(r.context)), Chart: r.sweepChart()})
 	if r.crossover <= 1 {
 		return sc, nil
 	}
@@ -993,8 +993,8 @@ func (r graphsRun) sweepScene() (scene.Scene, []scene.Mention) {
 	for i, x := range eager.X {
 		if int(x) == r.crossover {
 			ref := "point:" + eager.Name + ":" + strconv.Itoa(i)
-			sc.Marks = []scene.Mark{markRef(ref, fmt.Sprintf("batch %d: eager within 2%%", r.crossover))}
-			return sc, []scene.Mention{mention(fmt.Sprintf("From batch %d on", r.crossover), "sweep", ref)}
+			sc.Marks = []scene.Mark{MarkRef(ref, fmt.Sprintf("batch %d: eager within 2%%", r.crossover))}
+			return sc, []scene.Mention{Mention(fmt.Sprintf("From batch %d on", r.crossover), "sweep", ref)}
 		}
 	}
 	return sc, nil
@@ -1014,7 +1014,7 @@ func (r graphsRun) longestIdle(sc scene.Scene, key string) (string, float64, boo
 			}
 		}
 		if best >= 0 {
-			return spanRef(key, best), 1000 * w, true
+			return SpanRef(key, best), 1000 * w, true
 		}
 	}
 	return "", 0, false
@@ -1042,8 +1042,8 @@ func (r graphsRun) graphSteps(claims []Claim) []Step {
 	runsText := "runs " + runtimePhrase(chosen.plan)
 	var chosenMentions []scene.Mention
 	if ref, label, ok := r.runtimeMark(chosenTL, chosen.plan.Runtime); ok {
-		chosenTL.Marks = append(chosenTL.Marks, markRef(ref, label))
-		chosenMentions = append(chosenMentions, mention(runsText, "step", ref))
+		chosenTL.Marks = append(chosenTL.Marks, MarkRef(ref, label))
+		chosenMentions = append(chosenMentions, Mention(runsText, "step", ref))
 	}
 	sweep, sweepMentions := r.sweepScene()
 	padScenes, padNotes := r.paddingScenes()
@@ -1064,14 +1064,14 @@ func (r graphsRun) graphSteps(claims []Claim) []Step {
 		Title: "Capture sizes and padding",
 		Narration: fmt.Sprintf("Graphs have fixed shapes, so vLLM captures %d sizes (1, 2, 4, every 8 up to 248, every 16 up to %d, that is min(2 × max_num_seqs (%s), 512)) and pads each batch to the next one; the padded tokens run through every linear layer for nothing.%s "+
 			"In %s: %s. %s",
-			len(r.sizes), maxCapture, comma(e.seqs), vllmBatchNote(e.gpu, e.seqs, e.budget), e.mode, strings.Join(padNotes, "; "), r.captureText()),
+			len(r.sizes), maxCapture, Comma(e.seqs), VLLMBatchNote(e.gpu, e.seqs, e.budget), e.mode, strings.Join(padNotes, "; "), r.captureText()),
 		Scenes:   padScenes,
 		Mentions: padMentions(padScenes[0], padNotes),
 	}, {
 		Title: "Article claim vs this model",
 		Narration: fmt.Sprintf("The article's 0.85 ms, 0.04 ms and 20× are typed into its simulator. Here they are computed for %s at batch %d, and the dispatch model is checked against %d published measurements: %d within tolerance.",
 			r.setup(), r.batch, len(r.validation), r.within()),
-		Scenes: []scene.Scene{claimsTable(claims), {Kind: scene.KindTable, ID: "validation", Title: "Dispatch model vs measurements (docs/VALIDATION.md)", Table: r.validationTable()}},
+		Scenes: []scene.Scene{ClaimsTable(claims), {Kind: scene.KindTable, ID: "validation", Title: "Dispatch model vs measurements (docs/VALIDATION.md)", Table: r.validationTable()}},
 	}}
 }
 
@@ -1082,7 +1082,7 @@ var graphValidation = sync.OnceValue(cudagraph.Validate)
 // runtimePhrase says how a step runs, e.g. "as one full graph of 256
 // tokens (250 padded)".
 func runtimePhrase(p cudagraph.Plan) string {
-	pad := fmt.Sprintf("%d %s", p.Padded, plural(p.Padded, "token", "tokens"))
+	pad := fmt.Sprintf("%d %s", p.Padded, Plural(p.Padded, "token", "tokens"))
 	if p.Padded > p.Tokens {
 		pad = fmt.Sprintf("%d tokens (%d padded to the captured size)", p.Padded, p.Tokens)
 	}

@@ -8,24 +8,24 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// What the shared tests check on the cuda-graphs lesson (lessonChecks). Its
+// What the shared tests check on the cuda-graphs lesson (Checks). Its
 // narration check: what fits and what pads.
 func init() {
-	registerChecks(cudaGraphs, lessonChecks{
-		batchDefaults: true, batchNoteStep: 6,
-		paced: true,
-		refusals: []refusal{
+	registerChecks(cudaGraphs, Checks{
+		BatchDefaults: true, BatchNoteStep: 6,
+		Paced: true,
+		Refusals: []Refusal{
 			{map[string]string{"model": "llama-3.1-70b"}, "model", "llama-3.1-70b needs 141 GB of weights; h100-sxm has 85 GB as vLLM sees it: pick tp ≥ 4"},
 		},
-		sweepGPUsAndModels: true,
-		narration: func(v Values) ([]string, error) {
+		SweepGPUsAndModels: true,
+		Narration: func(v Values) ([]string, error) {
 			r, err := runCUDAGraphs(v)
 			return cudaGraphsNarration(r), err
 		},
 	})
 }
 
-func cudaGraphsNarration(r graphsRun) (out problems) {
+func cudaGraphsNarration(r graphsRun) (out Problems) {
 	e := r.e
 	// "Beyond batch N the KV cache … would not fit": N sequences of
 	// context + 1 tokens in the paged pool vLLM would allocate, N + 1 not.
@@ -35,7 +35,7 @@ func cudaGraphsNarration(r graphsRun) (out problems) {
 		return err == nil && int64(n*per) <= p.Blocks-1
 	}
 	if (r.kvFit > 0 && !fits(r.kvFit)) || (r.kvFit < e.seqs && fits(r.kvFit+1)) {
-		out.addf("narrated %d sequences of %d tokens fit; the pool (%d blocks each) says otherwise", r.kvFit, r.context+1, per)
+		out.Addf("narrated %d sequences of %d tokens fit; the pool (%d blocks each) says otherwise", r.kvFit, r.context+1, per)
 	}
 	d := e.dispatcher(cudagraph.FullAndPiecewise)
 	for n := 1; n <= len(r.padTo); n++ {
@@ -47,7 +47,7 @@ func cudaGraphsNarration(r graphsRun) (out problems) {
 			}
 		}
 		if r.padTo[n-1] != want {
-			out.addf("%d tokens narrated to pad to %d, the smallest captured size ≥ it is %d", n, r.padTo[n-1], want)
+			out.Addf("%d tokens narrated to pad to %d, the smallest captured size ≥ it is %d", n, r.padTo[n-1], want)
 		}
 	}
 	cross := 0
@@ -58,10 +58,10 @@ func cudaGraphsNarration(r graphsRun) (out problems) {
 		}
 	}
 	if cross != r.crossover {
-		out.addf("narrated crossover at batch %d, the sweep's first is %d", r.crossover, cross)
+		out.Addf("narrated crossover at batch %d, the sweep's first is %d", r.crossover, cross)
 	}
 	if c := e.dispatcher(e.mode).Capture(); c.FullGraphs+c.PiecewiseGraphs != r.capture.FullGraphs+r.capture.PiecewiseGraphs {
-		out.addf("narrated %d graphs, the dispatcher captures %d", r.capture.FullGraphs+r.capture.PiecewiseGraphs, c.FullGraphs+c.PiecewiseGraphs)
+		out.Addf("narrated %d graphs, the dispatcher captures %d", r.capture.FullGraphs+r.capture.PiecewiseGraphs, c.FullGraphs+c.PiecewiseGraphs)
 	}
 	return out
 }

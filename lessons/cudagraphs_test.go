@@ -20,7 +20,7 @@ func runGraphs(t *testing.T, set map[string]string) *Script {
 
 func graphsRunOf(t *testing.T, set map[string]string) graphsRun {
 	t.Helper()
-	v, err := cudaGraphs.resolveChecked(set)
+	v, err := cudaGraphs.ResolveChecked(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +183,11 @@ func TestCUDAGraphsScenes(t *testing.T) {
 // step says so, naming v0.21.0, whose profiler estimate takes it off the
 // KV cache, and the headroom before it.
 func TestCUDAGraphsMemoryVersion(t *testing.T) {
-	v, err := cudaGraphs.resolveChecked(nil)
+	v, err := cudaGraphs.ResolveChecked(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := cudaGraphs.sim.build(v)
+	s, err := cudaGraphs.Sim.Simulate(v)
 	if err != nil {
 		t.Fatal(err)
 	}

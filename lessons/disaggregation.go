@@ -31,9 +31,9 @@ var disaggregation = &Lesson{
 		{Term: "disaggregation", Aliases: []string{"disaggregated serving"}, Definition: "Prefill and decode on separate GPU pools, with the KV cache transferred between them.", Find: "Separate pools"},
 	},
 	Params: []Param{
-		gpuParam,
-		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},
-		weightParam,
+		GPUParam,
+		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: ChoicesFirst(ModelIDs(), "llama-3.1-70b")},
+		WeightParam,
 		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Each worker is a tensor-parallel group; each GPU holds and sends its share of the KV. The monolithic workers' TP, and both pools' unless prefill_tp or decode_tp is set.", Kind: Int, Default: 4, Min: 1, Max: 8, Step: 1},
 		{Key: "prefill_tp", Label: "Prefill workers' TP", Unit: "GPUs", Help: "GPUs per prefill worker; 0: the same as tp. Dynamo's recipes give prefill a smaller TP than decode.", Kind: Int, Default: 0, Min: 0, Max: 8, Step: 1},
 		{Key: "decode_tp", Label: "Decode workers' TP", Unit: "GPUs", Help: "GPUs per decode worker; 0: the same as tp.", Kind: Int, Default: 0, Min: 0, Max: 8, Step: 1},
@@ -55,22 +55,22 @@ var disaggregation = &Lesson{
 		{Key: "max_prefill_queue_size", Label: "queue_length: max_prefill_queue_size", Unit: "requests", Kind: Int, Default: cluster.DefaultMaxPrefillQueueSize, Min: 0, Max: 1000, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: Float, Default: 40, Min: 1, Max: 1000, Step: 1},
-		sloKnobs[0], sloKnobs[1],
-		priceParam, powerParam,
-		seedParam,
+		SLOKnobs[0], SLOKnobs[1],
+		PriceParam, PowerParam,
+		SeedParam,
 	},
 	Check: func(v Values) error {
-		if err := checkOrdered(v, lengthPairs...); err != nil {
+		if err := CheckOrdered(v, LengthPairs...); err != nil {
 			return err
 		}
 		if err := disaggFit(v); err != nil {
 			return err
 		}
-		return workBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
-			2*requestWork(disaggLengths(v)), servingCheckWork)
+		return WorkBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
+			2*RequestWork(disaggLengths(v)), ServingCheckWork)
 	},
-	sim:     disaggregationSim{},
-	MaxWork: servingMaxWork,
+	Sim:     disaggregationSim{},
+	MaxWork: ServingMaxWork,
 	// The heaviest accepted settings of each shape: the most requests, the
 	// longest prompts and outputs on 16 workers, long outputs one request
 	// at a time, and the smallest budget with conditional disaggregation.
@@ -90,7 +90,7 @@ var disaggregation = &Lesson{
 	},
 }
 
-func init() { register(disaggregation) }
+func init() { Register(disaggregation) }
 
 // The article's figures (Part 12 §3, §5 formulation 3) and the Dynamo
 // documentation's, as the comparison report quotes them.
@@ -110,18 +110,18 @@ const (
 // positions. More requests than fit at once queue or are preempted in the
 // simulation, as in vLLM.
 func disaggFit(v Values) error {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
 	n := v.Int("prompt_max") + v.Int("output_max")
 	for _, key := range []string{"tp", "prefill_tp", "decode_tp"} {
 		tp := disaggTP(v, key)
-		if !tpSplits(m, tp) {
+		if !TPSplits(m, tp) {
 			return Relation(key, v.TextOf(key), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP evenly (1, 2, 4 or 8)", m.Name, m.QHeads, m.KVHeads), "model")
 		}
-		fit := hardware.Fit{GPU: g, Model: m, TP: tp, Weights: weightFormat(v), BatchedTokens: v.Int("budget"), KVTokens: int64(n), Positions: n}
-		if err := checkFit(v, fit, fitKnobs{hardware.LimitWeights: key, hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"}); err != nil {
+		fit := hardware.Fit{GPU: g, Model: m, TP: tp, Weights: WeightFormat(v), BatchedTokens: v.Int("budget"), KVTokens: int64(n), Positions: n}
+		if err := CheckFit(v, fit, FitKnobs{hardware.LimitWeights: key, hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"}); err != nil {
 			return err
 		}
 	}
@@ -157,7 +157,7 @@ var disaggSweepLinks = []string{"nvlink4", "rdma-8x400", "ib-ndr", "tcpxo"}
 // function from the parts before it.
 type disaggRun struct {
 	// e is the monolithic workers' engine, pre and dec the pools'.
-	e, pre, dec *engine
+	e, pre, dec *Engine
 	disaggDeployment
 	disaggLoad
 	reqs []cluster.Request
@@ -177,7 +177,7 @@ type disaggRun struct {
 	// (kit_cost.go): the disaggregated one's prefill pool charged to input
 	// tokens, its decode pool to output tokens (and to input for the
 	// prompts it prefilled itself).
-	costMono, costDis runCost
+	costMono, costDis RunCost
 }
 
 // disaggDeployment is how both deployments are set up: tensor parallelism,
@@ -270,7 +270,7 @@ type linkSweep struct {
 // page's WebAssembly leaves it out (see simulation).
 type disaggregationSim struct{}
 
-func (disaggregationSim) build(v Values) (*Script, error) {
+func (disaggregationSim) Simulate(v Values) (*Script, error) {
 	r, err := runDisaggregation(v)
 	if err != nil {
 		return nil, err
@@ -297,8 +297,8 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 	// The steps priced beside the runs are counted as work: the followed
 	// prompt alone and the link sweep on a prefill worker, the article's
 	// stall on a monolithic one.
-	priced := &stepCounter{Timer: set.preTimer}
-	stallPriced := &stepCounter{Timer: set.monoTimer}
+	priced := &StepCounter{Timer: set.preTimer}
+	stallPriced := &StepCounter{Timer: set.monoTimer}
 	followed := followRequest(compared, reqs, dep, priced)
 	stall := worstStall(compared)
 	r := &disaggRun{e: e, pre: set.pre, dec: set.dec, disaggDeployment: dep, disaggLoad: load, reqs: reqs, compared: compared,
@@ -309,7 +309,7 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 	}
 	r.perGPU.throughputMono, r.perGPU.throughputDisagg = compared.ThroughputPerGPU()
 	r.perGPU.goodputMono, r.perGPU.goodputDisagg = compared.GoodputPerGPU()
-	r.work = compared.Monolithic.Counts.Plus(compared.Disagg.Counts).Work() + cluster.DecodeWeight*(priced.steps+stallPriced.steps)
+	r.work = compared.Monolithic.Counts.Plus(compared.Disagg.Counts).Work() + cluster.DecodeWeight*(priced.Steps+stallPriced.Steps)
 	for _, q := range reqs {
 		if len(q.PromptIDs) > dep.rule.MaxLocalPrefillLength {
 			r.longPrompts++
@@ -319,7 +319,7 @@ func runDisaggregation(v Values) (*disaggRun, error) {
 		return nil, err
 	}
 	r.work += r.capacity.work
-	r.costMono, r.costDis = disaggCosts(v, e.gpu, dep, compared)
+	r.costMono, r.costDis = disaggCosts(v, e.GPU, dep, compared)
 	return r, nil
 }
 
@@ -337,7 +337,7 @@ func disaggRequests(wl []workload.Request) []cluster.Request {
 // deployments' configs.
 type disaggSetup struct {
 	dep                           disaggDeployment
-	mono, pre, dec                *engine
+	mono, pre, dec                *Engine
 	monoTimer, preTimer, decTimer scheduler.Timer
 	monoCfg, disCfg               cluster.DisaggConfig
 }
@@ -346,13 +346,13 @@ type disaggSetup struct {
 func newDisaggSetup(v Values) (*disaggSetup, error) {
 	const bs = disaggBlock
 	budget := v.Int("budget")
-	engines := map[int]*engine{}
-	engineAt := func(key string) (*engine, error) {
+	engines := map[int]*Engine{}
+	engineAt := func(key string) (*Engine, error) {
 		tp := disaggTP(v, key)
 		if e, ok := engines[tp]; ok {
 			return e, nil
 		}
-		e, err := newTPEngine(v, tp, key, bs, budget)
+		e, err := NewTPEngine(v, tp, key, bs, budget)
 		engines[tp] = e
 		return e, err
 	}
@@ -371,12 +371,12 @@ func newDisaggSetup(v Values) (*disaggSetup, error) {
 		return nil, err
 	}
 	dep := set.dep
-	sched := func(e *engine) scheduler.Config {
-		return scheduler.Config{MaxNumBatchedTokens: dep.budget, MaxNumSeqs: dep.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.kvBlocks}
+	sched := func(e *Engine) scheduler.Config {
+		return scheduler.Config{MaxNumBatchedTokens: dep.budget, MaxNumSeqs: dep.seqs, ChunkedPrefill: true, BlockSize: bs, NumBlocks: e.KVBlocks}
 	}
-	set.monoTimer = set.mono.timer(dep.seqs, dep.budget)
-	set.preTimer = set.pre.timer(dep.seqs, dep.budget)
-	set.decTimer = set.dec.timer(dep.seqs, dep.budget)
+	set.monoTimer = set.mono.Timer(dep.seqs, dep.budget)
+	set.preTimer = set.pre.Timer(dep.seqs, dep.budget)
+	set.decTimer = set.dec.Timer(dep.seqs, dep.budget)
 	preSched := sched(set.pre)
 	set.disCfg = cluster.DisaggConfig{Prefill: dep.prefill, Decode: dep.decode, Scheduler: sched(set.dec), PrefillScheduler: &preSched,
 		Link: dep.link, KVBytesPerToken: float64(dep.bytesPerToken),
@@ -396,7 +396,7 @@ func newDisaggSetup(v Values) (*disaggSetup, error) {
 }
 
 // disaggDeploymentOf reads the deployments' knobs.
-func disaggDeploymentOf(v Values, e *engine) (disaggDeployment, error) {
+func disaggDeploymentOf(v Values, e *Engine) (disaggDeployment, error) {
 	link, err := cluster.LinkByID(v.Choice("link"))
 	if err != nil {
 		return disaggDeployment{}, err
@@ -406,15 +406,15 @@ func disaggDeploymentOf(v Values, e *engine) (disaggDeployment, error) {
 		rule: cluster.ConditionalDisagg{Policy: cluster.ConditionalPolicy(v.Choice("conditional")),
 			EffISLThreshold: v.Int("eff_isl_threshold"), EffISLRatioThreshold: v.Float("eff_isl_ratio_threshold"), QueueThreshold: v.Float("router_queue_threshold"),
 			MaxLocalPrefillLength: v.Int("max_local_prefill_length"), MaxPrefillQueueSize: v.Int("max_prefill_queue_size")},
-		sEntry: e.model.KVBytesPerToken(2)}
+		sEntry: e.Model.KVBytesPerToken(2)}
 	if !d.conditional {
 		d.rule.Policy = cluster.IslBounding
 	}
-	d.bytesPerToken = hardware.KVBytesPerTokenPerGPU(e.model, d.pathTP(), 2)
+	d.bytesPerToken = hardware.KVBytesPerTokenPerGPU(e.Model, d.pathTP(), 2)
 	d.blockBytes = float64(disaggBlock) * float64(d.bytesPerToken)
 	// max_num_seqs is vLLM's default on the GPU, capped at the budget as
 	// vLLM caps it (docs/SOURCES.md#vllm-batch-defaults).
-	_, seqs := vllmBatch(e.gpu)
+	_, seqs := VLLMBatch(e.GPU)
 	d.seqs = min(seqs, d.budget)
 	return d, nil
 }
@@ -440,7 +440,7 @@ func followRequest(c *cluster.Comparison, reqs []cluster.Request, dep disaggDepl
 	p := len(reqs[max(f.index, 0)].PromptIDs)
 	f.prompt, f.blocks = p, (p+bs-1)/bs
 	f.transfer = dep.link.Transfer(float64(f.blocks) * dep.blockBytes)
-	f.alone = prefillSeconds(timer, p, dep.budget) + timer.StepSeconds([]scheduler.Work{{NewTokens: p - (p-1)/bs*bs, Context: (p - 1) / bs * bs, Prefill: true}})
+	f.alone = PrefillSeconds(timer, p, dep.budget) + timer.StepSeconds([]scheduler.Work{{NewTokens: p - (p-1)/bs*bs, Context: (p - 1) / bs * bs, Prefill: true}})
 	return f
 }
 
@@ -475,13 +475,13 @@ func priceArticle(timer scheduler.Timer, decodes, meanCtx int) disaggArticle {
 // sweepLinks prices, for prompts of doubling lengths that fit the pool,
 // each one's prefill alone and its KV's transfer on each link of the sweep,
 // and the followed prompt's (followedBlocks) on each.
-func sweepLinks(timer scheduler.Timer, e *engine, dep disaggDeployment, followedBlocks int) disaggSweep {
+func sweepLinks(timer scheduler.Timer, e *Engine, dep disaggDeployment, followedBlocks int) disaggSweep {
 	const bs = disaggBlock
 	var sw disaggSweep
-	for n := 256; n <= min(contextLimit(e.model.MaxPositions), 131072); n *= 2 {
-		if (n+bs-1)/bs <= e.kvBlocks {
+	for n := 256; n <= min(ContextLimit(e.Model.MaxPositions), 131072); n *= 2 {
+		if (n+bs-1)/bs <= e.KVBlocks {
 			sw.lengths = append(sw.lengths, n)
-			sw.prefill = append(sw.prefill, prefillSeconds(timer, n, dep.budget))
+			sw.prefill = append(sw.prefill, PrefillSeconds(timer, n, dep.budget))
 		}
 	}
 	for _, id := range disaggSweepLinks {
@@ -500,43 +500,43 @@ func (r *disaggRun) followedKV() float64 { return float64(r.followed.blocks) * r
 
 // disaggCosts price both deployments' runs: the monolithic one as one
 // pool of all its GPUs, the disaggregated one as its two pools.
-func disaggCosts(v Values, g hardware.GPU, dep disaggDeployment, c *cluster.Comparison) (mono, dis runCost) {
-	usd, watts := costRates(v, g)
-	in, out, held := servedTokens(c.Monolithic.Requests)
-	mono = costOf(usd, watts, []gpuPool{stepsPool(dep.monoGPUs(), held, c.Monolithic.DecodeSteps...)}, in, out)
-	in, out, held = servedTokens(c.Disagg.Requests)
-	dis = costOf(usd, watts, []gpuPool{stepsPool(dep.prefill*dep.ptp, held, c.Disagg.PrefillSteps...), stepsPool(dep.decode*dep.dtp, held, c.Disagg.DecodeSteps...)}, in, out)
+func disaggCosts(v Values, g hardware.GPU, dep disaggDeployment, c *cluster.Comparison) (mono, dis RunCost) {
+	usd, watts := CostRates(v, g)
+	in, out, held := ServedTokens(c.Monolithic.Requests)
+	mono = CostOf(usd, watts, []GPUPool{StepsPool(dep.monoGPUs(), held, c.Monolithic.DecodeSteps...)}, in, out)
+	in, out, held = ServedTokens(c.Disagg.Requests)
+	dis = CostOf(usd, watts, []GPUPool{StepsPool(dep.prefill*dep.ptp, held, c.Disagg.PrefillSteps...), StepsPool(dep.decode*dep.dtp, held, c.Disagg.DecodeSteps...)}, in, out)
 	return mono, dis
 }
 
 func (r *disaggRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
-	s.Metrics = append(s.Metrics, append(r.costMono.metricsSuffixed("_monolithic", "Monolithic"), r.costDis.metricsSuffixed("_disagg", "Disaggregated")...)...)
+	s.Metrics = append(s.Metrics, append(r.costMono.MetricsSuffixed("_monolithic", "Monolithic"), r.costDis.MetricsSuffixed("_disagg", "Disaggregated")...)...)
 	s.Steps = r.steps()
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
 func (r *disaggRun) metrics() []Metric {
 	mono, dis := r.compared.Mono, r.compared.Dis
 	ms := []Metric{
-		{Key: "ttft_p50_ms_monolithic", Label: "Monolithic: median TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(mono.TTFT.P50)},
-		{Key: "ttft_p50_ms_disagg", Label: "Disaggregated: median TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(dis.TTFT.P50)},
-		{Key: "ttft_p99_ms_monolithic", Label: "Monolithic: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(mono.TTFT.P99)},
-		{Key: "ttft_p99_ms_disagg", Label: "Disaggregated: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(dis.TTFT.P99)},
-		{Key: "itl_p50_ms_monolithic", Label: "Monolithic: median ITL", Unit: "ms", Better: LowerIsBetter, Value: ms(mono.ITL.P50)},
-		{Key: "itl_p50_ms_disagg", Label: "Disaggregated: median ITL", Unit: "ms", Better: LowerIsBetter, Value: ms(dis.ITL.P50)},
-		{Key: "itl_p99_ms_monolithic", Label: "Monolithic: p99 ITL", Unit: "ms", Better: LowerIsBetter, Value: ms(mono.ITL.P99)},
-		{Key: "itl_p99_ms_disagg", Label: "Disaggregated: p99 ITL", Unit: "ms", Better: LowerIsBetter, Value: ms(dis.ITL.P99)},
-		{Key: "itl_max_ms_monolithic", Label: "Monolithic: worst ITL", Unit: "ms", Better: LowerIsBetter, Value: ms(mono.ITL.Max)},
-		{Key: "itl_max_ms_disagg", Label: "Disaggregated: worst ITL", Unit: "ms", Better: LowerIsBetter, Value: ms(dis.ITL.Max)},
-		{Key: "transfer_ms", Label: "Mean KV transfer time per request", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.transfers.Mean)},
-		{Key: "transfer_p99_ms", Label: "p99 KV transfer time", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.transfers.P99)},
-		{Key: "kv_mb_per_gpu", Label: "KV one GPU sends for the followed request", Unit: "MB", Value: round2(r.followedKV() / 1e6)},
-		{Key: "throughput_per_gpu_monolithic", Label: "Monolithic: output tokens/s per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: round2(r.perGPU.throughputMono)},
-		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: round2(r.perGPU.throughputDisagg)},
-		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Better: HigherIsBetter, Value: round4(r.perGPU.goodputMono)},
-		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Better: HigherIsBetter, Value: round4(r.perGPU.goodputDisagg)},
+		{Key: "ttft_p50_ms_monolithic", Label: "Monolithic: median TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(mono.TTFT.P50)},
+		{Key: "ttft_p50_ms_disagg", Label: "Disaggregated: median TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(dis.TTFT.P50)},
+		{Key: "ttft_p99_ms_monolithic", Label: "Monolithic: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(mono.TTFT.P99)},
+		{Key: "ttft_p99_ms_disagg", Label: "Disaggregated: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(dis.TTFT.P99)},
+		{Key: "itl_p50_ms_monolithic", Label: "Monolithic: median ITL", Unit: "ms", Better: LowerIsBetter, Value: Ms(mono.ITL.P50)},
+		{Key: "itl_p50_ms_disagg", Label: "Disaggregated: median ITL", Unit: "ms", Better: LowerIsBetter, Value: Ms(dis.ITL.P50)},
+		{Key: "itl_p99_ms_monolithic", Label: "Monolithic: p99 ITL", Unit: "ms", Better: LowerIsBetter, Value: Ms(mono.ITL.P99)},
+		{Key: "itl_p99_ms_disagg", Label: "Disaggregated: p99 ITL", Unit: "ms", Better: LowerIsBetter, Value: Ms(dis.ITL.P99)},
+		{Key: "itl_max_ms_monolithic", Label: "Monolithic: worst ITL", Unit: "ms", Better: LowerIsBetter, Value: Ms(mono.ITL.Max)},
+		{Key: "itl_max_ms_disagg", Label: "Disaggregated: worst ITL", Unit: "ms", Better: LowerIsBetter, Value: Ms(dis.ITL.Max)},
+		{Key: "transfer_ms", Label: "Mean KV transfer time per request", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.transfers.Mean)},
+		{Key: "transfer_p99_ms", Label: "p99 KV transfer time", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.transfers.P99)},
+		{Key: "kv_mb_per_gpu", Label: "KV one GPU sends for the followed request", Unit: "MB", Value: Round2(r.followedKV() / 1e6)},
+		{Key: "throughput_per_gpu_monolithic", Label: "Monolithic: output tokens/s per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: Round2(r.perGPU.throughputMono)},
+		{Key: "throughput_per_gpu_disagg", Label: "Disaggregated: output tokens/s per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: Round2(r.perGPU.throughputDisagg)},
+		{Key: "goodput_per_gpu_monolithic", Label: "Monolithic: requests/s per GPU meeting the SLO", Unit: "req/s", Better: HigherIsBetter, Value: Round4(r.perGPU.goodputMono)},
+		{Key: "goodput_per_gpu_disagg", Label: "Disaggregated: requests/s per GPU meeting the SLO", Unit: "req/s", Better: HigherIsBetter, Value: Round4(r.perGPU.goodputDisagg)},
 		{Key: "gpus", Label: "GPUs in the monolithic deployment", Unit: "GPUs", Value: float64(r.compared.MonoGPUs)},
 		{Key: "gpus_disagg", Label: "GPUs in the disaggregated deployment", Unit: "GPUs", Value: float64(r.compared.DisGPUs)},
 		{Key: "local_prefills", Label: "Prompts the decode workers prefilled themselves (conditional)", Unit: "requests", Value: float64(r.compared.Disagg.Local)},
@@ -557,20 +557,20 @@ func (r *disaggRun) claims() []Claim {
 	return []Claim{{
 		What:    "Formulation 3's constants",
 		Article: fmt.Sprintf("α_RDMA ≈ %.1f µs; BW_fabric = 400 Gbps = %.0f GB/s", articleAlphaRDMA*1e6, articleFabricBW/1e9),
-		Model:   fmt.Sprintf("%s: α = %.0f µs, BW·η = %s (%.0f%% of %s)", ndr.Name, ndr.Alpha*1e6, gbps(ndr.Effective()), 100*ndr.Eff, gbps(ndr.Bandwidth)),
+		Model:   fmt.Sprintf("%s: α = %.0f µs, BW·η = %s (%.0f%% of %s)", ndr.Name, ndr.Alpha*1e6, GBps(ndr.Effective()), 100*ndr.Eff, GBps(ndr.Bandwidth)),
 		Why: fmt.Sprintf("The article takes the line rate and a protocol handshake; the model takes NCCL send/recv measured between two H100 nodes (vidur's profiles), where software and protocol overhead cost %.0f%% of the bandwidth and the small-message latency is %.0f µs.",
 			100*(1-ndr.Eff), ndr.Alpha*1e6),
 	}, {
 		What:    "\"Sub-millisecond inter-node KV migration\"",
 		Article: "sub-millisecond latency over 400 Gbps RDMA",
 		Model: fmt.Sprintf("a 4,096-token Llama-3.1-70B KV is %s: %s by the article's own formula (α + bytes/50 GB/s), %s at the measured NDR rate; here the followed %s-token prompt's %s per GPU takes %s over %s",
-			bytesText(r.article.kv70), msText(r.article.t70), msText(ndr.Transfer(r.article.kv70)), comma(r.followed.prompt), bytesText(r.followedKV()), msText(r.followed.transfer), r.link.Name),
+			BytesText(r.article.kv70), MsText(r.article.t70), MsText(ndr.Transfer(r.article.kv70)), Comma(r.followed.prompt), BytesText(r.followedKV()), MsText(r.followed.transfer), r.link.Name),
 		Why: "Sub-millisecond holds only for small transfers (a few blocks) or when the KV is split over many NICs; a whole prompt's KV is hundreds of MB to GB, so the bytes term, not α, sets the time.",
 	}, {
-		What:    fmt.Sprintf("A %s-token prefill stalls the decodes", comma(articleStallTokens)),
+		What:    fmt.Sprintf("A %s-token prefill stalls the decodes", Comma(articleStallTokens)),
 		Article: fmt.Sprintf("%d ms of latency spikes (GPU and model not stated)", articleStallMSDisagg),
 		Model: fmt.Sprintf("a %s-token prefill beside %d decodes: a %s step on %d× %s with %s; in the run the worst ITL was %s monolithic vs %s disaggregated",
-			comma(articleStallTokens), r.stall.decodes, msText(r.article.stall4k), r.tp, r.e.gpu.Name, r.e.modelText(), msText(r.compared.Mono.ITL.Max), msText(r.compared.Dis.ITL.Max)),
+			Comma(articleStallTokens), r.stall.decodes, MsText(r.article.stall4k), r.tp, r.e.GPU.Name, r.e.ModelText(), MsText(r.compared.Mono.ITL.Max), MsText(r.compared.Dis.ITL.Max)),
 		Why: "The model prices the step from its FLOPs and bytes on the chosen GPUs (core/hardware); the article's 100 ms is a round figure for an unstated GPU and model. In the run a step can carry more than one prompt, up to the token budget, so the worst gap can exceed one prompt's stall.",
 	}, {
 		What:    "Disaggregation's throughput gain (Dynamo docs)",
@@ -616,21 +616,21 @@ func (r *disaggRun) disaggCluster(id, title string, t float64, travel bool, mark
 	pre := poolOf(r.poolLabel("prefill"), "P", d.PrefillSteps, t, nil)
 	dec := poolOf(r.poolLabel("decode"), "D", d.DecodeSteps, t, nil)
 	c := &scene.Cluster{Pools: []scene.Pool{pre, dec},
-		Link: &scene.Link{Label: r.link.Name, Rate: gbps(r.link.Effective()) + " (BW·η)", Note: fmt.Sprintf("α %g µs", round2(r.link.Alpha*1e6))}}
+		Link: &scene.Link{Label: r.link.Name, Rate: GBps(r.link.Effective()) + " (BW·η)", Note: fmt.Sprintf("α %g µs", Round2(r.link.Alpha*1e6))}}
 	if t >= 0 {
 		c.QueueLabel, c.QueueUnit = "requests running + waiting on the worker", "in flight"
 	}
 	if travel && r.followed.index >= 0 {
 		p := r.followed.journey
-		c.Travel = &scene.Travel{Ref: "req:" + reqName(p.ID), Group: p.ID, From: fmt.Sprintf("P%d", p.PrefillWorker+1), To: fmt.Sprintf("D%d", p.DecodeWorker+1),
-			Label: fmt.Sprintf("%s's KV: %s per GPU", reqName(p.ID), bytesText(p.Bytes))}
+		c.Travel = &scene.Travel{Ref: "req:" + ReqName(p.ID), Group: p.ID, From: fmt.Sprintf("P%d", p.PrefillWorker+1), To: fmt.Sprintf("D%d", p.DecodeWorker+1),
+			Label: fmt.Sprintf("%s's KV: %s per GPU", ReqName(p.ID), BytesText(p.Bytes))}
 	}
 	return scene.Scene{Kind: scene.KindCluster, ID: id, Title: title, Main: true, Marks: marks, Cluster: c}
 }
 
 // monoCluster is the monolithic deployment's workers.
 func (r *disaggRun) monoCluster(lines func(w int) []string) scene.Scene {
-	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.prefill+r.decode, r.tp, r.e.gpu.Name), "W", r.compared.Monolithic.DecodeSteps, -1, lines)
+	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.prefill+r.decode, r.tp, r.e.GPU.Name), "W", r.compared.Monolithic.DecodeSteps, -1, lines)
 	return scene.Scene{Kind: scene.KindCluster, ID: "mono-cluster", Title: "The monolithic deployment: every worker prefills and decodes",
 		Cluster: &scene.Cluster{Pools: []scene.Pool{pool}}}
 }
@@ -679,7 +679,7 @@ func stepLane(label string, steps []scheduler.Step, hl int, t0, t1 float64) (sce
 		if i == hl {
 			at = len(l.Bars)
 		}
-		l.Bars = append(l.Bars, scene.Span{Start: msr(max(st.Start, t0)), End: msr(min(end, t1)), Label: lbl, Class: stepClass(st), Highlight: i == hl})
+		l.Bars = append(l.Bars, scene.Span{Start: Msr(max(st.Start, t0)), End: Msr(min(end, t1)), Label: lbl, Class: stepClass(st), Highlight: i == hl})
 	}
 	return l, at
 }
@@ -692,12 +692,12 @@ func mergedLane(label string, steps []scheduler.Step) scene.Lane {
 		if st.Duration == 0 {
 			continue
 		}
-		cls, end := stepClass(st), msr(st.Start+st.Duration)
-		if n := len(l.Bars); n > 0 && l.Bars[n-1].Class == cls && l.Bars[n-1].End >= msr(st.Start) {
+		cls, end := stepClass(st), Msr(st.Start+st.Duration)
+		if n := len(l.Bars); n > 0 && l.Bars[n-1].Class == cls && l.Bars[n-1].End >= Msr(st.Start) {
 			l.Bars[n-1].End = end
 			continue
 		}
-		l.Bars = append(l.Bars, scene.Span{Start: msr(st.Start), End: end, Class: cls})
+		l.Bars = append(l.Bars, scene.Span{Start: Msr(st.Start), End: end, Class: cls})
 	}
 	return l
 }
@@ -707,7 +707,7 @@ func (r *disaggRun) transferLane(t0, t1 float64) scene.Lane {
 	l := scene.Lane{Label: "KV transfers"}
 	for _, j := range r.compared.Disagg.Journeys {
 		if j.Remote && j.TransferEnd > t0 && j.TransferStart < t1 {
-			l.Bars = append(l.Bars, scene.Span{Start: msr(max(j.TransferStart, t0)), End: msr(min(j.TransferEnd, t1)), Label: reqName(j.ID), Class: "transfer"})
+			l.Bars = append(l.Bars, scene.Span{Start: Msr(max(j.TransferStart, t0)), End: Msr(min(j.TransferEnd, t1)), Label: ReqName(j.ID), Class: "transfer"})
 		}
 	}
 	return l
@@ -717,7 +717,7 @@ func (r *disaggRun) transferLane(t0, t1 float64) scene.Lane {
 // disaggregated pools over the same interval, each over its whole run.
 func (r *disaggRun) timelines(monoMarks, disMarks []scene.Mark) (mono, dis scene.Scene) {
 	t0, t1 := r.window()
-	zoom := &scene.Window{Start: msr(t0), End: msr(t1), Label: "25 steps around the stall"}
+	zoom := &scene.Window{Start: Msr(t0), End: Msr(t1), Label: "25 steps around the stall"}
 	w := fmt.Sprintf("monolithic W%d", r.stall.worker+1)
 	lane, _ := stepLane(w, r.compared.Monolithic.DecodeSteps[r.stall.worker], r.stall.step, t0, t1)
 	mono = scene.Scene{Kind: scene.KindJourney, ID: "steps-mono", Title: "A monolithic worker's steps, zoomed on its worst stall (ms)", Main: true, Marks: monoMarks,
@@ -761,14 +761,14 @@ func (r *disaggRun) itlScene() scene.Scene {
 			}
 		}
 	}
-	chart := &scene.Chart{Type: scene.Line, XLabel: "output token", YLabel: fmt.Sprintf("gap before this token of %s", reqName(r.reqs[worst].ID)), YUnit: "ms"}
+	chart := &scene.Chart{Type: scene.Line, XLabel: "output token", YLabel: fmt.Sprintf("gap before this token of %s", ReqName(r.reqs[worst].ID)), YUnit: "ms"}
 	for _, d := range []struct {
 		name string
 		m    scheduler.RequestMetrics
 	}{{"monolithic", r.compared.Monolithic.Requests[worst]}, {"disaggregated", r.compared.Disagg.Requests[worst]}} {
 		sr := scene.Series{Name: d.name}
 		for k, g := range d.m.ITL {
-			sr.X, sr.Y = append(sr.X, float64(k+2)), append(sr.Y, ms(g))
+			sr.X, sr.Y = append(sr.X, float64(k+2)), append(sr.Y, Ms(g))
 		}
 		chart.Series = append(chart.Series, sr)
 	}
@@ -778,10 +778,10 @@ func (r *disaggRun) itlScene() scene.Scene {
 // deploymentCards are one deployment's headline figures.
 func deploymentCards(title string, sum scheduler.Summary, thr float64) scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "cards", Title: title, Cards: []scene.Card{
-		{Label: "median ITL", Value: ms(sum.ITL.P50), Unit: "ms"},
-		{Label: "p99 ITL", Value: ms(sum.ITL.P99), Unit: "ms"},
-		{Label: "median TTFT", Value: ms(sum.TTFT.P50), Unit: "ms"},
-		{Label: "output tokens/s per GPU", Value: round2(thr)},
+		{Label: "median ITL", Value: Ms(sum.ITL.P50), Unit: "ms"},
+		{Label: "p99 ITL", Value: Ms(sum.ITL.P99), Unit: "ms"},
+		{Label: "median TTFT", Value: Ms(sum.TTFT.P50), Unit: "ms"},
+		{Label: "output tokens/s per GPU", Value: Round2(thr)},
 	}}
 }
 
@@ -792,13 +792,13 @@ func (r *disaggRun) formulaScene() scene.Scene {
 	return scene.Scene{Kind: scene.KindFormula, ID: "formula", Title: "Formulation 3: KV migration time", Formula: &scene.Formula{
 		Expr: "T = α + B · S_block / (BW · η)",
 		Terms: []scene.Term{
-			{Symbol: "α", Meaning: "fixed start-up cost of " + link.Name, Value: fmt.Sprintf("%g µs", round2(link.Alpha*1e6))},
-			{Symbol: "B", Meaning: fmt.Sprintf("blocks of %s's %s-token prompt (⌈%d / %d⌉)", reqName(r.followed.journey.ID), comma(r.followed.prompt), r.followed.prompt, bs), Value: comma(r.followed.blocks)},
-			{Symbol: "S_block", Meaning: fmt.Sprintf("bytes one GPU holds per block: %d tokens × S_entry %s B / %d GPUs", bs, comma(int(r.sEntry)), int(r.sEntry/r.bytesPerToken)), Value: comma(int(r.blockBytes)) + " B"},
-			{Symbol: "BW", Meaning: "nominal rate per direction", Value: gbps(link.Bandwidth)},
+			{Symbol: "α", Meaning: "fixed start-up cost of " + link.Name, Value: fmt.Sprintf("%g µs", Round2(link.Alpha*1e6))},
+			{Symbol: "B", Meaning: fmt.Sprintf("blocks of %s's %s-token prompt (⌈%d / %d⌉)", ReqName(r.followed.journey.ID), Comma(r.followed.prompt), r.followed.prompt, bs), Value: Comma(r.followed.blocks)},
+			{Symbol: "S_block", Meaning: fmt.Sprintf("bytes one GPU holds per block: %d tokens × S_entry %s B / %d GPUs", bs, Comma(int(r.sEntry)), int(r.sEntry/r.bytesPerToken)), Value: Comma(int(r.blockBytes)) + " B"},
+			{Symbol: "BW", Meaning: "nominal rate per direction", Value: GBps(link.Bandwidth)},
 			{Symbol: "η", Meaning: "measured share of it: " + link.Note, Value: strconv.FormatFloat(link.Eff, 'f', 3, 64)},
 		},
-		Result: fmt.Sprintf("%s + %s / %s = %s", msText(link.Alpha), bytesText(r.followedKV()), gbps(link.Effective()), msText(r.followed.transfer)),
+		Result: fmt.Sprintf("%s + %s / %s = %s", MsText(link.Alpha), BytesText(r.followedKV()), GBps(link.Effective()), MsText(r.followed.transfer)),
 	}}
 }
 
@@ -806,7 +806,7 @@ func (r *disaggRun) formulaScene() scene.Scene {
 // zoomed from its arrival to its first token, with marks.
 func (r *disaggRun) journeyScene(marks []scene.Mark) scene.Scene {
 	p := r.followed.journey
-	journey := scene.Scene{Kind: scene.KindJourney, ID: "journey", Main: true, Marks: marks, Title: fmt.Sprintf("%s from arrival to its last token (ms)", reqName(p.ID))}
+	journey := scene.Scene{Kind: scene.KindJourney, ID: "journey", Main: true, Marks: marks, Title: fmt.Sprintf("%s from arrival to its last token (ms)", ReqName(p.ID))}
 	if r.followed.index < 0 {
 		journey.Journey = &scene.Journey{Unit: "ms"}
 		return journey
@@ -816,14 +816,14 @@ func (r *disaggRun) journeyScene(marks []scene.Mark) scene.Scene {
 	// as wide as the figure allows.
 	ttft, pe := r.at(p.FirstToken), r.at(p.PrefillEnd)
 	gap := ttft - pe
-	journey.Journey = &scene.Journey{Unit: "ms", Lanes: r.journeyLanes(), Cursor: &ttft, CursorLabel: "token 1 at " + msText(p.FirstToken-p.Arrival),
-		Zoom:         &scene.Window{Start: round4(max(0, pe-0.6*gap)), End: round4(ttft + 0.15*gap), Label: "the end of its prefill to its first token"},
+	journey.Journey = &scene.Journey{Unit: "ms", Lanes: r.journeyLanes(), Cursor: &ttft, CursorLabel: "token 1 at " + MsText(p.FirstToken-p.Arrival),
+		Zoom:         &scene.Window{Start: Round4(max(0, pe-0.6*gap)), End: Round4(ttft + 0.15*gap), Label: "the end of its prefill to its first token"},
 		ContextLabel: "arrival to the last token"}
 	return journey
 }
 
 // at is a time of the followed request in ms since its arrival.
-func (r *disaggRun) at(x float64) float64 { return ms(x - r.followed.journey.Arrival) }
+func (r *disaggRun) at(x float64) float64 { return Ms(x - r.followed.journey.Arrival) }
 
 // journeyLanes are the followed request's lanes: its prefill worker, the
 // link and its decode worker, without empty bars.
@@ -832,10 +832,10 @@ func (r *disaggRun) journeyLanes() []scene.Lane {
 	lanes := []scene.Lane{
 		{Label: fmt.Sprintf("prefill P%d", p.PrefillWorker+1), Bars: []scene.Span{
 			{Start: 0, End: at(p.PrefillStart), Label: "queued", Class: "wait"},
-			{Start: at(p.PrefillStart), End: at(p.PrefillEnd), Label: fmt.Sprintf("prefill %s tokens", comma(r.followed.prompt)), Class: "prefill"}}},
+			{Start: at(p.PrefillStart), End: at(p.PrefillEnd), Label: fmt.Sprintf("prefill %s tokens", Comma(r.followed.prompt)), Class: "prefill"}}},
 		{Label: "link", Bars: []scene.Span{
 			{Start: at(p.PrefillEnd), End: at(p.TransferStart), Label: "link busy", Class: "wait"},
-			{Start: at(p.TransferStart), End: at(p.TransferEnd), Label: "KV " + bytesText(p.Bytes) + " per GPU", Class: "transfer", Highlight: true}}},
+			{Start: at(p.TransferStart), End: at(p.TransferEnd), Label: "KV " + BytesText(p.Bytes) + " per GPU", Class: "transfer", Highlight: true}}},
 		{Label: fmt.Sprintf("decode D%d", p.DecodeWorker+1), Bars: []scene.Span{
 			{Start: at(p.TransferEnd), End: at(p.KVPlaced), Label: "waits for room", Class: "wait"},
 			{Start: at(p.KVPlaced), End: at(p.DecodeAdmit), Label: "waits for a step", Class: "wait"},
@@ -896,21 +896,21 @@ func (r *disaggRun) linkScenes() (scene.Scene, *scene.Table) {
 	chart := &scene.Chart{Type: scene.Line, XLabel: "prompt", XUnit: "tokens", YLabel: "time", YUnit: "ms", XLog: true, YLog: true}
 	pre := scene.Series{Name: "prefill of the prompt (one worker, alone)"}
 	for i, n := range r.sweep.lengths {
-		pre.X, pre.Y = append(pre.X, float64(n)), append(pre.Y, ms(r.sweep.prefill[i]))
+		pre.X, pre.Y = append(pre.X, float64(n)), append(pre.Y, Ms(r.sweep.prefill[i]))
 	}
 	chart.Series = append(chart.Series, pre)
-	tbl := &scene.Table{Columns: []string{"link", "α", "BW · η", fmt.Sprintf("%s's KV (%s tokens)", reqName(r.followed.journey.ID), comma(r.followed.prompt)), "share of its TTFT alone"}}
+	tbl := &scene.Table{Columns: []string{"link", "α", "BW · η", fmt.Sprintf("%s's KV (%s tokens)", ReqName(r.followed.journey.ID), Comma(r.followed.prompt)), "share of its TTFT alone"}}
 	for _, ls := range r.sweep.links {
 		sr := scene.Series{Name: ls.link.Name}
 		for i, n := range r.sweep.lengths {
-			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, round4(1000*ls.times[i]))
+			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, Round4(1000*ls.times[i]))
 		}
 		chart.Series = append(chart.Series, sr)
 		name := ls.link.Name
 		if ls.link.ID == r.link.ID {
 			name += " (chosen)"
 		}
-		tbl.Rows = append(tbl.Rows, []string{name, fmt.Sprintf("%g µs", round2(ls.link.Alpha*1e6)), gbps(ls.link.Effective()), msText(ls.probe), pct(ls.probe / (r.followed.alone + ls.probe))})
+		tbl.Rows = append(tbl.Rows, []string{name, fmt.Sprintf("%g µs", Round2(ls.link.Alpha*1e6)), GBps(ls.link.Effective()), MsText(ls.probe), Pct(ls.probe / (r.followed.alone + ls.probe))})
 	}
 	return scene.Scene{Kind: scene.KindChart, ID: "links", Title: "KV transfer per link vs the prompt's prefill", Chart: chart}, tbl
 }
@@ -921,8 +921,8 @@ func (r *disaggRun) ndrProbe() float64 { return r.article.ndr.Transfer(r.followe
 // seqsCap says where max_num_seqs comes from: vLLM's default on the GPU,
 // capped at the token budget as vLLM caps it.
 func (r *disaggRun) seqsCap() string {
-	if _, seqs := vllmBatch(r.e.gpu); seqs > r.seqs {
-		return fmt.Sprintf(": vLLM's default on this GPU, %s, capped at the %s-token budget as vLLM caps it", comma(seqs), comma(r.budget))
+	if _, seqs := VLLMBatch(r.e.GPU); seqs > r.seqs {
+		return fmt.Sprintf(": vLLM's default on this GPU, %s, capped at the %s-token budget as vLLM caps it", Comma(seqs), Comma(r.budget))
 	}
 	return ", vLLM's default on this GPU"
 }
@@ -933,40 +933,40 @@ func (r *disaggRun) steps() []Step {
 	itl := r.itlScene()
 	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s, at most %s requests at once (max_num_seqs%s). "+
 		"The monolithic deployment has %d workers that each prefill and decode their own requests; %s.%s",
-		len(r.reqs), r.rate, comma(r.promptMin), comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.gpu.Name, r.e.modelText(), comma(r.seqs), r.seqsCap(),
-		r.prefill+r.decode, r.splitText(), precisionNote(r.e))
-	a := &annotate{scene: "cluster"}
-	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)
-	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d decode %s", r.decode, plural(r.decode, "worker", "workers")), fmt.Sprintf("%d decode", r.decode), setup)
-	a.mark("link:KV", "every prompt's KV crosses here", "", setup)
+		len(r.reqs), r.rate, Comma(r.promptMin), Comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.GPU.Name, r.e.ModelText(), Comma(r.seqs), r.seqsCap(),
+		r.prefill+r.decode, r.splitText(), PrecisionNote(r.e))
+	a := &Annotator{Scene: "cluster"}
+	a.Mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, Plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)
+	a.Mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d decode %s", r.decode, Plural(r.decode, "worker", "workers")), fmt.Sprintf("%d decode", r.decode), setup)
+	a.Mark("link:KV", "every prompt's KV crosses here", "", setup)
 
 	stall := fmt.Sprintf("vLLM serves running decodes first and gives the rest of its %s-token budget to a new prompt, so a long prompt rides in the same step as every decode on that worker, and no decode gets its next token until the step ends. %s "+
 		"Median ITL is %.1f ms but p99 is %.1f ms and the worst gap %.1f ms.",
-		comma(r.budget), r.stallText(), 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max)
-	b := &annotate{scene: "steps-mono"}
+		Comma(r.budget), r.stallText(), 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max)
+	b := &Annotator{Scene: "steps-mono"}
 	if ref := r.stallRef(); ref != "" {
 		st := r.compared.Monolithic.DecodeSteps[r.stall.worker][r.stall.step]
-		b.mark(ref, "stall: "+msText(st.Duration), "The worst such step", stall)
+		b.Mark(ref, "stall: "+MsText(st.Duration), "The worst such step", stall)
 	}
 	smooth := fmt.Sprintf("Each prompt is computed on a prefill worker, its KV crosses the %s, and a decode worker generates the tokens. The decode worker never computes a prompt — only the last partial block of each arriving one — so its steps stay short: "+
 		"median ITL %.1f ms, p99 %.1f ms, worst %.1f ms (monolithic: %.1f, %.1f, %.1f ms).",
 		r.link.Name, 1000*dis.ITL.P50, 1000*dis.ITL.P99, 1000*dis.ITL.Max, 1000*mono.ITL.P50, 1000*mono.ITL.P99, 1000*mono.ITL.Max)
-	c := &annotate{scene: "steps-disagg"}
-	c.mark("lane:KV transfers", "KV over "+r.link.Name, "its KV crosses the", smooth)
-	c.mark("lane:decode D1", fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "its steps stay short", smooth)
-	monoTimeline, disTimeline := r.timelines(b.marks, c.marks)
+	c := &Annotator{Scene: "steps-disagg"}
+	c.Mark("lane:KV transfers", "KV over "+r.link.Name, "its KV crosses the", smooth)
+	c.Mark("lane:decode D1", fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "its steps stay short", smooth)
+	monoTimeline, disTimeline := r.timelines(b.Marks, c.Marks)
 	steps := []Step{{
-		Title: "One stream, two deployments", Narration: setup, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.disaggCluster("cluster", "The disaggregated deployment: prefill pool → link → decode pool, "+r.poolsText(), 0, false, a.marks),
+		Title: "One stream, two deployments", Narration: setup, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.disaggCluster("cluster", "The disaggregated deployment: prefill pool → link → decode pool, "+r.poolsText(), 0, false, a.Marks),
 			r.monoCluster(func(int) []string { return []string{"prefills and decodes"} })},
 	}, {
-		Title: "Monolithic: every prefill stalls the decodes", Narration: stall, Mentions: b.mentions,
+		Title: "Monolithic: every prefill stalls the decodes", Narration: stall, Mentions: b.Mentions,
 		Scenes: []scene.Scene{monoTimeline, itl, deploymentCards("Monolithic", mono, r.perGPU.throughputMono)},
 	}, {
-		Quiz: choiceQuiz("Now the prompts go to a separate prefill pool. Will the decode worker's p99 ITL be below or above the monolithic p99?",
+		Quiz: ChoiceQuiz("Now the prompts go to a separate prefill pool. Will the decode worker's p99 ITL be below or above the monolithic p99?",
 			[]string{"below", "above"}, map[bool]string{true: "below", false: "above"}[dis.ITL.P99 < mono.ITL.P99],
 			"A decode worker's steps carry only decodes (and each arriving prompt's short tail), so no step waits for a long prefill."),
-		Title: "Separate pools: smooth decodes", Narration: smooth, Mentions: c.mentions,
+		Title: "Separate pools: smooth decodes", Narration: smooth, Mentions: c.Mentions,
 		Scenes: []scene.Scene{disTimeline, itl, deploymentCards("Disaggregated", dis, r.perGPU.throughputDisagg)},
 	}, r.formulaStep()}
 	if r.followed.index >= 0 {
@@ -986,19 +986,19 @@ func (r *disaggRun) poolLabel(kind string) string {
 func (r *disaggRun) formulaStep() Step {
 	narration := fmt.Sprintf("The article's formula for moving B blocks of S_block bytes: T = α + B·S_block/BW. With the measured efficiency η the chosen link moves %s's %s of KV per GPU in %s. "+
 		"Across the run the mean transfer took %s (p99 %s); α is %.2f%% of it — the bytes decide.",
-		reqName(r.followed.journey.ID), bytesText(r.followedKV()), msText(r.followed.transfer), msText(r.transfers.Mean), msText(r.transfers.P99), 100*r.link.Alpha/math.Max(r.followed.transfer, 1e-12))
-	a := &annotate{scene: "cluster"}
-	a.mark("link:KV", fmt.Sprintf("T = %s for %s", msText(r.followed.transfer), bytesText(r.followedKV())), "the chosen link", narration)
+		ReqName(r.followed.journey.ID), BytesText(r.followedKV()), MsText(r.followed.transfer), MsText(r.transfers.Mean), MsText(r.transfers.P99), 100*r.link.Alpha/math.Max(r.followed.transfer, 1e-12))
+	a := &Annotator{Scene: "cluster"}
+	a.Mark("link:KV", fmt.Sprintf("T = %s for %s", MsText(r.followed.transfer), BytesText(r.followedKV())), "the chosen link", narration)
 	if r.followed.index >= 0 {
-		a.mark("req:"+reqName(r.followed.journey.ID), "", fmt.Sprintf("%s's %s of KV", reqName(r.followed.journey.ID), bytesText(r.followedKV())), narration)
+		a.Mark("req:"+ReqName(r.followed.journey.ID), "", fmt.Sprintf("%s's %s of KV", ReqName(r.followed.journey.ID), BytesText(r.followedKV())), narration)
 	}
 	t := r.followed.journey.TransferStart
 	return Step{
-		Quiz: numberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
-			reqName(r.followed.journey.ID), comma(r.followed.prompt), r.pathTP(), comma(int(r.bytesPerToken)), r.link.Name, round2(r.link.Alpha*1e6), gbps(r.link.Effective())),
-			round2(1000*r.followed.transfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
-		Title: "Formulation 3, live", Narration: narration, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("At %.2f s: %s's KV leaves its prefill worker", t, reqName(r.followed.journey.ID)), t, true, a.marks), r.formulaScene()},
+		Quiz: NumberQuiz(fmt.Sprintf("%s's prompt has %s tokens. Each of the %d GPUs holds %s B of KV per token. How many milliseconds does its KV take over %s (α %g µs, %s effective)?",
+			ReqName(r.followed.journey.ID), Comma(r.followed.prompt), r.pathTP(), Comma(int(r.bytesPerToken)), r.link.Name, Round2(r.link.Alpha*1e6), GBps(r.link.Effective())),
+			Round2(1000*r.followed.transfer), 0.05, "The GPUs of a TP group send their shards at once, so the time is one shard's: α plus its whole blocks at BW·η."),
+		Title: "Formulation 3, live", Narration: narration, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.disaggCluster("cluster", fmt.Sprintf("At %.2f s: %s's KV leaves its prefill worker", t, ReqName(r.followed.journey.ID)), t, true, a.Marks), r.formulaScene()},
 	}
 }
 
@@ -1010,7 +1010,7 @@ func (r *disaggRun) stallText() string {
 	}
 	st := r.compared.Monolithic.DecodeSteps[r.stall.worker][r.stall.step]
 	return fmt.Sprintf("The worst such step, on W%d, computed %s prompt tokens beside %d decodes and took %s, while a decode-only step takes about %s (the article: a 4,000-token prompt stalls tables for 100 ms; here such a step takes %s).",
-		r.stall.worker+1, comma(st.PrefillTokens), st.DecodeTokens, msText(st.Duration), msText(r.compared.Dis.ITL.P50), msText(r.article.stall4k))
+		r.stall.worker+1, Comma(st.PrefillTokens), st.DecodeTokens, MsText(st.Duration), MsText(r.compared.Dis.ITL.P50), MsText(r.article.stall4k))
 }
 
 // journeyStep follows one remote request through both pools.
@@ -1018,22 +1018,22 @@ func (r *disaggRun) journeyStep() Step {
 	p := r.followed.journey
 	narration := fmt.Sprintf("%s (the median TTFT) %s for prefill worker P%d, was prefilled in %s, crossed the link in %s%s,%s then decode worker D%d computed its last partial block with the running decodes and sampled token 1 at %s: that is its TTFT. "+
 		"Its remaining %d tokens came every %s on average.",
-		reqName(p.ID), waited(p.PrefillStart-p.Arrival), p.PrefillWorker+1, msText(p.PrefillEnd-p.PrefillStart), msText(p.TransferEnd-p.TransferStart),
-		map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", msText(p.TransferStart-p.PrefillEnd)), false: ""}[p.TransferStart > p.PrefillEnd],
-		map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", msText(p.KVPlaced-p.TransferEnd)), false: ""}[p.KVPlaced > p.TransferEnd],
-		p.DecodeWorker+1, msText(p.FirstToken-p.Arrival), r.reqs[r.followed.index].Output-1, msText(r.compared.Disagg.Requests[r.followed.index].TPOT))
+		ReqName(p.ID), waited(p.PrefillStart-p.Arrival), p.PrefillWorker+1, MsText(p.PrefillEnd-p.PrefillStart), MsText(p.TransferEnd-p.TransferStart),
+		map[bool]string{true: fmt.Sprintf(" (after %s waiting for the link)", MsText(p.TransferStart-p.PrefillEnd)), false: ""}[p.TransferStart > p.PrefillEnd],
+		map[bool]string{true: fmt.Sprintf(" waited %s for room on the decode worker,", MsText(p.KVPlaced-p.TransferEnd)), false: ""}[p.KVPlaced > p.TransferEnd],
+		p.DecodeWorker+1, MsText(p.FirstToken-p.Arrival), r.reqs[r.followed.index].Output-1, MsText(r.compared.Disagg.Requests[r.followed.index].TPOT))
 	lanes := r.journeyLanes()
-	a := &annotate{scene: "journey"}
+	a := &Annotator{Scene: "journey"}
 	for _, m := range []struct{ lane, cls, label, text string }{
-		{"prefill", "prefill", "prefill " + msText(p.PrefillEnd-p.PrefillStart), "was prefilled in"},
-		{"link", "transfer", "KV over the link " + msText(p.TransferEnd-p.TransferStart), "crossed the link in"},
+		{"prefill", "prefill", "prefill " + MsText(p.PrefillEnd-p.PrefillStart), "was prefilled in"},
+		{"link", "transfer", "KV over the link " + MsText(p.TransferEnd-p.TransferStart), "crossed the link in"},
 		{"decode", "prefill", "token 1", "sampled token 1"},
 	} {
 		if ref := journeyRef(lanes, m.lane, m.cls); ref != "" {
-			a.mark(ref, m.label, m.text, narration)
+			a.Mark(ref, m.label, m.text, narration)
 		}
 	}
-	return Step{Title: fmt.Sprintf("%s's journey", reqName(p.ID)), Narration: narration, Mentions: a.mentions, Scenes: []scene.Scene{r.journeyScene(a.marks)}}
+	return Step{Title: fmt.Sprintf("%s's journey", ReqName(p.ID)), Narration: narration, Mentions: a.Mentions, Scenes: []scene.Scene{r.journeyScene(a.Marks)}}
 }
 
 // tradeSteps are the closing steps: the trade, the link and the
@@ -1044,42 +1044,42 @@ func (r *disaggRun) tradeSteps() []Step {
 	ttftWinner := map[bool]string{true: "disaggregated", false: "monolithic"}[dis.TTFT.P99 < mono.TTFT.P99]
 	trade := fmt.Sprintf("p99 ITL: %.1f ms monolithic vs %.1f ms disaggregated. Median TTFT: %.1f vs %.1f ms, p99 %.1f vs %.1f ms — each disaggregated TTFT carries a transfer (mean %s) and a decode step, and %d of %d GPUs do all the prefills. "+
 		"Output tokens per second per GPU: %.0f vs %.0f; requests meeting the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms): %.0f%% vs %.0f%%.",
-		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, msText(r.transfers.Mean), r.prefill*r.ptp, r.compared.DisGPUs,
+		1000*mono.ITL.P99, 1000*dis.ITL.P99, 1000*mono.TTFT.P50, 1000*dis.TTFT.P50, 1000*mono.TTFT.P99, 1000*dis.TTFT.P99, MsText(r.transfers.Mean), r.prefill*r.ptp, r.compared.DisGPUs,
 		r.perGPU.throughputMono, r.perGPU.throughputDisagg, r.sloTTFTms, r.sloTPOTms, 100*mono.SLOAttainment, 100*dis.SLOAttainment)
-	a := &annotate{scene: "cluster"}
-	a.mark("link:KV", "mean transfer "+msText(r.transfers.Mean), "each disaggregated TTFT carries a transfer", trade)
-	a.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.ptp, r.compared.DisGPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.ptp, r.compared.DisGPUs), trade)
-	a.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "", trade)
-	end := r.disaggCluster("cluster", "Both deployments over the whole run: monolithic → disaggregated", -1, false, a.marks)
+	a := &Annotator{Scene: "cluster"}
+	a.Mark("link:KV", "mean transfer "+MsText(r.transfers.Mean), "each disaggregated TTFT carries a transfer", trade)
+	a.Mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d of %d GPUs: every prefill", r.prefill*r.ptp, r.compared.DisGPUs), fmt.Sprintf("%d of %d GPUs do all the prefills", r.prefill*r.ptp, r.compared.DisGPUs), trade)
+	a.Mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("p99 ITL %.1f ms", 1000*dis.ITL.P99), "", trade)
+	end := r.disaggCluster("cluster", "Both deployments over the whole run: monolithic → disaggregated", -1, false, a.Marks)
 	end.Cluster.Stats = r.tradeStats()
 	r.workerLines(end.Cluster)
 
 	linkText := fmt.Sprintf("Transfer time grows with the prompt like prefill does, but far more slowly on a fast fabric: for %s's prompt alone (prefill + first decode step %s), NVLink adds %s, %s, and GPUDirect-TCPXO %s. "+
 		"The link matters when its time is a visible share of TTFT: short prompts on slow paths, or models with many KV bytes per FLOP (no grouped-query attention).",
-		reqName(r.followed.journey.ID), msText(r.followed.alone), linkTbl.Rows[0][3], "one NDR NIC "+msText(r.ndrProbe()), linkTbl.Rows[3][3])
-	b := &annotate{scene: "link-race"}
-	b.mark("race:nvlink4", "NVLink adds "+linkTbl.Rows[0][3], "NVLink adds", linkText)
-	b.mark("race:ib-ndr", "one NDR NIC adds "+msText(r.ndrProbe()), "one NDR NIC", linkText)
-	b.mark("race:tcpxo", "TCPXO adds "+linkTbl.Rows[3][3], "GPUDirect-TCPXO", linkText)
+		ReqName(r.followed.journey.ID), MsText(r.followed.alone), linkTbl.Rows[0][3], "one NDR NIC "+MsText(r.ndrProbe()), linkTbl.Rows[3][3])
+	b := &Annotator{Scene: "link-race"}
+	b.Mark("race:nvlink4", "NVLink adds "+linkTbl.Rows[0][3], "NVLink adds", linkText)
+	b.Mark("race:ib-ndr", "one NDR NIC adds "+MsText(r.ndrProbe()), "one NDR NIC", linkText)
+	b.Mark("race:tcpxo", "TCPXO adds "+linkTbl.Rows[3][3], "GPUDirect-TCPXO", linkText)
 
 	cond := r.conditionalText()
-	c := &annotate{scene: "cluster"}
-	c.mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prompts prefilled here", r.compared.Disagg.Remote), firstIn(cond, fmt.Sprintf("%d prompts went remote", r.compared.Disagg.Remote), "every prompt went remote"), cond)
+	c := &Annotator{Scene: "cluster"}
+	c.Mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prompts prefilled here", r.compared.Disagg.Remote), FirstIn(cond, fmt.Sprintf("%d prompts went remote", r.compared.Disagg.Remote), "every prompt went remote"), cond)
 	if r.conditional {
-		c.mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d prefilled locally", r.compared.Disagg.Local), fmt.Sprintf("%d were prefilled locally", r.compared.Disagg.Local), cond)
+		c.Mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d prefilled locally", r.compared.Disagg.Local), fmt.Sprintf("%d were prefilled locally", r.compared.Disagg.Local), cond)
 	}
-	where := r.disaggCluster("cluster", "Where each prompt was prefilled", -1, false, c.marks)
+	where := r.disaggCluster("cluster", "Where each prompt was prefilled", -1, false, c.Marks)
 	r.prefillLines(where.Cluster)
 	return []Step{{
-		Quiz: choiceQuiz("Which deployment has the lower p99 TTFT on this stream?", []string{"monolithic", "disaggregated"}, ttftWinner,
+		Quiz: ChoiceQuiz("Which deployment has the lower p99 TTFT on this stream?", []string{"monolithic", "disaggregated"}, ttftWinner,
 			"Disaggregation adds the transfer and a decode step to every TTFT and gives prompts fewer GPUs; monolithic workers prefill on every GPU but interleave with decodes. Which wins depends on the split and the load."),
-		Title: "The trade: ITL for TTFT and a link", Narration: trade, Mentions: a.mentions,
+		Title: "The trade: ITL for TTFT and a link", Narration: trade, Mentions: a.Mentions,
 		Scenes: []scene.Scene{end, r.percentileScene()},
 	}, {
-		Title: "When does the link matter?", Narration: linkText, Mentions: b.mentions,
-		Scenes: []scene.Scene{r.linkRace(b.marks), linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links: measured α and BW·η", Table: linkTbl}},
+		Title: "When does the link matter?", Narration: linkText, Mentions: b.Mentions,
+		Scenes: []scene.Scene{r.linkRace(b.Marks), linkChart, {Kind: scene.KindTable, ID: "link-table", Title: "Links: measured α and BW·η", Table: linkTbl}},
 	}, {
-		Title: "Conditional disaggregation", Narration: cond, Mentions: c.mentions,
+		Title: "Conditional disaggregation", Narration: cond, Mentions: c.Mentions,
 		Scenes: []scene.Scene{where},
 	}}
 }
@@ -1096,7 +1096,7 @@ func (r *disaggRun) tradeStats() []scene.Stat {
 		{Label: "p99 TTFT", Value: pair(1000*mono.TTFT.P99, 1000*dis.TTFT.P99, " ms")},
 		{Label: "output tokens/s per GPU", Value: pair(r.perGPU.throughputMono, r.perGPU.throughputDisagg, "")},
 		{Label: "requests meeting the SLO", Value: pair(100*mono.SLOAttainment, 100*dis.SLOAttainment, "%")},
-		{Label: "mean KV transfer", Value: msText(r.transfers.Mean)},
+		{Label: "mean KV transfer", Value: MsText(r.transfers.Mean)},
 	}
 }
 
@@ -1134,7 +1134,7 @@ func (r *disaggRun) prefillLines(c *scene.Cluster) {
 // linkRace races the followed prompt to its first token over each link:
 // its prefill and first step alone, then its KV over the link.
 func (r *disaggRun) linkRace(marks []scene.Mark) scene.Scene {
-	t := &scene.Tiers{Subject: fmt.Sprintf("%s's %s-token prompt: prefill alone, then its KV over each link", reqName(r.followed.journey.ID), comma(r.followed.prompt)), Unit: "ms"}
+	t := &scene.Tiers{Subject: fmt.Sprintf("%s's %s-token prompt: prefill alone, then its KV over each link", ReqName(r.followed.journey.ID), Comma(r.followed.prompt)), Unit: "ms"}
 	best := -1
 	for i, ls := range r.sweep.links {
 		if best < 0 || ls.probe < r.sweep.links[best].probe {
@@ -1143,8 +1143,8 @@ func (r *disaggRun) linkRace(marks []scene.Mark) scene.Scene {
 	}
 	for i, ls := range r.sweep.links {
 		t.Races = append(t.Races, scene.Race{Ref: "race:" + ls.link.ID, Label: ls.link.Name, Winner: i == best, Bars: []scene.RaceBar{
-			{Label: "prefill + first step", Class: "compute", Value: round4(1000 * r.followed.alone)},
-			{Label: "KV " + msText(ls.probe), Class: "fetch", Value: round4(1000 * ls.probe)},
+			{Label: "prefill + first step", Class: "compute", Value: Round4(1000 * r.followed.alone)},
+			{Label: "KV " + MsText(ls.probe), Class: "fetch", Value: Round4(1000 * ls.probe)},
 		}})
 	}
 	return scene.Scene{Kind: scene.KindTiers, ID: "link-race", Title: "What each link adds to the first token", Main: true, Marks: marks, Tiers: t}
@@ -1187,7 +1187,7 @@ func policyName(p cluster.ConditionalPolicy) string {
 // policyRule states one policy's rule with the run's thresholds.
 func policyRule(rule cluster.ConditionalDisagg) string {
 	isl := fmt.Sprintf("IslBounding keeps a prompt local only when its uncached part is under eff_isl_threshold (%s tokens) and under eff_isl_ratio_threshold (%g) of the prompt — a conversation the decode worker mostly caches, never a fresh prompt.",
-		comma(rule.EffISLThreshold), rule.EffISLRatioThreshold)
+		Comma(rule.EffISLThreshold), rule.EffISLRatioThreshold)
 	load := fmt.Sprintf("PrefillLoad keeps it local when the prefill worker the router would pick holds more than router_queue_threshold (%g) × its token budget of pending prefill tokens.", rule.QueueThreshold)
 	switch rule.Policy {
 	case cluster.IslBounding:
@@ -1206,26 +1206,26 @@ func waited(s float64) string {
 	if s < 1e-4 {
 		return "did not wait"
 	}
-	return "waited " + msText(s)
+	return "waited " + MsText(s)
 }
 
 // splitText says how the disaggregated deployment uses its GPUs: the same
 // GPUs split into pools, or pools of their own TP.
 func (r *disaggRun) splitText() string {
 	if r.sameTP() {
-		return fmt.Sprintf("the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s", r.compared.DisGPUs, r.prefill, r.decode, plural(r.decode, "worker", "workers"))
+		return fmt.Sprintf("the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s", r.compared.DisGPUs, r.prefill, r.decode, Plural(r.decode, "worker", "workers"))
 	}
 	return fmt.Sprintf("the disaggregated one has %d prefill %s of %d GPUs and %d decode %s of %d, %d GPUs against %d, so the two compare per GPU",
-		r.prefill, plural(r.prefill, "worker", "workers"), r.ptp, r.decode, plural(r.decode, "worker", "workers"), r.dtp, r.compared.DisGPUs, r.compared.MonoGPUs)
+		r.prefill, Plural(r.prefill, "worker", "workers"), r.ptp, r.decode, Plural(r.decode, "worker", "workers"), r.dtp, r.compared.DisGPUs, r.compared.MonoGPUs)
 }
 
 // poolsText is the pools' workers for a figure title: "each worker 4×
 // H100", or each pool's TP when they differ.
 func (r *disaggRun) poolsText() string {
 	if r.ptp == r.dtp {
-		return fmt.Sprintf("each worker %d× %s", r.ptp, r.e.gpu.Name)
+		return fmt.Sprintf("each worker %d× %s", r.ptp, r.e.GPU.Name)
 	}
-	return fmt.Sprintf("prefill workers %d× and decode workers %d× %s", r.ptp, r.dtp, r.e.gpu.Name)
+	return fmt.Sprintf("prefill workers %d× and decode workers %d× %s", r.ptp, r.dtp, r.e.GPU.Name)
 }
 
 // sameGPUsText titles the percentile table: "same 8 GPUs", or both counts.
@@ -1239,10 +1239,10 @@ func (r *disaggRun) sameGPUsText() string {
 // dynamoModel is the lab's side of Dynamo's claim: capacity per GPU both
 // ways when the searches ran, else the offered-rate throughput.
 func (r *disaggRun) dynamoModel() string {
-	setup := fmt.Sprintf("%d prefill (TP %d) + %d decode (TP %d) workers against %d monolithic (TP %d), %s weights", r.prefill, r.ptp, r.decode, r.dtp, r.prefill+r.decode, r.tp, weightName(r.e.weights))
+	setup := fmt.Sprintf("%d prefill (TP %d) + %d decode (TP %d) workers against %d monolithic (TP %d), %s weights", r.prefill, r.ptp, r.decode, r.dtp, r.prefill+r.decode, r.tp, WeightName(r.e.Weights))
 	if c := r.capacity; c.searched {
 		return fmt.Sprintf("capacity per GPU under %s: %s disaggregated vs %s monolithic (%s), %s",
-			sloText(c.objective), rateText(c.dis.perGPU()), rateText(c.mono.perGPU()), timesText(c.dis.perGPU(), c.mono.perGPU()), setup)
+			SLOText(c.objective), RateText(c.dis.perGPU()), RateText(c.mono.perGPU()), timesText(c.dis.perGPU(), c.mono.perGPU()), setup)
 	}
 	return fmt.Sprintf("output tokens/s per GPU at %g req/s: %s (%.0f vs %.0f), %s", r.rate, timesText(r.perGPU.throughputDisagg, r.perGPU.throughputMono), r.perGPU.throughputDisagg, r.perGPU.throughputMono, setup)
 }

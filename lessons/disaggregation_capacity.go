@@ -22,7 +22,7 @@ import (
 // brackets [rate, capacitySpan × rate] when it met the SLO there, else
 // [rate / capacitySpan, rate], and bisects it geometrically.
 //
-// The bound. Each probe counts at most requestWork(probe stream) of work
+// The bound. Each probe counts at most RequestWork(probe stream) of work
 // (no preemption), and the searches may use only what the lesson's work
 // bound leaves after the run itself: disaggCapacityPlan gives each
 // deployment the same number of simulations, at most capacityProbes − 1,
@@ -55,19 +55,19 @@ type disaggCapacities struct {
 	searched   bool
 	work       int64
 	freeProbe  bool
-	probeWork  int64 // requestWork of the probe stream
+	probeWork  int64 // RequestWork of the probe stream
 	budgetLeft int64 // the work the bound left for the searches
 }
 
 // disaggCapacityPlan is how many simulations each deployment's search may
-// run within the work bound: (servingCheckWork − the run's work) over two
-// deployments' probes of requestWork(probe stream) each, at most
+// run within the work bound: (ServingCheckWork − the run's work) over two
+// deployments' probes of RequestWork(probe stream) each, at most
 // capacityProbesDisagg − 1.
 func disaggCapacityPlan(v Values) (sims, requests int, probeWork, left int64) {
 	wl := disaggLengths(v)
 	requests = len(wl)
-	probeWork = requestWork(wl[:requests])
-	left = servingCheckWork - 2*requestWork(wl)
+	probeWork = RequestWork(wl[:requests])
+	left = ServingCheckWork - 2*RequestWork(wl)
 	if probeWork <= 0 || left <= 0 {
 		return 0, requests, probeWork, max(left, 0)
 	}
@@ -77,7 +77,7 @@ func disaggCapacityPlan(v Values) (sims, requests int, probeWork, left int64) {
 // searchCapacities runs both deployments' capacity searches for the run r
 // on set.
 func searchCapacities(v Values, set *disaggSetup, r *disaggRun) (disaggCapacities, error) {
-	out := disaggCapacities{objective: objectiveOf(v)}
+	out := disaggCapacities{objective: ObjectiveOf(v)}
 	out.sims, out.requests, out.probeWork, out.budgetLeft = disaggCapacityPlan(v)
 	out.mono.gpus, out.dis.gpus = r.compared.MonoGPUs, r.compared.DisGPUs
 	if out.sims < 1 {
@@ -94,7 +94,7 @@ func searchCapacities(v Values, set *disaggSetup, r *disaggRun) (disaggCapacitie
 	search := func(cfg cluster.DisaggConfig, main *cluster.DisaggResult, c *disaggCapacity) error {
 		probe := func(at float64) ([]slo.Latency, error) {
 			if out.freeProbe && at == rate {
-				return latencies(main.Requests), nil
+				return Latencies(main.Requests), nil
 			}
 			wl := workload.Poisson(out.requests, at, workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")},
 				workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}, uint64(v.Int("seed")))
@@ -103,11 +103,11 @@ func searchCapacities(v Values, set *disaggSetup, r *disaggRun) (disaggCapacitie
 				return nil, err
 			}
 			out.work += res.Counts.Work()
-			return latencies(res.Requests), nil
+			return Latencies(res.Requests), nil
 		}
 		c.lo, c.hi = rate/capacitySpan, rate*capacitySpan
 		if out.freeProbe {
-			if out.objective.Judge(rate, latencies(main.Requests)).Meets {
+			if out.objective.Judge(rate, Latencies(main.Requests)).Meets {
 				c.lo = rate
 			} else {
 				c.hi = rate
@@ -131,11 +131,11 @@ func searchCapacities(v Values, set *disaggSetup, r *disaggRun) (disaggCapacitie
 func (c disaggCapacity) capacityText() string {
 	switch {
 	case c.cap.BelowRange():
-		return fmt.Sprintf("below %s (even %s missed the SLO)", rateText(c.lo), rateText(c.lo))
+		return fmt.Sprintf("below %s (even %s missed the SLO)", RateText(c.lo), RateText(c.lo))
 	case c.cap.AboveRange():
-		return fmt.Sprintf("at least %s (the top of the search met the SLO)", rateText(c.hi))
+		return fmt.Sprintf("at least %s (the top of the search met the SLO)", RateText(c.hi))
 	}
-	return fmt.Sprintf("%s (%s missed)", rateText(c.cap.Rate), rateText(c.cap.Above))
+	return fmt.Sprintf("%s (%s missed)", RateText(c.cap.Rate), RateText(c.cap.Above))
 }
 
 // capacityMetrics are the capacity_* metrics, with the SLO in their
@@ -145,12 +145,12 @@ func (r *disaggRun) capacityMetrics() []Metric {
 	if !c.searched {
 		return nil
 	}
-	under := sloText(c.objective)
+	under := SLOText(c.objective)
 	return []Metric{
-		{Key: "capacity_req_s_monolithic", Label: "Monolithic: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: HigherIsBetter, Value: round4(c.mono.cap.Rate)},
-		{Key: "capacity_req_s_disagg", Label: "Disaggregated: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: HigherIsBetter, Value: round4(c.dis.cap.Rate)},
-		{Key: "capacity_per_gpu_req_s_monolithic", Label: fmt.Sprintf("Monolithic: capacity per GPU (%d GPUs) under %s", c.mono.gpus, under), Unit: "req/s", Better: HigherIsBetter, Value: round4(c.mono.perGPU())},
-		{Key: "capacity_per_gpu_req_s_disagg", Label: fmt.Sprintf("Disaggregated: capacity per GPU (%d GPUs) under %s", c.dis.gpus, under), Unit: "req/s", Better: HigherIsBetter, Value: round4(c.dis.perGPU())},
+		{Key: "capacity_req_s_monolithic", Label: "Monolithic: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: HigherIsBetter, Value: Round4(c.mono.cap.Rate)},
+		{Key: "capacity_req_s_disagg", Label: "Disaggregated: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: HigherIsBetter, Value: Round4(c.dis.cap.Rate)},
+		{Key: "capacity_per_gpu_req_s_monolithic", Label: fmt.Sprintf("Monolithic: capacity per GPU (%d GPUs) under %s", c.mono.gpus, under), Unit: "req/s", Better: HigherIsBetter, Value: Round4(c.mono.perGPU())},
+		{Key: "capacity_per_gpu_req_s_disagg", Label: fmt.Sprintf("Disaggregated: capacity per GPU (%d GPUs) under %s", c.dis.gpus, under), Unit: "req/s", Better: HigherIsBetter, Value: Round4(c.dis.perGPU())},
 	}
 }
 
@@ -162,9 +162,9 @@ func (c disaggCapacity) failText(o slo.Objective) string {
 			continue
 		}
 		if o.P99TBT > 0 && run.P99TBT > o.P99TBT {
-			return fmt.Sprintf("at %s its p99 gap between tokens reached %.0f ms", rateText(run.Rate), 1000*run.P99TBT)
+			return fmt.Sprintf("at %s its p99 gap between tokens reached %.0f ms", RateText(run.Rate), 1000*run.P99TBT)
 		}
-		return fmt.Sprintf("at %s only %.0f%% of requests met TTFT and TPOT", rateText(run.Rate), 100*run.Attainment)
+		return fmt.Sprintf("at %s only %.0f%% of requests met TTFT and TPOT", RateText(run.Rate), 100*run.Attainment)
 	}
 	return "no probed rate missed the SLO"
 }
@@ -200,11 +200,11 @@ func (r *disaggRun) capacityStep() Step {
 	if !c.searched {
 		n := fmt.Sprintf("Capacity is the highest arrival rate at which %s. Searching it serves the first %d requests again at several rates on each deployment, %s units of work per run; "+
 			"the lesson's work bound leaves %s after this run, not enough for one run of each: lower requests or the prompt and output lengths to see it.",
-			sloText(c.objective), c.requests, comma64(c.probeWork), comma64(c.budgetLeft))
-		a := &annotate{scene: "cluster"}
-		a.mark("pool:"+r.poolLabel("decode"), "no capacity search", "the lesson's work bound", n)
-		return Step{Title: "Capacity per GPU under the SLO", Narration: n, Mentions: a.mentions,
-			Scenes: []scene.Scene{r.disaggCluster("cluster", "The disaggregated deployment", -1, false, a.marks)}}
+			SLOText(c.objective), c.requests, Comma64(c.probeWork), Comma64(c.budgetLeft))
+		a := &Annotator{Scene: "cluster"}
+		a.Mark("pool:"+r.poolLabel("decode"), "no capacity search", "the lesson's work bound", n)
+		return Step{Title: "Capacity per GPU under the SLO", Narration: n, Mentions: a.Mentions,
+			Scenes: []scene.Scene{r.disaggCluster("cluster", "The disaggregated deployment", -1, false, a.Marks)}}
 	}
 	stream := fmt.Sprintf("the same %d requests", c.requests)
 	if !c.freeProbe {
@@ -212,28 +212,28 @@ func (r *disaggRun) capacityStep() Step {
 	}
 	n := fmt.Sprintf("Capacity is the highest arrival rate at which %s. Each deployment served %s at %d rates, bisecting a bracket around %s (%d new runs each, as the work bound allows). "+
 		"Monolithic: %s, %s per GPU over %d GPUs. Disaggregated: %s, %s per GPU over %d GPUs. %s",
-		sloText(c.objective), stream, len(c.mono.cap.Runs), rateText(r.rate), c.sims,
-		c.mono.capacityText(), rateText(c.mono.perGPU()), c.mono.gpus, c.dis.capacityText(), rateText(c.dis.perGPU()), c.dis.gpus, r.capacityVerdict())
+		SLOText(c.objective), stream, len(c.mono.cap.Runs), RateText(r.rate), c.sims,
+		c.mono.capacityText(), RateText(c.mono.perGPU()), c.mono.gpus, c.dis.capacityText(), RateText(c.dis.perGPU()), c.dis.gpus, r.capacityVerdict())
 	if !r.fp8PerPool() {
 		n += " Dynamo's recipes use FP8, a smaller prefill TP and a p99 TBT bound: try weight_dtype=fp8 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
 	}
-	a := &annotate{scene: "capacity-race"}
-	a.mark("race:monolithic", "monolithic "+rateText(c.mono.perGPU())+"/GPU", "Monolithic:", n)
-	a.mark("race:disaggregated", "disaggregated "+rateText(c.dis.perGPU())+"/GPU", "Disaggregated:", n)
-	return Step{Title: "Capacity per GPU under the SLO", Narration: n, Mentions: a.mentions, Scenes: []scene.Scene{r.capacityRace(a.marks), r.capacityScene()}}
+	a := &Annotator{Scene: "capacity-race"}
+	a.Mark("race:monolithic", "monolithic "+RateText(c.mono.perGPU())+"/GPU", "Monolithic:", n)
+	a.Mark("race:disaggregated", "disaggregated "+RateText(c.dis.perGPU())+"/GPU", "Disaggregated:", n)
+	return Step{Title: "Capacity per GPU under the SLO", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{r.capacityRace(a.Marks), r.capacityScene()}}
 }
 
 // capacityRace sets both deployments' capacity per GPU side by side.
 func (r *disaggRun) capacityRace(marks []scene.Mark) scene.Scene {
 	c := r.capacity
-	t := &scene.Tiers{Subject: "Capacity per GPU under " + sloText(c.objective), Unit: "req/s per GPU"}
+	t := &scene.Tiers{Subject: "Capacity per GPU under " + SLOText(c.objective), Unit: "req/s per GPU"}
 	for _, d := range []struct {
 		id, name string
 		c        disaggCapacity
 		win      bool
 	}{{"monolithic", "monolithic", c.mono, c.mono.perGPU() > c.dis.perGPU()}, {"disaggregated", "disaggregated", c.dis, c.dis.perGPU() > c.mono.perGPU()}} {
 		t.Races = append(t.Races, scene.Race{Ref: "race:" + d.id, Label: fmt.Sprintf("%s (%d GPUs)", d.name, d.c.gpus), Winner: d.win, Bars: []scene.RaceBar{
-			{Label: "capacity " + rateText(d.c.cap.Rate), Class: "compute", Value: round4(d.c.perGPU())},
+			{Label: "capacity " + RateText(d.c.cap.Rate), Class: "compute", Value: Round4(d.c.perGPU())},
 		}})
 	}
 	return scene.Scene{Kind: scene.KindTiers, ID: "capacity-race", Title: "Which deployment serves more per GPU", Main: true, Marks: marks, Tiers: t}
@@ -241,7 +241,7 @@ func (r *disaggRun) capacityRace(marks []scene.Mark) scene.Scene {
 
 // fp8PerPool reports whether the run follows Dynamo's recipes: FP8
 // weights and pools of different TP.
-func (r *disaggRun) fp8PerPool() bool { return r.e.weights == "fp8" && r.ptp != r.dtp }
+func (r *disaggRun) fp8PerPool() bool { return r.e.Weights == "fp8" && r.ptp != r.dtp }
 
 // capacityScene is each deployment's probes: attainment against the rate.
 func (r *disaggRun) capacityScene() scene.Scene {
@@ -254,11 +254,11 @@ func (r *disaggRun) capacityScene() scene.Scene {
 		runs := append([]slo.Outcome(nil), d.c.cap.Runs...)
 		sortOutcomes(runs)
 		for _, o := range runs {
-			s.X, s.Y = append(s.X, round4(o.Rate)), append(s.Y, round2(100*o.Attainment))
+			s.X, s.Y = append(s.X, Round4(o.Rate)), append(s.Y, Round2(100*o.Attainment))
 		}
 		chart.Series = append(chart.Series, s)
 	}
-	chart.Guides = append(chart.Guides, scene.Guide{ID: "target", Axis: "y", From: round2(100 * r.capacity.objective.Target), To: round2(100 * r.capacity.objective.Target), Label: fmt.Sprintf("target %g%%", 100*r.capacity.objective.Target)})
+	chart.Guides = append(chart.Guides, scene.Guide{ID: "target", Axis: "y", From: Round2(100 * r.capacity.objective.Target), To: Round2(100 * r.capacity.objective.Target), Label: fmt.Sprintf("target %g%%", 100*r.capacity.objective.Target)})
 	return scene.Scene{Kind: scene.KindChart, ID: "capacity", Title: "Each deployment's capacity search: attainment at each probed rate", Chart: chart}
 }
 

@@ -7,17 +7,17 @@ import (
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
-// What the shared tests check on the disaggregation lesson (lessonChecks). Its
+// What the shared tests check on the disaggregation lesson (Checks). Its
 // narration check: who served what, within the engines' limits.
 func init() {
-	registerChecks(disaggregation, lessonChecks{
-		servingFits: []servingFit{
-			{set: map[string]string{"requests": "4", "model": "llama-3.1-8b", "tp": "1"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
-			{set: map[string]string{"requests": "4"}, tp: 4, longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+	registerChecks(disaggregation, Checks{
+		ServingFits: []ServingFit{
+			{Set: map[string]string{"requests": "4", "model": "llama-3.1-8b", "tp": "1"}, TP: 1, Longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+			{Set: map[string]string{"requests": "4"}, TP: 4, Longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
 		},
-		systems:     true,
-		systemsSets: []map[string]string{{"conditional": "queue_length", "prefill_workers": "2", "decode_workers": "3"}, {"conditional": "isl_or_load", "prefill_workers": "2", "decode_workers": "3"}},
-		narration: func(v Values) ([]string, error) {
+		Systems:     true,
+		SystemsSets: []map[string]string{{"conditional": "queue_length", "prefill_workers": "2", "decode_workers": "3"}, {"conditional": "isl_or_load", "prefill_workers": "2", "decode_workers": "3"}},
+		Narration: func(v Values) ([]string, error) {
 			r, err := runDisaggregation(v)
 			if err != nil {
 				return nil, err
@@ -27,10 +27,10 @@ func init() {
 	})
 }
 
-func disaggNarration(r *disaggRun) (out problems) {
+func disaggNarration(r *disaggRun) (out Problems) {
 	c := r.compared
 	if len(c.Monolithic.Requests) != len(r.reqs) || len(c.Disagg.Requests) != len(r.reqs) {
-		out.addf("narrated %d requests; monolithic served %d, disaggregated %d", len(r.reqs), len(c.Monolithic.Requests), len(c.Disagg.Requests))
+		out.Addf("narrated %d requests; monolithic served %d, disaggregated %d", len(r.reqs), len(c.Monolithic.Requests), len(c.Disagg.Requests))
 	}
 	remote := 0
 	for _, j := range c.Disagg.Journeys {
@@ -39,18 +39,18 @@ func disaggNarration(r *disaggRun) (out problems) {
 		}
 	}
 	if remote != c.Disagg.Remote || c.Disagg.Remote+c.Disagg.Local != len(r.reqs) || (!r.conditional && remote != len(r.reqs)) {
-		out.addf("%d remote + %d local narrated; %d journeys went remote of %d", c.Disagg.Remote, c.Disagg.Local, remote, len(r.reqs))
+		out.Addf("%d remote + %d local narrated; %d journeys went remote of %d", c.Disagg.Remote, c.Disagg.Local, remote, len(r.reqs))
 	}
 	out = append(out, disaggStepLimits(r)...)
 	if r.stall.step >= 0 {
 		st := c.Monolithic.DecodeSteps[r.stall.worker][r.stall.step]
 		if st.DecodeTokens != r.stall.decodes || st.PrefillTokens == 0 {
-			out.addf("narrated stall: %d decodes beside a prompt; the step carried %d decodes and %d prompt tokens", r.stall.decodes, st.DecodeTokens, st.PrefillTokens)
+			out.Addf("narrated stall: %d decodes beside a prompt; the step carried %d decodes and %d prompt tokens", r.stall.decodes, st.DecodeTokens, st.PrefillTokens)
 		}
 		for _, steps := range c.Monolithic.DecodeSteps {
 			for _, o := range steps {
 				if o.PrefillTokens > 0 && o.DecodeTokens > 0 && o.Duration > st.Duration {
-					out.addf("narrated the worst stall at %.1f ms; a %.1f ms step also carried both", 1000*st.Duration, 1000*o.Duration)
+					out.Addf("narrated the worst stall at %.1f ms; a %.1f ms step also carried both", 1000*st.Duration, 1000*o.Duration)
 				}
 			}
 		}
@@ -58,7 +58,7 @@ func disaggNarration(r *disaggRun) (out problems) {
 	if r.followed.index >= 0 {
 		j := c.Disagg.Journeys[r.followed.index]
 		if !j.Remote || len(r.reqs[r.followed.index].PromptIDs) != r.followed.prompt || r.followed.blocks != allocator.BlocksNeeded(r.followed.prompt, disaggBlock) {
-			out.addf("the followed request: remote %v, %d prompt tokens in %d blocks; narrated %d in %d", j.Remote, len(r.reqs[r.followed.index].PromptIDs), allocator.BlocksNeeded(len(r.reqs[r.followed.index].PromptIDs), disaggBlock), r.followed.prompt, r.followed.blocks)
+			out.Addf("the followed request: remote %v, %d prompt tokens in %d blocks; narrated %d in %d", j.Remote, len(r.reqs[r.followed.index].PromptIDs), allocator.BlocksNeeded(len(r.reqs[r.followed.index].PromptIDs), disaggBlock), r.followed.prompt, r.followed.blocks)
 		}
 	}
 	return out
@@ -66,7 +66,7 @@ func disaggNarration(r *disaggRun) (out problems) {
 
 // disaggStepLimits checks every worker's steps against the narrated
 // max_num_seqs and token budget.
-func disaggStepLimits(r *disaggRun) (out problems) {
+func disaggStepLimits(r *disaggRun) (out Problems) {
 	c := r.compared
 	for _, res := range []struct {
 		name  string
@@ -75,7 +75,7 @@ func disaggStepLimits(r *disaggRun) (out problems) {
 		for w, steps := range res.steps {
 			for _, st := range steps {
 				if st.Running > r.seqs || st.PrefillTokens+st.DecodeTokens > r.budget {
-					out.addf("%s worker %d: a step ran %d requests and %d tokens; narrated limits %d and %d", res.name, w+1, st.Running, st.PrefillTokens+st.DecodeTokens, r.seqs, r.budget)
+					out.Addf("%s worker %d: a step ran %d requests and %d tokens; narrated limits %d and %d", res.name, w+1, st.Running, st.PrefillTokens+st.DecodeTokens, r.seqs, r.budget)
 				}
 			}
 		}

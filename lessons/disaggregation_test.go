@@ -15,7 +15,7 @@ func TestDisaggregationDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(k string) float64 { return metricOf(t, s, k) }
+	get := func(k string) float64 { return MetricOf(t, s, k) }
 	if get("itl_p99_ms_disagg") > get("itl_p99_ms_monolithic")/3 {
 		t.Errorf("p99 ITL %v ms disaggregated vs %v ms monolithic: the spikes should be gone", get("itl_p99_ms_disagg"), get("itl_p99_ms_monolithic"))
 	}
@@ -68,7 +68,7 @@ func TestDisaggregationLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := metricOf(t, ndr, "transfer_ms"), metricOf(t, nvl, "transfer_ms")
+	a, b := MetricOf(t, ndr, "transfer_ms"), MetricOf(t, nvl, "transfer_ms")
 	// (bytes/35.9 + 17 µs) / (bytes/348 + 5 µs) ≈ 348/35.9 for MB-sized shards.
 	if r := a / b; r < 9 || r > 10 {
 		t.Errorf("NDR %v ms vs NVLink %v ms: ratio %v, want ≈ 9.7", a, b, r)
@@ -170,8 +170,8 @@ func TestDisaggregationWorkBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the heaviest settings")
 	}
-	checkHeavyCorners(t, disaggregation)
-	refusesOverWork(t, disaggregation, map[string]string{"requests": "200", "output_min": "2048", "output_max": "2048"}, "requests")
+	CheckHeavyCorners(t, disaggregation)
+	RefusesOverWork(t, disaggregation, map[string]string{"requests": "200", "output_min": "2048", "output_max": "2048"}, "requests")
 }
 
 // Dynamo's setting (FP8 weights, prefill on TP 2, decode on TP 4, long
@@ -203,11 +203,11 @@ func TestDisaggregationCapacityHeadline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, d := metricOf(t, s, "capacity_per_gpu_req_s_monolithic"), metricOf(t, s, "capacity_per_gpu_req_s_disagg")
+		m, d := MetricOf(t, s, "capacity_per_gpu_req_s_monolithic"), MetricOf(t, s, "capacity_per_gpu_req_s_disagg")
 		if (d > m) != c.disWins || m <= 0 || d <= 0 {
 			t.Errorf("%v: capacity per GPU %v disaggregated vs %v monolithic; want disaggregated ahead: %v", c.set, d, m, c.disWins)
 		}
-		if gm, gd := metricOf(t, s, "gpus"), metricOf(t, s, "gpus_disagg"); gm != 6 || gd != 8 {
+		if gm, gd := MetricOf(t, s, "gpus"), MetricOf(t, s, "gpus_disagg"); gm != 6 || gd != 8 {
 			t.Errorf("%v: %v and %v GPUs, want 6 (3 × TP 2) and 8 (2 × TP 2 + TP 4)", c.set, gm, gd)
 		}
 		last := s.Steps[len(s.Steps)-1]

@@ -37,11 +37,11 @@ var enginesLesson = &Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s", Help: "Generated stream: Poisson arrivals per second.", Kind: Int, Default: 40, Min: 1, Max: 200, Step: 1},
 		{Key: "kv_tokens", Label: "KV memory", Unit: "tokens", Help: "The KV cache each engine gets, in tokens of Llama-3.1-8B (128 KiB each): the same bytes for all three, far less than an H100 holds, so that memory decides.", Kind: Int, Default: 40000, Min: 16384, Max: 200000, Step: 1024},
 		{Key: "trt_policy", Label: "TensorRT-LLM capacity policy", Help: "GUARANTEED_NO_EVICT (the default) reserves each request's whole length; MAX_UTILIZATION packs and pauses.", Kind: Choice, Choices: []string{"guaranteed-no-evict", "max-utilization"}},
-		priceParam, powerParam,
-		seedParam,
+		PriceParam, PowerParam,
+		SeedParam,
 	},
-	sim: enginesSim{},
-	// Work is every engine's steps, each priced (streamedWork) and each
+	Sim: enginesSim{},
+	// Work is every engine's steps, each priced (StreamedWork) and each
 	// request it advanced counted: the longest runs are a stream spread
 	// over 300 s (one request a second, or the Mooncake window), where
 	// three engines step every few milliseconds with few requests each
@@ -56,11 +56,11 @@ var enginesLesson = &Lesson{
 	},
 }
 
-func init() { register(enginesLesson) }
+func init() { Register(enginesLesson) }
 
 type enginesSim struct{}
 
-func (enginesSim) build(v Values) (*Script, error) {
+func (enginesSim) Simulate(v Values) (*Script, error) {
 	r, err := runEngines(v)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ type engineOutcome struct {
 	peakHeld  float64 // most of its KV memory running requests held at once, share
 	meanHeld  float64 // the same, averaged over its steps
 	config    string  // its scheduler knobs, in words
-	cost      runCost // what its run cost on one GPU (kit_cost.go)
+	cost      RunCost // what its run cost on one GPU (kit_cost.go)
 }
 
 // enginesRun is the typed run of the engines lesson.
@@ -137,11 +137,11 @@ func runEngines(v Values) (*enginesRun, error) {
 	if r.eng[2], err = runTRT(timer, sreqs, r.kvTokens, r.trtPolicy); err != nil {
 		return nil, err
 	}
-	usd, watts := costRates(v, g)
+	usd, watts := CostRates(v, g)
 	for i, e := range r.eng {
-		r.work += stepsWork(e.steps) + int64(len(e.steps))*streamedWork(m)
-		in, out, held := servedTokens(e.reqs)
-		r.eng[i].cost = costOf(usd, watts, []gpuPool{stepsPool(1, held, e.steps)}, in, out)
+		r.work += StepsWork(e.steps) + int64(len(e.steps))*StreamedWork(m)
+		in, out, held := ServedTokens(e.reqs)
+		r.eng[i].cost = CostOf(usd, watts, []GPUPool{StepsPool(1, held, e.steps)}, in, out)
 	}
 	r.times = snapshotTimes(r.eng[:])
 	r.leads = enginesLeads(r.eng[:])
@@ -188,7 +188,7 @@ func enginesStream(v Values) ([]workload.Request, string, int, error) {
 	reqs := workload.Poisson(n, float64(v.Int("rate")), workload.Uniform{Min: prefix + 50, Max: prefix + 850}, workload.Uniform{Min: 100, Max: 400}, seed)
 	reqs = workload.SharedPrefix(reqs, engGroups, prefix, seed)
 	return reqs, fmt.Sprintf("%d generated requests at %d a second, each opening with one of %d shared %s-token prompts, then 50–850 tokens of its own, and 100–400 output tokens",
-		n, v.Int("rate"), engGroups, comma(prefix)), prefix, nil
+		n, v.Int("rate"), engGroups, Comma(prefix)), prefix, nil
 }
 
 func schedulerRequests(reqs []workload.Request) []scheduler.Request {
@@ -221,7 +221,7 @@ func runVLLM(t scheduler.Timer, reqs []scheduler.Request, kv, budget, seqs int) 
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return newEngineOutcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", comma(budget)),
+	return newEngineOutcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", Comma(budget)),
 		slices.Clone(s.Steps()), s.Requests(), c.NumBlocks*engVLLMBlock), nil
 }
 
@@ -234,7 +234,7 @@ func runSGLang(t scheduler.Timer, reqs []scheduler.Request, kv, chunk int) (engi
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return newEngineOutcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", comma(chunk)),
+	return newEngineOutcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", Comma(chunk)),
 		s.Steps(), s.Requests(), kv), nil
 }
 
@@ -307,12 +307,12 @@ var engineMetrics = []struct {
 	lower            bool
 	of               func(engineOutcome) float64
 }{
-	{"ttft_p50", "median TTFT", "ms", true, func(e engineOutcome) float64 { return ms(e.sum.TTFT.P50) }},
-	{"ttft_p99", "p99 TTFT", "ms", true, func(e engineOutcome) float64 { return ms(e.sum.TTFT.P99) }},
-	{"throughput", "output throughput", "tok/s", false, func(e engineOutcome) float64 { return round1(e.sum.OutputTokensPerS) }},
-	{"hit_rate", "prefix hit rate", "%", false, func(e engineOutcome) float64 { return round1(100 * e.sum.PrefixHitRate) }},
+	{"ttft_p50", "median TTFT", "ms", true, func(e engineOutcome) float64 { return Ms(e.sum.TTFT.P50) }},
+	{"ttft_p99", "p99 TTFT", "ms", true, func(e engineOutcome) float64 { return Ms(e.sum.TTFT.P99) }},
+	{"throughput", "output throughput", "tok/s", false, func(e engineOutcome) float64 { return Round1(e.sum.OutputTokensPerS) }},
+	{"hit_rate", "prefix hit rate", "%", false, func(e engineOutcome) float64 { return Round1(100 * e.sum.PrefixHitRate) }},
 	{"preemptions", "preemptions", "", true, func(e engineOutcome) float64 { return float64(e.sum.Preemptions) }},
-	{"itl_p99", "p99 gap between tokens", "ms", true, func(e engineOutcome) float64 { return ms(e.sum.ITL.P99) }},
+	{"itl_p99", "p99 gap between tokens", "ms", true, func(e engineOutcome) float64 { return Ms(e.sum.ITL.P99) }},
 }
 
 // enginesLeads finds, for each compared metric, the engine that does best.

@@ -6,23 +6,23 @@ import (
 	"github.com/inferlab/inferlab/core/scheduler"
 )
 
-// What the shared tests check on the engines lesson (lessonChecks). Its
+// What the shared tests check on the engines lesson (Checks). Its
 // narration check: each snapshot's counts are the engine's steps up to that
 // moment, and the final figures and leads are the requests' own metrics,
 // summarised again here.
 func init() {
-	registerChecks(enginesLesson, lessonChecks{
-		narration: func(v Values) ([]string, error) {
+	registerChecks(enginesLesson, Checks{
+		Narration: func(v Values) ([]string, error) {
 			r, err := runEngines(v)
 			if err != nil {
 				return nil, err
 			}
 			return enginesNarration(r), nil
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"vLLM narrated with a preemption more than its requests had", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runEngines(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.eng[0].sum.Preemptions++
 				}
@@ -30,7 +30,7 @@ func init() {
 			}},
 			{"a lead given to an engine that does not lead", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runEngines(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.leads[0].best = (r.leads[0].best + 1) % 3
 				}
@@ -40,11 +40,11 @@ func init() {
 	})
 }
 
-func enginesNarration(r *enginesRun) (out problems) {
+func enginesNarration(r *enginesRun) (out Problems) {
 	for i, e := range r.eng {
 		sum := scheduler.SummariseRequests(e.reqs, scheduler.SLO{})
 		if sum.Preemptions != e.sum.Preemptions || sum.Requests != len(r.requests) || sum.TTFT.P50 != e.sum.TTFT.P50 || sum.PrefixHitRate != e.sum.PrefixHitRate {
-			out.addf("%s: narrated %d preemptions, %d requests, median TTFT %g, hit rate %g; its requests say %d, %d, %g, %g",
+			out.Addf("%s: narrated %d preemptions, %d requests, median TTFT %g, hit rate %g; its requests say %d, %d, %g, %g",
 				e.name, e.sum.Preemptions, len(r.requests), e.sum.TTFT.P50, e.sum.PrefixHitRate, sum.Preemptions, sum.Requests, sum.TTFT.P50, sum.PrefixHitRate)
 		}
 		for _, t := range r.times {
@@ -63,7 +63,7 @@ func enginesNarration(r *enginesRun) (out problems) {
 				}
 			}
 			if s.finished != done || s.preempted > sum.Preemptions {
-				out.addf("engine %d at %g s: narrated %d done and %d preempted; %d had finished by %g s, %d preempted in all", i, t, s.finished, s.preempted, done, end, sum.Preemptions)
+				out.Addf("engine %d at %g s: narrated %d done and %d preempted; %d had finished by %g s, %d preempted in all", i, t, s.finished, s.preempted, done, end, sum.Preemptions)
 			}
 		}
 	}
@@ -75,7 +75,7 @@ func enginesNarration(r *enginesRun) (out problems) {
 			for j, e := range r.eng {
 				v := m.of(e)
 				if l.best >= 0 && j != l.best && ((m.lower && v <= l.value) || (!m.lower && v >= l.value)) {
-					out.addf("%s narrated as leading on %s with %g, but %s has %g", r.eng[l.best].name, l.label, l.value, e.name, v)
+					out.Addf("%s narrated as leading on %s with %g, but %s has %g", r.eng[l.best].name, l.label, l.value, e.name, v)
 				}
 			}
 		}

@@ -8,7 +8,7 @@ import (
 
 func enginesAt(t *testing.T, set map[string]string) *enginesRun {
 	t.Helper()
-	v, err := enginesLesson.resolveChecked(set)
+	v, err := enginesLesson.ResolveChecked(set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func (r *enginesRun) script() *Script {
 
 // cluster draws the engines at moment t (t < 0: before any request).
 func (r *enginesRun) cluster(t float64, mark int) scene.Scene {
-	pool := scene.Pool{Label: "one H100 each, " + comma(r.kvTokens) + " tokens of KV"}
+	pool := scene.Pool{Label: "one H100 each, " + Comma(r.kvTokens) + " tokens of KV"}
 	queueMax := 1.0
 	for _, e := range r.eng {
 		for _, st := range e.steps {
@@ -49,7 +49,7 @@ func (r *enginesRun) cluster(t float64, mark int) scene.Scene {
 			// Short enough for a worker's box (about 17 characters).
 			Lines: []string{fmt.Sprintf("%d run · %d wait", s.running, s.waiting), fmt.Sprintf("%d done · %d preem.", s.finished, s.preempted)}}
 		pool.Workers = append(pool.Workers, w)
-		stats = append(stats, scene.Stat{Label: e.name, Value: pct(s.held) + " of KV held"})
+		stats = append(stats, scene.Stat{Label: e.name, Value: Pct(s.held) + " of KV held"})
 	}
 	c := &scene.Cluster{Pools: []scene.Pool{pool}, Groups: []string{"held by running requests"}, CacheLabel: "KV tokens running requests hold", CacheUnit: "tokens",
 		QueueLabel: "requests running + waiting", QueueUnit: "in flight", CacheMax: float64(r.kvTokens), QueueMax: queueMax, Stats: stats}
@@ -83,7 +83,7 @@ func (r *enginesRun) introStep() Step {
 	text := fmt.Sprintf("The stream: %s. Each engine gets %s tokens of KV memory on one H100 serving Llama-3.1-8B. vLLM: %s. SGLang: %s. TensorRT-LLM: %s. "+
 		"Out of memory, vLLM preempts the newest request by recompute, SGLang retracts the one with the fewest outputs, and GUARANTEED_NO_EVICT never has to (MAX_UTILIZATION pauses one). "+
 		"Simplified: one step-time model prices all three, each scheduling synchronously.",
-		r.desc, comma(r.kvTokens), r.eng[0].config, r.eng[1].config, r.eng[2].config)
+		r.desc, Comma(r.kvTokens), r.eng[0].config, r.eng[1].config, r.eng[2].config)
 	return Step{Title: "One trace, three engines", Narration: text, Scenes: []scene.Scene{r.cluster(-1, -1)}, Mentions: r.mentions()}
 }
 
@@ -99,7 +99,7 @@ func (r *enginesRun) snapshotStep(k int, t float64) Step {
 	var parts []string
 	for i, e := range r.eng {
 		s := states[i]
-		parts = append(parts, fmt.Sprintf("%s has %d running and %d waiting, %s of its KV held, %d done, %d preempted so far", e.name, s.running, s.waiting, pct(s.held), s.finished, s.preempted))
+		parts = append(parts, fmt.Sprintf("%s has %d running and %d waiting, %s of its KV held, %d done, %d preempted so far", e.name, s.running, s.waiting, Pct(s.held), s.finished, s.preempted))
 	}
 	text := fmt.Sprintf("At %.1f s: %s. ", t, strings.Join(parts, "; ")) + r.whyQueues(states, most)
 	if states[most].waiting == 0 {
@@ -129,11 +129,11 @@ func (r *enginesRun) quiz() *Quiz {
 	for _, key := range []string{"hit_rate", "preemptions", "ttft_p50", "throughput"} {
 		l := r.lead(key)
 		if l.best >= 0 {
-			return choiceQuiz("Which engine will end with the best "+l.label+"?", []string{"vLLM", "SGLang", "TensorRT-LLM"}, r.eng[l.best].name,
+			return ChoiceQuiz("Which engine will end with the best "+l.label+"?", []string{"vLLM", "SGLang", "TensorRT-LLM"}, r.eng[l.best].name,
 				r.leadWhy(l, map[string]bool{}))
 		}
 	}
-	return choiceQuiz("Which engine preempts by recompute when memory runs out?", []string{"vLLM", "SGLang", "TensorRT-LLM"}, "vLLM",
+	return ChoiceQuiz("Which engine preempts by recompute when memory runs out?", []string{"vLLM", "SGLang", "TensorRT-LLM"}, "vLLM",
 		"vLLM v1 preempts the newest request by recompute; SGLang retracts; TensorRT-LLM under GUARANTEED_NO_EVICT never needs to.")
 }
 
@@ -149,7 +149,7 @@ func (r *enginesRun) lead(key string) engineLead {
 func fig(v float64, unit string) string {
 	s := strconv.FormatFloat(v, 'f', -1, 64)
 	if v >= 1000 {
-		s = comma(int(v + 0.5))
+		s = Comma(int(v + 0.5))
 	}
 	if unit == "" {
 		return s
@@ -182,7 +182,7 @@ func engineReason(key, metric, trtPolicy string, shared int) string {
 	switch key + "/" + metric {
 	case "sglang/hit_rate":
 		if shared%16 != 0 {
-			return fmt.Sprintf("Its radix cache matches to the token: all %s tokens of a shared prompt are found, where 16- and 32-token blocks only reuse whole blocks.", comma(shared))
+			return fmt.Sprintf("Its radix cache matches to the token: all %s tokens of a shared prompt are found, where 16- and 32-token blocks only reuse whole blocks.", Comma(shared))
 		}
 		return "Its radix cache matches to the token, and caches each prompt as soon as its prefill batch ends."
 	case "vllm/hit_rate":
@@ -209,20 +209,20 @@ func engineReason(key, metric, trtPolicy string, shared int) string {
 func (r *enginesRun) resultsStep() Step {
 	c := &scene.Chart{Type: scene.Bar, XLabel: "time to first token", YLabel: "TTFT", YUnit: "ms", Note: "median (1) and p99 (2) TTFT of each engine"}
 	for _, e := range r.eng {
-		c.Series = append(c.Series, scene.Series{Name: e.name, X: []float64{1, 2}, Y: []float64{ms(e.sum.TTFT.P50), ms(e.sum.TTFT.P99)}, Labels: []string{"median", "p99"}})
+		c.Series = append(c.Series, scene.Series{Name: e.name, X: []float64{1, 2}, Y: []float64{Ms(e.sum.TTFT.P50), Ms(e.sum.TTFT.P99)}, Labels: []string{"median", "p99"}})
 	}
 	var cards []scene.Card
 	var parts []string
 	for _, e := range r.eng {
 		cards = append(cards,
-			scene.Card{Label: e.name + " throughput", Value: round1(e.sum.OutputTokensPerS), Unit: "tok/s"},
-			scene.Card{Label: e.name + " hit rate", Value: round1(100 * e.sum.PrefixHitRate), Unit: "%"},
+			scene.Card{Label: e.name + " throughput", Value: Round1(e.sum.OutputTokensPerS), Unit: "tok/s"},
+			scene.Card{Label: e.name + " hit rate", Value: Round1(100 * e.sum.PrefixHitRate), Unit: "%"},
 			scene.Card{Label: e.name + " preemptions", Value: float64(e.sum.Preemptions)},
-			scene.Card{Label: e.name + " peak KV held", Value: round1(100 * e.peakHeld), Unit: "%"})
+			scene.Card{Label: e.name + " peak KV held", Value: Round1(100 * e.peakHeld), Unit: "%"})
 		parts = append(parts, fmt.Sprintf("%s: median TTFT %s, p99 %s, %s output tokens a second, %s of prompt tokens found cached, %d preemptions, at most %s of its KV held",
-			e.name, msText(e.sum.TTFT.P50), msText(e.sum.TTFT.P99), comma(int(e.sum.OutputTokensPerS+0.5)), pct(e.sum.PrefixHitRate), e.sum.Preemptions, pct(e.peakHeld)))
+			e.name, MsText(e.sum.TTFT.P50), MsText(e.sum.TTFT.P99), Comma(int(e.sum.OutputTokensPerS+0.5)), Pct(e.sum.PrefixHitRate), e.sum.Preemptions, Pct(e.peakHeld)))
 	}
-	ttft := chartScene("ttft", "Time to first token by engine", c, 0)
+	ttft := ChartScene("ttft", "Time to first token by engine", c, 0)
 	ttft.Main = true
 	ttft.Marks = []scene.Mark{{Ref: "point:" + r.eng[0].name + ":0", Label: "vLLM median"}}
 	return Step{Title: "The final figures", Narration: strings.Join(parts, ". ") + ".",
@@ -260,14 +260,14 @@ func (r *enginesRun) claims() []Claim {
 	return []Claim{{
 		What:    "SGLang's RadixAttention cache hit rate on its benchmarks",
 		Article: "50%–99% (Zheng et al., SGLang, NeurIPS 2024, §6)",
-		Model:   pct(sg) + " on this stream (vLLM " + pct(r.eng[0].sum.PrefixHitRate) + ", TensorRT-LLM " + pct(r.eng[2].sum.PrefixHitRate) + ")",
+		Model:   Pct(sg) + " on this stream (vLLM " + Pct(r.eng[0].sum.PrefixHitRate) + ", TensorRT-LLM " + Pct(r.eng[2].sum.PrefixHitRate) + ")",
 		Why:     "The paper's benchmarks are few-shot and multi-call programs built to share long prefixes; the hit rate here depends on how much of each prompt the stream shares.",
 	}}
 }
 
 func (r *enginesRun) claimsStep() Step {
-	return Step{Title: "Beside the SGLang paper", Narration: "The SGLang paper reports cache hit rates of 50% to 99% on its benchmarks; on this stream the radix cache found " + pct(r.eng[1].sum.PrefixHitRate) +
-		" of prompt tokens. " + r.claims()[0].Why, Scenes: []scene.Scene{claimsTable(r.claims())}}
+	return Step{Title: "Beside the SGLang paper", Narration: "The SGLang paper reports cache hit rates of 50% to 99% on its benchmarks; on this stream the radix cache found " + Pct(r.eng[1].sum.PrefixHitRate) +
+		" of prompt tokens. " + r.claims()[0].Why, Scenes: []scene.Scene{ClaimsTable(r.claims())}}
 }
 
 func (r *enginesRun) metrics() []Metric {
@@ -280,8 +280,8 @@ func (r *enginesRun) metrics() []Metric {
 			}
 			out = append(out, Metric{Key: e.key + "_" + m.key, Label: e.name + " " + m.label, Unit: unitOr(m.unit), Better: better, Value: m.of(e)})
 		}
-		out = append(out, Metric{Key: e.key + "_kv_peak", Label: e.name + " peak KV held", Unit: "%", Value: round1(100 * e.peakHeld)})
-		out = append(out, e.cost.metricsOf(e.key, e.name)...)
+		out = append(out, Metric{Key: e.key + "_kv_peak", Label: e.name + " peak KV held", Unit: "%", Value: Round1(100 * e.peakHeld)})
+		out = append(out, e.cost.MetricsOf(e.key, e.name)...)
 	}
 	return out
 }

@@ -34,7 +34,7 @@ func TestLatenciesRespectPhysicalFloors(t *testing.T) {
 		}
 		t.Run(l.Slug, func(t *testing.T) {
 			t.Parallel()
-			sets := append([]map[string]string{{}}, randomKnobSets(l, 20, 11)...)
+			sets := append([]map[string]string{{}}, RandomKnobSets(l, 20, 11)...)
 			checked, latencies := 0, 0
 			for _, set := range sets {
 				s, v, err := l.Run(set)
@@ -47,7 +47,7 @@ func TestLatenciesRespectPhysicalFloors(t *testing.T) {
 						latencies++
 					}
 				}
-				for _, p := range floorProblems(lessonTests[l.Slug].promptMetrics, v, s) {
+				for _, p := range floorProblems(lessonTests[l.Slug].PromptMetrics, v, s) {
 					t.Errorf("%v: %s", set, p)
 				}
 			}
@@ -63,7 +63,7 @@ func TestLatenciesRespectPhysicalFloors(t *testing.T) {
 // 0.5 ms for Llama-3.1-8B on an H100 (16 GB at 3.35 TB/s takes about 4.5 ms),
 // and a prefill of a registered prompt knob faster than its FLOPs.
 func TestPhysicalFloorCatchesTooFastSteps(t *testing.T) {
-	l := &Lesson{Slug: "floor", Params: []Param{gpuParam, modelParam,
+	l := &Lesson{Slug: "floor", Params: []Param{GPUParam, ModelParam,
 		{Key: "prompt", Label: "Prompt", Unit: "tokens", Kind: Int, Default: 8192, Min: 1, Max: 8192, Step: 1}}}
 	v, errs := l.Resolve(map[string]string{"gpu": "h100-sxm", "model": "llama-3.1-8b"})
 	if len(errs) > 0 {
@@ -103,8 +103,8 @@ func isPassLatency(key string) bool {
 }
 
 // floorProblems lists the latencies of s below their physical floor;
-// promptMetrics maps the metrics that cover a whole prompt to the knob
-// holding its length (lessonChecks.promptMetrics).
+// PromptMetrics maps the metrics that cover a whole prompt to the knob
+// holding its length (Checks.promptMetrics).
 func floorProblems(promptMetrics map[string]string, v Values, s *Script) (problems []string) {
 	if !slices.ContainsFunc(s.Metrics, func(m Metric) bool { return isPassLatency(m.Key) }) {
 		return nil // e.g. kv-budget sizes memory and reports no latency
@@ -144,10 +144,10 @@ func floorProblems(promptMetrics map[string]string, v Values, s *Script) (proble
 	return problems
 }
 
-// randomKnobSets draws n knob sets with a seeded generator: each knob keeps
+// RandomKnobSets draws n knob sets with a seeded generator: each knob keeps
 // its default half of the time, otherwise takes a value between its default
 // and one end of its range (a random choice for choice knobs).
-func randomKnobSets(l *Lesson, n int, seed uint64) []map[string]string {
+func RandomKnobSets(l *Lesson, n int, seed uint64) []map[string]string {
 	r := rand.New(rand.NewPCG(seed, 3))
 	var out []map[string]string
 	for range n {

@@ -44,10 +44,10 @@ var garage = &Lesson{
 		{Key: "output_max", Label: "Output max", Unit: "tokens", Kind: Int, Default: 64, Min: 0, Max: 131072, Step: 1},
 		{Key: "reserve", Label: "Contiguous reserves", Help: "max: max_context per request (FasterTransformer, Orca-Max); pow2: the next power of two of its final length (Orca-Pow2); exact: its final length, known in advance (Orca-Oracle).",
 			Kind: Choice, Choices: []string{"max", "pow2", "exact"}},
-		seedParam,
+		SeedParam,
 	},
 	Check: checkGarage,
-	sim:   garageSim{},
+	Sim:   garageSim{},
 	// Script.Work counts each pool's ticks and request-ticks, the paged
 	// pool's twice (the pictures' pass serves it again), and the contiguous
 	// pool's logged runs, at most two per request-tick: at most
@@ -74,12 +74,12 @@ var garage = &Lesson{
 // natively (BENCHMARKS.md).
 const garageMaxStream = 500_000
 
-func init() { register(garage) }
+func init() { Register(garage) }
 
 func checkGarage(v Values) error {
 	b, mc, pool := v.Int("block_size"), v.Int("max_context"), v.Int("pool_tokens")
 	pmax, omax := v.Int("prompt_max"), v.Int("output_max")
-	if err := checkOrdered(v, lengthPairs...); err != nil {
+	if err := CheckOrdered(v, LengthPairs...); err != nil {
 		return err
 	}
 	switch {
@@ -87,14 +87,14 @@ func checkGarage(v Values) error {
 		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at least prompt_max + output_max (%d), so every request fits its reservation", pmax+omax), "prompt_max", "output_max")
 	case mc > pool:
 		return Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at most pool_tokens (%d)", pool), "pool_tokens")
-	case pool/b > maxGridBlocks:
-		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at most %d blocks of block_size %d, i.e. pool_tokens ≤ %d", maxGridBlocks, b, maxGridBlocks*b), "block_size")
+	case pool/b > MaxGridBlocks:
+		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at most %d blocks of block_size %d, i.e. pool_tokens ≤ %d", MaxGridBlocks, b, MaxGridBlocks*b), "block_size")
 	case (mc+b-1)/b > pool/b:
 		return Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at least %d blocks of %d tokens, so one max_context request fits", (mc+b-1)/b, b), "max_context", "block_size")
 	}
 	if n := v.Int("requests"); int64(n)*int64(omax+1) > garageMaxStream {
 		return Relation("requests", strconv.Itoa(n), fmt.Sprintf("small enough that requests × (output_max + 1) ≤ %s (it is %s): a stream re-simulates in about a second; lower requests or output_max",
-			comma(garageMaxStream), comma64(int64(n)*int64(omax+1))), "output_max")
+			Comma(garageMaxStream), Comma64(int64(n)*int64(omax+1))), "output_max")
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func checkGarage(v Values) error {
 // page's WebAssembly leaves it out (see simulation).
 type garageSim struct{}
 
-func (garageSim) build(v Values) (*Script, error) {
+func (garageSim) Simulate(v Values) (*Script, error) {
 	run, err := runGarage(v)
 	if err != nil {
 		return nil, err
@@ -129,11 +129,11 @@ type garageSetup struct {
 func newGarageSetup(v Values) garageSetup {
 	s := garageSetup{b: v.Int("block_size"), pool: v.Int("pool_tokens"),
 		reserve: allocator.Reservation{Policy: allocator.ReservePolicy(v.Choice("reserve")), MaxContext: v.Int("max_context")}}
-	rng := newRand(v.Int("seed"))
+	rng := NewRand(v.Int("seed"))
 	n, pMin, pMax, oMin, oMax := v.Int("requests"), v.Int("prompt_min"), v.Int("prompt_max"), v.Int("output_min"), v.Int("output_max")
 	s.reqs = make([]scheduler.LoopRequest, 0, n)
 	for i := 0; i < n; i++ {
-		q := scheduler.LoopRequest{ID: i, Prompt: uniform(rng, pMin, pMax), Output: uniform(rng, oMin, oMax)}
+		q := scheduler.LoopRequest{ID: i, Prompt: Uniform(rng, pMin, pMax), Output: Uniform(rng, oMin, oMax)}
 		s.reqs = append(s.reqs, q)
 		if i == 0 {
 			s.promptMin, s.promptMax, s.outputMin, s.outputMax = q.Prompt, q.Prompt, q.Output, q.Output
@@ -304,7 +304,7 @@ type garageFigures struct {
 func figuresOf(s garageSetup, r *garageServed) garageFigures {
 	p, c := &r.paged, &r.contig
 	ps, cs := p.Sums(), c.Sums()
-	meanLen := ratio(ps.Stored, ps.Resident)
+	meanLen := Ratio(ps.Stored, ps.Resident)
 	total, longest := 0, 0
 	for _, q := range s.reqs {
 		total += q.Prompt + q.Output
@@ -313,11 +313,11 @@ func figuresOf(s garageSetup, r *garageServed) garageFigures {
 	return garageFigures{
 		pool: s.pool, maxContext: s.reserve.MaxContext,
 		pagedAdmitted: p.MaxResident(), contigAdmitted: c.MaxResident(),
-		pagedUtil: round2(100 * p.Utilization()), contigUtil: round2(100 * c.Utilization()),
-		pagedWaste: round2(100 * p.Waste()), contigWaste: round2(100 * c.Waste()),
-		wasteBound:   round2(100 * float64(s.b-1) / max(meanLen, 1)),
-		externalFrag: round2(100 * ratio(cs.Extra, cs.Pool)),
-		meanResident: round2(meanLen), meanRequest: round2(float64(total) / float64(len(s.reqs))),
+		pagedUtil: Round2(100 * p.Utilization()), contigUtil: Round2(100 * c.Utilization()),
+		pagedWaste: Round2(100 * p.Waste()), contigWaste: Round2(100 * c.Waste()),
+		wasteBound:   Round2(100 * float64(s.b-1) / max(meanLen, 1)),
+		externalFrag: Round2(100 * Ratio(cs.Extra, cs.Pool)),
+		meanResident: Round2(meanLen), meanRequest: Round2(float64(total) / float64(len(s.reqs))),
 		pagedTicks: p.Len(), contigTicks: c.Len(), preempt: p.Preemptions(), longest: longest,
 	}
 }

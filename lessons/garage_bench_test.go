@@ -8,7 +8,7 @@ import (
 )
 
 func BenchmarkGarage1000Requests(b *testing.B) {
-	benchLesson(b, garage, map[string]string{"requests": "1000"})
+	Bench(b, garage, map[string]string{"requests": "1000"})
 }
 
 // BenchmarkGarage1000Phases splits BenchmarkGarage1000Requests into the

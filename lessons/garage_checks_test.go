@@ -6,23 +6,23 @@ import (
 	"github.com/inferlab/inferlab/core/record"
 )
 
-// What the shared tests check on the garage lesson (lessonChecks). Its
+// What the shared tests check on the garage lesson (Checks). Its
 // narration check: the ticks the narration reads are the pools' state.
 func init() {
-	registerChecks(garage, lessonChecks{
-		paced: true,
-		refusals: []refusal{
+	registerChecks(garage, Checks{
+		Paced: true,
+		Refusals: []Refusal{
 			// A relation is refused on the knob the reader set, with the other knob's value.
 			{map[string]string{"output_max": "0"}, "output_max", `output_max = "0" is not allowed with output_min = "`},
 		},
-		narration: func(v Values) ([]string, error) {
+		Narration: func(v Values) ([]string, error) {
 			r, err := runGarage(v)
 			return garageNarration(r), err
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"a paged tick narrating one token fewer than the pool holds", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runGarage(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.served.snaps[r.ticks[1]].used[0]++
 				}
@@ -32,11 +32,11 @@ func init() {
 	})
 }
 
-func garageNarration(r garageRun) (out problems) {
+func garageNarration(r garageRun) (out Problems) {
 	for _, t := range r.ticks {
 		snap, ok := r.served.snaps[t]
 		if !ok {
-			out.addf("tick %d is narrated but was not captured", t)
+			out.Addf("tick %d is narrated but was not captured", t)
 			continue
 		}
 		if g, ok := r.served.paged.At(t); ok {
@@ -48,7 +48,7 @@ func garageNarration(r garageRun) (out problems) {
 				stored += snap.used[i]
 			}
 			if g.Usage.Resident != len(owners) || g.Usage.Stored != stored {
-				out.addf("tick %d, paged: narrated %d resident, %d tokens; the pool holds %d requests, %d tokens", t, g.Usage.Resident, g.Usage.Stored, len(owners), stored)
+				out.Addf("tick %d, paged: narrated %d resident, %d tokens; the pool holds %d requests, %d tokens", t, g.Usage.Resident, g.Usage.Stored, len(owners), stored)
 			}
 		}
 		if g, ok := r.served.contig.At(t); ok {
@@ -58,7 +58,7 @@ func garageNarration(r garageRun) (out problems) {
 				reserved += run.Len
 			}
 			if g.Usage.Resident != len(snap.runs) || g.Usage.Stored != tokens || g.Usage.Reserved != reserved {
-				out.addf("tick %d, contiguous: narrated %d resident, %d tokens in %d reserved; the pool holds %d runs, %d tokens in %d",
+				out.Addf("tick %d, contiguous: narrated %d resident, %d tokens in %d reserved; the pool holds %d runs, %d tokens in %d",
 					t, g.Usage.Resident, g.Usage.Stored, g.Usage.Reserved, len(snap.runs), tokens, reserved)
 			}
 		}
@@ -76,7 +76,7 @@ func garageNarration(r garageRun) (out problems) {
 			peak = max(peak, g.Usage.Resident)
 		}
 		if peak != h.figure {
-			out.addf("%s: narrated %d admitted at once, the ticks peak at %d", h.name, h.figure, peak)
+			out.Addf("%s: narrated %d admitted at once, the ticks peak at %d", h.name, h.figure, peak)
 		}
 	}
 	return out

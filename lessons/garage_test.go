@@ -25,7 +25,7 @@ func garageScript(t *testing.T, set map[string]string) *Script {
 // garageRunOf simulates garage with the given knobs and returns the typed run.
 func garageRunOf(t *testing.T, set map[string]string) garageRun {
 	t.Helper()
-	v, err := garage.resolveChecked(set)
+	v, err := garage.ResolveChecked(set)
 	if err != nil {
 		t.Fatalf("garage %v: %v", set, err)
 	}
@@ -92,7 +92,7 @@ func TestGarageProperties(t *testing.T) {
 		omax := r.IntN(100)
 		mc := pmax + omax + r.IntN(500)
 		pool := max(mc, b) * (1 + r.IntN(12))
-		for pool/b > maxGridBlocks {
+		for pool/b > MaxGridBlocks {
 			b *= 2
 		}
 		if (mc+b-1)/b > pool/b {
@@ -309,7 +309,7 @@ func TestGarageContigRunsLogged(t *testing.T) {
 		omax := omin + r.IntN(80)
 		mc := 16 * ((pmax + omax + r.IntN(400) + 15) / 16)
 		pool, b := 256*(1+(mc*(1+r.IntN(6)))/256), 1<<r.IntN(6)
-		for pool/b > maxGridBlocks {
+		for pool/b > MaxGridBlocks {
 			b *= 2
 		}
 		set := map[string]string{
@@ -343,7 +343,7 @@ func TestGarageContigRunsLogged(t *testing.T) {
 // pools (serveGarage), failing tb on an error.
 func servedGarage(tb testing.TB, set map[string]string) (Values, garageSetup, *garageServed) {
 	tb.Helper()
-	v, err := garage.resolveChecked(set)
+	v, err := garage.ResolveChecked(set)
 	if err != nil {
 		tb.Fatalf("%v: %v", set, err)
 	}

@@ -36,7 +36,7 @@ type garageText struct {
 func (r garageRun) script() *Script {
 	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs)), colours: scene.NewColours(), colour: make([]int, len(r.setup.reqs))}
 	for i := range g.labels {
-		g.labels[i] = reqName(i)
+		g.labels[i] = ReqName(i)
 	}
 	g.chart = g.utilChart()
 	s := &Script{Metrics: r.figures.metrics(), Claims: garageClaims(r.article, r.figures)}
@@ -45,7 +45,7 @@ func (r garageRun) script() *Script {
 	if len(steps) > 0 && r.ticks[0] == 0 {
 		first, _ := r.served.contig.At(0)
 		c0 := first.Usage.Resident
-		steps[0].Quiz = numberQuiz(fmt.Sprintf("%d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), comma(r.setup.pool)),
+		steps[0].Quiz = NumberQuiz(fmt.Sprintf("%d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), Comma(r.setup.pool)),
 			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(r.setup), c0))
 	}
 	s.Steps = append(s.Steps, steps...)
@@ -62,7 +62,7 @@ func (g *garageText) introStep() Step {
 	var fit string
 	if s.reserve.Policy == allocator.ReserveMax {
 		fit = fmt.Sprintf(" At %s slots each, at most %d requests can ever be resident in the contiguous pool, whatever their length.",
-			comma(s.reserve.MaxContext), s.pool/s.reserve.MaxContext)
+			Comma(s.reserve.MaxContext), s.pool/s.reserve.MaxContext)
 	}
 	setup := " These are the article's numbers: the pool and request stream of its simulator script, with the 8,192-token reservations its text describes."
 	if !g.isArticle {
@@ -77,10 +77,10 @@ func (g *garageText) introStep() Step {
 	narration := fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens) queue in order. Each pool has %s KV slots. "+
 		"%s cuts them into %s blocks of %d tokens and gives a request a block only when it needs one; "+
 		"%s gives each request one unbroken run (%s).%s%s",
-		len(s.reqs), comma(s.promptMin), comma(s.promptMax), comma(s.outputMin), comma(s.outputMax), comma(s.pool),
-		pagedText, comma(s.pool/s.b), s.b, contigText, reserveWords(s), fit, setup)
+		len(s.reqs), Comma(s.promptMin), Comma(s.promptMax), Comma(s.outputMin), Comma(s.outputMax), Comma(s.pool),
+		pagedText, Comma(s.pool/s.b), s.b, contigText, reserveWords(s), fit, setup)
 	subj := []subject{
-		{pagedText, "pool:paged", fmt.Sprintf("%s blocks × %d tokens", comma(s.pool/s.b), s.b)},
+		{pagedText, "pool:paged", fmt.Sprintf("%s blocks × %d tokens", Comma(s.pool/s.b), s.b)},
 		{contigText, "pool:contiguous", "one unbroken run per request"},
 	}
 	pools := g.poolsScene(empty, nil, g.queues(all, all, nil, nil, scheduler.Tick{Blocked: -1}, scheduler.Tick{Blocked: -1}))
@@ -111,8 +111,8 @@ func subjects(narration, sceneID string, subj []subject) ([]scene.Mark, []scene.
 			continue
 		}
 		seen[s.ref] = true
-		marks = append(marks, markRef(s.ref, s.label))
-		mentions = append(mentions, mention(s.text, sceneID, s.ref))
+		marks = append(marks, MarkRef(s.ref, s.label))
+		mentions = append(mentions, Mention(s.text, sceneID, s.ref))
 	}
 	return marks, mentions
 }
@@ -181,23 +181,23 @@ func (g *garageText) pagedText(w record.Window, t int, told teller, snap snapsho
 		parts = append(parts, admittedText(w.Admitted))
 	}
 	if len(w.Finished) > 0 {
-		txt := fmt.Sprintf("%s finished and returned %s blocks to the free queue", names(w.Finished), plural(len(w.Finished), "its", "their"))
+		txt := fmt.Sprintf("%s finished and returned %s blocks to the free queue", ReqNames(w.Finished), Plural(len(w.Finished), "its", "their"))
 		parts = append(parts, txt)
 		if i, ok := freedBlock(snap, prev, w.Finished); ok {
-			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: freed by %s", i, reqName(prev.owners[i]))})
+			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: freed by %s", i, ReqName(prev.owners[i]))})
 		}
 	}
 	if w.DecodeBlocks > 0 {
-		txt := fmt.Sprintf("%d %s allocated on demand", w.DecodeBlocks, plural(w.DecodeBlocks, "block", "blocks"))
+		txt := fmt.Sprintf("%d %s allocated on demand", w.DecodeBlocks, Plural(w.DecodeBlocks, "block", "blocks"))
 		parts = append(parts, txt+" as decoding filled last blocks")
 		if i, ok := demandBlock(snap, prev, w.Admitted); ok {
-			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: new for %s", i, reqName(snap.owners[i]))})
+			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: new for %s", i, ReqName(snap.owners[i]))})
 		}
 	}
 	if len(w.Preempted) > 0 {
-		txt := fmt.Sprintf("%s preempted", names(w.Preempted))
+		txt := fmt.Sprintf("%s preempted", ReqNames(w.Preempted))
 		parts = append(parts, txt)
-		*subj = append([]subject{{txt, "queue:paged:" + reqName(w.Preempted[len(w.Preempted)-1]), reqName(w.Preempted[len(w.Preempted)-1]) + " preempted"}}, *subj...)
+		*subj = append([]subject{{txt, "queue:paged:" + ReqName(w.Preempted[len(w.Preempted)-1]), ReqName(w.Preempted[len(w.Preempted)-1]) + " preempted"}}, *subj...)
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "requests kept decoding")
@@ -226,7 +226,7 @@ func (g *garageText) pagedText(w record.Window, t int, told teller, snap snapsho
 		if sf := w.Last.Shortfall; sf != nil {
 			need = sf.Need / bs
 		}
-		b.WriteString(told.once("paged-blocked", fmt.Sprintf("%s waits: the %d blocks it needs are not free yet.", reqName(blocked), need)))
+		b.WriteString(told.once("paged-blocked", fmt.Sprintf("%s waits: the %d blocks it needs are not free yet.", ReqName(blocked), need)))
 	}
 	return b.String(), title
 }
@@ -236,16 +236,16 @@ func admittedText(ids []int) string {
 	if len(ids) > 3 {
 		return fmt.Sprintf("admitted %d requests (%s)", len(ids), idRange(ids))
 	}
-	return "admitted " + names(ids)
+	return "admitted " + ReqNames(ids)
 }
 
 // idRange names requests for a title: "R12–R16" when they follow each
 // other, else as names does.
 func idRange(ids []int) string {
 	if len(ids) > 2 && slices.IsSorted(ids) && ids[len(ids)-1]-ids[0] == len(ids)-1 {
-		return reqName(ids[0]) + "–" + reqName(ids[len(ids)-1])
+		return ReqName(ids[0]) + "–" + ReqName(ids[len(ids)-1])
 	}
-	return names(ids)
+	return ReqNames(ids)
 }
 
 // blockRefOf is the reference of physical block i.
@@ -304,13 +304,13 @@ func (g *garageText) contigText(w record.Window, t int, told teller, title strin
 	}
 	var parts []string
 	if len(w.Finished) > 0 {
-		parts = append(parts, fmt.Sprintf("%s finished, leaving %s", names(w.Finished), plural(len(w.Finished), "a hole", "holes")))
+		parts = append(parts, fmt.Sprintf("%s finished, leaving %s", ReqNames(w.Finished), Plural(len(w.Finished), "a hole", "holes")))
 	}
 	if len(w.Admitted) > 0 {
 		parts = append(parts, admittedText(w.Admitted))
 	}
 	if len(w.Preempted) > 0 {
-		parts = append(parts, fmt.Sprintf("%s preempted", names(w.Preempted)))
+		parts = append(parts, fmt.Sprintf("%s preempted", ReqNames(w.Preempted)))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "requests kept decoding inside their reservations")
@@ -320,10 +320,10 @@ func (g *garageText) contigText(w record.Window, t int, told teller, title strin
 	b.WriteString(strings.Join(parts, "; ") + ".")
 	if t == 0 {
 		frag := "that empty tail is internal fragmentation"
-		b.WriteString(told.once("contig-admit", fmt.Sprintf("Every admitted request holds its whole reservation from the first token: %s, %s of the reserved slots.", frag, pct(u.Waste()))))
+		b.WriteString(told.once("contig-admit", fmt.Sprintf("Every admitted request holds its whole reservation from the first token: %s, %s of the reserved slots.", frag, Pct(u.Waste()))))
 		if len(snap.runs) > 0 {
 			r := snap.runs[0]
-			*subj = append(*subj, subject{frag, "req:" + reqName(r.Req), fmt.Sprintf("%s: %s of %s reserved slots empty", reqName(r.Req), comma(r.Len-r.Tokens), comma(r.Len))})
+			*subj = append(*subj, subject{frag, "req:" + ReqName(r.Req), fmt.Sprintf("%s: %s of %s reserved slots empty", ReqName(r.Req), Comma(r.Len-r.Tokens), Comma(r.Len))})
 		}
 		title = "Admission: every request reserves its run"
 	}
@@ -334,7 +334,7 @@ func (g *garageText) contigText(w record.Window, t int, told teller, title strin
 			title = orTitle(title, "A hole is reused (first fit)")
 			if n := len(w.Admitted); n > 0 {
 				id := w.Admitted[n-1]
-				*subj = append(*subj, subject{"First fit placed a new request in a hole", "req:" + reqName(id), reqName(id) + " in a freed hole"})
+				*subj = append(*subj, subject{"First fit placed a new request in a hole", "req:" + ReqName(id), ReqName(id) + " in a freed hole"})
 			}
 		}
 	}
@@ -343,7 +343,7 @@ func (g *garageText) contigText(w record.Window, t int, told teller, title strin
 		b.WriteString(txt)
 		title = orTitle(title, why)
 		if txt != "" {
-			name := reqName(w.Last.Blocked)
+			name := ReqName(w.Last.Blocked)
 			*subj = append([]subject{{name + " is rejected for now", "queue:contiguous:" + name, name + " refused"}}, *subj...)
 		}
 	}
@@ -371,14 +371,14 @@ func rejectionText(lg scheduler.Tick, told teller) (text, title string) {
 	short := lg.Shortfall
 	if fragBlocked(lg) {
 		text = told.once("frag", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and %s slots are free, but the largest hole holds only %s. That is external fragmentation: a hole that fits nobody.",
-			reqName(lg.Blocked), comma(short.Need), comma(short.Free), comma(short.Largest)))
+			ReqName(lg.Blocked), Comma(short.Need), Comma(short.Free), Comma(short.Largest)))
 		if text != "" {
 			title = "External fragmentation: a hole that fits nobody"
 		}
 		return text, title
 	}
 	text = told.once("reject", fmt.Sprintf("%s is rejected for now: it needs %s contiguous slots and only %s are free. It waits at the head of the queue, and everyone behind it waits too.",
-		reqName(lg.Blocked), comma(short.Need), comma(short.Free)))
+		ReqName(lg.Blocked), Comma(short.Need), Comma(short.Free)))
 	if text != "" {
 		title = "The first refusal"
 	}
@@ -408,13 +408,13 @@ func (g *garageText) plainTitle(pw, cw record.Window, t int, told teller) string
 		told["holes"] = true
 		return "Requests finish, leaving holes"
 	case !pw.Active && len(cw.Admitted) > 0:
-		return fmt.Sprintf("Contiguous: %s %s freed %s", idRange(cw.Admitted), plural(len(cw.Admitted), "takes a", "take"), plural(len(cw.Admitted), "run", "runs"))
+		return fmt.Sprintf("Contiguous: %s %s freed %s", idRange(cw.Admitted), Plural(len(cw.Admitted), "takes a", "take"), Plural(len(cw.Admitted), "run", "runs"))
 	case len(pw.Finished) > 0 && len(pw.Admitted) == 0:
-		return fmt.Sprintf("Departures: %d %s the paged pool", len(pw.Finished), plural(len(pw.Finished), "request leaves", "requests leave"))
+		return fmt.Sprintf("Departures: %d %s the paged pool", len(pw.Finished), Plural(len(pw.Finished), "request leaves", "requests leave"))
 	case len(pw.Admitted) > 0:
 		return fmt.Sprintf("Freed blocks go to %s", idRange(pw.Admitted))
 	case len(cw.Finished) > 0:
-		return fmt.Sprintf("Departures: %s %s the contiguous pool", idRange(cw.Finished), plural(len(cw.Finished), "leaves", "leave"))
+		return fmt.Sprintf("Departures: %s %s the contiguous pool", idRange(cw.Finished), Plural(len(cw.Finished), "leaves", "leave"))
 	}
 	return "Decoding goes on"
 }
@@ -426,7 +426,7 @@ const maxChartPoints = 1000
 
 // utilScene is the utilisation chart with the step's cursor at tick x.
 func (g *garageText) utilScene(x float64) scene.Scene {
-	return chartScene("util", "Utilisation of both pools over time", g.chart, x)
+	return ChartScene("util", "Utilisation of both pools over time", g.chart, x)
 }
 
 func (g *garageText) utilChart() *scene.Chart {
@@ -434,7 +434,7 @@ func (g *garageText) utilChart() *scene.Chart {
 	n := max(g.served.paged.Len(), g.served.contig.Len())
 	every := (n + maxChartPoints - 1) / maxChartPoints
 	if every > 1 {
-		c.XLabel = fmt.Sprintf("tick (one decode step; every %s shown)", ordinal(every))
+		c.XLabel = fmt.Sprintf("tick (one decode step; every %s shown)", Ordinal(every))
 	}
 	for _, p := range []struct {
 		name string
@@ -444,7 +444,7 @@ func (g *garageText) utilChart() *scene.Chart {
 		sr := scene.Series{Name: p.name, X: make([]float64, 0, n/every+1), Y: make([]float64, 0, n/every+1)}
 		point := func(t int) {
 			sr.X = append(sr.X, float64(t))
-			sr.Y = append(sr.Y, round1(100*p.h.UtilizationAt(t)))
+			sr.Y = append(sr.Y, Round1(100*p.h.UtilizationAt(t)))
 		}
 		// Every every-th tick and the last, stepped to rather than tested
 		// tick by tick (a division each, and a long stream has hundreds
@@ -491,12 +491,12 @@ func (g *garageText) queues(paged, contig record.Line, pagedPre, contigPre []int
 // refusalWhy says what a refused request lacked.
 func refusalWhy(pool string, short *allocator.NoSpaceError, b int) string {
 	if pool == "paged" {
-		return fmt.Sprintf("needs %s blocks, %s free", comma((short.Need+b-1)/b), comma(short.Free/b))
+		return fmt.Sprintf("needs %s blocks, %s free", Comma((short.Need+b-1)/b), Comma(short.Free/b))
 	}
 	if short.Free >= short.Need {
-		return fmt.Sprintf("needs %s in one run; %s free, largest hole %s", comma(short.Need), comma(short.Free), comma(short.Largest))
+		return fmt.Sprintf("needs %s in one run; %s free, largest hole %s", Comma(short.Need), Comma(short.Free), Comma(short.Largest))
 	}
-	return fmt.Sprintf("needs %s in one run, %s free", comma(short.Need), comma(short.Free))
+	return fmt.Sprintf("needs %s in one run, %s free", Comma(short.Need), Comma(short.Free))
 }
 
 // poolsScene draws both pools side by side (the step's main figure): the
@@ -551,7 +551,7 @@ func (g *garageText) poolsScene(snap snapshot, prev *snapshot, qs []scene.Queue)
 	}
 	g.on = on
 	return scene.Scene{Kind: scene.KindPools, ID: "pools", Main: true,
-		Title: fmt.Sprintf("%s KV slots as %s blocks of %d, or as one run per request (%s)", comma(g.setup.pool), comma(len(snap.owners)), g.setup.b, reserveWords(g.setup)),
+		Title: fmt.Sprintf("%s KV slots as %s blocks of %d, or as one run per request (%s)", Comma(g.setup.pool), Comma(len(snap.owners)), g.setup.b, reserveWords(g.setup)),
 		Grid:  grid, Strip: st, Queues: qs}
 }
 
@@ -562,19 +562,19 @@ func reserveWords(s garageSetup) string {
 	case allocator.ReservePow2:
 		return "next power of two reserved"
 	}
-	return comma(s.reserve.MaxContext) + " reserved"
+	return Comma(s.reserve.MaxContext) + " reserved"
 }
 
 func nowCards(p, c scheduler.Tick) scene.Scene {
 	cards := []scene.Card{
 		{Label: "paged: resident", Value: float64(p.Usage.Resident)},
 		{Label: "paged: waiting", Value: float64(p.Waiting)},
-		{Label: "paged: slots holding tokens", Value: round1(100 * p.Usage.Utilization()), Unit: "%"},
-		{Label: "paged: reserved but empty", Value: round1(100 * p.Usage.Waste()), Unit: "%"},
+		{Label: "paged: slots holding tokens", Value: Round1(100 * p.Usage.Utilization()), Unit: "%"},
+		{Label: "paged: reserved but empty", Value: Round1(100 * p.Usage.Waste()), Unit: "%"},
 		{Label: "contiguous: resident", Value: float64(c.Usage.Resident)},
 		{Label: "contiguous: waiting", Value: float64(c.Waiting)},
-		{Label: "contiguous: slots holding tokens", Value: round1(100 * c.Usage.Utilization()), Unit: "%"},
-		{Label: "contiguous: reserved but empty", Value: round1(100 * c.Usage.Waste()), Unit: "%"},
+		{Label: "contiguous: slots holding tokens", Value: Round1(100 * c.Usage.Utilization()), Unit: "%"},
+		{Label: "contiguous: reserved but empty", Value: Round1(100 * c.Usage.Waste()), Unit: "%"},
 	}
 	return scene.Scene{Kind: scene.KindCards, ID: "now", Title: "At this tick", Cards: cards}
 }
@@ -617,14 +617,14 @@ func garageClaims(a, r garageFigures) []Claim {
 			Why: fmt.Sprintf("The article's setup, run here: its script's pool (4 × 512 blocks × 16 = %s slots) and stream, with the %s-token reservations its text describes. "+
 				"That pool holds %d such reservations. The script types in 14 (what %s-slot reservations would give), and the text's 12 would need a %s-slot pool. "+
 				"The script's paged figure only allocates prompts and never decodes; here requests also grow by one slot per output token, finish and leave, and the queue refills the pool.",
-				comma(a.pool), comma(a.maxContext), a.pool/a.maxContext, comma(a.pool/14), comma(12*a.maxContext))},
+				Comma(a.pool), Comma(a.maxContext), a.pool/a.maxContext, Comma(a.pool/14), Comma(12*a.maxContext))},
 		{What: "Memory utilisation, contiguous vs paged",
 			Article: "54.2% vs 98.9%",
 			Model:   util(a) + " (article setup); " + util(r) + " (this run)",
 			Why: fmt.Sprintf("54.2%% is a constant typed into the article's script, not computed, and 98.9%% counts blocks in use, not tokens. "+
 				"In the article's setup the pool could be 54.2%% full only if each of its %d contiguous streams held %s tokens, %.0f%% of its reservation, while its requests hold at most %s. "+
 				"Here both figures are tokens stored / pool slots, averaged over the ticks in which requests were still waiting.",
-				a.contigAdmitted, comma(int(perStream+0.5)), 100*perStream/float64(a.maxContext), comma(a.longest))},
+				a.contigAdmitted, Comma(int(perStream+0.5)), 100*perStream/float64(a.maxContext), Comma(a.longest))},
 		{What: "Paged waste bound (B−1)/L",
 			Article: "15/1024 ≈ 1.46% at L = 1,024",
 			Model: fmt.Sprintf("bound %.2f%%, measured %.2f%% (article setup, L̄ = %.0f); bound %.2f%%, measured %.2f%% (this run)",
@@ -635,7 +635,7 @@ func garageClaims(a, r garageFigures) []Claim {
 			Model:   fmt.Sprintf("%.2f%% (article setup); %.2f%% (this run)", a.contigWaste, r.contigWaste),
 			Why: fmt.Sprintf("It depends only on how far the reservation exceeds the tokens actually held: the article's requests (at most %s tokens) in its %s-token reservations waste %.2f%%, %s its range, and its 350-token request would waste 96%%. "+
 				"Set reserve = exact to see Orca-Oracle, which wastes nothing inside reservations but still fragments between them.",
-				comma(a.longest), comma(a.maxContext), a.contigWaste, map[bool]string{true: "inside", false: "outside"}[a.contigWaste >= 60 && a.contigWaste <= 90])},
+				Comma(a.longest), Comma(a.maxContext), a.contigWaste, map[bool]string{true: "inside", false: "outside"}[a.contigWaste >= 60 && a.contigWaste <= 90])},
 		{What: "KV memory holding real token state in pre-paging systems",
 			Article: "20.4%–38.2% (vLLM paper, Fig. 2, measured; cited for reference)",
 			Model:   fmt.Sprintf("%.2f%% contiguous utilisation (article setup)", a.contigUtil),
@@ -663,13 +663,13 @@ func (g *garageText) summaryStep(s *Script) Step {
 		Narration: fmt.Sprintf("With the same %d requests and the same %s slots, the paged pool held up to %d requests at once against %d for contiguous reservations, "+
 			"kept %.1f%% of its slots busy against %.1f%%, and served the stream in %d ticks against %d. "+
 			"Paged waste was %.2f%%, under its bound of %.2f%%; contiguous reservations left %.2f%% of what they reserved empty. The table sets the article's figures beside these.",
-			len(g.setup.reqs), comma(g.setup.pool), f.pagedAdmitted, f.contigAdmitted,
+			len(g.setup.reqs), Comma(g.setup.pool), f.pagedAdmitted, f.contigAdmitted,
 			f.pagedUtil, f.contigUtil, f.pagedTicks, f.contigTicks,
 			f.pagedWaste, f.wasteBound, f.contigWaste),
 		Scenes: []scene.Scene{
 			{Kind: scene.KindCards, ID: "final", Title: "Final figures", Cards: cards},
 			{Kind: scene.KindFormula, ID: "bound", Title: "Formulation 2: the paged waste bound", Formula: formula},
-			claimsTable(s.Claims),
+			ClaimsTable(s.Claims),
 			g.utilScene(float64(last)),
 		},
 		Cursor: float64(last),

@@ -10,8 +10,8 @@ import (
 // these and their own, so that deleting another lesson leaves them
 // compiling).
 
-// metricOf is the value of the metric key of s; the test fails without it.
-func metricOf(t *testing.T, s *Script, key string) float64 {
+// MetricOf is the value of the metric key of s; the test fails without it.
+func MetricOf(t *testing.T, s *Script, key string) float64 {
 	t.Helper()
 	v, ok := s.Metric(key)
 	if !ok {
@@ -20,10 +20,10 @@ func metricOf(t *testing.T, s *Script, key string) float64 {
 	return v
 }
 
-// checkHeavyCorners builds each of l's heaviest accepted settings and
+// CheckHeavyCorners builds each of l's heaviest accepted settings and
 // checks that its counted work stays within MaxWork (a count, not a
 // timing; BENCHMARKS.md has the times).
-func checkHeavyCorners(t *testing.T, l *Lesson) {
+func CheckHeavyCorners(t *testing.T, l *Lesson) {
 	t.Helper()
 	if l.MaxWork <= 0 || len(l.HeavyCorners) == 0 {
 		t.Fatalf("%s: MaxWork %d, %d heavy corners", l.Slug, l.MaxWork, len(l.HeavyCorners))
@@ -43,13 +43,13 @@ func checkHeavyCorners(t *testing.T, l *Lesson) {
 	}
 }
 
-// refusesOverWork checks that Check refuses set, naming key, with the bound
+// RefusesOverWork checks that Check refuses set, naming key, with the bound
 // in the message.
-func refusesOverWork(t *testing.T, l *Lesson, set map[string]string, key string) {
+func RefusesOverWork(t *testing.T, l *Lesson, set map[string]string, key string) {
 	t.Helper()
 	_, _, err := l.Run(set)
 	var pe *ParamError
-	if !errors.As(err, &pe) || pe.Key != key || !strings.Contains(err.Error(), comma64(servingCheckWork)) {
-		t.Errorf("%s %v: error %v, want one naming %s and the bound %s", l.Slug, set, err, key, comma64(servingCheckWork))
+	if !errors.As(err, &pe) || pe.Key != key || !strings.Contains(err.Error(), Comma64(ServingCheckWork)) {
+		t.Errorf("%s %v: error %v, want one naming %s and the bound %s", l.Slug, set, err, key, Comma64(ServingCheckWork))
 	}
 }

@@ -23,79 +23,79 @@ import (
 // The energy is an upper bound: a GPU at its board power (TDP) for every
 // second it is held.
 
-// costWord is the rule in one sentence, for the lessons' narration.
-const costWord = "each engine step's GPU time is split between its prompt and output tokens in proportion to their counts, and time the GPUs sit idle is shared the same way"
+// CostWord is the rule in one sentence, for the lessons' narration.
+const CostWord = "each engine step's GPU time is split between its prompt and output tokens in proportion to their counts, and time the GPUs sit idle is shared the same way"
 
 // The cost knobs, added to every serving lesson: 0 takes the chosen GPU's
 // cited figure (core/hardware, docs/SOURCES.md#gpu-prices).
 var (
-	priceParam = Param{Key: "usd_per_gpu_hour", Label: "Price per GPU-hour", Unit: "$",
+	PriceParam = Param{Key: "usd_per_gpu_hour", Label: "Price per GPU-hour", Unit: "$",
 		Help: "What one GPU costs an hour; 0 for the chosen GPU's cited on-demand list price (H100 SXM $3.99 on Lambda's list). Public on-demand prices for one H100 SXM ranged from $2.69 to $12.29 in one comparison, so type your own.",
 		Kind: Float, Default: 0, Min: 0, Max: 100, Step: 0.01}
-	powerParam = Param{Key: "board_power_w", Label: "Power per GPU", Unit: "W",
+	PowerParam = Param{Key: "board_power_w", Label: "Power per GPU", Unit: "W",
 		Help: "Power each GPU draws while the run holds it, for energy per token; 0 for the chosen GPU's datasheet maximum (TDP: H100 SXM 700 W), which makes the energy an upper bound.",
 		Kind: Float, Default: 0, Min: 0, Max: 2000, Step: 1}
 )
 
-// costRates are the price per GPU-hour and the power per GPU the values
+// CostRates are the price per GPU-hour and the power per GPU the values
 // ask for, each the GPU's cited figure when its knob is 0 or absent.
-func costRates(v Values, g hardware.GPU) (usdPerHour, watts float64) {
+func CostRates(v Values, g hardware.GPU) (usdPerHour, watts float64) {
 	usdPerHour, watts = g.USDPerHour, g.BoardPowerW
-	if v.Has(priceParam.Key) && v.Float(priceParam.Key) > 0 {
-		usdPerHour = v.Float(priceParam.Key)
+	if v.Has(PriceParam.Key) && v.Float(PriceParam.Key) > 0 {
+		usdPerHour = v.Float(PriceParam.Key)
 	}
-	if v.Has(powerParam.Key) && v.Float(powerParam.Key) > 0 {
-		watts = v.Float(powerParam.Key)
+	if v.Has(PowerParam.Key) && v.Float(PowerParam.Key) > 0 {
+		watts = v.Float(PowerParam.Key)
 	}
 	return usdPerHour, watts
 }
 
-// checkCostRates refuses a run whose GPU has no cited price or board
+// CheckCostRates refuses a run whose GPU has no cited price or board
 // power (a reader's own GPU, core/hardware.RegisterCustomGPU) while its
 // knob asks for the cited figure: a cost of $0 would read as a result.
 // It applies to every lesson with the cost knobs (Lesson.CheckValues).
-func checkCostRates(v Values) error {
-	if !v.Has(priceParam.Key) || !v.Has(gpuParam.Key) {
+func CheckCostRates(v Values) error {
+	if !v.Has(PriceParam.Key) || !v.Has(GPUParam.Key) {
 		return nil
 	}
-	g, err := hardware.GPUByID(v.Choice(gpuParam.Key))
+	g, err := hardware.GPUByID(v.Choice(GPUParam.Key))
 	if err != nil {
 		return nil // the lesson's own check names the GPU
 	}
-	if g.USDPerHour <= 0 && v.Float(priceParam.Key) <= 0 {
-		return &ParamError{Key: priceParam.Key, Value: v.TextOf(priceParam.Key), With: []string{gpuParam.Key},
+	if g.USDPerHour <= 0 && v.Float(PriceParam.Key) <= 0 {
+		return &ParamError{Key: PriceParam.Key, Value: v.TextOf(PriceParam.Key), With: []string{GPUParam.Key},
 			Want: "a price above 0: " + g.ID + " has no cited list price, so type what an hour of it costs"}
 	}
-	if v.Has(powerParam.Key) && g.BoardPowerW <= 0 && v.Float(powerParam.Key) <= 0 {
-		return &ParamError{Key: powerParam.Key, Value: v.TextOf(powerParam.Key), With: []string{gpuParam.Key},
+	if v.Has(PowerParam.Key) && g.BoardPowerW <= 0 && v.Float(PowerParam.Key) <= 0 {
+		return &ParamError{Key: PowerParam.Key, Value: v.TextOf(PowerParam.Key), With: []string{GPUParam.Key},
 			Want: "a power above 0: " + g.ID + " has no cited board power, so type what it draws"}
 	}
 	return nil
 }
 
-// gpuPool is one group of GPUs a run holds: how many, for how long
+// GPUPool is one group of GPUs a run holds: how many, for how long
 // (seconds), and the engine time their workers spent on each phase
 // (summed over workers; only its split is read).
-type gpuPool struct {
-	gpus int
-	held float64
-	busy cluster.Busy
+type GPUPool struct {
+	GPUs int
+	Held float64
+	Busy cluster.Busy
 }
 
-// stepsPool is a pool of gpus held for held seconds whose engine ran
+// StepsPool is a pool of gpus held for held seconds whose engine ran
 // steps.
-func stepsPool(gpus int, held float64, steps ...[]scheduler.Step) gpuPool {
-	p := gpuPool{gpus: gpus, held: held}
+func StepsPool(gpus int, held float64, steps ...[]scheduler.Step) GPUPool {
+	p := GPUPool{GPUs: gpus, Held: held}
 	for _, s := range steps {
-		p.busy.AddSteps(s)
+		p.Busy.AddSteps(s)
 	}
 	return p
 }
 
-// servedTokens are the prompt and output tokens of finished requests and
+// ServedTokens are the prompt and output tokens of finished requests and
 // the time from the first arrival to the last token (the makespan, while
 // which the GPUs are held).
-func servedTokens(ms []scheduler.RequestMetrics) (input, output int64, held float64) {
+func ServedTokens(ms []scheduler.RequestMetrics) (input, output int64, held float64) {
 	start, end := math.Inf(1), math.Inf(-1)
 	for _, m := range ms {
 		input += int64(m.Prompt)
@@ -108,27 +108,27 @@ func servedTokens(ms []scheduler.RequestMetrics) (input, output int64, held floa
 	return input, output, end - start
 }
 
-// runCost is what a run cost: the rates used, the GPU-seconds held, the
+// RunCost is what a run cost: the rates used, the GPU-seconds held, the
 // dollars charged to input and to output tokens, the energy in joules and
 // the tokens served.
-type runCost struct {
-	usdPerHour, watts   float64
-	gpuSeconds          float64
-	inputUSD, outputUSD float64
+type RunCost struct {
+	USDPerHour, Watts   float64
+	GPUSeconds          float64
+	InputUSD, OutputUSD float64
 	joules              float64
-	input, output       int64
+	input, Output       int64
 }
 
-// costOf prices pools at usdPerHour and watts per GPU for input prompt
+// CostOf prices pools at usdPerHour and watts per GPU for input prompt
 // and output generated tokens. Each pool's dollars are split by its own
 // engine time; a pool that never ran is split like the whole run (and a
 // run that never ran by its token counts).
-func costOf(usdPerHour, watts float64, pools []gpuPool, input, output int64) runCost {
-	c := runCost{usdPerHour: usdPerHour, watts: watts, input: input, output: output}
+func CostOf(usdPerHour, watts float64, pools []GPUPool, input, output int64) RunCost {
+	c := RunCost{USDPerHour: usdPerHour, Watts: watts, input: input, Output: output}
 	var all cluster.Busy
 	for _, p := range pools {
-		all.Prefill += p.busy.Prefill
-		all.Decode += p.busy.Decode
+		all.Prefill += p.Busy.Prefill
+		all.Decode += p.Busy.Decode
 	}
 	fallback := 0.0
 	switch {
@@ -138,17 +138,17 @@ func costOf(usdPerHour, watts float64, pools []gpuPool, input, output int64) run
 		fallback = float64(input) / float64(input+output)
 	}
 	for _, p := range pools {
-		seconds := float64(p.gpus) * p.held
+		seconds := float64(p.GPUs) * p.Held
 		usd := usdPerHour * seconds / 3600
 		share := fallback
-		if t := p.busy.Prefill + p.busy.Decode; t > 0 {
-			share = p.busy.Prefill / t
+		if t := p.Busy.Prefill + p.Busy.Decode; t > 0 {
+			share = p.Busy.Prefill / t
 		}
-		c.gpuSeconds += seconds
-		c.inputUSD += usd * share
-		c.outputUSD += usd * (1 - share)
+		c.GPUSeconds += seconds
+		c.InputUSD += usd * share
+		c.OutputUSD += usd * (1 - share)
 	}
-	c.joules = watts * c.gpuSeconds
+	c.joules = watts * c.GPUSeconds
 	return c
 }
 
@@ -168,38 +168,38 @@ func per(x float64, n int64) float64 {
 	return x / float64(n)
 }
 
-// inputPerM, outputPerM, joulesPerToken and joulesPerOutput are the
+// InputPerM, OutputPerM, JoulesPerToken and JoulesPerOutput are the
 // figures the metrics report, unrounded.
-func (c runCost) inputPerM() float64       { return perMillion(c.inputUSD, c.input) }
-func (c runCost) outputPerM() float64      { return perMillion(c.outputUSD, c.output) }
-func (c runCost) joulesPerToken() float64  { return per(c.joules, c.input+c.output) }
-func (c runCost) joulesPerOutput() float64 { return per(c.joules, c.output) }
+func (c RunCost) InputPerM() float64       { return perMillion(c.InputUSD, c.input) }
+func (c RunCost) OutputPerM() float64      { return perMillion(c.OutputUSD, c.Output) }
+func (c RunCost) JoulesPerToken() float64  { return per(c.joules, c.input+c.Output) }
+func (c RunCost) JoulesPerOutput() float64 { return per(c.joules, c.Output) }
 
-// sig4 rounds x to four significant digits: costs per token span many
+// Sig4 rounds x to four significant digits: costs per token span many
 // orders of magnitude, so a fixed number of decimals would lose them.
-func sig4(x float64) float64 {
+func Sig4(x float64) float64 {
 	y, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
 	return y
 }
 
-// metrics are the run's cost figures, each lower is better.
-func (c runCost) metrics() []Metric { return c.metricsAt("") }
+// Metrics are the run's cost figures, each lower is better.
+func (c RunCost) Metrics() []Metric { return c.MetricsAt("") }
 
-// metricsAt are the cost figures with where appended to their labels
+// MetricsAt are the cost figures with where appended to their labels
 // (" at the highest rate"), for a lesson that runs several settings.
-func (c runCost) metricsAt(where string) []Metric {
+func (c RunCost) MetricsAt(where string) []Metric {
 	return []Metric{
-		{Key: "usd_per_m_input_tokens", Label: "GPU cost per million input (prompt) tokens" + where, Unit: "$/M tokens", Value: sig4(c.inputPerM()), Better: LowerIsBetter},
-		{Key: "usd_per_m_output_tokens", Label: "GPU cost per million output tokens" + where, Unit: "$/M tokens", Value: sig4(c.outputPerM()), Better: LowerIsBetter},
-		{Key: "joules_per_token", Label: "GPU energy per token, input and output, at board power (an upper bound)" + where, Unit: "J/token", Value: sig4(c.joulesPerToken()), Better: LowerIsBetter},
-		{Key: "joules_per_output_token", Label: "GPU energy per output token at board power (an upper bound)" + where, Unit: "J/token", Value: sig4(c.joulesPerOutput()), Better: LowerIsBetter},
+		{Key: "usd_per_m_input_tokens", Label: "GPU cost per million input (prompt) tokens" + where, Unit: "$/M tokens", Value: Sig4(c.InputPerM()), Better: LowerIsBetter},
+		{Key: "usd_per_m_output_tokens", Label: "GPU cost per million output tokens" + where, Unit: "$/M tokens", Value: Sig4(c.OutputPerM()), Better: LowerIsBetter},
+		{Key: "joules_per_token", Label: "GPU energy per token, input and output, at board power (an upper bound)" + where, Unit: "J/token", Value: Sig4(c.JoulesPerToken()), Better: LowerIsBetter},
+		{Key: "joules_per_output_token", Label: "GPU energy per output token at board power (an upper bound)" + where, Unit: "J/token", Value: Sig4(c.JoulesPerOutput()), Better: LowerIsBetter},
 	}
 }
 
-// metricsOf are the cost figures of one of several servers a lesson
+// MetricsOf are the cost figures of one of several servers a lesson
 // compares, keyed "KEY_usd_per_m_output_tokens" and labelled with its name.
-func (c runCost) metricsOf(key, name string) []Metric {
-	ms := c.metrics()
+func (c RunCost) MetricsOf(key, name string) []Metric {
+	ms := c.Metrics()
 	for i := range ms {
 		ms[i].Key = key + "_" + ms[i].Key
 		ms[i].Label = name + ": " + ms[i].Label
@@ -207,10 +207,10 @@ func (c runCost) metricsOf(key, name string) []Metric {
 	return ms
 }
 
-// metricsSuffixed are metricsOf with the key's suffix after the figure:
+// MetricsSuffixed are MetricsOf with the key's suffix after the figure:
 // "usd_per_m_output_tokens_kv_aware".
-func (c runCost) metricsSuffixed(suffix, name string) []Metric {
-	ms := c.metrics()
+func (c RunCost) MetricsSuffixed(suffix, name string) []Metric {
+	ms := c.Metrics()
 	for i := range ms {
 		ms[i].Key += suffix
 		ms[i].Label = name + ": " + ms[i].Label
@@ -218,14 +218,14 @@ func (c runCost) metricsSuffixed(suffix, name string) []Metric {
 	return ms
 }
 
-// stepsCost prices a run that stops before its requests finish (a
+// StepsCost prices a run that stops before its requests finish (a
 // scenario cut after its moment): gpus held from the first step's start to
 // the last one's end, the tokens those steps computed as input (prompt
 // chunks, recomputation included) and generated as output (decodes and
 // the first tokens prefills produced).
-func stepsCost(usdPerHour, watts float64, gpus int, steps []scheduler.Step) runCost {
+func StepsCost(usdPerHour, watts float64, gpus int, steps []scheduler.Step) RunCost {
 	if len(steps) == 0 {
-		return costOf(usdPerHour, watts, nil, 0, 0)
+		return CostOf(usdPerHour, watts, nil, 0, 0)
 	}
 	var in, out int64
 	for _, st := range steps {
@@ -234,15 +234,15 @@ func stepsCost(usdPerHour, watts float64, gpus int, steps []scheduler.Step) runC
 	}
 	last := steps[len(steps)-1]
 	held := last.Start + last.Duration - steps[0].Start
-	return costOf(usdPerHour, watts, []gpuPool{stepsPool(gpus, held, steps)}, in, out)
+	return CostOf(usdPerHour, watts, []GPUPool{StepsPool(gpus, held, steps)}, in, out)
 }
 
-// usdText is a dollar figure with three significant digits, never in
+// USDText is a dollar figure with three significant digits, never in
 // exponent form: "$0.0412", "$1.27", "$312".
-func usdText(x float64) string { return "$" + sig3Text(x) }
+func USDText(x float64) string { return "$" + Sig3Text(x) }
 
-// sig3Text is x with three significant digits in plain decimals.
-func sig3Text(x float64) string {
+// Sig3Text is x with three significant digits in plain decimals.
+func Sig3Text(x float64) string {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return "0"
 	}
@@ -252,51 +252,51 @@ func sig3Text(x float64) string {
 
 // Cost chart series names (marks refer to them).
 const (
-	seriesUSDOutput = "$ per million output tokens"
+	SeriesUSDOutput = "$ per million output tokens"
 	seriesUSDInput  = "$ per million input tokens"
 	seriesJoules    = "J per output token"
 )
 
-// costCharts plot what each run of a load sweep cost against its offered
+// CostCharts plot what each run of a load sweep cost against its offered
 // rate (log x): dollars per million output and input tokens, and joules
 // per output token.
-func costCharts(rates []float64, costs []runCost) (usd, energy *scene.Chart) {
+func CostCharts(rates []float64, costs []RunCost) (usd, energy *scene.Chart) {
 	usd = &scene.Chart{Type: scene.Line, XLabel: "offered load", XUnit: "req/s", XLog: true, YLabel: "GPU cost", YUnit: "$/M tokens", YLog: true,
-		Series: []scene.Series{{Name: seriesUSDOutput}, {Name: seriesUSDInput}},
+		Series: []scene.Series{{Name: SeriesUSDOutput}, {Name: seriesUSDInput}},
 		Note:   "What a million tokens cost at each rate: the GPUs are paid for every second they are held, busy or not."}
 	energy = &scene.Chart{Type: scene.Line, XLabel: "offered load", XUnit: "req/s", XLog: true, YLabel: "energy", YUnit: "J/token", YLog: true,
 		Series: []scene.Series{{Name: seriesJoules}},
 		Note:   "Board power times the seconds held, per output token: an upper bound, as a waiting GPU draws less."}
 	for i, c := range costs {
-		x := round2(rates[i])
-		usd.Series[0].X, usd.Series[0].Y = append(usd.Series[0].X, x), append(usd.Series[0].Y, sig4(c.outputPerM()))
-		usd.Series[1].X, usd.Series[1].Y = append(usd.Series[1].X, x), append(usd.Series[1].Y, sig4(c.inputPerM()))
-		energy.Series[0].X, energy.Series[0].Y = append(energy.Series[0].X, x), append(energy.Series[0].Y, sig4(c.joulesPerOutput()))
+		x := Round2(rates[i])
+		usd.Series[0].X, usd.Series[0].Y = append(usd.Series[0].X, x), append(usd.Series[0].Y, Sig4(c.OutputPerM()))
+		usd.Series[1].X, usd.Series[1].Y = append(usd.Series[1].X, x), append(usd.Series[1].Y, Sig4(c.InputPerM()))
+		energy.Series[0].X, energy.Series[0].Y = append(energy.Series[0].X, x), append(energy.Series[0].Y, Sig4(c.JoulesPerOutput()))
 	}
 	return usd, energy
 }
 
-// cheapest is the index of the run with the lowest cost per million
+// Cheapest is the index of the run with the lowest cost per million
 // output tokens (the first of equals).
-func cheapest(costs []runCost) int {
+func Cheapest(costs []RunCost) int {
 	best := 0
 	for i, c := range costs {
-		if c.outputPerM() < costs[best].outputPerM() {
+		if c.OutputPerM() < costs[best].OutputPerM() {
 			best = i
 		}
 	}
 	return best
 }
 
-// costTrend says how the cost per output token moves past the cheapest
+// CostTrend says how the cost per output token moves past the cheapest
 // rate: still falling at the last one, levelling off (within 5%), or
 // rising again.
-func costTrend(costs []runCost) string {
-	best, last := cheapest(costs), len(costs)-1
+func CostTrend(costs []RunCost) string {
+	best, last := Cheapest(costs), len(costs)-1
 	switch {
 	case best == last:
 		return "is still falling at the highest rate: raise the rate to see where it stops"
-	case costs[last].outputPerM() <= 1.05*costs[best].outputPerM():
+	case costs[last].OutputPerM() <= 1.05*costs[best].OutputPerM():
 		return "levels off past it: more load adds queueing, not tokens per second"
 	}
 	return "rises again past it: the same GPU-seconds buy fewer tokens"

@@ -14,22 +14,22 @@ import (
 // latencies in core/slo's terms. Each lesson declares its own TTFT and TPOT
 // knobs, whose ranges and help differ (the sandbox allows 0 for none).
 
-// sloKnobs are the SLO's knobs beyond the per-request TTFT and TPOT
+// SLOKnobs are the SLO's knobs beyond the per-request TTFT and TPOT
 // limits: Sarathi-Serve's p99 TBT and DistServe's attainment target.
-var sloKnobs = []Param{
+var SLOKnobs = []Param{
 	{Key: "slo_p99_tbt_ms", Label: "SLO: p99 time between tokens", Unit: "ms", Help: "The 99th percentile of every gap between output tokens, over all requests (Sarathi-Serve's capacity SLO); 0 for none.", Kind: Float, Default: 0, Min: 0, Max: 10000, Step: 1},
 	{Key: "slo_attainment_pct", Label: "SLO: attainment target", Unit: "%", Help: "Share of requests that must meet the TTFT and TPOT limits for a rate to count (DistServe uses 90%).", Kind: Float, Default: 90, Min: 1, Max: 100, Step: 1},
 }
 
-// objectiveOf is the SLO the knobs set, in seconds.
-func objectiveOf(v Values) slo.Objective {
+// ObjectiveOf is the SLO the knobs set, in seconds.
+func ObjectiveOf(v Values) slo.Objective {
 	return slo.Objective{TTFT: v.Float("slo_ttft_ms") / 1000, TPOT: v.Float("slo_tpot_ms") / 1000,
 		P99TBT: v.Float("slo_p99_tbt_ms") / 1000, Target: v.Float("slo_attainment_pct") / 100}
 }
 
-// sloText states an objective, e.g. "TTFT ≤ 450 ms and TPOT ≤ 40 ms for
+// SLOText states an objective, e.g. "TTFT ≤ 450 ms and TPOT ≤ 40 ms for
 // 90% of requests, p99 TBT ≤ 100 ms"; a limit of 0 is left out.
-func sloText(o slo.Objective) string {
+func SLOText(o slo.Objective) string {
 	var per []string
 	if o.TTFT > 0 {
 		per = append(per, fmt.Sprintf("TTFT ≤ %g ms", 1000*o.TTFT))
@@ -50,8 +50,8 @@ func sloText(o slo.Objective) string {
 	return strings.Join(parts, ", ")
 }
 
-// latencies converts a run's finished requests for core/slo.
-func latencies(ms []scheduler.RequestMetrics) []slo.Latency {
+// Latencies converts a run's finished requests for core/slo.
+func Latencies(ms []scheduler.RequestMetrics) []slo.Latency {
 	out := make([]slo.Latency, len(ms))
 	for i, m := range ms {
 		out[i] = slo.Latency{TTFT: m.TTFT, TPOT: m.TPOT, Gaps: m.ITL}
@@ -59,5 +59,5 @@ func latencies(ms []scheduler.RequestMetrics) []slo.Latency {
 	return out
 }
 
-// rateText is an offered rate, e.g. "8 req/s".
-func rateText(rate float64) string { return fmt.Sprintf("%.3g req/s", rate) }
+// RateText is an offered rate, e.g. "8 req/s".
+func RateText(rate float64) string { return fmt.Sprintf("%.3g req/s", rate) }

@@ -29,7 +29,7 @@ var kvBudget = &Lesson{
 	// paging then manages.
 	Group: "memory", Rank: 10, Thumb: scene.KindMemoryStack,
 	Params: []Param{
-		gpuParam,
+		GPUParam,
 		{Key: "model", Label: "Model", Help: "Sets the weights and how attention caches K and V (MHA, GQA, MQA or MLA).", Kind: Choice, Choices: kvModelIDs()},
 		{Key: "weights", Label: "Weights", Help: "bf16: 2 bytes per parameter; fp8: linear layers in 1 byte, embeddings in bf16.", Kind: Choice, Choices: []string{"bf16", "fp8"}},
 		{Key: "kv_cache_dtype", Label: "kv_cache_dtype", Help: "auto stores K and V in the model's bf16; fp8 in one byte.", Kind: Choice, Choices: []string{"auto", "fp8"}},
@@ -40,7 +40,7 @@ var kvBudget = &Lesson{
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "The profiling run's dummy tokens: a larger step needs a larger activation reserve.", Kind: Int, Default: 8192, Min: 512, Max: 65536, Step: 512},
 	},
 	Check: checkKVBudget,
-	sim:   kvBudgetSim{},
+	Sim:   kvBudgetSim{},
 	// Arithmetic only: one unit per pool sized (about 40 at most).
 	MaxWork: 200,
 	HeavyCorners: []map[string]string{
@@ -49,12 +49,12 @@ var kvBudget = &Lesson{
 	},
 }
 
-func init() { register(kvBudget) }
+func init() { Register(kvBudget) }
 
 // kvModelIDs lists every profile: the serving models, then the sizing ones
 // (MQA, MLA, the validation cases' CodeLlama, a small draft).
 func kvModelIDs() []string {
-	ids := modelIDs()
+	ids := ModelIDs()
 	for _, m := range hardware.SizingModels() {
 		ids = append(ids, m.ID)
 	}
@@ -107,7 +107,7 @@ func kvSettingOf(v Values) (kvSetting, error) {
 // `vllm serve`'s max_num_seqs on g and this token budget, at the published
 // per-graph average (core/cudagraph.Capture).
 func graphEstimate(g hardware.GPU, batched int) int64 {
-	_, seqs := vllmBatch(g)
+	_, seqs := VLLMBatch(g)
 	return int64(cudagraph.New(cudagraph.Default, seqs, batched).Capture().Bytes)
 }
 
@@ -139,8 +139,8 @@ func checkKVBudget(v Values) error {
 		return err
 	}
 	m := s.model
-	if !tpSplits(m, s.tp) {
-		return Relation("tp", strconv.Itoa(s.tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP of %s evenly", m.Name, m.QHeads, m.KVHeads, comma(m.Intermediate)), "model")
+	if !TPSplits(m, s.tp) {
+		return Relation("tp", strconv.Itoa(s.tp), fmt.Sprintf("a degree that splits %s's %d query heads, %d KV heads and MLP of %s evenly", m.Name, m.QHeads, m.KVHeads, Comma(m.Intermediate)), "model")
 	}
 	b, err := s.budget()
 	if err != nil {
@@ -215,7 +215,7 @@ type kvBudgetRun struct {
 // page's WebAssembly leaves it out (see simulation).
 type kvBudgetSim struct{}
 
-func (kvBudgetSim) build(v Values) (*Script, error) {
+func (kvBudgetSim) Simulate(v Values) (*Script, error) {
 	r, err := runKVBudget(v)
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func runKVBudget(v Values) (kvBudgetRun, error) {
 		r.kinds = append(r.kinds, kvKind{model: k.model, bytes: k.model.KVBytesPerToken(s.kvBPE), tokens: p.Tokens, fits: ok})
 	}
 	for _, tp := range []int{1, 2, 4, 8} {
-		if !tpSplits(s.model, tp) {
+		if !TPSplits(s.model, tp) {
 			continue
 		}
 		t := s
@@ -304,7 +304,7 @@ func runKVBudget(v Values) (kvBudgetRun, error) {
 // gib formats bytes in GiB with two decimals, as vLLM logs them.
 func gib(b int64) string { return strconv.FormatFloat(float64(b)/hardware.GiB, 'f', 2, 64) + " GiB" }
 
-func gibValue(b int64) float64 { return round2(float64(b) / hardware.GiB) }
+func gibValue(b int64) float64 { return Round2(float64(b) / hardware.GiB) }
 
 // Stages of the memory bar, as the lesson fills it.
 const (
@@ -358,8 +358,8 @@ func (r kvBudgetRun) memoryStack(stage int, perToken []scene.TokenCost, fit bool
 	add("requested", "requested, unassigned "+gib(p.Requested-used), "free", p.Requested-used)
 	add("headroom", "headroom "+gib(b.TotalBytes-p.Requested), "headroom", b.TotalBytes-p.Requested)
 	if fit {
-		ms.Fit = &scene.RequestFit{Count: round2(p.Concurrency), Context: r.s.maxLen,
-			Label: fmt.Sprintf("Maximum concurrency for %s tokens per request: %.2fx", comma(r.s.maxLen), p.Concurrency)}
+		ms.Fit = &scene.RequestFit{Count: Round2(p.Concurrency), Context: r.s.maxLen,
+			Label: fmt.Sprintf("Maximum concurrency for %s tokens per request: %.2fx", Comma(r.s.maxLen), p.Concurrency)}
 	}
 	return ms
 }
@@ -367,7 +367,7 @@ func (r kvBudgetRun) memoryStack(stage int, perToken []scene.TokenCost, fit bool
 // memScene wraps a memory stack as the step's main figure, marking what
 // the mentions name.
 func memScene(ms *scene.MemoryStack, mentions []scene.Mention, labels map[string]string) scene.Scene {
-	return scene.Scene{Kind: scene.KindMemoryStack, ID: "memory", Title: "One GPU's memory, GiB", Memory: ms, Main: true, Marks: marksFor(mentions, labels)}
+	return scene.Scene{Kind: scene.KindMemoryStack, ID: "memory", Title: "One GPU's memory, GiB", Memory: ms, Main: true, Marks: MarksFor(mentions, labels)}
 }
 
 // tokenCost is a model's per-GPU bytes per token as a scene entry.
@@ -384,9 +384,9 @@ func tokenCost(key string, m hardware.Model, tp, bpe int, label string) scene.To
 func (r kvBudgetRun) gpuWords() string {
 	g, total := r.s.gpu, r.budget.TotalBytes
 	if r.memSource != "" {
-		return fmt.Sprintf("On an %s, torch reports %s of device memory (%s; the datasheet's %s is %s)", g.Name, gib(total), hardware.EngineMemoryWhere(g), bytesText(float64(g.MemoryBytes)), gib(g.MemoryBytes))
+		return fmt.Sprintf("On an %s, torch reports %s of device memory (%s; the datasheet's %s is %s)", g.Name, gib(total), hardware.EngineMemoryWhere(g), BytesText(float64(g.MemoryBytes)), gib(g.MemoryBytes))
 	}
-	return fmt.Sprintf("The lab has no engine log for the %s, so it takes the datasheet's %s (%s); what torch reports differs from it, more on the HBM parts with a log (79.15 GiB on an A100-80GB, not 74.51)", g.Name, bytesText(float64(g.MemoryBytes)), gib(total))
+	return fmt.Sprintf("The lab has no engine log for the %s, so it takes the datasheet's %s (%s); what torch reports differs from it, more on the HBM parts with a log (79.15 GiB on an A100-80GB, not 74.51)", g.Name, BytesText(float64(g.MemoryBytes)), gib(total))
 }
 
 // graphWhere says where the CUDA graphs go, by the estimate knob and the
@@ -427,24 +427,24 @@ func (r kvBudgetRun) budgetSteps() []Step {
 	steps := make([]Step, 0, 4)
 	n := fmt.Sprintf("%s. gpu_memory_utilization %g lets vLLM use %s of it; the other %s is headroom, for anything else on the GPU%s.",
 		r.gpuWords(), b.MemUtilization, gib(p.Requested), gib(b.TotalBytes-p.Requested), r.graphWhere())
-	ms := linked(n, "memory", "headroom", "part:headroom", "lets vLLM use", "part:requested")
+	ms := Linked(n, "memory", "headroom", "part:headroom", "lets vLLM use", "part:requested")
 	steps = append(steps, Step{Title: "The memory the engine sees", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stageRequested, nil, false), ms, nil)}})
 	wordsParams := fmt.Sprintf("%s parameters", bigCount(m.Params))
 	n = fmt.Sprintf("Loading %s takes %s: %s at %s%s. Every parameter sits in memory, whether or not a token uses it.",
 		m.Name, gib(b.WeightBytes), wordsParams, weightWords(r.s.weights), r.splitWords())
-	ms = linked(n, "memory", "takes "+gib(b.WeightBytes), "part:weights")
+	ms = Linked(n, "memory", "takes "+gib(b.WeightBytes), "part:weights")
 	steps = append(steps, Step{Title: "The weights", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stageWeights, nil, false), ms, map[string]string{"part:weights": gib(b.WeightBytes)})}})
 	n = fmt.Sprintf("vLLM then runs one forward pass over max_num_batched_tokens = %s dummy tokens and records what it needed besides the weights: the activations' peak (%s here) and memory outside torch's allocator, "+
 		"the CUDA context and communication buffers (%s). vLLM measures both; the lab scales one H100 measurement (vLLM PR #10511) by the hidden size and the tokens, so these two are estimates.",
-		comma(r.s.batched), gib(b.ActivationBytes), gib(b.NonTorchBytes))
-	ms = linked(n, "memory", "activations' peak", "part:activation", "memory outside torch's allocator", "part:nontorch")
+		Comma(r.s.batched), gib(b.ActivationBytes), gib(b.NonTorchBytes))
+	ms = Linked(n, "memory", "activations' peak", "part:activation", "memory outside torch's allocator", "part:nontorch")
 	steps = append(steps, Step{Title: "The profiling run's reserve", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stageReserve, nil, false), ms, nil)}})
 	n = fmt.Sprintf("What is left of the %s becomes the KV pool: %s − %s − %s − %s%s = %s. Nothing else is computed from the workload: the pool is the same whatever max_model_len is.",
 		gib(p.Requested), gib(p.Requested), gib(b.WeightBytes), gib(b.ActivationBytes), gib(b.NonTorchBytes), r.graphTerm(), gib(p.Available))
-	ms = linked(n, "memory", "the KV pool", "part:kv")
+	ms = Linked(n, "memory", "the KV pool", "part:kv")
 	steps = append(steps, Step{Title: "What is left is the KV pool", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stagePool, nil, false), ms, map[string]string{"part:kv": gib(p.Available)})}})
 	return steps
@@ -465,7 +465,7 @@ func bigCount(n int64) string {
 func (r kvBudgetRun) perTokenSteps() []Step {
 	b, p, m, s := r.budget, r.pool, r.s.model, r.s
 	chosen := tokenCost("chosen", m, s.tp, s.kvBPE, m.Name)
-	expr, result := "S = 2 · layers · KV heads per GPU · head_dim · bytes", fmt.Sprintf("%s B per token", comma(int(p.BytesPerToken)))
+	expr, result := "S = 2 · layers · KV heads per GPU · head_dim · bytes", fmt.Sprintf("%s B per token", Comma(int(p.BytesPerToken)))
 	terms := []scene.Term{{Symbol: "layers", Meaning: "num_hidden_layers", Value: strconv.Itoa(m.Layers)},
 		{Symbol: "KV heads per GPU", Meaning: fmt.Sprintf("%d KV heads over TP %d (at least 1)", m.KVHeads, s.tp), Value: strconv.Itoa(p.HeadsPerGPU)},
 		{Symbol: "head_dim", Meaning: "per-head width", Value: strconv.Itoa(m.HeadDim)},
@@ -479,26 +479,26 @@ func (r kvBudgetRun) perTokenSteps() []Step {
 	}
 	formula := scene.Scene{Kind: scene.KindFormula, ID: "per-token", Title: "One token's KV on one GPU", Formula: &scene.Formula{Expr: expr, Terms: terms, Result: result}}
 	n := fmt.Sprintf("Each token the model has seen keeps its keys and values in every layer. For %s (%s) one token takes %s bytes on this GPU: %s.",
-		m.Name, m.AttentionKind(), comma(int(p.BytesPerToken)), chosen.Note)
-	ms := linked(n, "memory", m.Name, "attn:chosen")
+		m.Name, m.AttentionKind(), Comma(int(p.BytesPerToken)), chosen.Note)
+	ms := Linked(n, "memory", m.Name, "attn:chosen")
 	steps := []Step{{Title: "One token's keys and values", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stagePool, []scene.TokenCost{chosen}, false), ms, nil), formula}}}
 	pageF := scene.Scene{Kind: scene.KindFormula, ID: "blocks", Title: "From the pool to blocks and tokens", Formula: &scene.Formula{
 		Expr: "num_blocks = ⌊available / page / layers⌋, tokens = num_blocks · block_size",
 		Terms: []scene.Term{{Symbol: "available", Meaning: "the KV pool", Value: gib(p.Available)},
-			{Symbol: "page", Meaning: fmt.Sprintf("one layer's block: %d tokens · %s B", b.BlockSize, comma(int(p.BytesPerToken/int64(m.Layers)))), Value: comma(int(p.PageBytes)) + " B"},
+			{Symbol: "page", Meaning: fmt.Sprintf("one layer's block: %d tokens · %s B", b.BlockSize, Comma(int(p.BytesPerToken/int64(m.Layers)))), Value: Comma(int(p.PageBytes)) + " B"},
 			{Symbol: "layers", Meaning: "one page per layer per block", Value: strconv.Itoa(m.Layers)},
 			{Symbol: "block_size", Meaning: "tokens per block", Value: strconv.Itoa(b.BlockSize)}},
-		Result: fmt.Sprintf("%s blocks = %s tokens", comma(int(p.Blocks)), comma(int(p.Tokens)))}}
+		Result: fmt.Sprintf("%s blocks = %s tokens", Comma(int(p.Blocks)), Comma(int(p.Tokens)))}}
 	n = fmt.Sprintf("vLLM allocates the pool in blocks of %d tokens, one page per layer: %s B a page, so %s holds %s blocks, and it logs \"GPU KV cache size: %s tokens\". The remainder, less than one block across the layers, stays unused.",
-		b.BlockSize, comma(int(p.PageBytes)), gib(p.Available), comma(int(p.Blocks)), comma(int(p.Tokens)))
-	ms = linked(n, "memory", "GPU KV cache size", "part:kv")
+		b.BlockSize, Comma(int(p.PageBytes)), gib(p.Available), Comma(int(p.Blocks)), Comma(int(p.Tokens)))
+	ms = Linked(n, "memory", "GPU KV cache size", "part:kv")
 	steps = append(steps, Step{Title: "Blocks and tokens", Narration: n, Mentions: ms,
-		Scenes: []scene.Scene{memScene(r.memoryStack(stagePool, []scene.TokenCost{chosen}, false), ms, map[string]string{"part:kv": comma(int(p.Tokens)) + " tokens"}), pageF}})
+		Scenes: []scene.Scene{memScene(r.memoryStack(stagePool, []scene.TokenCost{chosen}, false), ms, map[string]string{"part:kv": Comma(int(p.Tokens)) + " tokens"}), pageF}})
 	n = fmt.Sprintf("How many requests fit? If every request reached max_model_len = %s tokens (%s blocks), %s blocks hold %.2f of them: vLLM logs \"Maximum concurrency for %s tokens per request: %.2fx\". "+
 		"Shorter requests leave room for more; the scheduler's max_num_seqs caps the batch anyway.",
-		comma(s.maxLen), comma(int(p.BlocksPerRequest)), comma(int(p.Blocks)), p.Concurrency, comma(s.maxLen), p.Concurrency)
-	ms = linked(n, "memory", "Maximum concurrency", "fit:requests")
+		Comma(s.maxLen), Comma(int(p.BlocksPerRequest)), Comma(int(p.Blocks)), p.Concurrency, Comma(s.maxLen), p.Concurrency)
+	ms = Linked(n, "memory", "Maximum concurrency", "fit:requests")
 	steps = append(steps, Step{Title: "How many requests fit", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(r.memoryStack(stagePool, []scene.TokenCost{chosen}, true), ms, nil)}})
 	return steps
@@ -514,17 +514,17 @@ func (r kvBudgetRun) kindsStep() Step {
 		costs = append(costs, c)
 		pool := "does not fit"
 		if k.fits {
-			pool = comma(int(k.tokens))
+			pool = Comma(int(k.tokens))
 		}
 		w, _ := hardware.LoadedWeightBytes(k.model, hardware.WeightsBF16)
-		tbl.Rows = append(tbl.Rows, []string{k.model.Name, k.model.AttentionKind(), comma(int(k.bytes)) + " B", gib(w), pool})
-		parts = append(parts, fmt.Sprintf("%s %s B (%s)", k.model.Name, comma(int(k.bytes)), k.model.AttentionKind()))
+		tbl.Rows = append(tbl.Rows, []string{k.model.Name, k.model.AttentionKind(), Comma(int(k.bytes)) + " B", gib(w), pool})
+		parts = append(parts, fmt.Sprintf("%s %s B (%s)", k.model.Name, Comma(int(k.bytes)), k.model.AttentionKind()))
 	}
 	n := fmt.Sprintf("The same pool holds very different numbers of tokens depending on how attention caches K and V. MHA keeps a K and a V for every query head; "+
 		"GQA shares each KV head among a group of query heads; MQA keeps one KV head; MLA caches one compressed latent of 512 values plus a 64-value RoPE key per layer. "+
 		"Per token, in %s: %s. DeepSeek-V2-Lite's experts all sit in memory, so its small cache comes with larger weights.",
 		map[int]string{1: "fp8", 2: "bf16"}[r.s.kvBPE], joinWords(parts))
-	ms := linked(n, "memory", "MHA", "attn:llama-2-7b", "GQA", "attn:llama-3.1-8b", "MQA", "attn:falcon-7b", "MLA", "attn:deepseek-v2-lite")
+	ms := Linked(n, "memory", "MHA", "attn:llama-2-7b", "GQA", "attn:llama-3.1-8b", "MQA", "attn:falcon-7b", "MLA", "attn:deepseek-v2-lite")
 	ms2 := &scene.MemoryStack{Unit: "GiB", Total: gibValue(r.budget.TotalBytes), Parts: r.memoryStack(stagePool, nil, false).Parts, PerToken: costs}
 	return Step{Title: "MHA, GQA, MQA and MLA", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{memScene(ms2, ms, nil), {Kind: scene.KindTable, ID: "kinds", Title: "One model of each attention kind on this GPU (TP 1, bf16 weights)", Table: tbl}}}
@@ -561,36 +561,36 @@ func (r kvBudgetRun) dtypeStep() Step {
 	st := Step{Title: "fp8 halves the bytes, not the pool"}
 	if !r.otherFits {
 		st.Narration = fmt.Sprintf("With kv_cache_dtype %s each element would take %d byte(s): %s B per token; this GPU could not start that setting (not one request of %s tokens fits).",
-			dtypeName(3-s.kvBPE), 3-s.kvBPE, comma(int(oth.Bytes)), comma(s.maxLen))
+			dtypeName(3-s.kvBPE), 3-s.kvBPE, Comma(int(oth.Bytes)), Comma(s.maxLen))
 	} else {
-		st.Quiz = numberQuiz(fmt.Sprintf("Switch kv_cache_dtype from %s to %s. How many tokens does the pool hold now?", dtypeName(s.kvBPE), dtypeName(3-s.kvBPE)),
-			float64(o.Tokens), 0.02, fmt.Sprintf("The pool stays %s; each token takes %s B instead of %s B, so it holds %s tokens.", gib(o.Available), comma(int(o.BytesPerToken)), comma(int(p.BytesPerToken)), comma(int(o.Tokens))))
+		st.Quiz = NumberQuiz(fmt.Sprintf("Switch kv_cache_dtype from %s to %s. How many tokens does the pool hold now?", dtypeName(s.kvBPE), dtypeName(3-s.kvBPE)),
+			float64(o.Tokens), 0.02, fmt.Sprintf("The pool stays %s; each token takes %s B instead of %s B, so it holds %s tokens.", gib(o.Available), Comma(int(o.BytesPerToken)), Comma(int(p.BytesPerToken)), Comma(int(o.Tokens))))
 		st.Narration = fmt.Sprintf("The cache's element size changes the bytes per token, not the pool: with kv_cache_dtype %s, %s takes %s B per token instead of %s B, and the same %s holds %s tokens instead of %s (%.2f×). "+
 			"vLLM's logs show it: %s held %s tokens in bf16 and %s in fp8 from the same pool (cases %s and %s of docs/VALIDATION.md).",
-			dtypeName(3-s.kvBPE), m.Name, comma(int(o.BytesPerToken)), comma(int(p.BytesPerToken)), gib(o.Available), comma(int(o.Tokens)), comma(int(p.Tokens)), float64(o.Tokens)/float64(p.Tokens),
-			r.fp8Pair[0].Model.Name, comma(int(r.fp8Pair[0].LoggedTokens)), comma(int(r.fp8Pair[1].LoggedTokens)), r.fp8Pair[0].ID, r.fp8Pair[1].ID)
+			dtypeName(3-s.kvBPE), m.Name, Comma(int(o.BytesPerToken)), Comma(int(p.BytesPerToken)), gib(o.Available), Comma(int(o.Tokens)), Comma(int(p.Tokens)), float64(o.Tokens)/float64(p.Tokens),
+			r.fp8Pair[0].Model.Name, Comma(int(r.fp8Pair[0].LoggedTokens)), Comma(int(r.fp8Pair[1].LoggedTokens)), r.fp8Pair[0].ID, r.fp8Pair[1].ID)
 	}
-	st.Mentions = linked(st.Narration, "memory", "instead of "+comma(int(p.BytesPerToken))+" B", "attn:other", "the same "+gib(o.Available), "part:kv")
+	st.Mentions = Linked(st.Narration, "memory", "instead of "+Comma(int(p.BytesPerToken))+" B", "attn:other", "the same "+gib(o.Available), "part:kv")
 	st.Scenes = []scene.Scene{memScene(r.memoryStack(stagePool, []scene.TokenCost{cur, oth}, false), st.Mentions, nil)}
 	return st
 }
 
 func (r kvBudgetRun) tpStep() Step {
 	s, m := r.s, r.s.model
-	tbl := &scene.Table{Columns: []string{"TP", "weights per GPU", "reserve per GPU", "KV heads per GPU", "KV bytes per token per GPU", "tokens in the pool", fmt.Sprintf("requests of %s", comma(s.maxLen))}}
+	tbl := &scene.Table{Columns: []string{"TP", "weights per GPU", "reserve per GPU", "KV heads per GPU", "KV bytes per token per GPU", "tokens in the pool", fmt.Sprintf("requests of %s", Comma(s.maxLen))}}
 	chart := &scene.Chart{Type: scene.Bar, XLabel: "tensor-parallel GPUs", XUnit: "GPUs", YLabel: "tokens the pool holds", YUnit: "tokens"}
 	sr := scene.Series{Name: m.Name}
 	var words []string
 	for _, t := range r.tps {
 		tokens, conc := "does not fit", "—"
 		if t.fits {
-			tokens, conc = comma(int(t.tokens)), fmt.Sprintf("%.2f", t.concurrency)
+			tokens, conc = Comma(int(t.tokens)), fmt.Sprintf("%.2f", t.concurrency)
 			sr.X, sr.Y = append(sr.X, float64(t.tp)), append(sr.Y, float64(t.tokens))
-			words = append(words, fmt.Sprintf("TP %d holds %s tokens", t.tp, comma(int(t.tokens))))
+			words = append(words, fmt.Sprintf("TP %d holds %s tokens", t.tp, Comma(int(t.tokens))))
 		} else {
 			words = append(words, fmt.Sprintf("TP %d does not fit", t.tp))
 		}
-		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(t.tp), gib(t.weights), gib(t.reserve), strconv.Itoa(t.headsPerGPU), comma(int(t.bytes)) + " B", tokens, conc})
+		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(t.tp), gib(t.weights), gib(t.reserve), strconv.Itoa(t.headsPerGPU), Comma(int(t.bytes)) + " B", tokens, conc})
 	}
 	chart.Series = []scene.Series{sr}
 	n := fmt.Sprintf("Tensor parallelism splits %s over GPUs: each keeps its share of the weights and of the KV heads, so every token's KV is spread over the group and the group holds as many tokens as one GPU's pool. "+
@@ -598,9 +598,9 @@ func (r kvBudgetRun) tpStep() Step {
 		m.Name, joinWords(words))
 	var ms []scene.Mention
 	for i, t := range r.tps {
-		ms = append(ms, linked(n, "tp", fmt.Sprintf("TP %d ", t.tp), "row:"+strconv.Itoa(i))...)
+		ms = append(ms, Linked(n, "tp", fmt.Sprintf("TP %d ", t.tp), "row:"+strconv.Itoa(i))...)
 	}
-	tblScene := scene.Scene{Kind: scene.KindTable, ID: "tp", Title: "The same model split over 1, 2, 4 and 8 GPUs", Table: tbl, Main: true, Marks: marksFor(ms, nil)}
+	tblScene := scene.Scene{Kind: scene.KindTable, ID: "tp", Title: "The same model split over 1, 2, 4 and 8 GPUs", Table: tbl, Main: true, Marks: MarksFor(ms, nil)}
 	return Step{Title: "Tensor parallelism splits the KV heads", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{tblScene, {Kind: scene.KindChart, ID: "tp-chart", Title: "Tokens the pool holds, by TP degree", Chart: chart}}}
 }
@@ -613,8 +613,8 @@ func (r kvBudgetRun) mlaStep() Step {
 	}
 	n := fmt.Sprintf("Splitting works on heads. Llama-3.1-8B's %s B per token become %s B on each GPU at TP 2. MLA's latent is one row that every head reads, and vLLM treats it as a single KV head: "+
 		"at TP 2 each GPU still stores DeepSeek-V2-Lite's full %s B per token (and DeepSeek-V3's (512 + 64) × 61 layers = %s B in bf16). MLA saves memory per token, not per GPU of a group.",
-		comma(int(r.gqa[0])), comma(int(r.gqa[1])), comma(int(r.mla[1])), comma(int(hardware.MustAnyModel("deepseek-v3").KVBytesPerToken(2))))
-	ms := linked(n, "memory", "become "+comma(int(r.gqa[1]))+" B", "attn:gqa-2", "full "+comma(int(r.mla[1]))+" B", "attn:mla-2")
+		Comma(int(r.gqa[0])), Comma(int(r.gqa[1])), Comma(int(r.mla[1])), Comma(int(hardware.MustAnyModel("deepseek-v3").KVBytesPerToken(2))))
+	ms := Linked(n, "memory", "become "+Comma(int(r.gqa[1]))+" B", "attn:gqa-2", "full "+Comma(int(r.mla[1]))+" B", "attn:mla-2")
 	ms2 := &scene.MemoryStack{Unit: "GiB", Total: gibValue(r.budget.TotalBytes), Parts: r.memoryStack(stagePool, nil, false).Parts, PerToken: costs}
 	return Step{Title: "MLA's latent is not split", Narration: n, Mentions: ms, Scenes: []scene.Scene{memScene(ms2, ms, nil)}}
 }
@@ -635,15 +635,15 @@ func (r kvBudgetRun) utilStep() Step {
 	step := float64(r.budget.TotalBytes) * 0.01
 	n := fmt.Sprintf("Everything but the pool is fixed, so the pool grows one for one with gpu_memory_utilization: each 0.01 is %s, about %s tokens of %s here. "+
 		"vLLM's default was 0.9 until vllm-project/vllm#38284 raised it to 0.92 (vllm/config/cache.py @ 002f10e); this knob keeps 0.9, and the runs in docs/VALIDATION.md set 0.95. What stays outside must hold %s any other process on the GPU, or the engine runs out of memory after start-up.",
-		gib(int64(step)), comma(int(step/float64(r.pool.BytesPerToken))), r.s.model.Name, r.outsideWords())
+		gib(int64(step)), Comma(int(step/float64(r.pool.BytesPerToken))), r.s.model.Name, r.outsideWords())
 	sc := scene.Scene{Kind: scene.KindChart, ID: "util", Title: "Pool size against gpu_memory_utilization", Chart: chart, Main: true}
 	var ms []scene.Mention
 	if chosen >= 0 {
-		phrase := fmt.Sprintf("%.2f, the setting chosen here, gives a pool of %s tokens", r.s.util, comma(int(chosenTokens)))
+		phrase := fmt.Sprintf("%.2f, the setting chosen here, gives a pool of %s tokens", r.s.util, Comma(int(chosenTokens)))
 		n += " " + phrase + "."
 		ref := "point:" + sr.Name + ":" + strconv.Itoa(chosen)
-		ms = []scene.Mention{mention(phrase, "util", ref)}
-		sc.Marks = []scene.Mark{markRef(ref, fmt.Sprintf("%.2f: %s tokens", r.s.util, comma(int(chosenTokens))))}
+		ms = []scene.Mention{Mention(phrase, "util", ref)}
+		sc.Marks = []scene.Mark{MarkRef(ref, fmt.Sprintf("%.2f: %s tokens", r.s.util, Comma(int(chosenTokens))))}
 	}
 	return Step{Title: "gpu_memory_utilization", Narration: n, Mentions: ms, Scenes: []scene.Scene{sc}}
 }
@@ -673,8 +673,8 @@ func (r kvBudgetRun) validationStep() Step {
 			tbl.Rows = append(tbl.Rows, []string{c.ID, c.Setting, fmt.Sprintf("%.2f GiB", c.LoggedNeedGiB), fmt.Sprintf("%.3f GiB (%+.2f%%)", c.NeedGiB, 100*c.ArithmeticError), "the same", "[" + c.Source + "]"})
 			continue
 		}
-		tbl.Rows = append(tbl.Rows, []string{c.ID, c.Setting, comma(int(c.LoggedTokens)) + " tokens",
-			fmt.Sprintf("%s (%+.3f%%)", comma(int(c.Arithmetic.Tokens)), 100*c.ArithmeticError), fmt.Sprintf("%s (%+.2f%%)", comma(int(c.Predicted.Tokens)), 100*c.PredictedError), "[" + c.Source + "]"})
+		tbl.Rows = append(tbl.Rows, []string{c.ID, c.Setting, Comma(int(c.LoggedTokens)) + " tokens",
+			fmt.Sprintf("%s (%+.3f%%)", Comma(int(c.Arithmetic.Tokens)), 100*c.ArithmeticError), fmt.Sprintf("%s (%+.2f%%)", Comma(int(c.Predicted.Tokens)), 100*c.PredictedError), "[" + c.Source + "]"})
 	}
 	within, worst := r.validationCounts()
 	n := fmt.Sprintf("vLLM prints its pool at start-up. Fed the non-KV memory the engine logged, the lab's arithmetic lands within %.3f%% of all %d published figures (bytes per token, TP split, fp8, MLA, block rounding). "+
@@ -686,9 +686,9 @@ func (r kvBudgetRun) validationStep() Step {
 	for i, c := range r.validation {
 		if !c.Within() {
 			ref := "row:" + strconv.Itoa(i)
-			marks = append(marks, markRef(ref, fmt.Sprintf("%s: %+.1f%%", c.ID, 100*c.PredictedError)))
+			marks = append(marks, MarkRef(ref, fmt.Sprintf("%s: %+.1f%%", c.ID, 100*c.PredictedError)))
 			if ms == nil {
-				ms = linked(n, "validation", fmt.Sprintf("on %d of %d", within, len(r.validation)), ref)
+				ms = Linked(n, "validation", fmt.Sprintf("on %d of %d", within, len(r.validation)), ref)
 			}
 		}
 	}
@@ -712,13 +712,13 @@ func (r kvBudgetRun) claims() []Claim {
 	return []Claim{{
 		What:    "GPU KV cache size, Llama-3.1-8B on an H100, gpu_memory_utilization 0.95",
 		Article: "476,016 tokens (vLLM v0.19.0's start-up log) [LLMD-V019]",
-		Model:   fmt.Sprintf("%s predicted (%+.1f%%); %s from the logged non-KV memory", comma(int(kv1.Predicted.Tokens)), 100*kv1.PredictedError, comma(int(kv1.Arithmetic.Tokens))),
+		Model:   fmt.Sprintf("%s predicted (%+.1f%%); %s from the logged non-KV memory", Comma(int(kv1.Predicted.Tokens)), 100*kv1.PredictedError, Comma(int(kv1.Arithmetic.Tokens))),
 		Why: fmt.Sprintf("The lab estimates the non-KV memory at %s (weights %s, reserve %s, from an older vLLM measurement); v0.19 logged %.2f GiB in all. Given that, the arithmetic agrees to one block.",
 			gib(kv1.Predicted.NonKV), gib(kv1.Predicted.NonKV-act-nonTorch), gib(act+nonTorch), kv1.LoggedNonKVGiB),
 	}, {
 		What:    "fp8 halves per-token storage, not the pool",
 		Article: "952,032 fp8 tokens vs 476,016 bf16 from the same 58.11 GiB (llm-d's vLLM v0.19 runs) [LLMD-V019]",
-		Model:   fmt.Sprintf("%s: %s B vs %s B per token; %s vs %s tokens", s.model.Name, comma(int(hardware.KVBytesPerTokenPerGPU(s.model, s.tp, 1))), comma(int(hardware.KVBytesPerTokenPerGPU(s.model, s.tp, 2))), comma(int(tokensAt(r, 1))), comma(int(tokensAt(r, 2)))),
+		Model:   fmt.Sprintf("%s: %s B vs %s B per token; %s vs %s tokens", s.model.Name, Comma(int(hardware.KVBytesPerTokenPerGPU(s.model, s.tp, 1))), Comma(int(hardware.KVBytesPerTokenPerGPU(s.model, s.tp, 2))), Comma(int(tokensAt(r, 1))), Comma(int(tokensAt(r, 2)))),
 		Why:     "Agrees: the pool comes from memory alone, the dtype only sets the bytes per token.",
 	}, {
 		What:    "The KV pool does not depend on max_model_len",
@@ -728,7 +728,7 @@ func (r kvBudgetRun) claims() []Claim {
 	}, {
 		What:    "DeepSeek's latent cache",
 		Article: "(512 + 64) × 61 layers for DeepSeek-V3 (its config); 0.95 GiB for one 32,768-token DeepSeek-V2-Lite request (vLLM's error message) [VLLM-15871]",
-		Model:   fmt.Sprintf("%s B per token for DeepSeek-V3 in bf16; %.3f GiB for the V2-Lite request", comma(int(hardware.MustAnyModel("deepseek-v3").KVBytesPerToken(2))), kv8.NeedGiB),
+		Model:   fmt.Sprintf("%s B per token for DeepSeek-V3 in bf16; %.3f GiB for the V2-Lite request", Comma(int(hardware.MustAnyModel("deepseek-v3").KVBytesPerToken(2))), kv8.NeedGiB),
 		Why:     "Agrees: 576 values per token and layer, one row for all heads, not split by tensor parallelism.",
 	}}
 }
@@ -754,7 +754,7 @@ func (r kvBudgetRun) metrics() []Metric {
 		{Key: "kv_bytes_per_token", Label: "KV bytes per token on this GPU", Unit: "B", Better: LowerIsBetter, Value: float64(p.BytesPerToken)},
 		{Key: "kv_blocks", Label: "KV blocks (num_blocks)", Unit: "blocks", Better: HigherIsBetter, Value: float64(p.Blocks)},
 		{Key: "kv_tokens", Label: "GPU KV cache size", Unit: "tokens", Better: HigherIsBetter, Value: float64(p.Tokens)},
-		{Key: "max_concurrency", Label: "Maximum concurrency at max_model_len", Unit: "requests", Better: HigherIsBetter, Value: round2(p.Concurrency)},
+		{Key: "max_concurrency", Label: "Maximum concurrency at max_model_len", Unit: "requests", Better: HigherIsBetter, Value: Round2(p.Concurrency)},
 		{Key: "kv_tokens_other_dtype", Label: "GPU KV cache size with the other kv_cache_dtype (0: does not start)", Unit: "tokens", Value: float64(r.other.Tokens * b2i(r.otherFits))},
 		{Key: "validation_within", Label: "Published KV-capacity figures predicted within 5%", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}
@@ -773,9 +773,9 @@ func (r kvBudgetRun) script() *Script {
 	s.Steps = append(s.Steps, r.perTokenSteps()...)
 	s.Steps = append(s.Steps, r.kindsStep(), r.dtypeStep(), r.tpStep(), r.mlaStep(), r.utilStep(), r.validationStep(), Step{
 		Title:     "Published figures vs this model",
-		Narration: fmt.Sprintf("The lab's pool for %s on %s is %s: %s tokens, %.2f requests of %s tokens. Below, published figures beside the model's.", r.s.model.Name, r.s.gpu.Name, gib(r.pool.Available), comma(int(r.pool.Tokens)), r.pool.Concurrency, comma(r.s.maxLen)),
-		Scenes:    []scene.Scene{claimsTable(s.Claims)},
+		Narration: fmt.Sprintf("The lab's pool for %s on %s is %s: %s tokens, %.2f requests of %s tokens. Below, published figures beside the model's.", r.s.model.Name, r.s.gpu.Name, gib(r.pool.Available), Comma(int(r.pool.Tokens)), r.pool.Concurrency, Comma(r.s.maxLen)),
+		Scenes:    []scene.Scene{ClaimsTable(s.Claims)},
 	})
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }

@@ -9,18 +9,18 @@ import (
 	"github.com/inferlab/inferlab/core/allocator"
 )
 
-// What the shared tests check on the kv-budget lesson (lessonChecks). Its
+// What the shared tests check on the kv-budget lesson (Checks). Its
 // narration check: the pool's blocks hold what the narration says.
 func init() {
-	registerChecks(kvBudget, lessonChecks{
-		narration: func(v Values) ([]string, error) {
+	registerChecks(kvBudget, Checks{
+		Narration: func(v Values) ([]string, error) {
 			r, err := runKVBudget(v)
 			return kvBudgetNarration(r), err
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"a concurrency the blocks do not hold", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runKVBudget(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.pool.Concurrency++
 				}
@@ -30,17 +30,17 @@ func init() {
 	})
 }
 
-func kvBudgetNarration(r kvBudgetRun) (out problems) {
+func kvBudgetNarration(r kvBudgetRun) (out Problems) {
 	p, b := r.pool, r.budget
 	per := int64(b.BlockSize) * p.BytesPerToken
 	if p.Tokens != p.Blocks*int64(b.BlockSize) || p.Blocks*per > p.Available || (p.Blocks+1)*per <= p.Available {
-		out.addf("%d blocks, %d tokens of %d B from %d B available: not the whole blocks that fit", p.Blocks, p.Tokens, per, p.Available)
+		out.Addf("%d blocks, %d tokens of %d B from %d B available: not the whole blocks that fit", p.Blocks, p.Tokens, per, p.Available)
 	}
 	// "Maximum concurrency": requests of max_model_len tokens, placed in a
 	// paged pool of the narrated blocks.
 	pool, err := allocator.NewPaged(int(p.Blocks), b.BlockSize)
 	if err != nil {
-		out.addf("pool of %d blocks: %v", p.Blocks, err)
+		out.Addf("pool of %d blocks: %v", p.Blocks, err)
 		return out
 	}
 	fit := 0
@@ -48,23 +48,23 @@ func kvBudgetNarration(r kvBudgetRun) (out problems) {
 		fit++
 	}
 	if fit != int(math.Floor(p.Concurrency)) {
-		out.addf("narrated concurrency %.2f, but %d requests of %d tokens fit the %d blocks", p.Concurrency, fit, b.MaxModelLen, p.Blocks)
+		out.Addf("narrated concurrency %.2f, but %d requests of %d tokens fit the %d blocks", p.Concurrency, fit, b.MaxModelLen, p.Blocks)
 	}
-	if s := r.script(); !narrates(s, fmt.Sprintf("holds %s blocks", comma(int(p.Blocks)))) || !narrates(s, fmt.Sprintf("GPU KV cache size: %s tokens", comma(int(p.Tokens)))) {
-		out.addf("the narration does not state the %d blocks and %d tokens", p.Blocks, p.Tokens)
+	if s := r.script(); !Narrates(s, fmt.Sprintf("holds %s blocks", Comma(int(p.Blocks)))) || !Narrates(s, fmt.Sprintf("GPU KV cache size: %s tokens", Comma(int(p.Tokens)))) {
+		out.Addf("the narration does not state the %d blocks and %d tokens", p.Blocks, p.Tokens)
 	}
 	return out
 }
 
 // kv-budget's figure for a GPU, model and token budget (0.9 utilization,
-// BF16, TP 1) is the pool the lessons' engines simulate (newEngineAt), with
+// BF16, TP 1) is the pool the lessons' engines simulate (NewEngineAt), with
 // vLLM's null block.
 func TestKVBudgetIsTheEnginesPool(t *testing.T) {
 	n := 0
-	for _, g := range gpuParam.Choices {
-		for _, m := range modelParam.Choices {
+	for _, g := range GPUParam.Choices {
+		for _, m := range ModelParam.Choices {
 			for _, budget := range []int{2048, 8192, 32768} {
-				e, err := newEngineAt(engineValues(t, g, m), 16, budget)
+				e, err := NewEngineAt(EngineValues(t, g, m), 16, budget)
 				if err != nil {
 					continue // TestEnginePoolIsVLLMs checks the refusals
 				}
@@ -74,8 +74,8 @@ func TestKVBudgetIsTheEnginesPool(t *testing.T) {
 					t.Errorf("%s on %s at %d tokens: the engine runs, kv-budget refuses: %v", m, g, budget, err)
 					continue
 				}
-				if blocks, _ := s.Metric("kv_blocks"); int(blocks) != e.kvBlocks+1 {
-					t.Errorf("%s on %s at %d tokens: engine %d blocks + the null block, kv-budget %v", m, g, budget, e.kvBlocks, blocks)
+				if blocks, _ := s.Metric("kv_blocks"); int(blocks) != e.KVBlocks+1 {
+					t.Errorf("%s on %s at %d tokens: engine %d blocks + the null block, kv-budget %v", m, g, budget, e.KVBlocks, blocks)
 				}
 			}
 		}

@@ -12,7 +12,7 @@ import (
 
 func runKV(t *testing.T, set map[string]string) kvBudgetRun {
 	t.Helper()
-	v, err := kvBudget.resolveChecked(set)
+	v, err := kvBudget.ResolveChecked(set)
 	if err != nil {
 		t.Fatalf("%v: %v", set, err)
 	}
@@ -196,7 +196,7 @@ func TestKVBudgetValidationMetric(t *testing.T) {
 // 139.80 GiB, not the datasheet's 141 GB (131.32 GiB), so the pool is that
 // much larger, and the narration names where the figure was read.
 func TestKVBudgetEngineMemoryH200(t *testing.T) {
-	v, err := kvBudget.resolveChecked(map[string]string{"gpu": "h200-sxm"})
+	v, err := kvBudget.ResolveChecked(map[string]string{"gpu": "h200-sxm"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestKVBudgetEngineMemoryH200(t *testing.T) {
 // narration says which, with the version.
 func TestKVBudgetCUDAGraphEstimate(t *testing.T) {
 	run := func(est string) kvBudgetRun {
-		v, err := kvBudget.resolveChecked(map[string]string{"cudagraph_estimate": est})
+		v, err := kvBudget.ResolveChecked(map[string]string{"cudagraph_estimate": est})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ var kvTiers = &Lesson{
 		{Term: "KVBM", Aliases: []string{"kv block manager"}, Definition: "Dynamo's KV Block Manager: offloads KV blocks from GPU to host memory, SSD and object storage.", Find: "KVBM"},
 	},
 	Params: []Param{
-		gpuParam, modelParam,
+		GPUParam, ModelParam,
 		{Key: "prompt_tokens", Label: "Prompt", Unit: "tokens", Help: "The whole prompt, e.g. turn 5 of a conversation with its history.", Kind: Int, Default: 10000, Min: 2, Max: 131071, Step: 1},
 		{Key: "prefix_tokens", Label: "Cached prefix", Unit: "tokens", Help: "The part of the prompt some tier may hold; only whole 16-token blocks are cached.", Kind: Int, Default: 9600, Min: 16, Max: 131056, Step: 16},
 		{Key: "p_gpu", Label: "P(hit) in GPU HBM (G1)", Unit: "%", Kind: Float, Default: 40, Min: 0, Max: 100, Step: 1},
@@ -50,7 +50,7 @@ var kvTiers = &Lesson{
 		}
 		return kvTiersFit(v)
 	},
-	sim:     kvTiersSim{},
+	Sim:     kvTiersSim{},
 	MaxWork: kvTiersMaxWork,
 	// The longest prompts and prefixes on the models with the longest
 	// context and the most KV per token.
@@ -67,13 +67,13 @@ var kvTiers = &Lesson{
 // token within the model's positions: a 33,000-token prompt on Llama-2-7B
 // (4,096 positions) was once priced as if it could run.
 func kvTiersFit(v Values) error {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
 	n := v.Int("prompt_tokens") + 1
-	return checkFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: kvTiersBudget, KVTokens: int64(n), Positions: n},
-		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_tokens", hardware.LimitPositions: "prompt_tokens"})
+	return CheckFit(v, hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: kvTiersBudget, KVTokens: int64(n), Positions: n},
+		FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_tokens", hardware.LimitPositions: "prompt_tokens"})
 }
 
 // kvTiersMaxWork bounds the steps priced (16 work units each): the
@@ -82,7 +82,7 @@ func kvTiersFit(v Values) error {
 // setting comes near it (131,072-token prompts price ~150 steps).
 const kvTiersMaxWork = 100_000
 
-func init() { register(kvTiers) }
+func init() { Register(kvTiers) }
 
 // The article's tier table (Part 12 §4 and its simulator's printout).
 var articleTiers = []struct {
@@ -120,19 +120,19 @@ func breakEvenText(cs []cluster.Crossing, fetchFirst bool, maxN int) string {
 			out += "; "
 		}
 		if c.FetchWinsAbove {
-			out += "fetch wins from " + comma(c.Tokens) + " tokens"
+			out += "fetch wins from " + Comma(c.Tokens) + " tokens"
 		} else {
-			out += "recompute wins from " + comma(c.Tokens) + " tokens"
+			out += "recompute wins from " + Comma(c.Tokens) + " tokens"
 		}
 	}
-	return out + fmt.Sprintf(" (up to %s)", comma(maxN))
+	return out + fmt.Sprintf(" (up to %s)", Comma(maxN))
 }
 
 // kvTiersRun is what the kv-tiers lesson priced: the prompt and its cached
 // prefix, each tier's fetch, the prefill it saves, formulation 2, and the
 // break-even lengths.
 type kvTiersRun struct {
-	e                       *engine
+	e                       *Engine
 	prompt, prefix, suffix  int     // tokens; prefix is whole blocks
 	sEntry, bytes           float64 // S_entry (B/token) and the prefix's KV
 	nvme, object            cluster.Link
@@ -170,7 +170,7 @@ type diskFilterRow struct {
 // page's WebAssembly leaves it out (see simulation).
 type kvTiersSim struct{}
 
-func (kvTiersSim) build(v Values) (*Script, error) {
+func (kvTiersSim) Simulate(v Values) (*Script, error) {
 	r, err := runKVTiers(v)
 	if err != nil {
 		return nil, err
@@ -180,20 +180,20 @@ func (kvTiersSim) build(v Values) (*Script, error) {
 
 // runKVTiers prices the prompt's prefix on every tier and recomputed.
 func runKVTiers(v Values) (*kvTiersRun, error) {
-	e, err := newEngine(v, kvTiersBlock)
+	e, err := NewEngine(v, kvTiersBlock)
 	if err != nil {
 		return nil, err
 	}
 	prompt, prefixRaw := v.Int("prompt_tokens"), v.Int("prefix_tokens")
-	r := &kvTiersRun{e: e, prompt: prompt, sEntry: float64(e.model.KVBytesPerToken(2))}
+	r := &kvTiersRun{e: e, prompt: prompt, sEntry: float64(e.Model.KVBytesPerToken(2))}
 	if r.nvme, err = cluster.LinkByID(v.Choice("nvme")); err != nil {
 		return nil, err
 	}
 	if r.object, err = cluster.LinkByID(v.Choice("object")); err != nil {
 		return nil, err
 	}
-	r.tiers = cluster.Tiers(e.gpu.HostLinkBW, r.nvme, r.object)
-	timer := &stepCounter{Timer: e.timer(kvTiersMaxSeqs, kvTiersBudget)}
+	r.tiers = cluster.Tiers(e.GPU.HostLinkBW, r.nvme, r.object)
+	timer := &StepCounter{Timer: e.Timer(kvTiersMaxSeqs, kvTiersBudget)}
 	compute := memoPrefill(timer)
 
 	// Only whole blocks are cached: the prefix a tier can return.
@@ -224,7 +224,7 @@ func runKVTiers(v Values) (*kvTiersRun, error) {
 	r.fetchPerToken = r.sEntry / r.nvme.Effective()
 	r.sweep(compute)
 	r.filter = diskFilterWalk()
-	r.work = cluster.DecodeWeight * timer.steps
+	r.work = cluster.DecodeWeight * timer.Steps
 	return r, nil
 }
 
@@ -235,7 +235,7 @@ func memoPrefill(timer scheduler.Timer) func(n int) float64 {
 		if t, ok := memo[n]; ok {
 			return t
 		}
-		t := prefillSeconds(timer, n, kvTiersBudget)
+		t := PrefillSeconds(timer, n, kvTiersBudget)
 		memo[n] = t
 		return t
 	}
@@ -244,7 +244,7 @@ func memoPrefill(timer scheduler.Timer) func(n int) float64 {
 // breakEvens finds, per tier, the prefix lengths where fetching and
 // recomputing trade places.
 func (r *kvTiersRun) breakEvens(compute func(int) float64) {
-	r.maxN = min(kvTiersMaxSearch, contextLimit(r.e.model.MaxPositions)-1, r.e.kvBlocks*kvTiersBlock)
+	r.maxN = min(kvTiersMaxSearch, ContextLimit(r.e.Model.MaxPositions)-1, r.e.KVBlocks*kvTiersBlock)
 	r.bes = make([]tierBE, len(r.tiers))
 	for m := 1; m < len(r.tiers); m++ {
 		t := r.tiers[m]
@@ -313,26 +313,26 @@ func (r *kvTiersRun) articleFetch(m int) float64 {
 func (r *kvTiersRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = r.steps()
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
 func (r *kvTiersRun) metrics() []Metric {
 	return []Metric{
-		{Key: "ttft_expected_ms", Label: "Expected TTFT from the tier hit rates", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.eTTFT)},
-		{Key: "ttft_recompute_ms", Label: "TTFT on a miss (recompute the prefix)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.ttftMiss)},
-		{Key: "ttft_gpu_hit_ms", Label: "TTFT on a G1 hit (compute only the rest)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.tSuffix)},
-		{Key: "compute_prefix_ms", Label: "T_compute: prefill of the prefix", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.tCompute)},
-		{Key: "fetch_ms_host", Label: "T_fetch from host DRAM (G2)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.fetch[1])},
-		{Key: "fetch_ms_nvme", Label: "T_fetch from NVMe (G3)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.fetch[2])},
-		{Key: "fetch_ms_object", Label: "T_fetch from object storage (G4)", Unit: "ms", Better: LowerIsBetter, Value: round4(1000 * r.fetch[3])},
-		{Key: "prefix_mb", Label: "KV of the cached prefix", Unit: "MB", Value: round2(r.bytes / 1e6)},
+		{Key: "ttft_expected_ms", Label: "Expected TTFT from the tier hit rates", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.eTTFT)},
+		{Key: "ttft_recompute_ms", Label: "TTFT on a miss (recompute the prefix)", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.ttftMiss)},
+		{Key: "ttft_gpu_hit_ms", Label: "TTFT on a G1 hit (compute only the rest)", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.tSuffix)},
+		{Key: "compute_prefix_ms", Label: "T_compute: prefill of the prefix", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.tCompute)},
+		{Key: "fetch_ms_host", Label: "T_fetch from host DRAM (G2)", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.fetch[1])},
+		{Key: "fetch_ms_nvme", Label: "T_fetch from NVMe (G3)", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.fetch[2])},
+		{Key: "fetch_ms_object", Label: "T_fetch from object storage (G4)", Unit: "ms", Better: LowerIsBetter, Value: Round4(1000 * r.fetch[3])},
+		{Key: "prefix_mb", Label: "KV of the cached prefix", Unit: "MB", Value: Round2(r.bytes / 1e6)},
 		{Key: "breakeven_tokens_host", Label: "Prefix length where host fetch and recompute trade places (−1: one wins at every length)", Unit: "tokens", Value: float64(r.breakEven(1))},
 		{Key: "breakeven_tokens_nvme", Label: "Prefix length where NVMe fetch and recompute trade places (−1: one wins at every length)", Unit: "tokens", Value: float64(r.breakEven(2))},
 		{Key: "breakeven_tokens_object", Label: "Prefix length where object-storage fetch and recompute trade places (−1: one wins at every length)", Unit: "tokens", Value: float64(r.breakEven(3))},
-		{Key: "compute_us_per_token", Label: "Recompute cost per extra prefix token", Unit: "µs", Better: LowerIsBetter, Value: round4(1e6 * r.computePerToken)},
-		{Key: "fetch_us_per_token_nvme", Label: "NVMe fetch cost per prefix token (S_entry / BW·η)", Unit: "µs", Better: LowerIsBetter, Value: round4(1e6 * r.fetchPerToken)},
-		{Key: "speedup_gpu_hit", Label: "TTFT on a miss / on a G1 hit", Unit: "×", Value: round2(r.ttftMiss / r.tSuffix)},
+		{Key: "compute_us_per_token", Label: "Recompute cost per extra prefix token", Unit: "µs", Better: LowerIsBetter, Value: Round4(1e6 * r.computePerToken)},
+		{Key: "fetch_us_per_token_nvme", Label: "NVMe fetch cost per prefix token (S_entry / BW·η)", Unit: "µs", Better: LowerIsBetter, Value: Round4(1e6 * r.fetchPerToken)},
+		{Key: "speedup_gpu_hit", Label: "TTFT on a miss / on a G1 hit", Unit: "×", Value: Round2(r.ttftMiss / r.tSuffix)},
 	}
 }
 
@@ -342,30 +342,30 @@ func (r *kvTiersRun) claims() []Claim {
 		if m > 1 {
 			tierRows += "; "
 		}
-		tierRows += fmt.Sprintf("%s %s", r.tiers[m].ID, msText(r.fetch[m]))
+		tierRows += fmt.Sprintf("%s %s", r.tiers[m].ID, MsText(r.fetch[m]))
 	}
 	return []Claim{{
 		What:    "Tier latencies",
 		Article: "host ~0.150 ms, NVMe ~1.2 ms, S3 ~8.5 ms",
-		Model:   fmt.Sprintf("for this %s-token prefix of %s (%s): %s", comma(r.prefix), r.e.model.Name, bytesText(r.bytes), tierRows),
+		Model:   fmt.Sprintf("for this %s-token prefix of %s (%s): %s", Comma(r.prefix), r.e.Model.Name, BytesText(r.bytes), tierRows),
 		Why:     "The article's latencies are first-byte times that ignore the bytes; a real prefix's KV is hundreds of MB, so bytes/(BW·η) dominates every tier but object storage's 20 ms time to first byte on short prefixes.",
 	}, {
 		What:    "Tier bandwidths",
 		Article: "PCIe 5.0 64 GB/s, NVMe 7.5 GB/s, S3 1.25 GB/s (a 10 GbE NIC)",
-		Model: fmt.Sprintf("%s %s, %s %s, %s %s", r.tiers[1].Link.Name, gbps(r.tiers[1].Link.Effective()), r.nvme.Name, gbps(r.nvme.Effective()),
-			r.object.Name, gbps(r.object.Effective())),
+		Model: fmt.Sprintf("%s %s, %s %s, %s %s", r.tiers[1].Link.Name, GBps(r.tiers[1].Link.Effective()), r.nvme.Name, GBps(r.nvme.Effective()),
+			r.object.Name, GBps(r.object.Effective())),
 		Why: "The model uses measured rates: PCIe DMA reaches about 52 of 63 GB/s, one NVMe drive reads 6.8 (Gen4) or 13 GB/s (Gen5), and S3 gives 93 MB/s per stream or about 8 GB/s with many streams on a 100 Gb/s instance.",
 	}, {
 		What:    "Smart routing (a G1 hit) slashes TTFT",
 		Article: fmt.Sprintf("up to %d×; \"from 100ms+ to under %d ms\"", articleTierSpeedup, articleRoutedTTFTMS),
 		Model: fmt.Sprintf("%s on a miss vs %s on a G1 hit: %.1f× for a %s-token prompt with %s tokens cached on %s",
-			msText(r.ttftMiss), msText(r.tSuffix), r.ttftMiss/r.tSuffix, comma(r.prompt), comma(r.prefix), r.e.gpu.Name),
+			MsText(r.ttftMiss), MsText(r.tSuffix), r.ttftMiss/r.tSuffix, Comma(r.prompt), Comma(r.prefix), r.e.GPU.Name),
 		Why: fmt.Sprintf("The speed-up is the share of the prompt that is cached: the %s uncached tokens still need a forward pass, which reads all the weights once (%s for %s on this GPU), so a hit cannot get under that floor.",
-			comma(r.suffix), msText(r.tOne), r.e.model.Name),
+			Comma(r.suffix), MsText(r.tOne), r.e.Model.Name),
 	}, {
 		What:    "KVBM host offload (Dynamo docs)",
 		Article: fmt.Sprintf("%.0f%% TTFT improvement (10 multi-turn conversations, 80 users)", 100*dynamoHostOffloadGain),
-		Model: fmt.Sprintf("a G2 hit instead of a miss: %s vs %s, %.0f%% less for this prompt on an idle GPU", msText(r.fetch[1]+r.tSuffix), msText(r.ttftMiss),
+		Model: fmt.Sprintf("a G2 hit instead of a miss: %s vs %s, %.0f%% less for this prompt on an idle GPU", MsText(r.fetch[1]+r.tSuffix), MsText(r.ttftMiss),
 			100*(1-(r.fetch[1]+r.tSuffix)/r.ttftMiss)),
 		Why: "Dynamo's figure averages over a workload where only some turns find their history offloaded and GPUs are busy; this is one request whose whole prefix is in host memory.",
 	}}
@@ -376,15 +376,15 @@ func (r *kvTiersRun) claims() []Claim {
 func (r *kvTiersRun) tierRows(note func(m int) string) []scene.Tier {
 	var out []scene.Tier
 	for m, t := range r.tiers {
-		row := scene.Tier{ID: t.ID.String(), Name: t.Name, Medium: t.Medium, Hit: r.p[m], Fetch: msText(r.fetch[m]),
+		row := scene.Tier{ID: t.ID.String(), Name: t.Name, Medium: t.Medium, Hit: r.p[m], Fetch: MsText(r.fetch[m]),
 			Capacity: "not modelled"}
 		if m == 0 {
-			pool := float64(r.e.kvBlocks*kvTiersBlock) * r.sEntry
-			row.Capacity = fmt.Sprintf("%s KV pool", bytesText(pool))
-			row.Path, row.Bandwidth = "none: attention reads it in place", "HBM "+gbps(r.e.gpu.MemBandwidth)
+			pool := float64(r.e.KVBlocks*kvTiersBlock) * r.sEntry
+			row.Capacity = fmt.Sprintf("%s KV pool", BytesText(pool))
+			row.Path, row.Bandwidth = "none: attention reads it in place", "HBM "+GBps(r.e.GPU.MemBandwidth)
 			row.Fetch = "0 ms"
 		} else {
-			row.Path, row.Bandwidth = t.Link.Name, fmt.Sprintf("%s (BW·η) · α %s", gbps(t.Link.Effective()), alphaText(t.Link.Alpha))
+			row.Path, row.Bandwidth = t.Link.Name, fmt.Sprintf("%s (BW·η) · α %s", GBps(t.Link.Effective()), alphaText(t.Link.Alpha))
 		}
 		if note != nil {
 			row.Note = note(m)
@@ -397,31 +397,31 @@ func (r *kvTiersRun) tierRows(note func(m int) string) []scene.Tier {
 // alphaText is a link's start-up time: µs below a millisecond.
 func alphaText(s float64) string {
 	if s < 1e-3 {
-		return fmt.Sprintf("%g µs", round2(s*1e6))
+		return fmt.Sprintf("%g µs", Round2(s*1e6))
 	}
-	return msText(s)
+	return MsText(s)
 }
 
 // race is one way to the first token: tier m's fetch (m ≥ 0) or the
 // prefix's recompute (m < 0), then the rest of the prompt.
 func (r *kvTiersRun) race(m int) scene.Race {
-	rest := scene.RaceBar{Label: "rest " + msText(r.tSuffix), Class: "rest", Value: round4(1000 * r.tSuffix)}
+	rest := scene.RaceBar{Label: "rest " + MsText(r.tSuffix), Class: "rest", Value: Round4(1000 * r.tSuffix)}
 	if m < 0 {
 		return scene.Race{Ref: "race:miss", Label: "miss: recompute the prefix", Bars: []scene.RaceBar{
-			{Label: "recompute " + msText(r.tCompute), Class: "compute", Value: round4(1000 * r.tCompute)}, rest}}
+			{Label: "recompute " + MsText(r.tCompute), Class: "compute", Value: Round4(1000 * r.tCompute)}, rest}}
 	}
 	t := r.tiers[m]
 	if m == 0 {
 		return scene.Race{Ref: "race:" + t.ID.String(), Label: t.ID.String() + " hit: nothing to copy", Bars: []scene.RaceBar{rest}}
 	}
 	return scene.Race{Ref: "race:" + t.ID.String(), Label: t.ID.String() + " hit: fetch from " + t.Name, Bars: []scene.RaceBar{
-		{Label: "fetch " + msText(r.fetch[m]), Class: "fetch", Value: round4(1000 * r.fetch[m])}, rest}}
+		{Label: "fetch " + MsText(r.fetch[m]), Class: "fetch", Value: Round4(1000 * r.fetch[m])}, rest}}
 }
 
 // tiersScene is the tiers and the race of the given lanes (tier indices,
 // −1 for the miss), the fastest lane marked the winner.
 func (r *kvTiersRun) tiersScene(title string, rows []scene.Tier, lanes []int, marks []scene.Mark) scene.Scene {
-	t := &scene.Tiers{Subject: fmt.Sprintf("a %s-token prompt whose first %s tokens (%s of KV) may be cached", comma(r.prompt), comma(r.prefix), bytesText(r.bytes)),
+	t := &scene.Tiers{Subject: fmt.Sprintf("a %s-token prompt whose first %s tokens (%s of KV) may be cached", Comma(r.prompt), Comma(r.prefix), BytesText(r.bytes)),
 		Tiers: rows, Unit: "ms"}
 	best, bestT := -1, 0.0
 	for i, m := range lanes {
@@ -444,8 +444,8 @@ func (r *kvTiersRun) tiersScene(title string, rows []scene.Tier, lanes []int, ma
 // expectedRace is formulation 2's E[TTFT] as one lane.
 func (r *kvTiersRun) expectedRace() scene.Race {
 	return scene.Race{Ref: "race:expected", Label: "E[TTFT] over the hit rates", Bars: []scene.RaceBar{
-		{Label: "expected prefix cost " + msText(r.eFormula), Class: "fetch", Value: round4(1000 * r.eFormula)},
-		{Label: "rest " + msText(r.tSuffix), Class: "rest", Value: round4(1000 * r.tSuffix)}}}
+		{Label: "expected prefix cost " + MsText(r.eFormula), Class: "fetch", Value: Round4(1000 * r.eFormula)},
+		{Label: "rest " + MsText(r.tSuffix), Class: "rest", Value: Round4(1000 * r.tSuffix)}}}
 }
 
 // kvbmNote is how blocks reach tier m (docs/SOURCES.md#dyn-kvbm).
@@ -460,46 +460,46 @@ func (r *kvTiersRun) tierScene() scene.Scene {
 	tbl := &scene.Table{Columns: []string{"tier", "medium", "link", "α", "BW · η", "T_fetch (this prefix)", "TTFT on a hit", "break-even"}}
 	for m, t := range r.tiers {
 		if m == 0 {
-			tbl.Rows = append(tbl.Rows, []string{t.ID.String() + " " + t.Name, t.Medium, "— (attention reads it in place)", "—", gbps(r.e.gpu.MemBandwidth) + " HBM", "0 ms", msText(r.tSuffix), "always a win"})
+			tbl.Rows = append(tbl.Rows, []string{t.ID.String() + " " + t.Name, t.Medium, "— (attention reads it in place)", "—", GBps(r.e.GPU.MemBandwidth) + " HBM", "0 ms", MsText(r.tSuffix), "always a win"})
 			continue
 		}
-		tbl.Rows = append(tbl.Rows, []string{t.ID.String() + " " + t.Name, t.Medium, t.Link.Name, msText(t.Link.Alpha), gbps(t.Link.Effective()),
-			msText(r.fetch[m]), msText(r.fetch[m] + r.tSuffix), r.breakEvenText(m)})
+		tbl.Rows = append(tbl.Rows, []string{t.ID.String() + " " + t.Name, t.Medium, t.Link.Name, MsText(t.Link.Alpha), GBps(t.Link.Effective()),
+			MsText(r.fetch[m]), MsText(r.fetch[m] + r.tSuffix), r.breakEvenText(m)})
 	}
-	tbl.Rows = append(tbl.Rows, []string{"miss", "—", "recompute the prefix", "—", "—", msText(r.tCompute) + " (T_compute)", msText(r.ttftMiss), "—"})
+	tbl.Rows = append(tbl.Rows, []string{"miss", "—", "recompute the prefix", "—", "—", MsText(r.tCompute) + " (T_compute)", MsText(r.ttftMiss), "—"})
 	return scene.Scene{Kind: scene.KindTable, ID: "tier-table", Title: "Dynamo KVBM tiers for this prefix", Table: tbl}
 }
 
 func (r *kvTiersRun) formulaScene() scene.Scene {
 	terms := []scene.Term{}
 	for m, t := range r.tiers {
-		terms = append(terms, scene.Term{Symbol: "P(hit_" + t.ID.String() + ")", Meaning: "share of requests whose prefix is in " + t.Name, Value: pct(r.p[m])})
+		terms = append(terms, scene.Term{Symbol: "P(hit_" + t.ID.String() + ")", Meaning: "share of requests whose prefix is in " + t.Name, Value: Pct(r.p[m])})
 	}
 	for m, t := range r.tiers {
-		terms = append(terms, scene.Term{Symbol: "T_fetch(" + t.ID.String() + ")", Meaning: "α + bytes/(BW·η) over " + map[bool]string{true: "nothing: it is in HBM", false: t.Link.Name}[m == 0], Value: msText(r.fetch[m])})
+		terms = append(terms, scene.Term{Symbol: "T_fetch(" + t.ID.String() + ")", Meaning: "α + bytes/(BW·η) over " + map[bool]string{true: "nothing: it is in HBM", false: t.Link.Name}[m == 0], Value: MsText(r.fetch[m])})
 	}
 	terms = append(terms,
-		scene.Term{Symbol: "T_compute", Meaning: fmt.Sprintf("prefill of the %s-token prefix (core/hardware)", comma(r.prefix)), Value: msText(r.tCompute)},
-		scene.Term{Symbol: "T_rest", Meaning: fmt.Sprintf("prefill of the other %s tokens on top of the prefix, paid in every case", comma(r.suffix)), Value: msText(r.tSuffix)})
+		scene.Term{Symbol: "T_compute", Meaning: fmt.Sprintf("prefill of the %s-token prefix (core/hardware)", Comma(r.prefix)), Value: MsText(r.tCompute)},
+		scene.Term{Symbol: "T_rest", Meaning: fmt.Sprintf("prefill of the other %s tokens on top of the prefix, paid in every case", Comma(r.suffix)), Value: MsText(r.tSuffix)})
 	return scene.Scene{Kind: scene.KindFormula, ID: "formula", Title: "Formulation 2: expected TTFT over the tiers", Formula: &scene.Formula{
 		Expr:   "E[TTFT] = T_rest + Σ_m P(hit_m) · T_fetch(m) + (1 − Σ_m P(hit_m)) · T_compute",
 		Terms:  terms,
-		Result: fmt.Sprintf("%s + %s = %s (miss: %s)", msText(r.tSuffix), msText(r.eFormula), msText(r.eTTFT), msText(r.ttftMiss)),
+		Result: fmt.Sprintf("%s + %s = %s (miss: %s)", MsText(r.tSuffix), MsText(r.eFormula), MsText(r.eTTFT), MsText(r.ttftMiss)),
 	}}
 }
 
-// chartScene is fetch vs recompute by prefix length.
+// ChartScene is fetch vs recompute by prefix length.
 func (r *kvTiersRun) chartScene() scene.Scene {
 	chart := &scene.Chart{Type: scene.Line, XLabel: "cached prefix", XUnit: "tokens", YLabel: "time", YUnit: "ms", XLog: true, YLog: true}
 	rec := scene.Series{Name: "recompute (prefill)"}
 	for i, n := range r.lengths {
-		rec.X, rec.Y = append(rec.X, float64(n)), append(rec.Y, round4(1000*r.recompute[i]))
+		rec.X, rec.Y = append(rec.X, float64(n)), append(rec.Y, Round4(1000*r.recompute[i]))
 	}
 	chart.Series = append(chart.Series, rec)
 	for m := 1; m < len(r.tiers); m++ {
 		sr := scene.Series{Name: "fetch from " + r.tiers[m].Name}
 		for i, n := range r.lengths {
-			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, round4(1000*r.tierFetch[m][i]))
+			sr.X, sr.Y = append(sr.X, float64(n)), append(sr.Y, Round4(1000*r.tierFetch[m][i]))
 		}
 		chart.Series = append(chart.Series, sr)
 	}
@@ -512,13 +512,13 @@ func (r *kvTiersRun) chartScene() scene.Scene {
 func (r *kvTiersRun) articleScene() scene.Scene {
 	art := &scene.Table{Columns: []string{"tier", "article", "article's rates for this prefix (latency + bytes/BW)", "this model (α + bytes/(BW·η))"}}
 	for m, t := range r.tiers {
-		model := msText(r.fetch[m])
+		model := MsText(r.fetch[m])
 		if m == 0 {
 			model = "0 ms (no copy)"
 		}
-		art.Rows = append(art.Rows, []string{t.ID.String() + " " + t.Name, articleTiers[m].text, msText(r.articleFetch(m)), model})
+		art.Rows = append(art.Rows, []string{t.ID.String() + " " + t.Name, articleTiers[m].text, MsText(r.articleFetch(m)), model})
 	}
-	return scene.Scene{Kind: scene.KindTable, ID: "article-tiers", Title: fmt.Sprintf("The article's tier table and %s of KV", bytesText(r.bytes)), Table: art}
+	return scene.Scene{Kind: scene.KindTable, ID: "article-tiers", Title: fmt.Sprintf("The article's tier table and %s of KV", BytesText(r.bytes)), Table: art}
 }
 
 // kvbmScenes are KVBM's tiers and its disk filter, step by step.
@@ -545,43 +545,43 @@ func (r *kvTiersRun) steps() []Step {
 	objectWins := map[bool]string{true: "fetch it", false: "recompute it"}[fetch[3] < r.tCompute]
 	intro := fmt.Sprintf("A %s-token prompt arrives whose first %s tokens were seen before (say, the history of a conversation). Their KV is %s B per token for %s: %s in all. "+
 		"If the GPU still holds it, only the other %s tokens are computed (%s). If it was evicted, that KV may still live further down Dynamo's KVBM hierarchy — or be gone, and then the prefix is recomputed (%s more).",
-		comma(r.prompt), comma(r.prefix), comma(int(r.sEntry)), e.model.Name, bytesText(r.bytes), comma(r.suffix), msText(r.tSuffix), msText(r.tCompute))
-	a := &annotate{scene: "tiers"}
-	a.mark("tier:G1", "in GPU memory: nothing to copy", "If the GPU still holds it", intro)
-	a.mark("race:miss", "recompute "+msText(r.tCompute), "the prefix is recomputed", intro)
+		Comma(r.prompt), Comma(r.prefix), Comma(int(r.sEntry)), e.Model.Name, BytesText(r.bytes), Comma(r.suffix), MsText(r.tSuffix), MsText(r.tCompute))
+	a := &Annotator{Scene: "tiers"}
+	a.Mark("tier:G1", "in GPU memory: nothing to copy", "If the GPU still holds it", intro)
+	a.Mark("race:miss", "recompute "+MsText(r.tCompute), "the prefix is recomputed", intro)
 
 	tiersText := fmt.Sprintf("Each tier returns the prefix over its own path: host DRAM over %s (%s), one NVMe drive (%s), object storage (%s) — many parallel streams can outrun a single drive once the 20 ms first byte is paid. "+
 		"On %s the prefill of those %s tokens takes %s, so a fetch from G2 is %.1f× faster than recomputing, from G3 %.2f×, from G4 %.2f×.",
-		r.tiers[1].Link.Name, msText(fetch[1]), msText(fetch[2]), msText(fetch[3]), e.gpu.Name, comma(r.prefix), msText(r.tCompute),
+		r.tiers[1].Link.Name, MsText(fetch[1]), MsText(fetch[2]), MsText(fetch[3]), e.GPU.Name, Comma(r.prefix), MsText(r.tCompute),
 		r.tCompute/fetch[1], r.tCompute/fetch[2], r.tCompute/fetch[3])
-	b := &annotate{scene: "tiers"}
+	b := &Annotator{Scene: "tiers"}
 	for m, text := range []string{1: "host DRAM over", 2: "one NVMe drive", 3: "object storage ("} {
 		if m > 0 {
-			b.mark("tier:"+r.tiers[m].ID.String(), "fetch "+msText(fetch[m]), text, tiersText)
+			b.Mark("tier:"+r.tiers[m].ID.String(), "fetch "+MsText(fetch[m]), text, tiersText)
 		}
 	}
-	b.mark("race:miss", "recompute "+msText(r.tCompute), "the prefill of those", tiersText)
+	b.Mark("race:miss", "recompute "+MsText(r.tCompute), "the prefill of those", tiersText)
 
 	formula := fmt.Sprintf("With these hit rates (%s in G1, %s in G2, %s in G3, %s in G4, %s miss), the article's formula gives %s: the rest of the prompt (%s) is paid every time, the prefix is fetched or recomputed. "+
 		"A miss costs %s; a G1 hit %s.",
-		pct(r.p[0]), pct(r.p[1]), pct(r.p[2]), pct(r.p[3]), pct(max(0, 1-r.hitSum)), msText(r.eTTFT), msText(r.tSuffix), msText(r.ttftMiss), msText(r.tSuffix))
-	c := &annotate{scene: "tiers"}
-	c.mark("race:expected", "E[TTFT] "+msText(r.eTTFT), "the article's formula gives", formula)
-	c.mark("race:miss", "miss "+msText(r.ttftMiss), "A miss costs", formula)
-	c.mark("race:G1", "G1 hit "+msText(r.tSuffix), "a G1 hit", formula)
-	exp := r.tiersScene("Formulation 2: every way to the first token, and their mix", r.tierRows(nil), []int{0, 1, 2, 3, -1}, c.marks)
+		Pct(r.p[0]), Pct(r.p[1]), Pct(r.p[2]), Pct(r.p[3]), Pct(max(0, 1-r.hitSum)), MsText(r.eTTFT), MsText(r.tSuffix), MsText(r.ttftMiss), MsText(r.tSuffix))
+	c := &Annotator{Scene: "tiers"}
+	c.Mark("race:expected", "E[TTFT] "+MsText(r.eTTFT), "the article's formula gives", formula)
+	c.Mark("race:miss", "miss "+MsText(r.ttftMiss), "A miss costs", formula)
+	c.Mark("race:G1", "G1 hit "+MsText(r.tSuffix), "a G1 hit", formula)
+	exp := r.tiersScene("Formulation 2: every way to the first token, and their mix", r.tierRows(nil), []int{0, 1, 2, 3, -1}, c.Marks)
 	exp.Tiers.Races = append(exp.Tiers.Races, r.expectedRace())
 
 	steps := []Step{{
-		Title: "A long prompt with a cached prefix", Narration: intro, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.tiersScene("Dynamo KVBM's tiers, and the two extremes: a G1 hit or a miss", r.tierRows(nil), []int{0, -1}, a.marks)},
+		Title: "A long prompt with a cached prefix", Narration: intro, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.tiersScene("Dynamo KVBM's tiers, and the two extremes: a G1 hit or a miss", r.tierRows(nil), []int{0, -1}, a.Marks)},
 	}, {
-		Quiz: numberQuiz(fmt.Sprintf("Fetching the %s of prefix KV from %s: α = %s, BW·η = %s. How many milliseconds?", bytesText(r.bytes), nvme.Name, msText(nvme.Alpha), gbps(nvme.Effective())),
-			round2(1000*fetch[2]), 0.05, "α + bytes/(BW·η): at hundreds of MB the bytes term is nearly all of it."),
-		Title: "Each tier's fetch time", Narration: tiersText, Mentions: b.mentions,
-		Scenes: []scene.Scene{r.tiersScene("Each tier's fetch against recomputing the prefix", r.tierRows(nil), []int{1, 2, 3, -1}, b.marks), r.tierScene()},
+		Quiz: NumberQuiz(fmt.Sprintf("Fetching the %s of prefix KV from %s: α = %s, BW·η = %s. How many milliseconds?", BytesText(r.bytes), nvme.Name, MsText(nvme.Alpha), GBps(nvme.Effective())),
+			Round2(1000*fetch[2]), 0.05, "α + bytes/(BW·η): at hundreds of MB the bytes term is nearly all of it."),
+		Title: "Each tier's fetch time", Narration: tiersText, Mentions: b.Mentions,
+		Scenes: []scene.Scene{r.tiersScene("Each tier's fetch against recomputing the prefix", r.tierRows(nil), []int{1, 2, 3, -1}, b.Marks), r.tierScene()},
 	}, {
-		Title: "Formulation 2: expected TTFT", Narration: formula, Mentions: c.mentions,
+		Title: "Formulation 2: expected TTFT", Narration: formula, Mentions: c.Mentions,
 		Scenes: []scene.Scene{exp, r.formulaScene()},
 	}, r.breakEvenStep(objectWins)}
 	return append(steps, r.kvbmStep(), r.articleStep())
@@ -593,15 +593,15 @@ func (r *kvTiersRun) breakEvenStep(objectWins string) Step {
 	text := fmt.Sprintf("Both costs grow with the prefix. Recomputing starts at one forward pass (%s: every weight is read once) and grows by the model's FLOPs per token; a fetch starts at α and grows by S_entry/(BW·η) per token. "+
 		"For this prefix each extra token costs %.1f µs to recompute and %.1f µs to read from %s. Here: host DRAM — %s; NVMe — %s; object storage — %s. "+
 		"A short prefix is not worth a 20 ms first byte; a model with many KV bytes per FLOP (no grouped-query attention, e.g. Llama-2-7B) can make a slow tier lose on long prefixes too.",
-		msText(r.tOne), 1e6*r.computePerToken, 1e6*r.fetchPerToken, nvme.Name,
+		MsText(r.tOne), 1e6*r.computePerToken, 1e6*r.fetchPerToken, nvme.Name,
 		r.breakEvenText(1), r.breakEvenText(2), r.breakEvenText(3))
-	a := &annotate{scene: "tiers"}
+	a := &Annotator{Scene: "tiers"}
 	for m, t := range []string{1: "host DRAM —", 2: "NVMe —", 3: "object storage —"} {
 		if m > 0 {
-			a.mark("tier:"+r.tiers[m].ID.String(), r.breakEvenText(m), t, text)
+			a.Mark("tier:"+r.tiers[m].ID.String(), r.breakEvenText(m), t, text)
 		}
 	}
-	a.mark("race:miss", "recompute "+msText(r.tCompute), "", text)
+	a.Mark("race:miss", "recompute "+MsText(r.tCompute), "", text)
 	rows := r.tierRows(func(m int) string {
 		if m == 0 {
 			return ""
@@ -609,11 +609,11 @@ func (r *kvTiersRun) breakEvenStep(objectWins string) Step {
 		return r.breakEvenText(m)
 	})
 	return Step{
-		Quiz: choiceQuiz(fmt.Sprintf("For this %s-token prefix, is it faster to fetch it from %s or to recompute it?", comma(r.prefix), object.Name),
+		Quiz: ChoiceQuiz(fmt.Sprintf("For this %s-token prefix, is it faster to fetch it from %s or to recompute it?", Comma(r.prefix), object.Name),
 			[]string{"fetch it", "recompute it"}, objectWins,
-			fmt.Sprintf("Fetching takes %s (20 ms to the first byte, then %s); recomputing takes %s.", msText(r.fetch[3]), gbps(object.Effective()), msText(r.tCompute))),
-		Title: "When is a fetch slower than recomputing?", Narration: text, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.tiersScene("Where fetching stops paying, tier by tier", rows, []int{3, -1}, a.marks), r.chartScene()},
+			fmt.Sprintf("Fetching takes %s (20 ms to the first byte, then %s); recomputing takes %s.", MsText(r.fetch[3]), GBps(object.Effective()), MsText(r.tCompute))),
+		Title: "When is a fetch slower than recomputing?", Narration: text, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.tiersScene("Where fetching stops paying, tier by tier", rows, []int{3, -1}, a.Marks), r.chartScene()},
 	}
 }
 
@@ -621,11 +621,11 @@ func (r *kvTiersRun) breakEvenStep(objectWins string) Step {
 func (r *kvTiersRun) kvbmStep() Step {
 	text := "Dynamo's KV Block Manager copies complete, registered blocks from the GPU to pinned host memory, and from host to disk; every tier deduplicates by sequence hash. " +
 		"Disk writes are filtered to spare the SSD: a host block's frequency starts at 1, doubles on each hit and decays by 1 per step, and only blocks at frequency 2 or more are written. A block used once never reaches G3, so G3 hits come from prefixes reused at least twice."
-	a := &annotate{scene: "tiers"}
-	a.mark("tier:G2", "device → host copies", "from the GPU to pinned host memory", text)
-	a.mark("tier:G3", "only blocks with frequency ≥ 2", "A block used once never reaches G3", text)
-	return Step{Title: "How KVBM fills the tiers", Narration: text, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.tiersScene("How blocks reach each tier (KVBM)", r.tierRows(kvbmNote), nil, a.marks), r.kvbmScenes()[1]}}
+	a := &Annotator{Scene: "tiers"}
+	a.Mark("tier:G2", "device → host copies", "from the GPU to pinned host memory", text)
+	a.Mark("tier:G3", "only blocks with frequency ≥ 2", "A block used once never reaches G3", text)
+	return Step{Title: "How KVBM fills the tiers", Narration: text, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.tiersScene("How blocks reach each tier (KVBM)", r.tierRows(kvbmNote), nil, a.Marks), r.kvbmScenes()[1]}}
 }
 
 // articleStep sets the article's tier latencies beside the prefix's bytes.
@@ -633,17 +633,17 @@ func (r *kvTiersRun) articleStep() Step {
 	fetch := r.fetch
 	text := fmt.Sprintf("The article lists a latency per tier: ~0.150 ms for host memory, ~1.2 ms for NVMe, ~8.5 ms for S3. Those are times to the first byte; this prefix is %s, and at the article's own bandwidths it takes %s, %s and %s. "+
 		"The model's measured rates give %s, %s and %s.",
-		bytesText(r.bytes), msText(r.articleFetch(1)), msText(r.articleFetch(2)), msText(r.articleFetch(3)), msText(fetch[1]), msText(fetch[2]), msText(fetch[3]))
-	a := &annotate{scene: "tiers"}
+		BytesText(r.bytes), MsText(r.articleFetch(1)), MsText(r.articleFetch(2)), MsText(r.articleFetch(3)), MsText(fetch[1]), MsText(fetch[2]), MsText(fetch[3]))
+	a := &Annotator{Scene: "tiers"}
 	for m, t := range []string{1: "~0.150 ms for host memory", 2: "~1.2 ms for NVMe", 3: "~8.5 ms for S3"} {
 		if m == 0 {
 			continue
 		}
-		a.mark("tier:"+r.tiers[m].ID.String(), fmt.Sprintf("article %s · model %s", msText(r.articleFetch(m)), msText(fetch[m])), t, text)
+		a.Mark("tier:"+r.tiers[m].ID.String(), fmt.Sprintf("article %s · model %s", MsText(r.articleFetch(m)), MsText(fetch[m])), t, text)
 	}
 	rows := r.tierRows(func(m int) string {
-		return "article: " + articleTiers[m].text + " → " + msText(r.articleFetch(m)) + " for this prefix"
+		return "article: " + articleTiers[m].text + " → " + MsText(r.articleFetch(m)) + " for this prefix"
 	})
-	return Step{Title: "The article's tier table", Narration: text, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.tiersScene("The article's rates beside the measured ones", rows, nil, a.marks), r.articleScene()}}
+	return Step{Title: "The article's tier table", Narration: text, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.tiersScene("The article's rates beside the measured ones", rows, nil, a.Marks), r.articleScene()}}
 }

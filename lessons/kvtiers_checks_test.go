@@ -4,22 +4,22 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// What the shared tests check on the kv-tiers lesson (lessonChecks). Its
+// What the shared tests check on the kv-tiers lesson (Checks). Its
 // narration check: the prefix and the GPU pool.
 func init() {
-	registerChecks(kvTiers, lessonChecks{
-		refusals: []refusal{
+	registerChecks(kvTiers, Checks{
+		Refusals: []Refusal{
 			// A relation is refused on the knob the reader set, with the other knob's value.
 			{map[string]string{"p_gpu": "100"}, "p_gpu", `p_gpu = "100" is not allowed with p_host = "30" (p_host: want at most 0%: the hit probabilities of all tiers sum to at most 100%)`},
 		},
-		servingFits: []servingFit{
-			{set: map[string]string{}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }},
-			{set: map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }, mayRefuseAll: true},
+		ServingFits: []ServingFit{
+			{Set: map[string]string{}, TP: 1, Longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }},
+			{Set: map[string]string{"prompt_tokens": "33000", "prefix_tokens": "32000"}, TP: 1, Longest: func(v Values) int { return v.Int("prompt_tokens") + 1 }, MayRefuseAll: true},
 		},
-		systems:       true,
-		systemsSets:   []map[string]string{{"prompt_tokens": "2000", "prefix_tokens": "1024"}},
-		promptMetrics: map[string]string{"compute_prefix_ms": "prefix_tokens", "ttft_recompute_ms": "prompt_tokens"},
-		narration: func(v Values) ([]string, error) {
+		Systems:       true,
+		SystemsSets:   []map[string]string{{"prompt_tokens": "2000", "prefix_tokens": "1024"}},
+		PromptMetrics: map[string]string{"compute_prefix_ms": "prefix_tokens", "ttft_recompute_ms": "prompt_tokens"},
+		Narration: func(v Values) ([]string, error) {
 			r, err := runKVTiers(v)
 			if err != nil {
 				return nil, err
@@ -29,21 +29,21 @@ func init() {
 	})
 }
 
-func kvTiersNarration(r *kvTiersRun) (out problems) {
+func kvTiersNarration(r *kvTiersRun) (out Problems) {
 	if r.prefix%kvTiersBlock != 0 || r.prefix+r.suffix != r.prompt || r.prefix >= r.prompt {
-		out.addf("narrated prefix %d + rest %d of a %d-token prompt, in %d-token blocks", r.prefix, r.suffix, r.prompt, kvTiersBlock)
+		out.Addf("narrated prefix %d + rest %d of a %d-token prompt, in %d-token blocks", r.prefix, r.suffix, r.prompt, kvTiersBlock)
 	}
 	if want := float64(r.prefix) * r.sEntry; r.bytes != want {
-		out.addf("narrated %g B of prefix KV, %d tokens of %g B are %g", r.bytes, r.prefix, r.sEntry, want)
+		out.Addf("narrated %g B of prefix KV, %d tokens of %g B are %g", r.bytes, r.prefix, r.sEntry, want)
 	}
 	// The G1 pool the picture states is the engine's, and a G1 hit means
 	// the prefix is resident there.
-	p, err := hardware.Fit{GPU: r.e.gpu, Model: r.e.model, FixedTP: true, BatchedTokens: kvTiersBudget}.Pool(kvTiersBlock)
-	if err != nil || r.e.kvBlocks != int(p.Blocks)-1 {
-		out.addf("G1 pool %d blocks, vLLM's is %d − 1 (%v)", r.e.kvBlocks, p.Blocks, err)
+	p, err := hardware.Fit{GPU: r.e.GPU, Model: r.e.Model, FixedTP: true, BatchedTokens: kvTiersBudget}.Pool(kvTiersBlock)
+	if err != nil || r.e.KVBlocks != int(p.Blocks)-1 {
+		out.Addf("G1 pool %d blocks, vLLM's is %d − 1 (%v)", r.e.KVBlocks, p.Blocks, err)
 	}
-	if r.prefix > r.e.kvBlocks*kvTiersBlock || r.maxN > r.e.kvBlocks*kvTiersBlock {
-		out.addf("a %d-token prefix (search to %d) narrated resident in a %d-token G1 pool", r.prefix, r.maxN, r.e.kvBlocks*kvTiersBlock)
+	if r.prefix > r.e.KVBlocks*kvTiersBlock || r.maxN > r.e.KVBlocks*kvTiersBlock {
+		out.Addf("a %d-token prefix (search to %d) narrated resident in a %d-token G1 pool", r.prefix, r.maxN, r.e.KVBlocks*kvTiersBlock)
 	}
 	return out
 }

@@ -17,7 +17,7 @@ func TestKVTiersDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(k string) float64 { return metricOf(t, s, k) }
+	get := func(k string) float64 { return MetricOf(t, s, k) }
 	const bytes = 9600 * 131072.0
 	for _, c := range []struct {
 		key  string
@@ -64,17 +64,17 @@ func TestKVTiersBreakEven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := int(metricOf(t, s, "breakeven_tokens_object"))
+	n := int(MetricOf(t, s, "breakeven_tokens_object"))
 	if n <= 1 {
 		t.Fatalf("object-storage break-even %d", n)
 	}
-	e, _ := newEngine(v, kvTiersBlock)
-	timer := e.timer(kvTiersMaxSeqs, kvTiersBudget)
+	e, _ := NewEngine(v, kvTiersBlock)
+	timer := e.Timer(kvTiersMaxSeqs, kvTiersBudget)
 	s3, _ := cluster.LinkByID("s3-100g")
 	fetch := func(n int) float64 { return s3.Transfer(float64((n+15)/16*16) * 131072) }
-	if !(fetch(n) < prefillSeconds(timer, n, kvTiersBudget) && fetch(n-1) >= prefillSeconds(timer, n-1, kvTiersBudget)) {
-		t.Errorf("at %d tokens: fetch %v vs recompute %v; at %d: %v vs %v", n, fetch(n), prefillSeconds(timer, n, kvTiersBudget),
-			n-1, fetch(n-1), prefillSeconds(timer, n-1, kvTiersBudget))
+	if !(fetch(n) < PrefillSeconds(timer, n, kvTiersBudget) && fetch(n-1) >= PrefillSeconds(timer, n-1, kvTiersBudget)) {
+		t.Errorf("at %d tokens: fetch %v vs recompute %v; at %d: %v vs %v", n, fetch(n), PrefillSeconds(timer, n, kvTiersBudget),
+			n-1, fetch(n-1), PrefillSeconds(timer, n-1, kvTiersBudget))
 	}
 	// Llama-2-7B has no grouped-query attention: 4× the KV bytes per token
 	// of Llama-3.1-8B, so one NVMe drive loses to recomputing beyond a short prefix.
@@ -82,10 +82,10 @@ func TestKVTiersBreakEven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := metricOf(t, s2, "breakeven_tokens_nvme"); b < 2 || b > 3840 {
+	if b := MetricOf(t, s2, "breakeven_tokens_nvme"); b < 2 || b > 3840 {
 		t.Errorf("Llama-2-7B NVMe break-even %v tokens", b)
 	}
-	if metricOf(t, s2, "fetch_ms_nvme") <= metricOf(t, s2, "compute_prefix_ms") {
+	if MetricOf(t, s2, "fetch_ms_nvme") <= MetricOf(t, s2, "compute_prefix_ms") {
 		t.Error("Llama-2-7B: fetching 3,840 tokens from NVMe Gen4 should be slower than recomputing them")
 	}
 }
@@ -122,4 +122,4 @@ func TestKVTiersDeterministic(t *testing.T) {
 	}
 }
 
-func TestKVTiersWorkBound(t *testing.T) { checkHeavyCorners(t, kvTiers) }
+func TestKVTiersWorkBound(t *testing.T) { CheckHeavyCorners(t, kvTiers) }

@@ -43,9 +43,9 @@ type Lesson struct {
 	// Check validates relations between parameters after each one passed its
 	// own range check (e.g. prompt_min ≤ prompt_max). It may be nil.
 	Check func(Values) error
-	// sim runs the lesson's simulation (see simulation for why it is an
+	// Sim runs the lesson's simulation (see simulation for why it is an
 	// interface value, not a func).
-	sim simulation
+	Sim Simulation
 
 	// MaxWork bounds Script.Work for every knob combination the lesson
 	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +
@@ -59,7 +59,7 @@ type Lesson struct {
 	HeavyCorners []map[string]string
 }
 
-// simulation is what a lesson runs: each lesson file declares an empty type
+// Simulation is what a lesson runs: each lesson file declares an empty type
 // (e.g. garageSim) whose build method is the simulation.
 //
 // Why an interface and not a func field: the page's WebAssembly (app.wasm)
@@ -75,32 +75,32 @@ type Lesson struct {
 // -ldflags='-s -w' ./wasm). So a registered lesson's sim must be an empty
 // struct type with methods, never a func adapter nor a struct holding a
 // func (TestRegisteredSimulationsAreMethods).
-type simulation interface {
-	// build runs the simulation. It is only called with values that passed
+type Simulation interface {
+	// Simulate runs the simulation. It is only called with values that passed
 	// Resolve and Check, and must be deterministic in them.
-	build(Values) (*Script, error)
+	Simulate(Values) (*Script, error)
 }
 
-// traceSimulation is a simulation that also runs on requests read from a
+// TraceSimulation is a simulation that also runs on requests read from a
 // trace (core/workload's JSONL format) instead of the workload its knobs
 // generate; name labels the trace in the narration.
-type traceSimulation interface {
-	simulation
-	buildTrace(v Values, trace []workload.Request, name string) (*Script, error)
+type TraceSimulation interface {
+	Simulation
+	SimulateTrace(v Values, trace []workload.Request, name string) (*Script, error)
 }
 
 // Build runs the lesson's simulation. It is only called with values that
 // passed Resolve and Check (Run does both), and is deterministic in them.
 func (l *Lesson) Build(v Values) (*Script, error) {
-	if l.sim == nil {
+	if l.Sim == nil {
 		return nil, fmt.Errorf("%s: the lesson has no simulation", l.Slug)
 	}
-	return l.sim.build(v)
+	return l.Sim.Simulate(v)
 }
 
 // TakesTrace reports whether the lesson runs on a trace (BuildTrace).
 func (l *Lesson) TakesTrace() bool {
-	_, ok := l.sim.(traceSimulation)
+	_, ok := l.Sim.(TraceSimulation)
 	return ok
 }
 
@@ -109,11 +109,11 @@ func (l *Lesson) TakesTrace() bool {
 // for Build, v passed Resolve and Check. It fails for a lesson that takes
 // no trace.
 func (l *Lesson) BuildTrace(v Values, trace []workload.Request, name string) (*Script, error) {
-	ts, ok := l.sim.(traceSimulation)
+	ts, ok := l.Sim.(TraceSimulation)
 	if !ok {
 		return nil, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
-	return ts.buildTrace(v, trace, name)
+	return ts.SimulateTrace(v, trace, name)
 }
 
 // Script is what a lesson's Build returns: the steps to play and the final
@@ -189,7 +189,7 @@ func (s *Script) Metric(key string) (float64, bool) {
 // Run resolves raw parameter text, checks it and builds the script. Errors
 // from bad parameters are *ParamError values (possibly joined).
 func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
-	v, err := l.resolveChecked(raw)
+	v, err := l.ResolveChecked(raw)
 	if err != nil {
 		return nil, v, err
 	}
@@ -197,8 +197,8 @@ func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
 	return s, v, l.blame(v, err)
 }
 
-// resolveChecked resolves raw knobs and checks their relations.
-func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
+// ResolveChecked resolves raw knobs and checks their relations.
+func (l *Lesson) ResolveChecked(raw map[string]string) (Values, error) {
 	v, errs := l.Resolve(raw)
 	if len(errs) > 0 {
 		return v, joinParamErrors(errs)
@@ -213,7 +213,7 @@ func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
 // then builds with BuildTrace. name is shown with its control characters
 // escaped (PrintableName).
 func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
-	v, err := l.resolveChecked(raw)
+	v, err := l.ResolveChecked(raw)
 	if err != nil {
 		return nil, v, err
 	}
@@ -266,16 +266,16 @@ func (l *Lesson) TraceLimits() workload.Limits {
 // the browser alike: perPrompt × Σ prompt_tokens + perOutput × Σ
 // output_tokens at most bound (all 0 for a lesson with none).
 func (l *Lesson) TraceWork() (perPrompt, perOutput, bound int64) {
-	if tw, ok := l.sim.(interface{ traceWork() (int64, int64, int64) }); ok {
-		return tw.traceWork()
+	if tw, ok := l.Sim.(interface{ TraceWork() (int64, int64, int64) }); ok {
+		return tw.TraceWork()
 	}
 	return 0, 0, 0
 }
 
 var registry = map[string]*Lesson{}
 
-// register adds a lesson; lesson files call it from init.
-func register(l *Lesson) {
+// Register adds a lesson; lesson files call it from init.
+func Register(l *Lesson) {
 	if _, dup := registry[l.Slug]; dup {
 		panic(fmt.Sprintf("lessons: duplicate slug %q", l.Slug))
 	}

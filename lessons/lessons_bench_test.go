@@ -7,7 +7,7 @@ import (
 
 // Re-simulation cost of lessons, the work the browser redoes when a knob
 // moves (the budget: a 1,000-request scenario in under 100 ms).
-func benchLesson(b *testing.B, l *Lesson, set map[string]string) {
+func Bench(b *testing.B, l *Lesson, set map[string]string) {
 	for b.Loop() {
 		if _, _, err := l.Run(set); err != nil {
 			b.Fatal(err)
@@ -19,7 +19,7 @@ func benchLesson(b *testing.B, l *Lesson, set map[string]string) {
 // (BenchmarkDefaults/<slug>).
 func BenchmarkDefaults(b *testing.B) {
 	for _, l := range All() {
-		b.Run(l.Slug, func(b *testing.B) { benchLesson(b, l, nil) })
+		b.Run(l.Slug, func(b *testing.B) { Bench(b, l, nil) })
 	}
 }
 
@@ -28,7 +28,7 @@ func BenchmarkDefaults(b *testing.B) {
 func BenchmarkHeavyCorners(b *testing.B) {
 	for _, l := range All() {
 		for i, set := range l.HeavyCorners {
-			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { benchLesson(b, l, set) })
+			b.Run(fmt.Sprintf("%s/%d", l.Slug, i+1), func(b *testing.B) { Bench(b, l, set) })
 		}
 	}
 }

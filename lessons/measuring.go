@@ -32,7 +32,7 @@ var measuring = &Lesson{
 		{Term: "SLO", Aliases: []string{"service level objective"}, Definition: "The latency a request must meet to count as served well.", Find: "SLO"},
 	},
 	Params: []Param{
-		gpuParam, modelParam, tpParam(), weightParam, graphParam,
+		GPUParam, ModelParam, TPParam(), WeightParam, GraphParam,
 		{Key: "duration_s", Label: "Arrival window per rate", Unit: "s", Help: "Requests arrive for this long at each rate (at most 3,000 per rate), then the server drains.", Kind: Float, Default: 20, Min: 1, Max: 600, Step: 1},
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: Float, Default: 128, Min: 0.1, Max: 1000, Step: 0.1},
@@ -41,13 +41,13 @@ var measuring = &Lesson{
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "MLPerf's interactive limit is 40 ms.", Kind: Float, Default: 40, Min: 1, Max: 10000, Step: 1},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
-		sloKnobs[0], sloKnobs[1],
-		priceParam, powerParam,
+		SLOKnobs[0], SLOKnobs[1],
+		PriceParam, PowerParam,
 		{Key: "compare_budget", Label: "Compare capacity at budget", Unit: "tokens", Help: "Also search the capacity at this max_num_batched_tokens, to compare chunk sizes (Sarathi-Serve's experiment); 0 for none.", Kind: Int, Default: 0, Min: 0, Max: 65536, Step: 64},
-		seedParam,
+		SeedParam,
 	},
 	Check: checkMeasuring,
-	sim:   measuringSim{},
+	Sim:   measuringSim{},
 	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
 	MaxWork: measuringMaxWork,
 	// The declared corners at the edge of the bound, and (the last) the
@@ -66,14 +66,14 @@ var measuring = &Lesson{
 	},
 }
 
-func init() { register(measuring) }
+func init() { Register(measuring) }
 
 // maxRequestsPerRate bounds the work of one point of the sweep.
 const maxRequestsPerRate = 3000
 
-// Work bound: Script.Work counts each step as stepWork units, each step
-// priced kernel by kernel streamedWork more, and each request advanced by
-// a step as one (pricedStepsWork). measuringWorkLimit is what Check lets
+// Work bound: Script.Work counts each step as StepWork units, each step
+// priced kernel by kernel StreamedWork more, and each request advanced by
+// a step as one (PricedStepsWork). measuringWorkLimit is what Check lets
 // the estimate reach, below MaxWork to leave room for preemptions and for
 // the estimate's error (within 10% on the settings measured).
 const (
@@ -95,41 +95,41 @@ func checkMeasuring(v Values) error {
 	if other := v.Int("compare_budget"); other != 0 && other < seqs {
 		return Relation("compare_budget", strconv.Itoa(other), fmt.Sprintf("0 (none) or at least max_num_seqs (%d), as vLLM requires of a token budget", seqs), "max_num_seqs")
 	}
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
-	if err := checkTP(v, m); err != nil {
+	if err := CheckTP(v, m); err != nil {
 		return err
 	}
 	prompts, outputs := chatLengths(m)
 	longest := prompts.Max + outputs.Max
-	fit := engineFit(v, g, m)
+	fit := EngineFit(v, g, m)
 	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(longest), longest
-	if err := checkFit(v, fit,
-		fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}); err != nil {
+	if err := CheckFit(v, fit,
+		FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}); err != nil {
 		return err
 	}
-	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
+	e, err := NewEngineAt(v, 16, v.Int("max_num_batched_tokens"))
 	if err != nil {
 		return err
 	}
-	step := e.timer(seqs, budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
+	step := e.Timer(seqs, budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
 	reqs, est := measuringWork(v, step, prompts, outputs, e)
 	if est > measuringWorkLimit {
 		return Relation("duration_s", v.TextOf("duration_s"), fmt.Sprintf("a sweep that re-simulates in about a second: %s requests (%s rates, each rate × duration_s, at most 3,000) "+
 			"of chat length with max_num_seqs = %d and max_num_batched_tokens = %d come to about %s units of work (each step 8, each step priced kernel by kernel %d more (graph_mode %s, %d layers), each request in a step 1), over the bound of %s; "+
-			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", comma(reqs), v.TextOf("points"), seqs, budget, comma(int(est)),
-			streamedWorkTP(m, workerTP(v)), v.Choice("graph_mode"), m.Layers, comma(measuringWorkLimit)))
+			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", Comma(reqs), v.TextOf("points"), seqs, budget, Comma(int(est)),
+			StreamedWorkTP(m, WorkerTP(v)), v.Choice("graph_mode"), m.Layers, Comma(measuringWorkLimit)))
 	}
 	if other := v.Int("compare_budget"); other != 0 {
-		if _, err := newEngineAt(v, 16, other); err != nil {
+		if _, err := NewEngineAt(v, 16, other); err != nil {
 			return Relation("compare_budget", strconv.Itoa(other), "a budget whose activations leave room for the KV cache ("+err.Error()+")", "model")
 		}
 	}
 	if _, ok := measuringPlan(v, e, prompts, outputs, est); !ok {
 		return Relation("compare_budget", v.TextOf("compare_budget"), fmt.Sprintf("0 (none), or a comparison whose capacity search fits beside the sweep: the sweep comes to about %s units of work and the search, "+
-			"probing both ends of %g–%g req/s with as many requests as the sweep serves there, goes over the bound of %s; shorten duration_s, lower rate_max or points", comma(int(est)), v.Float("rate_min"), v.Float("rate_max"), comma(measuringWorkLimit)), "duration_s")
+			"probing both ends of %g–%g req/s with as many requests as the sweep serves there, goes over the bound of %s; shorten duration_s, lower rate_max or points", Comma(int(est)), v.Float("rate_min"), v.Float("rate_max"), Comma(measuringWorkLimit)), "duration_s")
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func chatLengths(m hardware.Model) (prompts, outputs workload.LongTail) {
 
 // sweepRates are the rates the sweep serves and each one's request count.
 func sweepRates(v Values) (rates []float64, counts []int) {
-	for _, rate := range logspace(v.Float("rate_min"), v.Float("rate_max"), v.Int("points")) {
+	for _, rate := range Logspace(v.Float("rate_min"), v.Float("rate_max"), v.Int("points")) {
 		rates = append(rates, rate)
 		counts = append(counts, requestsAt(v, rate))
 	}
@@ -166,15 +166,15 @@ func requestsAt(v Values, rate float64) int {
 // output token and once per prefill chunk. A rate's steps are those
 // advances divided by the requests running at once, estimated as rate ×
 // a request's time alone (its advances × one decode step at batch 1),
-// between 1 and max_num_seqs; each step counts stepWork, and each the
-// CUDA-graph dispatcher streams streamedWork more (pricedStepsWork): every
+// between 1 and max_num_seqs; each step counts StepWork, and each the
+// CUDA-graph dispatcher streams StreamedWork more (PricedStepsWork): every
 // step under graph_mode none or piecewise or when more run than the
 // largest captured size, else the steps that carry a prefill chunk (at
 // most one per chunk), which a full graph takes only in FULL mode within
 // the captured sizes. Within 15% of the counted work on the settings in
 // BENCHMARKS.md, and above it when batches grow (a larger batch makes each
 // step longer, so fewer steps).
-func measuringWork(v Values, step float64, prompts, outputs workload.LongTail, e *engine) (requests int, work float64) {
+func measuringWork(v Values, step float64, prompts, outputs workload.LongTail, e *Engine) (requests int, work float64) {
 	rates, counts := sweepRates(v)
 	for i, rate := range rates {
 		work += pointWork(e, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"), step, prompts, outputs, rate, counts[i], uint64(v.Int("seed")))
@@ -185,14 +185,14 @@ func measuringWork(v Values, step float64, prompts, outputs workload.LongTail, e
 
 // measuringProber serves the lesson's workload for a capacity search on e
 // at budget, reusing the sweep's runs (nil for another budget).
-func measuringProber(v Values, e *engine, budget int, prompts, outputs workload.LongTail, swept map[float64][]slo.Latency) capacityProber {
+func measuringProber(v Values, e *Engine, budget int, prompts, outputs workload.LongTail, swept map[float64][]slo.Latency) capacityProber {
 	return capacityProber{e: e, seqs: v.Int("max_num_seqs"), budget: budget, prompts: prompts, outputs: outputs, seed: uint64(v.Int("seed")),
 		count: func(rate float64) int { return requestsAt(v, rate) }, swept: swept}
 }
 
 // measuringPlan is the capacity searches' plan for these knobs, beside a
 // sweep estimated at sweepWork (what Check refuses when !ok).
-func measuringPlan(v Values, e *engine, prompts, outputs workload.LongTail, sweepWork float64) (capacityPlan, bool) {
+func measuringPlan(v Values, e *Engine, prompts, outputs workload.LongTail, sweepWork float64) (capacityPlan, bool) {
 	rates, _ := sweepRates(v)
 	swept := map[float64][]slo.Latency{}
 	for _, r := range rates {
@@ -201,7 +201,7 @@ func measuringPlan(v Values, e *engine, prompts, outputs workload.LongTail, swee
 	p := measuringProber(v, e, v.Int("max_num_batched_tokens"), prompts, outputs, swept)
 	var q *capacityProber
 	if other := v.Int("compare_budget"); other != 0 {
-		o, err := newEngineAt(v, 16, other)
+		o, err := NewEngineAt(v, 16, other)
 		if err != nil {
 			return capacityPlan{}, false
 		}
@@ -213,9 +213,9 @@ func measuringPlan(v Values, e *engine, prompts, outputs workload.LongTail, swee
 
 // pointWork is measuringWork's estimate for one run of count requests at
 // rate with these batch limits.
-func pointWork(e *engine, maxSeqs, budget int, step float64, prompts, outputs workload.LongTail, rate float64, count int, seed uint64) float64 {
+func pointWork(e *Engine, maxSeqs, budget int, step float64, prompts, outputs workload.LongTail, rate float64, count int, seed uint64) float64 {
 	seqs := float64(maxSeqs)
-	d := cudagraph.New(e.mode, maxSeqs, budget)
+	d := cudagraph.New(e.Mode, maxSeqs, budget)
 	captured := float64(d.MaxCaptureSize())
 	advances, chunks := 0, 0
 	for _, q := range workload.Poisson(count, rate, prompts, outputs, seed) {
@@ -228,12 +228,12 @@ func pointWork(e *engine, maxSeqs, budget int, step float64, prompts, outputs wo
 	steps := float64(advances) / running
 	streamed := min(steps, float64(chunks))
 	switch {
-	case e.mode == cudagraph.None || e.mode == cudagraph.Piecewise || running > captured:
+	case e.Mode == cudagraph.None || e.Mode == cudagraph.Piecewise || running > captured:
 		streamed = steps
-	case e.mode == cudagraph.Full && budget <= d.MaxCaptureSize():
+	case e.Mode == cudagraph.Full && budget <= d.MaxCaptureSize():
 		streamed = 0
 	}
-	return float64(advances) + steps*stepWork + streamed*float64(streamedWorkTP(e.model, e.tp))
+	return float64(advances) + steps*StepWork + streamed*float64(StreamedWorkTP(e.Model, e.TP))
 }
 
 // loadPoint is one rate of the sweep.
@@ -253,7 +253,7 @@ type loadPoint struct {
 	missTTFT, missTPOT int
 	// cost is what the rate's run cost (kit_cost.go); busy the seconds its
 	// steps ran.
-	cost runCost
+	cost RunCost
 	busy float64
 }
 
@@ -287,7 +287,7 @@ func pointOf(rate float64, s *scheduler.Scheduler, cfg scheduler.Config, slo sch
 
 // measuringRun is the load sweep the lesson ran.
 type measuringRun struct {
-	e     *engine
+	e     *Engine
 	gpu   hardware.GPU
 	model hardware.Model
 	// duration is the arrival window per rate in seconds; lo and hi the
@@ -318,7 +318,7 @@ type measuringRun struct {
 // page's WebAssembly leaves it out (see simulation).
 type measuringSim struct{}
 
-func (measuringSim) build(v Values) (*Script, error) {
+func (measuringSim) Simulate(v Values) (*Script, error) {
 	r, err := runMeasuring(v)
 	if err != nil {
 		return nil, err
@@ -330,44 +330,44 @@ func (measuringSim) build(v Values) (*Script, error) {
 
 // runMeasuring serves a Poisson chat workload at each rate of the sweep.
 func runMeasuring(v Values) (measuringRun, error) {
-	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
+	e, err := NewEngineAt(v, 16, v.Int("max_num_batched_tokens"))
 	if err != nil {
 		return measuringRun{}, err
 	}
-	r := measuringRun{e: e, gpu: e.gpu, model: e.model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
+	r := measuringRun{e: e, gpu: e.GPU, model: e.Model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
 		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms"), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
 	goal := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
-	prompts, outputs := chatLengths(e.model)
+	prompts, outputs := chatLengths(e.Model)
 	r.promptMedian, r.outputMedian = int(prompts.Median), int(outputs.Median)
 	r.promptMax, r.outputMax = prompts.Max, outputs.Max
 	cfg := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true,
-		BlockSize: 16, NumBlocks: e.kvBlocks}
+		BlockSize: 16, NumBlocks: e.KVBlocks}
 	// Prefix caching is left off: these prompts share no prefix, so it
 	// would find nothing and only cost simulation time.
 	rates, counts := sweepRates(v)
 	swept := map[float64][]slo.Latency{}
-	usd, watts := costRates(v, e.gpu)
+	usd, watts := CostRates(v, e.GPU)
 	for i, rate := range rates {
 		reqs := workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed")))
 		var in []scheduler.Request
 		for _, q := range reqs {
 			in = append(in, scheduler.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output})
 		}
-		s, err := scheduler.New(cfg, e.timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), in)
+		s, err := scheduler.New(cfg, e.Timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), in)
 		if err != nil {
 			return measuringRun{}, Relation("max_num_batched_tokens", strconv.Itoa(cfg.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
 		}
 		if err := s.Run(); err != nil {
 			return measuringRun{}, err
 		}
-		r.work += e.pricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
+		r.work += e.PricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
 		p := pointOf(rate, s, cfg, goal)
-		input, output, held := servedTokens(s.Requests())
-		pool := stepsPool(e.tp, held, s.Steps())
-		p.busy = pool.busy.Prefill + pool.busy.Decode
-		p.cost = costOf(usd, watts, []gpuPool{pool}, input, output)
+		input, output, held := ServedTokens(s.Requests())
+		pool := StepsPool(e.TP, held, s.Steps())
+		p.busy = pool.Busy.Prefill + pool.Busy.Decode
+		p.cost = CostOf(usd, watts, []GPUPool{pool}, input, output)
 		r.points = append(r.points, p)
-		swept[rate] = latencies(s.Requests())
+		swept[rate] = Latencies(s.Requests())
 	}
 	r.best = r.points[0]
 	for _, p := range r.points {
@@ -376,13 +376,13 @@ func runMeasuring(v Values) (measuringRun, error) {
 		}
 	}
 	// One model instance: one GPU, or a TP group of tp.
-	r.gpus = e.tp
-	r.objective = objectiveOf(v)
+	r.gpus = e.TP
+	r.objective = ObjectiveOf(v)
 	meets := make([]bool, len(rates))
 	for i, rate := range rates {
 		meets[i] = r.objective.Judge(rate, swept[rate]).Meets
 	}
-	step := e.timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
+	step := e.Timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
 	_, est := measuringWork(v, step, prompts, outputs, e)
 	plan, _ := measuringPlan(v, e, prompts, outputs, est)
 	r.plan = plan
@@ -398,7 +398,7 @@ func runMeasuring(v Values) (measuringRun, error) {
 	}
 	r.work += r.capacity.work
 	if other := v.Int("compare_budget"); other != 0 {
-		o, err := newEngineAt(v, 16, other)
+		o, err := NewEngineAt(v, 16, other)
 		if err != nil {
 			return measuringRun{}, err
 		}
@@ -418,7 +418,7 @@ func (r measuringRun) clampNote() string {
 	if r.promptMax+r.outputMax >= def {
 		return ""
 	}
-	return fmt.Sprintf(", at most %s + %s to fit %s's %s positions", comma(r.promptMax), comma(r.outputMax), r.model.Name, comma(r.model.MaxPositions))
+	return fmt.Sprintf(", at most %s + %s to fit %s's %s positions", Comma(r.promptMax), Comma(r.outputMax), r.model.Name, Comma(r.model.MaxPositions))
 }
 
 func (r measuringRun) first() loadPoint { return r.points[0] }
@@ -436,10 +436,10 @@ func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.S
 	}{{"p50", func(p scheduler.Percentiles) float64 { return p.P50 }}, {"p95", func(p scheduler.Percentiles) float64 { return p.P95 }}, {"p99", func(p scheduler.Percentiles) float64 { return p.P99 }}} {
 		sr := scene.Series{Name: q.label + " " + name}
 		for _, p := range r.points {
-			sr.X = append(sr.X, round2(p.sum.OutputTokensPerS))
-			sr.Y = append(sr.Y, round2(1000*q.of(f(p.sum))))
+			sr.X = append(sr.X, Round2(p.sum.OutputTokensPerS))
+			sr.Y = append(sr.Y, Round2(1000*q.of(f(p.sum))))
 			if q.label == "p99" {
-				sr.Labels = append(sr.Labels, rateText(p.rate))
+				sr.Labels = append(sr.Labels, RateText(p.rate))
 			}
 		}
 		c.Series = append(c.Series, sr)
@@ -458,8 +458,8 @@ func (r measuringRun) goodputChart() *scene.Chart {
 	good := &scene.Chart{Type: scene.Line, XLabel: "offered load", XUnit: "req/s", YLabel: "requests per second", YUnit: "req/s", Series: []scene.Series{{Name: seriesThroughput}, {Name: seriesGoodput}},
 		Note: "Requests served per second, and those that met the SLO: goodput rises with the load, peaks, then falls as queues build."}
 	for _, p := range r.points {
-		good.Series[0].X, good.Series[0].Y = append(good.Series[0].X, round2(p.rate)), append(good.Series[0].Y, round2(p.sum.RequestsPerS))
-		good.Series[1].X, good.Series[1].Y = append(good.Series[1].X, round2(p.rate)), append(good.Series[1].Y, round2(p.sum.GoodputReqPerS))
+		good.Series[0].X, good.Series[0].Y = append(good.Series[0].X, Round2(p.rate)), append(good.Series[0].Y, Round2(p.sum.RequestsPerS))
+		good.Series[1].X, good.Series[1].Y = append(good.Series[1].X, Round2(p.rate)), append(good.Series[1].Y, Round2(p.sum.GoodputReqPerS))
 	}
 	return good
 }
@@ -467,25 +467,25 @@ func (r measuringRun) goodputChart() *scene.Chart {
 func (r measuringRun) metrics() []Metric {
 	first, last, best := r.first(), r.last(), r.best
 	ms := []Metric{
-		{Key: "max_throughput_tok_s", Label: "Output throughput at the highest rate", Unit: "tok/s", Better: HigherIsBetter, Value: round2(last.sum.OutputTokensPerS)},
-		{Key: "best_goodput_req_s", Label: "Best goodput over the sweep", Unit: "req/s", Better: HigherIsBetter, Value: round2(best.sum.GoodputReqPerS)},
-		{Key: "best_goodput_rate", Label: "Offered rate with the best goodput", Unit: "req/s", Better: HigherIsBetter, Value: round2(best.rate)},
-		{Key: "ttft_p50_ms_low", Label: "p50 TTFT at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(first.sum.TTFT.P50)},
-		{Key: "ttft_p99_ms_low", Label: "p99 TTFT at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(first.sum.TTFT.P99)},
-		{Key: "ttft_p99_ms_high", Label: "p99 TTFT at the highest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(last.sum.TTFT.P99)},
-		{Key: "itl_p50_ms_low", Label: "p50 ITL at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(first.sum.ITL.P50)},
-		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Better: LowerIsBetter, Value: ms(last.sum.ITL.P99)},
-		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Better: HigherIsBetter, Value: round2(100 * last.sum.SLOAttainment)},
+		{Key: "max_throughput_tok_s", Label: "Output throughput at the highest rate", Unit: "tok/s", Better: HigherIsBetter, Value: Round2(last.sum.OutputTokensPerS)},
+		{Key: "best_goodput_req_s", Label: "Best goodput over the sweep", Unit: "req/s", Better: HigherIsBetter, Value: Round2(best.sum.GoodputReqPerS)},
+		{Key: "best_goodput_rate", Label: "Offered rate with the best goodput", Unit: "req/s", Better: HigherIsBetter, Value: Round2(best.rate)},
+		{Key: "ttft_p50_ms_low", Label: "p50 TTFT at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: Ms(first.sum.TTFT.P50)},
+		{Key: "ttft_p99_ms_low", Label: "p99 TTFT at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: Ms(first.sum.TTFT.P99)},
+		{Key: "ttft_p99_ms_high", Label: "p99 TTFT at the highest rate", Unit: "ms", Better: LowerIsBetter, Value: Ms(last.sum.TTFT.P99)},
+		{Key: "itl_p50_ms_low", Label: "p50 ITL at the lowest rate", Unit: "ms", Better: LowerIsBetter, Value: Ms(first.sum.ITL.P50)},
+		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Better: LowerIsBetter, Value: Ms(last.sum.ITL.P99)},
+		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * last.sum.SLOAttainment)},
 	}
-	under := sloText(r.objective)
+	under := SLOText(r.objective)
 	ms = append(ms,
-		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, comma(r.budget)), Unit: "req/s", Better: HigherIsBetter, Value: round2(r.capacity.rate())},
-		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Better: HigherIsBetter, Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
-	ms = append(ms, r.last().cost.metricsAt(" at the highest rate")...)
+		Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, Comma(r.budget)), Unit: "req/s", Better: HigherIsBetter, Value: Round2(r.capacity.rate())},
+		Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, Plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Better: HigherIsBetter, Value: Round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
+	ms = append(ms, r.last().cost.MetricsAt(" at the highest rate")...)
 	if c := r.compare; c != nil {
-		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, comma(c.budget)), Unit: "req/s", Better: HigherIsBetter, Value: round2(c.rate())})
+		ms = append(ms, Metric{Key: "capacity_compare_req_s", Label: fmt.Sprintf("Capacity under %s, at compare_budget %s", under, Comma(c.budget)), Unit: "req/s", Better: HigherIsBetter, Value: Round2(c.rate())})
 		if c.rate() > 0 {
-			ms = append(ms, Metric{Key: "capacity_ratio", Label: fmt.Sprintf("Capacity at max_num_batched_tokens %s over capacity at %s, under %s", comma(r.budget), comma(c.budget), under), Unit: "×", Value: round2(r.capacity.rate() / c.rate())})
+			ms = append(ms, Metric{Key: "capacity_ratio", Label: fmt.Sprintf("Capacity at max_num_batched_tokens %s over capacity at %s, under %s", Comma(r.budget), Comma(c.budget), under), Unit: "×", Value: Round2(r.capacity.rate() / c.rate())})
 		}
 	}
 	return ms
@@ -494,13 +494,13 @@ func (r measuringRun) metrics() []Metric {
 // pointCards are one rate's figures.
 func pointCards(p loadPoint) scene.Scene {
 	return scene.Scene{Kind: scene.KindCards, ID: "point", Title: fmt.Sprintf("At %.3g req/s offered", p.rate), Cards: []scene.Card{
-		{Label: "output throughput", Value: round2(p.sum.OutputTokensPerS), Unit: "tok/s"},
-		{Label: "p50 TTFT", Value: ms(p.sum.TTFT.P50), Unit: "ms"},
-		{Label: "p99 TTFT", Value: ms(p.sum.TTFT.P99), Unit: "ms"},
-		{Label: "p50 ITL", Value: ms(p.sum.ITL.P50), Unit: "ms"},
-		{Label: "p99 ITL", Value: ms(p.sum.ITL.P99), Unit: "ms"},
-		{Label: "meets the SLO", Value: round2(100 * p.sum.SLOAttainment), Unit: "%"},
-		{Label: "mean running", Value: round2(p.sum.MeanRunningAtStep)},
+		{Label: "output throughput", Value: Round2(p.sum.OutputTokensPerS), Unit: "tok/s"},
+		{Label: "p50 TTFT", Value: Ms(p.sum.TTFT.P50), Unit: "ms"},
+		{Label: "p99 TTFT", Value: Ms(p.sum.TTFT.P99), Unit: "ms"},
+		{Label: "p50 ITL", Value: Ms(p.sum.ITL.P50), Unit: "ms"},
+		{Label: "p99 ITL", Value: Ms(p.sum.ITL.P99), Unit: "ms"},
+		{Label: "meets the SLO", Value: Round2(100 * p.sum.SLOAttainment), Unit: "%"},
+		{Label: "mean running", Value: Round2(p.sum.MeanRunningAtStep)},
 		{Label: "preemptions", Value: float64(p.sum.Preemptions)},
 	}}
 }
@@ -515,17 +515,17 @@ func (r measuringRun) saturated(p loadPoint) bool {
 // regime says how the server fares at p and, once requests queue, what
 // holds them back.
 func (r measuringRun) regime(p loadPoint) string {
-	tpot := fmt.Sprintf("%s of %s requests miss the TPOT limit with their TTFT within it", comma(p.missTPOT), comma(p.sum.Requests))
+	tpot := fmt.Sprintf("%s of %s requests miss the TPOT limit with their TTFT within it", Comma(p.missTPOT), Comma(p.sum.Requests))
 	switch {
 	case p.sum.SLOAttainment < 0.5 && p.missTTFT < p.missTPOT:
 		return fmt.Sprintf("decode is too slow for the SLO: with up to %s running, the median gap between tokens is %.1f ms against the %g ms allowed, and %s",
-			comma(p.peakRunning), 1000*p.sum.ITL.P50, r.sloTPOT, tpot)
+			Comma(p.peakRunning), 1000*p.sum.ITL.P50, r.sloTPOT, tpot)
 	case p.sum.SLOAttainment < 0.5:
 		return "past saturation: " + r.limit(p) + ", so the queue grows for as long as requests keep coming, and TTFT is mostly waiting"
 	case r.saturated(p):
 		return "near saturation: the tail of TTFT grows first, as bursts queue (" + r.limit(p) + ")"
 	case p.missTPOT > p.missTTFT && 20*p.missTPOT >= p.sum.Requests:
-		return fmt.Sprintf("requests barely queue, but up to %s run at once and every decode step carries them all, so %s", comma(p.peakRunning), tpot)
+		return fmt.Sprintf("requests barely queue, but up to %s run at once and every decode step carries them all, so %s", Comma(p.peakRunning), tpot)
 	}
 	return "the server keeps up: requests barely queue, TTFT is one prefill"
 }
@@ -536,20 +536,20 @@ func (r measuringRun) regime(p loadPoint) string {
 func (r measuringRun) limit(p loadPoint) string {
 	switch {
 	case p.sum.Preemptions > 0:
-		return fmt.Sprintf("the KV cache fills (%s preemptions) and requests wait for blocks", comma(p.sum.Preemptions))
+		return fmt.Sprintf("the KV cache fills (%s preemptions) and requests wait for blocks", Comma(p.sum.Preemptions))
 	case p.peakRunning >= r.seqs:
-		return fmt.Sprintf("the batch fills: max_num_seqs (%s) requests run while others wait", comma(r.seqs))
+		return fmt.Sprintf("the batch fills: max_num_seqs (%s) requests run while others wait", Comma(r.seqs))
 	case p.fullBudget > 0:
-		return fmt.Sprintf("steps spend their whole %s-token budget", comma(r.budget))
+		return fmt.Sprintf("steps spend their whole %s-token budget", Comma(r.budget))
 	}
-	return fmt.Sprintf("steps lengthen as the batch grows (at most %s of max_num_seqs %s ran)", comma(p.peakRunning), comma(r.seqs))
+	return fmt.Sprintf("steps lengthen as the batch grows (at most %s of max_num_seqs %s ran)", Comma(p.peakRunning), Comma(r.seqs))
 }
 
 // engineText is the engine's batch limits, and what vLLM would default to
 // on this GPU when they differ.
 func (r measuringRun) engineText() string {
-	t := fmt.Sprintf("The engine runs at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)", comma(r.seqs), comma(r.budget))
-	if note := vllmBatchNote(r.gpu, r.seqs, r.budget); note != "" {
+	t := fmt.Sprintf("The engine runs at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)", Comma(r.seqs), Comma(r.budget))
+	if note := VLLMBatchNote(r.gpu, r.seqs, r.budget); note != "" {
 		return t + "." + note
 	}
 	return t + ", vLLM's defaults on this GPU."
@@ -558,16 +558,16 @@ func (r measuringRun) engineText() string {
 // batchClaim puts vLLM's batch defaults beside the run's, and where the
 // sweep saturated with them.
 func (r measuringRun) batchClaim() Claim {
-	budget, seqs := vllmBatch(r.gpu)
+	budget, seqs := VLLMBatch(r.gpu)
 	where := "no rate of the sweep saturates the server"
 	if i := r.firstSaturated(); i >= 0 {
-		where = fmt.Sprintf("the server saturates from %s: %s", rateText(r.points[i].rate), r.limit(r.points[i]))
+		where = fmt.Sprintf("the server saturates from %s: %s", RateText(r.points[i].rate), r.limit(r.points[i]))
 	}
 	return Claim{
 		What: "max_num_seqs and max_num_batched_tokens",
 		Article: fmt.Sprintf("vLLM's defaults for `vllm serve` (get_batch_defaults): 1,024 sequences and 8,192 tokens on H100, H200 and B200; 256 and 2,048 on A100, L4 and L40S — %s and %s on the %s",
-			comma(seqs), comma(budget), r.gpu.Name),
-		Model: fmt.Sprintf("%s and %s; %s; best goodput at %s", comma(r.seqs), comma(r.budget), where, rateText(r.best.rate)),
+			Comma(seqs), Comma(budget), r.gpu.Name),
+		Model: fmt.Sprintf("%s and %s; %s; best goodput at %s", Comma(r.seqs), Comma(r.budget), where, RateText(r.best.rate)),
 		Why: "The limits decide where a sweep saturates. A small max_num_seqs fills first and queues requests (TTFT fails first); a large one admits them, " +
 			"so every decode step carries more sequences and ITL grows (TPOT can fail first) until the KV cache fills and requests are preempted.",
 	}
@@ -588,10 +588,10 @@ func (r measuringRun) firstSaturated() int {
 func (r measuringRun) saturationText() string {
 	i := r.firstSaturated()
 	if i < 0 {
-		return fmt.Sprintf("no rate of this sweep saturates the server (at most %s requests ran at once); raise rate_max to find where it does.", comma(r.last().peakRunning))
+		return fmt.Sprintf("no rate of this sweep saturates the server (at most %s requests ran at once); raise rate_max to find where it does.", Comma(r.last().peakRunning))
 	}
 	p := r.points[i]
-	return fmt.Sprintf("more load buys throughput until the server saturates, here from %s, where %s; then it buys only latency.", rateText(p.rate), r.limit(p))
+	return fmt.Sprintf("more load buys throughput until the server saturates, here from %s, where %s; then it buys only latency.", RateText(p.rate), r.limit(p))
 }
 
 // pointStep narrates rate i of the sweep, its point marked on the TTFT
@@ -600,27 +600,27 @@ func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) Step {
 	p := r.points[i]
 	var quiz *Quiz
 	if i == len(r.points)-1 {
-		quiz = choiceQuiz(fmt.Sprintf("At %.3g req/s, will at least half of the requests meet the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms)?", p.rate, r.sloTTFT, r.sloTPOT),
+		quiz = ChoiceQuiz(fmt.Sprintf("At %.3g req/s, will at least half of the requests meet the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms)?", p.rate, r.sloTTFT, r.sloTPOT),
 			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[p.sum.SLOAttainment >= 0.5],
 			fmt.Sprintf("%.0f%% do.", 100*p.sum.SLOAttainment))
 	}
 	regime := r.regime(p)
-	cursor := round2(p.sum.OutputTokensPerS)
+	cursor := Round2(p.sum.OutputTokensPerS)
 	withCursor := *ttftChart
 	withCursor.Cursor = &cursor
 	ttftText := fmt.Sprintf("TTFT p50 %.0f ms, p99 %.0f ms", 1000*p.sum.TTFT.P50, 1000*p.sum.TTFT.P99)
 	ref := "point:p99 TTFT:" + strconv.Itoa(i)
-	chart := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: &withCursor},
-		markRef(ref, fmt.Sprintf("%s: p99 %.0f ms", rateText(p.rate), 1000*p.sum.TTFT.P99)))
+	chart := MainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: &withCursor},
+		MarkRef(ref, fmt.Sprintf("%s: p99 %.0f ms", RateText(p.rate), 1000*p.sum.TTFT.P99)))
 	return Step{
 		Quiz:  quiz,
 		Title: fmt.Sprintf("%.3g requests per second", p.rate),
 		Narration: fmt.Sprintf("At %.3g req/s the server produces %s output tokens/s with %.1f requests running on average: %s. "+
 			"%s; ITL p50 %.1f ms, p99 %.1f ms; %.0f%% of requests meet the SLO.",
-			p.rate, comma(int(p.sum.OutputTokensPerS)), p.sum.MeanRunningAtStep, regime,
+			p.rate, Comma(int(p.sum.OutputTokensPerS)), p.sum.MeanRunningAtStep, regime,
 			ttftText, 1000*p.sum.ITL.P50, 1000*p.sum.ITL.P99, 100*p.sum.SLOAttainment),
 		Scenes:   []scene.Scene{chart, pointCards(p)},
-		Mentions: []scene.Mention{mention(ttftText, "ttft", ref)},
+		Mentions: []scene.Mention{Mention(ttftText, "ttft", ref)},
 	}
 }
 
@@ -639,14 +639,14 @@ func (r measuringRun) script() *Script {
 		Why:     "Same method. Goodput (DistServe) adds the one number a capacity planner needs: the rate the server sustains while meeting the SLO.",
 	}, r.batchClaim(), r.sarathiClaim()}
 	sloText := fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT)
-	first := mainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, markRef("guide:slo", "the SLO"))
+	first := MainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, MarkRef("guide:slo", "the SLO"))
 	s.Steps = append(s.Steps, Step{
 		Title: "A load sweep",
 		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on %s serving %s. "+
 			"%s%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.e.oneWorkerText(), r.e.modelText(), r.engineText(), precisionNote(r.e), sloText, r.sloTPOT),
+			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.e.OneWorkerText(), r.e.ModelText(), r.engineText(), PrecisionNote(r.e), sloText, r.sloTPOT),
 		Scenes:   []scene.Scene{first, pointCards(r.first())},
-		Mentions: []scene.Mention{mention(sloText, "ttft", "guide:slo")},
+		Mentions: []scene.Mention{Mention(sloText, "ttft", "guide:slo")},
 	})
 	for i := range r.points {
 		s.Steps = append(s.Steps, r.pointStep(i, ttftChart))
@@ -673,17 +673,17 @@ func (r measuringRun) script() *Script {
 		Narration: fmt.Sprintf("Read the curves right to left: %s ITL grows with the batch (bigger decode steps, prefill chunks riding along); "+
 			"TTFT explodes once requests queue. %s%s", r.saturationText(), bestText, after),
 		Scenes: []scene.Scene{
-			mainScene(scene.Scene{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: r.goodputChart()},
-				markRef(bestRef, fmt.Sprintf("best goodput: %.2f req/s", r.best.sum.GoodputReqPerS))),
+			MainScene(scene.Scene{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: r.goodputChart()},
+				MarkRef(bestRef, fmt.Sprintf("best goodput: %.2f req/s", r.best.sum.GoodputReqPerS))),
 			{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT percentiles", Chart: ttftChart},
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
 		},
-		Mentions: []scene.Mention{mention(bestText, "goodput", bestRef)},
+		Mentions: []scene.Mention{Mention(bestText, "goodput", bestRef)},
 	}, r.costStep(), r.capacityStep(), Step{
 		Title:     "Article claim vs this model",
 		Narration: "Report 003's method, applied to this sweep.",
-		Scenes:    []scene.Scene{claimsTable(s.Claims)},
+		Scenes:    []scene.Scene{ClaimsTable(s.Claims)},
 	})
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }

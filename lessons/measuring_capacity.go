@@ -55,7 +55,7 @@ func (c capacityResult) rate() float64 { return c.cap.Rate }
 // capacityProber serves the chat workload at one rate for a search: a
 // vLLM v1 scheduler run of probeCount(rate) Poisson arrivals.
 type capacityProber struct {
-	e                *engine
+	e                *Engine
 	seqs, budget     int
 	prompts, outputs workload.LongTail
 	seed             uint64
@@ -68,7 +68,7 @@ type capacityProber struct {
 // search runs s under o.
 func (p capacityProber) search(s slo.Search, o slo.Objective) (capacityResult, error) {
 	r := capacityResult{budget: p.budget}
-	cfg := scheduler.Config{MaxNumBatchedTokens: p.budget, MaxNumSeqs: p.seqs, ChunkedPrefill: true, BlockSize: 16, NumBlocks: p.e.kvBlocks}
+	cfg := scheduler.Config{MaxNumBatchedTokens: p.budget, MaxNumSeqs: p.seqs, ChunkedPrefill: true, BlockSize: 16, NumBlocks: p.e.KVBlocks}
 	runs := map[float64][]slo.Latency{}
 	probe := func(rate float64) ([]slo.Latency, error) {
 		if ls, ok := p.swept[rate]; ok {
@@ -79,15 +79,15 @@ func (p capacityProber) search(s slo.Search, o slo.Objective) (capacityResult, e
 		for _, q := range workload.Poisson(p.count(rate), rate, p.prompts, p.outputs, p.seed) {
 			in = append(in, scheduler.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output})
 		}
-		sc, err := scheduler.New(cfg, p.e.timer(p.seqs, p.budget), in)
+		sc, err := scheduler.New(cfg, p.e.Timer(p.seqs, p.budget), in)
 		if err != nil {
 			return nil, Relation("compare_budget", strconv.Itoa(p.budget), "a budget and KV pool that hold every request ("+err.Error()+")")
 		}
 		if err := sc.Run(); err != nil {
 			return nil, err
 		}
-		r.work += p.e.pricedStepsWork(sc.Steps(), p.seqs, p.budget)
-		ls := latencies(sc.Requests())
+		r.work += p.e.PricedStepsWork(sc.Steps(), p.seqs, p.budget)
+		ls := Latencies(sc.Requests())
 		runs[rate] = ls
 		return ls, nil
 	}
@@ -172,7 +172,7 @@ type capacityCost = func(rate float64) float64
 // memoCost is pointWork's estimate of a probe, memoised by rate; swept
 // rates cost nothing.
 func (p capacityProber) memoCost() capacityCost {
-	step := p.e.timer(p.seqs, p.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(p.prompts.Median)}})
+	step := p.e.Timer(p.seqs, p.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(p.prompts.Median)}})
 	memo := map[float64]float64{}
 	return func(rate float64) float64 {
 		if _, ok := p.swept[rate]; ok {
@@ -192,11 +192,11 @@ func (p capacityProber) memoCost() capacityCost {
 func capacityRateText(c slo.Capacity, lo, hi float64) string {
 	switch {
 	case c.BelowRange():
-		return fmt.Sprintf("below %s (even the lowest rate searched misses the SLO)", rateText(lo))
+		return fmt.Sprintf("below %s (even the lowest rate searched misses the SLO)", RateText(lo))
 	case c.AboveRange():
-		return fmt.Sprintf("at least %s (the highest rate searched meets the SLO)", rateText(hi))
+		return fmt.Sprintf("at least %s (the highest rate searched meets the SLO)", RateText(hi))
 	}
-	return rateText(c.Rate)
+	return RateText(c.Rate)
 }
 
 // probesText lists a search's probes: "2 ✓, 128 ✗, 16 ✓ …".
@@ -215,18 +215,18 @@ func probesText(c slo.Capacity) string {
 // capacityCards are the searches' figures.
 func (r measuringRun) capacityCards() scene.Scene {
 	cards := []scene.Card{
-		{Label: "capacity at " + comma(r.budget) + " tokens", Value: round2(r.capacity.rate()), Unit: "req/s"},
-		{Label: "capacity per GPU", Value: round2(slo.PerGPU(r.capacity.rate(), r.gpus)), Unit: "req/s"},
-		{Label: "p99 TBT there", Value: ms(r.capacity.p99TBT), Unit: "ms"},
-		{Label: "longest gap there", Value: ms(r.capacity.maxGap), Unit: "ms"},
+		{Label: "capacity at " + Comma(r.budget) + " tokens", Value: Round2(r.capacity.rate()), Unit: "req/s"},
+		{Label: "capacity per GPU", Value: Round2(slo.PerGPU(r.capacity.rate(), r.gpus)), Unit: "req/s"},
+		{Label: "p99 TBT there", Value: Ms(r.capacity.p99TBT), Unit: "ms"},
+		{Label: "longest gap there", Value: Ms(r.capacity.maxGap), Unit: "ms"},
 	}
 	if c := r.compare; c != nil {
 		cards = append(cards,
-			scene.Card{Label: "capacity at " + comma(c.budget) + " tokens", Value: round2(c.rate()), Unit: "req/s"},
-			scene.Card{Label: "p99 TBT there", Value: ms(c.p99TBT), Unit: "ms"},
-			scene.Card{Label: "longest gap there", Value: ms(c.maxGap), Unit: "ms"})
+			scene.Card{Label: "capacity at " + Comma(c.budget) + " tokens", Value: Round2(c.rate()), Unit: "req/s"},
+			scene.Card{Label: "p99 TBT there", Value: Ms(c.p99TBT), Unit: "ms"},
+			scene.Card{Label: "longest gap there", Value: Ms(c.maxGap), Unit: "ms"})
 	}
-	return scene.Scene{Kind: scene.KindCards, ID: "capacity", Title: "Capacity under " + sloText(r.objective), Cards: cards}
+	return scene.Scene{Kind: scene.KindCards, ID: "capacity", Title: "Capacity under " + SLOText(r.objective), Cards: cards}
 }
 
 // capacityStep narrates the searches: where the capacity lies and how the
@@ -234,7 +234,7 @@ func (r measuringRun) capacityCards() scene.Scene {
 // more load under the SLO and why.
 func (r measuringRun) capacityStep() Step {
 	c := r.capacity
-	under := sloText(r.objective)
+	under := SLOText(r.objective)
 	capText := "Capacity is " + capacityRateText(c.cap, r.lo, r.hi)
 	how := fmt.Sprintf("A rate counts when %s. ", under)
 	switch {
@@ -242,29 +242,29 @@ func (r measuringRun) capacityStep() Step {
 		how += "The sweep's own runs settle it, so no more runs were needed."
 	default:
 		how += fmt.Sprintf("The sweep brackets it between %s and %s; %d more runs of the same requests bisect the bracket (%s), leaving it within %.1f%% (the most runs the lesson's work bound leaves room for, at most %d).",
-			rateText(c.cap.Runs[0].Rate), rateText(c.cap.Runs[1].Rate), len(c.cap.Runs)-2, probesText(c.cap), 100*(c.cap.Above/c.cap.Rate-1), capacityProbes-2)
+			RateText(c.cap.Runs[0].Rate), RateText(c.cap.Runs[1].Rate), len(c.cap.Runs)-2, probesText(c.cap), 100*(c.cap.Above/c.cap.Rate-1), capacityProbes-2)
 	}
 	on := "on this one GPU"
 	if r.gpus > 1 {
 		on = fmt.Sprintf("over these %d GPUs", r.gpus)
 	}
-	narr := fmt.Sprintf("%s, %s per GPU %s, at max_num_batched_tokens = %s. %s", capText, rateText(slo.PerGPU(c.rate(), r.gpus)), on, comma(r.budget), how)
+	narr := fmt.Sprintf("%s, %s per GPU %s, at max_num_batched_tokens = %s. %s", capText, RateText(slo.PerGPU(c.rate(), r.gpus)), on, Comma(r.budget), how)
 	if o := r.compare; o != nil {
 		narr += " " + r.compareText(*o)
 	} else {
 		narr += " Set compare_budget to search the capacity at another token budget beside it."
 	}
-	guide := scene.Guide{ID: "capacity", Axis: "x", From: round2(r.lo), To: round2(max(r.lo, c.rate())), Label: "meets the SLO: capacity " + rateText(c.rate())}
+	guide := scene.Guide{ID: "capacity", Axis: "x", From: Round2(r.lo), To: Round2(max(r.lo, c.rate())), Label: "meets the SLO: capacity " + RateText(c.rate())}
 	chart := *r.goodputChart()
 	chart.Guides = append(chart.Guides, guide)
 	return Step{
 		Title:     "Capacity under the SLO",
 		Narration: narr,
 		Scenes: []scene.Scene{
-			mainScene(scene.Scene{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: &chart}, markRef("guide:capacity", "capacity "+rateText(c.rate()))),
+			MainScene(scene.Scene{Kind: scene.KindChart, ID: "goodput", Title: "Throughput and goodput against offered load", Chart: &chart}, MarkRef("guide:capacity", "capacity "+RateText(c.rate()))),
 			r.capacityCards(),
 		},
-		Mentions: []scene.Mention{mention(capText, "goodput", "guide:capacity")},
+		Mentions: []scene.Mention{Mention(capText, "goodput", "guide:capacity")},
 	}
 }
 
@@ -276,15 +276,15 @@ func (r measuringRun) compareText(o capacityResult) string {
 	if o.budget < c.budget {
 		small, large = o, c
 	}
-	t := fmt.Sprintf("At max_num_batched_tokens = %s the capacity is %s", comma(o.budget), capacityRateText(o.cap, r.lo, r.hi))
+	t := fmt.Sprintf("At max_num_batched_tokens = %s the capacity is %s", Comma(o.budget), capacityRateText(o.cap, r.lo, r.hi))
 	switch {
 	case small.rate() > large.rate():
 		t += fmt.Sprintf(": the smaller budget (%s tokens) sustains more. With %s tokens a step, a long prompt's prefill runs in one step and every decode in that step waits for it: "+
 			"the longest gap between tokens is %.0f ms at %s against %.0f ms with chunks of %s, so the p99 TBT and the TPOT of the requests caught behind it reach their limits at a lower rate (chunked prefill, Sarathi-Serve).",
-			comma(small.budget), comma(large.budget), 1000*large.maxGap, rateText(max(large.rate(), r.lo)), 1000*small.maxGap, comma(small.budget))
+			Comma(small.budget), Comma(large.budget), 1000*large.maxGap, RateText(max(large.rate(), r.lo)), 1000*small.maxGap, Comma(small.budget))
 	case large.rate() > small.rate():
 		t += fmt.Sprintf(": the larger budget (%s tokens) sustains more. Under this SLO the stalls a whole prefill causes (longest gap %.0f ms) stay within the limits, while chunks of %s tokens spread each prompt over more steps, "+
-			"each reading the weights again, so requests wait longer for their first token and the server saturates sooner.", comma(large.budget), 1000*large.maxGap, comma(small.budget))
+			"each reading the weights again, so requests wait longer for their first token and the server saturates sooner.", Comma(large.budget), 1000*large.maxGap, Comma(small.budget))
 	default:
 		t += ": the same. Neither budget's stalls decide this SLO; the server saturates at the same rate."
 	}
@@ -300,9 +300,9 @@ func (r measuringRun) sarathiClaim() Claim {
 			"The lab's workload is illustrative chat lengths, not Sarathi-Serve's datasets, and its scheduler is vLLM v1's (decodes first, then chunks), close to Sarathi-Serve's stall-free batching.",
 	}
 	if o := r.compare; o != nil && o.rate() > 0 {
-		cl.Model = fmt.Sprintf("%.2f× (%s at %s tokens, %s at %s) on %s, %s, under %s", r.capacity.rate()/o.rate(), rateText(r.capacity.rate()), comma(r.budget), rateText(o.rate()), comma(o.budget), r.gpu.Name, r.model.Name, sloText(r.objective))
+		cl.Model = fmt.Sprintf("%.2f× (%s at %s tokens, %s at %s) on %s, %s, under %s", r.capacity.rate()/o.rate(), RateText(r.capacity.rate()), Comma(r.budget), RateText(o.rate()), Comma(o.budget), r.gpu.Name, r.model.Name, SLOText(r.objective))
 	} else {
-		cl.Model = fmt.Sprintf("capacity %s at %s tokens under %s; set compare_budget to compute the ratio", capacityRateText(r.capacity.cap, r.lo, r.hi), comma(r.budget), sloText(r.objective))
+		cl.Model = fmt.Sprintf("capacity %s at %s tokens under %s; set compare_budget to compute the ratio", capacityRateText(r.capacity.cap, r.lo, r.hi), Comma(r.budget), SLOText(r.objective))
 	}
 	return cl
 }

@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// What the shared tests check on the measuring lesson (lessonChecks). Its
+// What the shared tests check on the measuring lesson (Checks). Its
 // narration check: what held requests back.
 func init() {
-	registerChecks(measuring, lessonChecks{
-		batchDefaults: true, batchNoteKnobs: map[string]string{"duration_s": "1", "points": "2", "rate_max": "4"},
-		paced: true,
-		refusals: []refusal{
+	registerChecks(measuring, Checks{
+		BatchDefaults: true, BatchNoteKnobs: map[string]string{"duration_s": "1", "points": "2", "rate_max": "4"},
+		Paced: true,
+		Refusals: []Refusal{
 			// Over the work bound.
 			{map[string]string{"duration_s": "600"}, "duration_s", ""},
 			{map[string]string{"max_num_seqs": "1"}, "max_num_seqs", ""}, // duration_s left at its default
@@ -19,16 +19,16 @@ func init() {
 			// A relation is refused on the knob the reader set, with the other knob's value.
 			{map[string]string{"rate_max": "0.1"}, "rate_max", `rate_max = "0.1" is not allowed with rate_min = "2" (rate_min: want below rate_max (0.1))`},
 		},
-		sweepGPUsAndModels: true,
-		sweepKnobs:         map[string]string{"duration_s": "2"},
-		narration: func(v Values) ([]string, error) {
+		SweepGPUsAndModels: true,
+		SweepKnobs:         map[string]string{"duration_s": "2"},
+		Narration: func(v Values) ([]string, error) {
 			r, err := runMeasuring(v)
 			return measuringNarration(r), err
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"a preemption the steps did not make", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runMeasuring(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.points[0].sum.Preemptions++
 				}
@@ -38,27 +38,27 @@ func init() {
 	})
 }
 
-func measuringNarration(r measuringRun) (out problems) {
+func measuringNarration(r measuringRun) (out Problems) {
 	// The cost step's figures: the output tokens priced are those the
 	// requests produced.
 	for _, p := range r.points {
-		if n := p.sum.OutputTokensPerS * p.sum.Makespan; math.Abs(float64(p.cost.output)-n) > 1e-6*n {
-			out.addf("%s: %d output tokens priced, the requests produced %.0f", rateText(p.rate), p.cost.output, n)
+		if n := p.sum.OutputTokensPerS * p.sum.Makespan; math.Abs(float64(p.cost.Output)-n) > 1e-6*n {
+			out.Addf("%s: %d output tokens priced, the requests produced %.0f", RateText(p.rate), p.cost.Output, n)
 		}
 	}
 	for _, p := range r.points {
 		if p.peakRunning > r.seqs || p.atSeqs > p.queued || p.fullBudget > p.queued || (p.peakRunning < r.seqs && p.atSeqs > 0) {
-			out.addf("%s: peak %d running of max_num_seqs %d, %d steps with a queue, %d at the limit, %d with the budget spent",
-				rateText(p.rate), p.peakRunning, r.seqs, p.queued, p.atSeqs, p.fullBudget)
+			out.Addf("%s: peak %d running of max_num_seqs %d, %d steps with a queue, %d at the limit, %d with the budget spent",
+				RateText(p.rate), p.peakRunning, r.seqs, p.queued, p.atSeqs, p.fullBudget)
 		}
 		if p.sum.Preemptions != p.stepPreemptions {
-			out.addf("%s: narrated %d preemptions, the steps preempted %d", rateText(p.rate), p.sum.Preemptions, p.stepPreemptions)
+			out.Addf("%s: narrated %d preemptions, the steps preempted %d", RateText(p.rate), p.sum.Preemptions, p.stepPreemptions)
 		}
 		if p.missTTFT+p.missTPOT != p.sum.Requests-int(math.Round(p.sum.SLOAttainment*float64(p.sum.Requests))) {
-			out.addf("%s: %d + %d requests miss the SLO, %.1f%% of %d meet it", rateText(p.rate), p.missTTFT, p.missTPOT, 100*p.sum.SLOAttainment, p.sum.Requests)
+			out.Addf("%s: %d + %d requests miss the SLO, %.1f%% of %d meet it", RateText(p.rate), p.missTTFT, p.missTPOT, 100*p.sum.SLOAttainment, p.sum.Requests)
 		}
 		if p.sum.MeanRunningAtStep > float64(p.peakRunning) {
-			out.addf("%s: %.1f running on average, at most %d", rateText(p.rate), p.sum.MeanRunningAtStep, p.peakRunning)
+			out.Addf("%s: %.1f running on average, at most %d", RateText(p.rate), p.sum.MeanRunningAtStep, p.peakRunning)
 		}
 	}
 	return out

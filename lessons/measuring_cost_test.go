@@ -20,26 +20,26 @@ func TestMeasuringCostAgainstLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, costs := r.costs()
-	lo, best := costs[0], costs[cheapest(costs)]
-	if lo.outputPerM() < 3*best.outputPerM() {
-		t.Errorf("$%g per million output tokens at %v req/s, $%g at the cheapest rate: want idle GPUs to make light load dear", lo.outputPerM(), r.first().rate, best.outputPerM())
+	lo, best := costs[0], costs[Cheapest(costs)]
+	if lo.OutputPerM() < 3*best.OutputPerM() {
+		t.Errorf("$%g per million output tokens at %v req/s, $%g at the cheapest rate: want idle GPUs to make light load dear", lo.OutputPerM(), r.first().rate, best.OutputPerM())
 	}
-	usd, watts := costRates(v, r.gpu)
+	usd, watts := CostRates(v, r.gpu)
 	for _, p := range r.points {
 		out := p.sum.OutputTokensPerS * p.sum.Makespan
-		if want := watts * float64(r.gpus) * p.sum.Makespan / out; math.Abs(p.cost.joulesPerOutput()-want) > 1e-6*want {
-			t.Errorf("%v req/s: %g J per output token, want %g W × %d GPUs × %g s / %g tokens = %g", p.rate, p.cost.joulesPerOutput(), watts, r.gpus, p.sum.Makespan, out, want)
+		if want := watts * float64(r.gpus) * p.sum.Makespan / out; math.Abs(p.cost.JoulesPerOutput()-want) > 1e-6*want {
+			t.Errorf("%v req/s: %g J per output token, want %g W × %d GPUs × %g s / %g tokens = %g", p.rate, p.cost.JoulesPerOutput(), watts, r.gpus, p.sum.Makespan, out, want)
 		}
-		if want := usd * float64(r.gpus) * p.sum.Makespan / 3600; math.Abs(p.cost.inputUSD+p.cost.outputUSD-want) > 1e-9*want {
-			t.Errorf("%v req/s: $%g in all, want the GPU-hours' $%g", p.rate, p.cost.inputUSD+p.cost.outputUSD, want)
+		if want := usd * float64(r.gpus) * p.sum.Makespan / 3600; math.Abs(p.cost.InputUSD+p.cost.OutputUSD-want) > 1e-9*want {
+			t.Errorf("%v req/s: $%g in all, want the GPU-hours' $%g", p.rate, p.cost.InputUSD+p.cost.OutputUSD, want)
 		}
 	}
 	st := r.costStep()
 	for _, want := range []string{
-		usdText(lo.outputPerM()), sig3Text(lo.joulesPerOutput()),
-		usdText(best.outputPerM()), usdText(best.inputPerM()),
-		usdText(r.last().cost.outputPerM()), sig3Text(r.last().cost.joulesPerOutput()),
-		usdText(lo.usdPerHour), comma64(lo.output), rateText(r.points[cheapest(costs)].rate),
+		USDText(lo.OutputPerM()), Sig3Text(lo.JoulesPerOutput()),
+		USDText(best.OutputPerM()), USDText(best.InputPerM()),
+		USDText(r.last().cost.OutputPerM()), Sig3Text(r.last().cost.JoulesPerOutput()),
+		USDText(lo.USDPerHour), Comma64(lo.Output), RateText(r.points[Cheapest(costs)].rate),
 	} {
 		if !strings.Contains(st.Narration, want) {
 			t.Errorf("the cost step does not state %q: %s", want, st.Narration)
@@ -49,7 +49,7 @@ func TestMeasuringCostAgainstLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := metricOf(t, s, "usd_per_m_output_tokens"); got != sig4(r.last().cost.outputPerM()) {
-		t.Errorf("usd_per_m_output_tokens = %g, want the highest rate's %g", got, sig4(r.last().cost.outputPerM()))
+	if got := MetricOf(t, s, "usd_per_m_output_tokens"); got != Sig4(r.last().cost.OutputPerM()) {
+		t.Errorf("usd_per_m_output_tokens = %g, want the highest rate's %g", got, Sig4(r.last().cost.OutputPerM()))
 	}
 }

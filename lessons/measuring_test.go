@@ -88,7 +88,7 @@ func TestMeasuringSaturationFollowsMaxNumSeqs(t *testing.T) {
 		if n := s.Steps[i+1].Narration; !strings.Contains(n, c.limit) {
 			t.Errorf("max_num_seqs %s: the %v req/s step does not say %q:\n%s", c.seqs, p.rate, c.limit, n)
 		}
-		if n := stepTitled(s, "Throughput against latency").Narration; !strings.Contains(n, "saturates, here from "+rateText(c.saturates)) || !strings.Contains(n, c.atRateMax) {
+		if n := stepTitled(s, "Throughput against latency").Narration; !strings.Contains(n, "saturates, here from "+RateText(c.saturates)) || !strings.Contains(n, c.atRateMax) {
 			t.Errorf("max_num_seqs %s: the curves step does not say where and why the server saturates:\n%s", c.seqs, n)
 		}
 	}
@@ -159,7 +159,7 @@ func TestMeasuringTensorParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, per := metricOf(t, s, "capacity_req_s"), metricOf(t, s, "capacity_per_gpu_req_s"); math.Abs(c/4-per) > 0.01 {
+	if c, per := MetricOf(t, s, "capacity_req_s"), MetricOf(t, s, "capacity_per_gpu_req_s"); math.Abs(c/4-per) > 0.01 {
 		t.Errorf("capacity %v req/s, %v per GPU on TP 4; want a quarter", c, per)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // state (the steps, the pools, the index, a fresh pool of the size vLLM
 // would allocate) rather than read back from the same field. A registered
 // lesson without an entry fails the test: a new lesson registers one from
-// its own <file>_checks_test.go (lessonChecks.narration).
+// its own <file>_checks_test.go (Checks.narration).
 //
 // Each checker is a plain function of the typed run, so a test can feed it
 // a run whose narrated count was altered and see it complain
@@ -24,15 +24,15 @@ import (
 // narrationSets is how many random knob sets each lesson is checked with.
 var narrationSets, narrationSeed = 8, uint64(17)
 
-// narrationMismatch is a run of the lesson's defaults v whose checker must
+// Mismatch is a run of the lesson's defaults v whose checker must
 // find nothing as it is and something once alter changes a narrated count.
-type narrationMismatch struct {
-	name  string
-	check func(t *testing.T, v Values, alter bool) []string
+type Mismatch struct {
+	Name  string
+	Check func(t *testing.T, v Values, alter bool) []string
 }
 
-// mustRun fails the test on a run's error.
-func mustRun(t *testing.T, err error) {
+// MustRun fails the test on a run's error.
+func MustRun(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func mustRun(t *testing.T, err error) {
 
 func TestNarratedCountsMatchTheSimulation(t *testing.T) {
 	for _, l := range All() {
-		check := lessonTests[l.Slug].narration
+		check := lessonTests[l.Slug].Narration
 		if check == nil {
 			t.Errorf("%s has no narration check: register one (lessonChecks.narration) from its <file>_checks_test.go that its narrated counts equal the simulated state", l.Slug)
 			continue
@@ -53,7 +53,7 @@ func TestNarratedCountsMatchTheSimulation(t *testing.T) {
 				n = 2
 			}
 			accepted := 0
-			for _, set := range append([]map[string]string{{}}, randomKnobSets(l, n, narrationSeed)...) {
+			for _, set := range append([]map[string]string{{}}, RandomKnobSets(l, n, narrationSeed)...) {
 				v, errs := l.Resolve(set)
 				if len(errs) > 0 || (l.Check != nil && l.Check(v) != nil) {
 					continue // refused: the contract test's business
@@ -74,13 +74,13 @@ func TestNarratedCountsMatchTheSimulation(t *testing.T) {
 	}
 }
 
-// problems collects what a checker found.
-type problems []string
+// Problems collects what a checker found.
+type Problems []string
 
-func (p *problems) addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+func (p *Problems) Addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
 
-// narrates reports whether some step's narration contains s.
-func narrates(s *Script, sub string) bool {
+// Narrates reports whether some step's narration contains s.
+func Narrates(s *Script, sub string) bool {
 	return slices.ContainsFunc(s.Steps, func(st Step) bool { return strings.Contains(st.Narration, sub) })
 }
 
@@ -96,7 +96,7 @@ func narrates(s *Script, sub string) bool {
 // long_prompt 23,488 on an A100-40GB).
 func TestNarrationChecksCatchMismatches(t *testing.T) {
 	for _, l := range All() {
-		if len(lessonTests[l.Slug].mismatches) == 0 {
+		if len(lessonTests[l.Slug].Mismatches) == 0 {
 			continue
 		}
 		t.Run(l.Slug, func(t *testing.T) {
@@ -104,12 +104,12 @@ func TestNarrationChecksCatchMismatches(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			for _, c := range lessonTests[l.Slug].mismatches {
-				if p := c.check(t, v, false); len(p) != 0 {
-					t.Errorf("%s: the unaltered run fails: %v", c.name, p)
+			for _, c := range lessonTests[l.Slug].Mismatches {
+				if p := c.Check(t, v, false); len(p) != 0 {
+					t.Errorf("%s: the unaltered run fails: %v", c.Name, p)
 				}
-				if p := c.check(t, v, true); len(p) == 0 {
-					t.Errorf("%s: not caught", c.name)
+				if p := c.Check(t, v, true); len(p) == 0 {
+					t.Errorf("%s: not caught", c.Name)
 				}
 			}
 		})

@@ -29,8 +29,8 @@ var parallelismLesson = &Lesson{
 		{Term: "micro-batch", Definition: "A slice of a step's batch that crosses the pipeline on its own, so that stages can work at once.", Find: "micro-batches"},
 	},
 	Params: []Param{
-		gpuParam,
-		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-405b")},
+		GPUParam,
+		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: ChoicesFirst(ModelIDs(), "llama-3.1-405b")},
 		{Key: "weight_dtype", Label: "Weights", Help: "bf16: 2 bytes per parameter. fp8: linear layers in 1 byte with FP8 GEMMs (weight-only on A100), embeddings and lm_head in bf16 (w8a8, the report's checkpoint).", Kind: Choice, Choices: []string{"fp8", "bf16"}},
 		{Key: "tp", Label: "Tensor parallel (TP)", Unit: "GPUs", Help: "GPUs that split every layer, inside one node.", Kind: Int, Default: 8, Min: 1, Max: 8, Step: 1},
 		{Key: "pp", Label: "Pipeline stages (PP)", Unit: "stages", Help: "Groups of consecutive layers, each on its own TP group; stages on different nodes talk over InfiniBand.", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1},
@@ -41,7 +41,7 @@ var parallelismLesson = &Lesson{
 		{Key: "load", Label: "Load on 8 GPUs", Unit: "sequences", Help: "Sequences decoding at once on the 8 GPUs of the 70B comparison, split evenly over its replicas.", Kind: Int, Default: 256, Min: 8, Max: 4096, Step: 8},
 	},
 	Check:   checkParallelism,
-	sim:     parallelismSim{},
+	Sim:     parallelismSim{},
 	MaxWork: 2_000_000,
 	HeavyCorners: []map[string]string{
 		{"model": "llama-3.1-405b", "weight_dtype": "bf16", "tp": "8", "pp": "4", "micro_batches": "16", "batch": "2048", "context": "1", "load": "4096"},
@@ -49,11 +49,11 @@ var parallelismLesson = &Lesson{
 	},
 }
 
-func init() { register(parallelismLesson) }
+func init() { Register(parallelismLesson) }
 
 type parallelismSim struct{}
 
-func (parallelismSim) build(v Values) (*Script, error) {
+func (parallelismSim) Simulate(v Values) (*Script, error) {
 	r, err := runParallelism(v)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func knobLayout(v Values) parallel.Layout {
 }
 
 func knobSetup(v Values) (parallel.Setup, error) {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	return parallel.Setup{GPU: g, Model: m, Weights: hardware.WeightFormat(v.Choice("weight_dtype"))}, err
 }
 
@@ -142,11 +142,11 @@ func checkParallelism(v Values) error {
 		return err
 	}
 	m := s.Model
-	if !tpSplits(m, v.Int("tp")) {
-		return tpRelation(m, v.Int("tp"))
+	if !TPSplits(m, v.Int("tp")) {
+		return TPRelation(m, v.Int("tp"))
 	}
 	if ctx := v.Int("context"); ctx+1 > m.MaxPositions {
-		return Relation("context", v.TextOf("context"), fmt.Sprintf("at most %s tokens: %s has %s positions", comma(m.MaxPositions-1), m.ID, comma(m.MaxPositions)))
+		return Relation("context", v.TextOf("context"), fmt.Sprintf("at most %s tokens: %s has %s positions", Comma(m.MaxPositions-1), m.ID, Comma(m.MaxPositions)))
 	}
 	l := knobLayout(v)
 	r, err := s.Replica(l)
@@ -160,7 +160,7 @@ func checkParallelism(v Values) error {
 		return Relation("micro_batches", v.TextOf("micro_batches"), fmt.Sprintf("at most the batch (%d): a micro-batch holds at least one sequence", b), "batch")
 	}
 	if most := r.MaxSeqs(v.Int("context") + 1); v.Int("batch") > most {
-		return Relation("batch", v.TextOf("batch"), fmt.Sprintf("at most %s sequences: %s holds %s tokens of KV cache, %s sequences of %s tokens", comma(most), l.Name(), comma64(r.KVTokens()), comma(most), comma(v.Int("context")+1)))
+		return Relation("batch", v.TextOf("batch"), fmt.Sprintf("at most %s sequences: %s holds %s tokens of KV cache, %s sequences of %s tokens", Comma(most), l.Name(), Comma64(r.KVTokens()), Comma(most), Comma(v.Int("context")+1)))
 	}
 	return nil
 }

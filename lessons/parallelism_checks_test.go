@@ -7,26 +7,26 @@ import (
 	"github.com/inferlab/inferlab/core/parallel"
 )
 
-// What the shared tests check on the parallelism lesson (lessonChecks):
+// What the shared tests check on the parallelism lesson (Checks):
 // the counts its narration states, recomputed from the core.
 func init() {
-	registerChecks(parallelismLesson, lessonChecks{
-		refusals: []refusal{
+	registerChecks(parallelismLesson, Checks{
+		Refusals: []Refusal{
 			{map[string]string{"weight_dtype": "bf16", "pp": "1"}, "weight_dtype", "no available memory"},
 			{map[string]string{"pp": "1", "batch": "2048"}, "batch", "sequences"},
 		},
-		sweepGPUsAndModels: true,
-		narration: func(v Values) ([]string, error) {
+		SweepGPUsAndModels: true,
+		Narration: func(v Values) ([]string, error) {
 			r, err := runParallelism(v)
 			if err != nil {
 				return nil, err
 			}
 			return parallelismNarration(v, r), nil
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"one sequence more than the replica holds", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runParallelism(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.mine.maxSeqs++
 				}
@@ -34,7 +34,7 @@ func init() {
 			}},
 			{"a TP8 that fits 405B in BF16", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runParallelism(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.bf16[0].fitErr = nil
 				}
@@ -48,7 +48,7 @@ func init() {
 // replica's KV tokens and sequences from vLLM's pool sizing of each stage
 // (hardware.KVBudget on the stage's layers), the bubble formula, and the
 // 405B BF16 verdicts from the weights per GPU against the usable memory.
-func parallelismNarration(v Values, r parallelismRun) (out problems) {
+func parallelismNarration(v Values, r parallelismRun) (out Problems) {
 	l := knobLayout(v)
 	s, _ := knobSetup(v)
 	var low int64 = -1
@@ -57,7 +57,7 @@ func parallelismNarration(v Values, r parallelismRun) (out problems) {
 		b.Model.Layers = n
 		p, err := b.Size()
 		if err != nil {
-			out.addf("stage %d does not fit: %v", i+1, err)
+			out.Addf("stage %d does not fit: %v", i+1, err)
 			continue
 		}
 		if low < 0 || p.Blocks < low {
@@ -66,21 +66,21 @@ func parallelismNarration(v Values, r parallelismRun) (out problems) {
 	}
 	tokens := (low - 1) * 16
 	if r.mine.kvTokens != tokens {
-		out.addf("narrated %d KV tokens; the stages' pools hold %d", r.mine.kvTokens, tokens)
+		out.Addf("narrated %d KV tokens; the stages' pools hold %d", r.mine.kvTokens, tokens)
 	}
 	per := int64((r.context + 1 + 15) / 16)
 	if want := int(tokens / 16 / per); r.mine.maxSeqs != want {
-		out.addf("narrated %d sequences of %d tokens; the pool holds %d", r.mine.maxSeqs, r.context+1, want)
+		out.Addf("narrated %d sequences of %d tokens; the pool holds %d", r.mine.maxSeqs, r.context+1, want)
 	}
 	if want := float64(l.PP-1) / float64(l.MicroBatches+l.PP-1); r.mine.step.FormulaBubble != want {
-		out.addf("narrated bubble %v, formula %v", r.mine.step.FormulaBubble, want)
+		out.Addf("narrated bubble %v, formula %v", r.mine.step.FormulaBubble, want)
 	}
 	usable, _ := hardware.EngineMemory(hardware.MustGPU(reportGPU))
 	for _, c := range r.bf16 {
 		st := c.replica.Stages[0]
 		need := st.WeightBytes + st.Budget.ActivationBytes + st.Budget.NonTorchBytes
 		if fits := need < int64(0.9*float64(usable)); fits != (c.fitErr == nil) {
-			out.addf("%s narrated as fitting %v; %d bytes needed of %d", c.layout.Name(), c.fitErr == nil, need, int64(0.9*float64(usable)))
+			out.Addf("%s narrated as fitting %v; %d bytes needed of %d", c.layout.Name(), c.fitErr == nil, need, int64(0.9*float64(usable)))
 		}
 	}
 	return out

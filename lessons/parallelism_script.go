@@ -23,8 +23,8 @@ func tokS(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + " tok/
 func (r parallelismRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = []Step{r.layoutStep(), r.tpStep(), r.ppStep(), r.memoryStep(), r.reportStep(), r.fitStep(), r.nodeStep(),
-		{Title: "Report claim vs this model", Narration: "The report's mapping and the published figures on tensor parallelism, beside what this model computes for the same setups.", Scenes: []scene.Scene{claimsTable(s.Claims)}}}
-	indexCursors(s.Steps)
+		{Title: "Report claim vs this model", Narration: "The report's mapping and the published figures on tensor parallelism, beside what this model computes for the same setups.", Scenes: []scene.Scene{ClaimsTable(s.Claims)}}}
+	IndexCursors(s.Steps)
 	return s
 }
 
@@ -43,7 +43,7 @@ func (r parallelismRun) layoutStep() Step {
 		p := scene.Pool{Label: stageName(st)}
 		for g := range l.TP {
 			p.Workers = append(p.Workers, scene.Worker{ID: fmt.Sprintf("s%dg%d", st.Index+1, g+1), Name: fmt.Sprintf("GPU %d", st.Index*l.TP+g+1),
-				Lines: []string{fmt.Sprintf("%s weights · %s KV", bytesText(float64(st.WeightBytes)), bytesText(float64(st.Pool.UsedBytes)))}})
+				Lines: []string{fmt.Sprintf("%s weights · %s KV", BytesText(float64(st.WeightBytes)), BytesText(float64(st.Pool.UsedBytes)))}})
 		}
 		cl.Pools = append(cl.Pools, p)
 	}
@@ -51,14 +51,14 @@ func (r parallelismRun) layoutStep() Step {
 	tpText := fmt.Sprintf("%d GPUs share every layer", l.TP)
 	if l.PP == 1 {
 		cl.Router = fmt.Sprintf("NVSwitch: %d all-reduces per step over NVLink", 2*r.model.Layers)
-		mentions = append(mentions, mention(tpText, "layout", "pool:"+cl.Pools[0].Label))
+		mentions = append(mentions, Mention(tpText, "layout", "pool:"+cl.Pools[0].Label))
 	} else {
 		first := rep.Stages[0]
-		mentions = append(mentions, mention(tpText, "layout", "pool:"+cl.Pools[0].Label))
+		mentions = append(mentions, Mention(tpText, "layout", "pool:"+cl.Pools[0].Label))
 		if l.PP == 2 {
-			cl.Link = &scene.Link{Label: first.Next.Name, Rate: gbps(first.Next.Effective()) + " per GPU", Note: "activations of each micro-batch"}
-			cl.Travel = &scene.Travel{Ref: "req:act", Label: "micro-batch 1: " + bytesText(c.step.SendBytes[0]), Group: -1, From: "s1g1", To: "s2g1"}
-			mentions = append(mentions, mention("activations", "layout", "link:KV"))
+			cl.Link = &scene.Link{Label: first.Next.Name, Rate: GBps(first.Next.Effective()) + " per GPU", Note: "activations of each micro-batch"}
+			cl.Travel = &scene.Travel{Ref: "req:act", Label: "micro-batch 1: " + BytesText(c.step.SendBytes[0]), Group: -1, From: "s1g1", To: "s2g1"}
+			mentions = append(mentions, Mention("activations", "layout", "link:KV"))
 		}
 	}
 	than := "more than"
@@ -66,21 +66,21 @@ func (r parallelismRun) layoutStep() Step {
 		than = "within what"
 	}
 	n := fmt.Sprintf("%s in %s weighs %s: %s one %s holds (%s). As %s, %s (tensor parallelism, %d of %d query heads each)",
-		r.model.Name, weightName(r.weights), bytesText(float64(r.weightBytes)), than, r.gpu.Name, bytesText(float64(r.gpu.MemoryBytes)), l.Name(), tpText, r.model.QHeads/l.TP, r.model.QHeads)
+		r.model.Name, WeightName(r.weights), BytesText(float64(r.weightBytes)), than, r.gpu.Name, BytesText(float64(r.gpu.MemoryBytes)), l.Name(), tpText, r.model.QHeads/l.TP, r.model.QHeads)
 	if l.PP > 1 {
 		n += fmt.Sprintf(", and %d pipeline stages hold consecutive layers (pipeline parallelism): each micro-batch's activations cross from one stage to the next over %s", l.PP, rep.Stages[0].Next.Name)
 	}
-	n += fmt.Sprintf(". Each GPU holds %s of weights and %s of KV cache.", bytesText(float64(rep.Stages[0].WeightBytes)), bytesText(float64(rep.Stages[0].Pool.UsedBytes)))
+	n += fmt.Sprintf(". Each GPU holds %s of weights and %s of KV cache.", BytesText(float64(rep.Stages[0].WeightBytes)), BytesText(float64(rep.Stages[0].Pool.UsedBytes)))
 	if l.DP > 1 {
 		n += fmt.Sprintf(" %d replicas of this layout (data parallelism) serve their own requests on %d GPUs in all.", l.DP, l.GPUs())
 	}
 	title := fmt.Sprintf("One replica: %s on %d× %s", l.Name(), l.ReplicaGPUs(), r.gpu.Name)
-	marks := []scene.Mark{markRef("pool:"+cl.Pools[0].Label, fmt.Sprintf("TP%d", l.TP))}
+	marks := []scene.Mark{MarkRef("pool:"+cl.Pools[0].Label, fmt.Sprintf("TP%d", l.TP))}
 	if cl.Link != nil {
-		marks = append(marks, markRef("link:KV", "activations: "+bytesText(c.step.SendBytes[0])))
+		marks = append(marks, MarkRef("link:KV", "activations: "+BytesText(c.step.SendBytes[0])))
 	}
 	return Step{Title: "One model on many GPUs", Narration: n, Mentions: mentions,
-		Scenes: []scene.Scene{mainScene(scene.Scene{Kind: scene.KindCluster, ID: "layout", Title: title, Cluster: cl}, marks...)}}
+		Scenes: []scene.Scene{MainScene(scene.Scene{Kind: scene.KindCluster, ID: "layout", Title: title, Cluster: cl}, marks...)}}
 }
 
 // tpStep is one GPU's first two layers of kernels, all-reduces marked.
@@ -98,24 +98,24 @@ func (r parallelismRun) tpStep() Step {
 			cls = "elem"
 		}
 		if k.Kind == hardware.Collective && arRef == "" && k.Layer == 0 {
-			arRef, arTime, arBytes = spanRef("gpu", len(lane.Bars)), k.GPUTime, k.Bytes
+			arRef, arTime, arBytes = SpanRef("gpu", len(lane.Bars)), k.GPUTime, k.Bytes
 		}
-		lane.Bars = append(lane.Bars, scene.Span{Start: us(k.Start), End: us(k.Start + k.GPUTime), Label: k.Name, Class: cls, Highlight: k.Kind == hardware.Collective})
+		lane.Bars = append(lane.Bars, scene.Span{Start: Us(k.Start), End: Us(k.Start + k.GPUTime), Label: k.Name, Class: cls, Highlight: k.Kind == hardware.Collective})
 	}
 	tl := &scene.Timeline{Unit: "µs", Lanes: []scene.Lane{lane}}
-	sc := mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "tp", Title: "The first two layers on one GPU: each ends in all-reduces", Gantt: tl})
+	sc := MainScene(scene.Scene{Kind: scene.KindTimeline, ID: "tp", Title: "The first two layers on one GPU: each ends in all-reduces", Gantt: tl})
 	share := c.step.CommShare()
 	var n string
 	var mentions []scene.Mention
 	if c.layout.TP == 1 {
-		n = fmt.Sprintf("With TP 1 a GPU holds whole layers and no all-reduce runs: the step is the GPU's own kernels, %s for a micro-batch of %d sequences.", msText(c.step.Compute[0][0]), c.step.Micro[0])
+		n = fmt.Sprintf("With TP 1 a GPU holds whole layers and no all-reduce runs: the step is the GPU's own kernels, %s for a micro-batch of %d sequences.", MsText(c.step.Compute[0][0]), c.step.Micro[0])
 	} else {
-		arText := fmt.Sprintf("an all-reduce of %s takes %.1f µs", bytesText(arBytes), 1e6*arTime)
+		arText := fmt.Sprintf("an all-reduce of %s takes %.1f µs", BytesText(arBytes), 1e6*arTime)
 		n = fmt.Sprintf("Each of the %d GPUs multiplies its slice of every matrix; after the attention output and after the MLP the partial sums are added across the GPUs over NVLink: %s here. "+
 			"That is two per layer, %d per step: %s of the stages' compute time is collectives. More GPUs shrink each GPU's share of the weights, not these.",
-			c.layout.TP, arText, 2*r.model.Layers, pct(share))
-		sc.Marks = []scene.Mark{markRef(arRef, fmt.Sprintf("all-reduce %.1f µs", 1e6*arTime))}
-		mentions = []scene.Mention{mention(arText, "tp", arRef)}
+			c.layout.TP, arText, 2*r.model.Layers, Pct(share))
+		sc.Marks = []scene.Mark{MarkRef(arRef, fmt.Sprintf("all-reduce %.1f µs", 1e6*arTime))}
+		mentions = []scene.Mention{Mention(arText, "tp", arRef)}
 	}
 	return Step{Title: "Tensor parallelism: an all-reduce per layer", Narration: n, Mentions: mentions, Scenes: []scene.Scene{sc}}
 }
@@ -136,11 +136,11 @@ func (r parallelismRun) ppStep() Step {
 			}
 			if sp.Start > at {
 				if s == p-1 && bubbleRef == "" {
-					bubbleRef = spanRef(lane.Key, len(lane.Bars))
+					bubbleRef = SpanRef(lane.Key, len(lane.Bars))
 				}
-				lane.Bars = append(lane.Bars, scene.Span{Start: msr(at), End: msr(sp.Start), Label: "idle", Class: "wait"})
+				lane.Bars = append(lane.Bars, scene.Span{Start: Msr(at), End: Msr(sp.Start), Label: "idle", Class: "wait"})
 			}
-			span := scene.Span{Start: msr(sp.Start), End: msr(sp.End), Label: fmt.Sprintf("mb %d", sp.Micro+1), Class: "decode"}
+			span := scene.Span{Start: Msr(sp.Start), End: Msr(sp.End), Label: fmt.Sprintf("mb %d", sp.Micro+1), Class: "decode"}
 			if sp.Send {
 				span.Label, span.Class = "send", "transfer"
 			}
@@ -149,23 +149,23 @@ func (r parallelismRun) ppStep() Step {
 		}
 		tl.Lanes = append(tl.Lanes, lane)
 	}
-	sc := mainScene(scene.Scene{Kind: scene.KindTimeline, ID: "pipeline", Title: fmt.Sprintf("One decode step: %d micro-batches through %d stages", m, p), Gantt: tl})
-	formula := fmt.Sprintf("(p − 1) / (m + p − 1) = %d / %d = %s", p-1, m+p-1, pct(st.FormulaBubble))
+	sc := MainScene(scene.Scene{Kind: scene.KindTimeline, ID: "pipeline", Title: fmt.Sprintf("One decode step: %d micro-batches through %d stages", m, p), Gantt: tl})
+	formula := fmt.Sprintf("(p − 1) / (m + p − 1) = %d / %d = %s", p-1, m+p-1, Pct(st.FormulaBubble))
 	n := fmt.Sprintf("The step's %d sequences cross the %d stages in %d micro-batches: a stage starts micro-batch j once it has sent j − 1 and j has arrived. "+
 		"While the pipeline fills and drains the stages wait; with equal stages that bubble is %s of their time. Here the stages are idle %s and sending %s of it; the step takes %s.",
-		st.Batch, p, m, formula, pct(st.Bubble), pct(st.SendShare), msText(st.Seconds))
+		st.Batch, p, m, formula, Pct(st.Bubble), Pct(st.SendShare), MsText(st.Seconds))
 	if p == 1 {
-		n = fmt.Sprintf("With one stage there is no pipeline: the whole batch of %d sequences is one pass of %s, and no stage waits (%s).", st.Batch, msText(st.Seconds), formula)
+		n = fmt.Sprintf("With one stage there is no pipeline: the whole batch of %d sequences is one pass of %s, and no stage waits (%s).", st.Batch, MsText(st.Seconds), formula)
 	} else {
 		n += " More micro-batches shrink the bubble, but in decode each one reads the stage's weights again."
 	}
 	var mentions []scene.Mention
 	if bubbleRef != "" {
-		sc.Marks = []scene.Mark{markRef(bubbleRef, "bubble")}
-		mentions = append(mentions, mention("that bubble", "pipeline", bubbleRef))
+		sc.Marks = []scene.Mark{MarkRef(bubbleRef, "bubble")}
+		mentions = append(mentions, Mention("that bubble", "pipeline", bubbleRef))
 	}
-	q := numberQuiz(fmt.Sprintf("%d %s, %d %s per step, equal stages and free sends: what share of the stages' time is the bubble, in %%?", p, plural(p, "stage", "stages"), m, plural(m, "micro-batch", "micro-batches")),
-		round1(100*st.FormulaBubble), 1, formula)
+	q := NumberQuiz(fmt.Sprintf("%d %s, %d %s per step, equal stages and free sends: what share of the stages' time is the bubble, in %%?", p, Plural(p, "stage", "stages"), m, Plural(m, "micro-batch", "micro-batches")),
+		Round1(100*st.FormulaBubble), 1, formula)
 	return Step{Title: "Pipeline parallelism: micro-batches and the bubble", Narration: n, Quiz: q, Mentions: mentions, Scenes: []scene.Scene{sc}}
 }
 
@@ -175,26 +175,26 @@ func (r parallelismRun) memoryStep() Step {
 	c := r.mine
 	st := c.replica.Stages[0]
 	b, p := st.Budget, st.Pool
-	gib := func(x int64) float64 { return round2(float64(x) / hardware.GiB) }
+	gib := func(x int64) float64 { return Round2(float64(x) / hardware.GiB) }
 	ms := &scene.MemoryStack{Unit: "GiB", Total: gib(b.TotalBytes),
 		Lines: []scene.MemLine{{At: gib(p.Requested), Label: fmt.Sprintf("× %g utilization", b.MemUtilization)}},
 		Parts: []scene.MemPart{
-			{Key: "weights", Label: "weights " + bytesText(float64(b.WeightBytes)), Size: gib(b.WeightBytes), Class: "weights", Highlight: true},
+			{Key: "weights", Label: "weights " + BytesText(float64(b.WeightBytes)), Size: gib(b.WeightBytes), Class: "weights", Highlight: true},
 			{Key: "activation", Label: "activations", Size: gib(b.ActivationBytes), Class: "reserve"},
 			{Key: "nontorch", Label: "non-torch", Size: gib(b.NonTorchBytes), Class: "reserve"},
-			{Key: "kv", Label: "KV pool " + bytesText(float64(p.UsedBytes)), Size: gib(p.UsedBytes), Class: "kv"},
+			{Key: "kv", Label: "KV pool " + BytesText(float64(p.UsedBytes)), Size: gib(p.UsedBytes), Class: "kv"},
 			{Key: "headroom", Label: "headroom", Size: gib(b.TotalBytes - b.WeightBytes - b.ActivationBytes - b.NonTorchBytes - p.UsedBytes), Class: "headroom"},
 		}}
 	tbl := &scene.Table{Columns: []string{"stage", "layers", "weights per GPU", "KV pool per GPU", "KV tokens"}}
 	for _, s := range c.replica.Stages {
-		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(s.Index + 1), fmt.Sprintf("%d–%d", s.First+1, s.End), bytesText(float64(s.WeightBytes)), bytesText(float64(s.Pool.UsedBytes)), comma64(s.Pool.Tokens)})
+		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(s.Index + 1), fmt.Sprintf("%d–%d", s.First+1, s.End), BytesText(float64(s.WeightBytes)), BytesText(float64(s.Pool.UsedBytes)), Comma64(s.Pool.Tokens)})
 	}
-	holds := fmt.Sprintf("holds %s tokens of KV cache", comma64(c.kvTokens))
+	holds := fmt.Sprintf("holds %s tokens of KV cache", Comma64(c.kvTokens))
 	n := fmt.Sprintf("On each GPU of stage 1: %s of weights (1/%d of %d layers' share), the activation and NCCL reserve, and the KV pool in what is left of %s × %g. "+
 		"Each stage caches every token for its own layers, so the replica %s, the smallest stage's: %s sequences of %s tokens. The batch of %d uses %s of it.",
-		bytesText(float64(st.WeightBytes)), c.layout.TP, st.Layers(), bytesText(float64(b.TotalBytes)), b.MemUtilization, holds, comma(c.maxSeqs), comma(r.context+1), r.batch, pct(float64(r.batch)/float64(max(c.maxSeqs, 1))))
-	return Step{Title: "Memory per GPU: does it fit?", Narration: n, Mentions: []scene.Mention{mention(holds, "memory", "part:kv")},
-		Scenes: []scene.Scene{mainScene(scene.Scene{Kind: scene.KindMemoryStack, ID: "memory", Title: "One GPU of stage 1", Memory: ms}, markRef("part:kv", "KV pool")),
+		BytesText(float64(st.WeightBytes)), c.layout.TP, st.Layers(), BytesText(float64(b.TotalBytes)), b.MemUtilization, holds, Comma(c.maxSeqs), Comma(r.context+1), r.batch, Pct(float64(r.batch)/float64(max(c.maxSeqs, 1))))
+	return Step{Title: "Memory per GPU: does it fit?", Narration: n, Mentions: []scene.Mention{Mention(holds, "memory", "part:kv")},
+		Scenes: []scene.Scene{MainScene(scene.Scene{Kind: scene.KindMemoryStack, ID: "memory", Title: "One GPU of stage 1", Memory: ms}, MarkRef("part:kv", "KV pool")),
 			{Kind: scene.KindTable, ID: "stages", Title: "Every stage", Table: tbl}}}
 }
 
@@ -203,9 +203,9 @@ func (r parallelismRun) memoryStep() Step {
 func tradeSeries(name string, c layoutCase) scene.Series {
 	sr := scene.Series{Name: name, Type: scene.Line}
 	for _, st := range c.sweep {
-		sr.X = append(sr.X, round1(st.PerUser()))
-		sr.Y = append(sr.Y, round1(st.PerGPU(c.layout.ReplicaGPUs())))
-		sr.Labels = append(sr.Labels, comma(st.Batch))
+		sr.X = append(sr.X, Round1(st.PerUser()))
+		sr.Y = append(sr.Y, Round1(st.PerGPU(c.layout.ReplicaGPUs())))
+		sr.Labels = append(sr.Labels, Comma(st.Batch))
 	}
 	return sr
 }
@@ -220,10 +220,10 @@ func (r parallelismRun) reportStep() Step {
 	fa, fb := r.reportFull[0], r.reportFull[1]
 	ch := tradeChart("Each point is a batch size: higher is more throughput per GPU, further right is faster per user.",
 		tradeSeries("TP8, 8 GPUs", a), tradeSeries(fmt.Sprintf("TP8PP2, 16 GPUs, %d micro-batches", b.layout.MicroBatches), b))
-	tbl := &scene.Table{Columns: []string{"layout", "KV tokens", "sequences of " + comma(r.context+1), fmt.Sprintf("batch %d: per user", a.batch), "per GPU", "at its largest batch: per GPU"}}
+	tbl := &scene.Table{Columns: []string{"layout", "KV tokens", "sequences of " + Comma(r.context+1), fmt.Sprintf("batch %d: per user", a.batch), "per GPU", "at its largest batch: per GPU"}}
 	for _, c := range []struct{ at, full layoutCase }{{a, fa}, {b, fb}} {
-		tbl.Rows = append(tbl.Rows, []string{c.at.layout.Name(), comma64(c.at.kvTokens), comma(c.at.maxSeqs), tokS(c.at.step.PerUser()), tokS(c.at.step.PerGPU(c.at.layout.ReplicaGPUs())),
-			fmt.Sprintf("%s (batch %s)", tokS(c.full.step.PerGPU(c.full.layout.ReplicaGPUs())), comma(c.full.batch))})
+		tbl.Rows = append(tbl.Rows, []string{c.at.layout.Name(), Comma64(c.at.kvTokens), Comma(c.at.maxSeqs), tokS(c.at.step.PerUser()), tokS(c.at.step.PerGPU(c.at.layout.ReplicaGPUs())),
+			fmt.Sprintf("%s (batch %s)", tokS(c.full.step.PerGPU(c.full.layout.ReplicaGPUs())), Comma(c.full.batch))})
 	}
 	lowerText := fmt.Sprintf("%s per GPU instead of %s", tokS(b.step.PerGPU(16)), tokS(a.step.PerGPU(8)))
 	verdict := "lowers"
@@ -232,41 +232,41 @@ func (r parallelismRun) reportStep() Step {
 	}
 	n := fmt.Sprintf("The report's mapping for Llama-3.1-405B w8a8 on H100: TP8 on one node or TP8PP2 on two. Both fit. At the same batch of %d the second node %s throughput per GPU: %s, at %s per user against %s, because the stages take turns. "+
 		"What it buys is memory: %s KV tokens against %s, %s sequences of %s tokens against %s, and at their largest batches %s per GPU against %s.",
-		a.batch, verdict, lowerText, tokS(b.step.PerUser()), tokS(a.step.PerUser()), comma64(b.kvTokens), comma64(a.kvTokens), comma(b.maxSeqs), comma(r.context+1), comma(a.maxSeqs),
+		a.batch, verdict, lowerText, tokS(b.step.PerUser()), tokS(a.step.PerUser()), Comma64(b.kvTokens), Comma64(a.kvTokens), Comma(b.maxSeqs), Comma(r.context+1), Comma(a.maxSeqs),
 		tokS(fb.step.PerGPU(16)), tokS(fa.step.PerGPU(8)))
-	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "report", Title: "Llama-3.1-405B FP8 on H100: TP8 vs TP8PP2", Chart: ch})
+	sc := MainScene(scene.Scene{Kind: scene.KindChart, ID: "report", Title: "Llama-3.1-405B FP8 on H100: TP8 vs TP8PP2", Chart: ch})
 	return Step{Title: "The report's mapping: 405B on one node or two", Narration: n,
-		Scenes: []scene.Scene{sc, {Kind: scene.KindTable, ID: "report-table", Title: "TP8 vs TP8PP2 (context " + comma(r.context) + ")", Table: tbl}}}
+		Scenes: []scene.Scene{sc, {Kind: scene.KindTable, ID: "report-table", Title: "TP8 vs TP8PP2 (context " + Comma(r.context) + ")", Table: tbl}}}
 }
 
 // fitText is a layout's memory verdict in a few words.
 func fitText(c layoutCase) string {
 	if c.fitErr != nil {
-		return fmt.Sprintf("%s: %s of weights per GPU, does not fit", c.layout.Name(), bytesText(float64(c.replica.Stages[0].WeightBytes)))
+		return fmt.Sprintf("%s: %s of weights per GPU, does not fit", c.layout.Name(), BytesText(float64(c.replica.Stages[0].WeightBytes)))
 	}
-	return fmt.Sprintf("%s: %s of weights per GPU, holds %s KV tokens", c.layout.Name(), bytesText(float64(c.replica.Stages[0].WeightBytes)), comma64(c.kvTokens))
+	return fmt.Sprintf("%s: %s of weights per GPU, holds %s KV tokens", c.layout.Name(), BytesText(float64(c.replica.Stages[0].WeightBytes)), Comma64(c.kvTokens))
 }
 
 // fitStep shows layouts that more parallelism makes fit at all.
 func (r parallelismRun) fitStep() Step {
 	cards := []scene.Card{}
 	for _, c := range append(r.bf16[:], r.node[:2]...) {
-		v := "fits: " + comma64(c.kvTokens) + " KV tokens"
+		v := "fits: " + Comma64(c.kvTokens) + " KV tokens"
 		if c.fitErr != nil {
 			v = "does not fit"
 		}
-		cards = append(cards, scene.Card{Label: fmt.Sprintf("%s %s %s on %s", c.replica.Setup.Model.Name, weightName(c.replica.Setup.Weights), c.layout.Name(), c.replica.Setup.GPU.Name),
-			Value: round1(float64(c.replica.Stages[0].WeightBytes) / 1e9), Unit: "GB of weights per GPU", Note: v})
+		cards = append(cards, scene.Card{Label: fmt.Sprintf("%s %s %s on %s", c.replica.Setup.Model.Name, WeightName(c.replica.Setup.Weights), c.layout.Name(), c.replica.Setup.GPU.Name),
+			Value: Round1(float64(c.replica.Stages[0].WeightBytes) / 1e9), Unit: "GB of weights per GPU", Note: v})
 	}
 	h100 := hardware.MustGPU(reportGPU)
 	usable, _ := hardware.EngineMemory(h100)
 	n := fmt.Sprintf("In BF16 the 405B model's %s does not go on one node of H100s: %s, against %s usable. Two nodes do it: %s. ",
-		bytesText(float64(hardware.MustModel(reportModel).WeightBytes(2))), fitText(r.bf16[0]), bytesText(0.9*float64(usable)), fitText(r.bf16[1]))
+		BytesText(float64(hardware.MustModel(reportModel).WeightBytes(2))), fitText(r.bf16[0]), BytesText(0.9*float64(usable)), fitText(r.bf16[1]))
 	if r.bf16[0].fitErr == nil || r.bf16[1].fitErr != nil {
 		n = fmt.Sprintf("405B in BF16 on H100s: %s; %s. ", fitText(r.bf16[0]), fitText(r.bf16[1]))
 	}
-	n += fmt.Sprintf("On %ss, %s in %s: %s; %s.", r.gpu.Name, r.node[0].replica.Setup.Model.Name, weightName(r.weights), fitText(r.node[0]), fitText(r.node[1]))
-	return Step{Title: "Parallelism needed to fit at all", Narration: n, Scenes: []scene.Scene{mainScene(scene.Scene{Kind: scene.KindCards, ID: "fit", Title: "What fits", Cards: cards})}}
+	n += fmt.Sprintf("On %ss, %s in %s: %s; %s.", r.gpu.Name, r.node[0].replica.Setup.Model.Name, WeightName(r.weights), fitText(r.node[0]), fitText(r.node[1]))
+	return Step{Title: "Parallelism needed to fit at all", Narration: n, Scenes: []scene.Scene{MainScene(scene.Scene{Kind: scene.KindCards, ID: "fit", Title: "What fits", Cards: cards})}}
 }
 
 // nodeStep compares the 70B on 8 GPUs as one TP8 or as replicas of
@@ -284,17 +284,17 @@ func (r parallelismRun) nodeStep() Step {
 		}
 		series = append(series, tradeSeries(c.layout.Name(), c))
 		if !c.priced {
-			tbl.Rows = append(tbl.Rows, []string{c.layout.Name(), comma64(c.kvTokens), fmt.Sprintf("%d: holds only %d", c.batch, c.maxSeqs), "", ""})
+			tbl.Rows = append(tbl.Rows, []string{c.layout.Name(), Comma64(c.kvTokens), fmt.Sprintf("%d: holds only %d", c.batch, c.maxSeqs), "", ""})
 			parts = append(parts, fmt.Sprintf("%s cannot hold %d sequences per replica (at most %d)", c.layout.Name(), c.batch, c.maxSeqs))
 			continue
 		}
 		fitting = append(fitting, c)
-		tbl.Rows = append(tbl.Rows, []string{c.layout.Name(), comma64(c.kvTokens), comma(c.batch), tokS(c.step.PerUser()), tokS(c.step.PerGPU(c.layout.ReplicaGPUs()))})
+		tbl.Rows = append(tbl.Rows, []string{c.layout.Name(), Comma64(c.kvTokens), Comma(c.batch), tokS(c.step.PerUser()), tokS(c.step.PerGPU(c.layout.ReplicaGPUs()))})
 		parts = append(parts, fmt.Sprintf("%s gives %s per user and %s per GPU", c.layout.Name(), tokS(c.step.PerUser()), tokS(c.step.PerGPU(c.layout.ReplicaGPUs()))))
 	}
 	n := fmt.Sprintf("The same 8 %ss can serve %s as one TP8 or as replicas of smaller TP, with the %d sequences split evenly: ", r.gpu.Name, r.node[0].replica.Setup.Model.Name, r.load) + strings.Join(parts, "; ") + ". "
 	n += nodeVerdict(fitting) + " " + peakText(r.node)
-	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "node", Title: fmt.Sprintf("%s on 8× %s: throughput per GPU against speed per user", r.node[0].replica.Setup.Model.Name, r.gpu.Name),
+	sc := MainScene(scene.Scene{Kind: scene.KindChart, ID: "node", Title: fmt.Sprintf("%s on 8× %s: throughput per GPU against speed per user", r.node[0].replica.Setup.Model.Name, r.gpu.Name),
 		Chart: tradeChart("Each line is a layout, each point a batch per replica.", series...)})
 	return Step{Title: "One TP8 or replicas of smaller TP", Narration: n, Scenes: []scene.Scene{sc, {Kind: scene.KindTable, ID: "node-table", Title: fmt.Sprintf("At %d sequences on the 8 GPUs", r.load), Table: tbl}}}
 }
@@ -357,7 +357,7 @@ func peakText(cs []layoutCase) string {
 			continue
 		}
 		p := c.peak()
-		peaks = append(peaks, fmt.Sprintf("%s %s (batch %s)", c.layout.Name(), tokS(p.PerGPU(c.layout.ReplicaGPUs())), comma(p.Batch)))
+		peaks = append(peaks, fmt.Sprintf("%s %s (batch %s)", c.layout.Name(), tokS(p.PerGPU(c.layout.ReplicaGPUs())), Comma(p.Batch)))
 		solo = append(solo, fmt.Sprintf("%s %s", c.layout.Name(), tokS(c.sweep[0].PerUser())))
 		if top.replica == nil || p.PerGPU(c.layout.ReplicaGPUs()) > top.peak().PerGPU(top.layout.ReplicaGPUs()) {
 			top = c
@@ -400,16 +400,16 @@ func (r parallelismRun) metrics() []Metric {
 	c := r.mine
 	a, b := r.report[0], r.report[1]
 	return []Metric{
-		{Key: "step_ms", Label: "Decode step of the chosen layout", Unit: "ms", Better: LowerIsBetter, Value: ms(c.step.Seconds)},
-		{Key: "per_user_tok_s", Label: "Speed per user", Unit: "tok/s", Better: HigherIsBetter, Value: round1(c.step.PerUser())},
-		{Key: "per_gpu_tok_s", Label: "Throughput per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: round1(c.step.PerGPU(c.layout.ReplicaGPUs()))},
-		{Key: "total_tok_s", Label: fmt.Sprintf("Throughput of %d replicas", c.layout.DP), Unit: "tok/s", Better: HigherIsBetter, Value: round1(c.step.PerReplica() * float64(c.layout.DP))},
-		{Key: "bubble_pct", Label: "Pipeline bubble (stages idle)", Unit: "%", Better: LowerIsBetter, Value: round1(100 * c.step.Bubble)},
-		{Key: "comm_pct", Label: "Share of compute time in all-reduces", Unit: "%", Better: LowerIsBetter, Value: round1(100 * c.step.CommShare())},
+		{Key: "step_ms", Label: "Decode step of the chosen layout", Unit: "ms", Better: LowerIsBetter, Value: Ms(c.step.Seconds)},
+		{Key: "per_user_tok_s", Label: "Speed per user", Unit: "tok/s", Better: HigherIsBetter, Value: Round1(c.step.PerUser())},
+		{Key: "per_gpu_tok_s", Label: "Throughput per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: Round1(c.step.PerGPU(c.layout.ReplicaGPUs()))},
+		{Key: "total_tok_s", Label: fmt.Sprintf("Throughput of %d replicas", c.layout.DP), Unit: "tok/s", Better: HigherIsBetter, Value: Round1(c.step.PerReplica() * float64(c.layout.DP))},
+		{Key: "bubble_pct", Label: "Pipeline bubble (stages idle)", Unit: "%", Better: LowerIsBetter, Value: Round1(100 * c.step.Bubble)},
+		{Key: "comm_pct", Label: "Share of compute time in all-reduces", Unit: "%", Better: LowerIsBetter, Value: Round1(100 * c.step.CommShare())},
 		{Key: "kv_tokens", Label: "KV tokens one replica holds", Unit: "tokens", Better: HigherIsBetter, Value: float64(c.kvTokens)},
-		{Key: "weights_per_gpu_gb", Label: "Weights per GPU (stage 1)", Unit: "GB", Value: round2(float64(c.replica.Stages[0].WeightBytes) / 1e9)},
-		{Key: "report_tp8_per_gpu", Label: fmt.Sprintf("405B FP8 TP8 at batch %d, per GPU", a.batch), Unit: "tok/s", Value: round1(a.step.PerGPU(8))},
-		{Key: "report_tp8pp2_per_gpu", Label: fmt.Sprintf("405B FP8 TP8PP2 at batch %d, per GPU", b.batch), Unit: "tok/s", Value: round1(b.step.PerGPU(16))},
+		{Key: "weights_per_gpu_gb", Label: "Weights per GPU (stage 1)", Unit: "GB", Value: Round2(float64(c.replica.Stages[0].WeightBytes) / 1e9)},
+		{Key: "report_tp8_per_gpu", Label: fmt.Sprintf("405B FP8 TP8 at batch %d, per GPU", a.batch), Unit: "tok/s", Value: Round1(a.step.PerGPU(8))},
+		{Key: "report_tp8pp2_per_gpu", Label: fmt.Sprintf("405B FP8 TP8PP2 at batch %d, per GPU", b.batch), Unit: "tok/s", Value: Round1(b.step.PerGPU(16))},
 	}
 }
 
@@ -417,7 +417,7 @@ func (r parallelismRun) claims() []Claim {
 	a, b := r.report[0], r.report[1]
 	kv := make([]string, 3)
 	for i, x := range r.kvPerGPU {
-		kv[i] = bytesText(float64(x))
+		kv[i] = BytesText(float64(x))
 	}
 	gf := make([]string, 3)
 	for i, x := range r.gptFast {
@@ -433,18 +433,18 @@ func (r parallelismRun) claims() []Claim {
 			continue
 		}
 		if len(c.sweep) > 0 {
-			node = append(node, fmt.Sprintf("%s (%s sequences) peaks at %s/GPU, %s/user at batch 1", c.layout.Name(), comma(c.maxSeqs), tokS(c.peak().PerGPU(c.layout.ReplicaGPUs())), tokS(c.sweep[0].PerUser())))
+			node = append(node, fmt.Sprintf("%s (%s sequences) peaks at %s/GPU, %s/user at batch 1", c.layout.Name(), Comma(c.maxSeqs), tokS(c.peak().PerGPU(c.layout.ReplicaGPUs())), tokS(c.sweep[0].PerUser())))
 		}
 	}
 	return []Claim{{
 		What:    "Llama-3.1-405B w8a8 on H100",
 		Article: "TP8 on a single node or TP8PP2 on two nodes is usually the best choice (report 003; Dynamo's tuning guide)",
-		Model:   fmt.Sprintf("both fit; TP8 holds %s KV tokens, TP8PP2 %s; at batch %d: %s vs %s per GPU", comma64(a.kvTokens), comma64(b.kvTokens), a.batch, tokS(a.step.PerGPU(8)), tokS(b.step.PerGPU(16))),
+		Model:   fmt.Sprintf("both fit; TP8 holds %s KV tokens, TP8PP2 %s; at batch %d: %s vs %s per GPU", Comma64(a.kvTokens), Comma64(b.kvTokens), a.batch, tokS(a.step.PerGPU(8)), tokS(b.step.PerGPU(16))),
 		Why:     "Agrees that both are sound. The guide gives no figures; here the second node buys KV capacity (longer contexts, bigger batches) and costs throughput per GPU at the same batch, since this model drains the pipeline every step.",
 	}, {
 		What:    "GPUs per engine: throughput per GPU against latency per user",
 		Article: "the minimum number of GPUs with fair KV cache gives the best throughput/GPU and worst latency/user; the maximum the reverse",
-		Model:   fmt.Sprintf("%s on 8× %s, context %s: %s", r.node[0].replica.Setup.Model.Name, r.gpu.Name, comma(r.context), strings.Join(node, "; ")),
+		Model:   fmt.Sprintf("%s on 8× %s, context %s: %s", r.node[0].replica.Setup.Model.Name, r.gpu.Name, Comma(r.context), strings.Join(node, "; ")),
 		Why:     peakWhy(r.node),
 	}, {
 		What:    "KV cache per GPU grows with TP (70B, B200)",

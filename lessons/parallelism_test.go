@@ -70,7 +70,7 @@ func TestParallelismRefuses(t *testing.T) {
 		{map[string]string{"micro_batches": "16", "batch": "8"}, "micro_batches"},
 		{map[string]string{"tp": "3"}, "tp"},
 	} {
-		_, err := parallelismLesson.resolveChecked(c.set)
+		_, err := parallelismLesson.ResolveChecked(c.set)
 		pe, ok := err.(*ParamError)
 		if !ok || pe.Key != c.key {
 			t.Errorf("%v: %v, want a refusal on %s", c.set, err, c.key)

@@ -3,6 +3,7 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -41,10 +42,10 @@ func (p Param) DefaultText() string {
 	if p.Kind == Choice {
 		return p.Choices[0]
 	}
-	return p.format(p.Default)
+	return p.Format(p.Default)
 }
 
-func (p Param) format(x float64) string {
+func (p Param) Format(x float64) string {
 	if p.Kind == Int {
 		return strconv.FormatInt(int64(x), 10)
 	}
@@ -57,9 +58,9 @@ func (p Param) Range() string {
 	case Choice:
 		return "one of " + strings.Join(p.Choices, ", ")
 	case Int:
-		return fmt.Sprintf("an integer from %s to %s", p.format(p.Min), p.format(p.Max))
+		return fmt.Sprintf("an integer from %s to %s", p.Format(p.Min), p.Format(p.Max))
 	default:
-		return fmt.Sprintf("a number from %s to %s", p.format(p.Min), p.format(p.Max))
+		return fmt.Sprintf("a number from %s to %s", p.Format(p.Min), p.Format(p.Max))
 	}
 }
 
@@ -223,7 +224,7 @@ func (v Values) TextOf(key string) string {
 			if p.Kind == Choice {
 				return v.choices[key]
 			}
-			return p.format(v.nums[key])
+			return p.Format(v.nums[key])
 		}
 	}
 	return ""
@@ -321,7 +322,7 @@ func (l *Lesson) CheckValues(v Values) error {
 			return err
 		}
 	}
-	return l.blame(v, checkCostRates(v))
+	return l.blame(v, CheckCostRates(v))
 }
 
 // blame names a broken relation on the knob the reader set (see
@@ -350,6 +351,25 @@ func (l *Lesson) blame(v Values, err error) error {
 func (v Values) Defaults() Values {
 	l := Lesson{Params: v.params}
 	return l.Defaults()
+}
+
+// WithNumber is v with the numeric knob key set to x and every other knob
+// as it was: a simulation that tries variants of the reader's setting (the
+// sandbox's capacity search at other rates) derives them from v.
+func (v Values) WithNumber(key string, x float64) Values {
+	c := v
+	c.nums = maps.Clone(v.nums)
+	c.nums[key] = x
+	return c
+}
+
+// WithChoice is v with the choice knob key set to choice and every other
+// knob as it was (see WithNumber).
+func (v Values) WithChoice(key, choice string) Values {
+	c := v
+	c.choices = maps.Clone(v.choices)
+	c.choices[key] = choice
+	return c
 }
 
 // Has reports whether the lesson declares the knob.

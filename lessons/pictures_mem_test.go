@@ -13,7 +13,7 @@ import (
 func TestPicturesPacing(t *testing.T) {
 	tick := regexp.MustCompile(`^Tick \d+`)
 	for _, l := range All() {
-		if !lessonTests[l.Slug].paced {
+		if !lessonTests[l.Slug].Paced {
 			continue
 		}
 		slug := l.Slug

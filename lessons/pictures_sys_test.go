@@ -63,7 +63,7 @@ func systemsRefs(sc scene.Scene) map[string]bool {
 	return out
 }
 
-// The lessons drawn with the systems pictures (lessonChecks.systems), at
+// The lessons drawn with the systems pictures (Checks.systems), at
 // their defaults and at the knob settings they register that change what
 // happens (R4 and the long request wait; conditional disaggregation;
 // another workload): each step's main figure is a systems picture, every
@@ -75,11 +75,11 @@ func TestSystemsPictures(t *testing.T) {
 	tick := regexp.MustCompile(`^Tick \d+`)
 	for _, l := range All() {
 		c := lessonTests[l.Slug]
-		if !c.systems {
+		if !c.Systems {
 			continue
 		}
 		t.Run(l.Slug, func(t *testing.T) {
-			for _, knobs := range append([]map[string]string{nil}, c.systemsSets...) {
+			for _, knobs := range append([]map[string]string{nil}, c.SystemsSets...) {
 				checkSystemsPictures(t, tick, l, knobs)
 			}
 		})

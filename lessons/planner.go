@@ -30,9 +30,9 @@ var plannerLesson = &Lesson{
 		{Term: "GPU budget", Aliases: []string{"max_gpu_budget"}, Definition: "The most GPUs the planner may use; above it, its choice is scaled down.", Find: "budget"},
 	},
 	Params: []Param{
-		gpuParam,
-		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},
-		{Key: "weight_dtype", Label: weightParam.Label, Help: weightParam.Help, Kind: Choice, Choices: []string{"fp8", "bf16"}},
+		GPUParam,
+		{Key: "model", Label: "Model", Help: "Sets the layer shapes, weights and KV bytes per token.", Kind: Choice, Choices: ChoicesFirst(ModelIDs(), "llama-3.1-70b")},
+		{Key: "weight_dtype", Label: WeightParam.Label, Help: WeightParam.Help, Kind: Choice, Choices: []string{"fp8", "bf16"}},
 		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Every worker, prefill, decode or monolithic, is a tensor-parallel group of this many GPUs (Dynamo's prefill_engine_num_gpu and decode_engine_num_gpu).", Kind: Int, Default: 2, Min: 1, Max: 8, Step: 1},
 		{Key: "budget_gpus", Label: "GPU budget", Unit: "GPUs", Help: "Dynamo's max_gpu_budget (default 8): the planner's workers never hold more. The static split and the monolithic pool use all of it.", Kind: Int, Default: planner.DefaultBudget, Min: 2, Max: 32, Step: 1},
 		{Key: "static_prefill", Label: "Static split: prefill workers", Help: "The fixed deployment's prefill workers; the rest of the budget decodes. The planner starts from this split too.", Kind: Int, Default: 2, Min: 1, Max: 31, Step: 1},
@@ -50,11 +50,11 @@ var plannerLesson = &Lesson{
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "The SLO each request is held to. Dynamo's planner default is 500 ms; here 1,000 ms, since a 3,000-token prompt alone takes about 250 ms on the default workers.", Kind: Float, Default: 1000, Min: 10, Max: 60000, Step: 10},
 		{Key: "slo_itl_ms", Label: "SLO: ITL", Unit: "ms", Help: "The planner's ITL target; a request meets the SLO when its mean gap between tokens (TPOT) is within it. Dynamo's default is 50 ms; here 25 ms, since the default decode step is about 17 ms and 50 ms lets even monolithic stalls pass.", Kind: Float, Default: 25, Min: 1, Max: 1000, Step: 1},
 		{Key: "link", Label: "Prefill → decode link", Help: "Measured GPU-to-GPU paths the KV crosses.", Kind: Choice, Choices: []string{"ib-ndr", "nvlink4", "rdma-8x400", "tcpxo"}},
-		seedParam,
+		SeedParam,
 	},
 	Check:   checkPlanner,
-	sim:     plannerSim{},
-	MaxWork: servingMaxWork,
+	Sim:     plannerSim{},
+	MaxWork: ServingMaxWork,
 	HeavyCorners: []map[string]string{
 		// The most requests (an 8B model on single GPUs), the longest
 		// prompts, the longest outputs, and the trace's curve.
@@ -65,7 +65,7 @@ var plannerLesson = &Lesson{
 	},
 }
 
-func init() { register(plannerLesson) }
+func init() { Register(plannerLesson) }
 
 // The report's regimes, as its "Engine Count" recipe states them.
 const (
@@ -81,10 +81,10 @@ const plannerBlock = 16
 // budget of whole workers with room for the static split's decode pool,
 // a worker that fits, and the work bound.
 func checkPlanner(v Values) error {
-	if err := checkOrdered(v, lengthPairs...); err != nil {
+	if err := CheckOrdered(v, LengthPairs...); err != nil {
 		return err
 	}
-	if err := checkOrdered(v, [2]string{"low_rate", "peak_rate"}); err != nil {
+	if err := CheckOrdered(v, [2]string{"low_rate", "peak_rate"}); err != nil {
 		return err
 	}
 	tp, budget := v.Int("tp"), v.Int("budget_gpus")
@@ -94,22 +94,22 @@ func checkPlanner(v Values) error {
 	if sp := v.Int("static_prefill"); sp >= budget/tp {
 		return Relation("static_prefill", v.TextOf("static_prefill"), fmt.Sprintf("fewer than the budget's %d workers, leaving at least one to decode: ≤ %d", budget/tp, budget/tp-1), "budget_gpus")
 	}
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
-	if !tpSplits(m, tp) {
-		return tpRelation(m, tp)
+	if !TPSplits(m, tp) {
+		return TPRelation(m, tp)
 	}
 	n := v.Int("prompt_max") + v.Int("output_max")
-	budgetTokens, _ := vllmBatch(g)
-	fit := hardware.Fit{GPU: g, Model: m, TP: tp, Weights: weightFormat(v), BatchedTokens: budgetTokens, KVTokens: int64(n), Positions: n}
-	if err := checkFit(v, fit, fitKnobs{hardware.LimitWeights: "tp", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"}); err != nil {
+	budgetTokens, _ := VLLMBatch(g)
+	fit := hardware.Fit{GPU: g, Model: m, TP: tp, Weights: WeightFormat(v), BatchedTokens: budgetTokens, KVTokens: int64(n), Positions: n}
+	if err := CheckFit(v, fit, FitKnobs{hardware.LimitWeights: "tp", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"}); err != nil {
 		return err
 	}
 	reqs, work := plannerWork(v)
-	return workBound(v, "sample_s", fmt.Sprintf("(3 × prompt + 16 × output tokens) twice, for the planner's and the static split's pools (a prompt is admitted on a prefill and on a decode worker), and (2 × prompt + 16 × output) once, monolithic, over the %d requests sampled from the day", reqs),
-		work, servingCheckWork)
+	return WorkBound(v, "sample_s", fmt.Sprintf("(3 × prompt + 16 × output tokens) twice, for the planner's and the static split's pools (a prompt is admitted on a prefill and on a decode worker), and (2 × prompt + 16 × output) once, monolithic, over the %d requests sampled from the day", reqs),
+		work, ServingCheckWork)
 }
 
 // plannerWork bounds the day's simulated work: every interval's sampled
@@ -138,7 +138,7 @@ func plannerRates(v Values) []float64 {
 	}
 	out := make([]float64, n)
 	for i, s := range shape {
-		out[i] = round4(lo + (hi-lo)*s)
+		out[i] = Round4(lo + (hi-lo)*s)
 	}
 	return out
 }

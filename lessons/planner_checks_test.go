@@ -3,8 +3,8 @@ package lessons
 // What the shared tests check on the planner lesson: its narrated counts
 // recomputed from the runs.
 func init() {
-	registerChecks(plannerLesson, lessonChecks{
-		narration: func(v Values) ([]string, error) {
+	registerChecks(plannerLesson, Checks{
+		Narration: func(v Values) ([]string, error) {
 			r, err := runPlanner(v)
 			if err != nil {
 				return nil, err
@@ -14,7 +14,7 @@ func init() {
 	})
 }
 
-func plannerNarration(r *plannerRun) (out problems) {
+func plannerNarration(r *plannerRun) (out Problems) {
 	total := 0
 	for k, iv := range r.intervals {
 		n := 0
@@ -22,16 +22,16 @@ func plannerNarration(r *plannerRun) (out problems) {
 			n += s.requests
 		}
 		if n != iv.requests || iv.static.requests != iv.requests || iv.mono.requests != iv.requests {
-			out.addf("interval %d: %d requests narrated; planner served %d, static %d, monolithic %d", k+1, iv.requests, n, iv.static.requests, iv.mono.requests)
+			out.Addf("interval %d: %d requests narrated; planner served %d, static %d, monolithic %d", k+1, iv.requests, n, iv.static.requests, iv.mono.requests)
 		}
 		total += iv.requests
 	}
 	if total != r.day.planned.requests {
-		out.addf("narrated %d requests over the day; the intervals hold %d", r.day.planned.requests, total)
+		out.Addf("narrated %d requests over the day; the intervals hold %d", r.day.planned.requests, total)
 	}
 	regimes := len(r.regimes.low) + len(r.regimes.medium) + len(r.regimes.high)
 	if regimes != len(r.intervals) {
-		out.addf("%d intervals classified of %d", regimes, len(r.intervals))
+		out.Addf("%d intervals classified of %d", regimes, len(r.intervals))
 	}
 	return out
 }

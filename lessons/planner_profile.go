@@ -12,19 +12,19 @@ import (
 // the decode step of n requests at a context (its ITL), for every n the
 // worker's max_num_seqs and KV pool allow.
 type stepProfile struct {
-	e       *engine
-	counter *stepCounter
+	e       *Engine
+	counter *StepCounter
 	seqs    int
 	budget  int
 }
 
-func newStepProfile(e *engine, seqs, budget int) *stepProfile {
-	return &stepProfile{e: e, counter: &stepCounter{Timer: e.timer(seqs, budget)}, seqs: seqs, budget: budget}
+func newStepProfile(e *Engine, seqs, budget int) *stepProfile {
+	return &stepProfile{e: e, counter: &StepCounter{Timer: e.Timer(seqs, budget)}, seqs: seqs, budget: budget}
 }
 
 // PrefillTTFT is one prompt of isl tokens alone, chunked at the budget.
 func (p *stepProfile) PrefillTTFT(isl float64) float64 {
-	return prefillSeconds(p.counter, max(1, int(math.Round(isl))), p.budget)
+	return PrefillSeconds(p.counter, max(1, int(math.Round(isl))), p.budget)
 }
 
 // PrefillThroughputPerGPU is isl / TTFT / GPUs per worker, as Dynamo's
@@ -34,14 +34,14 @@ func (p *stepProfile) PrefillThroughputPerGPU(isl float64) float64 {
 	if t <= 0 {
 		return 0
 	}
-	return math.Max(isl, 1) / t / float64(p.e.tp)
+	return math.Max(isl, 1) / t / float64(p.e.TP)
 }
 
 // maxConcurrency is the most requests of context tokens one decode worker
 // runs at once: max_num_seqs, or what its KV pool holds.
 func (p *stepProfile) maxConcurrency(context float64) int {
 	blocks := (int(math.Ceil(context)) + plannerBlock) / plannerBlock
-	return max(1, min(p.seqs, p.e.kvBlocks/max(blocks, 1)))
+	return max(1, min(p.seqs, p.e.KVBlocks/max(blocks, 1)))
 }
 
 // decodeStep is the step time of n decodes at context tokens each.
@@ -66,7 +66,7 @@ func (p *stepProfile) DecodeITL(concurrency, context float64) float64 {
 // a bisection finds it.
 func (p *stepProfile) BestDecodeThroughputPerGPU(itl, context float64) float64 {
 	n := p.bestConcurrency(itl, context)
-	return float64(n) / p.decodeStep(n, context) / float64(p.e.tp)
+	return float64(n) / p.decodeStep(n, context) / float64(p.e.TP)
 }
 
 // bestConcurrency is the largest n whose decode step is within itl, at

@@ -43,9 +43,9 @@ func (r *plannerRun) regimeSteps() []Step {
 // missingRegime is a regime step when no interval fell in it.
 func (r *plannerRun) missingRegime(title, regime, quote, hint string) Step {
 	n := fmt.Sprintf("No interval of this day was %s load by the lesson's test (%s). The report: \"%s\"", regime, hint, quote)
-	a := &annotate{scene: plAttain}
-	a.mark(pointRef(seriesMono, 0), "", "", n)
-	return Step{Title: title, Narration: n, Scenes: []scene.Scene{mainScene(r.attainmentChart(a.marks))}}
+	a := &Annotator{Scene: plAttain}
+	a.Mark(pointRef(seriesMono, 0), "", "", n)
+	return Step{Title: title, Narration: n, Scenes: []scene.Scene{MainScene(r.attainmentChart(a.Marks))}}
 }
 
 func (r *plannerRun) lowStep() Step {
@@ -63,12 +63,12 @@ func (r *plannerRun) lowStep() Step {
 	iv := r.intervals[k]
 	n := fmt.Sprintf("Low load: in intervals %s (up to %s) the monolithic pool met the SLO for %s of requests, as many or more than the static split (%s) and the planner (%s). "+
 		"At %s in %s its mean TTFT was %s against %s static: no KV crosses a link, every worker prefills, and with few prompts its decode stalls stay rare. The report: \"%s\"",
-		intervalsText(ks), rateText(r.maxRate(ks)), pctText(m.attainment), pctText(s.attainment), pctText(p.attainment),
-		rateText(iv.rate), r.intervalName(k), msText(iv.mono.meanTTFT), msText(iv.static.meanTTFT), reportLow)
-	a := &annotate{scene: plAttain}
-	a.mark(pointRef(seriesMono, k), "monolithic "+pctText(iv.mono.attainment), "the monolithic pool met the SLO", n)
-	a.mark(r.guideOf(k), "", "Low load", n)
-	return Step{Title: "Low load: one monolithic pool is as good", Narration: n, Mentions: a.mentions, Scenes: []scene.Scene{mainScene(r.attainmentChart(a.marks))}}
+		intervalsText(ks), RateText(r.maxRate(ks)), pctText(m.attainment), pctText(s.attainment), pctText(p.attainment),
+		RateText(iv.rate), r.intervalName(k), MsText(iv.mono.meanTTFT), MsText(iv.static.meanTTFT), reportLow)
+	a := &Annotator{Scene: plAttain}
+	a.Mark(pointRef(seriesMono, k), "monolithic "+pctText(iv.mono.attainment), "the monolithic pool met the SLO", n)
+	a.Mark(r.guideOf(k), "", "Low load", n)
+	return Step{Title: "Low load: one monolithic pool is as good", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{MainScene(r.attainmentChart(a.Marks))}}
 }
 
 func (r *plannerRun) mediumStep() Step {
@@ -95,12 +95,12 @@ func (r *plannerRun) mediumStep() Step {
 	n := fmt.Sprintf("Medium load: in intervals %s disaggregation won: the planner met the SLO for %s of requests and the static split %s, the monolithic pool %s. "+
 		"In %s (%s) the monolithic workers' prompts stalled their decodes: mean ITL %s, p99 TPOT %s against the %s target, while the %s deployment's decode workers kept ITL at %s. The report: \"%s\"",
 		intervalsText(ks), pctText(p.attainment), pctText(s.attainment), pctText(m.attainment),
-		r.intervalName(k), rateText(iv.rate), msText(iv.mono.meanITL), msText(iv.mono.p99TPOT), msText(r.cfg.ITL), bestName, msText(best.meanITL), reportMedium)
-	a := &annotate{scene: plAttain}
-	a.mark(pointRef(bestName, k), bestName+" "+pctText(best.attainment), "disaggregation won", n)
-	a.mark(pointRef(seriesMono, k), "monolithic "+pctText(iv.mono.attainment), "the monolithic workers' prompts stalled", n)
-	a.mark(r.guideOf(k), "", "Medium load", n)
-	return Step{Title: "Medium load: disaggregation wins", Narration: n, Mentions: a.mentions, Scenes: []scene.Scene{mainScene(r.attainmentChart(a.marks))}}
+		r.intervalName(k), RateText(iv.rate), MsText(iv.mono.meanITL), MsText(iv.mono.p99TPOT), MsText(r.cfg.ITL), bestName, MsText(best.meanITL), reportMedium)
+	a := &Annotator{Scene: plAttain}
+	a.Mark(pointRef(bestName, k), bestName+" "+pctText(best.attainment), "disaggregation won", n)
+	a.Mark(pointRef(seriesMono, k), "monolithic "+pctText(iv.mono.attainment), "the monolithic workers' prompts stalled", n)
+	a.Mark(r.guideOf(k), "", "Medium load", n)
+	return Step{Title: "Medium load: disaggregation wins", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{MainScene(r.attainmentChart(a.Marks))}}
 }
 
 func (r *plannerRun) highStep() Step {
@@ -113,12 +113,12 @@ func (r *plannerRun) highStep() Step {
 	p, s, m := r.regimeTotals(ks)
 	n := fmt.Sprintf("High load: in intervals %s (up to %s) the formula asked for more than the budget: %d GPUs at the end of %s, cut to %d prefill and %d decode workers (%d GPUs). "+
 		"Scaling the pools to the demand is what matters now: the planner, which moved GPUs to prefill, met the SLO for %s of requests, the static split %s, the monolithic pool %s; beyond the budget only more GPUs help. The report: \"%s\"",
-		intervalsText(ks), rateText(r.maxRate(ks)), d.WantGPUs, r.intervalName(k), d.Prefill, d.Decode, (d.Prefill+d.Decode)*r.tp,
+		intervalsText(ks), RateText(r.maxRate(ks)), d.WantGPUs, r.intervalName(k), d.Prefill, d.Decode, (d.Prefill+d.Decode)*r.tp,
 		pctText(p.attainment), pctText(s.attainment), pctText(m.attainment), reportHigh)
-	a := &annotate{scene: plWorkers}
-	a.mark(pointRef(seriesAsk, k), fmt.Sprintf("asked %d GPUs", d.WantGPUs), "the formula asked for more than the budget", n)
-	a.mark("guide:budget", fmt.Sprintf("budget %d GPUs", r.cfg.Budget), "", n)
-	return Step{Title: "High load: the budget binds", Narration: n, Mentions: a.mentions, Scenes: []scene.Scene{mainScene(r.workersChart(a.marks)), r.attainmentChart(nil)}}
+	a := &Annotator{Scene: plWorkers}
+	a.Mark(pointRef(seriesAsk, k), fmt.Sprintf("asked %d GPUs", d.WantGPUs), "the formula asked for more than the budget", n)
+	a.Mark("guide:budget", fmt.Sprintf("budget %d GPUs", r.cfg.Budget), "", n)
+	return Step{Title: "High load: the budget binds", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{MainScene(r.workersChart(a.Marks)), r.attainmentChart(nil)}}
 }
 
 // startupStep shows what the start-up time cost in the first interval
@@ -127,9 +127,9 @@ func (r *plannerRun) startupStep() Step {
 	k := r.lagInterval()
 	if k < 0 {
 		n := fmt.Sprintf("With a start-up time of %g s, every worker the planner asked for served from the start of its interval.", r.startup)
-		a := &annotate{scene: plWorkers}
-		a.mark("guide:budget", "", "", n)
-		return Step{Title: "Start-up time", Narration: n, Scenes: []scene.Scene{mainScene(r.workersChart(a.marks))}}
+		a := &Annotator{Scene: plWorkers}
+		a.Mark("guide:budget", "", "", n)
+		return Step{Title: "Start-up time", Narration: n, Scenes: []scene.Scene{MainScene(r.workersChart(a.Marks))}}
 	}
 	iv := r.intervals[k]
 	first, second := iv.segments[0], iv.segments[1]
@@ -144,11 +144,11 @@ func (r *plannerRun) startupStep() Step {
 		}
 		tbl.Rows = append(tbl.Rows, []string{fmt.Sprintf("%g – %s", s.from, to), fmt.Sprint(s.prefill), fmt.Sprint(s.decode), fmt.Sprint(s.requests), pctText(s.attainment)})
 	}
-	a := &annotate{scene: "startup"}
-	a.mark("row:0", "starting", "For its first", n)
-	a.mark("row:1", "new worker serving", "once the new worker served", n)
-	return Step{Title: "Start-up time: new workers serve late", Narration: n, Mentions: a.mentions,
-		Scenes: []scene.Scene{mainScene(scene.Scene{Kind: scene.KindTable, ID: "startup", Title: r.intervalName(k) + ", as the planner's pools changed", Table: tbl, Marks: a.marks}), r.workersChart(nil)}}
+	a := &Annotator{Scene: "startup"}
+	a.Mark("row:0", "starting", "For its first", n)
+	a.Mark("row:1", "new worker serving", "once the new worker served", n)
+	return Step{Title: "Start-up time: new workers serve late", Narration: n, Mentions: a.Mentions,
+		Scenes: []scene.Scene{MainScene(scene.Scene{Kind: scene.KindTable, ID: "startup", Title: r.intervalName(k) + ", as the planner's pools changed", Table: tbl, Marks: a.Marks}), r.workersChart(nil)}}
 }
 
 // dayStep sums the day up.
@@ -162,21 +162,21 @@ func (r *plannerRun) dayStep() Step {
 		{fmt.Sprintf("static: %d prefill + %d decode", r.staticPrefill, r.workers-r.staticPrefill), fmt.Sprint(r.cfg.Budget), pctText(d.static.attainment)},
 		{fmt.Sprintf("monolithic: %d workers", r.workers), fmt.Sprint(r.cfg.Budget), pctText(d.mono.attainment)},
 	}}
-	a := &annotate{scene: "day"}
-	a.mark("row:0", "planner", "the planner met the SLO", n)
-	a.mark("row:1", "static", "the static split", n)
-	a.mark("row:2", "monolithic", "the monolithic pool", n)
-	return Step{Title: "Over the day", Narration: n, Mentions: a.mentions,
-		Scenes: []scene.Scene{mainScene(scene.Scene{Kind: scene.KindTable, ID: "day", Title: "The day, all intervals", Table: tbl, Marks: a.marks}), claimsTable(r.claims())}}
+	a := &Annotator{Scene: "day"}
+	a.Mark("row:0", "planner", "the planner met the SLO", n)
+	a.Mark("row:1", "static", "the static split", n)
+	a.Mark("row:2", "monolithic", "the monolithic pool", n)
+	return Step{Title: "Over the day", Narration: n, Mentions: a.Mentions,
+		Scenes: []scene.Scene{MainScene(scene.Scene{Kind: scene.KindTable, ID: "day", Title: "The day, all intervals", Table: tbl, Marks: a.Marks}), ClaimsTable(r.claims())}}
 }
 
 func (r *plannerRun) metrics() []Metric {
 	d := r.day
 	return []Metric{
-		{Key: "attainment_pct_planner", Label: "SLA planner: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: round2(100 * d.planned.attainment)},
-		{Key: "attainment_pct_static", Label: "Static split: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: round2(100 * d.static.attainment)},
-		{Key: "attainment_pct_monolithic", Label: "Monolithic pool: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: round2(100 * d.mono.attainment)},
-		{Key: "mean_gpus_planner", Label: "SLA planner: mean GPUs serving", Unit: "GPUs", Value: round2(d.meanGPUs)},
+		{Key: "attainment_pct_planner", Label: "SLA planner: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * d.planned.attainment)},
+		{Key: "attainment_pct_static", Label: "Static split: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * d.static.attainment)},
+		{Key: "attainment_pct_monolithic", Label: "Monolithic pool: requests meeting the SLO", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * d.mono.attainment)},
+		{Key: "mean_gpus_planner", Label: "SLA planner: mean GPUs serving", Unit: "GPUs", Value: Round2(d.meanGPUs)},
 		{Key: "peak_asked_gpus", Label: "Most GPUs the planner's formula asked for", Unit: "GPUs", Value: float64(d.peakWant)},
 		{Key: "budget_cut_decisions", Label: "Decisions the budget cut", Unit: "intervals", Value: float64(d.clampedIntervals)},
 		{Key: "low_intervals", Label: "Intervals at low load (monolithic as good or better)", Unit: "intervals", Value: float64(len(r.regimes.low))},
@@ -194,7 +194,7 @@ func (r *plannerRun) claims() []Claim {
 		What:    "The engine count by load (report: \"Dynamic GPU scheduling\")",
 		Article: reportLow + " " + reportMedium + " " + reportHigh,
 		Model: fmt.Sprintf("low, %d intervals up to %s: monolithic %s vs static %s, planner %s; medium, %d intervals: planner %s, static %s vs monolithic %s; high, %d intervals, the formula asking up to %d of %d GPUs: planner %s, static %s, monolithic %s",
-			len(r.regimes.low), rateText(r.maxRate(r.regimes.low)), pctText(lm.attainment), pctText(ls.attainment), pctText(lp.attainment),
+			len(r.regimes.low), RateText(r.maxRate(r.regimes.low)), pctText(lm.attainment), pctText(ls.attainment), pctText(lp.attainment),
 			len(r.regimes.medium), pctText(mp.attainment), pctText(ms.attainment), pctText(mm.attainment),
 			len(r.regimes.high), r.day.peakWant, r.cfg.Budget, pctText(hp.attainment), pctText(hs.attainment), pctText(hm.attainment)),
 		Why: "The report states the regimes without figures; the lab classifies each interval from its own runs (high: the formula asked for more than the budget; medium: a disaggregated deployment met the SLO more often; low: otherwise). Where the boundaries fall depends on the prompts, the SLO and the budget.",

@@ -16,7 +16,7 @@ import (
 // WebAssembly leaves it out.
 type plannerSim struct{}
 
-func (plannerSim) build(v Values) (*Script, error) {
+func (plannerSim) Simulate(v Values) (*Script, error) {
 	r, err := runPlanner(v)
 	if err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func (plannerSim) build(v Values) (*Script, error) {
 // pools, by a static split and by one monolithic pool, each interval
 // sampled; with the planner's profiles and decisions.
 type plannerRun struct {
-	e                           *engine
+	e                           *Engine
 	cfg                         planner.Config
 	objective                   slo.Objective
 	tp, workers, staticPrefill  int
@@ -106,7 +106,7 @@ func runPlanner(v Values) (*plannerRun, error) {
 		dec.Scale(end, iv.decision.Decode, r.startup)
 		r.intervals = append(r.intervals, iv)
 	}
-	r.work += cluster.DecodeWeight * r.profile.counter.steps
+	r.work += cluster.DecodeWeight * r.profile.counter.Steps
 	r.day = summariseDay(r.intervals, r.intervalS, r.tp)
 	r.regimes = classify(r.intervals, r.cfg.Budget)
 	return r, nil
@@ -115,13 +115,13 @@ func runPlanner(v Values) (*plannerRun, error) {
 // newPlannerRun reads the knobs and builds the engine, its profiles and
 // the planner's settings.
 func newPlannerRun(v Values) (*plannerRun, error) {
-	g, _, err := chosenHardware(v)
+	g, _, err := ChosenHardware(v)
 	if err != nil {
 		return nil, err
 	}
-	budget, seqs := vllmBatch(g)
+	budget, seqs := VLLMBatch(g)
 	tp := v.Int("tp")
-	e, err := newTPEngine(v, tp, "tp", plannerBlock, budget)
+	e, err := NewTPEngine(v, tp, "tp", plannerBlock, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +144,10 @@ func newPlannerRun(v Values) (*plannerRun, error) {
 // deployment is a disaggregated deployment of p prefill and d decode
 // workers, or (p = 0) a monolithic one of d workers.
 func (r *plannerRun) deployment(p, d int) cluster.DisaggConfig {
-	timer := r.e.timer(r.seqs, r.tokenBudget)
+	timer := r.e.Timer(r.seqs, r.tokenBudget)
 	return cluster.DisaggConfig{Prefill: p, Decode: d,
-		Scheduler: scheduler.Config{MaxNumBatchedTokens: r.tokenBudget, MaxNumSeqs: r.seqs, ChunkedPrefill: true, BlockSize: plannerBlock, NumBlocks: r.e.kvBlocks},
-		Link:      r.link, KVBytesPerToken: float64(hardware.KVBytesPerTokenPerGPU(r.e.model, r.tp, 2)),
+		Scheduler: scheduler.Config{MaxNumBatchedTokens: r.tokenBudget, MaxNumSeqs: r.seqs, ChunkedPrefill: true, BlockSize: plannerBlock, NumBlocks: r.e.KVBlocks},
+		Link:      r.link, KVBytesPerToken: float64(hardware.KVBytesPerTokenPerGPU(r.e.Model, r.tp, 2)),
 		Timer: func(bool, int) scheduler.Timer { return timer }}
 }
 
@@ -182,7 +182,7 @@ func (r *plannerRun) serveInterval(v Values, k int, rate float64, pre, dec *plan
 			if err != nil {
 				return iv, err
 			}
-			seg.requests, seg.attainment = len(ms), r.objective.Attainment(latencies(ms))
+			seg.requests, seg.attainment = len(ms), r.objective.Attainment(Latencies(ms))
 			planned = append(planned, ms...)
 		}
 		iv.segments = append(iv.segments, seg)

@@ -31,7 +31,7 @@ func (r *plannerRun) script() *Script {
 }
 
 // minute is interval k's start, in minutes.
-func (r *plannerRun) minute(k int) float64 { return round2(float64(k) * r.intervalS / 60) }
+func (r *plannerRun) minute(k int) float64 { return Round2(float64(k) * r.intervalS / 60) }
 
 // intervalName names interval k for the narration: "interval 6 (minute
 // 15)".
@@ -79,7 +79,7 @@ func (r *plannerRun) guideOf(k int) string {
 func (r *plannerRun) loadChart(marks []scene.Mark) scene.Scene {
 	s := scene.Series{Name: seriesLoad, Step: true}
 	for k, iv := range r.intervals {
-		s.X, s.Y = append(s.X, r.minute(k)), append(s.Y, round2(iv.rate))
+		s.X, s.Y = append(s.X, r.minute(k)), append(s.Y, Round2(iv.rate))
 	}
 	c := &scene.Chart{Type: scene.Line, XLabel: "time", XUnit: "min", YLabel: "offered load", YUnit: "req/s", Series: []scene.Series{s}, Guides: r.regimeGuides()}
 	return scene.Scene{Kind: scene.KindChart, ID: plLoad, Title: fmt.Sprintf("The day's load: %d intervals of %g s (%s curve)", len(r.intervals), r.intervalS, r.curve), Chart: c, Marks: marks}
@@ -92,7 +92,7 @@ func (r *plannerRun) workersChart(marks []scene.Mark) scene.Scene {
 	ask := scene.Series{Name: seriesAsk, Step: true}
 	for k, iv := range r.intervals {
 		for _, seg := range iv.segments {
-			x := round2((float64(k)*r.intervalS + seg.from) / 60)
+			x := Round2((float64(k)*r.intervalS + seg.from) / 60)
 			pre.X, pre.Y = append(pre.X, x), append(pre.Y, float64(seg.prefill))
 			dec.X, dec.Y = append(dec.X, x), append(dec.Y, float64(seg.decode))
 		}
@@ -114,11 +114,11 @@ func (r *plannerRun) attainmentChart(marks []scene.Mark) scene.Scene {
 	}{{seriesPlan, func(iv plannerInterval) outcome { return iv.planned }}, {seriesStat, func(iv plannerInterval) outcome { return iv.static }}, {seriesMono, func(iv plannerInterval) outcome { return iv.mono }}} {
 		s := scene.Series{Name: d.name}
 		for k, iv := range r.intervals {
-			s.X, s.Y = append(s.X, r.minute(k)), append(s.Y, round1(100*d.of(iv).attainment))
+			s.X, s.Y = append(s.X, r.minute(k)), append(s.Y, Round1(100*d.of(iv).attainment))
 		}
 		c.Series = append(c.Series, s)
 	}
-	return scene.Scene{Kind: scene.KindChart, ID: plAttain, Title: "Requests meeting " + sloText(r.objective) + ", per interval", Chart: c, Marks: marks}
+	return scene.Scene{Kind: scene.KindChart, ID: plAttain, Title: "Requests meeting " + SLOText(r.objective) + ", per interval", Chart: c, Marks: marks}
 }
 
 // pointRef is the reference of interval k's point on series name.

@@ -20,11 +20,11 @@ func (r *plannerRun) loadStep() Step {
 	n := fmt.Sprintf("Over a day of %d adjustment intervals of %g s, the load rises from %s to a peak of %s in %s and falls back. "+
 		"Three deployments share one budget of %d GPUs (%d workers of %d× %s, %s, %s): Dynamo's SLA planner, a static split of %d prefill and %d decode workers, and one monolithic pool of %d workers. "+
 		"Each interval is served as a sample of its first %g s of arrivals, the same requests for all three.",
-		len(r.intervals), r.intervalS, rateText(r.intervals[lo].rate), rateText(r.intervals[hi].rate), r.intervalName(hi),
-		r.cfg.Budget, r.workers, r.tp, r.e.gpu.Name, r.e.model.Name, weightName(r.e.weights), r.staticPrefill, r.workers-r.staticPrefill, r.workers, r.sampleS)
-	a := &annotate{scene: plLoad}
-	a.mark(pointRef(seriesLoad, hi), "peak "+rateText(r.intervals[hi].rate), "a peak of", n)
-	return Step{Title: "A day of load, a fixed budget", Narration: n, Mentions: a.mentions, Scenes: []scene.Scene{mainScene(r.loadChart(a.marks))}}
+		len(r.intervals), r.intervalS, RateText(r.intervals[lo].rate), RateText(r.intervals[hi].rate), r.intervalName(hi),
+		r.cfg.Budget, r.workers, r.tp, r.e.GPU.Name, r.e.Model.Name, WeightName(r.e.Weights), r.staticPrefill, r.workers-r.staticPrefill, r.workers, r.sampleS)
+	a := &Annotator{Scene: plLoad}
+	a.Mark(pointRef(seriesLoad, hi), "peak "+RateText(r.intervals[hi].rate), "a peak of", n)
+	return Step{Title: "A day of load, a fixed budget", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{MainScene(r.loadChart(a.Marks))}}
 }
 
 // profileStep shows what the planner knows of one worker: the profiles.
@@ -38,18 +38,18 @@ func (r *plannerRun) profileStep() Step {
 	n := fmt.Sprintf("The planner decides from profiles of one worker. Dynamo measures them before deployment; here the lab's step model prices them. "+
 		"Prefill: a %.0f-token prompt alone takes %s, %.0f tokens/s per GPU. "+
 		"Decode: at a context of %.0f tokens (ISL + OSL/2), a worker can run %d requests within the %s ITL target, %.0f output tokens/s per GPU.",
-		iv.isl, msText(ttft), pre, ctx, best, msText(r.cfg.ITL), dec)
+		iv.isl, MsText(ttft), pre, ctx, best, MsText(r.cfg.ITL), dec)
 	tbl := &scene.Table{Columns: []string{"profile", "at", "figure"}, Rows: [][]string{
-		{"prefill TTFT", fmt.Sprintf("ISL %.0f", iv.isl), msText(ttft)},
+		{"prefill TTFT", fmt.Sprintf("ISL %.0f", iv.isl), MsText(ttft)},
 		{"prefill throughput per GPU", fmt.Sprintf("ISL %.0f", iv.isl), fmt.Sprintf("%.0f tok/s", pre)},
-		{"decode requests within ITL", fmt.Sprintf("context %.0f, ITL ≤ %s", ctx, msText(r.cfg.ITL)), fmt.Sprintf("%d", best)},
+		{"decode requests within ITL", fmt.Sprintf("context %.0f, ITL ≤ %s", ctx, MsText(r.cfg.ITL)), fmt.Sprintf("%d", best)},
 		{"decode throughput per GPU", fmt.Sprintf("context %.0f", ctx), fmt.Sprintf("%.0f tok/s", dec)},
 	}}
-	a := &annotate{scene: "profiles"}
-	a.mark("row:1", fmt.Sprintf("%.0f tok/s", pre), "tokens/s per GPU", n)
-	a.mark("row:2", fmt.Sprintf("%d requests", best), "a worker can run", n)
-	return Step{Title: "What the planner knows: profiles", Narration: n, Mentions: a.mentions,
-		Scenes: []scene.Scene{mainScene(scene.Scene{Kind: scene.KindTable, ID: "profiles", Title: fmt.Sprintf("Profiles of one %d-GPU worker", r.tp), Table: tbl, Marks: a.marks})}}
+	a := &Annotator{Scene: "profiles"}
+	a.Mark("row:1", fmt.Sprintf("%.0f tok/s", pre), "tokens/s per GPU", n)
+	a.Mark("row:2", fmt.Sprintf("%d requests", best), "a worker can run", n)
+	return Step{Title: "What the planner knows: profiles", Narration: n, Mentions: a.Mentions,
+		Scenes: []scene.Scene{MainScene(scene.Scene{Kind: scene.KindTable, ID: "profiles", Title: fmt.Sprintf("Profiles of one %d-GPU worker", r.tp), Table: tbl, Marks: a.Marks})}}
 }
 
 // formulaStep is the planner's formula at the decision that asked for
@@ -61,7 +61,7 @@ func (r *plannerRun) formulaStep() Step {
 	n := fmt.Sprintf("At the end of %s the planner observed %.0f requests in %g s (ISL %.0f, OSL %.0f), mean TTFT %s and ITL %s. "+
 		"Its correction factors: TTFT %.2f× the profile's (queueing; the formula takes min(1, %.2f)), ITL %.2f×. The constant predictor expects the same load next. "+
 		"Prefill: ⌈%.0f tok/s ÷ %.0f per worker⌉ = %d; decode: ⌈%.0f tok/s ÷ %.0f per worker⌉ = %d. ",
-		r.intervalName(k), d.Predicted.Requests, r.intervalS, d.Predicted.ISL, d.Predicted.OSL, msText(iv.obs.TTFT), msText(iv.obs.ITL),
+		r.intervalName(k), d.Predicted.Requests, r.intervalS, d.Predicted.ISL, d.Predicted.OSL, MsText(iv.obs.TTFT), MsText(iv.obs.ITL),
 		d.PCorrection, d.PCorrection, d.DCorrection, d.PrefillLoad, d.PrefillPerGPU*float64(r.tp), d.WantPrefill, d.DecodeLoad, d.DecodePerGPU*float64(r.tp), d.WantDecode)
 	if d.Clamped {
 		n += fmt.Sprintf("That is %d GPUs, over the budget of %d: scaled down to %d prefill and %d decode workers.", d.WantGPUs, r.cfg.Budget, d.Prefill, d.Decode)
@@ -77,12 +77,12 @@ func (r *plannerRun) formulaStep() Step {
 			{Symbol: "GPUs per worker", Meaning: "prefill_engine_num_gpu = decode_engine_num_gpu", Value: fmt.Sprintf("%d", r.tp)},
 		},
 		Result: fmt.Sprintf("prefill %d, decode %d → %d + %d within %d GPUs", d.WantPrefill, d.WantDecode, d.Prefill, d.Decode, r.cfg.Budget)}
-	a := &annotate{scene: plWorkers}
-	a.mark(pointRef(seriesAsk, k), fmt.Sprintf("asked %d workers", d.WantGPUs/r.tp), "That is", n)
-	return Step{Title: "One adjustment: the formula", Narration: n, Mentions: a.mentions,
-		Quiz: numberQuiz(fmt.Sprintf("At the end of %s, how many prefill workers does the formula ask for, before the budget?", r.intervalName(k)), float64(d.WantPrefill), 0,
+	a := &Annotator{Scene: plWorkers}
+	a.Mark(pointRef(seriesAsk, k), fmt.Sprintf("asked %d workers", d.WantGPUs/r.tp), "That is", n)
+	return Step{Title: "One adjustment: the formula", Narration: n, Mentions: a.Mentions,
+		Quiz: NumberQuiz(fmt.Sprintf("At the end of %s, how many prefill workers does the formula ask for, before the budget?", r.intervalName(k)), float64(d.WantPrefill), 0,
 			"Prompt tokens per second to serve, over one prefill worker's profiled throughput, rounded up."),
-		Scenes: []scene.Scene{{Kind: scene.KindFormula, ID: "formula", Title: "Dynamo's SLA planner, one adjustment", Formula: f, Main: true}, r.workersChart(a.marks)}}
+		Scenes: []scene.Scene{{Kind: scene.KindFormula, ID: "formula", Title: "Dynamo's SLA planner, one adjustment", Formula: f, Main: true}, r.workersChart(a.Marks)}}
 }
 
 // replicasStep shows the planner's workers over the day.
@@ -91,12 +91,12 @@ func (r *plannerRun) replicasStep() Step {
 	n := fmt.Sprintf("The planner's workers follow the load: %.1f GPUs on average over the day, of a budget of %d; its formula asked for up to %d GPUs, and the budget cut %d of its %d decisions. "+
 		"It lags the load: the constant predictor plans for the interval just seen, and a new worker serves only %g s after it is asked for.",
 		r.day.meanGPUs, r.cfg.Budget, r.day.peakWant, r.day.clampedIntervals, len(r.intervals), r.startup)
-	a := &annotate{scene: plWorkers}
-	a.mark("guide:budget", fmt.Sprintf("budget %d GPUs", r.cfg.Budget), "a budget of", n)
+	a := &Annotator{Scene: plWorkers}
+	a.Mark("guide:budget", fmt.Sprintf("budget %d GPUs", r.cfg.Budget), "a budget of", n)
 	if lag >= 0 {
-		a.mark(pointRef(seriesPre, r.pointIndex(lag)), "new worker serving", "a new worker serves only", n)
+		a.Mark(pointRef(seriesPre, r.pointIndex(lag)), "new worker serving", "a new worker serves only", n)
 	}
-	return Step{Title: "Replicas over time", Narration: n, Mentions: a.mentions, Scenes: []scene.Scene{mainScene(r.workersChart(a.marks)), r.loadChart(nil)}}
+	return Step{Title: "Replicas over time", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{MainScene(r.workersChart(a.Marks)), r.loadChart(nil)}}
 }
 
 // lagInterval is the first interval with a start-up segment (its workers

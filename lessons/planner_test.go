@@ -8,7 +8,7 @@ import (
 
 func plannerAt(t *testing.T, set map[string]string) *plannerRun {
 	t.Helper()
-	v, err := plannerLesson.resolveChecked(set)
+	v, err := plannerLesson.ResolveChecked(set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,14 +30,14 @@ var prefixCache = &Lesson{
 		{Key: "system", Label: "System prompt", Help: "The shared opening every request starts with.", Kind: Choice,
 			Choices: []string{"You are a careful assistant for the finance team .", "Answer briefly .", "You are a patient tutor who explains every step ."}},
 	},
-	sim:     prefixCacheSim{},
+	Sim:     prefixCacheSim{},
 	MaxWork: 1_000, // tokens walked through the tree: at most seven requests of ≤ 26 tokens, whatever the knobs
 	HeavyCorners: []map[string]string{
 		{"capacity": "26"}, {"capacity": "400", "system": "You are a patient tutor who explains every step ."},
 	},
 }
 
-func init() { register(prefixCache) }
+func init() { Register(prefixCache) }
 
 // vocab turns words into token ids in order of first appearance, so runs are
 // deterministic and readable.
@@ -152,7 +152,7 @@ type twistPair struct {
 // page's WebAssembly leaves it out (see simulation).
 type prefixCacheSim struct{}
 
-func (prefixCacheSim) build(v Values) (*Script, error) {
+func (prefixCacheSim) Simulate(v Values) (*Script, error) {
 	r, err := runPrefixCache(v)
 	if err != nil {
 		return nil, err
@@ -371,7 +371,7 @@ func drawnRefs(t *scene.RadixTree) map[string]bool {
 func (r *prefixCacheRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = append(r.treeSteps(), r.twistStep())
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
@@ -396,7 +396,7 @@ func (r *prefixCacheRun) treeSteps() []Step {
 		{"R1: a miss, then one leaf", fmt.Sprintf("R1 finds nothing cached and computes all %d tokens. When it finishes, its tokens are inserted as one leaf: a single edge of %d tokens under the root.", r1.Tokens, r1.Inserted), nil},
 		{"R2: a partial match splits the edge", fmt.Sprintf("R2 shares its first %d tokens with R1. The match stops inside R1's edge, so the tree splits it there: a new node holds the shared %d tokens, and R1's tail and R2's new tail (%d tokens) hang below it as siblings. R2 reuses %d tokens of KV and computes %d.%s",
 			r2.Matched, r2.Matched, r2.Inserted, r2.Matched, r2.Tokens-r2.Matched, evictionText(r2, "the prefix R2 matched was locked and")),
-			numberQuiz("R2 starts with the same system prompt and the same first words as R1. How many of its tokens will it find in the cache?", float64(r.predicted), 0, "The longest common prefix with what is cached; the match then splits R1's edge there.")},
+			NumberQuiz("R2 starts with the same system prompt and the same first words as R1. How many of its tokens will it find in the cache?", float64(r.predicted), 0, "The longest common prefix with what is cached; the match then splits R1's edge there.")},
 		{"R3 runs: its path is locked", fmt.Sprintf("R3 reuses the %d-token system prompt and adds %d tokens.%s While it runs it holds a lock on its path: lock_ref is 1 on every node from its leaf to the root, and those %d tokens move from evictable to protected, so memory pressure cannot take them.",
 			r3.Matched, r3.Inserted, evictionText(r3, "the system prompt R3 matched was locked, so it"), r.frames[3].protected), nil},
 		{r.r4Title(), r.r4Text(), nil},
@@ -406,10 +406,10 @@ func (r *prefixCacheRun) treeSteps() []Step {
 	var steps []Step
 	for i, t := range texts {
 		sc := r.radixScene(i)
-		a := &annotate{scene: "tree", drawn: drawnRefs(sc.Radix)}
+		a := &Annotator{Scene: "tree", Drawn: drawnRefs(sc.Radix)}
 		r.treeMarks(i, t.narration, a)
-		sc.Marks = a.marks
-		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{sc}, Mentions: a.mentions})
+		sc.Marks = a.Marks
+		steps = append(steps, Step{Title: t.title, Narration: t.narration, Quiz: t.quiz, Scenes: []scene.Scene{sc}, Mentions: a.Mentions})
 	}
 	return steps
 }
@@ -423,7 +423,7 @@ func (r *prefixCacheRun) r3Leaf() int {
 }
 
 // treeMarks marks, on frame i's tree, what step i's narration names.
-func (r *prefixCacheRun) treeMarks(i int, narration string, a *annotate) {
+func (r *prefixCacheRun) treeMarks(i int, narration string, a *Annotator) {
 	f := r.frames[i]
 	c := f.change()
 	first := func(ids []int) int {
@@ -435,39 +435,39 @@ func (r *prefixCacheRun) treeMarks(i int, narration string, a *annotate) {
 	capLabel := fmt.Sprintf("%d of %d tokens", f.total, r.capacity)
 	switch i {
 	case 0:
-		a.mark(nodeRef(f.nodes[0].ID), "root", "a path from the root", narration)
-		a.mark("cache:capacity", capLabel, fmt.Sprintf("the cache holds %d tokens", r.capacity), narration)
+		a.Mark(nodeRef(f.nodes[0].ID), "root", "a path from the root", narration)
+		a.Mark("cache:capacity", capLabel, fmt.Sprintf("the cache holds %d tokens", r.capacity), narration)
 	case 1:
 		if id := first(c.inserted); id >= 0 {
-			a.mark(nodeRef(id), fmt.Sprintf("R1: %d tokens", r.r[0].Inserted), "one leaf", narration)
+			a.Mark(nodeRef(id), fmt.Sprintf("R1: %d tokens", r.r[0].Inserted), "one leaf", narration)
 		}
 	case 2:
 		if id := first(c.split); id >= 0 {
-			a.mark(nodeRef(id), fmt.Sprintf("split: %d shared tokens", r.r[1].Matched), "a new node holds the shared", narration)
-			a.mark(nodeRef(first(c.cut)), "R1's tail", "R1's tail", narration)
+			a.Mark(nodeRef(id), fmt.Sprintf("split: %d shared tokens", r.r[1].Matched), "a new node holds the shared", narration)
+			a.Mark(nodeRef(first(c.cut)), "R1's tail", "R1's tail", narration)
 		}
 		if id := first(c.inserted); id >= 0 {
-			a.mark(nodeRef(id), "R2's tail", "R2's new tail", narration)
+			a.Mark(nodeRef(id), "R2's tail", "R2's new tail", narration)
 		}
 	case 3:
 		if id := first(c.split); id >= 0 {
-			a.mark(nodeRef(id), "system prompt: lock_ref 1", fmt.Sprintf("the %d-token system prompt", r.r[2].Matched), narration)
+			a.Mark(nodeRef(id), "system prompt: lock_ref 1", fmt.Sprintf("the %d-token system prompt", r.r[2].Matched), narration)
 		}
 		if id := r.r3Leaf(); id >= 0 {
-			a.mark(nodeRef(id), "R3 running: locked", "from its leaf to the root", narration)
+			a.Mark(nodeRef(id), "R3 running: locked", "from its leaf to the root", narration)
 		}
-		a.mark("cache:capacity", fmt.Sprintf("%d locked", f.protected), "protected", narration)
+		a.Mark("cache:capacity", fmt.Sprintf("%d locked", f.protected), "protected", narration)
 	case 4:
 		r.r4Marks(c, narration, a)
 	case 5:
 		r.pressureMarks(c, narration, a)
 	case 6:
 		if id := r.r3Leaf(); id >= 0 {
-			a.mark(nodeRef(id), "R3 done: unlocked", "releases its lock chain", narration)
+			a.Mark(nodeRef(id), "R3 done: unlocked", "releases its lock chain", narration)
 		}
 		for k, w := range r.retried {
 			if k < len(c.inserted) {
-				a.mark(nodeRef(c.inserted[k]), w.name+" admitted", "Now "+w.name+" is admitted", narration)
+				a.Mark(nodeRef(c.inserted[k]), w.name+" admitted", "Now "+w.name+" is admitted", narration)
 			}
 		}
 	}
@@ -475,40 +475,40 @@ func (r *prefixCacheRun) treeMarks(i int, narration string, a *annotate) {
 }
 
 // r4Marks marks R4's leaf and split, or, when it waits, R3's lock.
-func (r *prefixCacheRun) r4Marks(c frameChange, narration string, a *annotate) {
+func (r *prefixCacheRun) r4Marks(c frameChange, narration string, a *Annotator) {
 	r4 := r.r[3]
 	if r4.Waits {
 		if id := r.r3Leaf(); id >= 0 {
-			a.mark(nodeRef(id), "R3: locked", fmt.Sprintf("R3's %d tokens are locked", r.frames[3].protected), narration)
+			a.Mark(nodeRef(id), "R3: locked", fmt.Sprintf("R3's %d tokens are locked", r.frames[3].protected), narration)
 		}
-		a.mark("cache:capacity", "no room for R4", "R4 is not admitted", narration)
+		a.Mark("cache:capacity", "no room for R4", "R4 is not admitted", narration)
 		return
 	}
 	if len(c.split) > 0 {
-		a.mark(nodeRef(c.split[0]), "split", "", narration)
+		a.Mark(nodeRef(c.split[0]), "split", "", narration)
 	}
 	if len(c.inserted) > 0 {
-		a.mark(nodeRef(c.inserted[0]), fmt.Sprintf("R4: +%d tokens", r4.Inserted), fmt.Sprintf("R4 matches %d tokens", r4.Matched), narration)
+		a.Mark(nodeRef(c.inserted[0]), fmt.Sprintf("R4: +%d tokens", r4.Inserted), fmt.Sprintf("R4 matches %d tokens", r4.Matched), narration)
 	}
 }
 
 // pressureMarks marks the long request's leaf, or R3's lock when it waits.
-func (r *prefixCacheRun) pressureMarks(c frameChange, narration string, a *annotate) {
+func (r *prefixCacheRun) pressureMarks(c frameChange, narration string, a *Annotator) {
 	if r.long.Waits {
 		if id := r.r3Leaf(); id >= 0 {
-			a.mark(nodeRef(id), "R3: locked", "locked by the running R3", narration)
+			a.Mark(nodeRef(id), "R3: locked", "locked by the running R3", narration)
 		}
-		a.mark("cache:capacity", "too little evictable", fmt.Sprintf("The cache holds %d of %d tokens", r.frames[5].total, r.capacity), narration)
+		a.Mark("cache:capacity", "too little evictable", fmt.Sprintf("The cache holds %d of %d tokens", r.frames[5].total, r.capacity), narration)
 		return
 	}
 	if len(c.inserted) > 0 {
-		a.mark(nodeRef(c.inserted[0]), fmt.Sprintf("long request: %d tokens", r.long.Inserted), "A long unrelated request", narration)
+		a.Mark(nodeRef(c.inserted[0]), fmt.Sprintf("long request: %d tokens", r.long.Inserted), "A long unrelated request", narration)
 	}
 }
 
 // evictedMarks labels the leaves evicted in a step; the narration's
 // mention of the eviction names the first.
-func (r *prefixCacheRun) evictedMarks(c frameChange, narration string, a *annotate) {
+func (r *prefixCacheRun) evictedMarks(c frameChange, narration string, a *Annotator) {
 	texts := []string{"were evicted first", "so it evicted", "first evicted"}
 	for k, id := range c.evicted {
 		text := ""
@@ -520,7 +520,7 @@ func (r *prefixCacheRun) evictedMarks(c frameChange, narration string, a *annota
 				}
 			}
 		}
-		a.mark(nodeRef(id), "evicted", text, narration)
+		a.Mark(nodeRef(id), "evicted", text, narration)
 	}
 }
 
@@ -571,7 +571,7 @@ func (r *prefixCacheRun) releaseText() string {
 }
 
 // twistScene is one twist pair inserted into an empty tree.
-func (r *prefixCacheRun) twistScene(i int, a *annotate, narration string) scene.Scene {
+func (r *prefixCacheRun) twistScene(i int, a *Annotator, narration string) scene.Scene {
 	p := r.twist[i]
 	nodes := radixNodes(&p.voc, p.tree, nil, frameChange{})
 	total := 0
@@ -579,7 +579,7 @@ func (r *prefixCacheRun) twistScene(i int, a *annotate, narration string) scene.
 		total += len(n.Key)
 	}
 	id := fmt.Sprintf("twist-%d", i+1)
-	a.scene = id
+	a.Scene = id
 	k := 0
 	for _, n := range p.tree {
 		switch {
@@ -589,16 +589,16 @@ func (r *prefixCacheRun) twistScene(i int, a *annotate, narration string) scene.
 			if k == 0 {
 				text = fmt.Sprintf("share %d tokens: nothing is reused", p.shared)
 			}
-			a.mark(nodeRef(n.ID), fmt.Sprintf("own branch: %d tokens", len(n.Key)), text, narration)
+			a.Mark(nodeRef(n.ID), fmt.Sprintf("own branch: %d tokens", len(n.Key)), text, narration)
 			k++
 		case i == 1 && len(n.Children) > 0:
-			a.mark(nodeRef(n.ID), fmt.Sprintf("shared: %d tokens", len(n.Key)), fmt.Sprintf("share %d tokens", p.shared), narration)
+			a.Mark(nodeRef(n.ID), fmt.Sprintf("shared: %d tokens", len(n.Key)), fmt.Sprintf("share %d tokens", p.shared), narration)
 		}
 	}
-	sc := scene.Scene{Kind: scene.KindRadixTree, ID: id, Marks: a.marks, Main: i == 0,
+	sc := scene.Scene{Kind: scene.KindRadixTree, ID: id, Marks: a.Marks, Main: i == 0,
 		Title: fmt.Sprintf("\u201c%s\u201d then \u201c%s\u201d in an empty tree", firstWords(p.a, 3), firstWords(p.b, 3)),
 		Radix: &scene.RadixTree{Cached: total, Unit: "tokens", Nodes: nodes}}
-	a.marks = nil
+	a.Marks = nil
 	return sc
 }
 
@@ -621,13 +621,13 @@ func (r *prefixCacheRun) twistStep() Step {
 	small, large := r.twist[0], r.twist[1]
 	narration := fmt.Sprintf("KV reuse needs an identical prefix, because each token's keys and values depend on every token before it. Two prompts %d characters apart that differ in their first word share %d tokens: nothing is reused. "+
 		"Two prompts %d characters apart that start the same way share %d tokens. Put what varies at the end of a prompt, not the start.", small.distance, small.shared, large.distance, large.shared)
-	a := &annotate{}
+	a := &Annotator{}
 	var mentions []scene.Mention
 	scenes := []scene.Scene{}
 	for i := range r.twist {
 		scenes = append(scenes, r.twistScene(i, a, narration))
-		mentions = append(mentions, a.mentions...)
-		a.mentions = nil
+		mentions = append(mentions, a.Mentions...)
+		a.Mentions = nil
 	}
 	scenes = append(scenes, scene.Scene{Kind: scene.KindTable, ID: "twist", Title: "Edit distance vs shared prefix", Table: tbl})
 	return Step{
@@ -635,7 +635,7 @@ func (r *prefixCacheRun) twistStep() Step {
 		Narration: narration,
 		Scenes:    scenes,
 		Mentions:  mentions,
-		Quiz: choiceQuiz(fmt.Sprintf("\"%s\" vs \"%s\": %d characters apart. Will the second reuse the first one's KV cache?", small.a, small.b, small.distance),
+		Quiz: ChoiceQuiz(fmt.Sprintf("\"%s\" vs \"%s\": %d characters apart. Will the second reuse the first one's KV cache?", small.a, small.b, small.distance),
 			[]string{"yes, most of it", "almost none of it"}, map[bool]string{true: "yes, most of it", false: "almost none of it"}[small.shared > 0],
 			fmt.Sprintf("They share %d leading tokens: the first word differs, so every later token's keys and values differ too.", small.shared)),
 	}
@@ -648,7 +648,7 @@ func (r *prefixCacheRun) metrics() []Metric {
 		{Key: "tree_nodes", Label: "Nodes in the tree at the end (root included)", Unit: "nodes", Value: float64(r.final().nodeCount)},
 		{Key: "splits", Label: "Edge splits", Unit: "splits", Value: float64(r.splits)},
 		{Key: "evicted_tokens", Label: "Tokens evicted", Unit: "tokens", Better: LowerIsBetter, Value: float64(r.evicted)},
-		{Key: "hit_rate_pct", Label: "Prompt tokens found in the cache", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.hitRate())},
+		{Key: "hit_rate_pct", Label: "Prompt tokens found in the cache", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * r.hitRate())},
 		{Key: "edit_distance_small", Label: "Edit distance of the near-identical pair", Unit: "characters", Value: float64(small.distance)},
 		{Key: "shared_prefix_small", Label: "Shared prefix of the near-identical pair", Unit: "tokens", Value: float64(small.shared)},
 		{Key: "edit_distance_large", Label: "Edit distance of the long-tailed pair", Unit: "characters", Value: float64(large.distance)},

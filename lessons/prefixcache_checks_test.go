@@ -6,23 +6,23 @@ import (
 	"github.com/inferlab/inferlab/core/router"
 )
 
-// What the shared tests check on the prefix-cache lesson (lessonChecks). Its
+// What the shared tests check on the prefix-cache lesson (Checks). Its
 // narration check: cached and reused tokens are the tree's.
 func init() {
-	registerChecks(prefixCache, lessonChecks{
-		systems:     true,
-		systemsSets: []map[string]string{{"capacity": "26"}, {"capacity": "400"}},
-		narration: func(v Values) ([]string, error) {
+	registerChecks(prefixCache, Checks{
+		Systems:     true,
+		SystemsSets: []map[string]string{{"capacity": "26"}, {"capacity": "400"}},
+		Narration: func(v Values) ([]string, error) {
 			r, err := runPrefixCache(v)
 			if err != nil {
 				return nil, err
 			}
 			return prefixCacheNarration(r), nil
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"R2 narrated to match a token more than the tree held", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runPrefixCache(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.r[1].Matched++
 				}
@@ -30,7 +30,7 @@ func init() {
 			}},
 			{"a frame narrating a token more cached than its tree", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runPrefixCache(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.frames[5].total++
 				}
@@ -40,7 +40,7 @@ func init() {
 	})
 }
 
-func prefixCacheNarration(r *prefixCacheRun) (out problems) {
+func prefixCacheNarration(r *prefixCacheRun) (out Problems) {
 	for i, f := range r.frames {
 		total, protected := 0, 0
 		for _, n := range f.nodes {
@@ -53,7 +53,7 @@ func prefixCacheNarration(r *prefixCacheRun) (out problems) {
 			}
 		}
 		if f.total != total || f.protected != protected || total > r.capacity || f.nodeCount != len(f.nodes) {
-			out.addf("frame %d: narrated %d cached (%d protected, %d nodes) of %d; the tree holds %d (%d protected, %d nodes)",
+			out.Addf("frame %d: narrated %d cached (%d protected, %d nodes) of %d; the tree holds %d (%d protected, %d nodes)",
 				i, f.total, f.protected, f.nodeCount, r.capacity, total, protected, len(f.nodes))
 		}
 	}
@@ -63,14 +63,14 @@ func prefixCacheNarration(r *prefixCacheRun) (out problems) {
 	for i, s := range r.r {
 		want := treeMatch(r.frames[i].nodes, r.voc.encode(r.requests[i]))
 		if s.Matched != want {
-			out.addf("R%d: narrated %d tokens matched, the tree before it held a %d-token prefix of it", i+1, s.Matched, want)
+			out.Addf("R%d: narrated %d tokens matched, the tree before it held a %d-token prefix of it", i+1, s.Matched, want)
 		}
 		if !s.Waits {
 			reused += s.Matched
 		}
 	}
 	if r.frames[4].reused != reused {
-		out.addf("after R4 the narration counts %d reused tokens, R1–R4 matched %d", r.frames[4].reused, reused)
+		out.Addf("after R4 the narration counts %d reused tokens, R1–R4 matched %d", r.frames[4].reused, reused)
 	}
 	return out
 }

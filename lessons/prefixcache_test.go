@@ -129,4 +129,4 @@ func TestPrefixCacheKnobs(t *testing.T) {
 	}
 }
 
-func TestPrefixCacheWorkBound(t *testing.T) { checkHeavyCorners(t, prefixCache) }
+func TestPrefixCacheWorkBound(t *testing.T) { CheckHeavyCorners(t, prefixCache) }

@@ -26,15 +26,15 @@ func TestTermTolerance(t *testing.T) {
 }
 
 func TestNumberAndChoiceQuiz(t *testing.T) {
-	n := numberQuiz("?", 16, 0, "")
+	n := NumberQuiz("?", 16, 0, "")
 	if !n.Check("16").Correct || n.Check("17").Correct || n.Check("sixteen").Correct || !n.Check(" 16 ").Correct {
 		t.Error("exact number quiz")
 	}
-	loose := numberQuiz("?", 80, 0.1, "")
+	loose := NumberQuiz("?", 80, 0.1, "")
 	if !loose.Check("85").Correct || loose.Check("95").Correct || loose.Check("1,000").Correct || !loose.Check("72").Correct {
 		t.Error("number quiz with 10% tolerance")
 	}
-	c := choiceQuiz("?", []string{"memory-bound", "compute-bound"}, "memory-bound", "")
+	c := ChoiceQuiz("?", []string{"memory-bound", "compute-bound"}, "memory-bound", "")
 	if !c.Check("memory-bound").Correct || c.Check("compute-bound").Correct {
 		t.Error("choice quiz")
 	}

@@ -105,7 +105,7 @@ func registeredSlug(f *ast.File) (string, bool) {
 		}
 		ast.Inspect(fn, func(n ast.Node) bool {
 			if c, ok := n.(*ast.CallExpr); ok {
-				if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "register" && len(c.Args) == 1 {
+				if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "Register" && len(c.Args) == 1 {
 					if a, ok := c.Args[0].(*ast.Ident); ok {
 						arg = a.Name
 					}

@@ -29,13 +29,13 @@ var roofline = &Lesson{
 		{Term: "compute-bound", Definition: "Limited by tensor-core arithmetic: prefill of long prompts."},
 	},
 	Params: []Param{
-		gpuParam, modelParam,
+		GPUParam, ModelParam,
 		{Key: "batch", Label: "Decode batch", Unit: "sequences", Help: "Sequences decoding together in one step.", Kind: Int, Default: 32, Min: 1, Max: 2048, Step: 1},
 		{Key: "context", Label: "Decode context", Unit: "tokens", Kind: Int, Default: 1024, Min: 1, Max: 131072, Step: 1},
 		{Key: "prompt", Label: "Prefill prompt", Unit: "tokens", Kind: Int, Default: 2048, Min: 1, Max: 131072, Step: 1},
 	},
 	Check: checkRoofline,
-	sim:   rooflineSim{},
+	Sim:   rooflineSim{},
 	// Pricing only, bounded by the knobs' ranges: the heaviest setting
 	// prices about 60 steps of the largest model.
 	MaxWork: 1_000_000,
@@ -48,7 +48,7 @@ var roofline = &Lesson{
 	},
 }
 
-func init() { register(roofline) }
+func init() { Register(roofline) }
 
 // stepPoint is a step's position on the roofline.
 type stepPoint struct {
@@ -77,7 +77,7 @@ func (p stepPoint) regime() string {
 	return "memory-bound"
 }
 
-func tflops(x float64) float64 { return round2(x / 1e12) }
+func tflops(x float64) float64 { return Round2(x / 1e12) }
 
 // roofCurve is a GPU's datasheet roof min(peak, I × bandwidth) at the
 // chart's intensities, in FLOP/s.
@@ -88,7 +88,7 @@ type roofCurve struct {
 }
 
 // roofIntensities are the x values every roof is drawn at.
-var roofIntensities = logspace(0.5, 5000, 40)
+var roofIntensities = Logspace(0.5, 5000, 40)
 
 func roofOf(m hardware.StepModel, name string) roofCurve {
 	c := roofCurve{name: name}
@@ -149,35 +149,35 @@ type rooflineRun struct {
 // KV cache and the prefill's, each with the weights and the activations of
 // its own step (hardware.Fit), within the model's positions.
 func checkRoofline(v Values) error {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
 	batch, ctx, prompt := v.Int("batch"), v.Int("context"), v.Int("prompt")
-	if err := checkFit(v, decodeFit(g, m, batch, ctx), fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "batch", hardware.LimitPositions: "context"}); err != nil {
+	if err := CheckFit(v, decodeFit(g, m, batch, ctx), FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "batch", hardware.LimitPositions: "context"}); err != nil {
 		return err
 	}
 	pre := hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: prompt, KVTokens: int64(prompt), Positions: prompt}
-	return checkFit(v, pre, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt", hardware.LimitPositions: "prompt"})
+	return CheckFit(v, pre, FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt", hardware.LimitPositions: "prompt"})
 }
 
 // decodeFit is one decode step of batch sequences at ctx tokens of context
 // on one GPU, each sequence in whole blocks of vLLM's paged pool.
 func decodeFit(g hardware.GPU, m hardware.Model, batch, ctx int) hardware.Fit {
-	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: batch, KVTokens: pagedKVTokens(batch, ctx+1, 16), Positions: ctx + 1}
+	return hardware.Fit{GPU: g, Model: m, FixedTP: true, BatchedTokens: batch, KVTokens: PagedKVTokens(batch, ctx+1, 16), Positions: ctx + 1}
 }
 
 // maxDecodeBatch is the largest decode batch up to limit whose KV cache at
 // ctx fits one GPU beside the weights, 0 if not even one sequence does.
 func maxDecodeBatch(g hardware.GPU, m hardware.Model, ctx, limit int) int {
-	return maxFitting(limit, func(n int) bool { return decodeFit(g, m, n, ctx).Check() == nil })
+	return MaxFitting(limit, func(n int) bool { return decodeFit(g, m, n, ctx).Check() == nil })
 }
 
 // rooflineSim is the lesson's simulation: a method, not a func value, so that the
 // page's WebAssembly leaves it out (see simulation).
 type rooflineSim struct{}
 
-func (rooflineSim) build(v Values) (*Script, error) {
+func (rooflineSim) Simulate(v Values) (*Script, error) {
 	r, err := runRoofline(v)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (rooflineSim) build(v Values) (*Script, error) {
 
 // runRoofline prices the steps the lesson places on the rooflines.
 func runRoofline(v Values) (rooflineRun, error) {
-	g, md, err := chosenHardware(v)
+	g, md, err := ChosenHardware(v)
 	if err != nil {
 		return rooflineRun{}, err
 	}
@@ -263,7 +263,7 @@ func (pr *pricer) computeBoundBatch(m hardware.StepModel, ctx, limit int) int {
 func (c roofCurve) series() scene.Series {
 	sr := scene.Series{Name: c.name, Type: scene.Line, Curve: true}
 	for i, x := range c.intensity {
-		sr.X = append(sr.X, round2(x))
+		sr.X = append(sr.X, Round2(x))
 		sr.Y = append(sr.Y, tflops(c.attainable[i]))
 	}
 	return sr
@@ -279,14 +279,14 @@ const (
 
 // pointSeries is one step on the roofline, labelled.
 func pointSeries(name, label string, p stepPoint) scene.Series {
-	return scene.Series{Name: name, Type: scene.Scatter, X: []float64{round2(p.intensity)}, Y: []float64{tflops(p.attained)}, Labels: []string{label}}
+	return scene.Series{Name: name, Type: scene.Scatter, X: []float64{Round2(p.intensity)}, Y: []float64{tflops(p.attained)}, Labels: []string{label}}
 }
 
 // chart is the chosen GPU's roof with its ridge and extra series on it.
 func (r rooflineRun) chart(extra ...scene.Series) *scene.Chart {
 	c := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true,
 		Note:   "The roof is the most a kernel can reach at its intensity: memory-bound on the slope, compute-bound on the flat.",
-		Guides: []scene.Guide{{ID: "ridge", Axis: "x", From: round2(r.gpu.Ridge()), To: round2(r.gpu.Ridge()), Label: fmt.Sprintf("ridge %.0f FLOP/B", r.gpu.Ridge())}}}
+		Guides: []scene.Guide{{ID: "ridge", Axis: "x", From: Round2(r.gpu.Ridge()), To: Round2(r.gpu.Ridge()), Label: fmt.Sprintf("ridge %.0f FLOP/B", r.gpu.Ridge())}}}
 	c.Series = append([]scene.Series{r.roof.series()}, extra...)
 	return c
 }
@@ -296,9 +296,9 @@ func (r rooflineRun) chart(extra ...scene.Series) *scene.Chart {
 func (r rooflineRun) sweepSeries() scene.Series {
 	sr := scene.Series{Name: seriesSweep, Type: scene.Scatter}
 	for i, p := range r.sweep {
-		sr.X = append(sr.X, round2(p.intensity))
+		sr.X = append(sr.X, Round2(p.intensity))
 		sr.Y = append(sr.Y, tflops(p.attained))
-		sr.Labels = append(sr.Labels, comma(r.sweepBatches[i]))
+		sr.Labels = append(sr.Labels, Comma(r.sweepBatches[i]))
 	}
 	return sr
 }
@@ -306,12 +306,12 @@ func (r rooflineRun) sweepSeries() scene.Series {
 // gpuScenes are the rooflines of every GPU and the table of their ridges.
 func (r rooflineRun) gpuScenes() ([]scene.Scene, []scene.Mention) {
 	all := &scene.Chart{Type: scene.Line, XLabel: "arithmetic intensity", XUnit: "FLOP/byte", YLabel: "attainable", YUnit: "TFLOP/s", XLog: true, YLog: true}
-	ridges := &scene.Table{Columns: []string{"GPU", "HBM bandwidth", "dense BF16 peak", "ridge (FLOP/byte)", fmt.Sprintf("decode batch %d", r.batch), fmt.Sprintf("prefill %s", comma(r.prompt))}}
+	ridges := &scene.Table{Columns: []string{"GPU", "HBM bandwidth", "dense BF16 peak", "ridge (FLOP/byte)", fmt.Sprintf("decode batch %d", r.batch), fmt.Sprintf("prefill %s", Comma(r.prompt))}}
 	ridgePts := scene.Series{Name: seriesRidges, Type: scene.Scatter}
 	for _, gr := range r.gpus {
 		gg := gr.gpu
 		all.Series = append(all.Series, gr.roof.series())
-		ridgePts.X = append(ridgePts.X, round2(gg.Ridge()))
+		ridgePts.X = append(ridgePts.X, Round2(gg.Ridge()))
 		ridgePts.Y = append(ridgePts.Y, tflops(gg.PeakBF16))
 		ridgePts.Labels = append(ridgePts.Labels, gg.ID)
 		dec, pre := gr.decode.regime(), gr.prefill.regime()
@@ -326,13 +326,13 @@ func (r rooflineRun) gpuScenes() ([]scene.Scene, []scene.Mention) {
 	}
 	all.Series = append(all.Series, ridgePts)
 	all.Note = "Each GPU's roof and its ridge, where the slope meets the flat: newer GPUs' ridges sit further right."
-	gpus := mainScene(scene.Scene{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: all})
+	gpus := MainScene(scene.Scene{Kind: scene.KindChart, ID: "gpus", Title: "Rooflines of every GPU profile", Chart: all})
 	var mentions []scene.Mention
 	for i, id := range ridgePts.Labels {
 		if id == "h200-sxm" {
 			ref := "point:" + seriesRidges + ":" + strconv.Itoa(i)
-			gpus.Marks = append(gpus.Marks, markRef(ref, fmt.Sprintf("H200 ridge: %.0f FLOP/B", ridgePts.X[i])))
-			mentions = append(mentions, mention("its ridge sits further left", "gpus", ref))
+			gpus.Marks = append(gpus.Marks, MarkRef(ref, fmt.Sprintf("H200 ridge: %.0f FLOP/B", ridgePts.X[i])))
+			mentions = append(mentions, Mention("its ridge sits further left", "gpus", ref))
 		}
 	}
 	return []scene.Scene{gpus, {Kind: scene.KindTable, ID: "ridges", Title: "Ridge points and the regime of this step on each GPU", Table: ridges}}, mentions
@@ -344,13 +344,13 @@ const seriesRidges = "ridge of each GPU"
 // vidurScene is the GEMM check, vidur's 128-token point marked: where the
 // measured times stop being flat.
 func (r rooflineRun) vidurScene() (scene.Scene, []scene.Mention) {
-	sc := mainScene(scene.Scene{Kind: scene.KindChart, ID: "vidur", Title: "H100 gate+up GEMM (Llama-2-7B): vidur measured vs this model", Chart: r.vidurChart()})
+	sc := MainScene(scene.Scene{Kind: scene.KindChart, ID: "vidur", Title: "H100 gate+up GEMM (Llama-2-7B): vidur measured vs this model", Chart: r.vidurChart()})
 	measured := sc.Chart.Series[0]
 	for i, x := range measured.X {
 		if x == 128 {
 			ref := "point:" + measured.Name + ":" + strconv.Itoa(i)
-			sc.Marks = []scene.Mark{markRef(ref, fmt.Sprintf("128 tokens: %.0f µs", measured.Y[i]))}
-			return sc, []scene.Mention{mention("about 128 tokens", "vidur", ref)}
+			sc.Marks = []scene.Mark{MarkRef(ref, fmt.Sprintf("128 tokens: %.0f µs", measured.Y[i]))}
+			return sc, []scene.Mention{Mention("about 128 tokens", "vidur", ref)}
 		}
 	}
 	return sc, nil
@@ -365,7 +365,7 @@ func (r rooflineRun) vidurChart() *scene.Chart {
 	}
 	for _, p := range r.gateUp {
 		modelled.X = append(modelled.X, float64(p.tokens))
-		modelled.Y = append(modelled.Y, round2(1e6*p.time))
+		modelled.Y = append(modelled.Y, Round2(1e6*p.time))
 	}
 	return &scene.Chart{Type: scene.Line, XLabel: "tokens in the GEMM", XUnit: "tokens", YLabel: "gate+up GEMM time", YUnit: "µs", XLog: true, YLog: true, Series: []scene.Series{measured, modelled},
 		Note: "Flat while the GEMM waits on reading its weights, then rising once it is compute-bound: measured and modelled."}
@@ -389,13 +389,13 @@ func (r rooflineRun) validationTable() (*scene.Table, int) {
 func (r rooflineRun) metrics(within int) []Metric {
 	g, dec, one, pre := r.gpu, r.decode, r.decode1, r.prefill
 	return []Metric{
-		{Key: "ridge_flop_per_byte", Label: g.Name + " ridge: dense BF16 peak / HBM bandwidth", Unit: "FLOP/B", Value: round2(g.Ridge())},
-		{Key: "decode_intensity", Label: fmt.Sprintf("Decode step intensity, batch %d", r.batch), Unit: "FLOP/B", Value: round2(dec.intensity)},
-		{Key: "decode1_intensity", Label: "Decode step intensity, batch 1", Unit: "FLOP/B", Value: round2(one.intensity)},
-		{Key: "prefill_intensity", Label: fmt.Sprintf("Prefill intensity, %s tokens", comma(r.prompt)), Unit: "FLOP/B", Value: round2(pre.intensity)},
-		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", r.batch), Unit: "ms", Better: LowerIsBetter, Value: round2(dec.ms)},
-		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Better: HigherIsBetter, Value: round2(float64(r.batch) / dec.ms * 1000)},
-		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Better: LowerIsBetter, Value: round2(pre.ms)},
+		{Key: "ridge_flop_per_byte", Label: g.Name + " ridge: dense BF16 peak / HBM bandwidth", Unit: "FLOP/B", Value: Round2(g.Ridge())},
+		{Key: "decode_intensity", Label: fmt.Sprintf("Decode step intensity, batch %d", r.batch), Unit: "FLOP/B", Value: Round2(dec.intensity)},
+		{Key: "decode1_intensity", Label: "Decode step intensity, batch 1", Unit: "FLOP/B", Value: Round2(one.intensity)},
+		{Key: "prefill_intensity", Label: fmt.Sprintf("Prefill intensity, %s tokens", Comma(r.prompt)), Unit: "FLOP/B", Value: Round2(pre.intensity)},
+		{Key: "decode_step_ms", Label: fmt.Sprintf("Decode step GPU time, batch %d", r.batch), Unit: "ms", Better: LowerIsBetter, Value: Round2(dec.ms)},
+		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Better: HigherIsBetter, Value: Round2(float64(r.batch) / dec.ms * 1000)},
+		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Better: LowerIsBetter, Value: Round2(pre.ms)},
 		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none that fits, up to 8,192)", Unit: "sequences", Value: float64(r.crossover)},
 		{Key: "validation_within", Label: "Validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}
@@ -409,25 +409,25 @@ func (r rooflineRun) script() *Script {
 	s.Claims = []Claim{{
 		What:    "Prefill intensity grows with S; decode is O(1)",
 		Article: "I_prefill = O(S), compute-bound; I_decode = O(1), memory-bound",
-		Model:   fmt.Sprintf("prefill of %s tokens: %.0f FLOP/B (%s); decode batch 1: %.1f FLOP/B (%s); ridge %.0f", comma(r.prompt), pre.intensity, pre.regime(), one.intensity, one.regime(), ridge),
+		Model:   fmt.Sprintf("prefill of %s tokens: %.0f FLOP/B (%s); decode batch 1: %.1f FLOP/B (%s); ridge %.0f", Comma(r.prompt), pre.intensity, pre.regime(), one.intensity, one.regime(), ridge),
 		Why:     "Agrees. The article's formula omits that decode's intensity grows with the batch (weights are read once per step for every sequence) until attention's KV reads, which do not batch, hold it back.",
 	}}
 	roofScene := func(extra ...scene.Series) scene.Scene {
-		return mainScene(scene.Scene{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: r.chart(extra...)})
+		return MainScene(scene.Scene{Kind: scene.KindChart, ID: "roof", Title: g.Name + " roofline", Chart: r.chart(extra...)})
 	}
 	ridgeText := "meet at the ridge"
 	roof := roofScene()
-	roof.Marks = []scene.Mark{markRef("guide:ridge", fmt.Sprintf("ridge: %.0f FLOP/byte", ridge))}
+	roof.Marks = []scene.Mark{MarkRef("guide:ridge", fmt.Sprintf("ridge: %.0f FLOP/byte", ridge))}
 	decRef, preRef := "point:"+seriesDecode+":0", "point:"+seriesPrefill+":0"
 	oneText := fmt.Sprintf("%.1f FLOP per byte, far left of the ridge", one.intensity)
 	oneScene := roofScene(pointSeries(seriesDecode, "batch 1", one))
-	oneScene.Marks = []scene.Mark{markRef(decRef, fmt.Sprintf("batch 1: %.1f FLOP/B", one.intensity))}
+	oneScene.Marks = []scene.Mark{MarkRef(decRef, fmt.Sprintf("batch 1: %.1f FLOP/B", one.intensity))}
 	decText := fmt.Sprintf("At batch %d: %.1f FLOP/B", r.batch, dec.intensity)
-	decScene := roofScene(r.sweepSeries(), pointSeries(seriesDecode, "batch "+comma(r.batch), dec))
-	decScene.Marks = []scene.Mark{markRef(decRef, fmt.Sprintf("batch %s: %.1f FLOP/B", comma(r.batch), dec.intensity))}
+	decScene := roofScene(r.sweepSeries(), pointSeries(seriesDecode, "batch "+Comma(r.batch), dec))
+	decScene.Marks = []scene.Mark{MarkRef(decRef, fmt.Sprintf("batch %s: %.1f FLOP/B", Comma(r.batch), dec.intensity))}
 	preText := fmt.Sprintf("%.0f FLOP/B, %s", pre.intensity, pre.regime())
-	preScene := roofScene(r.sweepSeries(), pointSeries(seriesPrefill, "prefill "+comma(r.prompt), pre))
-	preScene.Marks = []scene.Mark{markRef(preRef, fmt.Sprintf("prefill: %.0f FLOP/B", pre.intensity))}
+	preScene := roofScene(r.sweepSeries(), pointSeries(seriesPrefill, "prefill "+Comma(r.prompt), pre))
+	preScene.Marks = []scene.Mark{MarkRef(preRef, fmt.Sprintf("prefill: %.0f FLOP/B", pre.intensity))}
 	gpus, gpuMentions := r.gpuScenes()
 	vidur, vidurMentions := r.vidurScene()
 	s.Steps = []Step{{
@@ -436,27 +436,27 @@ func (r rooflineRun) script() *Script {
 			"%.0f TFLOP/s of dense BF16 and %.2f TB/s of HBM %s, I = %.0f FLOP/byte. Left of the ridge a kernel waits on memory; right of it, on the tensor cores.",
 			g.Name, g.PeakBF16/1e12, g.MemBandwidth/1e12, ridgeText, ridge),
 		Scenes:   []scene.Scene{roof},
-		Mentions: []scene.Mention{mention(ridgeText, "roof", "guide:ridge")},
+		Mentions: []scene.Mention{Mention(ridgeText, "roof", "guide:ridge")},
 	}, {
-		Quiz: choiceQuiz(fmt.Sprintf("One decode step of %s at batch 1 on the %s: memory-bound or compute-bound?", md.Name, g.Name),
+		Quiz: ChoiceQuiz(fmt.Sprintf("One decode step of %s at batch 1 on the %s: memory-bound or compute-bound?", md.Name, g.Name),
 			[]string{"memory-bound", "compute-bound"}, one.regime(), fmt.Sprintf("Its intensity is %.1f FLOP/byte; the ridge is at %.0f.", one.intensity, ridge)),
 		Title: "Decode at batch 1",
 		Narration: fmt.Sprintf("One decode step of %s reads every weight once to produce a single token: %s. It is %s: the GPU reaches %.1f TFLOP/s of its %.0f, and the step takes %.2f ms of GPU time.",
 			md.Name, oneText, one.regime(), one.attained/1e12, g.PeakBF16/1e12, one.ms),
 		Scenes:   []scene.Scene{oneScene},
-		Mentions: []scene.Mention{mention(oneText, "roof", decRef)},
+		Mentions: []scene.Mention{Mention(oneText, "roof", decRef)},
 	}, {
 		Title: "Batching moves decode to the right",
 		Narration: fmt.Sprintf("Batching B sequences reuses each weight read B times, so the step's intensity grows with B until the KV cache reads, which every sequence pays alone, dominate. %s, %s, %.2f ms per step (%s tokens/s). %s",
-			decText, dec.regime(), dec.ms, comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context, r.maxBatch, r.gpu.Name)),
+			decText, dec.regime(), dec.ms, Comma(int(float64(r.batch)/dec.ms*1000)), crossoverText(r.crossover, r.context, r.maxBatch, r.gpu.Name)),
 		Scenes:   []scene.Scene{decScene},
-		Mentions: []scene.Mention{mention(decText, "roof", decRef)},
+		Mentions: []scene.Mention{Mention(decText, "roof", decRef)},
 	}, {
 		Title: "Prefill is compute-bound",
 		Narration: fmt.Sprintf("A %s-token prefill multiplies every weight by %s token vectors: %s. It takes %.1f ms of GPU time at %.0f TFLOP/s attained.",
-			comma(r.prompt), comma(r.prompt), preText, pre.ms, pre.attained/1e12),
+			Comma(r.prompt), Comma(r.prompt), preText, pre.ms, pre.attained/1e12),
 		Scenes:   []scene.Scene{preScene},
-		Mentions: []scene.Mention{mention(preText, "roof", preRef)},
+		Mentions: []scene.Mention{Mention(preText, "roof", preRef)},
 	}, {
 		Title:     "Every GPU has its own ridge",
 		Narration: "Memory bandwidth grew more slowly than tensor-core FLOPS, so newer GPUs have ridges further right and need bigger batches before decode stops being memory-bound. " + h200Note(),
@@ -471,9 +471,9 @@ func (r rooflineRun) script() *Script {
 	}, {
 		Title:     "Article claim vs this model",
 		Narration: "Part 12's formulation 1, evaluated.",
-		Scenes:    []scene.Scene{claimsTable(s.Claims)},
+		Scenes:    []scene.Scene{ClaimsTable(s.Claims)},
 	}}
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
@@ -491,11 +491,11 @@ func h200Note() string {
 func crossoverText(b, ctx, maxBatch int, gpu string) string {
 	switch {
 	case b == 0 && maxBatch < maxCrossoverBatch:
-		return fmt.Sprintf("With %s tokens of context per sequence the %s holds the KV cache of at most %s sequences, and no batch that fits makes the decode step compute-bound.", comma(ctx), gpu, comma(maxBatch))
+		return fmt.Sprintf("With %s tokens of context per sequence the %s holds the KV cache of at most %s sequences, and no batch that fits makes the decode step compute-bound.", Comma(ctx), gpu, Comma(maxBatch))
 	case b == 0:
-		return fmt.Sprintf("With %s tokens of context per sequence, no batch up to 8,192 makes the decode step compute-bound: KV reads grow as fast as the FLOPs.", comma(ctx))
+		return fmt.Sprintf("With %s tokens of context per sequence, no batch up to 8,192 makes the decode step compute-bound: KV reads grow as fast as the FLOPs.", Comma(ctx))
 	}
-	return fmt.Sprintf("From batch %d on (at %s tokens of context) the step is compute-bound.", b, comma(ctx))
+	return fmt.Sprintf("From batch %d on (at %s tokens of context) the step is compute-bound.", b, Comma(ctx))
 }
 
 // gemmTime is the model's GPU time of one kernel of a prefill of n tokens,

@@ -7,25 +7,25 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// What the shared tests check on the roofline lesson (lessonChecks). Its
+// What the shared tests check on the roofline lesson (Checks). Its
 // narration check: the sequences whose KV fits.
 func init() {
-	registerChecks(roofline, lessonChecks{
-		paced:         true,
-		promptMetrics: map[string]string{"prefill_ms": "prompt"},
-		refusals: []refusal{
+	registerChecks(roofline, Checks{
+		Paced:         true,
+		PromptMetrics: map[string]string{"prefill_ms": "prompt"},
+		Refusals: []Refusal{
 			{map[string]string{"gpu": "a100-40gb-sxm", "model": "llama-3.1-70b"}, "model", "llama-3.1-70b needs 141 GB of weights; a100-40gb-sxm has 40 GB"},
 			{map[string]string{"model": "qwen2.5-7b", "prompt": "131072"}, "prompt", "exceed qwen2.5-7b's 32,768 positions"},
 		},
-		sweepGPUsAndModels: true,
-		narration: func(v Values) ([]string, error) {
+		SweepGPUsAndModels: true,
+		Narration: func(v Values) ([]string, error) {
 			r, err := runRoofline(v)
 			return rooflineNarration(r), err
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"one sequence more than the pool holds", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runRoofline(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
 					r.maxBatch++
 				}
@@ -35,18 +35,18 @@ func init() {
 	})
 }
 
-func rooflineNarration(r rooflineRun) (out problems) {
+func rooflineNarration(r rooflineRun) (out Problems) {
 	per := allocator.BlocksNeeded(r.context+1, 16)
 	fits := func(n int) bool {
 		p, err := hardware.Fit{GPU: r.gpu, Model: r.model, FixedTP: true, BatchedTokens: n}.Pool(16)
 		return err == nil && int64(n*per) <= p.Blocks-1
 	}
 	if (r.maxBatch > 0 && !fits(r.maxBatch)) || (r.maxBatch < maxCrossoverBatch && fits(r.maxBatch+1)) {
-		out.addf("narrated: the KV cache holds at most %d sequences of %d tokens; vLLM's paged pool (%d blocks each) says otherwise", r.maxBatch, r.context+1, per)
+		out.Addf("narrated: the KV cache holds at most %d sequences of %d tokens; vLLM's paged pool (%d blocks each) says otherwise", r.maxBatch, r.context+1, per)
 	}
 	for _, b := range r.sweepBatches {
 		if b > r.maxBatch {
-			out.addf("the sweep prices batch %d, beyond the %d that fit", b, r.maxBatch)
+			out.Addf("the sweep prices batch %d, beyond the %d that fit", b, r.maxBatch)
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -26,7 +25,7 @@ var sandbox = &Lesson{
 		"Simplified: aggregated workers, no network latency, open-loop arrivals.",
 	Group: "whole", Rank: 20, Thumb: scene.KindCluster,
 	Params: []Param{
-		gpuParam, modelParam, tpParam(), weightParam, graphParam,
+		GPUParam, ModelParam, TPParam(), WeightParam, GraphParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 4, Min: 1, Max: 16, Step: 1},
 		{Key: "policy", Label: "Router policy", Kind: Choice, Choices: []string{"kv_aware", "round_robin", "least_loaded", "random", "cache_aware"}},
 		{Key: "workload", Label: "Workload", Help: "chats: multi-turn conversations that grow; shared: independent prompts opening with shared system prompts; plain: nothing shared. Or a real trace: Azure's 2023 conversation or code-completion service (CC-BY 4.0), or Mooncake's (Kimi) conversations, whose block hashes say which prompts share history (Apache-2.0).", Kind: Choice, Choices: []string{"chats", "shared", "plain", "azure-conv", "azure-code", "mooncake-conversation"}},
@@ -34,9 +33,9 @@ var sandbox = &Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Help: "A trace keeps its arrival pattern, its times scaled so that requests come at this mean rate.", Kind: Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
-		sandboxSLOParams[0], sandboxSLOParams[1], sloKnobs[0], sloKnobs[1],
-		priceParam, powerParam,
-		seedParam,
+		sandboxSLOParams[0], sandboxSLOParams[1], SLOKnobs[0], SLOKnobs[1],
+		PriceParam, PowerParam,
+		SeedParam,
 	},
 	Check: func(v Values) error {
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
@@ -49,10 +48,10 @@ var sandbox = &Lesson{
 		if err := sandboxFit(v, longestOf(work)); err != nil {
 			return err
 		}
-		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), servingCheckWork)
+		return WorkBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), ServingCheckWork)
 	},
-	sim:     sandboxSim{},
-	MaxWork: servingMaxWork,
+	Sim:     sandboxSim{},
+	MaxWork: ServingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool
 	// (L4: preemptions), one request at a time with the
 	// smallest budget, and 16 workers behind the cache-aware router; then
@@ -97,35 +96,32 @@ var sandbox = &Lesson{
 	},
 }
 
-func init() { register(sandbox) }
+func init() { Register(sandbox) }
 
 // sandboxWork bounds what serving work costs the sandbox's simulation:
-// requestWork, and what pricing its steps kernel by kernel adds under the
-// knobs' graph_mode (pricedRequestWork).
+// RequestWork, and what pricing its steps kernel by kernel adds under the
+// knobs' graph_mode (PricedRequestWork).
 func sandboxWork(v Values, work []workload.Request) int64 {
 	m, err := hardware.ModelByID(v.Choice("model"))
 	if err != nil {
-		return requestWork(work)
+		return RequestWork(work)
 	}
-	return requestWork(work) + pricedRequestWork(work, graphMode(v), m, workerTP(v), v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
+	return RequestWork(work) + PricedRequestWork(work, GraphMode(v), m, WorkerTP(v), v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"))
 }
 
 // withDefaultGraphs is v with graph_mode at vLLM's default.
 func withDefaultGraphs(v Values) Values {
-	c := v
-	c.choices = maps.Clone(v.choices)
-	c.choices["graph_mode"] = cudagraph.Default.Key()
-	return c
+	return v.WithChoice("graph_mode", cudagraph.Default.Key())
 }
 
-// pricedRule says in the knobs' terms what pricedRequestWork counts.
+// pricedRule says in the knobs' terms what PricedRequestWork counts.
 func pricedRule(v Values) string {
 	m, err := hardware.ModelByID(v.Choice("model"))
 	if err != nil {
 		return ""
 	}
 	return fmt.Sprintf("%d per step priced kernel by kernel (%s's %d layers: with graph_mode %s, every prefill chunk of max_num_batched_tokens%s)",
-		streamedWorkTP(m, workerTP(v)), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[graphMode(v) == cudagraph.None || graphMode(v) == cudagraph.Piecewise])
+		StreamedWorkTP(m, WorkerTP(v)), m.Name, m.Layers, v.Choice("graph_mode"), map[bool]string{true: " and every output token", false: ""}[GraphMode(v) == cudagraph.None || GraphMode(v) == cudagraph.Piecewise])
 }
 
 // sandboxFit is the shared feasibility check (hardware.Fit) for one worker
@@ -135,17 +131,17 @@ func pricedRule(v Values) string {
 // than fit at once queue or are preempted in the simulation, and the
 // dashboard counts the preemptions.
 func sandboxFit(v Values, longest int) error {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
-	if err := checkTP(v, m); err != nil {
+	if err := CheckTP(v, m); err != nil {
 		return err
 	}
 	budget := v.Int("max_num_batched_tokens")
-	fit := engineFit(v, g, m)
+	fit := EngineFit(v, g, m)
 	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(longest), longest
-	knobs := fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}
+	knobs := FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "model", hardware.LimitPositions: "model"}
 	if budget > 8192 {
 		// Weights that fit at vLLM's default budget but not at this one
 		// fail on the activations the budget needs.
@@ -155,7 +151,7 @@ func sandboxFit(v Values, longest int) error {
 			knobs[hardware.LimitWeights] = "max_num_batched_tokens"
 		}
 	}
-	return checkFit(v, fit, knobs)
+	return CheckFit(v, fit, knobs)
 }
 
 // sandboxTurns is the number of turns of each chat conversation.
@@ -253,7 +249,7 @@ type contextCut struct {
 // tokens, and the prefixes and history they share, stay). Deterministic;
 // w is not modified.
 func fitContext(w []workload.Request, m hardware.Model) ([]workload.Request, contextCut) {
-	c := contextCut{model: m, total: len(w), limit: contextLimit(m.MaxPositions) - contextMargin}
+	c := contextCut{model: m, total: len(w), limit: ContextLimit(m.MaxPositions) - contextMargin}
 	c.maxOutput = c.limit / 2
 	out := w
 	for i, r := range w {
@@ -278,14 +274,14 @@ func (c contextCut) text() string {
 		return ""
 	}
 	return fmt.Sprintf(" %s of the %s generated requests were longer than %s's %s positions allow, so, as a load generator fits its dataset to the model, their outputs were cut to at most %s tokens and then their prompts' ends, to at most %s tokens in all (%d left for the chat template).",
-		comma(c.requests), comma(c.total), c.model.Name, comma(c.model.MaxPositions), comma(c.maxOutput), comma(c.limit), contextMargin)
+		Comma(c.requests), Comma(c.total), c.model.Name, Comma(c.model.MaxPositions), Comma(c.maxOutput), Comma(c.limit), contextMargin)
 }
 
 // sandboxSim is the lesson's simulation: a method, not a func value, so that the
 // page's WebAssembly leaves it out (see simulation).
 type sandboxSim struct{}
 
-func (sandboxSim) build(v Values) (*Script, error) {
+func (sandboxSim) Simulate(v Values) (*Script, error) {
 	w, cut := sandboxGenerated(v)
 	r, err := runSandbox(v, w, "")
 	if err != nil {
@@ -301,10 +297,10 @@ func (sandboxSim) build(v Values) (*Script, error) {
 	return r.script(), nil
 }
 
-// buildTrace runs the sandbox on the given requests; trace names
+// SimulateTrace runs the sandbox on the given requests; trace names
 // their source when they come from a file. A trace is not cut: a request
 // longer than the model's positions is refused, as vLLM refuses it.
-func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*Script, error) {
+func (sandboxSim) SimulateTrace(v Values, work []workload.Request, trace string) (*Script, error) {
 	r, err := runSandbox(v, work, trace)
 	if err != nil {
 		return nil, err
@@ -316,16 +312,16 @@ func (sandboxSim) buildTrace(v Values, work []workload.Request, trace string) (*
 }
 
 // traceWork is the sandbox's bound on a trace (Lesson.TraceWork): the
-// work of serving it once without preemption (requestWork) within
-// servingCheckWork, as Check holds the generated workloads.
-func (sandboxSim) traceWork() (perPrompt, perOutput, bound int64) {
-	return 2, cluster.DecodeWeight, servingCheckWork
+// work of serving it once without preemption (RequestWork) within
+// ServingCheckWork, as Check holds the generated workloads.
+func (sandboxSim) TraceWork() (perPrompt, perOutput, bound int64) {
+	return 2, cluster.DecodeWeight, ServingCheckWork
 }
 
 // sandboxRun is one sandbox run: the cluster's result and the figures the
 // dashboard shows.
 type sandboxRun struct {
-	e                       *engine
+	e                       *Engine
 	workers                 int
 	policy, workload, graph string
 	rate                    float64
@@ -336,23 +332,23 @@ type sandboxRun struct {
 	lastArrival             float64    // of the trace's requests
 	requests, promptTokens  int
 	res                     *cluster.Result
-	routing                 routingRun
+	routing                 RoutingRun
 	ttft, itl               scheduler.Percentiles
 	outputs, preemptions    int
 	makespan                float64          // first arrival to last token, s
 	streamed                int64            // Script.Work of the steps priced kernel by kernel (streamCounter)
 	capacity                *sandboxCapacity // the capacity search around rate (sandbox_capacity.go)
-	cost                    runCost          // what the run cost (kit_cost.go)
+	cost                    RunCost          // what the run cost (kit_cost.go)
 }
 
 // runSandbox serves work on the knobs' cluster.
 func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, error) {
 	if trace != "" {
-		if w := requestWork(work); w > servingCheckWork {
+		if w := RequestWork(work); w > ServingCheckWork {
 			// ParseTrace refuses such a file (TraceLimits); this is for
 			// requests handed to RunTrace directly.
 			return nil, &workload.TraceError{Msg: fmt.Sprintf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
-				trace, len(work), comma64(w), comma64(servingCheckWork))}
+				trace, len(work), Comma64(w), Comma64(ServingCheckWork))}
 		}
 		if err := sandboxFit(v, longestOf(work)); err != nil {
 			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)
@@ -360,19 +356,19 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 		// The trace's bound (TraceWork) holds in vLLM's default graph mode,
 		// where its heaviest traces were measured (BENCHMARKS.md); another
 		// mode adds what pricing more of its steps kernel by kernel costs.
-		if w := requestWork(work) + sandboxWork(v, work) - sandboxWork(withDefaultGraphs(v), work); w > servingCheckWork {
+		if w := RequestWork(work) + sandboxWork(v, work) - sandboxWork(withDefaultGraphs(v), work); w > ServingCheckWork {
 			return nil, Relation("graph_mode", v.Choice("graph_mode"), fmt.Sprintf("a mode with which the trace %s re-simulates in about a second: its work (2 × prompt + 16 × output tokens, and %s) is %s, over %s",
-				trace, pricedRule(v), comma64(w), comma64(servingCheckWork)), "max_num_batched_tokens", "max_num_seqs", "model")
+				trace, pricedRule(v), Comma64(w), Comma64(ServingCheckWork)), "max_num_batched_tokens", "max_num_seqs", "model")
 		}
 	}
-	e, err := newEngineAt(v, 16, v.Int("max_num_batched_tokens"))
+	e, err := NewEngineAt(v, 16, v.Int("max_num_batched_tokens"))
 	if err != nil {
 		return nil, err
 	}
 	r := &sandboxRun{e: e, workers: v.Int("workers"), policy: v.Choice("policy"), workload: v.Choice("workload"), graph: v.Choice("graph_mode"),
 		rate: v.Float("rate"), trace: trace, requests: len(work), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
-	sc := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
-	timer := e.countingTimer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
+	sc := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.KVBlocks}
+	timer := e.CountingTimer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
 	var reqs []cluster.Request
 	for _, w := range work {
@@ -385,8 +381,8 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 	if err != nil {
 		return nil, Relation("max_num_batched_tokens", strconv.Itoa(sc.MaxNumBatchedTokens), "a budget and KV pool that hold every request ("+err.Error()+")")
 	}
-	r.streamed = timer.extra
-	r.routing = summariseRouting(r.policy, r.res)
+	r.streamed = timer.Extra
+	r.routing = SummariseRouting(r.policy, r.res)
 	var ttft, itl []float64
 	start, end := 1e18, 0.0
 	for _, m := range r.res.Requests {
@@ -398,32 +394,32 @@ func runSandbox(v Values, work []workload.Request, trace string) (*sandboxRun, e
 	}
 	r.ttft, r.itl = scheduler.Summarise(ttft), scheduler.Summarise(itl)
 	r.makespan = max(end-start, 1e-9)
-	in, out, held := servedTokens(r.res.Requests)
-	usd, watts := costRates(v, e.gpu)
-	r.cost = costOf(usd, watts, []gpuPool{{gpus: r.workers * e.tp, held: held, busy: r.res.Busy}}, in, out)
+	in, out, held := ServedTokens(r.res.Requests)
+	usd, watts := CostRates(v, e.GPU)
+	r.cost = CostOf(usd, watts, []GPUPool{{GPUs: r.workers * e.TP, Held: held, Busy: r.res.Busy}}, in, out)
 	return r, nil
 }
 
 func (r *sandboxRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
-	s.Metrics = append(s.Metrics, r.cost.metrics()...)
+	s.Metrics = append(s.Metrics, r.cost.Metrics()...)
 	r.addCapacity(s)
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
 func (r *sandboxRun) metrics() []Metric {
-	gpus := float64(r.workers * r.e.tp)
+	gpus := float64(r.workers * r.e.TP)
 	return []Metric{
-		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Better: HigherIsBetter, Value: round2(float64(r.outputs) / r.makespan)},
-		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: round2(float64(r.outputs) / r.makespan / gpus)},
-		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Better: LowerIsBetter, Value: ms(r.ttft.P50)},
-		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Better: LowerIsBetter, Value: ms(r.ttft.P99)},
-		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Better: LowerIsBetter, Value: ms(r.itl.P50)},
-		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Better: LowerIsBetter, Value: ms(r.itl.P99)},
-		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Better: HigherIsBetter, Value: round2(100 * r.routing.hitTokens)},
-		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: round2(r.routing.imbalance)},
+		{Key: "throughput_tok_s", Label: "Output throughput", Unit: "tok/s", Better: HigherIsBetter, Value: Round2(float64(r.outputs) / r.makespan)},
+		{Key: "throughput_per_gpu_tok_s", Label: "Output throughput per GPU", Unit: "tok/s", Better: HigherIsBetter, Value: Round2(float64(r.outputs) / r.makespan / gpus)},
+		{Key: "ttft_p50_ms", Label: "TTFT p50", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.ttft.P50)},
+		{Key: "ttft_p99_ms", Label: "TTFT p99", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.ttft.P99)},
+		{Key: "itl_p50_ms", Label: "ITL p50", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.itl.P50)},
+		{Key: "itl_p99_ms", Label: "ITL p99", Unit: "ms", Better: LowerIsBetter, Value: Ms(r.itl.P99)},
+		{Key: "hit_rate_pct", Label: "Prompt tokens found in a prefix cache", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * r.routing.HitTokens)},
+		{Key: "imbalance", Label: "Busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: Round2(r.routing.Imbalance)},
 		{Key: "preemptions", Label: "Preemptions", Unit: "preemptions", Better: LowerIsBetter, Value: float64(r.preemptions)},
 		{Key: "requests", Label: "Requests served", Unit: "requests", Value: float64(len(r.res.Requests))},
 	}
@@ -436,27 +432,27 @@ func (r *sandboxRun) clusterScene(title string, end bool, stats []scene.Stat, li
 	c := &scene.Cluster{Router: "router: " + r.policy + " " + sandboxPolicyText[r.policy], CacheLabel: "blocks the router's index holds (16 tokens each)", CacheUnit: "blocks", Stats: stats}
 	var cached [][]int
 	if r.workload == "shared" && r.trace == "" {
-		c.Groups = promptGroups(4)
-		cached = cachedByPrompt(r.res.Index, promptHashes(4, 768, 16), r.workers)
+		c.Groups = PromptGroups(4)
+		cached = CachedByPrompt(r.res.Index, PromptHashes(4, 768, 16), r.workers)
 	}
 	if end {
 		c.QueueLabel, c.QueueUnit = "requests running + waiting, mean over the run", "in flight"
-		p := endPool(fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText()), "", r.routing, nil)
+		p := EndPool(fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.GPUsText(), r.e.ModelText()), "", r.routing, nil)
 		for w := range p.Workers {
 			var per []int
 			if cached != nil {
 				per = cached[w]
 			}
-			p.Workers[w].Cache = cacheFills(per, r.res.Index.Blocks(w))
+			p.Workers[w].Cache = CacheFills(per, r.res.Index.Blocks(w))
 			if lines != nil {
 				p.Workers[w].Lines = lines(w)
 			}
 		}
 		c.Pools = []scene.Pool{p}
 	} else {
-		p := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText())}
+		p := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.GPUsText(), r.e.ModelText())}
 		for w := 0; w < r.workers; w++ {
-			p.Workers = append(p.Workers, scene.Worker{ID: "W" + strconv.Itoa(w+1), Lines: []string{fmt.Sprintf("%s KV blocks", comma(r.e.kvBlocks))}})
+			p.Workers = append(p.Workers, scene.Worker{ID: "W" + strconv.Itoa(w+1), Lines: []string{fmt.Sprintf("%s KV blocks", Comma(r.e.KVBlocks))}})
 		}
 		c.Pools = []scene.Pool{p}
 	}
@@ -489,8 +485,8 @@ func dashboardStats(metrics []Metric) []scene.Stat {
 func (r *sandboxRun) ttftChart() scene.Scene {
 	ttft := scene.Series{Name: "TTFT", Type: scene.Scatter}
 	for _, m := range r.res.Requests {
-		ttft.X = append(ttft.X, round2(m.Arrival))
-		ttft.Y = append(ttft.Y, ms(m.TTFT))
+		ttft.X = append(ttft.X, Round2(m.Arrival))
+		ttft.Y = append(ttft.Y, Ms(m.TTFT))
 	}
 	return scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "TTFT of each request by arrival time", Chart: &scene.Chart{Type: scene.Scatter, XLabel: "arrival", XUnit: "s", YLabel: "TTFT", YUnit: "ms", Series: []scene.Series{ttft}}}
 }
@@ -508,7 +504,7 @@ func (r *sandboxRun) workerTable() scene.Scene {
 // batchText ends the setup's sentence on the engine's limits: vLLM's
 // defaults on this GPU, or what they would be.
 func (r *sandboxRun) batchText() string {
-	if note := vllmBatchNote(r.e.gpu, r.seqs, r.budget); note != "" {
+	if note := VLLMBatchNote(r.e.GPU, r.seqs, r.budget); note != "" {
 		return "." + note
 	}
 	return ", vLLM's defaults on this GPU."
@@ -516,7 +512,7 @@ func (r *sandboxRun) batchText() string {
 
 // steps narrates the run.
 func (r *sandboxRun) steps(metrics []Metric) []Step {
-	gpus := float64(r.workers * r.e.tp)
+	gpus := float64(r.workers * r.e.TP)
 	rate := fmt.Sprintf("at %g per second", r.rate)
 	kind := map[string]string{"chats": fmt.Sprintf("%d-turn conversations whose prompts grow with every turn", sandboxTurns),
 		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[r.workload]
@@ -530,33 +526,33 @@ func (r *sandboxRun) steps(metrics []Metric) []Step {
 	thr := float64(r.outputs) / r.makespan
 	setup := fmt.Sprintf("%d requests (%s) arrive %s at %s serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
 		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s%s%s",
-		r.requests, kind, rate, r.e.workersText(r.workers), r.e.modelText(), r.policy, r.graph, comma(r.seqs), comma(r.budget), r.batchText(), r.cut.text(), precisionNote(r.e))
-	a := &annotate{scene: "cluster"}
-	a.mark("router:R", r.policy, "routed by "+r.policy, setup)
+		r.requests, kind, rate, r.e.WorkersText(r.workers), r.e.ModelText(), r.policy, r.graph, Comma(r.seqs), Comma(r.budget), r.batchText(), r.cut.text(), PrecisionNote(r.e))
+	a := &Annotator{Scene: "cluster"}
+	a.Mark("router:R", r.policy, "routed by "+r.policy, setup)
 	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",
-		comma(int(thr)), comma(int(thr/gpus)), 1000*r.ttft.P50, 1000*r.ttft.P99, 1000*r.itl.P50, 1000*r.itl.P99, 100*r.routing.hitTokens, r.routing.imbalance, r.preemptions)
-	b := &annotate{scene: "cluster"}
-	busiest := "worker:W" + strconv.Itoa(r.routing.busiest()+1)
-	b.mark(busiest, fmt.Sprintf("busiest: %.2f× the mean", r.routing.imbalance), "the busiest worker", dash)
+		Comma(int(thr)), Comma(int(thr/gpus)), 1000*r.ttft.P50, 1000*r.ttft.P99, 1000*r.itl.P50, 1000*r.itl.P99, 100*r.routing.HitTokens, r.routing.Imbalance, r.preemptions)
+	b := &Annotator{Scene: "cluster"}
+	busiest := "worker:W" + strconv.Itoa(r.routing.Busiest()+1)
+	b.Mark(busiest, fmt.Sprintf("busiest: %.2f× the mean", r.routing.Imbalance), "the busiest worker", dash)
 	per := "How the router spread the work, and what each worker's cache gave back."
-	c := &annotate{scene: "cluster"}
-	c.mark(busiest, "busiest", "", per)
-	c.mark("router:R", r.policy, "the router", per)
+	c := &Annotator{Scene: "cluster"}
+	c.Mark(busiest, "busiest", "", per)
+	c.Mark("router:R", r.policy, "the router", per)
 	served := func(w int) []string {
 		wr := r.res.Workers[w]
 		return []string{fmt.Sprintf("served %d", wr.Requests), fmt.Sprintf("TTFT p50 %.0f ms", 1000*wr.Summary.TTFT.P50), fmt.Sprintf("prefix hit %.0f%%", 100*wr.Summary.PrefixHitRate)}
 	}
 	return []Step{{
-		Title: "The setup", Narration: setup, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.clusterScene("The cluster before the first request", false, nil, nil, a.marks)},
-		Quiz: choiceQuiz(fmt.Sprintf("With %s routing this workload, will more than a third of the prompt tokens be found in a prefix cache?", r.policy),
-			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[r.routing.hitTokens > 1.0/3],
-			fmt.Sprintf("%.1f%% were.", 100*r.routing.hitTokens)),
+		Title: "The setup", Narration: setup, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.clusterScene("The cluster before the first request", false, nil, nil, a.Marks)},
+		Quiz: ChoiceQuiz(fmt.Sprintf("With %s routing this workload, will more than a third of the prompt tokens be found in a prefix cache?", r.policy),
+			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[r.routing.HitTokens > 1.0/3],
+			fmt.Sprintf("%.1f%% were.", 100*r.routing.HitTokens)),
 	}, {
-		Title: "The dashboard", Narration: dash, Mentions: b.mentions,
-		Scenes: []scene.Scene{r.clusterScene("The cluster at the end of the run, with its dashboard", true, dashboardStats(metrics), nil, b.marks), r.ttftChart()},
+		Title: "The dashboard", Narration: dash, Mentions: b.Mentions,
+		Scenes: []scene.Scene{r.clusterScene("The cluster at the end of the run, with its dashboard", true, dashboardStats(metrics), nil, b.Marks), r.ttftChart()},
 	}, {
-		Title: "Per worker", Narration: per, Mentions: c.mentions,
-		Scenes: []scene.Scene{r.clusterScene("What each worker served and what its cache gave back", true, nil, served, c.marks), r.workerTable()},
+		Title: "Per worker", Narration: per, Mentions: c.Mentions,
+		Scenes: []scene.Scene{r.clusterScene("What each worker served and what its cache gave back", true, nil, served, c.Marks), r.workerTable()},
 	}}
 }

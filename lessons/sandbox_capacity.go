@@ -30,10 +30,10 @@ import (
 // look further. A trace has no search (its arrival times are fixed).
 //
 // Work bound. Every probe serves the same requests, so each costs at most
-// sandboxWork of them, the estimate Check holds within servingCheckWork
+// sandboxWork of them, the estimate Check holds within ServingCheckWork
 // for the run at rate. The search gets what that leaves: the most probes
 // whose worst case (Search.MaxCost over both brackets, before any probe
-// runs) fits in servingCheckWork less the run's estimate; when not even
+// runs) fits in ServingCheckWork less the run's estimate; when not even
 // the far end fits, the capacity is left out and the step says why.
 const (
 	// sandboxProbes is the most rates a search judges: the run at rate,
@@ -52,7 +52,7 @@ const (
 )
 
 // sandboxSLOParams are the per-request limits of the SLO the capacity is
-// searched under (sloKnobs add the rest); 0 leaves a limit out.
+// searched under (SLOKnobs add the rest); 0 leaves a limit out.
 var sandboxSLOParams = []Param{
 	{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "Each request's time to first token must be within this (MLPerf's interactive Llama-2-70B limit is 450 ms); 0 for none.", Kind: Float, Default: 450, Min: 0, Max: 60000, Step: 1},
 	{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "Each request's mean gap between output tokens must be within this (MLPerf's interactive limit is 40 ms); 0 for none.", Kind: Float, Default: 40, Min: 0, Max: 10000, Step: 1},
@@ -72,9 +72,9 @@ func sandboxGPUs(v Values) int {
 func sandboxGPUsText(v Values) string {
 	n := sandboxGPUs(v)
 	if v.Has("tp") {
-		return fmt.Sprintf("%d %s (%d workers × TP %d)", n, plural(n, "GPU", "GPUs"), v.Int("workers"), v.Int("tp"))
+		return fmt.Sprintf("%d %s (%d workers × TP %d)", n, Plural(n, "GPU", "GPUs"), v.Int("workers"), v.Int("tp"))
 	}
-	return fmt.Sprintf("%d %s (one per worker)", n, plural(n, "GPU", "GPUs"))
+	return fmt.Sprintf("%d %s (one per worker)", n, Plural(n, "GPU", "GPUs"))
 }
 
 // sandboxPerRate is how many requests one unit of the rate knob brings:
@@ -88,10 +88,7 @@ func sandboxPerRate(v Values) float64 {
 
 // withRate is v with the rate knob at rate.
 func withRate(v Values, rate float64) Values {
-	c := v
-	c.nums = maps.Clone(v.nums)
-	c.nums["rate"] = rate
-	return c
+	return v.WithNumber("rate", rate)
 }
 
 // sandboxSpan is how far from the rate knob a search of probes rates
@@ -110,7 +107,7 @@ func sandboxSearches(rate float64, probes int) (up, down slo.Search) {
 
 // sandboxPlan is the most probes a search around the knobs' rate may run
 // and the most work they can cost, the run at rate (estimated at est)
-// within servingCheckWork; ok is false when not even the far end fits.
+// within ServingCheckWork; ok is false when not even the far end fits.
 // Each probe is priced by sandboxWork on its own draw of the workload.
 func sandboxPlan(v Values, est int64) (probes int, work float64, ok bool) {
 	rate := v.Float("rate")
@@ -124,7 +121,7 @@ func sandboxPlan(v Values, est int64) (probes int, work float64, ok bool) {
 		memo[r] = w
 		return w
 	}
-	room := float64(servingCheckWork - est)
+	room := float64(ServingCheckWork - est)
 	for p := sandboxProbes; p >= slo.MinProbes; p-- {
 		up, down := sandboxSearches(rate, p)
 		if w := max(up.MaxCost(cost), down.MaxCost(cost)); w <= room {
@@ -141,12 +138,12 @@ type sandboxProbe struct {
 	ttftP99     float64
 	preemptions int
 	imbalance   float64
-	cost        runCost
+	cost        RunCost
 }
 
 // probeOf is run r as a probe.
 func probeOf(r *sandboxRun) sandboxProbe {
-	return sandboxProbe{ls: latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.imbalance, cost: r.cost}
+	return sandboxProbe{ls: Latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.Imbalance, cost: r.cost}
 }
 
 // sandboxCapacity is the capacity search of one sandbox run, or why there
@@ -177,8 +174,8 @@ type sandboxCapacity struct {
 // knobs v (r is the run at the knobs' rate, est its work estimate); for a
 // trace it says why there is none.
 func searchSandboxCapacity(v Values, r *sandboxRun, est int64) (*sandboxCapacity, error) {
-	c := &sandboxCapacity{objective: objectiveOf(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
-		decodeStep: r.e.timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: r.promptTokens / max(1, r.requests)}}), perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
+	c := &sandboxCapacity{objective: ObjectiveOf(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
+		decodeStep: r.e.Timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: r.promptTokens / max(1, r.requests)}}), perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
 		runs: map[float64]sandboxProbe{r.rate: probeOf(r)}}
 	c.own = c.objective.Judge(r.rate, c.runs[r.rate].ls)
 	if r.trace != "" {
@@ -189,7 +186,7 @@ func searchSandboxCapacity(v Values, r *sandboxRun, est int64) (*sandboxCapacity
 	probes, _, ok := sandboxPlan(v, est)
 	if !ok {
 		c.skipped = fmt.Sprintf("The capacity search is left out: the run at %s already needs about %s of the %s units of work the lab allows, and one more run of these %s requests needs about as much again; lower requests to search it.",
-			c.rateText(r.rate), comma64(est), comma64(servingCheckWork), comma(r.requests))
+			c.rateText(r.rate), Comma64(est), Comma64(ServingCheckWork), Comma(r.requests))
 		c.ownText = "At " + c.rateText(r.rate)
 		return c, nil
 	}
@@ -219,7 +216,7 @@ func searchSandboxCapacity(v Values, r *sandboxRun, est int64) (*sandboxCapacity
 // reqRate is a rate of the knob in requests per second.
 func (c *sandboxCapacity) reqRate(rate float64) float64 { return rate * c.perRate }
 
-// rateText is a rate of the knob for narration, in req/s (chats: with
+// RateText is a rate of the knob for narration, in req/s (chats: with
 // conversations per second).
 func (c *sandboxCapacity) rateText(rate float64) string {
 	t := figureText(c.reqRate(rate)) + " req/s"
@@ -232,7 +229,7 @@ func (c *sandboxCapacity) rateText(rate float64) string {
 // figureText is a rate with three significant digits, in full from 1,000.
 func figureText(x float64) string {
 	if x >= 1000 {
-		return comma(int(math.Round(x)))
+		return Comma(int(math.Round(x)))
 	}
 	return fmt.Sprintf("%.3g", x)
 }
@@ -246,14 +243,14 @@ func (c *sandboxCapacity) metrics() []Metric {
 	if c.skipped != "" {
 		return nil
 	}
-	under := sloText(c.objective)
+	under := SLOText(c.objective)
 	bound := ""
 	if c.cap.AboveRange() {
 		bound = "; at least this: the highest rate searched met it"
 	}
 	return []Metric{
-		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s%s", under, bound), Unit: "req/s", Better: HigherIsBetter, Value: round2(c.capacity())},
-		{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s%s", c.gpus, plural(c.gpus, "GPU", "GPUs"), under, bound), Unit: "req/s", Better: HigherIsBetter, Value: round2(slo.PerGPU(c.capacity(), c.gpus))},
+		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s%s", under, bound), Unit: "req/s", Better: HigherIsBetter, Value: Round2(c.capacity())},
+		{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s%s", c.gpus, Plural(c.gpus, "GPU", "GPUs"), under, bound), Unit: "req/s", Better: HigherIsBetter, Value: Round2(slo.PerGPU(c.capacity(), c.gpus))},
 	}
 }
 
@@ -290,7 +287,7 @@ const attainmentSeries = "requests meeting the SLO"
 func (c *sandboxCapacity) chart() *scene.Chart {
 	s := scene.Series{Name: attainmentSeries}
 	for _, o := range c.judged() {
-		s.X, s.Y = append(s.X, round2(c.reqRate(o.Rate))), append(s.Y, round2(100*o.Attainment))
+		s.X, s.Y = append(s.X, Round2(c.reqRate(o.Rate))), append(s.Y, Round2(100*o.Attainment))
 		s.Labels = append(s.Labels, map[bool]string{true: "meets", false: "misses"}[o.Meets])
 	}
 	return &scene.Chart{Type: scene.Line, XLabel: "arrival rate", XUnit: "req/s", YLabel: "requests meeting TTFT and TPOT", YUnit: "%", Series: []scene.Series{s},
@@ -304,16 +301,16 @@ func (c *sandboxCapacity) cards() scene.Scene {
 	cards := []scene.Card{}
 	if c.skipped == "" {
 		at = c.cap.At()
-		cards = append(cards, scene.Card{Label: "capacity", Value: round2(c.capacity()), Unit: "req/s"},
-			scene.Card{Label: fmt.Sprintf("per GPU (%d)", c.gpus), Value: round2(slo.PerGPU(c.capacity(), c.gpus)), Unit: "req/s"},
+		cards = append(cards, scene.Card{Label: "capacity", Value: Round2(c.capacity()), Unit: "req/s"},
+			scene.Card{Label: fmt.Sprintf("per GPU (%d)", c.gpus), Value: Round2(slo.PerGPU(c.capacity(), c.gpus)), Unit: "req/s"},
 			scene.Card{Label: "rates run", Value: float64(len(c.runs)), Unit: "runs"})
 		if c.cap.BelowRange() {
 			at = c.cap.Runs[0]
 		}
 	}
-	cards = append(cards, scene.Card{Label: fmt.Sprintf("meeting the SLO at %s req/s", figureText(c.reqRate(at.Rate))), Value: round2(100 * at.Attainment), Unit: "%"},
-		scene.Card{Label: "p99 TBT there", Value: ms(at.P99TBT), Unit: "ms"})
-	return scene.Scene{Kind: scene.KindCards, ID: "slo", Title: "Under " + sloText(c.objective), Cards: cards}
+	cards = append(cards, scene.Card{Label: fmt.Sprintf("meeting the SLO at %s req/s", figureText(c.reqRate(at.Rate))), Value: Round2(100 * at.Attainment), Unit: "%"},
+		scene.Card{Label: "p99 TBT there", Value: Ms(at.P99TBT), Unit: "ms"})
+	return scene.Scene{Kind: scene.KindCards, ID: "slo", Title: "Under " + SLOText(c.objective), Cards: cards}
 }
 
 // step narrates the capacity: what it is and what limits it, on the
@@ -321,12 +318,12 @@ func (c *sandboxCapacity) cards() scene.Scene {
 func (c *sandboxCapacity) step(r *sandboxRun) Step {
 	st := Step{Title: "Capacity under the SLO"}
 	pool := r.poolRef()
-	a := &annotate{scene: "cluster"}
+	a := &Annotator{Scene: "cluster"}
 	if c.skipped != "" {
-		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, sloText(c.objective), 1000*c.own.P99TBT)
-		a.mark(pool, fmt.Sprintf("%.1f%% meet the SLO", 100*c.own.Attainment), c.ownText, st.Narration)
-		st.Scenes = []scene.Scene{r.clusterScene("The cluster, judged against the SLO", true, nil, nil, a.marks), c.cards()}
-		st.Mentions = a.mentions
+		st.Narration = fmt.Sprintf("%s %s, %.1f%% of the requests meet %s (p99 TBT %.1f ms).", c.skipped, c.ownText, 100*c.own.Attainment, SLOText(c.objective), 1000*c.own.P99TBT)
+		a.Mark(pool, fmt.Sprintf("%.1f%% meet the SLO", 100*c.own.Attainment), c.ownText, st.Narration)
+		st.Scenes = []scene.Scene{r.clusterScene("The cluster, judged against the SLO", true, nil, nil, a.Marks), c.cards()}
+		st.Mentions = a.Mentions
 		return st
 	}
 	var capText string
@@ -339,15 +336,15 @@ func (c *sandboxCapacity) step(r *sandboxRun) Step {
 		capText = "Capacity is " + c.rateText(c.cap.Rate)
 	}
 	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s %s",
-		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, sloText(c.objective), c.howText(), c.limitText())
-	a.mark(pool, strings.TrimPrefix(capText, "Capacity is "), capText, st.Narration)
+		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, SLOText(c.objective), c.howText(), c.limitText())
+	a.Mark(pool, strings.TrimPrefix(capText, "Capacity is "), capText, st.Narration)
 	stats := []scene.Stat{{Label: "capacity", Value: figureText(c.capacity()) + " req/s"}, {Label: "capacity per GPU", Value: figureText(slo.PerGPU(c.capacity(), c.gpus)) + " req/s"}}
 	st.Scenes = []scene.Scene{
-		r.clusterScene("The cluster, with its capacity under the SLO", true, stats, nil, a.marks),
+		r.clusterScene("The cluster, with its capacity under the SLO", true, stats, nil, a.Marks),
 		{Kind: scene.KindChart, ID: "capacity", Title: "Requests meeting the SLO at each rate searched", Chart: c.chart()},
 		c.cards(),
 	}
-	st.Mentions = a.mentions
+	st.Mentions = a.Mentions
 	return st
 }
 
@@ -358,7 +355,7 @@ func (c *sandboxCapacity) howText() string {
 		probed = append(probed, fmt.Sprintf("%s %s", figureText(c.reqRate(o.Rate)), map[bool]string{true: "✓", false: "✗"}[o.Meets]))
 	}
 	t := fmt.Sprintf("The same %s requests were served at %d more %s, searching %s to %s around the dashboard's rate: %s req/s",
-		comma(c.requests), len(c.runs)-1, plural(len(c.runs)-1, "rate", "rates"), c.rateText(c.search.Lo), c.rateText(c.search.Hi), strings.Join(probed, ", "))
+		Comma(c.requests), len(c.runs)-1, Plural(len(c.runs)-1, "rate", "rates"), c.rateText(c.search.Lo), c.rateText(c.search.Hi), strings.Join(probed, ", "))
 	if !c.cap.BelowRange() && !c.cap.AboveRange() {
 		return t + fmt.Sprintf(", which leaves it within %.1f%%.", 100*(c.cap.Above/c.cap.Rate-1))
 	}
@@ -371,7 +368,7 @@ func (c *sandboxCapacity) limitText() string {
 	if c.cap.AboveRange() {
 		o := c.cap.At()
 		return fmt.Sprintf("Nothing in this range limits it: at %s, %.1f%% of the requests meet the limits (p99 TBT %.1f ms); %s requests are too few to load the cluster past them, even arriving this fast.",
-			c.rateText(o.Rate), 100*o.Attainment, 1000*o.P99TBT, comma(c.requests))
+			c.rateText(o.Rate), 100*o.Attainment, 1000*o.P99TBT, Comma(c.requests))
 	}
 	rate := c.cap.Above
 	p := c.runs[rate]
@@ -399,14 +396,14 @@ func (c *sandboxCapacity) limitText() string {
 		why = append(why, w)
 	}
 	if o.P99TBT > 0 && p99 > o.P99TBT {
-		why = append(why, fmt.Sprintf("the p99 gap between tokens is %.1f ms, over %g ms: a step that carries a prefill chunk of up to max_num_batched_tokens (%s) stalls every decode in it (a smaller budget, chunked prefill as in Sarathi-Serve, caps the stall)", 1000*p99, 1000*o.P99TBT, comma(c.budget)))
+		why = append(why, fmt.Sprintf("the p99 gap between tokens is %.1f ms, over %g ms: a step that carries a prefill chunk of up to max_num_batched_tokens (%s) stalls every decode in it (a smaller budget, chunked prefill as in Sarathi-Serve, caps the stall)", 1000*p99, 1000*o.P99TBT, Comma(c.budget)))
 	}
 	if len(why) == 0 {
 		why = append(why, fmt.Sprintf("%.1f%% of the requests meet TTFT and TPOT together (%.1f%% and %.1f%% alone), under the %g%% target", 100*both, 100*ttft, 100*tpot, 100*o.Target))
 	}
 	t += strings.Join(why, "; ")
 	if p.preemptions > 0 {
-		t += fmt.Sprintf("; %s preemptions recompute requests when the KV pools fill", comma(p.preemptions))
+		t += fmt.Sprintf("; %s preemptions recompute requests when the KV pools fill", Comma(p.preemptions))
 	}
 	return t + "."
 }

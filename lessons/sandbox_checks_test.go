@@ -6,12 +6,12 @@ import (
 	"github.com/inferlab/inferlab/core/workload"
 )
 
-// What the shared tests check on the sandbox lesson (lessonChecks). Its
+// What the shared tests check on the sandbox lesson (Checks). Its
 // narration check: the requests served and cut.
 func init() {
-	registerChecks(sandbox, lessonChecks{
-		servingFits: []servingFit{
-			{set: map[string]string{"requests": "8"}, tp: 1, longest: func(v Values) int {
+	registerChecks(sandbox, Checks{
+		ServingFits: []ServingFit{
+			{Set: map[string]string{"requests": "8"}, TP: 1, Longest: func(v Values) int {
 				n := 0
 				for _, r := range sandboxWorkload(v) {
 					n = max(n, r.Prompt+r.Output)
@@ -19,10 +19,10 @@ func init() {
 				return n
 			}},
 		},
-		batchDefaults: true, batchNoteKnobs: map[string]string{"requests": "8"},
-		systems:     true,
-		systemsSets: []map[string]string{{"workload": "shared", "policy": "round_robin"}},
-		narration: func(v Values) ([]string, error) {
+		BatchDefaults: true, BatchNoteKnobs: map[string]string{"requests": "8"},
+		Systems:     true,
+		SystemsSets: []map[string]string{{"workload": "shared", "policy": "round_robin"}},
+		Narration: func(v Values) ([]string, error) {
 			w, cut := sandboxGenerated(v)
 			r, err := runSandbox(v, w, "")
 			if err != nil {
@@ -31,11 +31,11 @@ func init() {
 			r.cut = cut
 			return sandboxNarration(r, sandboxDraw(v), w), nil
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"a request narrated cut that was not", func(t *testing.T, v Values, alter bool) []string {
 				w, cut := sandboxGenerated(v)
 				r, err := runSandbox(v, w, "")
-				mustRun(t, err)
+				MustRun(t, err)
 				r.cut = cut
 				if alter {
 					r.cut.requests++
@@ -46,9 +46,9 @@ func init() {
 	})
 }
 
-func sandboxNarration(r *sandboxRun, drawn, served []workload.Request) (out problems) {
+func sandboxNarration(r *sandboxRun, drawn, served []workload.Request) (out Problems) {
 	if len(r.res.Requests) != r.requests || r.requests != len(served) {
-		out.addf("narrated %d requests, the cluster served %d of %d", r.requests, len(r.res.Requests), len(served))
+		out.Addf("narrated %d requests, the cluster served %d of %d", r.requests, len(r.res.Requests), len(served))
 	}
 	perWorker, preempted := 0, 0
 	for _, w := range r.res.Workers {
@@ -56,27 +56,27 @@ func sandboxNarration(r *sandboxRun, drawn, served []workload.Request) (out prob
 		preempted += w.Summary.Preemptions
 	}
 	if perWorker != len(r.res.Requests) || preempted != r.preemptions {
-		out.addf("narrated %d preemptions; the workers served %d requests and preempted %d", r.preemptions, perWorker, preempted)
+		out.Addf("narrated %d preemptions; the workers served %d requests and preempted %d", r.preemptions, perWorker, preempted)
 	}
 	cut := 0
 	for i := range drawn {
 		if drawn[i].Prompt != served[i].Prompt || drawn[i].Output != served[i].Output {
 			cut++
 		}
-		if served[i].Prompt+served[i].Output > r.e.model.MaxPositions {
-			out.addf("R%d: %d tokens on %d positions", i+1, served[i].Prompt+served[i].Output, r.e.model.MaxPositions)
+		if served[i].Prompt+served[i].Output > r.e.Model.MaxPositions {
+			out.Addf("R%d: %d tokens on %d positions", i+1, served[i].Prompt+served[i].Output, r.e.Model.MaxPositions)
 		}
 	}
 	if cut != r.cut.requests {
-		out.addf("narrated %d requests cut to the context, %d were", r.cut.requests, cut)
+		out.Addf("narrated %d requests cut to the context, %d were", r.cut.requests, cut)
 	}
-	if r.e.kvBlocks+1 != int(r.e.pool.Blocks) {
-		out.addf("the workers' pools: %d blocks, vLLM's %d less the null block", r.e.kvBlocks, r.e.pool.Blocks)
+	if r.e.KVBlocks+1 != int(r.e.Pool.Blocks) {
+		out.Addf("the workers' pools: %d blocks, vLLM's %d less the null block", r.e.KVBlocks, r.e.Pool.Blocks)
 	}
 	return out
 }
 
-// The sandbox runs on a trace (its simulation has a buildTrace method).
+// The sandbox runs on a trace (its simulation has a SimulateTrace method).
 func TestSandboxTakesATrace(t *testing.T) {
 	if !sandbox.TakesTrace() {
 		t.Error("the sandbox takes no trace")

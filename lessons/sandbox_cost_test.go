@@ -27,21 +27,21 @@ func TestSandboxCost(t *testing.T) {
 		start, end = min(start, m.Arrival), max(end, m.Arrival+m.E2E)
 	}
 	gpus := 4.0
-	if want := 500 * gpus * (end - start) / float64(in+out); math.Abs(r.cost.joulesPerToken()-want) > 1e-9*want {
-		t.Errorf("%g J per token, want 500 W × 4 GPUs × %g s / %d tokens = %g", r.cost.joulesPerToken(), end-start, in+out, want)
+	if want := 500 * gpus * (end - start) / float64(in+out); math.Abs(r.cost.JoulesPerToken()-want) > 1e-9*want {
+		t.Errorf("%g J per token, want 500 W × 4 GPUs × %g s / %d tokens = %g", r.cost.JoulesPerToken(), end-start, in+out, want)
 	}
-	if want := 2 * gpus * (end - start) / 3600; math.Abs(r.cost.inputUSD+r.cost.outputUSD-want) > 1e-9*want {
-		t.Errorf("$%g in all, want $2 × 4 GPUs × %g s = $%g", r.cost.inputUSD+r.cost.outputUSD, end-start, want)
+	if want := 2 * gpus * (end - start) / 3600; math.Abs(r.cost.InputUSD+r.cost.OutputUSD-want) > 1e-9*want {
+		t.Errorf("$%g in all, want $2 × 4 GPUs × %g s = $%g", r.cost.InputUSD+r.cost.OutputUSD, end-start, want)
 	}
-	if r.cost.inputUSD <= 0 || r.cost.outputUSD <= 0 {
+	if r.cost.InputUSD <= 0 || r.cost.OutputUSD <= 0 {
 		t.Errorf("cost %+v: both phases ran, so both should pay", r.cost)
 	}
 	s, _, err := sandbox.Run(set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := metricOf(t, s, "joules_per_token"); got != sig4(r.cost.joulesPerToken()) {
-		t.Errorf("joules_per_token = %g, want %g", got, sig4(r.cost.joulesPerToken()))
+	if got := MetricOf(t, s, "joules_per_token"); got != Sig4(r.cost.JoulesPerToken()) {
+		t.Errorf("joules_per_token = %g, want %g", got, Sig4(r.cost.JoulesPerToken()))
 	}
 	var step *Step
 	for i := range s.Steps {
@@ -52,7 +52,7 @@ func TestSandboxCost(t *testing.T) {
 	if step == nil {
 		t.Fatal("no cost step")
 	}
-	if !strings.Contains(step.Narration, usdText(r.cost.outputPerM())) {
-		t.Errorf("the cost step does not state the run at the rate's %s: %s", usdText(r.cost.outputPerM()), step.Narration)
+	if !strings.Contains(step.Narration, USDText(r.cost.OutputPerM())) {
+		t.Errorf("the cost step does not state the run at the rate's %s: %s", USDText(r.cost.OutputPerM()), step.Narration)
 	}
 }

@@ -26,33 +26,33 @@ func checkSandboxPreset(v Values, b workload.PresetBounds) error {
 	n, id := v.Int("requests"), v.Choice("workload")
 	longest := b.Longest
 	if m, err := hardware.ModelByID(v.Choice("model")); err == nil {
-		longest = min(longest, contextLimit(m.MaxPositions)-contextMargin)
+		longest = min(longest, ContextLimit(m.MaxPositions)-contextMargin)
 	}
 	if err := sandboxFit(v, longest); err != nil {
 		return err
 	}
 	w := sandboxPresetWork(v, b, n)
-	if n <= b.Requests && w <= servingCheckWork {
+	if n <= b.Requests && w <= ServingCheckWork {
 		return nil
 	}
-	most := sort.Search(min(n, b.Requests), func(k int) bool { return sandboxPresetWork(v, b, k+1) > servingCheckWork })
-	why := fmt.Sprintf("the first %d s of the %s trace hold %s requests", workload.PresetWindow, id, comma(b.Requests))
+	most := sort.Search(min(n, b.Requests), func(k int) bool { return sandboxPresetWork(v, b, k+1) > ServingCheckWork })
+	why := fmt.Sprintf("the first %d s of the %s trace hold %s requests", workload.PresetWindow, id, Comma(b.Requests))
 	if most < b.Requests {
 		why = fmt.Sprintf("the work of the %s trace's first requests (2 × prompt + 16 × output tokens, bounded by the trace's longest mean prompt and output over its first requests, %s and %s tokens, and %s) must be at most %s; %s need up to %s. The bound keeps every setting to about a second of simulation",
-			id, comma(int(b.MeanPrompt+0.5)), comma(int(b.MeanOutput+0.5)), pricedRule(v), comma64(servingCheckWork), comma(n), comma64(w))
+			id, Comma(int(b.MeanPrompt+0.5)), Comma(int(b.MeanOutput+0.5)), pricedRule(v), Comma64(ServingCheckWork), Comma(n), Comma64(w))
 	}
-	return Relation("requests", strconv.Itoa(n), fmt.Sprintf("at most %s with these knobs: %s", comma(most), why), "workload")
+	return Relation("requests", strconv.Itoa(n), fmt.Sprintf("at most %s with these knobs: %s", Comma(most), why), "workload")
 }
 
 // sandboxPresetWork bounds sandboxWork over a preset's first n requests:
-// requestWork of n requests at the preset's bounding means, and the
+// RequestWork of n requests at the preset's bounding means, and the
 // priced steps of n requests one token budget longer (each prompt's last,
 // partial chunk counted whole).
 func sandboxPresetWork(v Values, b workload.PresetBounds, n int) int64 {
-	w := requestWork(b.Leading(n, 0))
+	w := RequestWork(b.Leading(n, 0))
 	if m, err := hardware.ModelByID(v.Choice("model")); err == nil {
 		budget := v.Int("max_num_batched_tokens")
-		w += pricedRequestWork(b.Leading(n, budget-1), graphMode(v), m, workerTP(v), v.Int("max_num_seqs"), budget)
+		w += PricedRequestWork(b.Leading(n, budget-1), GraphMode(v), m, WorkerTP(v), v.Int("max_num_seqs"), budget)
 	}
 	return w
 }
@@ -92,5 +92,5 @@ func presetText(id string, w []workload.Request, rate float64) string {
 		last = w[len(w)-1].Arrival * rate / b.Rate
 	}
 	return fmt.Sprintf("the first %s requests of the %s trace (its first %.0f s; %s, %s, licensed %s), their arrival times scaled from the trace's own %.3g req/s to %g req/s",
-		comma(len(w)), p.Title, last, p.Source, p.Attribution, p.Licence, b.Rate, rate)
+		Comma(len(w)), p.Title, last, p.Source, p.Attribution, p.Licence, b.Rate, rate)
 }

@@ -80,7 +80,7 @@ func TestRunTraceErrors(t *testing.T) {
 		reqs []workload.Request
 		want string
 	}{
-		{"a lesson without traces", &Lesson{Slug: "plain", sim: simFunc(func(Values) (*Script, error) { return &Script{}, nil })}, nil, reqs, "takes no trace"},
+		{"a lesson without traces", &Lesson{Slug: "plain", Sim: SimFunc(func(Values) (*Script, error) { return &Script{}, nil })}, nil, reqs, "takes no trace"},
 		{"an empty trace", sandbox, nil, nil, "has no requests"},
 		{"a bad knob", sandbox, map[string]string{"workers": "99"}, reqs, "workers"},
 	} {
@@ -97,9 +97,9 @@ func TestSandboxWorkBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the heaviest settings")
 	}
-	checkHeavyCorners(t, sandbox)
-	refusesOverWork(t, sandbox, map[string]string{"requests": "2000"}, "requests")
-	refusesOverWork(t, sandbox, map[string]string{"requests": "900", "rate": "1000"}, "requests")
+	CheckHeavyCorners(t, sandbox)
+	RefusesOverWork(t, sandbox, map[string]string{"requests": "2000"}, "requests")
+	RefusesOverWork(t, sandbox, map[string]string{"requests": "900", "rate": "1000"}, "requests")
 	// A trace is held to the same bound: 2,000 requests of 1,000 output
 	// tokens need 2 × 64 + 16 × 1,000 each, 32 million in all.
 	heavy := workload.Poisson(2000, 10, workload.Uniform{Min: 64, Max: 64}, workload.Uniform{Min: 1000, Max: 1000}, 1)
@@ -203,13 +203,13 @@ func TestSandboxPrecisionAndTP(t *testing.T) {
 		return s
 	}
 	bf, fp, tp2 := run(nil), run(map[string]string{"weight_dtype": "fp8"}), run(map[string]string{"tp": "2"})
-	if a, b := metricOf(t, bf, "itl_p50_ms"), metricOf(t, fp, "itl_p50_ms"); !(b < 0.85*a) {
+	if a, b := MetricOf(t, bf, "itl_p50_ms"), MetricOf(t, fp, "itl_p50_ms"); !(b < 0.85*a) {
 		t.Errorf("median ITL %v ms with FP8 weights vs %v ms in BF16, want clearly shorter", b, a)
 	}
-	if a, b := metricOf(t, bf, "itl_p50_ms"), metricOf(t, tp2, "itl_p50_ms"); !(b < a) {
+	if a, b := MetricOf(t, bf, "itl_p50_ms"), MetricOf(t, tp2, "itl_p50_ms"); !(b < a) {
 		t.Errorf("median ITL %v ms at TP 2 vs %v ms at TP 1, want shorter", b, a)
 	}
-	if thr, per := metricOf(t, tp2, "throughput_tok_s"), metricOf(t, tp2, "throughput_per_gpu_tok_s"); math.Abs(thr/4-per) > 0.01 {
+	if thr, per := MetricOf(t, tp2, "throughput_tok_s"), MetricOf(t, tp2, "throughput_per_gpu_tok_s"); math.Abs(thr/4-per) > 0.01 {
 		t.Errorf("TP 2 × 2 workers: %v tok/s, %v per GPU; want a quarter", thr, per)
 	}
 }
@@ -229,16 +229,16 @@ func TestSandboxCapacity(t *testing.T) {
 	w, _ := sandboxGenerated(v)
 	est := sandboxWork(v, w)
 	r, err := runSandbox(v, w, "")
-	mustRun(t, err)
+	MustRun(t, err)
 	c, err := searchSandboxCapacity(v, r, est)
-	mustRun(t, err)
+	MustRun(t, err)
 	if c.skipped != "" || c.cap.BelowRange() || c.cap.AboveRange() {
 		t.Fatalf("%v: want a capacity inside the range searched, got %+v (%s)", set, c.cap, c.skipped)
 	}
-	if got := metricOf(t, s, "capacity_req_s"); got != round2(c.cap.Rate) || got <= 0 {
+	if got := MetricOf(t, s, "capacity_req_s"); got != Round2(c.cap.Rate) || got <= 0 {
 		t.Errorf("capacity_req_s %v, the search found %v", got, c.cap.Rate)
 	}
-	if got := metricOf(t, s, "capacity_per_gpu_req_s"); got != round2(c.cap.Rate/2) {
+	if got := MetricOf(t, s, "capacity_per_gpu_req_s"); got != Round2(c.cap.Rate/2) {
 		t.Errorf("capacity_per_gpu_req_s %v, want the capacity %v over 2 GPUs", got, c.cap.Rate)
 	}
 	judge := func(rate float64) slo.Outcome { return c.objective.Judge(rate, c.runs[rate].ls) }
@@ -254,8 +254,8 @@ func TestSandboxCapacity(t *testing.T) {
 		t.Errorf("bracket %g–%g, wider than the search's %g", c.cap.Rate, c.cap.Above, c.search.Bracket())
 	}
 	probes, planned, ok := sandboxPlan(v, est)
-	if !ok || probes != c.search.Probes || est+int64(planned) > servingCheckWork || float64(c.work) > planned {
-		t.Errorf("plan: %d probes (searched with %d), %v + %v planned within %d: counted %d for the probes", probes, c.search.Probes, est, planned, servingCheckWork, c.work)
+	if !ok || probes != c.search.Probes || est+int64(planned) > ServingCheckWork || float64(c.work) > planned {
+		t.Errorf("plan: %d probes (searched with %d), %v + %v planned within %d: counted %d for the probes", probes, c.search.Probes, est, planned, ServingCheckWork, c.work)
 	}
 	if s.Work > sandbox.MaxWork {
 		t.Errorf("work %d, over MaxWork %d", s.Work, sandbox.MaxWork)
@@ -266,7 +266,7 @@ func TestSandboxCapacity(t *testing.T) {
 		t.Errorf("the capacity step does not say what the capacity is and what limits it:\n%s", last.Narration)
 	}
 	again, _, err := sandbox.Run(set)
-	mustRun(t, err)
+	MustRun(t, err)
 	a, _ := json.Marshal(s)
 	b, _ := json.Marshal(again)
 	if string(a) != string(b) {
@@ -286,7 +286,7 @@ func TestSandboxCapacityLeftOut(t *testing.T) {
 		t.Skip("builds a heavy setting")
 	}
 	s, _, err := sandbox.Run(set)
-	mustRun(t, err)
+	MustRun(t, err)
 	if _, ok := s.Metric("capacity_req_s"); ok {
 		t.Errorf("%v: a capacity without a search", set)
 	}

@@ -27,7 +27,7 @@ func TestTraceLimitsBoundWork(t *testing.T) {
 		!strings.Contains(err.Error(), "at most 7000000") {
 		t.Errorf("2,000 × (890 + 110): %v; want line 1978 refused over 7,000,000 of work", err)
 	}
-	if p, o, max := sandbox.TraceWork(); p != 2 || o != 16 || max != servingCheckWork || lim.MaxWork != max {
+	if p, o, max := sandbox.TraceWork(); p != 2 || o != 16 || max != ServingCheckWork || lim.MaxWork != max {
 		t.Errorf("sandbox's trace work: %d × prompt + %d × output ≤ %d, limits %+v", p, o, max, lim)
 	}
 	// 1,977 lines are accepted, and the sandbox serves them.
@@ -69,7 +69,7 @@ func TestSandboxReplaysPresets(t *testing.T) {
 					continue
 				}
 				accepted++
-				if got, bound := sandboxWork(v, sandboxWorkload(v)), sandboxPresetWork(v, b, n); got > bound || got > servingCheckWork {
+				if got, bound := sandboxWork(v, sandboxWorkload(v)), sandboxPresetWork(v, b, n); got > bound || got > ServingCheckWork {
 					t.Errorf("%s, %d requests, %s: work %d over Check's bound %d", id, n, mode, got, bound)
 				}
 			}

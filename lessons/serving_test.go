@@ -9,7 +9,7 @@ import (
 )
 
 // The feasibility rule for the lessons that serve a model on a GPU (they
-// register servingFits): walking every GPU × model choice, a setting is
+// register ServingFits): walking every GPU × model choice, a setting is
 // either refused by Check on a knob of the lesson, or the model's weights
 // fit the worker's GPUs and every simulated request (prompt + output) fits
 // the model's positions. Before, kv-tiers priced a 33,000-token prompt on
@@ -17,7 +17,7 @@ import (
 // requests on it.
 func TestServingLessonsOnlyRunWhatFits(t *testing.T) {
 	for _, l := range All() {
-		if fits := lessonTests[l.Slug].servingFits; len(fits) > 0 {
+		if fits := lessonTests[l.Slug].ServingFits; len(fits) > 0 {
 			t.Run(l.Slug, func(t *testing.T) {
 				for _, c := range fits {
 					checkServingFits(t, l, c)
@@ -27,17 +27,17 @@ func TestServingLessonsOnlyRunWhatFits(t *testing.T) {
 	}
 }
 
-// servingFit is a knob setting of a serving lesson to walk over every GPU ×
+// ServingFit is a knob setting of a serving lesson to walk over every GPU ×
 // model: its tensor-parallel degree, the longest request it simulates, and
 // whether some GPU × model must be accepted.
-type servingFit struct {
-	set          map[string]string
-	tp           int
-	longest      func(Values) int
-	mayRefuseAll bool
+type ServingFit struct {
+	Set          map[string]string
+	TP           int
+	Longest      func(Values) int
+	MayRefuseAll bool
 }
 
-func checkServingFits(t *testing.T, l *Lesson, c servingFit) {
+func checkServingFits(t *testing.T, l *Lesson, c ServingFit) {
 	t.Helper()
 	gpu, _ := l.Param("gpu")
 	model, _ := l.Param("model")
@@ -45,7 +45,7 @@ func checkServingFits(t *testing.T, l *Lesson, c servingFit) {
 	for _, g := range gpu.Choices {
 		for _, m := range model.Choices {
 			set := map[string]string{"gpu": g, "model": m}
-			maps.Copy(set, c.set)
+			maps.Copy(set, c.Set)
 			s, v, err := l.Run(set)
 			if err != nil {
 				var pe *ParamError
@@ -58,10 +58,10 @@ func checkServingFits(t *testing.T, l *Lesson, c servingFit) {
 			}
 			accepted++
 			gp, mp := hardware.MustGPU(v.Choice("gpu")), hardware.MustModel(v.Choice("model"))
-			if w := mp.WeightBytes(2) / int64(c.tp); w > gp.MemoryBytes {
+			if w := mp.WeightBytes(2) / int64(c.TP); w > gp.MemoryBytes {
 				t.Errorf("%s %v: %d B of weights per GPU on a %d B GPU", l.Slug, set, w, gp.MemoryBytes)
 			}
-			if n := c.longest(v); n > mp.MaxPositions {
+			if n := c.Longest(v); n > mp.MaxPositions {
 				t.Errorf("%s %v: a %d-token request on %s's %d positions", l.Slug, set, n, mp.ID, mp.MaxPositions)
 			}
 			if len(s.Steps) == 0 {
@@ -69,7 +69,7 @@ func checkServingFits(t *testing.T, l *Lesson, c servingFit) {
 			}
 		}
 	}
-	if accepted == 0 && !c.mayRefuseAll {
-		t.Errorf("%s %v: no GPU × model accepted", l.Slug, c.set)
+	if accepted == 0 && !c.MayRefuseAll {
+		t.Errorf("%s %v: no GPU × model accepted", l.Slug, c.Set)
 	}
 }

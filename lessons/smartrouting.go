@@ -30,7 +30,7 @@ var smartRouting = &Lesson{
 		{Term: "KV-aware routing", Aliases: []string{"smart routing", "kv router"}, Definition: "Send a request to the worker whose cache holds most of its prefix, weighed against that worker's load.", Find: "KV-aware"},
 	},
 	Params: []Param{
-		gpuParam, modelParam, tpParam(), weightParam,
+		GPUParam, ModelParam, TPParam(), WeightParam,
 		{Key: "workers", Label: "Workers", Kind: Int, Default: 8, Min: 2, Max: 16, Step: 1},
 		{Key: "requests", Label: "Requests", Kind: Int, Default: 60, Min: 8, Max: 600, Step: 1},
 		{Key: "system_prompts", Label: "System prompts", Help: "Distinct shared prefixes (the article: 4 agents).", Kind: Int, Default: 4, Min: 1, Max: 32, Step: 1},
@@ -44,11 +44,11 @@ var smartRouting = &Lesson{
 		{Key: "hot_share", Label: "Overload: share of the hottest prompt", Unit: "%", Help: "In the overload run, this share of requests uses system prompt 1.", Kind: Float, Default: 70, Min: 0, Max: 100, Step: 1},
 		{Key: "overload_rate", Label: "Overload: arrival rate", Unit: "req/s", Kind: Float, Default: 96, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "overload_requests", Label: "Overload: requests", Kind: Int, Default: 200, Min: 8, Max: 1000, Step: 1},
-		priceParam, powerParam,
-		seedParam,
+		PriceParam, PowerParam,
+		SeedParam,
 	},
 	Check: func(v Values) error {
-		if err := checkOrdered(v, lengthPairs...); err != nil {
+		if err := CheckOrdered(v, LengthPairs...); err != nil {
 			return err
 		}
 		switch {
@@ -63,10 +63,10 @@ var smartRouting = &Lesson{
 		if overload > stream {
 			key = "overload_requests"
 		}
-		return workBound(v, key, "2 × prompt + 16 × output tokens per request, the requests served 4 times, once per policy, and the overload_requests twice",
-			stream+overload, servingCheckWork)
+		return WorkBound(v, key, "2 × prompt + 16 × output tokens per request, the requests served 4 times, once per policy, and the overload_requests twice",
+			stream+overload, ServingCheckWork)
 	},
-	MaxWork: servingMaxWork,
+	MaxWork: ServingMaxWork,
 	// The heaviest accepted settings of each shape: many requests, a hot
 	// overload, the longest prompts, the longest outputs one request at a
 	// time (every decode a step of its own), the most workers and prompts,
@@ -84,10 +84,10 @@ var smartRouting = &Lesson{
 		// TP 8 on the heaviest stream.
 		{"hot_share": "0", "overload_requests": "8", "prefix_tokens": "16", "requests": "222", "tp": "8", "workers": "14"},
 	},
-	sim: smartRoutingSim{},
+	Sim: smartRoutingSim{},
 }
 
-func init() { register(smartRouting) }
+func init() { Register(smartRouting) }
 
 // The article's figures (Part 12 §6, from its simulator's printed table).
 const (
@@ -121,22 +121,22 @@ func (a *affinity) Route(req router.Request, ws []router.WorkerState) router.Dec
 
 // smartRoutingFit is the shared feasibility check (hardware.Fit) for one
 // worker: the model on one GPU with activations at vLLM's default token
-// budget for it (vllmBatch), and the longest request's KV beside them
+// budget for it (VLLMBatch), and the longest request's KV beside them
 // within the model's positions.
 // More requests than fit at once queue or are preempted in the simulation.
 func smartRoutingFit(v Values) error {
-	g, m, err := chosenHardware(v)
+	g, m, err := ChosenHardware(v)
 	if err != nil {
 		return err
 	}
-	if err := checkTP(v, m); err != nil {
+	if err := CheckTP(v, m); err != nil {
 		return err
 	}
 	n := v.Int("prompt_max") + v.Int("output_max")
-	budget, _ := vllmBatch(g)
-	fit := engineFit(v, g, m)
+	budget, _ := VLLMBatch(g)
+	fit := EngineFit(v, g, m)
 	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(n), n
-	return checkFit(v, fit, fitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
+	return CheckFit(v, fit, FitKnobs{hardware.LimitWeights: "model", hardware.LimitKV: "prompt_max", hardware.LimitPositions: "prompt_max"})
 }
 
 // smartRoutingWork is the most work the knobs ask for, from the lengths
@@ -145,8 +145,8 @@ func smartRoutingFit(v Values) error {
 // KV-aware).
 func smartRoutingWork(v Values) (stream, overload int64) {
 	seed := uint64(v.Int("seed"))
-	stream = 4 * requestWork(routingLengths(v, v.Int("requests"), v.Float("rate"), seed))
-	overload = 2 * requestWork(routingLengths(v, v.Int("overload_requests"), v.Float("overload_rate"), seed+7))
+	stream = 4 * RequestWork(routingLengths(v, v.Int("requests"), v.Float("rate"), seed))
+	overload = 2 * RequestWork(routingLengths(v, v.Int("overload_requests"), v.Float("overload_rate"), seed+7))
 	return stream, overload
 }
 
@@ -162,7 +162,7 @@ func routingLengths(v Values, n int, rate float64, seed uint64) []workload.Reque
 // share of requests to system prompt 0.
 func routingStream(v Values, n int, rate, hot float64, seed uint64) []cluster.Request {
 	reqs := routingLengths(v, n, rate, seed)
-	rng := newRand(int(seed) + 1)
+	rng := NewRand(int(seed) + 1)
 	groups := v.Int("system_prompts")
 	out := make([]cluster.Request, len(reqs))
 	for i, r := range reqs {
@@ -183,20 +183,20 @@ func routingStream(v Values, n int, rate, hot float64, seed uint64) []cluster.Re
 // policies on one stream, two on the overload stream, and the caches the
 // router's index saw at the end.
 type smartRoutingRun struct {
-	e                                    *engine
+	e                                    *Engine
 	workers, requests, systemPrompts     int
 	prefixTokens, promptMin, promptMax   int
 	overloadRequests                     int
 	rate, weight, hotShare, overloadRate float64
 	seqs, budget                         int        // each worker's max_num_seqs and max_num_batched_tokens: vLLM's defaults on the GPU
-	rr, kv, rnd, ll                      routingRun // the article's stream
-	aff, kvHot                           routingRun // the overload stream
+	rr, kv, rnd, ll                      RoutingRun // the article's stream
+	aff, kvHot                           RoutingRun // the overload stream
 	cachedRR, cachedKV                   [][]int    // per worker, per system prompt: blocks the index holds at the end
 	cachedRnd, cachedLL                  [][]int
 	cachedAff, cachedHot                 [][]int
 	watch                                *routeWatch // what the KV router's index held at the routes the lesson walks through
 	work                                 int64       // Script.Work: the six runs' simulated work
-	costRR, costKV                       runCost     // what round robin's and KV-aware's runs of the article's stream cost (kit_cost.go)
+	costRR, costKV                       RunCost     // what round robin's and KV-aware's runs of the article's stream cost (kit_cost.go)
 }
 
 // routeWatch is the article stream's KV-aware policy, watched: at the
@@ -231,7 +231,7 @@ func (w *routeWatch) Route(req router.Request, ws []router.WorkerState) router.D
 	w.seen++
 	d := w.KVAware.Route(req, ws)
 	if w.idx != nil && len(w.views) < 5 && (i < 3 || d.Overlap > 0) {
-		v := cacheView{perPrompt: cachedByPrompt(w.idx, w.prefixes, w.workers)}
+		v := cacheView{perPrompt: CachedByPrompt(w.idx, w.prefixes, w.workers)}
 		for k := 0; k < w.workers; k++ {
 			v.total = append(v.total, w.idx.Blocks(k))
 		}
@@ -245,7 +245,7 @@ func (w *routeWatch) Route(req router.Request, ws []router.WorkerState) router.D
 // page's WebAssembly leaves it out (see simulation).
 type smartRoutingSim struct{}
 
-func (smartRoutingSim) build(v Values) (*Script, error) {
+func (smartRoutingSim) Simulate(v Values) (*Script, error) {
 	r, err := runSmartRouting(v)
 	if err != nil {
 		return nil, err
@@ -256,38 +256,38 @@ func (smartRoutingSim) build(v Values) (*Script, error) {
 // runSmartRouting routes the stream with every policy, and the overload
 // stream with pure affinity and the KV-aware cost.
 func runSmartRouting(v Values) (*smartRoutingRun, error) {
-	g, _, err := chosenHardware(v)
+	g, _, err := ChosenHardware(v)
 	if err != nil {
 		return nil, err
 	}
 	// Each worker runs vLLM's defaults for its GPU.
-	budget, seqs := vllmBatch(g)
-	e, err := newEngineAt(v, 16, budget)
+	budget, seqs := VLLMBatch(g)
+	e, err := NewEngineAt(v, 16, budget)
 	if err != nil {
 		return nil, err
 	}
 	r := &smartRoutingRun{e: e, workers: v.Int("workers"), requests: v.Int("requests"), systemPrompts: v.Int("system_prompts"),
 		prefixTokens: v.Int("prefix_tokens"), promptMin: v.Int("prompt_min"), promptMax: v.Int("prompt_max"), overloadRequests: v.Int("overload_requests"),
 		rate: v.Float("rate"), weight: v.Float("overlap_weight"), hotShare: v.Float("hot_share"), overloadRate: v.Float("overload_rate"), seqs: seqs, budget: budget}
-	sc := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.kvBlocks}
-	timer := e.timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
+	sc := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: 16, NumBlocks: e.KVBlocks}
+	timer := e.Timer(sc.MaxNumSeqs, sc.MaxNumBatchedTokens)
 	seed := uint64(v.Int("seed"))
 	kvCfg := router.KvRouterConfig{OverlapScoreWeight: r.weight, BlockSize: sc.BlockSize}
-	run := func(dst *routingRun, name string, p router.Policy, reqs []cluster.Request) error {
+	run := func(dst *RoutingRun, name string, p router.Policy, reqs []cluster.Request) error {
 		res, err := cluster.Run(cluster.Config{Workers: r.workers, Scheduler: sc, Timer: func(int) scheduler.Timer { return timer }, Policy: p}, reqs)
 		if err != nil {
 			return err
 		}
-		*dst = summariseRouting(name, res)
+		*dst = SummariseRouting(name, res)
 		return nil
 	}
-	r.watch = &routeWatch{KVAware: router.NewKVAware(nil, kvCfg, seed), prefixes: promptHashes(r.systemPrompts, r.prefixTokens, sc.BlockSize),
+	r.watch = &routeWatch{KVAware: router.NewKVAware(nil, kvCfg, seed), prefixes: PromptHashes(r.systemPrompts, r.prefixTokens, sc.BlockSize),
 		workers: r.workers, views: map[int]cacheView{}}
 	stream := routingStream(v, r.requests, r.rate, 0, seed)
 	// Overload: one hot system prompt, arriving fast.
 	hotStream := routingStream(v, r.overloadRequests, r.overloadRate, r.hotShare, seed+7)
 	for _, c := range []struct {
-		dst    *routingRun
+		dst    *RoutingRun
 		name   string
 		policy router.Policy
 		reqs   []cluster.Request
@@ -306,48 +306,48 @@ func runSmartRouting(v Values) (*smartRoutingRun, error) {
 	prefixes := r.watch.prefixes
 	for _, c := range []struct {
 		dst *[][]int
-		run routingRun
+		run RoutingRun
 	}{{&r.cachedRR, r.rr}, {&r.cachedKV, r.kv}, {&r.cachedRnd, r.rnd}, {&r.cachedLL, r.ll}, {&r.cachedAff, r.aff}, {&r.cachedHot, r.kvHot}} {
-		*c.dst = cachedByPrompt(c.run.res.Index, prefixes, r.workers)
-		r.work += c.run.res.Counts.Work() + int64(r.workers*len(prefixes))
+		*c.dst = CachedByPrompt(c.run.Result.Index, prefixes, r.workers)
+		r.work += c.run.Result.Counts.Work() + int64(r.workers*len(prefixes))
 	}
 	r.work += r.watch.lookups
-	usd, watts := costRates(v, g)
+	usd, watts := CostRates(v, g)
 	for _, c := range []struct {
-		dst *runCost
-		run routingRun
+		dst *RunCost
+		run RoutingRun
 	}{{&r.costRR, r.rr}, {&r.costKV, r.kv}} {
-		in, out, held := servedTokens(c.run.res.Requests)
-		*c.dst = costOf(usd, watts, []gpuPool{{gpus: r.workers * e.tp, held: held, busy: c.run.res.Busy}}, in, out)
+		in, out, held := ServedTokens(c.run.Result.Requests)
+		*c.dst = CostOf(usd, watts, []GPUPool{{GPUs: r.workers * e.TP, Held: held, Busy: c.run.Result.Busy}}, in, out)
 	}
 	return r, nil
 }
 
 func (r *smartRoutingRun) script() *Script {
 	s := &Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
-	s.Metrics = append(s.Metrics, append(r.costRR.metricsSuffixed("_round_robin", "Round robin"), r.costKV.metricsSuffixed("_kv_aware", "KV-aware")...)...)
+	s.Metrics = append(s.Metrics, append(r.costRR.MetricsSuffixed("_round_robin", "Round robin"), r.costKV.MetricsSuffixed("_kv_aware", "KV-aware")...)...)
 	s.Steps = r.steps()
-	indexCursors(s.Steps)
+	IndexCursors(s.Steps)
 	return s
 }
 
 func (r *smartRoutingRun) metrics() []Metric {
 	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
 	return []Metric{
-		{Key: "hit_rate_pct_round_robin", Label: "Round robin: prompt tokens found cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * rr.hitTokens)},
-		{Key: "hit_rate_pct_kv_aware", Label: "KV-aware: prompt tokens found cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * kv.hitTokens)},
-		{Key: "request_hit_pct_round_robin", Label: "Round robin: requests that found their prefix cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * rr.hitRequests)},
-		{Key: "request_hit_pct_kv_aware", Label: "KV-aware: requests that found their prefix cached", Unit: "%", Better: HigherIsBetter, Value: round2(100 * kv.hitRequests)},
-		{Key: "ttft_mean_ms_round_robin", Label: "Round robin: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(rr.ttftMean)},
-		{Key: "ttft_mean_ms_kv_aware", Label: "KV-aware: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(kv.ttftMean)},
-		{Key: "ttft_p99_ms_round_robin", Label: "Round robin: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(rr.ttftP99)},
-		{Key: "ttft_p99_ms_kv_aware", Label: "KV-aware: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(kv.ttftP99)},
-		{Key: "imbalance_round_robin", Label: "Round robin: busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: round2(rr.imbalance)},
-		{Key: "imbalance_kv_aware", Label: "KV-aware: busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: round2(kv.imbalance)},
-		{Key: "ttft_mean_ms_affinity_overload", Label: "Overload, pure cache affinity: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(affRun.ttftMean)},
-		{Key: "ttft_mean_ms_kv_aware_overload", Label: "Overload, KV-aware cost: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: ms(kvHot.ttftMean)},
-		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Unit: "× the mean", Better: LowerIsBetter, Value: round2(affRun.imbalance)},
-		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Unit: "× the mean", Better: LowerIsBetter, Value: round2(kvHot.imbalance)},
+		{Key: "hit_rate_pct_round_robin", Label: "Round robin: prompt tokens found cached", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * rr.HitTokens)},
+		{Key: "hit_rate_pct_kv_aware", Label: "KV-aware: prompt tokens found cached", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * kv.HitTokens)},
+		{Key: "request_hit_pct_round_robin", Label: "Round robin: requests that found their prefix cached", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * rr.HitRequests)},
+		{Key: "request_hit_pct_kv_aware", Label: "KV-aware: requests that found their prefix cached", Unit: "%", Better: HigherIsBetter, Value: Round2(100 * kv.HitRequests)},
+		{Key: "ttft_mean_ms_round_robin", Label: "Round robin: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(rr.TTFTMean)},
+		{Key: "ttft_mean_ms_kv_aware", Label: "KV-aware: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(kv.TTFTMean)},
+		{Key: "ttft_p99_ms_round_robin", Label: "Round robin: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(rr.TTFTP99)},
+		{Key: "ttft_p99_ms_kv_aware", Label: "KV-aware: p99 TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(kv.TTFTP99)},
+		{Key: "imbalance_round_robin", Label: "Round robin: busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: Round2(rr.Imbalance)},
+		{Key: "imbalance_kv_aware", Label: "KV-aware: busiest worker's mean active requests / the mean", Unit: "× the mean", Better: LowerIsBetter, Value: Round2(kv.Imbalance)},
+		{Key: "ttft_mean_ms_affinity_overload", Label: "Overload, pure cache affinity: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(affRun.TTFTMean)},
+		{Key: "ttft_mean_ms_kv_aware_overload", Label: "Overload, KV-aware cost: mean TTFT", Unit: "ms", Better: LowerIsBetter, Value: Ms(kvHot.TTFTMean)},
+		{Key: "imbalance_affinity_overload", Label: "Overload, pure cache affinity: imbalance", Unit: "× the mean", Better: LowerIsBetter, Value: Round2(affRun.Imbalance)},
+		{Key: "imbalance_kv_aware_overload", Label: "Overload, KV-aware cost: imbalance", Unit: "× the mean", Better: LowerIsBetter, Value: Round2(kvHot.Imbalance)},
 	}
 }
 
@@ -356,12 +356,12 @@ func (r *smartRoutingRun) claims() []Claim {
 	return []Claim{{
 		What:    "KV cache hit rate, KV-aware vs round robin",
 		Article: fmt.Sprintf("%.1f%% vs %.1f%% (60 requests, 4 system prompts, 8 decode workers)", articleHitKV, articleHitRR),
-		Model:   fmt.Sprintf("%.1f%% vs %.1f%% of requests found their prefix cached; %.1f%% vs %.1f%% of prompt tokens", 100*kv.hitRequests, 100*rr.hitRequests, 100*kv.hitTokens, 100*rr.hitTokens),
+		Model:   fmt.Sprintf("%.1f%% vs %.1f%% of requests found their prefix cached; %.1f%% vs %.1f%% of prompt tokens", 100*kv.HitRequests, 100*rr.HitRequests, 100*kv.HitTokens, 100*rr.HitTokens),
 		Why:     "The article counts a request as a hit when its system prompt is cached on the chosen worker, as the first figure here does; the token share is lower because each prompt also carries tokens no one has seen.",
 	}, {
 		What:    "Mean TTFT, KV-aware vs round robin",
 		Article: fmt.Sprintf("%.2f ms vs %.2f ms", articleTTFTKV, articleTTFTRR),
-		Model:   fmt.Sprintf("%.2f ms vs %.2f ms on %s with %s", 1000*kv.ttftMean, 1000*rr.ttftMean, r.e.gpusText(), r.e.modelText()),
+		Model:   fmt.Sprintf("%.2f ms vs %.2f ms on %s with %s", 1000*kv.TTFTMean, 1000*rr.TTFTMean, r.e.GPUsText(), r.e.ModelText()),
 		Why:     "The article types in a 1.2 ms hit and 0.018 ms per prompt token on a miss and serves requests one at a time; here a hit still computes the prompt's unshared tokens, every step is priced on the GPU, and requests queue behind each other.",
 	}}
 }
@@ -373,14 +373,14 @@ func workerLabel(w int) string { return "W" + strconv.Itoa(w+1) }
 // running or waiting, and its cost for rt; rt travels to its worker.
 func (r *smartRoutingRun) routeCluster(i int, rt cluster.Routed, marks []scene.Mark) scene.Scene {
 	v := r.watch.views[i]
-	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText())}
+	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.GPUsText(), r.e.ModelText())}
 	for _, sc := range rt.Decision.Scores {
 		w := sc.Worker
-		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w), Cache: cacheFills(v.perPrompt[w], v.total[w]), Queue: float64(sc.Load),
-			Cost: fmt.Sprintf("cost %.1f", sc.Logit), Chosen: w == rt.Worker, Lines: []string{fmt.Sprintf("R%d hits %s", rt.Request+1, comma(sc.Overlap))}})
+		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w), Cache: CacheFills(v.perPrompt[w], v.total[w]), Queue: float64(sc.Load),
+			Cost: fmt.Sprintf("cost %.1f", sc.Logit), Chosen: w == rt.Worker, Lines: []string{fmt.Sprintf("R%d hits %s", rt.Request+1, Comma(sc.Overlap))}})
 	}
 	c := r.clusterFrame(pool)
-	c.Travel = &scene.Travel{Ref: "req:" + reqName(rt.Request), Group: rt.Group, From: "router", To: workerLabel(rt.Worker),
+	c.Travel = &scene.Travel{Ref: "req:" + ReqName(rt.Request), Group: rt.Group, From: "router", To: workerLabel(rt.Worker),
 		Label: fmt.Sprintf("R%d · prompt %d", rt.Request+1, rt.Group+1)}
 	return scene.Scene{Kind: scene.KindCluster, ID: "cluster", Main: true, Marks: marks, Cluster: c,
 		Title: fmt.Sprintf("R%d is routed: the router's view at %.2f s", rt.Request+1, rt.Arrival)}
@@ -395,13 +395,13 @@ func (r *smartRoutingRun) clusterFrame(pools ...scene.Pool) *scene.Cluster {
 			cacheMax = max(cacheMax, float64(t))
 		}
 	}
-	for _, rt := range r.kv.res.Routes {
+	for _, rt := range r.kv.Result.Routes {
 		for _, l := range rt.Load {
 			queueMax = max(queueMax, float64(l))
 		}
 	}
 	return &scene.Cluster{Router: fmt.Sprintf("KV router: cost = %g × prefill blocks + decode blocks, lowest wins", r.weight),
-		Pools: pools, Groups: promptGroups(r.systemPrompts), CacheLabel: "blocks the router's index holds (16 tokens each)", CacheUnit: "blocks",
+		Pools: pools, Groups: PromptGroups(r.systemPrompts), CacheLabel: "blocks the router's index holds (16 tokens each)", CacheUnit: "blocks",
 		QueueLabel: "requests running + waiting", QueueUnit: "in flight",
 		CacheMax: cacheMax, QueueMax: queueMax}
 }
@@ -420,11 +420,11 @@ func decisionTable(d router.Decision) scene.Scene {
 }
 
 // workerBars charts the requests each worker served under each run.
-func workerBars(runs ...routingRun) *scene.Chart {
+func workerBars(runs ...RoutingRun) *scene.Chart {
 	c := &scene.Chart{Type: scene.Bar, XLabel: "worker", YLabel: "requests served"}
 	for _, r := range runs {
-		sr := scene.Series{Name: r.name}
-		for w, n := range r.perWorker {
+		sr := scene.Series{Name: r.Name}
+		for w, n := range r.PerWorker {
 			sr.X = append(sr.X, float64(w+1))
 			sr.Y = append(sr.Y, float64(n))
 		}
@@ -438,7 +438,7 @@ func workerBars(runs ...routingRun) *scene.Chart {
 // the prompt cached, five at most), with their route index.
 func (r *smartRoutingRun) shownRoutes() []cluster.Routed {
 	var out []cluster.Routed
-	for i, rt := range r.kv.res.Routes {
+	for i, rt := range r.kv.Result.Routes {
 		if _, ok := r.watch.views[i]; ok {
 			out = append(out, rt)
 		}
@@ -449,7 +449,7 @@ func (r *smartRoutingRun) shownRoutes() []cluster.Routed {
 // shownIndex is the route index of each shown route.
 func (r *smartRoutingRun) shownIndex() []int {
 	var out []int
-	for i := range r.kv.res.Routes {
+	for i := range r.kv.Result.Routes {
 		if _, ok := r.watch.views[i]; ok {
 			out = append(out, i)
 		}
@@ -481,9 +481,9 @@ func routeWhy(rt cluster.Routed) string {
 	if rt.Overlap > 0 {
 		inFlight := "with nothing in flight"
 		if n := rt.Load[rt.Worker]; n > 0 {
-			inFlight = fmt.Sprintf("despite the %d %s it already has in flight", n, plural(n, "request", "requests"))
+			inFlight = fmt.Sprintf("despite the %d %s it already has in flight", n, Plural(n, "request", "requests"))
 		}
-		why := fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term, %s: ", w, rt.Overlap, comma(16*rt.Overlap), inFlight)
+		why := fmt.Sprintf("%s already caches %d blocks (%s tokens) of this prompt, which takes them off its prefill term, %s: ", w, rt.Overlap, Comma(16*rt.Overlap), inFlight)
 		if len(tied) == 0 {
 			return why + fmt.Sprintf("its cost is %.1f against the next best %.1f.", chosen.Logit, next)
 		}
@@ -529,9 +529,9 @@ func tieBreakText(chosen router.Score, others []router.Score) string {
 	case equal == 0:
 		var sizes []string
 		for _, o := range others {
-			sizes = append(sizes, fmt.Sprintf("%s (%s)", workerLabel(o.Worker), comma(o.TreeSize)))
+			sizes = append(sizes, fmt.Sprintf("%s (%s)", workerLabel(o.Worker), Comma(o.TreeSize)))
 		}
-		return fmt.Sprintf("Ties go to the smallest indexed tree: %s caches %s blocks in all, fewer than %s, so it wins the tie.", w, comma(chosen.TreeSize), strings.Join(sizes, ", "))
+		return fmt.Sprintf("Ties go to the smallest indexed tree: %s caches %s blocks in all, fewer than %s, so it wins the tie.", w, Comma(chosen.TreeSize), strings.Join(sizes, ", "))
 	case chosen.TreeSize == 0:
 		return fmt.Sprintf("None of the tied workers holds any of the prompt, so Dynamo has no tree size for them and picks one at random: here a seeded draw chose %s.", w)
 	}
@@ -550,12 +550,12 @@ func (r *smartRoutingRun) routeSteps() []Step {
 	for i, rt := range r.shownRoutes() {
 		var quiz *Quiz
 		if i == 3 {
-			quiz = choiceQuiz(fmt.Sprintf("R%d opens with system prompt %d. Which worker will the KV-aware router pick?", rt.Request+1, rt.Group+1), choices, workerLabel(rt.Worker),
+			quiz = ChoiceQuiz(fmt.Sprintf("R%d opens with system prompt %d. Which worker will the KV-aware router pick?", rt.Request+1, rt.Group+1), choices, workerLabel(rt.Worker),
 				"The lowest cost: cached blocks cut the prefill term, the worker's active blocks and pending prefill add to it.")
 		}
 		narration := fmt.Sprintf("R%d arrives at %.2f s. The router scores each worker: cost = %g × prefill blocks + decode blocks. %s", rt.Request+1, rt.Arrival, r.weight, routeWhy(rt))
-		a := &annotate{scene: "cluster"}
-		a.mark("req:"+reqName(rt.Request), "", fmt.Sprintf("R%d arrives", rt.Request+1), narration)
+		a := &Annotator{Scene: "cluster"}
+		a.Mark("req:"+ReqName(rt.Request), "", fmt.Sprintf("R%d arrives", rt.Request+1), narration)
 		var chosen float64
 		for _, sc := range rt.Decision.Scores {
 			if sc.Worker == rt.Worker {
@@ -563,7 +563,7 @@ func (r *smartRoutingRun) routeSteps() []Step {
 			}
 		}
 		w := workerLabel(rt.Worker)
-		a.mark("worker:"+w, fmt.Sprintf("chosen: cost %.1f", chosen), firstIn(narration, w+" already caches", w+" has the lowest", w+" ties with", "chose "+w), narration)
+		a.Mark("worker:"+w, fmt.Sprintf("chosen: cost %.1f", chosen), FirstIn(narration, w+" already caches", w+" has the lowest", w+" ties with", "chose "+w), narration)
 		var tied []int
 		for _, sc := range rt.Decision.Scores {
 			if sc.Worker != rt.Worker && sc.Logit == chosen {
@@ -572,16 +572,16 @@ func (r *smartRoutingRun) routeSteps() []Step {
 		}
 		if len(tied) <= 2 { // a tie among many reads from the costs printed on every worker
 			for _, t := range tied {
-				a.mark("worker:"+workerLabel(t), fmt.Sprintf("tie: cost %.1f", chosen), "", narration)
+				a.Mark("worker:"+workerLabel(t), fmt.Sprintf("tie: cost %.1f", chosen), "", narration)
 			}
 		}
-		a.mark("router:R", "", "The router scores each worker", narration)
+		a.Mark("router:R", "", "The router scores each worker", narration)
 		steps = append(steps, Step{
 			Quiz:      quiz,
 			Title:     fmt.Sprintf("Routing R%d (system prompt %d)", rt.Request+1, rt.Group+1),
 			Narration: narration,
-			Scenes:    []scene.Scene{r.routeCluster(idx[i], rt, a.marks), decisionTable(rt.Decision)},
-			Mentions:  a.mentions,
+			Scenes:    []scene.Scene{r.routeCluster(idx[i], rt, a.Marks), decisionTable(rt.Decision)},
+			Mentions:  a.Mentions,
 		})
 	}
 	return steps
@@ -590,7 +590,7 @@ func (r *smartRoutingRun) routeSteps() []Step {
 // startCluster is the cluster before the first request: nothing cached,
 // nothing queued.
 func (r *smartRoutingRun) startCluster(marks []scene.Mark) scene.Scene {
-	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.gpusText(), r.e.modelText())}
+	pool := scene.Pool{Label: fmt.Sprintf("%d workers (%s, %s)", r.workers, r.e.GPUsText(), r.e.ModelText())}
 	for w := 0; w < r.workers; w++ {
 		pool.Workers = append(pool.Workers, scene.Worker{ID: workerLabel(w)})
 	}
@@ -600,12 +600,12 @@ func (r *smartRoutingRun) startCluster(marks []scene.Mark) scene.Scene {
 
 // policyCluster is the stream's end under several policies as small
 // multiples on one scale.
-func (r *smartRoutingRun) policyCluster(id, title string, marks []scene.Mark, runs []routingRun, cached [][][]int) scene.Scene {
+func (r *smartRoutingRun) policyCluster(id, title string, marks []scene.Mark, runs []RoutingRun, cached [][][]int) scene.Scene {
 	var pools []scene.Pool
 	for i, run := range runs {
-		pools = append(pools, endPool(run.name, fmt.Sprintf("p%d-", i+1), run, cached[i]))
+		pools = append(pools, EndPool(run.Name, fmt.Sprintf("p%d-", i+1), run, cached[i]))
 	}
-	c := &scene.Cluster{Pools: pools, Groups: promptGroups(r.systemPrompts), CacheLabel: "system-prompt blocks cached at the end", CacheUnit: "blocks",
+	c := &scene.Cluster{Pools: pools, Groups: PromptGroups(r.systemPrompts), CacheLabel: "system-prompt blocks cached at the end", CacheUnit: "blocks",
 		QueueLabel: "requests running + waiting, mean over the run", QueueUnit: "in flight"}
 	return scene.Scene{Kind: scene.KindCluster, ID: id, Main: true, Marks: marks, Cluster: c, Title: title}
 }
@@ -615,22 +615,22 @@ func (r *smartRoutingRun) steps() []Step {
 	rr, kv := r.rr, r.kv
 	intro := fmt.Sprintf("%d requests arrive at %g per second, each opening with one of %d system prompts of %s tokens and totalling %s–%s tokens, on %d workers (%s, %s, prefix caching on; vLLM's defaults on this GPU, max_num_seqs %s and max_num_batched_tokens %s). "+
 		"A request reuses KV only on the worker that already holds its system prompt. The KV router in front of them scores every worker for each request.%s",
-		r.requests, r.rate, r.systemPrompts, comma(r.prefixTokens), comma(r.promptMin), comma(r.promptMax), r.workers, r.e.gpusText(), r.e.modelText(), comma(r.seqs), comma(r.budget), precisionNote(r.e))
-	a := &annotate{scene: "cluster"}
-	a.mark("router:R", "KV router", "The KV router", intro)
-	steps := []Step{{Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.marks)}, Mentions: a.mentions}}
+		r.requests, r.rate, r.systemPrompts, Comma(r.prefixTokens), Comma(r.promptMin), Comma(r.promptMax), r.workers, r.e.GPUsText(), r.e.ModelText(), Comma(r.seqs), Comma(r.budget), PrecisionNote(r.e))
+	a := &Annotator{Scene: "cluster"}
+	a.Mark("router:R", "KV router", "The KV router", intro)
+	steps := []Step{{Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.Marks)}, Mentions: a.Mentions}}
 	steps = append(steps, r.routeSteps()...)
 
 	cmp := fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. The KV router sends each prompt back where it is cached: %.0f%%. "+
 		"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). The price is balance: requests gather where their prompts live, and the busiest worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
-		100*rr.hitRequests, 100*kv.hitRequests, 1000*rr.ttftMean, 1000*kv.ttftMean, 1000*rr.ttftP99, 1000*kv.ttftP99, kv.imbalance, rr.imbalance)
-	a = &annotate{scene: "end"}
-	a.mark("pool:"+rr.name, fmt.Sprintf("%.0f%% of requests hit", 100*rr.hitRequests), "Round robin", cmp)
-	a.mark("pool:"+kv.name, fmt.Sprintf("%.0f%% of requests hit", 100*kv.hitRequests), "The KV router", cmp)
-	a.mark("worker:p2-"+workerLabel(kv.busiest()), fmt.Sprintf("busiest: %.2f× the mean", kv.imbalance), "the busiest worker", cmp)
+		100*rr.HitRequests, 100*kv.HitRequests, 1000*rr.TTFTMean, 1000*kv.TTFTMean, 1000*rr.TTFTP99, 1000*kv.TTFTP99, kv.Imbalance, rr.Imbalance)
+	a = &Annotator{Scene: "end"}
+	a.Mark("pool:"+rr.Name, fmt.Sprintf("%.0f%% of requests hit", 100*rr.HitRequests), "Round robin", cmp)
+	a.Mark("pool:"+kv.Name, fmt.Sprintf("%.0f%% of requests hit", 100*kv.HitRequests), "The KV router", cmp)
+	a.Mark("worker:p2-"+workerLabel(kv.Busiest()), fmt.Sprintf("busiest: %.2f× the mean", kv.Imbalance), "the busiest worker", cmp)
 	steps = append(steps, Step{
-		Title: "Round robin vs KV-aware", Narration: cmp, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.policyCluster("end", "Where each prompt ended up cached, and each worker's load", a.marks, []routingRun{rr, kv}, [][][]int{r.cachedRR, r.cachedKV})},
+		Title: "Round robin vs KV-aware", Narration: cmp, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.policyCluster("end", "Where each prompt ended up cached, and each worker's load", a.Marks, []RoutingRun{rr, kv}, [][][]int{r.cachedRR, r.cachedKV})},
 	})
 	return append(steps, r.closingSteps()...)
 }
@@ -639,29 +639,29 @@ func (r *smartRoutingRun) steps() []Step {
 func (r *smartRoutingRun) closingSteps() []Step {
 	rr, kv, affRun, kvHot := r.rr, r.kv, r.aff, r.kvHot
 	pol := &scene.Table{Columns: []string{"policy", "requests with a cached prefix", "prompt tokens cached", "mean TTFT", "p99 TTFT", "imbalance"}}
-	for _, p := range []routingRun{rr, r.rnd, r.ll, kv} {
-		pol.Rows = append(pol.Rows, []string{p.name, fmt.Sprintf("%.1f%%", 100*p.hitRequests), fmt.Sprintf("%.1f%%", 100*p.hitTokens),
-			fmt.Sprintf("%.1f ms", 1000*p.ttftMean), fmt.Sprintf("%.1f ms", 1000*p.ttftP99), fmt.Sprintf("%.2f", p.imbalance)})
+	for _, p := range []RoutingRun{rr, r.rnd, r.ll, kv} {
+		pol.Rows = append(pol.Rows, []string{p.Name, fmt.Sprintf("%.1f%%", 100*p.HitRequests), fmt.Sprintf("%.1f%%", 100*p.HitTokens),
+			fmt.Sprintf("%.1f ms", 1000*p.TTFTMean), fmt.Sprintf("%.1f ms", 1000*p.TTFTP99), fmt.Sprintf("%.2f", p.Imbalance)})
 	}
 	every := "Random and least-loaded routing spread load but scatter each prompt's cache; only the cache-aware cost keeps both hit rate and balance."
-	a := &annotate{scene: "policies-cluster"}
-	a.mark("pool:"+r.rnd.name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.rnd.hitRequests, r.rnd.imbalance), "Random", every)
-	a.mark("pool:"+r.ll.name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.ll.hitRequests, r.ll.imbalance), "least-loaded", every)
-	a.mark("pool:"+kv.name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*kv.hitRequests, kv.imbalance), "the cache-aware cost", every)
+	a := &Annotator{Scene: "policies-cluster"}
+	a.Mark("pool:"+r.rnd.Name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.rnd.HitRequests, r.rnd.Imbalance), "Random", every)
+	a.Mark("pool:"+r.ll.Name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.ll.HitRequests, r.ll.Imbalance), "least-loaded", every)
+	a.Mark("pool:"+kv.Name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*kv.HitRequests, kv.Imbalance), "the cache-aware cost", every)
 	overload := fmt.Sprintf("Now %d requests arrive at %g per second and %.0f%% of them share one system prompt. The article's router sends every request to the worker that caches its prefix: that worker queues (imbalance %.2f, mean TTFT %.0f ms). "+
 		"Dynamo's cost counts the pending prefill tokens and active blocks too, so once the hot worker is loaded a cold worker's full prefill is cheaper and the hot prompt spreads (imbalance %.2f, mean TTFT %.0f ms).",
-		r.overloadRequests, r.overloadRate, r.hotShare, affRun.imbalance, 1000*affRun.ttftMean, kvHot.imbalance, 1000*kvHot.ttftMean)
-	b := &annotate{scene: "overload-cluster"}
-	b.mark("worker:p1-"+workerLabel(affRun.busiest()), fmt.Sprintf("hot spot: %.2f× the mean", affRun.imbalance), "that worker queues", overload)
-	b.mark("pool:"+kvHot.name, fmt.Sprintf("imbalance %.2f", kvHot.imbalance), "the hot prompt spreads", overload)
+		r.overloadRequests, r.overloadRate, r.hotShare, affRun.Imbalance, 1000*affRun.TTFTMean, kvHot.Imbalance, 1000*kvHot.TTFTMean)
+	b := &Annotator{Scene: "overload-cluster"}
+	b.Mark("worker:p1-"+workerLabel(affRun.Busiest()), fmt.Sprintf("hot spot: %.2f× the mean", affRun.Imbalance), "that worker queues", overload)
+	b.Mark("pool:"+kvHot.Name, fmt.Sprintf("imbalance %.2f", kvHot.Imbalance), "the hot prompt spreads", overload)
 	return []Step{{
-		Title: "Every policy on the same stream", Narration: every, Mentions: a.mentions,
-		Scenes: []scene.Scene{r.policyCluster("policies-cluster", "Every policy on the same stream, at its end", a.marks,
-			[]routingRun{rr, r.rnd, r.ll, kv}, [][][]int{r.cachedRR, r.cachedRnd, r.cachedLL, r.cachedKV}),
+		Title: "Every policy on the same stream", Narration: every, Mentions: a.Mentions,
+		Scenes: []scene.Scene{r.policyCluster("policies-cluster", "Every policy on the same stream, at its end", a.Marks,
+			[]RoutingRun{rr, r.rnd, r.ll, kv}, [][][]int{r.cachedRR, r.cachedRnd, r.cachedLL, r.cachedKV}),
 			{Kind: scene.KindTable, ID: "policies", Title: "Policies compared", Table: pol}},
 	}, {
-		Title: "Overload: when affinity hot-spots one worker", Narration: overload, Mentions: b.mentions,
-		Scenes: []scene.Scene{r.policyCluster("overload-cluster", "The overload stream at its end", b.marks, []routingRun{affRun, kvHot}, [][][]int{r.cachedAff, r.cachedHot}),
+		Title: "Overload: when affinity hot-spots one worker", Narration: overload, Mentions: b.Mentions,
+		Scenes: []scene.Scene{r.policyCluster("overload-cluster", "The overload stream at its end", b.Marks, []RoutingRun{affRun, kvHot}, [][][]int{r.cachedAff, r.cachedHot}),
 			{Kind: scene.KindChart, ID: "overload", Title: "Requests per worker under overload", Chart: workerBars(affRun, kvHot)}},
 	}}
 }

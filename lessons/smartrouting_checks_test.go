@@ -7,28 +7,28 @@ import (
 	"github.com/inferlab/inferlab/core/hardware"
 )
 
-// What the shared tests check on the smart-routing lesson (lessonChecks). Its
+// What the shared tests check on the smart-routing lesson (Checks). Its
 // narration check: the hits narrated are the index's, and real.
 func init() {
-	registerChecks(smartRouting, lessonChecks{
-		servingFits: []servingFit{
-			{set: map[string]string{"requests": "8", "overload_requests": "8"}, tp: 1, longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
+	registerChecks(smartRouting, Checks{
+		ServingFits: []ServingFit{
+			{Set: map[string]string{"requests": "8", "overload_requests": "8"}, TP: 1, Longest: func(v Values) int { return v.Int("prompt_max") + v.Int("output_max") }},
 		},
-		systems:     true,
-		systemsSets: []map[string]string{{"workers": "16", "system_prompts": "8"}},
-		narration: func(v Values) ([]string, error) {
+		Systems:     true,
+		SystemsSets: []map[string]string{{"workers": "16", "system_prompts": "8"}},
+		Narration: func(v Values) ([]string, error) {
 			r, err := runSmartRouting(v)
 			if err != nil {
 				return nil, err
 			}
 			return smartRoutingNarration(r), nil
 		},
-		mismatches: []narrationMismatch{
+		Mismatches: []Mismatch{
 			{"a route narrating a cached block more than the index held", func(t *testing.T, v Values, alter bool) []string {
 				r, err := runSmartRouting(v)
-				mustRun(t, err)
+				MustRun(t, err)
 				if alter {
-					r.kv.res.Routes[r.shownIndex()[2]].Overlap++
+					r.kv.Result.Routes[r.shownIndex()[2]].Overlap++
 				}
 				return smartRoutingNarration(r)
 			}},
@@ -36,30 +36,30 @@ func init() {
 	})
 }
 
-func smartRoutingNarration(r *smartRoutingRun) (out problems) {
+func smartRoutingNarration(r *smartRoutingRun) (out Problems) {
 	shown := r.shownIndex()
 	for k, rt := range r.shownRoutes() {
 		view := r.watch.views[shown[k]]
 		if rt.Group >= 0 && view.perPrompt[rt.Worker][rt.Group] != rt.Overlap {
-			out.addf("R%d: narrated %d cached blocks on W%d, the index held %d of its prompt", rt.Request+1, rt.Overlap, rt.Worker+1, view.perPrompt[rt.Worker][rt.Group])
+			out.Addf("R%d: narrated %d cached blocks on W%d, the index held %d of its prompt", rt.Request+1, rt.Overlap, rt.Worker+1, view.perPrompt[rt.Worker][rt.Group])
 		}
 		// The index never claims more than the worker's cache gave back.
-		if got := r.kv.res.Requests[rt.Request].CachedHit; got < 16*rt.Overlap {
-			out.addf("R%d: the index said W%d caches %d blocks, the worker found %d tokens", rt.Request+1, rt.Worker+1, rt.Overlap, got)
+		if got := r.kv.Result.Requests[rt.Request].CachedHit; got < 16*rt.Overlap {
+			out.Addf("R%d: the index said W%d caches %d blocks, the worker found %d tokens", rt.Request+1, rt.Worker+1, rt.Overlap, got)
 		}
 	}
-	for _, run := range []routingRun{r.rr, r.kv, r.rnd, r.ll, r.aff, r.kvHot} {
+	for _, run := range []RoutingRun{r.rr, r.kv, r.rnd, r.ll, r.aff, r.kvHot} {
 		hits, served := 0, 0
-		for _, m := range run.res.Requests {
+		for _, m := range run.Result.Requests {
 			if m.CachedHit > 0 {
 				hits++
 			}
 		}
-		for _, w := range run.res.Workers {
+		for _, w := range run.Result.Workers {
 			served += w.Requests
 		}
-		if want := float64(hits) / float64(len(run.res.Requests)); math.Abs(run.hitRequests-want) > 1e-12 || served != len(run.res.Requests) {
-			out.addf("%s: narrated %.1f%% of requests hit; %d of %d found a prefix, workers served %d", run.name, 100*run.hitRequests, hits, len(run.res.Requests), served)
+		if want := float64(hits) / float64(len(run.Result.Requests)); math.Abs(run.HitRequests-want) > 1e-12 || served != len(run.Result.Requests) {
+			out.Addf("%s: narrated %.1f%% of requests hit; %d of %d found a prefix, workers served %d", run.Name, 100*run.HitRequests, hits, len(run.Result.Requests), served)
 		}
 	}
 	return out
@@ -76,7 +76,7 @@ func TestSmartRoutingRunsTheGPUsBatchDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b, s := vllmBatch(hardware.MustGPU(gpu)); r.budget != b || r.seqs != s {
+		if b, s := VLLMBatch(hardware.MustGPU(gpu)); r.budget != b || r.seqs != s {
 			t.Errorf("smart-routing on %s: workers run %d tokens / %d sequences, vLLM %d / %d", gpu, r.budget, r.seqs, b, s)
 		}
 	}

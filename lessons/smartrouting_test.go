@@ -12,19 +12,19 @@ func TestSmartRouting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.kv.hitRequests <= r.rr.hitRequests || r.kv.hitTokens <= r.rr.hitTokens {
-		t.Errorf("KV-aware hit rate %v (tokens %v) not above round robin %v (%v)", r.kv.hitRequests, r.kv.hitTokens, r.rr.hitRequests, r.rr.hitTokens)
+	if r.kv.HitRequests <= r.rr.HitRequests || r.kv.HitTokens <= r.rr.HitTokens {
+		t.Errorf("KV-aware hit rate %v (tokens %v) not above round robin %v (%v)", r.kv.HitRequests, r.kv.HitTokens, r.rr.HitRequests, r.rr.HitTokens)
 	}
-	if r.kv.ttftMean >= r.rr.ttftMean {
-		t.Errorf("KV-aware mean TTFT %v s not below round robin %v s", r.kv.ttftMean, r.rr.ttftMean)
+	if r.kv.TTFTMean >= r.rr.TTFTMean {
+		t.Errorf("KV-aware mean TTFT %v s not below round robin %v s", r.kv.TTFTMean, r.rr.TTFTMean)
 	}
 	// Under a hot prompt, pure affinity piles onto one worker; the cost's
 	// load terms spread it.
-	if r.aff.imbalance <= 2*r.kvHot.imbalance {
-		t.Errorf("overload imbalance: affinity %v vs KV-aware %v", r.aff.imbalance, r.kvHot.imbalance)
+	if r.aff.Imbalance <= 2*r.kvHot.Imbalance {
+		t.Errorf("overload imbalance: affinity %v vs KV-aware %v", r.aff.Imbalance, r.kvHot.Imbalance)
 	}
-	if r.aff.ttftMean <= r.kvHot.ttftMean {
-		t.Errorf("overload TTFT: affinity %v s vs KV-aware %v s", r.aff.ttftMean, r.kvHot.ttftMean)
+	if r.aff.TTFTMean <= r.kvHot.TTFTMean {
+		t.Errorf("overload TTFT: affinity %v s vs KV-aware %v s", r.aff.TTFTMean, r.kvHot.TTFTMean)
 	}
 	// The cache map is the index's view: under KV-aware routing every
 	// system prompt is cached whole somewhere.
@@ -98,10 +98,10 @@ func TestSmartRoutingWorkBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the heaviest settings")
 	}
-	checkHeavyCorners(t, smartRouting)
-	refusesOverWork(t, smartRouting, map[string]string{"requests": "600"}, "requests")
-	refusesOverWork(t, smartRouting, map[string]string{"requests": "8", "overload_requests": "1000"}, "overload_requests")
-	refusesOverWork(t, smartRouting, map[string]string{"prompt_min": "32768", "prompt_max": "32768"}, "prompt_min") // the knob set, not overload_requests at its default
+	CheckHeavyCorners(t, smartRouting)
+	RefusesOverWork(t, smartRouting, map[string]string{"requests": "600"}, "requests")
+	RefusesOverWork(t, smartRouting, map[string]string{"requests": "8", "overload_requests": "1000"}, "overload_requests")
+	RefusesOverWork(t, smartRouting, map[string]string{"prompt_min": "32768", "prompt_max": "32768"}, "prompt_min") // the knob set, not overload_requests at its default
 }
 
 // Llama-3.1-70B needs TP: refused on one H100 with the advice to pick tp ≥

@@ -32,8 +32,8 @@ var specDecoding = &Lesson{
 	// crosses the ridge) is why the verify pass is nearly free, and then is not.
 	Group: "gpu", Rank: 30, Thumb: scene.KindTokens,
 	Params: []Param{
-		gpuParam,
-		{Key: "model", Label: "Target model", Help: "The model whose output is produced; the draft must share its vocabulary.", Kind: Choice, Choices: choicesFirst(modelIDs(), "llama-3.1-70b")},
+		GPUParam,
+		{Key: "model", Label: "Target model", Help: "The model whose output is produced; the draft must share its vocabulary.", Kind: Choice, Choices: ChoicesFirst(ModelIDs(), "llama-3.1-70b")},
 		{Key: "tp", Label: "Target tensor parallel", Unit: "GPUs", Help: "GPUs the target is split over (vLLM's blog ran Llama 3 70B on 4 H100s).", Kind: Int, Default: 4, Min: 1, Max: 8, Step: 1},
 		{Key: "draft", Label: "Draft model", Help: "A smaller model with the target's vocabulary, on one GPU.", Kind: Choice, Choices: []string{"llama-3.2-1b", "llama-3.1-8b"}},
 		{Key: "alpha", Label: "Acceptance rate α", Help: "The chance the target accepts a drafted token; in practice it depends on the text and how well the draft predicts it.", Kind: Float, Default: 0.7, Min: 0, Max: 1, Step: 0.01},
@@ -43,10 +43,10 @@ var specDecoding = &Lesson{
 		{Key: "c_from", Label: "Cost coefficient c from", Help: "pair: c is what the step model prices for the chosen draft and target on these GPUs; set: each draft step costs the c below times a target decode step, as in Leviathan et al.'s analysis.", Kind: Choice, Choices: []string{"pair", "set"}},
 		{Key: "c", Label: "Cost coefficient c (when set)", Help: "One draft step over one target decode step; Leviathan et al. measured 0.02 (T5-small), 0.04 (T5-base) and 0.11 (T5-large) drafting for T5-XXL.", Kind: Float, Default: 0.02, Min: 0, Max: 1, Step: 0.005},
 		{Key: "rounds", Label: "Rounds drawn", Help: "Rounds of the seeded acceptance process, to compare its average with the formula.", Kind: Int, Default: 1000, Min: 10, Max: 100000, Step: 10},
-		seedParam,
+		SeedParam,
 	},
 	Check: checkSpecDecoding,
-	sim:   specDecodingSim{},
+	Sim:   specDecodingSim{},
 	// Pricing a few hundred steps and drawing up to 100,000 rounds.
 	MaxWork: 2_000_000,
 	HeavyCorners: []map[string]string{
@@ -55,7 +55,7 @@ var specDecoding = &Lesson{
 	},
 }
 
-func init() { register(specDecoding) }
+func init() { Register(specDecoding) }
 
 // specMaxGamma bounds the γ the lesson tries when it looks for the best.
 const specMaxGamma = 12
@@ -65,7 +65,7 @@ var specAlphas = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
 
 // specModels resolves the target and draft knobs.
 func specModels(v Values) (g hardware.GPU, target, draft hardware.Model, err error) {
-	if g, target, err = chosenHardware(v); err != nil {
+	if g, target, err = ChosenHardware(v); err != nil {
 		return
 	}
 	draft, err = hardware.AnyModelByID(v.Choice("draft"))
@@ -98,17 +98,17 @@ func checkSpecDecoding(v Values) error {
 		return err
 	}
 	if d.Vocab != m.Vocab {
-		return Relation("draft", d.ID, fmt.Sprintf("a draft with %s's vocabulary (%s tokens; %s has %s): the target scores the draft's token ids", m.Name, comma(m.Vocab), d.Name, comma(d.Vocab)), "model")
+		return Relation("draft", d.ID, fmt.Sprintf("a draft with %s's vocabulary (%s tokens; %s has %s): the target scores the draft's token ids", m.Name, Comma(m.Vocab), d.Name, Comma(d.Vocab)), "model")
 	}
 	if d.Params >= m.Params {
 		return Relation("draft", d.ID, fmt.Sprintf("a draft smaller than the target %s", m.Name), "model")
 	}
 	tp, batch, ctx, gamma := v.Int("tp"), v.Int("batch"), v.Int("context"), v.Int("gamma")
-	if !tpSplits(m, tp) {
-		return tpRelation(m, tp)
+	if !TPSplits(m, tp) {
+		return TPRelation(m, tp)
 	}
 	df := draftFit(g, d, batch, ctx, gamma)
-	if err := checkFit(v, df, fitKnobs{hardware.LimitWeights: "draft", hardware.LimitKV: "batch", hardware.LimitPositions: "context"}); err != nil {
+	if err := CheckFit(v, df, FitKnobs{hardware.LimitWeights: "draft", hardware.LimitKV: "batch", hardware.LimitPositions: "context"}); err != nil {
 		return err
 	}
 	// The target's share on the first GPU, beside the draft.
@@ -168,7 +168,7 @@ func specPricing(g hardware.GPU, m, d hardware.Model, tp, batch int) (*specdec.P
 	budget := defaultBatched(batch, specMaxGamma)
 	tt, err := specTimer(g, m, tp, cudagraph.New(cudagraph.Default, batch, budget))
 	if err != nil {
-		return nil, tpRelation(m, tp)
+		return nil, TPRelation(m, tp)
 	}
 	dt, err := specTimer(g, d, 1, cudagraph.New(cudagraph.Default, batch, budget))
 	if err != nil {
@@ -240,7 +240,7 @@ type specRun struct {
 // page's WebAssembly leaves it out (see simulation).
 type specDecodingSim struct{}
 
-func (specDecodingSim) build(v Values) (*Script, error) {
+func (specDecodingSim) Simulate(v Values) (*Script, error) {
 	r, err := runSpecDecoding(v)
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ const specStripRounds = 8
 // caches fit beside each other.
 func specMaxBatch(v Values, g hardware.GPU, m, d hardware.Model) int {
 	tp, ctx, gamma := v.Int("tp"), v.Int("context"), v.Int("gamma")
-	return maxFitting(1024, func(n int) bool {
+	return MaxFitting(1024, func(n int) bool {
 		if draftFit(g, d, n, ctx, gamma).Check() != nil {
 			return false
 		}
@@ -304,7 +304,7 @@ func runSpecDecoding(v Values) (specRun, error) {
 		if r.crossover == 0 && pt.round.Speedup < 1 {
 			r.crossover = b
 		}
-		steps += p.Steps * (stepWork + b)
+		steps += p.Steps * (StepWork + b)
 	}
 	p, err := pricing(r.batch)
 	if err != nil {
@@ -330,7 +330,7 @@ func runSpecDecoding(v Values) (specRun, error) {
 		}
 		r.gammas = append(r.gammas, row)
 	}
-	steps += p.Steps * (stepWork + r.batch)
+	steps += p.Steps * (StepWork + r.batch)
 	r.one = r.sweep[0].round
 	// Leviathan et al.'s twelve setups, their c set, on this target at batch 1.
 	lp, err := specPricing(g, m, d, r.tp, 1)
@@ -342,7 +342,7 @@ func runSpecDecoding(v Values) (specRun, error) {
 		lp.C = row.C
 		r.leviathan = append(r.leviathan, leviathanRow{row: row, formula: specdec.Improvement(row.Alpha, row.C, row.Gamma), priced: lp.PriceRound(1, r.context, row.Gamma, row.Alpha).Speedup})
 	}
-	steps += lp.Steps * (stepWork + 1)
+	steps += lp.Steps * (StepWork + 1)
 	r.strip, r.measured = drawRounds(r.alpha, r.gamma, r.roundsDrawn, uint64(v.Int("seed")))
 	r.work = int64(steps) + int64(r.roundsDrawn)*int64(r.gamma)
 	return r, nil
@@ -410,7 +410,7 @@ func (r specRun) tokensScene(upto int, pending bool, mentions []scene.Mention, l
 		ts.Rows = append(ts.Rows, r.stripRow(upto, false))
 	}
 	return scene.Scene{Kind: scene.KindTokens, ID: "tokens", Title: fmt.Sprintf("Rounds of one sequence: %s drafts %d, %s verifies", r.draft.Name, r.gamma, r.model.Name),
-		Tokens: ts, Main: true, Marks: marksFor(mentions, labels)}
+		Tokens: ts, Main: true, Marks: MarksFor(mentions, labels)}
 }
 
 // plainScene draws plain decoding: one token per step.
@@ -420,7 +420,7 @@ func plainScene(mentions []scene.Mention) scene.Scene {
 		ts.Rows = append(ts.Rows, scene.TokenRow{Key: "p" + strconv.Itoa(i), Label: "step " + strconv.Itoa(i), Note: "1 token",
 			Tokens: []scene.Token{{Text: "t" + strconv.Itoa(i), State: "plain"}}})
 	}
-	return scene.Scene{Kind: scene.KindTokens, ID: "tokens", Title: "Plain decoding: one token per sequence per step", Tokens: ts, Main: true, Marks: marksFor(mentions, nil)}
+	return scene.Scene{Kind: scene.KindTokens, ID: "tokens", Title: "Plain decoding: one token per sequence per step", Tokens: ts, Main: true, Marks: MarksFor(mentions, nil)}
 }
 
 // gpusWords names the target's GPUs.
@@ -434,13 +434,13 @@ func (r specRun) gpusWords() string {
 func (r specRun) openingSteps() []Step {
 	one := r.one
 	n := fmt.Sprintf("Plain decoding: each step of %s on %s reads the weights once and yields one token per sequence. At batch 1 a step takes %s, bound by memory bandwidth, not arithmetic: the GPU could compute far more tokens in the same time.",
-		r.model.Name, r.gpusWords(), msText(one.Decode))
-	ms := linked(n, "tokens", "one token per sequence", "row:p1")
+		r.model.Name, r.gpusWords(), MsText(one.Decode))
+	ms := Linked(n, "tokens", "one token per sequence", "row:p1")
 	steps := []Step{{Title: "Decode is memory-bound", Narration: n, Mentions: ms, Scenes: []scene.Scene{plainScene(ms)}}}
 
 	n = fmt.Sprintf("Speculative decoding first lets a small draft, %s on one GPU, guess the next γ = %d tokens, one draft step each. %s",
 		r.draft.Name, r.gamma, r.costWords())
-	ms = linked(n, "tokens", "guess the next γ", "row:r1")
+	ms = Linked(n, "tokens", "guess the next γ", "row:r1")
 	steps = append(steps, Step{Title: "The draft proposes γ tokens", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{r.tokensScene(0, true, ms, map[string]string{"row:r1": "not yet checked"})}})
 
@@ -457,8 +457,8 @@ func (r specRun) openingSteps() []Step {
 		verdict = fmt.Sprintf("It accepts the first %d, rejects t%d, discards the drafts after it and puts its own token in its place", rd.accepted, rd.start+rd.accepted)
 	}
 	n = fmt.Sprintf("The target then scores all %d drafts in one forward pass of γ + 1 = %d tokens, which costs %s here, %.2f× a decode step. %s: %d %s from one pass.",
-		r.gamma, r.gamma+1, msText(r.at.Verify), r.verifyOver, verdict, rd.accepted+1, plural(rd.accepted+1, "token", "tokens"))
-	ms = linked(n, "tokens", fmt.Sprintf("rejects t%d", rd.start+rd.accepted), rej, "its own token", mine, "a bonus token", mine)
+		r.gamma, r.gamma+1, MsText(r.at.Verify), r.verifyOver, verdict, rd.accepted+1, Plural(rd.accepted+1, "token", "tokens"))
+	ms = Linked(n, "tokens", fmt.Sprintf("rejects t%d", rd.start+rd.accepted), rej, "its own token", mine, "a bonus token", mine)
 	labels := map[string]string{mine: "target's token"}
 	if rd.accepted < r.gamma {
 		labels[rej] = "rejected"
@@ -477,7 +477,7 @@ func (r specRun) openingSteps() []Step {
 		ref := fmt.Sprintf("tok:r%d:%d", bonus+1, r.gamma)
 		n = fmt.Sprintf("Round %d accepts all %d drafts, and the target's pass has already computed the next position: a bonus token, %d tokens from one pass. The chance of that is α^γ = %.2f^%d = %.3f.",
 			bonus+1, r.gamma, r.gamma+1, r.alpha, r.gamma, math.Pow(r.alpha, float64(r.gamma)))
-		ms = linked(n, "tokens", "a bonus token", ref)
+		ms = Linked(n, "tokens", "a bonus token", ref)
 		steps = append(steps, Step{Title: "All accepted: the bonus token", Narration: n, Mentions: ms,
 			Scenes: []scene.Scene{r.tokensScene(bonus+1, false, ms, map[string]string{ref: "bonus"})}})
 	}
@@ -490,10 +490,10 @@ func (r specRun) openingSteps() []Step {
 func (r specRun) costWords() string {
 	if r.cSet {
 		return fmt.Sprintf("Here c is set to %g: each draft step is priced at c times the target's decode step (%s at batch %d), %s, whatever the draft model is.",
-			r.c, msText(r.at.Decode), r.batch, msText(r.c*r.at.Decode))
+			r.c, MsText(r.at.Decode), r.batch, MsText(r.c*r.at.Decode))
 	}
 	return fmt.Sprintf("One draft step takes %s at batch %d and a target decode step %s, so Leviathan's cost coefficient is c = %s / %s = %.3f (the draft's first step, which also takes in the tokens accepted last round, costs a little more).",
-		msText(r.draftStep), r.batch, msText(r.at.Decode), msText(r.draftStep), msText(r.at.Decode), r.c)
+		MsText(r.draftStep), r.batch, MsText(r.at.Decode), MsText(r.draftStep), MsText(r.at.Decode), r.c)
 }
 
 func (r specRun) expectationSteps() []Step {
@@ -501,28 +501,28 @@ func (r specRun) expectationSteps() []Step {
 	f := &scene.Formula{Expr: "E[tokens per pass] = (1 − α^(γ+1)) / (1 − α)", Result: fmt.Sprintf("%.3f tokens", e), Terms: []scene.Term{
 		{Symbol: "α", Meaning: "chance a drafted token is accepted", Value: strconv.FormatFloat(r.alpha, 'f', -1, 64)},
 		{Symbol: "γ", Meaning: "drafted tokens per round", Value: strconv.Itoa(r.gamma)},
-		{Symbol: "measured", Meaning: fmt.Sprintf("average over %s seeded rounds", comma(r.roundsDrawn)), Value: fmt.Sprintf("%.3f", r.measured)},
+		{Symbol: "measured", Meaning: fmt.Sprintf("average over %s seeded rounds", Comma(r.roundsDrawn)), Value: fmt.Sprintf("%.3f", r.measured)},
 	}}
 	if r.alpha == 1 {
 		f.Expr = "E[tokens per pass] = γ + 1 (every draft accepted)"
 	}
 	n := fmt.Sprintf("Each round yields the accepted prefix plus one token, so the tokens per target pass follow a capped geometric law with mean (1 − α^(γ+1)) / (1 − α) = %.3f at α = %g, γ = %d (Leviathan et al., eq. 1). "+
 		"The seeded process averaged %.3f over %s rounds. Real acceptance is not a coin: it depends on the text, higher where the next words are predictable (code, summaries) and lower in open chat.",
-		e, r.alpha, r.gamma, r.measured, comma(r.roundsDrawn))
-	ms := linked(n, "tokens", "accepted prefix plus one token", "row:r"+strconv.Itoa(len(r.strip)))
+		e, r.alpha, r.gamma, r.measured, Comma(r.roundsDrawn))
+	ms := Linked(n, "tokens", "accepted prefix plus one token", "row:r"+strconv.Itoa(len(r.strip)))
 	st := Step{Title: "Tokens per target pass", Narration: n, Mentions: ms,
-		Quiz: numberQuiz(fmt.Sprintf("With α = %g and γ = %d, how many tokens does one target pass yield on average? (two decimals)", r.alpha, r.gamma), round2(e), 0.02,
+		Quiz: NumberQuiz(fmt.Sprintf("With α = %g and γ = %d, how many tokens does one target pass yield on average? (two decimals)", r.alpha, r.gamma), Round2(e), 0.02,
 			"1 + α + α² + … + α^γ: the first token is always the target's own, each further one needs every draft before it accepted."),
 		Scenes: []scene.Scene{r.tokensScene(len(r.strip), false, ms, nil), {Kind: scene.KindFormula, ID: "expected", Title: "Expected tokens per pass", Formula: f}}}
 
 	at := r.at
 	n = fmt.Sprintf("A round at batch %d costs the draft's %d steps (%s) plus the verify pass (%s); plain decoding would spend %s per token. So the round's %.2f tokens cost %s instead of %s: a speedup of %.2f×. "+
 		"Leviathan's Theorem 3.8, which assumes the verify pass is free, gives %.2f× with c = %.3f.",
-		r.batch, r.gamma, msText(at.Draft), msText(at.Verify), msText(at.Decode), at.Tokens, msText(at.Draft+at.Verify), msText(at.Tokens*at.Decode), at.Speedup, specdec.Improvement(r.alpha, r.c, r.gamma), r.c)
-	ms = linked(n, "tokens", "the draft's", "row:r1")
+		r.batch, r.gamma, MsText(at.Draft), MsText(at.Verify), MsText(at.Decode), at.Tokens, MsText(at.Draft+at.Verify), MsText(at.Tokens*at.Decode), at.Speedup, specdec.Improvement(r.alpha, r.c, r.gamma), r.c)
+	ms = Linked(n, "tokens", "the draft's", "row:r1")
 	cards := scene.Scene{Kind: scene.KindCards, ID: "round", Title: fmt.Sprintf("One round at batch %d", r.batch), Cards: []scene.Card{
 		{Label: "draft steps", Value: ms2(at.Draft), Unit: "ms"}, {Label: "verify pass", Value: ms2(at.Verify), Unit: "ms"},
-		{Label: "plain decode step", Value: ms2(at.Decode), Unit: "ms"}, {Label: "speedup", Value: round2(at.Speedup), Unit: "×"}}}
+		{Label: "plain decode step", Value: ms2(at.Decode), Unit: "ms"}, {Label: "speedup", Value: Round2(at.Speedup), Unit: "×"}}}
 	return []Step{st, {Title: "What a round costs", Narration: n, Mentions: ms, Scenes: []scene.Scene{r.tokensScene(len(r.strip), false, ms, nil), cards}}}
 }
 
@@ -556,23 +556,23 @@ func (r specRun) sweepSteps() []Step {
 			chosen = sr.Name
 		}
 		for k, s := range r.gammas[i] {
-			sr.X, sr.Y = append(sr.X, float64(k+1)), append(sr.Y, round2(s))
+			sr.X, sr.Y = append(sr.X, float64(k+1)), append(sr.Y, Round2(s))
 		}
 		gc.Series = append(gc.Series, sr)
 	}
 	n := fmt.Sprintf("More drafts raise the tokens per pass but cost draft steps and, at some point, a longer verify pass; the gain saturates as α^γ vanishes. At α = %g and batch %d the best γ is %d (%.2f×); γ = %d gives %.2f×.",
 		r.alpha, r.batch, r.best, r.bestRound.Speedup, r.gamma, r.at.Speedup)
 	gammaPoint := func(g int) string { return "point:" + chosen + ":" + strconv.Itoa(g-1) }
-	ms := linked(n, "gamma", fmt.Sprintf("the best γ is %d", r.best), gammaPoint(r.best), fmt.Sprintf("γ = %d gives", r.gamma), gammaPoint(r.gamma))
+	ms := Linked(n, "gamma", fmt.Sprintf("the best γ is %d", r.best), gammaPoint(r.best), fmt.Sprintf("γ = %d gives", r.gamma), gammaPoint(r.gamma))
 	steps := []Step{{Title: "Choosing γ", Narration: n, Mentions: ms, Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "gamma", Title: fmt.Sprintf("Speedup against γ at batch %d", r.batch), Chart: gc, Main: true,
-		Marks: marksFor(ms, map[string]string{gammaPoint(r.best): fmt.Sprintf("best γ %d", r.best), gammaPoint(r.gamma): fmt.Sprintf("γ %d chosen", r.gamma)})}}}}
+		Marks: MarksFor(ms, map[string]string{gammaPoint(r.best): fmt.Sprintf("best γ %d", r.best), gammaPoint(r.gamma): fmt.Sprintf("γ %d chosen", r.gamma)})}}}}
 
 	bc := &scene.Chart{Type: scene.Line, XLabel: "batch", XUnit: "sequences", YLabel: "speedup over plain decoding", YUnit: "×", XLog: true, Series: []scene.Series{{Name: fmt.Sprintf("α = %g, γ = %d", r.alpha, r.gamma)}, {Name: "no speedup"}}}
 	tbl := &scene.Table{Columns: []string{"batch", "plain decode step", "verify pass (γ + 1 tokens each)", "verify ÷ decode", "draft steps", "speedup"}}
 	for _, p := range r.sweep {
-		bc.Series[0].X, bc.Series[0].Y = append(bc.Series[0].X, float64(p.batch)), append(bc.Series[0].Y, round2(p.round.Speedup))
+		bc.Series[0].X, bc.Series[0].Y = append(bc.Series[0].X, float64(p.batch)), append(bc.Series[0].Y, Round2(p.round.Speedup))
 		bc.Series[1].X, bc.Series[1].Y = append(bc.Series[1].X, float64(p.batch)), append(bc.Series[1].Y, 1)
-		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(p.batch), msText(p.round.Decode), msText(p.round.Verify), fmt.Sprintf("%.2f×", p.round.Verify/p.round.Decode), msText(p.round.Draft), fmt.Sprintf("%.2f×", p.round.Speedup)})
+		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(p.batch), MsText(p.round.Decode), MsText(p.round.Verify), fmt.Sprintf("%.2f×", p.round.Verify/p.round.Decode), MsText(p.round.Draft), fmt.Sprintf("%.2f×", p.round.Speedup)})
 	}
 	last := r.sweep[len(r.sweep)-1]
 	fade := fmt.Sprintf("at batch %d it is still %.2f×", last.batch, last.round.Speedup)
@@ -589,10 +589,10 @@ func (r specRun) sweepSteps() []Step {
 			turn = i
 		}
 	}
-	ms = linked(n, "batch", fmt.Sprintf("%.2f× at batch 1", r.one.Speedup), batchRef(0), fade, batchRef(turn))
+	ms = Linked(n, "batch", fmt.Sprintf("%.2f× at batch 1", r.one.Speedup), batchRef(0), fade, batchRef(turn))
 	steps = append(steps, Step{Title: "The speedup fades with the batch", Narration: n, Mentions: ms,
 		Scenes: []scene.Scene{{Kind: scene.KindChart, ID: "batch", Title: "Speedup against batch size", Chart: bc, Main: true,
-			Marks: marksFor(ms, map[string]string{batchRef(0): fmt.Sprintf("batch 1: %.2f×", r.one.Speedup), batchRef(turn): fmt.Sprintf("batch %d: %.2f×", r.sweep[turn].batch, r.sweep[turn].round.Speedup)})},
+			Marks: MarksFor(ms, map[string]string{batchRef(0): fmt.Sprintf("batch 1: %.2f×", r.one.Speedup), batchRef(turn): fmt.Sprintf("batch %d: %.2f×", r.sweep[turn].batch, r.sweep[turn].round.Speedup)})},
 			{Kind: scene.KindTable, ID: "batch-table", Title: "Where the time goes", Table: tbl}}})
 	return steps
 }
@@ -658,14 +658,14 @@ func (r specRun) leviathanTable() scene.Scene {
 
 func (r specRun) metrics() []Metric {
 	return []Metric{
-		{Key: "expected_tokens_per_pass", Label: "Expected tokens per target pass, (1 − α^(γ+1)) / (1 − α)", Unit: "tokens", Better: HigherIsBetter, Value: round4(specdec.ExpectedTokens(r.alpha, r.gamma))},
-		{Key: "measured_tokens_per_pass", Label: "Average tokens per pass over the rounds drawn", Unit: "tokens", Better: HigherIsBetter, Value: round4(r.measured)},
-		{Key: "speedup", Label: fmt.Sprintf("Speedup at the chosen batch (%d)", r.batch), Unit: "×", Better: HigherIsBetter, Value: round2(r.at.Speedup)},
-		{Key: "speedup_batch1", Label: "Speedup at batch 1", Unit: "×", Better: HigherIsBetter, Value: round2(r.one.Speedup)},
-		{Key: "speedup_largest_batch", Label: fmt.Sprintf("Speedup at batch %d", r.sweep[len(r.sweep)-1].batch), Unit: "×", Better: HigherIsBetter, Value: round2(r.sweep[len(r.sweep)-1].round.Speedup)},
+		{Key: "expected_tokens_per_pass", Label: "Expected tokens per target pass, (1 − α^(γ+1)) / (1 − α)", Unit: "tokens", Better: HigherIsBetter, Value: Round4(specdec.ExpectedTokens(r.alpha, r.gamma))},
+		{Key: "measured_tokens_per_pass", Label: "Average tokens per pass over the rounds drawn", Unit: "tokens", Better: HigherIsBetter, Value: Round4(r.measured)},
+		{Key: "speedup", Label: fmt.Sprintf("Speedup at the chosen batch (%d)", r.batch), Unit: "×", Better: HigherIsBetter, Value: Round2(r.at.Speedup)},
+		{Key: "speedup_batch1", Label: "Speedup at batch 1", Unit: "×", Better: HigherIsBetter, Value: Round2(r.one.Speedup)},
+		{Key: "speedup_largest_batch", Label: fmt.Sprintf("Speedup at batch %d", r.sweep[len(r.sweep)-1].batch), Unit: "×", Better: HigherIsBetter, Value: Round2(r.sweep[len(r.sweep)-1].round.Speedup)},
 		{Key: "best_gamma", Label: fmt.Sprintf("Best γ at α %g and batch %d", r.alpha, r.batch), Unit: "tokens", Value: float64(r.best)},
-		{Key: "cost_coefficient", Label: r.cLabel(), Unit: "ratio", Value: round4(r.c)},
-		{Key: "verify_over_decode", Label: "Verify pass over a decode step", Unit: "×", Value: round2(r.verifyOver)},
+		{Key: "cost_coefficient", Label: r.cLabel(), Unit: "ratio", Value: Round4(r.c)},
+		{Key: "verify_over_decode", Label: "Verify pass over a decode step", Unit: "×", Value: Round2(r.verifyOver)},
 		{Key: "slowdown_batch", Label: "Smallest batch of the sweep where speculation slows decoding (0: none)", Unit: "sequences", Value: float64(r.crossover)},
 	}
 }
@@ -677,7 +677,7 @@ func (r specRun) script() *Script {
 	s.Steps = append(s.Steps, r.sweepSteps()...)
 	s.Steps = append(s.Steps, Step{Title: "Published figures vs this model",
 		Narration: r.publishedWords(),
-		Scenes:    []scene.Scene{claimsTable(s.Claims), r.leviathanTable()}})
-	indexCursors(s.Steps)
+		Scenes:    []scene.Scene{ClaimsTable(s.Claims), r.leviathanTable()}})
+	IndexCursors(s.Steps)
 	return s
 }

@@ -6,30 +6,30 @@ import (
 	"github.com/inferlab/inferlab/core/specdec"
 )
 
-// What the shared tests check on the speculative-decoding lesson (lessonChecks). Its
+// What the shared tests check on the speculative-decoding lesson (Checks). Its
 // narration check: the strip is the acceptance process.
 func init() {
-	registerChecks(specDecoding, lessonChecks{
-		narration: func(v Values) ([]string, error) {
+	registerChecks(specDecoding, Checks{
+		Narration: func(v Values) ([]string, error) {
 			r, err := runSpecDecoding(v)
 			return specNarration(r, v), err
 		},
 	})
 }
 
-func specNarration(r specRun, v Values) (out problems) {
+func specNarration(r specRun, v Values) (out Problems) {
 	a := specdec.NewAcceptance(r.alpha, uint64(v.Int("seed")))
 	pos, total := 1, 0
 	for i := 0; i < r.roundsDrawn; i++ {
 		k := a.Verify(r.gamma)
 		if i < len(r.strip) && (r.strip[i].accepted != k || r.strip[i].start != pos) {
-			out.addf("round %d: narrated %d accepted from position %d, the process drew %d from %d", i+1, r.strip[i].accepted, r.strip[i].start, k, pos)
+			out.Addf("round %d: narrated %d accepted from position %d, the process drew %d from %d", i+1, r.strip[i].accepted, r.strip[i].start, k, pos)
 		}
 		pos += k + 1
 		total += k + 1
 	}
 	if got := float64(total) / float64(r.roundsDrawn); math.Abs(got-r.measured) > 1e-12 {
-		out.addf("narrated %.4f tokens per pass, the rounds drawn average %.4f", r.measured, got)
+		out.Addf("narrated %.4f tokens per pass, the rounds drawn average %.4f", r.measured, got)
 	}
 	// The sweep's largest batch holds the target's and the draft's KV beside
 	// each other, the next does not.
@@ -37,7 +37,7 @@ func specNarration(r specRun, v Values) (out problems) {
 		return draftFit(r.gpu, r.draft, n, r.context, r.gamma).Check() == nil && targetFit(r.gpu, r.model, r.draft, r.tp, n, r.context, r.gamma).Check() == nil
 	}
 	if (r.maxBatch > 0 && !fits(r.maxBatch)) || (r.maxBatch < 1024 && fits(r.maxBatch+1)) {
-		out.addf("narrated largest batch %d does not bound what fits", r.maxBatch)
+		out.Addf("narrated largest batch %d does not bound what fits", r.maxBatch)
 	}
 	return out
 }

@@ -16,7 +16,7 @@ import (
 
 func runSpec(t *testing.T, set map[string]string) specRun {
 	t.Helper()
-	v, err := specDecoding.resolveChecked(set)
+	v, err := specDecoding.ResolveChecked(set)
 	if err != nil {
 		t.Fatalf("%v: %v", set, err)
 	}
@@ -34,7 +34,7 @@ func TestSpecDecodingExpectation(t *testing.T) {
 		r := runSpec(t, set)
 		e := specdec.ExpectedTokens(r.alpha, r.gamma)
 		s := r.script()
-		if got, _ := s.Metric("expected_tokens_per_pass"); got != round4(e) {
+		if got, _ := s.Metric("expected_tokens_per_pass"); got != Round4(e) {
 			t.Errorf("%v: metric %v, formula %v", set, got, e)
 		}
 		tol := 0.06
@@ -197,18 +197,18 @@ func TestSpecDecodingVerifyIsGraphed(t *testing.T) {
 
 // The target is priced with vLLM's custom all-reduce, as every other vLLM
 // lesson prices it: Llama-3.1-70B on 4× H100 decodes as fast here as in
-// the kit's vLLM engine (newTPEngine), not at NCCL's latency.
+// the kit's vLLM engine (NewTPEngine), not at NCCL's latency.
 func TestSpecDecodingCustomAllReduce(t *testing.T) {
 	r := runSpec(t, nil)
-	v, err := specDecoding.resolveChecked(nil)
+	v, err := specDecoding.ResolveChecked(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := newTPEngine(v, 4, "tp", 16, 8192)
+	e, err := NewTPEngine(v, 4, "tp", 16, 8192)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sm := e.step
+	sm := e.Step
 	sm.Dispatcher = cudagraph.New(cudagraph.Default, 1, defaultBatched(1, specMaxGamma))
 	want := sm.Step(hardware.DecodeBatch(1, r.context)).Total
 	if math.Abs(r.one.Decode-want) > 1e-12 {

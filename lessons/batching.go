@@ -46,7 +46,7 @@ var batchingLesson = &Lesson{
 		PriceParam, PowerParam,
 		SeedParam,
 	},
-	Check:   checkBatching,
+	Check:   CheckingCosts(checkBatching),
 	Sim:     batchingSim{},
 	MaxWork: batchingMaxWork,
 	// The heaviest accepted settings found by a search over the knobs'

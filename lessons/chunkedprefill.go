@@ -38,7 +38,7 @@ var chunkedPrefill = &Lesson{
 		{Key: "chunk_size", Label: "Token budget per step", Unit: "tokens", Help: "vLLM's max_num_batched_tokens with chunking on: decodes first, the prompt chunk takes the rest.", Kind: Int, Default: 512, Min: 64, Max: 16384, Step: 64},
 		PriceParam, PowerParam,
 	},
-	Check:   checkChunkedPrefill,
+	Check:   CheckingCosts(checkChunkedPrefill),
 	Sim:     chunkedPrefillSim{},
 	MaxWork: chunkedMaxWork,
 	HeavyCorners: []map[string]string{

@@ -39,7 +39,7 @@ var conversations = &Lesson{
 		PriceParam, PowerParam,
 		{Key: "seed", Label: "Seed", Kind: Int, Default: 1, Min: 0, Max: 1 << 30, Step: 1},
 	},
-	Check:   checkConversations,
+	Check:   CheckingCosts(checkConversations),
 	Sim:     conversationsSim{},
 	MaxWork: conversationsMaxWork,
 	HeavyCorners: []map[string]string{

@@ -59,7 +59,7 @@ var disaggregation = &Lesson{
 		PriceParam, PowerParam,
 		SeedParam,
 	},
-	Check: func(v Values) error {
+	Check: CheckingCosts(func(v Values) error {
 		if err := CheckOrdered(v, LengthPairs...); err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ var disaggregation = &Lesson{
 		}
 		return WorkBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
 			2*RequestWork(disaggLengths(v)), ServingCheckWork)
-	},
+	}),
 	Sim:     disaggregationSim{},
 	MaxWork: ServingMaxWork,
 	// The heaviest accepted settings of each shape: the most requests, the

@@ -53,7 +53,7 @@ func CostRates(v Values, g hardware.GPU) (usdPerHour, watts float64) {
 // CheckCostRates refuses a run whose GPU has no cited price or board
 // power (a reader's own GPU, core/hardware.RegisterCustomGPU) while its
 // knob asks for the cited figure: a cost of $0 would read as a result.
-// It applies to every lesson with the cost knobs (Lesson.CheckValues).
+// Every lesson with the cost knobs checks it (CheckingCosts).
 func CheckCostRates(v Values) error {
 	if !v.Has(PriceParam.Key) || !v.Has(GPUParam.Key) {
 		return nil
@@ -71,6 +71,19 @@ func CheckCostRates(v Values) error {
 			Want: "a power above 0: " + g.ID + " has no cited board power, so type what it draws"}
 	}
 	return nil
+}
+
+// CheckingCosts is the Check of a lesson with the cost knobs: check (none
+// when nil), then CheckCostRates.
+func CheckingCosts(check func(Values) error) func(Values) error {
+	return func(v Values) error {
+		if check != nil {
+			if err := check(v); err != nil {
+				return err
+			}
+		}
+		return CheckCostRates(v)
+	}
 }
 
 // GPUPool is one group of GPUs a run holds: how many, for how long

@@ -3,6 +3,7 @@ package lessons
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,41 @@ func TestCostKnobsAndMetrics(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A reader's own GPU has no cited price or board power, so every lesson
+// with the cost knobs and a GPU knob refuses it while the price knob asks
+// for the cited figure (its Check is CheckingCosts): a cost of $0 would
+// read as a result.
+func TestCostKnobsRefuseAnUncitedGPU(t *testing.T) {
+	g, err := hardware.RegisterCustomGPU(hardware.CustomGPUSpec{Name: "uncited-h100", MemoryGiB: 79.19, HBMGBps: 3350, BF16TFLOPS: 989, FP8TFLOPS: 1979, InterconnectGBps: 450})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hardware.UnregisterCustomGPU(g.ID)
+	checked := 0
+	for _, l := range costLessons() {
+		if _, ok := l.Param(GPUParam.Key); !ok {
+			continue
+		}
+		checked++
+		// The lesson as a page or the CLI offers it with the reader's GPU
+		// among its gpu knob's choices.
+		own := *l
+		own.Params = slices.Clone(l.Params)
+		for i, p := range own.Params {
+			if p.Key == GPUParam.Key {
+				own.Params[i].Choices = append(slices.Clone(p.Choices), g.ID)
+			}
+		}
+		_, _, err := own.Run(map[string]string{GPUParam.Key: g.ID})
+		if err == nil || !strings.Contains(err.Error(), g.ID+" has no cited list price") {
+			t.Errorf("%s on %s: error %v, want the price refused", l.Slug, g.ID, err)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no lesson takes both the GPU and the cost knobs")
 	}
 }
 

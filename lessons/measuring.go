@@ -46,7 +46,7 @@ var measuring = &Lesson{
 		{Key: "compare_budget", Label: "Compare capacity at budget", Unit: "tokens", Help: "Also search the capacity at this max_num_batched_tokens, to compare chunk sizes (Sarathi-Serve's experiment); 0 for none.", Kind: Int, Default: 0, Min: 0, Max: 65536, Step: 64},
 		SeedParam,
 	},
-	Check: checkMeasuring,
+	Check: CheckingCosts(checkMeasuring),
 	Sim:   measuringSim{},
 	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
 	MaxWork: measuringMaxWork,

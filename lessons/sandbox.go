@@ -37,7 +37,7 @@ var sandbox = &Lesson{
 		PriceParam, PowerParam,
 		SeedParam,
 	},
-	Check: func(v Values) error {
+	Check: CheckingCosts(func(v Values) error {
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
 			return Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 		}
@@ -49,7 +49,7 @@ var sandbox = &Lesson{
 			return err
 		}
 		return WorkBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), ServingCheckWork)
-	},
+	}),
 	Sim:     sandboxSim{},
 	MaxWork: ServingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool

@@ -47,7 +47,7 @@ var smartRouting = &Lesson{
 		PriceParam, PowerParam,
 		SeedParam,
 	},
-	Check: func(v Values) error {
+	Check: CheckingCosts(func(v Values) error {
 		if err := CheckOrdered(v, LengthPairs...); err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ var smartRouting = &Lesson{
 		}
 		return WorkBound(v, key, "2 × prompt + 16 × output tokens per request, the requests served 4 times, once per policy, and the overload_requests twice",
 			stream+overload, ServingCheckWork)
-	},
+	}),
 	MaxWork: ServingMaxWork,
 	// The heaviest accepted settings of each shape: many requests, a hot
 	// overload, the longest prompts, the longest outputs one request at a

@@ -1,4 +1,5 @@
-// Package lessons holds the lab's lessons and the contract they follow.
+// Package lessons is the contract every lesson follows and the registry
+// that lists them.
 //
 // A lesson is data, not UI: metadata, typed parameters, and a simulation
 // (Lesson.Build) that runs the core and returns a Script of steps. Each step
@@ -6,10 +7,13 @@
 // browser player and the `inferlab run` command show the same Script, so the
 // same parameters give the same figures everywhere.
 //
-// Adding a lesson means writing new files in this package: one that declares
-// a *Lesson (with its place in the index, its picture and its glossary
-// terms) and calls register from an init function, and its tests; nothing
-// else changes (CONTRIBUTING.md, "Add a lesson").
+// Each lesson is a package of its own under lessons/ that declares a
+// *Lesson (with its place in the index, its picture and its glossary
+// terms) and calls Register from an init function, as an image format or a
+// database/sql driver registers itself; lessons/all imports every one of
+// them for its side effect, and the lab's entry points import lessons/all.
+// Shared helpers are in lessons/kit, shared test checks in
+// lessons/lessontest (CONTRIBUTING.md, "Add a lesson").
 package lessons
 
 import (

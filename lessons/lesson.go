@@ -47,7 +47,7 @@ type Lesson struct {
 	// Check validates relations between parameters after each one passed its
 	// own range check (e.g. prompt_min ≤ prompt_max). It may be nil.
 	Check func(Values) error
-	// Sim runs the lesson's simulation (see simulation for why it is an
+	// Sim runs the lesson's simulation (see Simulation for why it is an
 	// interface value, not a func).
 	Sim Simulation
 
@@ -63,8 +63,8 @@ type Lesson struct {
 	HeavyCorners []map[string]string
 }
 
-// Simulation is what a lesson runs: each lesson file declares an empty type
-// (e.g. garageSim) whose build method is the simulation.
+// Simulation is what a lesson runs: each lesson package declares an empty type
+// (its package's sim) whose Simulate method is the simulation.
 //
 // Why an interface and not a func field: the page's WebAssembly (app.wasm)
 // registers every lesson for its metadata and knobs but never runs a
@@ -78,7 +78,11 @@ type Lesson struct {
 // simulations are gone (GOOS=js GOARCH=wasm go build -trimpath
 // -ldflags='-s -w' ./wasm). So a registered lesson's sim must be an empty
 // struct type with methods, never a func adapter nor a struct holding a
-// func (TestRegisteredSimulationsAreMethods).
+// func (TestRegisteredSimulationsAreMethods). The methods are exported
+// because each lesson is a package of its own; an exported method stays
+// out as long as the page reaches no reflect.Value.Method or MethodByName,
+// which would keep every exported method of a type it uses
+// (wasm/page_test.go fails then).
 type Simulation interface {
 	// Simulate runs the simulation. It is only called with values that passed
 	// Resolve and Check, and must be deterministic in them.

@@ -244,7 +244,7 @@ type servedRun struct {
 	work  int64
 	// phases is the GPU's time by phase: a request-level batch's prefill
 	// until its first tokens, then its decode; a continuous step split by
-	// its tokens (kit_cost.go). cost is what the run cost.
+	// its tokens (kit.CostOf). cost is what the run cost.
 	phases cluster.Busy
 	cost   kit.RunCost
 }
@@ -443,8 +443,8 @@ type spreadPoint struct {
 	spread, static, dynamic, cont float64 // output tok/s
 }
 
-// batchingSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

@@ -250,12 +250,12 @@ type chunkedPrefillRun struct {
 	// work counts the steps of every run and the requests they advanced.
 	work int64
 	// costWhole and costChunk are what the two runs' steps cost on the one
-	// GPU (kit_cost.go).
+	// GPU (kit.CostOf).
 	costWhole, costChunk kit.RunCost
 }
 
-// chunkedPrefillSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

@@ -157,7 +157,7 @@ type conversationsRun struct {
 	exampleRecomp float64    // its TTFT without G2, s
 	work          int64
 	// costG1 and costG2 are what the run on G1 alone and the run with G2
-	// cost on the one GPU (kit_cost.go).
+	// cost on the one GPU (kit.CostOf).
 	costG1, costG2 kit.RunCost
 }
 

@@ -177,7 +177,7 @@ type disaggRun struct {
 	longPrompts int   // prompts above max_local_prefill_length (the first releases' rule)
 	work        int64 // Script.Work: both deployments' simulated work and the steps priced beside
 	// costMono and costDis are what each deployment's run cost
-	// (kit_cost.go): the disaggregated one's prefill pool charged to input
+	// (kit.CostOf): the disaggregated one's prefill pool charged to input
 	// tokens, its decode pool to output tokens (and to input for the
 	// prompts it prefilled itself).
 	costMono, costDis kit.RunCost
@@ -269,8 +269,8 @@ type linkSweep struct {
 	probe float64
 }
 
-// disaggregationSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

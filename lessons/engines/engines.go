@@ -94,7 +94,7 @@ type engineOutcome struct {
 	peakHeld  float64     // most of its KV memory running requests held at once, share
 	meanHeld  float64     // the same, averaged over its steps
 	config    string      // its scheduler knobs, in words
-	cost      kit.RunCost // what its run cost on one GPU (kit_cost.go)
+	cost      kit.RunCost // what its run cost on one GPU (kit.CostOf)
 }
 
 // enginesRun is the typed run of the engines lesson.

@@ -214,8 +214,8 @@ type kvBudgetRun struct {
 	work    int64
 }
 
-// kvBudgetSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

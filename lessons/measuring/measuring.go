@@ -254,7 +254,7 @@ type loadPoint struct {
 	// missTTFT counts the requests over the TTFT limit; missTPOT those
 	// within it but over the TPOT limit.
 	missTTFT, missTPOT int
-	// cost is what the rate's run cost (kit_cost.go); busy the seconds its
+	// cost is what the rate's run cost (kit.CostOf); busy the seconds its
 	// steps ran.
 	cost kit.RunCost
 	busy float64
@@ -317,8 +317,8 @@ type measuringRun struct {
 	plan      capacityPlan
 }
 
-// measuringSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

@@ -14,7 +14,7 @@ import (
 	"github.com/inferlab/inferlab/lessons/kit"
 )
 
-// plannerSim is the lesson's simulation: a method, so that the page's
+// sim is the lesson's simulation: a method, so that the page's
 // WebAssembly leaves it out.
 type sim struct{}
 

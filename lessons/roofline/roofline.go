@@ -176,8 +176,8 @@ func maxDecodeBatch(g hardware.GPU, m hardware.Model, ctx, limit int) int {
 	return kit.MaxFitting(limit, func(n int) bool { return decodeFit(g, m, n, ctx).Check() == nil })
 }
 
-// rooflineSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

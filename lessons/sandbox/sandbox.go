@@ -280,8 +280,8 @@ func (c contextCut) text() string {
 		kit.Comma(c.requests), kit.Comma(c.total), c.model.Name, kit.Comma(c.model.MaxPositions), kit.Comma(c.maxOutput), kit.Comma(c.limit), contextMargin)
 }
 
-// sandboxSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
@@ -341,7 +341,7 @@ type sandboxRun struct {
 	makespan                float64          // first arrival to last token, s
 	streamed                int64            // Script.Work of the steps priced kernel by kernel (streamCounter)
 	capacity                *sandboxCapacity // the capacity search around rate (sandbox_capacity.go)
-	cost                    kit.RunCost      // what the run cost (kit_cost.go)
+	cost                    kit.RunCost      // what the run cost (kit.CostOf)
 }
 
 // runSandbox serves work on the knobs' cluster.

@@ -199,7 +199,7 @@ type smartRoutingRun struct {
 	cachedAff, cachedHot                 [][]int
 	watch                                *routeWatch // what the KV router's index held at the routes the lesson walks through
 	work                                 int64       // Script.Work: the six runs' simulated work
-	costRR, costKV                       kit.RunCost // what round robin's and KV-aware's runs of the article's stream cost (kit_cost.go)
+	costRR, costKV                       kit.RunCost // what round robin's and KV-aware's runs of the article's stream cost (kit.CostOf)
 }
 
 // routeWatch is the article stream's KV-aware policy, watched: at the
@@ -244,8 +244,8 @@ func (w *routeWatch) Route(req router.Request, ws []router.WorkerState) router.D
 	return d
 }
 
-// smartRoutingSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

@@ -239,8 +239,8 @@ type specRun struct {
 	verifyOver float64 // the verify pass over a decode step at the chosen batch
 }
 
-// specDecodingSim is the lesson's simulation: a method, not a func value, so that the
-// page's WebAssembly leaves it out (see simulation).
+// sim is the lesson's simulation: a method, not a func value, so that the
+// page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {

@@ -215,30 +215,37 @@ func newEngineOutcome(key, name, config string, steps []scheduler.Step, ms []sch
 	return o
 }
 
-func runVLLM(t scheduler.Timer, reqs []scheduler.Request, kv, budget, seqs int) (engineOutcome, error) {
-	c := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: engVLLMBlock, NumBlocks: kv / engVLLMBlock, PrefixCaching: true}
-	s, err := scheduler.New(c, t, reqs)
+// served is what the lesson reads of an engine's scheduler once it has run.
+type served interface {
+	Run() error
+	Steps() []scheduler.Step
+	Requests() []scheduler.RequestMetrics
+}
+
+// runEngine runs the scheduler s (built with error err) to the end and
+// summarises it as the engine key, named name and configured as config,
+// whose KV holds capacity tokens.
+func runEngine(s served, err error, key, name, config string, capacity int) (engineOutcome, error) {
 	if err != nil {
 		return engineOutcome{}, err
 	}
 	if err := s.Run(); err != nil {
 		return engineOutcome{}, err
 	}
-	return newEngineOutcome("vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", kit.Comma(budget)),
-		slices.Clone(s.Steps()), s.Requests(), c.NumBlocks*engVLLMBlock), nil
+	return newEngineOutcome(key, name, config, slices.Clone(s.Steps()), s.Requests(), capacity), nil
+}
+
+func runVLLM(t scheduler.Timer, reqs []scheduler.Request, kv, budget, seqs int) (engineOutcome, error) {
+	c := scheduler.Config{MaxNumBatchedTokens: budget, MaxNumSeqs: seqs, ChunkedPrefill: true, BlockSize: engVLLMBlock, NumBlocks: kv / engVLLMBlock, PrefixCaching: true}
+	s, err := scheduler.New(c, t, reqs)
+	return runEngine(s, err, "vllm", "vLLM", fmt.Sprintf("16-token blocks, prompts chunked into a %s-token budget beside the decodes", kit.Comma(budget)),
+		c.NumBlocks*engVLLMBlock)
 }
 
 func runSGLang(t scheduler.Timer, reqs []scheduler.Request, kv, chunk int) (engineOutcome, error) {
 	c := scheduler.RadixConfig{ChunkedPrefillSize: chunk, MaxPrefillTokens: engSGLPrefill, MaxRunningRequests: engTRTBatch, TotalTokens: kv}
 	s, err := scheduler.NewRadix(c, t, reqs)
-	if err != nil {
-		return engineOutcome{}, err
-	}
-	if err := s.Run(); err != nil {
-		return engineOutcome{}, err
-	}
-	return newEngineOutcome("sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", kit.Comma(chunk)),
-		s.Steps(), s.Requests(), kv), nil
+	return runEngine(s, err, "sglang", "SGLang", fmt.Sprintf("a radix cache of single tokens, separate prefill batches (chunked_prefill_size %s)", kit.Comma(chunk)), kv)
 }
 
 func runTRT(t scheduler.Timer, reqs []scheduler.Request, kv int, policy string) (engineOutcome, error) {
@@ -248,14 +255,8 @@ func runTRT(t scheduler.Timer, reqs []scheduler.Request, kv int, policy string) 
 		c.Capacity, name = scheduler.GuaranteedNoEvict, "GUARANTEED_NO_EVICT"
 	}
 	s, err := scheduler.New(c, t, reqs)
-	if err != nil {
-		return engineOutcome{}, err
-	}
-	if err := s.Run(); err != nil {
-		return engineOutcome{}, err
-	}
-	return newEngineOutcome("trtllm", "TensorRT-LLM", fmt.Sprintf("32-token blocks with reuse, %s, max_num_tokens 8,192, whole prompts (chunked prefill off)", name),
-		slices.Clone(s.Steps()), s.Requests(), c.NumBlocks*engTRTBlock), nil
+	return runEngine(s, err, "trtllm", "TensorRT-LLM", fmt.Sprintf("32-token blocks with reuse, %s, max_num_tokens 8,192, whole prompts (chunked prefill off)", name),
+		c.NumBlocks*engTRTBlock)
 }
 
 // snapshotTimes are the moments the side-by-side steps show: evenly

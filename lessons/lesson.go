@@ -97,6 +97,16 @@ type TraceSimulation interface {
 	SimulateTrace(v Values, trace []workload.Request, name string) (*Script, error)
 }
 
+// ScriptOf is the script of a typed run, or the error that ended the run:
+// a lesson's Simulate is `return lessons.ScriptOf(run<Lesson>(v))`, its run
+// type's Script method writing the steps, metrics, claims and counted work.
+func ScriptOf[R interface{ Script() *Script }](r R, err error) (*Script, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.Script(), nil
+}
+
 // Build runs the lesson's simulation. It is only called with values that
 // passed Resolve and Check (Run does both), and is deterministic in them.
 func (l *Lesson) Build(v Values) (*Script, error) {

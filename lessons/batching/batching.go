@@ -448,13 +448,7 @@ type spreadPoint struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runBatching(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runBatching(v))
 }
 
 // requestLevelPair serves one stream with static batches and Triton's
@@ -895,7 +889,7 @@ func (r batchingRun) metrics() []lessons.Metric {
 	)
 }
 
-func (r batchingRun) script() *lessons.Script {
+func (r batchingRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = append(s.Steps, r.introSteps()...)
 	s.Steps = append(s.Steps, r.resultSteps()...)
@@ -904,5 +898,6 @@ func (r batchingRun) script() *lessons.Script {
 		Narration: fmt.Sprintf("Orca and Anyscale report far larger ratios than the %.2f× this model gives at equal slots; the table says why. The model's figure comes from padding and waiting alone, on one GPU priced the same for all three.", r.cont.tokPerS/r.static.tokPerS),
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)}})
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }

@@ -219,11 +219,7 @@ func TestBatchingWorkEstimate(t *testing.T) {
 // beside the request-level dynamic batcher it shows, and a claims row
 // compares it with the continuous server.
 func TestBatchingTritonInflight(t *testing.T) {
-	v, err := lesson.ResolveChecked(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := lesson.Sim.Simulate(v)
+	s, _, err := lesson.Run(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,13 +59,7 @@ func init() { lessons.Register(lesson) }
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	run, err := runBlockTable(v)
-	if err != nil {
-		return nil, err
-	}
-	s := run.script()
-	s.Work = run.work
-	return s, nil
+	return lessons.ScriptOf(runBlockTable(v))
 }
 
 func kvBytes(dtype string) int {
@@ -294,7 +288,7 @@ func (r blockTableRun) tables(v tableView, focus, hl int, col *scene.Colours) sc
 		Title: fmt.Sprintf("Block tables (logical → physical) over the %d physical blocks of %d tokens", r.numBlocks, r.blockSize), Tables: bt, Grid: g}
 }
 
-func (r blockTableRun) script() *lessons.Script {
+func (r blockTableRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	col := scene.NewColours()
 	first := r.tables(r.start, -1, -1, col)
@@ -325,6 +319,7 @@ func (r blockTableRun) script() *lessons.Script {
 		})
 	}
 	s.Steps = append(s.Steps, r.lookupStep(col))
+	s.Work = r.work
 	return s
 }
 

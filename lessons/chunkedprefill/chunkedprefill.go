@@ -259,13 +259,7 @@ type chunkedPrefillRun struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runChunkedPrefill(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runChunkedPrefill(v))
 }
 
 // runChunkedPrefill runs the scenario without and with chunking, then with
@@ -533,7 +527,7 @@ func (r chunkedPrefillRun) claims() []lessons.Claim {
 	}}
 }
 
-func (r chunkedPrefillRun) script() *lessons.Script {
+func (r chunkedPrefillRun) Script() *lessons.Script {
 	whole, chunk, long, budget, stall := r.whole, r.chunk, r.long, r.budget, r.stall()
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Metrics = append(s.Metrics, append(r.costWhole.MetricsSuffixed("_unchunked", "Whole prefill"), r.costChunk.MetricsSuffixed("_chunked", "Chunked")...)...)
@@ -586,6 +580,7 @@ func (r chunkedPrefillRun) script() *lessons.Script {
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},
 	}}
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }
 

@@ -107,7 +107,7 @@ func TestSchedulerLessonsFollowGraphMode(t *testing.T) {
 func TestChunkedPrefillPictureMatchesNarration(t *testing.T) {
 	for _, set := range []map[string]string{nil, {"decodes": "32", "chunk_size": "1024"}, {"long_prompt": "8000", "chunk_size": "256"}} {
 		r := runChunked(t, set)
-		s := r.script()
+		s := r.Script()
 		var chunks []int
 		for _, sc := range s.Steps[2].Scenes {
 			if sc.ID != "gpu" {

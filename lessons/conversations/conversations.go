@@ -121,11 +121,7 @@ func convG1Blocks(v lessons.Values, e *kit.Engine) int {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runConversations(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runConversations(v))
 }
 
 // convServed is one run: without or with the host tier.

@@ -11,7 +11,7 @@ import (
 // The conversations lesson's script: the stream on G1 alone, the quiz,
 // the host tier's reloads, TTFT by turn for both, and the claim.
 
-func (r *conversationsRun) script() *lessons.Script {
+func (r *conversationsRun) Script() *lessons.Script {
 	s := &lessons.Script{Work: r.work}
 	s.Steps = []lessons.Step{r.streamStep(), r.g1Step(), r.reloadStep(), r.byTurnStep(), r.claimStep()}
 	s.Metrics = []lessons.Metric{

@@ -102,13 +102,7 @@ func compareHorizon(n, prompt, output, b int) int {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	run, err := runCowFork(v)
-	if err != nil {
-		return nil, err
-	}
-	s := run.script()
-	s.Work = run.work
-	return s, nil
+	return lessons.ScriptOf(runCowFork(v))
 }
 
 // ---- Simulation: the typed run ----
@@ -550,7 +544,7 @@ func blockSubject(text string, p int, label string) forkSubject {
 	return forkSubject{text, "block:" + strconv.Itoa(p), label}
 }
 
-func (r cowForkRun) script() *lessons.Script {
+func (r cowForkRun) Script() *lessons.Script {
 	f := &forkText{cowForkRun: r, prevRefs: map[int]int{}, colours: scene.NewColours()}
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	full := r.promptLen / r.b
@@ -586,6 +580,7 @@ func (r cowForkRun) script() *lessons.Script {
 	}
 	s.Steps = f.steps
 	s.Steps[len(s.Steps)-1].Scenes = append(s.Steps[len(s.Steps)-1].Scenes, kit.ClaimsTable(s.Claims))
+	s.Work = r.work
 	return s
 }
 

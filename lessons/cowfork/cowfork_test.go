@@ -101,11 +101,7 @@ func TestCowForkPrefixMissReason(t *testing.T) {
 	for _, c := range []struct {
 		prompt, want string
 	}{{"40", "hashes full blocks only"}, {"48", "all tokens but the last"}} {
-		v, err := lesson.ResolveChecked(map[string]string{"mode": "prefix", "prompt": c.prompt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := lesson.Sim.Simulate(v)
+		s, _, err := lesson.Run(map[string]string{"mode": "prefix", "prompt": c.prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +142,7 @@ func TestCowForkBeamSearch(t *testing.T) {
 	if r.beamSaved <= r.parallelSaved+0.1 {
 		t.Errorf("beam search saves %.1f%%, parallel sampling %.1f%%: want beams well ahead over a long output", 100*r.beamSaved, 100*r.parallelSaved)
 	}
-	s := r.script()
+	s := r.Script()
 	for key, want := range map[string]float64{"beam_saved_mean_pct": kit.Round2(100 * r.beamSaved), "parallel_saved_mean_pct": kit.Round2(100 * r.parallelSaved)} {
 		if got, ok := s.Metric(key); !ok || got != want {
 			t.Errorf("%s = %v, want %v", key, got, want)

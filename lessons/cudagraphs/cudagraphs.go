@@ -447,13 +447,7 @@ func (r graphsRun) work() int64 {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runCUDAGraphs(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work()
-	return s, nil
+	return lessons.ScriptOf(runCUDAGraphs(v))
 }
 
 // runCUDAGraphs prices the lesson's decode step in every mode, sweeps the
@@ -873,10 +867,11 @@ func (r graphsRun) captureText() string {
 		r.e.mode, c.FullGraphs+c.PiecewiseGraphs, c.Seconds, c.Bytes/(1<<30))
 }
 
-func (r graphsRun) script() *lessons.Script {
+func (r graphsRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = append(r.dispatchSteps(), r.graphSteps(s.Claims)...)
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work()
 	return s
 }
 

@@ -184,11 +184,7 @@ func TestCUDAGraphsScenes(t *testing.T) {
 // step says so, naming v0.21.0, whose profiler estimate takes it off the
 // KV cache, and the headroom before it.
 func TestCUDAGraphsMemoryVersion(t *testing.T) {
-	v, err := lesson.ResolveChecked(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := lesson.Sim.Simulate(v)
+	s, _, err := lesson.Run(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -274,11 +274,7 @@ type linkSweep struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runDisaggregation(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runDisaggregation(v))
 }
 
 // runDisaggregation serves the knobs' stream on both deployments and prices
@@ -512,7 +508,7 @@ func disaggCosts(v lessons.Values, g hardware.GPU, dep disaggDeployment, c *clus
 	return mono, dis
 }
 
-func (r *disaggRun) script() *lessons.Script {
+func (r *disaggRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Metrics = append(s.Metrics, append(r.costMono.MetricsSuffixed("_monolithic", "Monolithic"), r.costDis.MetricsSuffixed("_disagg", "Disaggregated")...)...)
 	s.Steps = r.steps()

@@ -64,11 +64,7 @@ func init() { lessons.Register(lesson) }
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runEngines(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runEngines(v))
 }
 
 // The engines' defaults the lesson runs (docs/SOURCES.md):

@@ -17,7 +17,7 @@ import (
 
 const engScene = "engines"
 
-func (r *enginesRun) script() *lessons.Script {
+func (r *enginesRun) Script() *lessons.Script {
 	var steps []lessons.Step
 	steps = append(steps, r.introStep())
 	for k, t := range r.times {

@@ -53,7 +53,7 @@ func BenchmarkGarage1000Phases(b *testing.B) {
 		}},
 		{"choose", func() error { chooseTicks(served); return nil }},
 		{"capture", func() error { return captureGarage(s, served, ticks) }},
-		{"script", func() error { run.script(); return nil }},
+		{"script", func() error { run.Script(); return nil }},
 	}
 	for _, p := range phases {
 		b.Run(p.name, func(b *testing.B) {

@@ -106,15 +106,7 @@ func checkGarage(v lessons.Values) error {
 // page's WebAssembly leaves it out (see lessons.Simulation).
 type sim struct{}
 
-func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	run, err := runGarage(v)
-	if err != nil {
-		return nil, err
-	}
-	s := run.script()
-	s.Work = run.work
-	return s, nil
-}
+func (sim) Simulate(v lessons.Values) (*lessons.Script, error) { return lessons.ScriptOf(runGarage(v)) }
 
 // ---- Simulation: the typed run ----
 

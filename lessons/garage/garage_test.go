@@ -118,7 +118,7 @@ func TestGarageProperties(t *testing.T) {
 				t.Errorf("%v: %d of %d requests served", set, served, len(run.setup.reqs))
 			}
 		}
-		if s := run.script(); len(s.Steps) < 3 {
+		if s := run.Script(); len(s.Steps) < 3 {
 			t.Errorf("%v: only %d steps", set, len(s.Steps))
 		}
 	}
@@ -189,7 +189,7 @@ func TestGarageRunsTheArticleSetup(t *testing.T) {
 	if run.article != run.figures {
 		t.Errorf("the claims' article figures %+v are not this run's %+v", run.article, run.figures)
 	}
-	script := run.script()
+	script := run.Script()
 	if intro := script.Steps[0].Narration; !strings.Contains(intro, "These are the article's numbers") || !strings.Contains(intro, "8,192") {
 		t.Errorf("the introduction does not say it runs the article's setup: %q", intro)
 	}
@@ -203,7 +203,7 @@ func TestGarageRunsTheArticleSetup(t *testing.T) {
 	if other.isArticle || other.article != run.figures || other.figures.contigAdmitted != 16 {
 		t.Errorf("max_context=2048: article figures %+v, own %d contiguous streams; want the article's beside 16", other.article, other.figures.contigAdmitted)
 	}
-	if intro := other.script().Steps[0].Narration; !strings.Contains(intro, "The article's setup is the defaults") {
+	if intro := other.Script().Steps[0].Narration; !strings.Contains(intro, "The article's setup is the defaults") {
 		t.Errorf("a non-default run does not point to the article's setup: %q", intro)
 	}
 }
@@ -279,7 +279,7 @@ func finishedOnce(t *testing.T, h *record.History) int {
 // the loop recorded it.
 func TestGarageCardsShowTheLoopState(t *testing.T) {
 	run := garageRunOf(t, map[string]string{"requests": "120", "reserve": "exact"})
-	s := run.script()
+	s := run.Script()
 	for i, tick := range run.ticks {
 		st := s.Steps[i+1] // after the introduction
 		var cards []scene.Card

@@ -35,7 +35,7 @@ type garageText struct {
 	on     []int
 }
 
-func (r garageRun) script() *lessons.Script {
+func (r garageRun) Script() *lessons.Script {
 	g := &garageText{garageRun: &r, labels: make([]string, len(r.setup.reqs)), colours: scene.NewColours(), colour: make([]int, len(r.setup.reqs))}
 	for i := range g.labels {
 		g.labels[i] = kit.ReqName(i)
@@ -52,6 +52,7 @@ func (r garageRun) script() *lessons.Script {
 	}
 	s.Steps = append(s.Steps, steps...)
 	s.Steps = append(s.Steps, g.summaryStep(s))
+	s.Work = r.work
 	return s
 }
 

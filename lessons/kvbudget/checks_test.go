@@ -54,7 +54,7 @@ func kvBudgetNarration(r kvBudgetRun) (out lessontest.Problems) {
 	if fit != int(math.Floor(p.Concurrency)) {
 		out.Addf("narrated concurrency %.2f, but %d requests of %d tokens fit the %d blocks", p.Concurrency, fit, b.MaxModelLen, p.Blocks)
 	}
-	if s := r.script(); !lessontest.Narrates(s, fmt.Sprintf("holds %s blocks", kit.Comma(int(p.Blocks)))) || !lessontest.Narrates(s, fmt.Sprintf("GPU KV cache size: %s tokens", kit.Comma(int(p.Tokens)))) {
+	if s := r.Script(); !lessontest.Narrates(s, fmt.Sprintf("holds %s blocks", kit.Comma(int(p.Blocks)))) || !lessontest.Narrates(s, fmt.Sprintf("GPU KV cache size: %s tokens", kit.Comma(int(p.Tokens)))) {
 		out.Addf("the narration does not state the %d blocks and %d tokens", p.Blocks, p.Tokens)
 	}
 	return out

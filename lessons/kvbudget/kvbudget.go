@@ -219,13 +219,7 @@ type kvBudgetRun struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runKVBudget(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runKVBudget(v))
 }
 
 // kvReferences are one model of each attention kind, of similar size.
@@ -770,7 +764,7 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-func (r kvBudgetRun) script() *lessons.Script {
+func (r kvBudgetRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = append(s.Steps, r.budgetSteps()...)
 	s.Steps = append(s.Steps, r.perTokenSteps()...)
@@ -780,5 +774,6 @@ func (r kvBudgetRun) script() *lessons.Script {
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},
 	})
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }

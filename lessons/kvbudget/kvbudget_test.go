@@ -208,7 +208,7 @@ func TestKVBudgetEngineMemoryH200(t *testing.T) {
 	if got := float64(r.budget.TotalBytes) / hardware.GiB; math.Abs(got-139.80) > 1e-9 {
 		t.Errorf("total %.2f GiB, want PyTorch's 139.80", got)
 	}
-	n := r.script().Steps[0].Narration
+	n := r.Script().Steps[0].Narration
 	if !strings.Contains(n, "139.80 GiB") || strings.Contains(n, "a little less") {
 		t.Errorf("step 1: %q", n)
 	}
@@ -240,7 +240,7 @@ func TestKVBudgetCUDAGraphEstimate(t *testing.T) {
 		r    kvBudgetRun
 		want string
 	}{{off, "before v0.21.0"}, {on, "since vLLM v0.21.0"}} {
-		if n := c.r.script().Steps[0].Narration; !strings.Contains(n, c.want) {
+		if n := c.r.Script().Steps[0].Narration; !strings.Contains(n, c.want) {
 			t.Errorf("step 1 does not say %q: %q", c.want, n)
 		}
 	}

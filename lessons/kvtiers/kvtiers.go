@@ -174,11 +174,7 @@ type diskFilterRow struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runKVTiers(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runKVTiers(v))
 }
 
 // runKVTiers prices the prompt's prefix on every tier and recomputed.
@@ -313,7 +309,7 @@ func (r *kvTiersRun) articleFetch(m int) float64 {
 	return articleTiers[m].latency + r.bytes/articleTiers[m].bw
 }
 
-func (r *kvTiersRun) script() *lessons.Script {
+func (r *kvTiersRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = r.steps()
 	kit.IndexCursors(s.Steps)

@@ -322,13 +322,7 @@ type measuringRun struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runMeasuring(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runMeasuring(v))
 }
 
 // runMeasuring serves a Poisson chat workload at each rate of the sweep.
@@ -627,7 +621,7 @@ func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) lessons.Step {
 	}
 }
 
-func (r measuringRun) script() *lessons.Script {
+func (r measuringRun) Script() *lessons.Script {
 	// The SLO as a band: everything under it meets it (the TTFT axis is
 	// logarithmic, so its band starts at 1 ms, below every point).
 	sloTTFT := scene.Guide{ID: "slo", Axis: "y", From: min(1, r.sloTTFT/2), To: r.sloTTFT, Label: fmt.Sprintf("meets the SLO: TTFT ≤ %g ms", r.sloTTFT)}
@@ -688,5 +682,6 @@ func (r measuringRun) script() *lessons.Script {
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},
 	})
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }

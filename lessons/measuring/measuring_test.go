@@ -88,7 +88,7 @@ func TestMeasuringSaturationFollowsMaxNumSeqs(t *testing.T) {
 				t.Errorf("256 sequences at %v req/s: %d running at most, %d steps full with a queue", p.rate, p.peakRunning, p.atSeqs)
 			}
 		}
-		s := r.script()
+		s := r.Script()
 		if n := s.Steps[i+1].Narration; !strings.Contains(n, c.limit) {
 			t.Errorf("max_num_seqs %s: the %v req/s step does not say %q:\n%s", c.seqs, p.rate, c.limit, n)
 		}

@@ -57,13 +57,7 @@ func init() { lessons.Register(lesson) }
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runParallelism(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runParallelism(v))
 }
 
 // The comparisons' fixed settings: the report's Llama-3.1-405B w8a8 on

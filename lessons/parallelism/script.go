@@ -22,11 +22,12 @@ var gptFastTokS = [3]float64{21.3, 38.0, 62.5}
 
 func tokS(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + " tok/s" }
 
-func (r parallelismRun) script() *lessons.Script {
+func (r parallelismRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = []lessons.Step{r.layoutStep(), r.tpStep(), r.ppStep(), r.memoryStep(), r.reportStep(), r.fitStep(), r.nodeStep(),
 		{Title: "Report claim vs this model", Narration: "The report's mapping and the published figures on tensor parallelism, beside what this model computes for the same setups.", Scenes: []scene.Scene{kit.ClaimsTable(s.Claims)}}}
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }
 

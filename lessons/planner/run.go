@@ -19,11 +19,7 @@ import (
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runPlanner(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runPlanner(v))
 }
 
 // plannerRun is one day of load served three ways: by the SLA planner's

@@ -24,7 +24,7 @@ const (
 	seriesMono = "monolithic"
 )
 
-func (r *plannerRun) script() *lessons.Script {
+func (r *plannerRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = []lessons.Step{r.loadStep(), r.profileStep(), r.formulaStep(), r.replicasStep()}
 	s.Steps = append(s.Steps, r.regimeSteps()...)

@@ -155,11 +155,7 @@ type twistPair struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runPrefixCache(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runPrefixCache(v))
 }
 
 // runPrefixCache serves the lesson's requests through one radix tree, as
@@ -370,7 +366,7 @@ func drawnRefs(t *scene.RadixTree) map[string]bool {
 	return out
 }
 
-func (r *prefixCacheRun) script() *lessons.Script {
+func (r *prefixCacheRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Steps = append(r.treeSteps(), r.twistStep())
 	kit.IndexCursors(s.Steps)

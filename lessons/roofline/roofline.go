@@ -181,13 +181,7 @@ func maxDecodeBatch(g hardware.GPU, m hardware.Model, ctx, limit int) int {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runRoofline(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runRoofline(v))
 }
 
 // runRoofline prices the steps the lesson places on the rooflines.
@@ -404,7 +398,7 @@ func (r rooflineRun) metrics(within int) []lessons.Metric {
 	}
 }
 
-func (r rooflineRun) script() *lessons.Script {
+func (r rooflineRun) Script() *lessons.Script {
 	g, md, ridge := r.gpu, r.model, r.gpu.Ridge()
 	dec, one, pre := r.decode, r.decode1, r.prefill
 	valTable, within := r.validationTable()
@@ -477,6 +471,7 @@ func (r rooflineRun) script() *lessons.Script {
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},
 	}}
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }
 

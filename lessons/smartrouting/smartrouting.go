@@ -249,11 +249,7 @@ func (w *routeWatch) Route(req router.Request, ws []router.WorkerState) router.D
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runSmartRouting(v)
-	if err != nil {
-		return nil, err
-	}
-	return r.script(), nil
+	return lessons.ScriptOf(runSmartRouting(v))
 }
 
 // runSmartRouting routes the stream with every policy, and the overload
@@ -326,7 +322,7 @@ func runSmartRouting(v lessons.Values) (*smartRoutingRun, error) {
 	return r, nil
 }
 
-func (r *smartRoutingRun) script() *lessons.Script {
+func (r *smartRoutingRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
 	s.Metrics = append(s.Metrics, append(r.costRR.MetricsSuffixed("_round_robin", "Round robin"), r.costKV.MetricsSuffixed("_kv_aware", "KV-aware")...)...)
 	s.Steps = r.steps()

@@ -244,13 +244,7 @@ type specRun struct {
 type sim struct{}
 
 func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
-	r, err := runSpecDecoding(v)
-	if err != nil {
-		return nil, err
-	}
-	s := r.script()
-	s.Work = r.work
-	return s, nil
+	return lessons.ScriptOf(runSpecDecoding(v))
 }
 
 // specStripRounds is how many drawn rounds the strip shows.
@@ -673,7 +667,7 @@ func (r specRun) metrics() []lessons.Metric {
 	}
 }
 
-func (r specRun) script() *lessons.Script {
+func (r specRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims()}
 	s.Steps = append(s.Steps, r.openingSteps()...)
 	s.Steps = append(s.Steps, r.expectationSteps()...)
@@ -682,5 +676,6 @@ func (r specRun) script() *lessons.Script {
 		Narration: r.publishedWords(),
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims), r.leviathanTable()}})
 	kit.IndexCursors(s.Steps)
+	s.Work = r.work
 	return s
 }

@@ -35,7 +35,7 @@ func TestSpecDecodingExpectation(t *testing.T) {
 	for _, set := range []map[string]string{nil, {"alpha": "0.9", "gamma": "8", "rounds": "100000"}, {"alpha": "1", "gamma": "5"}, {"alpha": "0", "gamma": "3"}} {
 		r := runSpec(t, set)
 		e := specdec.ExpectedTokens(r.alpha, r.gamma)
-		s := r.script()
+		s := r.Script()
 		if got, _ := s.Metric("expected_tokens_per_pass"); got != kit.Round4(e) {
 			t.Errorf("%v: metric %v, formula %v", set, got, e)
 		}
@@ -232,7 +232,7 @@ func TestSpecDecodingCostCoefficientAddsUp(t *testing.T) {
 	cRE := regexp.MustCompile(`c = (?:[0-9.]+ ms / [0-9.]+ ms = )?([0-9]+\.[0-9]+)`)
 	for _, set := range []map[string]string{nil, {"batch": "16"}, {"tp": "8", "draft": "llama-3.1-8b"}} {
 		r := runSpec(t, set)
-		n := r.script().Steps[1].Narration
+		n := r.Script().Steps[1].Narration
 		d, c := num.FindStringSubmatch(n), cRE.FindStringSubmatch(n)
 		if d == nil || c == nil {
 			t.Fatalf("%v: step 2 states no draft step time and c: %q", set, n)
@@ -257,7 +257,7 @@ func TestSpecDecodingSetC(t *testing.T) {
 	if math.Abs(r.one.Speedup-want) > 0.02 {
 		t.Errorf("speedup %.3f, Theorem 3.8 with this verify pass gives %.3f", r.one.Speedup, want)
 	}
-	if got, _ := r.script().Metric("cost_coefficient"); got != 0.02 {
+	if got, _ := r.Script().Metric("cost_coefficient"); got != 0.02 {
 		t.Errorf("metric %v", got)
 	}
 	// Leviathan et al.'s twelve setups, priced at their c, land within 0.1

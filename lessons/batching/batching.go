@@ -127,7 +127,7 @@ func batchingWork(v lessons.Values, step float64, e *kit.Engine) int64 {
 		// Each batch's prefill is streamed; its decode steps are when
 		// its size has no full graph within max_batch_size.
 		per := kit.StepWork + b
-		if kit.StreamsDecode(cudagraph.New(e.Mode, slots, max(8192, slots*prompt)), int(math.Ceil(b))) {
+		if streamsDecode(cudagraph.New(e.Mode, slots, max(8192, slots*prompt)), int(math.Ceil(b))) {
 			per += streamed
 		}
 		w += batches * (float64(longest)*per + streamed)
@@ -142,7 +142,7 @@ func batchingWork(v lessons.Values, step float64, e *kit.Engine) int64 {
 		running := max(1, min(float64(seqs), rate*float64(advances)/float64(len(reqs))*step))
 		steps := float64(advances) / running
 		s := min(steps, float64(chunks))
-		if kit.StreamsDecode(cudagraph.New(e.Mode, seqs, 8192), int(math.Ceil(running))) {
+		if streamsDecode(cudagraph.New(e.Mode, seqs, 8192), int(math.Ceil(running))) {
 			s = steps
 		}
 		w += float64(advances) + steps*kit.StepWork + s*streamed
@@ -900,4 +900,11 @@ func (r batchingRun) Script() *lessons.Script {
 	kit.IndexCursors(s.Steps)
 	s.Work = r.work
 	return s
+}
+
+// streamsDecode reports whether a decode step of n sequences is streamed
+// by d: n pads to no captured size within max_num_seqs.
+func streamsDecode(d cudagraph.Dispatcher, n int) bool {
+	p, ok := d.Pad(n)
+	return d.Mode == cudagraph.None || !ok || (d.Mode != cudagraph.Full && p > d.MaxNumSeqs) || d.Mode == cudagraph.Piecewise
 }

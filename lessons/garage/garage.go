@@ -299,7 +299,7 @@ type garageFigures struct {
 func figuresOf(s garageSetup, r *garageServed) garageFigures {
 	p, c := &r.paged, &r.contig
 	ps, cs := p.Sums(), c.Sums()
-	meanLen := kit.Ratio(ps.Stored, ps.Resident)
+	meanLen := ratio(ps.Stored, ps.Resident)
 	total, longest := 0, 0
 	for _, q := range s.reqs {
 		total += q.Prompt + q.Output
@@ -311,7 +311,7 @@ func figuresOf(s garageSetup, r *garageServed) garageFigures {
 		pagedUtil: kit.Round2(100 * p.Utilization()), contigUtil: kit.Round2(100 * c.Utilization()),
 		pagedWaste: kit.Round2(100 * p.Waste()), contigWaste: kit.Round2(100 * c.Waste()),
 		wasteBound:   kit.Round2(100 * float64(s.b-1) / max(meanLen, 1)),
-		externalFrag: kit.Round2(100 * kit.Ratio(cs.Extra, cs.Pool)),
+		externalFrag: kit.Round2(100 * ratio(cs.Extra, cs.Pool)),
 		meanResident: kit.Round2(meanLen), meanRequest: kit.Round2(float64(total) / float64(len(s.reqs))),
 		pagedTicks: p.Len(), contigTicks: c.Len(), preempt: p.Preemptions(), longest: longest,
 	}
@@ -365,3 +365,11 @@ const maxGarageSteps = 18
 // each mechanism shows in either pool, each pool's fullest and last tick,
 // then evenly spaced busy ticks.
 func chooseTicks(r *garageServed) []int { return record.Pick(maxGarageSteps, &r.paged, &r.contig) }
+
+// ratio is a / b, or 0 when b is 0.
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

@@ -184,7 +184,7 @@ func (g *garageText) pagedText(w record.Window, t int, told teller, snap snapsho
 		parts = append(parts, admittedText(w.Admitted))
 	}
 	if len(w.Finished) > 0 {
-		txt := fmt.Sprintf("%s finished and returned %s blocks to the free queue", kit.ReqNames(w.Finished), kit.Plural(len(w.Finished), "its", "their"))
+		txt := fmt.Sprintf("%s finished and returned %s blocks to the free queue", reqNames(w.Finished), kit.Plural(len(w.Finished), "its", "their"))
 		parts = append(parts, txt)
 		if i, ok := freedBlock(snap, prev, w.Finished); ok {
 			*subj = append(*subj, subject{txt, blockRefOf(i), fmt.Sprintf("block %d: freed by %s", i, kit.ReqName(prev.owners[i]))})
@@ -198,7 +198,7 @@ func (g *garageText) pagedText(w record.Window, t int, told teller, snap snapsho
 		}
 	}
 	if len(w.Preempted) > 0 {
-		txt := fmt.Sprintf("%s preempted", kit.ReqNames(w.Preempted))
+		txt := fmt.Sprintf("%s preempted", reqNames(w.Preempted))
 		parts = append(parts, txt)
 		*subj = append([]subject{{txt, "queue:paged:" + kit.ReqName(w.Preempted[len(w.Preempted)-1]), kit.ReqName(w.Preempted[len(w.Preempted)-1]) + " preempted"}}, *subj...)
 	}
@@ -239,7 +239,7 @@ func admittedText(ids []int) string {
 	if len(ids) > 3 {
 		return fmt.Sprintf("admitted %d requests (%s)", len(ids), idRange(ids))
 	}
-	return "admitted " + kit.ReqNames(ids)
+	return "admitted " + reqNames(ids)
 }
 
 // idRange names requests for a title: "R12–R16" when they follow each
@@ -248,7 +248,7 @@ func idRange(ids []int) string {
 	if len(ids) > 2 && slices.IsSorted(ids) && ids[len(ids)-1]-ids[0] == len(ids)-1 {
 		return kit.ReqName(ids[0]) + "–" + kit.ReqName(ids[len(ids)-1])
 	}
-	return kit.ReqNames(ids)
+	return reqNames(ids)
 }
 
 // blockRefOf is the reference of physical block i.
@@ -307,13 +307,13 @@ func (g *garageText) contigText(w record.Window, t int, told teller, title strin
 	}
 	var parts []string
 	if len(w.Finished) > 0 {
-		parts = append(parts, fmt.Sprintf("%s finished, leaving %s", kit.ReqNames(w.Finished), kit.Plural(len(w.Finished), "a hole", "holes")))
+		parts = append(parts, fmt.Sprintf("%s finished, leaving %s", reqNames(w.Finished), kit.Plural(len(w.Finished), "a hole", "holes")))
 	}
 	if len(w.Admitted) > 0 {
 		parts = append(parts, admittedText(w.Admitted))
 	}
 	if len(w.Preempted) > 0 {
-		parts = append(parts, fmt.Sprintf("%s preempted", kit.ReqNames(w.Preempted)))
+		parts = append(parts, fmt.Sprintf("%s preempted", reqNames(w.Preempted)))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "requests kept decoding inside their reservations")
@@ -677,4 +677,18 @@ func (g *garageText) summaryStep(s *lessons.Script) lessons.Step {
 		},
 		Cursor: float64(last),
 	}
+}
+
+// reqNames lists request labels, eliding the middle of long lists.
+func reqNames(ids []int) string {
+	const show = 6
+	parts := make([]string, 0, show+1)
+	for i, id := range ids {
+		if i == show-1 && len(ids) > show {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(ids)-i))
+			break
+		}
+		parts = append(parts, kit.ReqName(id))
+	}
+	return strings.Join(parts, ", ")
 }

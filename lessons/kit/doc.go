@@ -12,6 +12,7 @@
 // (Comma, MsText, Mention, MainScene, ClaimsTable). Its constants come from
 // core/hardware's cited profiles; the rules are stated beside each helper.
 //
-// A helper belongs here only when two lessons or more use it: what one
-// lesson needs stays in its own package.
+// A helper belongs here when two lessons or more use it, or when it states
+// a rule the kit owns (how a shared knob is read, how work and cost are
+// counted); what one lesson alone needs stays in its own package.
 package kit

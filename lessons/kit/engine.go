@@ -287,13 +287,6 @@ func GraphMode(v lessons.Values) cudagraph.Mode {
 	return mode
 }
 
-// StreamsDecode reports whether a decode step of n sequences is streamed
-// by d: n pads to no captured size within max_num_seqs.
-func StreamsDecode(d cudagraph.Dispatcher, n int) bool {
-	p, ok := d.Pad(n)
-	return d.Mode == cudagraph.None || !ok || (d.Mode != cudagraph.Full && p > d.MaxNumSeqs) || d.Mode == cudagraph.Piecewise
-}
-
 // MaxFitting is the largest n in [0, limit] for which fits holds, given
 // that it holds for every smaller n (a batch that fits stays fitting when
 // smaller): 0 when even 1 does not.

@@ -38,20 +38,6 @@ func Uniform(r *rand.Rand, lo, hi int) int {
 // ReqName is how requests are labelled everywhere: R1, R2, …
 func ReqName(id int) string { return "R" + strconv.Itoa(id+1) }
 
-// ReqNames lists request labels, eliding the middle of long lists.
-func ReqNames(ids []int) string {
-	const show = 6
-	parts := make([]string, 0, show+1)
-	for i, id := range ids {
-		if i == show-1 && len(ids) > show {
-			parts = append(parts, fmt.Sprintf("… (%d more)", len(ids)-i))
-			break
-		}
-		parts = append(parts, ReqName(id))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // Comma formats an integer with thousands separators.
 func Comma(n int) string { return textfmt.Comma(n) }
 
@@ -103,13 +89,6 @@ func ChartScene(id, title string, c *scene.Chart, x float64) scene.Scene {
 	cc := *c
 	cc.Cursor = &x
 	return scene.Scene{Kind: scene.KindChart, ID: id, Title: title, Chart: &cc}
-}
-
-func Ratio(a, b int64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
 }
 
 // ClaimsTable renders claims as a table scene.

@@ -30,11 +30,11 @@ import (
 // deployment the same number of simulations, at most capacityProbes − 1,
 // and none when not even one fits (the capacity step then says why).
 const (
-	capacityProbesDisagg = 8
-	capacitySpan         = 8.0
-	// capacityResolutionDisagg stops a bisection once the bracket is
+	capacityProbes = 8
+	capacitySpan   = 8.0
+	// capacityResolution stops a bisection once the bracket is
 	// within 3%.
-	capacityResolutionDisagg = 0.03
+	capacityResolution = 0.03
 )
 
 // disaggCapacity is one deployment's capacity search.
@@ -64,7 +64,7 @@ type disaggCapacities struct {
 // disaggCapacityPlan is how many simulations each deployment's search may
 // run within the work bound: (ServingCheckWork − the run's work) over two
 // deployments' probes of RequestWork(probe stream) each, at most
-// capacityProbesDisagg − 1.
+// capacityProbes − 1.
 func disaggCapacityPlan(v lessons.Values) (sims, requests int, probeWork, left int64) {
 	wl := disaggLengths(v)
 	requests = len(wl)
@@ -73,7 +73,7 @@ func disaggCapacityPlan(v lessons.Values) (sims, requests int, probeWork, left i
 	if probeWork <= 0 || left <= 0 {
 		return 0, requests, probeWork, max(left, 0)
 	}
-	return int(min(int64(capacityProbesDisagg-1), left/(2*probeWork))), requests, probeWork, left
+	return int(min(int64(capacityProbes-1), left/(2*probeWork))), requests, probeWork, left
 }
 
 // searchCapacities runs both deployments' capacity searches for the run r
@@ -116,7 +116,7 @@ func searchCapacities(v lessons.Values, set *disaggSetup, r *disaggRun) (disaggC
 			}
 		}
 		var err error
-		c.cap, err = slo.Search{Lo: c.lo, Hi: c.hi, Probes: probes, Resolution: capacityResolutionDisagg}.Run(out.objective, probe)
+		c.cap, err = slo.Search{Lo: c.lo, Hi: c.hi, Probes: probes, Resolution: capacityResolution}.Run(out.objective, probe)
 		return err
 	}
 	if err := search(set.monoCfg, r.compared.Monolithic, &out.mono); err != nil {

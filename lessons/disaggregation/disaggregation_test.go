@@ -229,7 +229,7 @@ func TestDisaggregationCapacityBound(t *testing.T) {
 			t.Fatal(errs)
 		}
 		sims, _, probe, left := disaggCapacityPlan(v)
-		if sims < 0 || sims > capacityProbesDisagg-1 || int64(sims)*2*probe > left {
+		if sims < 0 || sims > capacityProbes-1 || int64(sims)*2*probe > left {
 			t.Errorf("%v: %d simulations of %d work each within %d left", set, sims, probe, left)
 		}
 	}

@@ -10,6 +10,7 @@ package kvbudget
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -651,16 +652,9 @@ func (r kvBudgetRun) validationCounts() (within int, worstArith float64) {
 		if c.Within() {
 			within++
 		}
-		worstArith = max(worstArith, abs(c.ArithmeticError))
+		worstArith = max(worstArith, math.Abs(c.ArithmeticError))
 	}
 	return within, worstArith
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func (r kvBudgetRun) validationStep() lessons.Step {

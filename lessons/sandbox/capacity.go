@@ -38,10 +38,10 @@ import (
 // runs) fits in ServingCheckWork less the run's estimate; when not even
 // the far end fits, the capacity is left out and the step says why.
 const (
-	// sandboxProbes is the most rates a search judges: the run at rate,
+	// capacityProbes is the most rates a search judges: the run at rate,
 	// the far end and five bisections, which leave the capacity within a
 	// factor 16^(1/32) (9%) when attainment falls with the rate.
-	sandboxProbes = 7
+	capacityProbes = 7
 	// sandboxPrecision is the bracket a span is chosen to leave: 2^(1/4),
 	// 19%.
 	sandboxPrecision = 1.189207115002721
@@ -124,7 +124,7 @@ func sandboxPlan(v lessons.Values, est int64) (probes int, work float64, ok bool
 		return w
 	}
 	room := float64(kit.ServingCheckWork - est)
-	for p := sandboxProbes; p >= slo.MinProbes; p-- {
+	for p := capacityProbes; p >= slo.MinProbes; p-- {
 		up, down := sandboxSearches(rate, p)
 		if w := max(up.MaxCost(cost), down.MaxCost(cost)); w <= room {
 			return p, w, true

@@ -1,4 +1,4 @@
-package lessons
+package lessons_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // A trace replaces the requests a lesson's workload knobs generate, so
@@ -20,7 +21,7 @@ func TestTraceIgnoresHaveNoEffect(t *testing.T) {
 	for i := range 12 {
 		trace = append(trace, workload.Request{ID: i, Arrival: float64(i) * 0.2, Prompt: 400 + 30*i, Output: 24})
 	}
-	for _, l := range All() {
+	for _, l := range lessons.All() {
 		if !l.TakesTrace() {
 			if len(l.TraceIgnores) > 0 {
 				t.Errorf("%s takes no trace but lists knobs a trace ignores", l.Slug)
@@ -54,7 +55,7 @@ func TestTraceIgnoresHaveNoEffect(t *testing.T) {
 				t.Errorf("%s: %s=%s changed a trace run: it is not a knob the trace replaces", l.Slug, k, other)
 			}
 			err = l.CheckTraceKnobs(map[string]string{k: other, "seed": "7"})
-			var pe *ParamError
+			var pe *lessons.ParamError
 			if !errors.As(err, &pe) || pe.Key != k || !strings.Contains(err.Error(), "no value with a trace") {
 				t.Errorf("%s: CheckTraceKnobs(%s=%s) = %v, want it refused", l.Slug, k, other, err)
 			}
@@ -67,20 +68,20 @@ func TestTraceIgnoresHaveNoEffect(t *testing.T) {
 
 // otherValue is a value of p other than its default that the lesson's
 // checks accept with every other knob at its default.
-func otherValue(l *Lesson, p Param) string {
-	cands := []string{p.format(p.Min), p.format(p.Max)}
-	if p.Kind == Choice {
+func otherValue(l *lessons.Lesson, p lessons.Param) string {
+	cands := []string{p.Format(p.Min), p.Format(p.Max)}
+	if p.Kind == lessons.Choice {
 		cands = p.Choices[1:]
 	}
 	for _, c := range cands {
-		if _, err := l.resolveChecked(map[string]string{p.Key: c}); err == nil && c != p.DefaultText() {
+		if _, err := l.ResolveChecked(map[string]string{p.Key: c}); err == nil && c != p.DefaultText() {
 			return c
 		}
 	}
 	return cands[0]
 }
 
-func scriptText(t *testing.T, s *Script) string {
+func scriptText(t *testing.T, s *lessons.Script) string {
 	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {

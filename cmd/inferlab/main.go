@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 func main() {

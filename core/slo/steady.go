@@ -48,16 +48,29 @@ import (
 //     the ladder: they never move a probe while the capacity lies between
 //     them, so neither a wider range nor a grid of rates to chart changes
 //     the answer.
+//   - The answer inside the bracket. A seed's capacity is read where the
+//     limit that failed at the bracket's top crosses its limit, on a line
+//     between the two probes (the limit's relative margin against the
+//     logarithm of the rate), so it lies between the highest rate that met
+//     the objective and the lowest that did not. Reporting the bracket's
+//     bottom instead would quantize every seed's answer to the bisection's
+//     grid (steps of about Tolerance), and the median over seeds would jump
+//     by whole steps.
 //   - Seeds. Every seed draws another workload; the capacity is the median
 //     of the seeds' and the spread their range. The seeds after the first
-//     start at the first one's capacity and climb in steps of 1 + 4 ×
-//     Tolerance, doubling the step each time, since their answers lie near.
+//     start at the first one's capacity and climb in steps of 1 + 2 ×
+//     Tolerance (laterStep), squaring the step each time, since their
+//     answers lie near: three probes when a seed's capacity lies within
+//     that step of the first one's.
 
 // Shares of a probe's requests, by arrival, that the judgement leaves out.
 const (
 	WarmUpShare = 0.1
 	DrainShare  = 0.1
 )
+
+// laterStep is the first rung of the seeds after the first, in tolerances.
+const laterStep = 2
 
 // DefaultMedianWait is the limit on the median scheduling delay, in
 // seconds, that Steady applies to an objective that bounds no waiting:
@@ -90,7 +103,15 @@ type Steady struct {
 	Seeds []uint64
 	// MinRequests and MaxRequests bound a probe's run length.
 	MinRequests, MaxRequests int
+	// Afford, when set, is asked before every probe whether a run of
+	// requests at rate fits what the caller may still spend; the search
+	// stops at the first probe it refuses (SteadyCapacity.Truncated), so a
+	// caller bounds its cost without knowing the answer in advance.
+	Afford func(rate float64, requests int) bool
 }
+
+// errUnaffordable stops a search at a probe Afford refused.
+var errUnaffordable = errors.New("slo: the probe does not fit the search's budget")
 
 // Check reports settings the search cannot use.
 func (s Steady) Check() error {
@@ -179,23 +200,46 @@ type SteadyOutcome struct {
 // SeedCapacity is one seed's search.
 type SeedCapacity struct {
 	Seed uint64
-	// Rate is the highest probed rate that met the objective; 0 when even
+	// Met is the highest probed rate that met the objective; 0 when even
 	// Min did not.
-	Rate float64
-	// Above is the lowest probed rate above Rate that did not; 0 when Max
+	Met float64
+	// Above is the lowest probed rate above Met that did not; 0 when Max
 	// met it.
 	Above float64
-	Runs  []SteadyOutcome
+	// Rate is the seed's capacity: where the limit that failed at Above
+	// crosses its limit, between Met and Above; Met when Above is 0 (the
+	// capacity is at least Max), 0 when Met is.
+	Rate float64
+	Runs []SteadyOutcome
+	// Complete reports that the search closed its bracket (within the
+	// tolerance, or at Min or Max); a seed Afford stopped is not.
+	Complete bool
 }
 
 // SteadyCapacity is a search's answer over its seeds.
 type SteadyCapacity struct {
-	// Rate is the median of the seeds' capacities (the lower of the two
-	// middle ones for an even count), req/s.
+	// Rate is the median of the complete seeds' capacities (the lower of
+	// the two middle ones for an even count), req/s; with no complete seed,
+	// the first seed's answer so far.
 	Rate float64
-	// Low and High are the lowest and highest seed's.
+	// Low and High are the lowest and highest complete seed's.
 	Low, High float64
-	Seeds     []SeedCapacity
+	// Seeds are the seeds searched, in order; the last may be incomplete.
+	Seeds []SeedCapacity
+	// Truncated reports that Afford stopped the search before every seed
+	// was complete.
+	Truncated bool
+}
+
+// Complete counts the seeds whose search closed its bracket.
+func (c SteadyCapacity) Complete() int {
+	n := 0
+	for _, sc := range c.Seeds {
+		if sc.Complete {
+			n++
+		}
+	}
+	return n
 }
 
 // Spread is (High − Low) / Rate: how far the seeds disagree; 0 at a rate
@@ -207,18 +251,19 @@ func (c SteadyCapacity) Spread() float64 {
 	return (c.High - c.Low) / c.Rate
 }
 
-// BelowRange reports that even Min missed the objective on the median seed.
+// BelowRange reports that even Min missed the objective on the median
+// seed (or, with no seed complete, that no probe met it).
 func (c SteadyCapacity) BelowRange() bool { return c.Rate == 0 }
 
-// AboveRange reports that Max met it on at least half the seeds.
+// AboveRange reports that Max met it on at least half the complete seeds.
 func (c SteadyCapacity) AboveRange() bool {
 	n := 0
 	for _, sc := range c.Seeds {
-		if sc.Above == 0 {
+		if sc.Complete && sc.Above == 0 && sc.Met > 0 {
 			n++
 		}
 	}
-	return 2*n >= len(c.Seeds) && len(c.Seeds) > 0
+	return n > 0 && 2*n >= c.Complete()
 }
 
 // Probes counts the probes run over every seed.
@@ -270,18 +315,29 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 	var c SteadyCapacity
 	for i, seed := range s.Seeds {
 		start, step := s.Start, 2.0
-		if i > 0 && first(c.Seeds).Rate > 0 && first(c.Seeds).Above > 0 {
-			start, step = first(c.Seeds).Rate, 1+4*s.Tolerance
+		if i > 0 && first(c.Seeds).Met > 0 && first(c.Seeds).Above > 0 {
+			start, step = first(c.Seeds).Rate, 1+laterStep*s.Tolerance
 		}
 		sc, err := s.seed(judged, trial, seed, start, step)
 		c.Seeds = append(c.Seeds, sc)
+		if errors.Is(err, errUnaffordable) {
+			c.Truncated = true
+			break
+		}
 		if err != nil {
 			return c, err
 		}
 	}
-	rates := make([]float64, len(c.Seeds))
-	for i, sc := range c.Seeds {
-		rates[i] = sc.Rate
+	var rates []float64
+	for _, sc := range c.Seeds {
+		if sc.Complete {
+			rates = append(rates, sc.Rate)
+		}
+	}
+	if len(rates) == 0 {
+		sc := first(c.Seeds)
+		c.Rate, c.Low, c.High = sc.Rate, sc.Rate, sc.Rate
+		return c, nil
 	}
 	slices.Sort(rates)
 	c.Rate, c.Low, c.High = rates[(len(rates)-1)/2], rates[0], rates[len(rates)-1]
@@ -292,10 +348,25 @@ func first(s []SeedCapacity) SeedCapacity { return s[0] }
 
 // seed is one seed's search from start, its ladder climbing by step (the
 // step squaring each rung) and then bisecting.
-func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64) (SeedCapacity, error) {
-	sc := SeedCapacity{Seed: seed}
+func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64) (sc SeedCapacity, err error) {
+	sc.Seed = seed
+	lo, hi := 0.0, 0.0 // the highest rate met, the lowest missed above it
+	// Whatever ends the search, the seed reports the bracket it reached.
+	defer func() {
+		sc.Met, sc.Above = lo, hi
+		switch {
+		case lo > 0 && hi > 0:
+			sc.Rate = crossing(o, sc.outcomeAt(lo), sc.outcomeAt(hi))
+		default:
+			sc.Rate = lo
+		}
+		sc.Complete = err == nil
+	}()
 	try := func(rate float64) (bool, error) {
 		n := s.Requests(o, rate)
+		if s.Afford != nil && !s.Afford(rate, n) {
+			return false, errUnaffordable
+		}
 		rs, err := trial(rate, n, seed)
 		if err != nil {
 			return false, err
@@ -305,6 +376,11 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		}
 		out := SteadyOutcome{Outcome: o.JudgeSteady(rate, rs), Seed: seed, Served: len(rs), Overload: exposes(o, rate, n)}
 		sc.Runs = append(sc.Runs, out)
+		if out.Meets {
+			lo = rate
+		} else {
+			hi = rate
+		}
 		return out.Meets, nil
 	}
 	rate := min(max(start, s.Min), s.Max)
@@ -312,24 +388,16 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 	if err != nil {
 		return sc, err
 	}
-	lo, hi := 0.0, 0.0
-	if ok {
-		lo = rate
-	} else {
-		hi = rate
-	}
 	// The ladder: up from a rate that met the objective, down from one
 	// that missed, until the other side is found or a bound is reached.
 	for f := step; lo == 0 || hi == 0; f *= f {
 		if ok {
 			if lo == s.Max {
-				sc.Rate = lo
 				return sc, nil // the capacity is at least Max
 			}
 			rate = min(lo*f, s.Max)
 		} else {
 			if hi == s.Min {
-				sc.Above = hi
 				return sc, nil // even Min misses
 			}
 			rate = max(hi/f, s.Min)
@@ -337,29 +405,69 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		if ok, err = try(rate); err != nil {
 			return sc, err
 		}
-		if ok {
-			lo = rate
-		} else {
-			hi = rate
-		}
 	}
 	for hi > lo*(1+s.Tolerance) {
 		mid := math.Sqrt(lo * hi)
 		if !(mid > lo && mid < hi) {
 			break // as narrow as float64 allows
 		}
-		ok, err := try(mid)
-		if err != nil {
+		if _, err := try(mid); err != nil {
 			return sc, err
 		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
+	}
+	return sc, nil
+}
+
+// outcomeAt is the seed's probe at rate (the last one there).
+func (sc SeedCapacity) outcomeAt(rate float64) Outcome {
+	for i := len(sc.Runs) - 1; i >= 0; i-- {
+		if sc.Runs[i].Rate == rate {
+			return sc.Runs[i].Outcome
 		}
 	}
-	sc.Rate, sc.Above = lo, hi
-	return sc, nil
+	return Outcome{Rate: rate}
+}
+
+// margins are an outcome's distance past each of o's limits, as a share
+// of the limit (attainment: the share of requests short of the target),
+// in the order attainment, p99 TBT, median wait; negative within a limit,
+// and 0 for a limit o does not set.
+func margins(o Objective, out Outcome) [3]float64 {
+	var m [3]float64
+	if o.TTFT > 0 || o.TPOT > 0 {
+		m[0] = o.target() - out.Attainment
+	}
+	if o.P99TBT > 0 {
+		m[1] = out.P99TBT/o.P99TBT - 1
+	}
+	if o.MedianWait > 0 {
+		m[2] = out.MedianWait/o.MedianWait - 1
+	}
+	return m
+}
+
+// crossing is where, between a probe that met o (at) and the next one up
+// that did not (above), the first limit to fail crosses it: for each limit
+// past at above, the rate where its margin, drawn as a line against the
+// logarithm of the rate, reaches 0; the lowest of them. Within
+// [at.Rate, above.Rate].
+func crossing(o Objective, at, above Outcome) float64 {
+	lo, hi := margins(o, at), margins(o, above)
+	best := math.Inf(1)
+	for i := range lo {
+		if !(hi[i] > 0) {
+			continue
+		}
+		f := 0.0 // a limit at the very edge at the bottom crosses there
+		if lo[i] < 0 {
+			f = -lo[i] / (hi[i] - lo[i])
+		}
+		best = min(best, at.Rate*math.Pow(above.Rate/at.Rate, f))
+	}
+	if math.IsInf(best, 1) {
+		return at.Rate // no limit failed above (it served no request)
+	}
+	return min(max(best, at.Rate), above.Rate)
 }
 
 // ladderRungs is the most rungs a ladder from start climbs or descends by
@@ -404,7 +512,7 @@ func (s Steady) MaxProbes() int {
 	rungs, widest := s.ladderRungs(s.Start, 2)
 	firstSeed := 1 + rungs + s.bisections(widest)
 	later := firstSeed
-	step := 1 + 4*s.Tolerance
+	step := 1 + laterStep*s.Tolerance
 	for _, from := range []float64{s.Min, s.Max} {
 		r, w := s.ladderRungs(from, step)
 		later = max(later, 1+r+s.bisections(w))

@@ -128,16 +128,16 @@ func TestSteadyDoesNotMoveWithTheRange(t *testing.T) {
 			t.Fatalf("trial %d: %d probes, MaxProbes %d", trial, got, base.MaxProbes())
 		}
 		for _, sc := range c.Seeds {
-			if sc.Above/sc.Rate > 1+base.Tolerance+1e-12 {
-				t.Fatalf("trial %d seed %d: bracket [%g, %g] wider than the tolerance", trial, sc.Seed, sc.Rate, sc.Above)
+			if sc.Above/sc.Met > 1+base.Tolerance+1e-12 || sc.Rate < sc.Met || sc.Rate > sc.Above {
+				t.Fatalf("trial %d seed %d: bracket [%g, %g] wider than the tolerance, or the capacity %g outside it", trial, sc.Seed, sc.Met, sc.Above, sc.Rate)
 			}
 			met, missed := false, false
 			for _, run := range sc.Runs {
-				met = met || run.Rate == sc.Rate && run.Meets
+				met = met || run.Rate == sc.Met && run.Meets
 				missed = missed || run.Rate == sc.Above && !run.Meets
 			}
 			if !met || !missed {
-				t.Fatalf("trial %d seed %d: %g met %v, %g missed %v", trial, sc.Seed, sc.Rate, met, sc.Above, missed)
+				t.Fatalf("trial %d seed %d: %g met %v, %g missed %v", trial, sc.Seed, sc.Met, met, sc.Above, missed)
 			}
 		}
 		wider, narrower, longer := base, base, base
@@ -256,5 +256,78 @@ func TestSteadyChecksAndErrors(t *testing.T) {
 	}
 	if _, err := ok.Run(Objective{MedianWait: -1}, (&queue{mean: 1, tokens: 2}).trial); err == nil {
 		t.Error("a negative wait limit ran")
+	}
+}
+
+// The capacity inside a bracket is where the first limit to fail crosses
+// it, on a line against the logarithm of the rate.
+func TestCrossing(t *testing.T) {
+	o := Objective{P99TBT: 0.1, MedianWait: 2}
+	for _, c := range []struct {
+		name      string
+		at, above Outcome
+		want      float64
+	}{
+		// p99 TBT 90 → 110 ms over 4 → 16 req/s: halfway in log rate, 8.
+		{"TBT", Outcome{Rate: 4, P99TBT: 0.09, MedianWait: 1}, Outcome{Rate: 16, P99TBT: 0.11, MedianWait: 1}, 8},
+		// The wait fails too, and first: a quarter of the way (1.5 → 3.5 s:
+		// margin -0.25 → +0.75), 4·4^0.25.
+		{"wait first", Outcome{Rate: 4, P99TBT: 0.09, MedianWait: 1.5}, Outcome{Rate: 16, P99TBT: 0.11, MedianWait: 3.5}, 4 * math.Pow(4, 0.25)},
+		// A limit met exactly at the bottom crosses there.
+		{"edge", Outcome{Rate: 4, P99TBT: 0.1}, Outcome{Rate: 16, P99TBT: 0.2}, 4},
+		// Nothing measured failed above (no request served): the bottom.
+		{"no failure", Outcome{Rate: 4}, Outcome{Rate: 16}, 4},
+	} {
+		if got := crossing(o, c.at, c.above); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: crossing %g, want %g", c.name, got, c.want)
+		}
+	}
+	// Attainment: 95% → 85% against a 90% target over 1 → 4: halfway, 2.
+	att := Objective{TTFT: 1}
+	if got := crossing(att, Outcome{Rate: 1, Attainment: 0.95}, Outcome{Rate: 4, Attainment: 0.85}); math.Abs(got-2) > 1e-9 {
+		t.Errorf("attainment crossing %g, want 2", got)
+	}
+}
+
+// Afford stops the search at the first probe it refuses: the seeds
+// finished so far give the answer, the one stopped keeps its bracket, and
+// the capacity says it was truncated; with no seed finished, the first
+// one's bracket so far is the answer.
+func TestSteadyAfford(t *testing.T) {
+	q := &queue{mean: 0.1, tokens: 4} // sustains 10 req/s
+	s := steady(5, 0.5, 80, 1, 2, 3)
+	full, err := s.Run(Objective{}, q.trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := len(full.Seeds[0].Runs)
+	probes := 0
+	s.Afford = func(float64, int) bool { probes++; return probes <= first+1 }
+	c, err := s.Run(Objective{}, q.trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Truncated || c.Complete() != 1 || len(c.Seeds) != 2 || c.Seeds[1].Complete || len(c.Seeds[1].Runs) != 1 {
+		t.Fatalf("truncated after %d probes: %+v", first+1, c)
+	}
+	if c.Rate != full.Seeds[0].Rate || c.Low != c.Rate || c.High != c.Rate {
+		t.Errorf("capacity %g from the one complete seed, want %g", c.Rate, full.Seeds[0].Rate)
+	}
+	probes = 0
+	s.Afford = func(float64, int) bool { probes++; return probes <= 2 }
+	c, err = s.Run(Objective{}, q.trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := c.Seeds[0]
+	if !c.Truncated || c.Complete() != 0 || sc.Complete || len(sc.Runs) != 2 {
+		t.Fatalf("truncated after 2 probes: %+v", c)
+	}
+	if sc.Met > 0 && sc.Above > 0 && !(sc.Rate >= sc.Met && sc.Rate <= sc.Above) || sc.Above == 0 && sc.Rate != sc.Met || c.Rate != sc.Rate {
+		t.Errorf("the first seed's partial answer %+v, capacity %g", sc, c.Rate)
+	}
+	s.Afford = func(float64, int) bool { return false }
+	if c, err := s.Run(Objective{}, q.trial); err != nil || !c.Truncated || c.Rate != 0 || len(c.Seeds[0].Runs) != 0 {
+		t.Errorf("nothing affordable: %+v, %v", c, err)
 	}
 }

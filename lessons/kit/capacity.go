@@ -10,6 +10,7 @@ import (
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/slo"
 	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // The capacity search the serving lessons share: core/slo's steady-state
@@ -39,7 +40,7 @@ const (
 	SearchSpan = 64
 	// SearchMinRequests and SearchMaxRequests bound a probe's run
 	// (slo.Steady's rule gives 800 requests judged at the median at 5%).
-	SearchMinRequests = 200
+	SearchMinRequests = 100
 	SearchMaxRequests = 3200
 )
 
@@ -133,14 +134,47 @@ func (s *Spend) Charge(cost int64, n int) {
 	}
 }
 
-// NewSearch is the shared search from start (req/s, the system's estimated
-// saturation rate) over the seeds seed, seed+1, …, spending from spend.
-func NewSearch(start float64, seed uint64, spend *Spend) slo.Steady {
-	seeds := make([]uint64, SearchSeeds)
+// Precision is how closely a search brackets each seed's capacity and
+// over how many seeds it takes the median.
+type Precision struct {
+	Tolerance float64
+	Seeds     int
+}
+
+// Precise is the shared search's precision (SearchTolerance,
+// SearchSeeds); Quick is the cluster lessons' in the page's budget: 10%
+// on one seed, runs a quarter as long, about a twentieth of the cost.
+var (
+	Precise = Precision{Tolerance: SearchTolerance, Seeds: SearchSeeds}
+	Quick   = Precision{Tolerance: 0.10, Seeds: 1}
+)
+
+// SearchParam picks a cluster lesson's search precision: a cluster run
+// costs about ten times a single engine's per request (each worker hashes
+// every prompt block for its prefix cache), so the precise search does not
+// fit the page's second.
+var SearchParam = lessons.Param{Key: "capacity_search", Label: "Capacity search",
+	Help: "quick: within 10% on one seed, within the page's budget (one seed's answer can lie a fifth from another's). precise: within 5%, the median of 5 seeds, as the measuring lesson searches: several seconds natively and longer in the page, which keeps its last figures, marked stale, until it is done.",
+	Kind: lessons.Choice, Choices: []string{"quick", "precise"}}
+
+// PrecisionOf is the precision the capacity_search knob picks (Precise
+// without the knob).
+func PrecisionOf(v lessons.Values) Precision {
+	if v.Has("capacity_search") && v.Choice("capacity_search") == "quick" {
+		return Quick
+	}
+	return Precise
+}
+
+// NewSearch is the shared search at precision p from start (req/s, the
+// system's estimated saturation rate) over the seeds seed, seed+1, …,
+// spending from spend.
+func NewSearch(p Precision, start float64, seed uint64, spend *Spend) slo.Steady {
+	seeds := make([]uint64, p.Seeds)
 	for i := range seeds {
 		seeds[i] = seed + uint64(i)
 	}
-	return slo.Steady{Start: start, Min: start / SearchSpan, Max: start * SearchSpan, Tolerance: SearchTolerance, Seeds: seeds,
+	return slo.Steady{Start: start, Min: start / SearchSpan, Max: start * SearchSpan, Tolerance: p.Tolerance, Seeds: seeds,
 		MinRequests: SearchMinRequests, MaxRequests: SearchMaxRequests, Afford: spend.Afford}
 }
 

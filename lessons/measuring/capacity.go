@@ -81,7 +81,7 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 		return served, nil
 	}
 	start := kit.StartRate(timer, lengths.draw(startSample, 1, seed), seqs, int64(e.KVBlocks)*16, budget, o)
-	r.search = kit.NewSearch(start, seed, spend)
+	r.search = kit.NewSearch(kit.Precise, start, seed, spend)
 	c, err := r.search.Run(o, trial)
 	if err != nil {
 		return r, err

@@ -654,6 +654,7 @@ func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
 		m.TTFT, m.E2E = j.FirstToken-r.Arrival, j.LastToken-r.Arrival
 		if j.Remote {
 			pm := hits[r.ID]
+			m.Scheduled = pm.Scheduled // first scheduled by its prefill worker
 			m.CachedHit = pm.CachedHit
 			m.Preemptions += pm.Preemptions
 		}

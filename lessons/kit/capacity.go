@@ -259,8 +259,16 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 	}
 	return fmt.Sprintf("Each probe serves Poisson arrivals at one rate, %s requests near the capacity (enough for a %.0f%% overload to show past the arrivals' noise), "+
 		"and judges only the middle %.0f%% by arrival, leaving out the warm-up and the drain; each seed's search doubles or halves the rate until one probe meets the SLO and the next does not, "+
-		"bisects to %.0f%%, and reads the capacity where the failing limit crosses between the two; %d seeds' capacities give the median and the range (%d probes in all).%s",
-		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare), 100*s.Tolerance, len(s.Seeds), c.Probes(), wait)
+		"bisects to %.0f%%, and reads the capacity where the failing limit crosses between the two; %s (%d probes in all).%s",
+		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare), 100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
+}
+
+// seedsText says how the seeds' answers combine.
+func seedsText(n int) string {
+	if n == 1 {
+		return "one seed's workload gives the answer"
+	}
+	return fmt.Sprintf("%d seeds' workloads give the median and the range", n)
 }
 
 // ProbesText lists a seed's probes: "3.2 ✓, 6.4 ✗, 4.5 ✓ …".
@@ -277,12 +285,15 @@ func ProbesText(sc slo.SeedCapacity) string {
 }
 
 // MedianSeed is the complete seed whose capacity is the median (the first
-// seed when none is complete).
+// seed when none is complete; none before any search).
 func MedianSeed(c slo.SteadyCapacity) slo.SeedCapacity {
 	for _, sc := range c.Seeds {
 		if sc.Complete && sc.Rate == c.Rate {
 			return sc
 		}
+	}
+	if len(c.Seeds) == 0 {
+		return slo.SeedCapacity{}
 	}
 	return c.Seeds[0]
 }

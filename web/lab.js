@@ -666,14 +666,73 @@
     }
     for (const a of document.getAnimations()) seenMotion.add(a);
     const panel = document.getElementById("narration-panel");
-    if (panel && !first) panel.scrollTop = 0;
-    if (!first) keepInView(lab, figs[0]);
+    if (panel) panel.scrollTop = 0;
+    sizeSheet(key);
+    if (first || !figs[0]) return;
+    keepInView(lab, figs[0]);
+    // Pictures move their elements to the step's places (transitions of
+    // 200–600 ms): where the marks end is known once they stop, and the
+    // page follows them then if it must.
+    const moving = figs[0].getAnimations({ subtree: true });
+    if (!moving.length) return;
+    Promise.race([Promise.all(moving.map((a) => a.finished.catch(() => {}))), new Promise((r) => setTimeout(r, 1500))]).then(() => {
+      if (lab.isConnected && stepKey(lab) === key && figs[0].isConnected) {
+        revealMarks();
+        keepInView(lab, figs[0]);
+      }
+    });
   };
-  // #btn-sheet folds the phone's narration sheet to its title and back
-  // (html.narration-folded; lab.css), before and after the app runs.
+  // The phone's narration sheet (lab.css): as tall as its text, or folded
+  // to its title line (html.narration-folded) when the text would take
+  // more than sheetShare of the screen, so the figure keeps the rest and
+  // nothing is read by scrolling inside the sheet. #btn-sheet, or a tap on
+  // the folded sheet, opens it to read (for this step; Next folds a long
+  // one again); #btn-sheet on an open sheet folds it, and every step's
+  // after it, until the reader opens one again. Works before and after the
+  // app runs (by delegation).
+  const sheetShare = 0.42;
+  let sheetFolded = false; // the reader folded the sheet
+  let sheetOpenAt = ""; // the step whose long narration the reader opened
+  const sheetPanel = () => {
+    const p = document.getElementById("narration-panel");
+    return p && !p.hidden && p.getClientRects().length && getComputedStyle(p).position === "fixed" ? p : null;
+  };
   const syncSheet = () => {
     const b = document.getElementById("btn-sheet");
-    if (b) b.setAttribute("aria-expanded", String(!root.classList.contains("narration-folded")));
+    const open = String(!root.classList.contains("narration-folded"));
+    if (b && b.getAttribute("aria-expanded") !== open) b.setAttribute("aria-expanded", open);
+  };
+  // sizeSheet folds or opens the sheet for the step drawn (key) and
+  // records its height (--sheet-h: the page leaves that much room under
+  // its last figure).
+  const sizeSheet = (key) => {
+    const panel = sheetPanel();
+    if (!panel) {
+      root.classList.remove("narration-folded");
+      syncSheet();
+      return;
+    }
+    let fold = sheetFolded;
+    if (!fold && sheetOpenAt !== key) {
+      root.classList.remove("narration-folded");
+      fold = panel.scrollHeight > sheetShare * window.innerHeight;
+    }
+    root.classList.toggle("narration-folded", fold);
+    root.style.setProperty("--sheet-h", Math.round(panel.getBoundingClientRect().height) + "px");
+    syncSheet();
+  };
+  const toggleSheet = (open) => {
+    const lab = document.querySelector("#lab");
+    const key = lab ? stepKey(lab) : "";
+    sheetFolded = !open;
+    sheetOpenAt = open ? key : "";
+    sizeSheet(key);
+    measureStage();
+  };
+  // openSheet shows the narration (a question was reached: it must be read
+  // and answered).
+  const openSheet = () => {
+    if (root.classList.contains("narration-folded")) toggleSheet(true);
   };
   // #btn-knobs shows the knobs beside the stage (html.knobs-open; lab.css).
   document.addEventListener("click", (e) => {
@@ -701,10 +760,9 @@
     syncMore();
   });
   document.addEventListener("click", (e) => {
-    if (!(e.target instanceof Element) || !e.target.closest("#btn-sheet")) return;
-    root.classList.toggle("narration-folded");
-    syncSheet();
-    measureStage();
+    if (!(e.target instanceof Element)) return;
+    if (e.target.closest("#btn-sheet")) toggleSheet(root.classList.contains("narration-folded"));
+    else if (root.classList.contains("narration-folded") && e.target.closest("#narration-panel") && sheetPanel()) toggleSheet(true);
   });
   // The step the page opened at, once it is parsed.
   const noteOpened = () => { if (!lastStep) stepShown(); };
@@ -713,40 +771,70 @@
 
   // keepInView: on a screen up to 900 px wide (lab.css: the narration
   // under the main figure, or, on a phone, in a sheet over the controls),
-  // scrolls the page so that the main figure's marked element (else its
-  // top) and the narration's first line are on screen together.
+  // scrolls the page so that what the step marks in the main figure is in
+  // the visible area (under a sticky toolbar, above a fixed toolbar and the
+  // sheet), with the narration's first line when it flows under the figure.
+  // The marks go narrowest first (the most specific: a chosen worker
+  // rather than the router across the top, a chart's named point rather
+  // than the chart), as many as fit together; the figure's top comes with
+  // them when it fits too.
   const keepInView = (lab, main) => {
     if (window.innerWidth > 900 || !main) return;
     const text = document.querySelector("#narration");
-    const panel = document.querySelector("#narration-panel");
     const controls = document.querySelector("#controls");
     const fixed = (e) => e && !e.hidden && e.getClientRects().length && getComputedStyle(e).position === "fixed";
     const cb = controls && !controls.hidden && controls.getClientRects().length ? controls.getBoundingClientRect() : null;
     const top = cb && !fixed(controls) && getComputedStyle(controls).position === "sticky" ? cb.bottom : 0;
     let bottom = fixed(controls) ? cb.top : window.innerHeight;
-    const sheet = fixed(panel);
-    if (sheet) bottom = Math.min(bottom, panel.getBoundingClientRect().top);
+    const sheet = sheetPanel();
+    if (sheet) bottom = Math.min(bottom, sheet.getBoundingClientRect().top);
+    const room = bottom - top - 12;
     const fb = main.getBoundingClientRect();
-    const mark = [...main.querySelectorAll(".marked, .sys-mark")].map((e) => e.getBoundingClientRect()).find((r) => r.width > 0 && r.height > 0);
-    const want = mark || { top: fb.top, bottom: Math.min(fb.bottom, fb.top + 60) };
-    let line = null;
+    const want = markedBox(main, room) || { top: fb.top, bottom: Math.min(fb.bottom, fb.top + room) };
     if (text && !sheet && !lab.classList.contains("no-narration")) {
       const tb = text.getBoundingClientRect();
-      line = { top: tb.top, bottom: tb.top + (parseFloat(getComputedStyle(text).lineHeight) || 24) };
+      const lineBottom = tb.top + (parseFloat(getComputedStyle(text).lineHeight) || 24);
+      if (Math.max(want.bottom, lineBottom) - Math.min(want.top, tb.top) <= room) {
+        want.top = Math.min(want.top, tb.top);
+        want.bottom = Math.max(want.bottom, lineBottom);
+      }
     }
-    const inView = (r) => r.top >= top && r.bottom <= bottom;
+    const withTop = want.bottom - fb.top <= room;
+    const inView = want.top >= top && want.bottom <= bottom;
     // Under the phone's sheet the figure has the space above it only: a
     // figure that starts lower than it must (the lesson's title above it)
-    // comes up to the top even when its mark already shows.
-    const low = sheet && fb.top - top > 24;
-    if (inView(want) && (!line || inView(line)) && !low) return;
-    // The figure's top at the top when what must show then fits; else the
-    // marked element at the top (and, in the flow, the first line under it).
+    // comes up to the top when what must show then fits.
+    // A figure that fits with them whole is shown whole.
+    const low = sheet && withTop && fb.top - top > 24;
+    const cut = withTop && fb.top < top - 1;
+    if (inView && !low && !cut) return;
+    // The figure's top at the top when what must show fits under it; else
+    // what must show in the middle of the visible area, but no page past
+    // the figure's end while the figure can fill the view.
     let dy = fb.top - top - 6;
-    const lowest = Math.max(want.bottom, line ? line.bottom : -Infinity);
-    if (lowest - dy > bottom - 6) dy = (line ? Math.min(want.top, line.bottom - (bottom - top) + 12) : want.top) - top - 6;
+    if (!withTop) {
+      dy = want.top - top - Math.max(6, (bottom - top - (want.bottom - want.top)) / 2);
+      dy = Math.max(Math.min(dy, fb.bottom - bottom + 6), want.bottom - bottom + 6);
+    }
     if (Math.abs(dy) < 2) return;
     window.scrollBy({ top: dy, behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  };
+
+  // markedBox is the span ({top, bottom}, in the viewport) of what the
+  // main figure marks, narrowest mark first, as many as fit in room px; a
+  // chart's marks are named in a list under it and drawn in its plot, so
+  // the plot counts as one. null when nothing drawn is marked.
+  const markedBox = (main, room) => {
+    const els = [...main.querySelectorAll(".marked, .sys-mark")];
+    const plot = main.querySelector(".chart-wrap");
+    if (plot && els.some((el) => el.closest(".chart-marks"))) els.push(plot);
+    const rects = els.map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0).sort((a, b) => a.width - b.width);
+    let box = null;
+    for (const r of rects) {
+      if (!box) box = { top: r.top, bottom: r.bottom };
+      else if (Math.max(box.bottom, r.bottom) - Math.min(box.top, r.top) <= room) box = { top: Math.min(box.top, r.top), bottom: Math.max(box.bottom, r.bottom) };
+    }
+    return box;
   };
 
   // revealMarks scrolls each picture that scrolls sideways (a phone) so

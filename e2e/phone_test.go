@@ -1,0 +1,148 @@
+//go:build !wasm
+
+package e2e
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// What a reader on a phone sees after each Next: the step's main figure
+// and its marked element on screen, above the narration sheet and below
+// anything fixed at the top, not scrolled away inside a picture that pans
+// sideways; and the sheet's text readable without scrolling inside it (or
+// folded to one line that a tap opens). TestPhoneNext checks that the top
+// of a figure or a mark lies between the screen's edges; this test checks
+// the rectangle a learner can actually see.
+
+// phoneSeesJS waits for step n and for the page's scrolling to settle,
+// then reports what a reader cannot see: []string, empty when all is well.
+func phoneSeesJS(n int) string {
+	return `(async () => {
+  const q = (s) => document.querySelector(s);
+  const want = "` + strconv.Itoa(n) + `";
+  for (let i = 0; i < 500 && q("#lab")?.dataset.step !== want; i++) await new Promise((r) => setTimeout(r, 20));
+  if (q("#lab")?.dataset.step !== want) return ["step " + want + " not shown"];
+  // the figure's own movements ended (a node gliding to its place), then
+  // every scroll (the page's and a picture's) settled for 8 frames
+  const fig = q("#lab .scenes > figure.scene");
+  if (fig) await Promise.race([Promise.all(fig.getAnimations({subtree: true}).map((a) => a.finished.catch(() => {}))), new Promise((r) => setTimeout(r, 2000))]);
+  const boxes = () => [window, ...document.querySelectorAll("#lab .scenes *")].filter((b) => b === window || b.scrollWidth > b.clientWidth || b.scrollHeight > b.clientHeight);
+  let last = "", same = 0;
+  for (let i = 0; i < 200 && same < 8; i++) {
+    await new Promise((r) => requestAnimationFrame(r));
+    const now = boxes().map((b) => b === window ? scrollX + "," + scrollY : b.scrollLeft + "," + b.scrollTop).join(";");
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  const out = [];
+  const fmt = (r) => "[" + [r.left, r.top, r.right, r.bottom].map(Math.round).join(",") + "]";
+  const fixedBox = (el) => {
+    if (!el || el.hidden || !el.getClientRects().length) return null;
+    const p = getComputedStyle(el).position;
+    return p === "fixed" || p === "sticky" ? el.getBoundingClientRect() : null;
+  };
+  // The visible area: the screen, less what is fixed at its top (a sticky
+  // header) and at its bottom (the toolbar, the narration sheet).
+  let top = 0, bottom = innerHeight;
+  for (const el of document.querySelectorAll(".site-header, #controls, #narration-panel")) {
+    const r = fixedBox(el);
+    if (!r || r.height === 0) continue;
+    if (r.top + r.bottom < innerHeight) top = Math.max(top, r.bottom);
+    else bottom = Math.min(bottom, r.top);
+  }
+  const view = {left: 0, right: innerWidth, top, bottom};
+  // box: what the scrolling ancestors of el (up to #lab) and the view let show
+  const box = (el) => {
+    const c = {...view};
+    for (let a = el.parentElement; a && a.id !== "lab"; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX === "visible" && cs.overflowY === "visible") continue;
+      const b = a.getBoundingClientRect();
+      if (cs.overflowX !== "visible") { c.left = Math.max(c.left, b.left); c.right = Math.min(c.right, b.right); }
+      if (cs.overflowY !== "visible") { c.top = Math.max(c.top, b.top); c.bottom = Math.min(c.bottom, b.bottom); }
+    }
+    return c;
+  };
+  const cut = (r, c) => ({left: Math.max(r.left, c.left), right: Math.min(r.right, c.right), top: Math.max(r.top, c.top), bottom: Math.min(r.bottom, c.bottom)});
+  const main = q("#lab .scenes > figure.scene");
+  if (!main) return ["no main figure"];
+  const avail = view.bottom - view.top;
+  if (avail < 200) out.push("only " + Math.round(avail) + " px of the screen show the page between the header and the sheet");
+  // The main figure: at least 60% of it, or of the visible area when it is taller.
+  const fr = main.getBoundingClientRect();
+  const fv = cut(fr, box(main));
+  const shown = Math.max(0, fv.bottom - fv.top);
+  const need = 0.6 * Math.min(fr.height, avail);
+  if (shown < need) out.push("the main figure " + fmt(fr) + " shows " + Math.round(shown) + " px, want ≥ " + Math.round(need) + " (visible area " + fmt(view) + ")");
+  // The marked elements: the narrowest (the most specific: a chosen worker
+  // rather than the router across the top) always, and every one when
+  // together they fit the visible area; each whole, or, where it is wider
+  // or taller than what its frame shows, filling that.
+  const marks = [...main.querySelectorAll(".marked, .sys-mark")].map((el) => ({el, r: el.getBoundingClientRect()})).filter((m) => m.r.width > 0 && m.r.height > 0).sort((a, b) => a.r.width - b.r.width);
+  const span = marks.length ? Math.max(...marks.map((m) => m.r.bottom)) - Math.min(...marks.map((m) => m.r.top)) : 0;
+  for (const m of span <= avail - 12 ? marks : marks.slice(0, 1)) {
+    const c = box(m.el);
+    const v = cut(m.r, c);
+    const w = Math.max(0, v.right - v.left), h = Math.max(0, v.bottom - v.top);
+    if (w < Math.min(m.r.width, c.right - c.left) - 2 || h < Math.min(m.r.height, c.bottom - c.top) - 2) {
+      const name = (m.el.getAttribute("data-ref") || m.el.getAttribute("class") || m.el.tagName).slice(0, 40);
+      out.push("the marked element " + name + " " + fmt(m.r) + " shows " + Math.round(w) + "×" + Math.round(h) + " px of " + Math.round(m.r.width) + "×" + Math.round(m.r.height) + " (visible area " + fmt(view) + ")");
+    }
+  }
+  // The sheet: its text whole, or folded to a line a tap opens.
+  const panel = q("#narration-panel");
+  if (panel && getComputedStyle(panel).position === "fixed") {
+    const folded = document.documentElement.classList.contains("narration-folded");
+    if (folded) {
+      if (panel.getBoundingClientRect().height > 64) out.push("the folded sheet is " + Math.round(panel.getBoundingClientRect().height) + " px tall");
+      if (q("#btn-sheet")?.getAttribute("aria-expanded") !== "false") out.push("the sheet is folded but #btn-sheet does not say so");
+    } else if (panel.scrollHeight > panel.clientHeight + 1) {
+      out.push("the narration needs scrolling inside its sheet: " + panel.scrollHeight + " px of text in " + panel.clientHeight);
+    }
+  }
+  return out;
+})()`
+}
+
+// TestPhoneSees taps Next through five lessons whose figures are tall or
+// wide at 375×740, before the app runs and once it is live, and checks at
+// every step what phoneSeesJS checks. The screens are saved under
+// e2e/test-output/phone-sees/.
+func TestPhoneSees(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.viewport(375, 740)
+	for _, live := range []bool{false, true} {
+		mode := map[bool]string{false: "before-app", true: "live"}[live]
+		for _, slug := range []string{"planner", "chunked-prefill", "prefix-cache", "smart-routing", "garage"} {
+			subtest(t, b, mode+"/"+slug, func(t *testing.T) {
+				_, _, s := nativeDefaults(t, slug)
+				if live {
+					b.navigate(site + "/lesson/" + slug)
+				} else {
+					b.do("open "+slug, liveTimeout, chromedp.Navigate(site+"/lesson/"+slug), chromedp.WaitVisible(chromedp.CSS("#btn-next")))
+				}
+				for i := range s.Steps {
+					if i > 0 {
+						b.clickNow("#btn-next")
+					}
+					probs := awaitJS[[]string](b, phoneSeesJS(i+1))
+					b.screenshot(fmt.Sprintf("phone-sees-%s-%s-%02d", mode, slug, i+1))
+					if i == 0 {
+						continue // the page opens at the lesson's title: Next is what this checks
+					}
+					for _, p := range probs {
+						t.Errorf("step %d (%s): %s", i+1, s.Steps[i].Title, p)
+					}
+				}
+				if !live && evalJS[string](b, `document.querySelector("#lab").dataset.live`) == "true" {
+					t.Error("tapping Next started the app")
+				}
+			})
+		}
+	}
+}

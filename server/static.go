@@ -48,6 +48,9 @@ type StaticOptions struct {
 	// Prefix is the sub-path the site lives under ("" or "/" for the root);
 	// see CleanPrefix.
 	Prefix string
+	// BaseURL is the site's public address, its sub-path included, for
+	// link previews (Options.BaseURL).
+	BaseURL string
 }
 
 // staticMarker is the file WriteStatic leaves in its output, so that a later
@@ -96,6 +99,10 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 	if err != nil {
 		return &StaticRefusal{Msg: err.Error()}
 	}
+	base, err := CleanBaseURL(o.BaseURL)
+	if err != nil {
+		return &StaticRefusal{Msg: "static: " + err.Error()}
+	}
 	dir, err := FindWebDir(webDir)
 	if err != nil {
 		return err
@@ -116,7 +123,7 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := writeSite(ctx, tmp, dir, prefix); err != nil {
+	if err := writeSite(ctx, tmp, dir, prefix, base); err != nil {
 		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
 			return fmt.Errorf("static: interrupted: removed the partial output; --out %s is as it was", outDir)
@@ -185,9 +192,9 @@ var testFailWrite func() error
 
 // writeSite writes the site into dir, an empty directory: every document
 // (rendered once per process, as the live server does) and a copy of web.
-func writeSite(ctx context.Context, dir, web, prefix string) error {
+func writeSite(ctx context.Context, dir, web, prefix, base string) error {
 	registerRoutes()
-	s, err := newSite(web, "", prefix)
+	s, err := newSite(web, "", prefix, base)
 	if err != nil {
 		return err
 	}

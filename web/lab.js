@@ -667,7 +667,7 @@
     for (const a of document.getAnimations()) seenMotion.add(a);
     const panel = document.getElementById("narration-panel");
     if (panel) panel.scrollTop = 0;
-    sizeSheet(key);
+    sizeSheet(key, first ? figs[0] : null);
     if (first || !figs[0]) return;
     keepInView(lab, figs[0]);
     // Pictures move their elements to the step's places (transitions of
@@ -704,8 +704,10 @@
   };
   // sizeSheet folds or opens the sheet for the step drawn (key) and
   // records its height (--sheet-h: the page leaves that much room under
-  // its last figure).
-  const sizeSheet = (key) => {
+  // its last figure). On the page's first screen (opened: the main
+  // figure, under the lesson's title) the sheet leaves the figure's top
+  // in view, or folds.
+  const sizeSheet = (key, opened) => {
     const panel = sheetPanel();
     if (!panel) {
       root.classList.remove("narration-folded");
@@ -715,7 +717,9 @@
     let fold = sheetFolded;
     if (!fold && sheetOpenAt !== key) {
       root.classList.remove("narration-folded");
-      fold = panel.scrollHeight > sheetShare * window.innerHeight;
+      let room = sheetShare * window.innerHeight;
+      if (opened) room = Math.min(room, panel.getBoundingClientRect().bottom - opened.getBoundingClientRect().top - 48);
+      fold = panel.scrollHeight > room;
     }
     root.classList.toggle("narration-folded", fold);
     root.style.setProperty("--sheet-h", Math.round(panel.getBoundingClientRect().height) + "px");
@@ -861,18 +865,24 @@
     for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm, #lab .scenes > figure:first-child > .table-wrap")) {
       revealDown(box);
       if (box.scrollWidth <= box.clientWidth + 1) continue;
-      // The narrowest marked element is the most specific (a chosen worker
-      // rather than the router across the top); one wider than the box is
-      // shown from its start, where its label is.
-      const rects = [...box.querySelectorAll(".sys-mark, .marked")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0);
+      // The marks narrowest first (the most specific: a chosen worker
+      // rather than the router across the top), as many as fit the box
+      // side by side; a span wider than the box is shown from its start,
+      // where its label is.
+      const rects = [...box.querySelectorAll(".sys-mark, .marked")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0).sort((a, c) => a.width - c.width);
       if (!rects.length) continue;
-      const r = rects.reduce((a, c) => (c.width < a.width ? c : a));
       const b = box.getBoundingClientRect();
-      if (r.left >= b.left && r.right <= b.right) continue;
-      const start = box.scrollLeft + r.left - b.left; // the mark's left in the picture
-      let left = start + r.width / 2 - b.width / 2;
-      if (start + r.width <= b.width - 8 || (r.width >= b.width - 16 && start < b.width * 0.75)) left = 0; // the picture's start shows it
-      else if (r.width >= b.width - 16) left = start - 8;
+      let u = null;
+      for (const r of rects) {
+        if (!u) u = { left: r.left, right: r.right };
+        else if (Math.max(u.right, r.right) - Math.min(u.left, r.left) <= b.width - 16) u = { left: Math.min(u.left, r.left), right: Math.max(u.right, r.right) };
+      }
+      if (u.left >= b.left && u.right <= b.right) continue;
+      const w = u.right - u.left;
+      const start = box.scrollLeft + u.left - b.left; // the span's left in the picture
+      let left = start + w / 2 - b.width / 2;
+      if (start + w <= b.width - 8 || (w >= b.width - 16 && start < b.width * 0.75)) left = 0; // the picture's start shows it
+      else if (w >= b.width - 16) left = start - 8;
       box.scrollTo({ left: Math.max(0, left), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
     }
   };
@@ -1307,9 +1317,7 @@
       act();
     };
 
-    // The first use of something only the app does (see start), and what
-    // to give back to the app's own copy of the element.
-    let handoff = null; // {id, value, checked, click, focus}
+    // The first use of something only the app does (see start).
     const wakeIn = "#below, #params, #embed-params, #trace-panel, #checkpoint, #search-box, #btn-reload, #notice";
     const reasonOf = (el) => {
       if (el.closest("#params, #embed-params, #trace-panel")) return el.closest("#trace-panel") ? "trace" : "knob";
@@ -1320,64 +1328,22 @@
     const wake = (e) => {
       const t = e.target;
       if (!(t instanceof Element) || !active()) return;
-      const el = t.closest(wakeIn);
-      if (!el) return;
+      if (!t.closest(wakeIn)) return;
       if (t.closest("a[href]") && e.type !== "focusin") return; // a link navigates, as it is
-      const field = t.closest("input, select, textarea, button, summary");
-      if (field && field.id) handoff = Object.assign(handoff && handoff.id === field.id ? handoff : { id: field.id }, { focus: true });
       start(reasonOf(t));
     };
-    const remember = (e) => {
-      const t = e.target;
-      if (!active() || !(t instanceof Element) || !t.id || !t.closest(wakeIn)) return;
-      if (!handoff || handoff.id !== t.id) handoff = { id: t.id, focus: document.activeElement === t };
-      if (e.type === "click") {
-        if (t.matches("button, input[type=submit]")) handoff.click = true;
-        if (t.matches("summary")) handoff.open = !t.parentElement.open;
-        if (t.matches("button, summary")) e.preventDefault();
-      } else if (t.type === "checkbox" || t.type === "radio") handoff.checked = t.checked;
-      else if ("value" in t) handoff.value = t.value;
-    };
-    const giveBack = () => {
-      if (!handoff) return;
-      const h = handoff;
-      handoff = null;
-      const el = document.getElementById(h.id);
-      if (!el) return;
-      if (h.focus) el.focus();
-      if (h.checked !== undefined && el.checked !== h.checked) {
-        el.checked = h.checked;
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-        el.dispatchEvent(new Event("change", { bubbles: true }));
-      } else if (h.value !== undefined && el.value !== h.value) {
-        el.value = h.value;
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-        if (el.tagName === "SELECT" || el.type === "range") el.dispatchEvent(new Event("change", { bubbles: true }));
-      }
-      if (h.open !== undefined && el.matches("summary") && el.parentElement.open !== h.open) el.click();
-      else if (h.click) el.click();
-    };
 
-    // The app has drawn its own page (the prerendered #lab is gone): stop
-    // stepping, hand the touched field over.
+    // The app has drawn its own page (the prerendered #lab is gone): the
+    // toolbar is the app's now, and what the reader did before it runs is
+    // given to its fields (early, below).
     const watchMount = () => {
       const mo = new MutationObserver(() => {
         if (page && !page.isConnected) {
           mo.disconnect();
-          // The toolbar is the app's now: only the timer stops.
           clearTimeout(playing);
           playing = null;
           clearTimeout(urlTimer);
-          // The app's first render shows a copy of the prerendered panels
-          // under the stage and builds its own a moment later
-          // (#lab[data-ready]): the field goes to the app's own.
-          const t0 = performance.now();
-          const ready = () => {
-            const l = document.getElementById("lab");
-            if (!l || l.dataset.ready === "true" || performance.now() - t0 > 10000) giveBack();
-            else requestAnimationFrame(() => setTimeout(ready, 0));
-          };
-          requestAnimationFrame(() => setTimeout(ready, 0));
+          early.mounted();
         }
       });
       mo.observe(document.body, { childList: true, subtree: true });
@@ -1388,7 +1354,7 @@
       if (!page || page.dataset.live === "true") return;
       watchMount();
       for (const type of ["pointerdown", "focusin", "keydown"]) document.addEventListener(type, wake, true);
-      for (const type of ["input", "change", "click"]) document.addEventListener(type, remember, true);
+      early.listen(wakeIn, active);
       lab = page.id === "lab" ? page : null;
       // The not-found page names the address it was asked for: its
       // prerender, made once for every unknown address, cannot.
@@ -1456,6 +1422,167 @@
     };
     return { init, active, ready };
   })();
+
+  // ---- First edits kept ---------------------------------------------------
+  // What the reader does to a control before the app's own copy of it runs
+  // (the prerendered page, then the copy of its panels the app shows until
+  // it builds its own: #below .below-pre, app/player_view.go renderBelow):
+  // each field's value, a box checked, a <details> opened, a form
+  // submitted (Enter or its button), a button pressed, and the field being
+  // typed in. Nothing of it is lost as the page changes hands: once the app
+  // has mounted, the copy gets the values and the focus back (the reader
+  // types on); once its panels are its own (#lab[data-ready]), its fields
+  // get them with the events the reader's own input would have sent — text
+  // as typed (an InputEvent with an inputType: the app checks a typed
+  // number when it is applied, not at each key), a choice as changed — and
+  // then the submits and presses, in that order.
+  const early = (() => {
+    let inside = ""; // the selector of what the app's start takes over (wakeIn)
+    let before = () => false; // the prerendered page is still up
+    // What the reader did, in order: {set: id, value | checked | open,
+    // changed} (a field's latest state, kept at its first place), {submit:
+    // id}, {click: id}. A submit is handed over with the fields as they
+    // were when it was made; what was typed after it comes after it.
+    const log = [];
+    let focus = null; // {id, start, end}
+    let taken = false; // handed over already
+    const kept = (t) => !taken && t instanceof Element && t.id && t.closest(inside) && (before() || t.closest(".below-pre"));
+    const set = (id) => {
+      const last = log[log.length - 1];
+      if (last && last.set === id) return last;
+      const e = { set: id };
+      log.push(e);
+      return e;
+    };
+    const note = (e) => {
+      const t = e.type === "click" && e.target instanceof Element ? e.target.closest("button, input[type=button]") : e.target;
+      if (!kept(t)) return;
+      if (e.type === "toggle") {
+        if (t.tagName === "DETAILS") set(t.id).open = t.open;
+        return;
+      }
+      if (e.type === "submit") {
+        e.preventDefault(); // a prerendered form goes nowhere; the app's gets it
+        const last = log[log.length - 1];
+        if (!last || last.submit !== t.id) log.push({ submit: t.id });
+        return;
+      }
+      if (e.type === "click") {
+        if (t.type === "button") {
+          e.preventDefault();
+          log.push({ click: t.id });
+        }
+        return;
+      }
+      if (!("value" in t) || t.type === "file") return;
+      const f = set(t.id);
+      if (t.type === "checkbox" || t.type === "radio") f.checked = t.checked;
+      else f.value = t.value;
+      // A change is the reader leaving the field, unless the field is
+      // leaving the page (the app drew its own: the browser reports the
+      // focused field's new value then).
+      if (e.type === "change") queueMicrotask(() => { if (t.isConnected) f.changed = true; });
+      if (document.activeElement === t) keepFocus(t);
+    };
+    const keepFocus = (t) => {
+      focus = { id: t.id, start: null, end: null };
+      try {
+        focus.start = t.selectionStart;
+        focus.end = t.selectionEnd;
+      } catch (e) { /* a number field has no selection */ }
+    };
+    // put gives one recorded state to the element now in the page; live:
+    // it is the app's own (send the events), else the copy.
+    const put = (f, live) => {
+      const el = document.getElementById(f.set);
+      if (!el) return;
+      if (f.open !== undefined && el.tagName === "DETAILS" && el.open !== f.open) el.open = f.open;
+      if (f.checked !== undefined && el.checked !== f.checked) {
+        el.checked = f.checked;
+        if (live) {
+          el.dispatchEvent(new Event("input", { bubbles: true }));
+          el.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      } else if (f.value !== undefined && el.value !== f.value) {
+        el.value = f.value;
+        if (!live) return;
+        if (el.tagName === "SELECT") el.dispatchEvent(new Event("change", { bubbles: true }));
+        else {
+          el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText", data: f.value }));
+          if (f.changed || el.type === "range") el.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      }
+    };
+    const refocus = () => {
+      const el = focus && document.getElementById(focus.id);
+      const a = document.activeElement;
+      if (!el || a === el || (a && a !== document.body)) return;
+      el.focus({ preventScroll: true });
+      try {
+        if (focus.start !== null) el.setSelectionRange(focus.start, focus.end);
+      } catch (e) { /* no selection to restore */ }
+    };
+    // copy shows the reader's edits in the app's copy of the panels.
+    const copy = () => {
+      for (const f of log) if (f.set) put(f, false);
+      refocus();
+    };
+    const handOver = () => {
+      taken = true;
+      for (const a of log.splice(0)) {
+        const el = document.getElementById(a.set || a.submit || a.click);
+        if (!el) continue;
+        if (a.set) put(a, true);
+        else if (a.submit) submitForm(el);
+        else el.click();
+      }
+      refocus();
+      focus = null;
+    };
+    return {
+      listen(sel, isBefore) {
+        inside = sel;
+        before = isBefore;
+        for (const type of ["input", "change", "click", "submit", "toggle"]) document.addEventListener(type, note, true);
+        document.addEventListener("focusin", (e) => { if (kept(e.target) && "value" in e.target) keepFocus(e.target); }, true);
+      },
+      // mounted: the app has drawn its page; its panels come a moment later.
+      mounted() {
+        const t0 = performance.now();
+        const wait = () => {
+          const l = document.getElementById("lab");
+          if (!l || l.dataset.ready === "true" || performance.now() - t0 > 20000) handOver();
+          else {
+            copy();
+            requestAnimationFrame(() => setTimeout(wait, 0));
+          }
+        };
+        requestAnimationFrame(() => setTimeout(wait, 0));
+      },
+    };
+  })();
+
+  // submitForm sends form's submit event to its handlers (the app's), as
+  // Enter or its button would, without the browser submitting it: the
+  // lab's forms are handled by script, and an embed's frame may be
+  // sandboxed without 'allow-forms', where a real submission is refused
+  // (and logged) before any handler runs.
+  const submitForm = (form) => {
+    if (form && form.tagName === "FORM") form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+  };
+  const implicit = /^(text|number|search|email|url|tel|password|radio|checkbox|range|date|time)$/;
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (e.key !== "Enter" || e.defaultPrevented || e.isComposing || !(t instanceof HTMLInputElement) || !t.form || !implicit.test(t.type)) return;
+    e.preventDefault();
+    submitForm(t.form);
+  });
+  document.addEventListener("click", (e) => {
+    const b = e.target instanceof Element && e.target.closest("button[type=submit], button:not([type]), input[type=submit]");
+    if (!b || !b.form || e.defaultPrevented) return;
+    e.preventDefault();
+    submitForm(b.form);
+  });
 
   // Compact block grids (app/grid_svg.go): one SVG, no element per block.
   // The block under the pointer, or under the keyboard cursor (arrow keys

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
-
 )
 
 // What a reader on a phone sees after each Next: the step's main figure

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // What a reader on a phone sees after each Next: the step's main figure
@@ -136,6 +140,48 @@ func TestPhoneSees(t *testing.T) {
 				for _, p := range probs {
 					t.Errorf("step %d (%s): %s", i+1, s.Steps[i].Title, p)
 				}
+			}
+		})
+	}
+}
+
+// maxPhoneEmbed is the tallest a lesson's embed may be at 375 px wide, in
+// CSS px: a phone's screen and a bit, so that a post stays a post.
+const maxPhoneEmbed = 800
+
+// TestEmbedOnPhone: every lesson's embed at 375 px wide, stepped through
+// before the app runs, keeps one height at every step (the article under
+// it does not move), at most maxPhoneEmbed, with the main figure first
+// (only the lesson's title line above it).
+func TestEmbedOnPhone(t *testing.T) {
+	site := startSite(t)
+	b := newBrowser(t)
+	b.viewport(375, 740)
+	for _, l := range lessons.All() {
+		subtest(t, b, l.Slug, func(t *testing.T) {
+			_, _, s := nativeDefaults(t, l.Slug)
+			b.do("open the embed", liveTimeout, chromedp.Navigate(site+"/embed/"+l.Slug), chromedp.WaitVisible(chromedp.CSS("#btn-next")))
+			lo, hi, figTop := 1<<30, 0, 0
+			for i := range s.Steps {
+				if i > 0 {
+					b.clickNow("#btn-next")
+				}
+				b.waitStep("after Next", i+1)
+				b.nextFrame()
+				// the height the embed reports to its page (web/lab.js reportHeight)
+				h := evalJS[int](b, `Math.ceil(document.documentElement.getBoundingClientRect().height)`)
+				lo, hi = min(lo, h), max(hi, h)
+				figTop = max(figTop, evalJS[int](b, `Math.round(document.querySelector("#lab .scenes > figure.scene").getBoundingClientRect().top + scrollY)`))
+			}
+			t.Logf("E2E_EMBED_PHONE %s %d–%d px, main figure at %d px", l.Slug, lo, hi, figTop)
+			if hi-lo > 1 {
+				t.Errorf("the embed's height changes from step to step: %d to %d px", lo, hi)
+			}
+			if hi > maxPhoneEmbed {
+				t.Errorf("the embed is %d px tall, want ≤ %d", hi, maxPhoneEmbed)
+			}
+			if figTop > 80 {
+				t.Errorf("the main figure starts %d px down the embed, want it first (≤ 80 px: the title line above it)", figTop)
 			}
 		})
 	}

@@ -825,13 +825,20 @@
   };
 
   // markedBox is the span ({top, bottom}, in the viewport) of what the
-  // main figure marks, narrowest mark first, as many as fit in room px; a
-  // chart's marks are named in a list under it and drawn in its plot, so
-  // the plot counts as one. null when nothing drawn is marked.
+  // main figure marks (markedSpan); a chart's marks are named in a list
+  // under it and drawn in its plot, so the plot counts as one.
   const markedBox = (main, room) => {
     const els = [...main.querySelectorAll(".marked, .sys-mark")];
     const plot = main.querySelector(".chart-wrap");
     if (plot && els.some((el) => el.closest(".chart-marks"))) els.push(plot);
+    return markedSpan(els, room);
+  };
+
+  // markedSpan is the vertical span ({top, bottom}, in the viewport) of
+  // the marked elements els, narrowest first (the most specific: a chosen
+  // worker rather than the router across the top), as many as fit in room
+  // px together; null when none is drawn.
+  const markedSpan = (els, room) => {
     const rects = els.map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0).sort((a, b) => a.width - b.width);
     let box = null;
     for (const r of rects) {
@@ -888,16 +895,14 @@
   };
 
   // revealDown: in a frame that scrolls down (an embed's fixed stage,
-  // lab.css), the first marked element is brought into its view, a third
-  // of the way down.
+  // lab.css), what it marks is brought into its view, a third of the way
+  // down: narrowest mark first, as many as fit (markedSpan).
   const revealDown = (box) => {
     if (box.scrollHeight <= box.clientHeight + 1) return;
-    const el = box.querySelector(".sys-mark, .marked");
-    if (!el) return;
-    const r = el.getBoundingClientRect();
     const b = box.getBoundingClientRect();
-    if (r.height === 0 || (r.top >= b.top && r.bottom <= b.bottom)) return;
-    const top = box.scrollTop + r.top - b.top - Math.max(8, (b.height - r.height) / 3);
+    const r = markedSpan([...box.querySelectorAll(".sys-mark, .marked")], b.height - 16);
+    if (!r || (r.top >= b.top && r.bottom <= b.bottom)) return;
+    const top = box.scrollTop + r.top - b.top - Math.max(8, (b.height - (r.bottom - r.top)) / 3);
     box.scrollTo({ top: Math.max(0, top), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   };
 

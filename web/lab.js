@@ -1,13 +1,229 @@
-// Inference Lab: small DOM helpers the Go app calls (a step change costs one
-// WebAssembly→JS call instead of one per grid cell), the colour theme, the
-// ? and / shortcuts, clipboard and downloads, the embed's height report, the
-// simulation worker's client (inferlab.sim), and the mark on a prerendered
-// figure that is not the state the address asks for.
+// Inference Lab: the player (stepping a lesson, before the app runs and
+// after: the one implementation), small DOM helpers the Go app calls (a
+// step change costs one WebAssembly→JS call instead of one per grid cell),
+// the colour theme, the ? and / shortcuts, clipboard and downloads, the
+// embed's height report, the simulation worker's client (inferlab.sim),
+// and the mark on a prerendered figure that is not the state the address
+// asks for.
 // A plain file loaded in <head> before the page body (no inline script), so
 // the Content-Security-Policy stays script-src 'self', and the theme is set
-// before the first paint.
+// before the first paint. Under Node (web/test/) it is only the player's
+// stepping logic, below, as a module.
 "use strict";
-(() => {
+
+// inferlabStepping is the player's stepping as plain logic, with no DOM and
+// no timers of its own: which step a key or a button asks for, the step
+// shown, playback (one step per delay at the chosen speed, stopping at the
+// last step and at a question the learner has not answered), the motion
+// (step changes closer than motionGap jump instead of animating, so a held
+// key or a dragged scrubber never queues movements and the latest step
+// wins) and the address (written once stepping pauses for urlSettle:
+// Safari refuses more than 100 history writes in 30 s, which a held arrow
+// key reaches). The page gives it a view: the prerendered page's (web/
+// lab.js swaps each step's markup in) or the app's (app/player.go renders
+// the step asked for). docs/ARCHITECTURE.md, "One player".
+const inferlabStepping = (() => {
+  const motionGap = 250;
+  const urlSettle = 250;
+  // baseDelay is the time per step while playing at 1× (app/playback
+  // BaseDelay, carried by #steps-data as delayMs).
+  const baseDelay = 1600;
+
+  // keyAction is what a key does to the player, with the focus on an
+  // element of tag (upper case; BUTTON for role=button): "prev", "next",
+  // "first", "last", "play", or "" (not the player's: a form field takes
+  // its keys, a focused button, link or summary its space).
+  const keyAction = (key, tag) => {
+    if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return "";
+    switch (key) {
+      case "ArrowLeft": return "prev";
+      case "ArrowRight": return "next";
+      case "Home": return "first";
+      case "End": return "last";
+      case " ":
+      case "Spacebar": return /^(BUTTON|A|SUMMARY)$/.test(tag) ? "" : "play";
+      default: return "";
+    }
+  };
+
+  // delayOf is the time per step at speed (a number as text; anything
+  // else, or not above 0, is 1×).
+  const delayOf = (speed, base) => {
+    const f = parseFloat(speed);
+    return f > 0 && isFinite(f) ? base / f : base;
+  };
+
+  // createStepper steps view, whose methods are:
+  //   count()            the number of steps;
+  //   drawn()            what the page shows: {step (0-based), seq (the
+  //                      last show() it drew, -1 for none), playing};
+  //   show(step, {playing, speed}, seq)  draw this step and toolbar;
+  //   motion(jump)       step changes jump (true) or animate;
+  //   url(step)          write the step into the address; urlPending(on);
+  //   asks()             the step drawn asks a question;
+  //   ask()              playback stopped at it: show it, focus it;
+  //   delayMs()          the time per step at 1×.
+  // clock is {now() in ms, set(fn, ms) → id, clear(id)}.
+  const createStepper = (view, clock) => {
+    // passAt: the question playback plays past (the learner pressed Play
+    // where playback had stopped for it); stoppedAt: where it stopped.
+    const st = { step: 0, playing: false, speed: "1", passAt: -1, stoppedAt: -1 };
+    let sent = -1; // the last show() asked
+    let lastMove = -Infinity;
+    let settle = null;
+    let tick = null;
+    let urlTimer = null;
+    // sync adopts what the page draws once it has drawn the latest show():
+    // the app moves by itself too (a question answered, a new run placed,
+    // playback stopped by a new run).
+    const sync = () => {
+      const d = view.drawn();
+      if (!d || d.seq < sent) return;
+      st.step = d.step;
+      if (st.playing && !d.playing) stop();
+    };
+    const publish = () => {
+      sent++;
+      view.show(st.step, { playing: st.playing, speed: st.speed }, sent);
+    };
+    const writeSoon = () => {
+      clock.clear(urlTimer);
+      view.urlPending(true);
+      urlTimer = clock.set(() => {
+        urlTimer = null;
+        view.url(st.step);
+        view.urlPending(false);
+      }, urlSettle);
+    };
+    // to shows step i (clamped); false when it is shown already.
+    const to = (i) => {
+      const n = view.count();
+      if (!n) return false;
+      i = Math.max(0, Math.min(n - 1, i));
+      if (i === st.step) return false;
+      const now = clock.now();
+      const jump = now - lastMove < motionGap;
+      lastMove = now;
+      clock.clear(settle);
+      settle = null;
+      view.motion(jump);
+      if (jump) {
+        settle = clock.set(() => {
+          settle = null;
+          view.motion(false);
+        }, motionGap);
+      }
+      st.step = i;
+      publish();
+      writeSoon();
+      return true;
+    };
+    const schedule = () => {
+      clock.clear(tick);
+      tick = clock.set(advance, delayOf(st.speed, view.delayMs() || baseDelay));
+    };
+    // askHere stops playback at the question the step drawn asks, unless
+    // it is the one to play past.
+    const askHere = () => {
+      if (!st.playing || st.step === st.passAt || !view.asks()) return false;
+      stop();
+      st.stoppedAt = st.step;
+      view.ask();
+      return true;
+    };
+    function advance() {
+      tick = null;
+      sync();
+      if (!st.playing || askHere()) return;
+      if (st.step >= view.count() - 1) {
+        stop();
+        return;
+      }
+      to(st.step + 1);
+      schedule();
+    }
+    function stop() {
+      clock.clear(tick);
+      tick = null;
+      if (!st.playing) return;
+      st.playing = false;
+      publish();
+    }
+    const api = {
+      state: () => ({ step: st.step, playing: st.playing, speed: st.speed }),
+      go(i) {
+        sync();
+        return to(i);
+      },
+      move(by) {
+        sync();
+        return to(st.step + by);
+      },
+      last() {
+        sync();
+        return to(view.count() - 1);
+      },
+      // place shows step i as the address asked (no motion, no address write).
+      place(i) {
+        st.step = Math.max(0, Math.min(view.count() - 1, i));
+        publish();
+      },
+      // toggle starts or stops playback: at the last step it starts from
+      // the first; at a question where playback stopped it plays on past
+      // it (the learner chose not to answer); at another it stops at once.
+      toggle() {
+        sync();
+        const n = view.count();
+        if (!n) return;
+        if (st.playing) {
+          stop();
+          return;
+        }
+        st.playing = true;
+        st.passAt = st.step === st.stoppedAt ? st.step : -1;
+        if (st.step >= n - 1) {
+          st.passAt = -1;
+          if (!to(0)) publish();
+        } else publish();
+        schedule();
+      },
+      stop,
+      speed(s) {
+        st.speed = String(s);
+      },
+      key(k) {
+        switch (k) {
+          case "prev": return api.move(-1);
+          case "next": return api.move(1);
+          case "first": return api.go(0);
+          case "last": return api.last();
+          case "play": return api.toggle();
+          default: return false;
+        }
+      },
+      // drawn: the page has drawn a step; playback stops at a question.
+      drawn() {
+        sync();
+        askHere();
+      },
+      // attach: another view draws from now on (the app took the page
+      // over): it is given the state, or, when it has drawn more lately
+      // than this player asked (it placed the step the address names),
+      // takes its step.
+      attach() {
+        sync();
+        publish();
+      },
+    };
+    return api;
+  };
+
+  return { keyAction, delayOf, createStepper, motionGap, urlSettle, baseDelay };
+})();
+
+if (typeof module === "object" && module.exports) module.exports = inferlabStepping;
+
+if (typeof document === "object") (() => {
   const root = document.documentElement;
   const THEME_KEY = "inferlab-theme";
   // This script's own address: the worker and sim.wasm sit beside it in web/
@@ -468,7 +684,7 @@
         ta.style.opacity = "0";
         document.body.appendChild(ta);
         ta.select();
-        let ok = false;
+        let ok;
         try {
           ok = document.execCommand("copy");
         } catch (e) {
@@ -638,6 +854,7 @@
     syncSheet(); // the app may have redrawn the buttons (it mounts)
     syncMore();
     const key = stepKey(lab);
+    player.drawn(); // playback stops at a question
     // web/present.js follows every drawing (the app's redraws included).
     window.dispatchEvent(new CustomEvent("inferlab:step", { detail: key !== lastStep }));
     if (key === lastStep) return;
@@ -1130,12 +1347,6 @@
   const pre = (() => {
     let lab = null; // the prerendered #lab (the app replaces it)
     let data; // #steps-data, parsed on first use (undefined: not read yet)
-    let step = 0;
-    let playing = null;
-    let lastMove = 0;
-    let settle = null;
-    let urlTimer = null;
-    let speed = "1";
     const hide = new Set((query.get("hide") || "").split(",").filter(Boolean));
     let page = null; // the prerendered root (#lab, #index or #not-found)
     const active = () => !!(page && page.isConnected && page.dataset.live !== "true");
@@ -1161,16 +1372,10 @@
       return data;
     });
     const read = () => (data === undefined ? null : data);
-    const count = () => {
-      const d = read();
-      return d && d.steps ? d.steps.length : 0;
-    };
 
     // The toolbar follows the step in place (a scrubber being dragged is
     // never replaced).
-    const controls = () => {
-      if (!active() || !read()) return;
-      const n = count();
+    const controls = (step, n, playing) => {
       const label = n ? "Step " + (step + 1) + " of " + n : "No steps";
       const set = (id, off) => {
         const b = document.getElementById(id);
@@ -1212,42 +1417,32 @@
       if (lab) lab.dataset.hide = [...hide].join(",");
     };
 
-    const writeURL = () => {
-      clearTimeout(urlTimer);
-      if (lab) lab.setAttribute("data-url-pending", "");
-      urlTimer = setTimeout(() => {
-        urlTimer = null;
-        if (lab) lab.removeAttribute("data-url-pending");
-        if (!active()) return;
-        const q = new URLSearchParams(location.search);
-        const d = read();
-        // The canonical address of the step shown: every knob and the step
-        // (as the app writes it), then what else the address kept.
-        const canon = new URLSearchParams(d.steps[step].query);
-        for (const [k, v] of q) if (!canon.has(k)) canon.append(k, v);
-        const s = canon.toString();
-        if (s !== location.search.slice(1)) history.replaceState(history.state, "", location.pathname + "?" + s + location.hash);
-      }, 250);
+    // url writes the canonical address of step i: every knob and the step
+    // (as the app writes it), then what else the address kept.
+    const url = (i) => {
+      const d = read();
+      if (!active() || !d || !d.steps[i]) return;
+      const canon = new URLSearchParams(d.steps[i].query);
+      for (const [k, v] of new URLSearchParams(location.search)) if (!canon.has(k)) canon.append(k, v);
+      const q = canon.toString();
+      if (q !== location.search.slice(1)) history.replaceState(history.state, "", location.pathname + "?" + q + location.hash);
     };
 
-    // go shows step i (0-based, clamped), once the steps are here.
-    const go = (i, fromURL) => {
+    // show draws step i (0-based) from the page's steps, once they are
+    // here, and the toolbar as the player's state says (the player's view
+    // of the prerendered page).
+    const show = (i, state, seq) => {
       if (data === undefined) {
-        ready().then(() => go(i, fromURL));
+        ready().then(() => show(i, state, seq));
         return;
       }
       const d = read();
-      const n = count();
-      if (!d || !n || !lab || !active()) return;
+      const n = d && d.steps ? d.steps.length : 0;
+      if (!n || !lab || !active()) return;
       i = Math.max(0, Math.min(n - 1, i));
-      if (i === step && !fromURL) return;
-      const now = performance.now();
-      const jump = now - lastMove < 250;
-      lastMove = now;
-      lab.dataset.motion = jump || matchMedia("(prefers-reduced-motion: reduce)").matches ? "jump" : "animate";
-      clearTimeout(settle);
-      if (jump) settle = setTimeout(() => { if (active()) lab.dataset.motion = "animate"; }, 250);
-      step = i;
+      lab.dataset.seq = String(seq);
+      controls(i, n, state.playing);
+      if (String(i + 1) === lab.dataset.step) return;
       const item = d.steps[i];
       mentions.clear();
       d.parts.forEach((id, k) => {
@@ -1263,64 +1458,10 @@
       const cl = lab.querySelector(".claims-wrap");
       if (cl) cl.hidden = !!item.hideClaims;
       applyHide();
-      controls();
       mentions.annotate();
       geometrySoon();
-      if (!fromURL) writeURL();
-      if (playing && document.getElementById("quiz")) {
-        // Playback stops at a question, as in the app.
-        stop();
-        window.inferlab.focusSoon("#quiz input", "#quiz-submit");
-      }
     };
-    const stop = () => {
-      clearTimeout(playing);
-      playing = null;
-      controls();
-    };
-    const tick = () => {
-      if (!active() || step >= count() - 1) return stop();
-      playing = setTimeout(() => {
-        go(step + 1);
-        if (playing) tick();
-      }, read().delayMs / (parseFloat(speed) || 1));
-    };
-    const toggle = () => {
-      if (data === undefined) {
-        ready().then(toggle);
-        return;
-      }
-      if (playing) return stop();
-      if (step >= count() - 1) go(0);
-      playing = -1;
-      controls();
-      tick();
-    };
-
-    // Keys, as the app's (app/player.go onKey).
-    const onKey = (e) => {
-      if (!active() || e.altKey || e.ctrlKey || e.metaKey || hide.has("controls")) return;
-      const a = document.activeElement;
-      let tag = a ? a.tagName : "";
-      if (a && a.isContentEditable) return;
-      if (a && a.getAttribute && a.getAttribute("role") === "button") tag = "BUTTON";
-      if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return;
-      if (a && a.closest && a.closest(".blocks-svg")) return; // its own arrows
-      let act = null;
-      switch (e.key) {
-        case "ArrowLeft": act = () => go(step - 1); break;
-        case "ArrowRight": act = () => go(step + 1); break;
-        case "Home": act = () => go(0); break;
-        case "End": act = () => go(Infinity); break;
-        case " ": case "Spacebar":
-          if (/^(BUTTON|A|SUMMARY)$/.test(tag)) return;
-          act = toggle;
-          break;
-        default: return;
-      }
-      e.preventDefault();
-      act();
-    };
+    const delayMs = () => (read() && read().delayMs) || 0;
 
     // The first use of something only the app does (see start).
     const wakeIn = "#below, #params, #embed-params, #trace-panel, #checkpoint, #search-box, #btn-reload, #notice";
@@ -1338,16 +1479,13 @@
       start(reasonOf(t));
     };
 
-    // The app has drawn its own page (the prerendered #lab is gone): the
-    // toolbar is the app's now, and what the reader did before it runs is
-    // given to its fields (early, below).
+    // The app has drawn its own page (the prerendered #lab is gone): what
+    // the reader did before it runs is given to its fields (early, below).
+    // The player draws with the app from now on (inferlab.attach).
     const watchMount = () => {
       const mo = new MutationObserver(() => {
         if (page && !page.isConnected) {
           mo.disconnect();
-          clearTimeout(playing);
-          playing = null;
-          clearTimeout(urlTimer);
           early.mounted();
         }
       });
@@ -1373,14 +1511,13 @@
       } catch (e) { /* storage refused: wait for a first touch */ }
       if (!lab) return;
       requestAnimationFrame(declutter);
-      step = Math.max(0, (parseInt(lab.dataset.step, 10) || 1) - 1);
       applyHide();
       // A step of the defaults in the address: shown from the page's steps.
       const s = query.get("step");
       if (s !== null && !root.classList.contains("inferlab-pending")) {
-        ready().then(() => {
+        ready().then((d) => {
           const n = parseInt(s, 10);
-          if (String(n) === s && n >= 1 && n <= count()) go(n - 1, true);
+          if (String(n) === s && n >= 1 && d && n <= d.steps.length) player.place(n - 1);
           else start("address");
           root.classList.remove("inferlab-step-pending");
         });
@@ -1392,16 +1529,12 @@
         if (document.readyState === "complete") later();
         else window.addEventListener("load", later, { once: true });
       }
+      // The app's header and dialog have handlers of their own.
       document.addEventListener("click", (e) => {
         if (!active()) return;
         const b = e.target instanceof Element && e.target.closest("button");
         if (!b) return;
         switch (b.id) {
-          case "btn-first": go(0); break;
-          case "btn-prev": go(step - 1); break;
-          case "btn-next": go(step + 1); break;
-          case "btn-last": go(Infinity); break;
-          case "btn-play": toggle(); break;
           case "btn-keys": window.inferlab.keys(true); break;
           case "keys-close": window.inferlab.keys(false); break;
           case "btn-theme": {
@@ -1417,16 +1550,124 @@
           }
         }
       });
-      document.addEventListener("input", (e) => {
-        if (active() && e.target instanceof Element && e.target.id === "scrubber") go((parseInt(e.target.value, 10) || 1) - 1);
-      });
-      document.addEventListener("change", (e) => {
-        if (active() && e.target instanceof Element && e.target.id === "speed") speed = e.target.value;
-      });
-      window.addEventListener("keydown", onKey);
     };
-    return { init, active, ready };
+    return { init, active, ready, show, url, delayMs, lab: () => lab };
   })();
+
+  // ---- The player ----------------------------------------------------------
+  // One stepper (inferlabStepping) for the prerendered page and for the
+  // app: its keys, buttons, scrubber and speed, playback, motion and the
+  // address are handled here, by delegation, whoever draws the page. Before
+  // the app runs, the page's steps are swapped in (pre.show); once it runs,
+  // the app registers how it shows a step (inferlab.attach, app/
+  // player.go) and renders it. Either way the page reports what it drew in
+  // #lab[data-step], [data-seq] (the last show it drew) and the toolbar.
+  const player = (() => {
+    let appShow = null; // the app's: (step, playing, speed, seq)
+    const labEl = () => document.getElementById("lab");
+    const reducedMotion = () => root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const view = {
+      count: () => {
+        const l = labEl();
+        return l ? parseInt(l.dataset.steps, 10) || 0 : 0;
+      },
+      drawn: () => {
+        const l = labEl();
+        if (!l || !l.dataset.step) return null;
+        const seq = l.dataset.seq === undefined || l.dataset.seq === "" ? -1 : parseInt(l.dataset.seq, 10);
+        const play = document.getElementById("btn-play");
+        return { step: (parseInt(l.dataset.step, 10) || 1) - 1, seq, playing: !!play && play.getAttribute("aria-pressed") === "true" };
+      },
+      show: (i, state, seq) => {
+        if (appShow && !pre.active()) appShow(i, state.playing, state.speed, seq);
+        else pre.show(i, state, seq);
+      },
+      motion: (jump) => {
+        const l = labEl();
+        if (l) l.dataset.motion = jump || reducedMotion() ? "jump" : "animate";
+      },
+      url: (i) => {
+        if (pre.active()) {
+          pre.url(i);
+          return;
+        }
+        // The app's address: the step changes, every other part stays.
+        if (!/\/(lesson|embed)\//.test(location.pathname)) return;
+        const q = new URLSearchParams(location.search);
+        if (q.get("step") === String(i + 1)) return;
+        q.set("step", String(i + 1));
+        history.replaceState(history.state, "", location.pathname + "?" + q.toString() + location.hash);
+      },
+      urlPending: (on) => {
+        const l = labEl();
+        if (l) l.toggleAttribute("data-url-pending", on);
+      },
+      asks: () => !!document.getElementById("quiz"),
+      ask: () => {
+        openSheet();
+        window.inferlab.focusSoon("#quiz input:checked", "#quiz input", "#quiz button");
+      },
+      delayMs: () => pre.delayMs(),
+    };
+    const stepper = inferlabStepping.createStepper(view, {
+      now: () => performance.now(),
+      set: (f, ms) => setTimeout(f, ms),
+      clear: (id) => clearTimeout(id),
+    });
+    const hidden = () => {
+      const l = labEl();
+      return !l || (l.dataset.hide || "").split(",").includes("controls");
+    };
+    document.addEventListener("click", (e) => {
+      const b = e.target instanceof Element && e.target.closest("#lab #controls button");
+      if (!b || b.disabled) return;
+      switch (b.id) {
+        case "btn-first": stepper.go(0); break;
+        case "btn-prev": stepper.move(-1); break;
+        case "btn-next": stepper.move(1); break;
+        case "btn-last": stepper.last(); break;
+        case "btn-play": stepper.toggle(); break;
+        default: break;
+      }
+    });
+    document.addEventListener("input", (e) => {
+      if (e.target instanceof Element && e.target.id === "scrubber" && e.target.closest("#lab")) stepper.go((parseInt(e.target.value, 10) || 1) - 1);
+    });
+    document.addEventListener("change", (e) => {
+      if (e.target instanceof Element && e.target.id === "speed" && e.target.closest("#lab")) {
+        stepper.speed(e.target.value);
+        if (stepper.state().playing) stepper.attach();
+      }
+    });
+    window.addEventListener("keydown", (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented || hidden()) return;
+      const a = document.activeElement;
+      if (a && (a.isContentEditable || (a.closest && a.closest(".blocks-svg")))) return; // a grid's own arrows
+      let tag = a ? a.tagName : "";
+      if (a && a.getAttribute && a.getAttribute("role") === "button") tag = "BUTTON";
+      const act = inferlabStepping.keyAction(e.key, tag);
+      if (!act) return;
+      e.preventDefault();
+      stepper.key(act);
+    });
+    return {
+      place: (i) => stepper.place(i),
+      drawn: () => stepper.drawn(),
+      stop: () => stepper.stop(),
+      // attach: the app shows steps from now on, with show(step, playing,
+      // speed, seq); it is given the player's state at once.
+      attach(show) {
+        appShow = show;
+        setTimeout(() => { if (appShow === show) stepper.attach(); }, 0); // never call back into Go from inside its call
+      },
+      detach(show) {
+        if (appShow === show) appShow = null;
+        stepper.stop();
+      },
+    };
+  })();
+  window.inferlab.attach = player.attach;
+  window.inferlab.detach = player.detach;
 
   // ---- First edits kept ---------------------------------------------------
   // What the reader does to a control before the app's own copy of it runs
@@ -1568,31 +1809,34 @@
   })();
 
   // submitForm sends form's submit event to its handlers (the app's), as
-  // Enter or its button would, without the browser submitting it: the
-  // lab's forms are handled by script, and an embed's frame may be
-  // sandboxed without 'allow-forms', where a real submission is refused
-  // (and logged) before any handler runs.
+  // Enter or its button would, without the browser submitting it.
   const submitForm = (form) => {
     if (form && form.tagName === "FORM") form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
   };
-  const implicit = /^(text|number|search|email|url|tel|password|radio|checkbox|range|date|time)$/;
-  document.addEventListener("keydown", (e) => {
-    const t = e.target;
-    if (e.key !== "Enter" || e.defaultPrevented || e.isComposing || !(t instanceof HTMLInputElement) || !t.form || !implicit.test(t.type)) return;
-    e.preventDefault();
-    submitForm(t.form);
-  });
-  document.addEventListener("click", (e) => {
-    const b = e.target instanceof Element && e.target.closest("button[type=submit], button:not([type]), input[type=submit]");
-    if (!b || !b.form || e.defaultPrevented) return;
-    e.preventDefault();
-    submitForm(b.form);
-  });
+  // In a frame (an embed), Enter in a field and a submit button do that
+  // instead of submitting: the lab's forms are handled by script, and the
+  // embed snippet sandboxes the frame without 'allow-forms', where the
+  // browser refuses a submission (and logs it) before any handler runs.
+  if (window.parent !== window) {
+    const implicit = /^(text|number|search|email|url|tel|password|radio|checkbox|range|date|time)$/;
+    document.addEventListener("keydown", (e) => {
+      const t = e.target;
+      if (e.key !== "Enter" || e.defaultPrevented || e.isComposing || !(t instanceof HTMLInputElement) || !t.form || !implicit.test(t.type)) return;
+      e.preventDefault();
+      submitForm(t.form);
+    });
+    document.addEventListener("click", (e) => {
+      const b = e.target instanceof Element && e.target.closest("button[type=submit], button:not([type]), input[type=submit]");
+      if (!b || !b.form || e.defaultPrevented) return;
+      e.preventDefault();
+      submitForm(b.form);
+    });
+  }
 
   // Compact block grids (app/grid_svg.go): one SVG, no element per block.
   // The block under the pointer, or under the keyboard cursor (arrow keys
   // while the grid has focus), is named in the grid's readout line.
-  const gridReadout = (() => {
+  (() => {
     const info = (svg) => {
       if (svg.__info && svg.__info.owners === svg.dataset.owners) return svg.__info;
       const labels = {};
@@ -1687,7 +1931,6 @@
       const svg = e.target instanceof Element && e.target.closest(".blocks-svg");
       if (svg) show(svg, -1);
     });
-    return { text };
   })();
 
   // A lesson page's prerendered figure is the lesson at its defaults (the

@@ -38,8 +38,8 @@ func CleanBaseURL(base string) (string, error) {
 }
 
 // previewTag matches a meta tag of go-app's head whose value must be an
-// absolute address.
-var previewTag = regexp.MustCompile(`<meta (?:property="og:(?:url|image)"|name="twitter:image") content="[^"]*">`)
+// absolute address (go-app writes a tag's attributes in either order).
+var previewTag = regexp.MustCompile(`<meta (?:property="og:(?:url|image)"|name="twitter:image") content="[^"]*">|<meta content="[^"]*" (?:property="og:(?:url|image)"|name="twitter:image")>`)
 
 // withPreview writes page's link-preview tags for path under base (see
 // above): each absolute, or none without a base.

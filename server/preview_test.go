@@ -14,7 +14,7 @@ import (
 // "https:///lesson/garage" and "https://"). A bad address is refused.
 func TestLinkPreview(t *testing.T) {
 	web := fakeWeb(t)
-	meta := regexp.MustCompile(`<meta (?:property|name)="(og:url|og:image|twitter:image)" content="([^"]*)">`)
+	meta := regexp.MustCompile(`<meta (?:property|name)="(og:url|og:image|twitter:image)" content="([^"]*)">|<meta content="([^"]*)" (?:property|name)="(og:url|og:image|twitter:image)">`)
 	for _, c := range []struct {
 		base      string
 		url, img  string
@@ -31,10 +31,16 @@ func TestLinkPreview(t *testing.T) {
 		page := body(t, get(t, h, "/lesson/garage"))
 		got := map[string][]string{}
 		for _, m := range meta.FindAllStringSubmatch(page, -1) {
-			got[m[1]] = append(got[m[1]], m[2])
+			if m[1] != "" {
+				got[m[1]] = append(got[m[1]], m[2])
+			} else {
+				got[m[4]] = append(got[m[4]], m[3])
+			}
 		}
-		if strings.Contains(page, `"https:///`) || strings.Contains(page, `content="https://"`) {
-			t.Errorf("base %q: the page names an address without a host", c.base)
+		if i := strings.Index(page, `"https:///`); i >= 0 {
+			t.Errorf("base %q: the page names an address without a host: …%s…", c.base, page[max(0, i-80):min(len(page), i+60)])
+		} else if i := strings.Index(page, `content="https://"`); i >= 0 {
+			t.Errorf("base %q: the page names an address without a host: …%s…", c.base, page[max(0, i-80):min(len(page), i+60)])
 		}
 		if c.wantNoTag {
 			if len(got) > 0 {

@@ -1678,10 +1678,10 @@ if (typeof document === "object") (() => {
   // typed in. Nothing of it is lost as the page changes hands: once the app
   // has mounted, the copy gets the values and the focus back (the reader
   // types on); once its panels are its own (#lab[data-ready]), its fields
-  // get them with the events the reader's own input would have sent — text
-  // as typed (an InputEvent with an inputType: the app checks a typed
-  // number when it is applied, not at each key), a choice as changed — and
-  // then the submits and presses, in that order.
+  // get them with the events the reader's own input sent — text as it came
+  // (an InputEvent of the same inputType: a typed number is checked when it
+  // is entered, not at each key; a paste applies at once), a choice as
+  // changed — and the submits and presses, in the order made.
   const early = (() => {
     let inside = ""; // the selector of what the app's start takes over (wakeIn)
     let before = () => false; // the prerendered page is still up
@@ -1724,6 +1724,7 @@ if (typeof document === "object") (() => {
       const f = set(t.id);
       if (t.type === "checkbox" || t.type === "radio") f.checked = t.checked;
       else f.value = t.value;
+      if (e.type === "input") f.inputType = e.inputType || ""; // typed, pasted, or stepped (arrows)
       // A change is the reader leaving the field, unless the field is
       // leaving the page (the app drew its own: the browser reports the
       // focused field's new value then).
@@ -1754,7 +1755,9 @@ if (typeof document === "object") (() => {
         if (!live) return;
         if (el.tagName === "SELECT") el.dispatchEvent(new Event("change", { bubbles: true }));
         else {
-          el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText", data: f.value }));
+          // as the reader's last input came: typed text is checked when
+          // entered, a paste applies, a stepper's arrow applies live
+          el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: f.inputType === undefined ? "insertText" : f.inputType }));
           if (f.changed || el.type === "range") el.dispatchEvent(new Event("change", { bubbles: true }));
         }
       }

@@ -31,10 +31,10 @@ const costWord = "each engine step's GPU time is split between its prompt and ou
 var (
 	priceParam = Param{Key: "usd_per_gpu_hour", Label: "Price per GPU-hour", Unit: "$",
 		Help: "What one GPU costs an hour; 0 for the chosen GPU's cited on-demand list price (H100 SXM $3.99 on Lambda's list). Public on-demand prices for one H100 SXM ranged from $2.69 to $12.29 in one comparison, so type your own.",
-		Kind: Float, Default: 0, Min: 0, Max: 100, Step: 0.01}
+		Kind: Float, Default: 0, Min: 0, Max: 100, Step: 0.01, Zero: "the chosen GPU's cited price"}
 	powerParam = Param{Key: "board_power_w", Label: "Power per GPU", Unit: "W",
 		Help: "Power each GPU draws while the run holds it, for energy per token; 0 for the chosen GPU's datasheet maximum (TDP: H100 SXM 700 W), which makes the energy an upper bound.",
-		Kind: Float, Default: 0, Min: 0, Max: 2000, Step: 1}
+		Kind: Float, Default: 0, Min: 0, Max: 2000, Step: 1, Zero: "the chosen GPU's board power"}
 )
 
 // costRates are the price per GPU-hour and the power per GPU the values

@@ -148,7 +148,7 @@ func TestCostKnobsAndMetrics(t *testing.T) {
 				continue
 			}
 			for k := range bad {
-				if pe.Key != k || !strings.Contains(err.Error(), "from 0 to") {
+				if pe.Key != k || !strings.Contains(err.Error(), "want 0 (the chosen GPU's") || !strings.Contains(err.Error(), "or a number from") {
 					t.Errorf("%s %v: %v, want it to name %s and its range", l.Slug, bad, err, k)
 				}
 			}

@@ -17,7 +17,7 @@ import (
 // sloKnobs are the SLO's knobs beyond the per-request TTFT and TPOT
 // limits: Sarathi-Serve's p99 TBT and DistServe's attainment target.
 var sloKnobs = []Param{
-	{Key: "slo_p99_tbt_ms", Label: "SLO: p99 time between tokens", Unit: "ms", Help: "The 99th percentile of every gap between output tokens, over all requests (Sarathi-Serve's capacity SLO); 0 for none.", Kind: Float, Default: 0, Min: 0, Max: 10000, Step: 1},
+	{Key: "slo_p99_tbt_ms", Label: "SLO: p99 time between tokens", Unit: "ms", Help: "The 99th percentile of every gap between output tokens, over all requests (Sarathi-Serve's capacity SLO); 0 for none.", Kind: Float, Default: 0, Min: 0, Max: 10000, Step: 1, Zero: "none"},
 	{Key: "slo_attainment_pct", Label: "SLO: attainment target", Unit: "%", Help: "Share of requests that must meet the TTFT and TPOT limits for a rate to count (DistServe uses 90%).", Kind: Float, Default: 90, Min: 1, Max: 100, Step: 1},
 }
 

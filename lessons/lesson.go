@@ -14,7 +14,9 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/scene"
@@ -46,6 +48,11 @@ type Lesson struct {
 	// sim runs the lesson's simulation (see simulation for why it is an
 	// interface value, not a func).
 	sim simulation
+	// TraceIgnores are the knobs a trace replaces, for a lesson that takes
+	// one (BuildTrace): those that generate the requests, their arrivals
+	// and their lengths. A trace run does not read them; RunTrace leaves
+	// them out of the values it returns, and CheckTraceKnobs refuses them.
+	TraceIgnores []string
 
 	// MaxWork bounds Script.Work for every knob combination the lesson
 	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +
@@ -225,7 +232,33 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
 	}
 	s, err := l.BuildTrace(v, trace, name)
-	return s, v, l.blame(v, err)
+	return s, l.TraceValues(v), l.blame(v, err)
+}
+
+// TraceValues are the values a run on a trace reads: v without the knobs
+// the trace replaces (TraceIgnores), as RunTrace returns them and as the
+// page exports a trace run's knobs.
+func (l *Lesson) TraceValues(v Values) Values { return v.without(l.TraceIgnores) }
+
+// CheckTraceKnobs refuses, one *ParamError each in the order of the
+// lesson's knobs, the raw knobs that a run on a trace ignores
+// (TraceIgnores): `inferlab run sandbox --trace t.jsonl --set requests=4`
+// served the trace's 50 requests and reported requests 4. The page, whose
+// knobs stay set while a trace replaces their workload, says so instead.
+func (l *Lesson) CheckTraceKnobs(raw map[string]string) error {
+	var errs []*ParamError
+	for _, p := range l.Params {
+		v, given := raw[p.Key]
+		if !given || !slices.Contains(l.TraceIgnores, p.Key) {
+			continue
+		}
+		errs = append(errs, &ParamError{Key: p.Key, Value: v,
+			Want: fmt.Sprintf("no value with a trace: a trace gives the requests, their arrivals and their lengths, so %s have no effect on its run", strings.Join(l.TraceIgnores, ", "))})
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return joinParamErrors(errs)
 }
 
 // Browser bounds on a trace: 16,384 tokens per request, 2,000,000 in all,

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/inferlab/inferlab/internal/textfmt"
 )
 
 // ParamKind is the type of a knob's value.
@@ -34,6 +37,13 @@ type Param struct {
 	Max     float64
 	Step    float64
 	Choices []string // for Choice; the first is the default
+	// Zero, when set, says what 0 means for a numeric knob whose Min is 0
+	// ("the chosen GPU's cited figure", "none"): 0 is then a choice, not
+	// an amount, and an amount is at least Step, the smallest the control
+	// offers. A smaller one (4.9e-324 dollars an hour) would read as 0
+	// in every figure computed from it, and one that a float64 reads as 0
+	// (1e-400) would silently mean Zero.
+	Zero string
 }
 
 // DefaultText is the default value as it appears in a URL.
@@ -53,14 +63,17 @@ func (p Param) format(x float64) string {
 
 // Range describes the allowed values in words, for error messages and help.
 func (p Param) Range() string {
-	switch p.Kind {
-	case Choice:
+	if p.Kind == Choice {
 		return "one of " + strings.Join(p.Choices, ", ")
-	case Int:
-		return fmt.Sprintf("an integer from %s to %s", p.format(p.Min), p.format(p.Max))
-	default:
-		return fmt.Sprintf("a number from %s to %s", p.format(p.Min), p.format(p.Max))
 	}
+	kind := "a number"
+	if p.Kind == Int {
+		kind = "an integer"
+	}
+	if p.Zero != "" {
+		return fmt.Sprintf("0 (%s) or %s from %s to %s", p.Zero, kind, p.format(p.Step), p.format(p.Max))
+	}
+	return fmt.Sprintf("%s from %s to %s", kind, p.format(p.Min), p.format(p.Max))
 }
 
 // ParamError says which knob got which bad value and what is allowed.
@@ -127,7 +140,13 @@ func (p Param) parse(raw string) (float64, string, *ParamError) {
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0, "", bad
 	}
-	if p.Kind == Int && x != math.Trunc(x) {
+	// A float64 reads "1e-400" as 0 and "1e-400" for an integer as the
+	// integer 0: an integer knob takes only text that names an integer,
+	// and a knob where 0 means something else takes no amount below Step.
+	if p.Kind == Int && (x != math.Trunc(x) || !textfmt.IsWhole(raw)) {
+		return 0, "", bad
+	}
+	if p.Zero != "" && (x == 0 && textfmt.RoundsToZero(raw) || x != 0 && x < p.Step) {
 		return 0, "", bad
 	}
 	if x < p.Min || x > p.Max {
@@ -350,6 +369,23 @@ func (l *Lesson) blame(v Values, err error) error {
 func (v Values) Defaults() Values {
 	l := Lesson{Params: v.params}
 	return l.Defaults()
+}
+
+// without returns v with the knobs keys left out of what it lists (Text,
+// TextOf, JSON), though still readable (Int, Float, Choice, Has): the
+// values of a run that did not use those knobs.
+func (v Values) without(keys []string) Values {
+	if len(keys) == 0 {
+		return v
+	}
+	out := v
+	out.params = nil
+	for _, p := range v.params {
+		if !slices.Contains(keys, p.Key) {
+			out.params = append(out.params, p)
+		}
+	}
+	return out
 }
 
 // Has reports whether the lesson declares the knob.

@@ -51,8 +51,9 @@ var sandbox = &Lesson{
 		}
 		return workBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), servingCheckWork)
 	},
-	sim:     sandboxSim{},
-	MaxWork: servingMaxWork,
+	sim:          sandboxSim{},
+	TraceIgnores: []string{"workload", "requests", "rate"},
+	MaxWork:      servingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool
 	// (L4: preemptions), one request at a time with the
 	// smallest budget, and 16 workers behind the cache-aware router; then

@@ -771,7 +771,9 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 				b.fatal("in the embed, %s: %v", what, err)
 			}
 		}
-		run("open the parameters", chromedp.WaitVisible(chromedp.CSS("#embed-params > summary")), chromedp.Click(chromedp.CSS("#embed-params > summary")))
+		// (once the frame's page has loaded: a reader's first tap comes after it)
+		run("open the parameters", chromedp.Poll[chromedp.Void](`document.readyState === "complete" && !!document.querySelector("#embed-params > summary")`,
+			chromedp.WithPollingTimeout(liveTimeout)), chromedp.Click(chromedp.CSS("#embed-params > summary")))
 		run("the app, live", chromedp.WaitVisible(chromedp.CSS(liveSelector)), chromedp.WaitVisible(chromedp.CSS("#param-requests")))
 		run("type 50 and Enter", chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector("#param-requests"); f.focus(); f.select(); })()`),
 			chromedp.KeyEvent("50"), chromedp.KeyEvent(kb.Enter))

@@ -249,11 +249,11 @@ func (s *Scheduler) prepare(r Request, q *req, dup bool) error {
 }
 
 // Add submits a request while the simulation runs. Its arrival time must not
-// be earlier than any request already submitted and not yet arrived.
+// be earlier than any request already submitted and not yet arrived. It
+// keeps its arrival even when that is before the clock (it came while a
+// step ran): it joins the queue when the step in flight ends, and its
+// latencies count that wait, as a real engine's request's do.
 func (s *Scheduler) Add(r Request) error {
-	if r.Arrival < s.clock {
-		r.Arrival = s.clock
-	}
 	if s.next < len(s.reqs) && s.reqs[len(s.reqs)-1].Arrival > r.Arrival {
 		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
 	}

@@ -14,4 +14,5 @@ require (
 require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )

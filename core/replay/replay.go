@@ -88,6 +88,8 @@ func (e Engine) Validate() error {
 	switch {
 	case e.TP < 1 || e.TP > 8:
 		return fmt.Errorf("tensor_parallelism = %d: want 1 to 8", e.TP)
+	case e.Model.QHeads%e.TP != 0 || e.Model.Intermediate%e.TP != 0 || (e.Model.KVHeads%e.TP != 0 && e.TP%e.Model.KVHeads != 0):
+		return fmt.Errorf("tensor_parallelism = %d does not split %s's %d query heads, %d KV heads and MLP evenly, as vLLM requires", e.TP, e.Model.Name, e.Model.QHeads, e.Model.KVHeads)
 	case e.MaxModelLen < 1 || e.MaxModelLen > e.Model.MaxPositions:
 		return fmt.Errorf("max_model_len = %d: want 1 to the model's max_position_embeddings (%d)", e.MaxModelLen, e.Model.MaxPositions)
 	case e.MaxNumSeqs < 1 || e.MaxNumSeqs > 4096:

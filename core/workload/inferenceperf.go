@@ -241,3 +241,16 @@ func (w InferencePerf) StageRequests(k int, prompts []PerfPrompt, start float64,
 	}
 	return out
 }
+
+// Tokens is the prompt and output tokens the benchmark's requests carry,
+// summed over every stage, with prompts counted at their drawn lengths
+// (system prompt and question, before re-tokenisation): the size of a
+// replay.
+func (w InferencePerf) Tokens() int64 {
+	per := int64(w.Data.SystemPromptLen + w.Data.QuestionLen + w.Data.OutputLen)
+	var n int64
+	for _, s := range w.Stages {
+		n += int64(s.Requests()) * per
+	}
+	return n
+}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -16,7 +18,7 @@ import (
 	"github.com/inferlab/inferlab/core/replay/expdir"
 )
 
-const replayUsage = "inferlab replay DIR [--gpu h100-sxm] [--format text|json]"
+const replayUsage = "inferlab replay DIR [--gpu h100-sxm] [--format text|json], or inferlab replay --write-measured DIR"
 
 // replayMaxTokens is the native work bound of one replay: the prompt and
 // output tokens of every request the benchmark sends, summed. A replay
@@ -28,6 +30,9 @@ const replayMaxTokens = 150_000_000
 
 // replayCmd replays the benchmark in an experiment directory.
 func replayCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "--write-measured" {
+		return writeMeasuredCmd(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fmt.Fprintln(stderr, "inferlab replay: name an experiment directory first:", replayUsage)
 		return 2
@@ -69,6 +74,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 			dir, commaInt(n), commaInt(replayMaxTokens))
 		return 2
 	}
+	// A replay allocates as it goes (each request's token ids and block
+	// hashes, its steps' records) and keeps most of it to the end: with the
+	// collector's default target it would scan a growing heap a few dozen
+	// times. Four times the live heap halves that CPU for under 200 MB
+	// more at the largest published run (BENCHMARKS.md).
+	debug.SetGCPercent(400)
 	res, err := replay.Run(x.Experiment)
 	if err != nil {
 		code := 1
@@ -89,6 +100,35 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	rep.writeText(stdout)
+	return 0
+}
+
+// writeMeasuredCmd writes the measured runs the lab checks itself against
+// (replay.Measured) as experiment directories under DIR, from the lab's own
+// table, and prints their paths: a benchmark to replay without the
+// published files.
+func writeMeasuredCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "inferlab replay: --write-measured takes one directory: inferlab replay --write-measured DIR")
+		return 2
+	}
+	root := args[0]
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab replay: --write-measured %s: not a directory", root)))
+		return 2
+	}
+	for _, run := range replay.Measured {
+		dir := filepath.Join(root, run.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintln(stderr, "inferlab replay:", err)
+			return 1
+		}
+		if err := expdir.Write(dir, run); err != nil {
+			fmt.Fprintln(stderr, "inferlab replay:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, dir)
+	}
 	return 0
 }
 

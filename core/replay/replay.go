@@ -325,12 +325,12 @@ func (d *driver) summarise(res *Result) error {
 	for i := range accs {
 		accs[i].firstSent = math.Inf(1)
 	}
-	for _, m := range d.s.Requests() {
+	for _, m := range d.s.Times() {
 		q := d.reqs[m.ID]
 		a := &accs[q.stage]
 		a.firstSent = min(a.firstSent, q.sent)
-		ttft := m.TTFT + d.c.API
-		e2e := m.E2E + d.c.API
+		ttft := m.First - m.Arrival + d.c.API
+		e2e := m.Last - m.Arrival + d.c.API
 		if q.sent+e2e > q.deadline {
 			continue // the client gave up before the last token arrived
 		}

@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/inferlab/inferlab/cmd/internal/expdir"
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/replay"
-	"github.com/inferlab/inferlab/core/replay/expdir"
 )
 
 const replayUsage = "inferlab replay DIR [--gpu h100-sxm] [--format text|json], or inferlab replay --write-measured DIR"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/cmd/internal/expdir"
 	"github.com/inferlab/inferlab/core/replay"
-	"github.com/inferlab/inferlab/core/replay/expdir"
 )
 
 // shortRun is a measured run cut to a minute per stage, so a test replays

@@ -140,27 +140,26 @@ type replayReport struct {
 }
 
 type replayStage struct {
-	Index              int         `json:"index"`
-	Rate               float64     `json:"rate"`
-	Duration           float64     `json:"duration_s"`
-	Sent               int         `json:"sent"`
-	Finished           int         `json:"finished"`
-	Failed             int         `json:"failed"`
-	TTFT               latency     `json:"ttft_ms"`
-	E2E                latency     `json:"e2e_ms"`
-	TPOT               latency     `json:"tpot_ms"`
-	OutputTokensMean   float64     `json:"output_tokens_mean"`
-	PromptTokensMean   float64     `json:"prompt_tokens_mean"`
-	OutputTokensPerS   float64     `json:"output_tokens_per_s"`
-	RequestsPerS       float64     `json:"requests_per_s"`
-	MeanRunning        float64     `json:"mean_running"`
-	PeakWaiting        int         `json:"peak_waiting"`
-	Overloaded         bool        `json:"overloaded"`
-	Measured           *measured   `json:"measured,omitempty"`
-	Error              *meanErrors `json:"error,omitempty"`
-	outputLenMeasured  float64
-	promptLenMeasured  float64
-	measuredOverloaded bool
+	Index             int         `json:"index"`
+	Rate              float64     `json:"rate"`
+	Duration          float64     `json:"duration_s"`
+	Sent              int         `json:"sent"`
+	Finished          int         `json:"finished"`
+	Failed            int         `json:"failed"`
+	TTFT              latency     `json:"ttft_ms"`
+	E2E               latency     `json:"e2e_ms"`
+	TPOT              latency     `json:"tpot_ms"`
+	OutputTokensMean  float64     `json:"output_tokens_mean"`
+	PromptTokensMean  float64     `json:"prompt_tokens_mean"`
+	OutputTokensPerS  float64     `json:"output_tokens_per_s"`
+	RequestsPerS      float64     `json:"requests_per_s"`
+	MeanRunning       float64     `json:"mean_running"`
+	PeakWaiting       int         `json:"peak_waiting"`
+	Overloaded        bool        `json:"overloaded"`
+	Measured          *measured   `json:"measured,omitempty"`
+	Error             *meanErrors `json:"error,omitempty"`
+	outputLenMeasured float64
+	promptLenMeasured float64
 }
 
 // latency is a distribution in milliseconds; a measured TPOT has only its

@@ -51,13 +51,12 @@ type measuredRow struct {
 	sim        replay.Stage
 	overloaded bool
 	// Errors of the means: (figure − measured) / measured.
-	lab, blis   [3]float64 // TTFT, E2E, TPOT
-	hasBLIS     bool
-	meas, bfig  [3]float64
-	labFig      [3]float64
-	failedLab   int
-	failedMeas  int
-	measuredRun bool
+	lab, blis  [3]float64 // TTFT, E2E, TPOT
+	hasBLIS    bool
+	meas, bfig [3]float64
+	labFig     [3]float64
+	failedLab  int
+	failedMeas int
 }
 
 // tpot is (E2E − TTFT) / (N − 1), the scoring formula with the requested

@@ -151,7 +151,9 @@ type doc struct {
 	status int
 	ctype  string
 	vars   variants
-	data   []string // a lesson page's data, cut out of it (pagedata.go)
+	// data are a lesson page's data documents, cut out of it and encoded
+	// (pagedata.go); nil for every other document.
+	data []variants
 }
 
 type docKey struct{ config, path string }
@@ -178,9 +180,13 @@ func (s *site) doc(r *http.Request, path string) *doc {
 				e.d = s.dataDoc(path) // waits for its page's render, taking no slot
 				return
 			}
-			renderSem <- struct{}{}
-			defer func() { <-renderSem }()
-			e.d = s.render(path)
+			d, texts := s.renderInSlot(path)
+			if d.status == http.StatusOK {
+				// Outside the slot: compressing a lesson's data (3.5 MB for
+				// garage) is no render, and held the next page's render back.
+				d.data = encodeData(path, texts)
+			}
+			e.d = d
 		}()
 	})
 	if r == nil {
@@ -195,18 +201,26 @@ func (s *site) doc(r *http.Request, path string) *doc {
 	}
 }
 
-// render asks go-app for path with a bare GET: no query, no headers.
-func (s *site) render(path string) (d *doc) {
+// renderInSlot renders path in one of the renderSlots.
+func (s *site) renderInSlot(path string) (*doc, []string) {
+	renderSem <- struct{}{}
+	defer func() { <-renderSem }()
+	return s.render(path)
+}
+
+// render asks go-app for path with a bare GET: no query, no headers. It
+// returns the data cut out of a lesson page (cutData) beside the page.
+func (s *site) render(path string) (d *doc, data []string) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logf("rendering %s: panic: %v", path, p)
-			d = &doc{status: http.StatusInternalServerError}
+			d, data = &doc{status: http.StatusInternalServerError}, nil
 		}
 	}()
 	renders.Add(1)
 	req, err := http.NewRequest(http.MethodGet, path, nil)
 	if err != nil {
-		return &doc{status: http.StatusInternalServerError}
+		return &doc{status: http.StatusInternalServerError}, nil
 	}
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	s.app.ServeHTTP(rec, req)
@@ -227,12 +241,12 @@ func (s *site) render(path string) (d *doc) {
 			}
 		}
 		if strings.HasPrefix(d.ctype, "text/html") {
-			body, d.data = cutData(body)
+			body, data = cutData(body)
 			body = []byte(app.PrerenderedARIA(string(body)))
 		}
 		d.vars = encodeAll(body, textual(d.ctype))
 	}
-	return d
+	return d, data
 }
 
 // warm renders every document, each once.

@@ -32,7 +32,11 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if !out.set || fs.NArg() > 0 {
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "inferlab static: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if !out.set {
 		fmt.Fprintln(stderr, "usage: inferlab static --out DIR [--prefix /repo] [--web web]")
 		return 2
 	}
@@ -54,7 +58,7 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
-	err := server.WriteStaticContext(ctx, out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value})
+	err := server.WriteStaticContext(ctx, out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value, Log: messages{stderr}})
 	close(done)
 	if err != nil {
 		fmt.Fprintln(stderr, printable("inferlab "+err.Error()))

@@ -11,9 +11,9 @@ type RequestTimes struct {
 // Times returns every finished request's RequestTimes, by arrival: what
 // Requests gives without the gaps between tokens, for a run too long to
 // keep one figure per token (a replayed benchmark streams millions).
-func (s *Scheduler) Times() []RequestTimes {
-	out := make([]RequestTimes, 0, s.Finished())
-	for _, r := range s.reqs {
+func (l *batchLoop) Times() []RequestTimes {
+	out := make([]RequestTimes, 0, l.Finished())
+	for _, r := range l.reqs {
 		if r.status != finished {
 			continue
 		}
@@ -23,7 +23,7 @@ func (s *Scheduler) Times() []RequestTimes {
 		}
 		last := r.tokens.cur
 		out = append(out, RequestTimes{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output,
-			First: s.ends[first.start], Last: s.ends[last.start+last.n-1]})
+			First: l.ends[first.start], Last: l.ends[last.start+last.n-1]})
 	}
 	return out
 }

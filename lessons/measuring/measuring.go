@@ -474,6 +474,7 @@ func (r measuringRun) metrics() []lessons.Metric {
 		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Better: lessons.LowerIsBetter, Value: kit.Ms(last.sum.ITL.P99)},
 		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Better: lessons.HigherIsBetter, Value: kit.Round2(100 * last.sum.SLOAttainment)},
 	}
+	ms = append(append(ms, kit.LatencyReportOf(first.sum).MetricsAt("_low", " at the lowest rate")...), kit.LatencyReportOf(last.sum).MetricsAt("_high", " at the highest rate")...)
 	under := kit.SLOText(r.objective)
 	ms = append(ms,
 		lessons.Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, kit.Comma(r.budget)), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(r.capacity.rate())},

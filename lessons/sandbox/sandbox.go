@@ -405,7 +405,7 @@ func runSandbox(v lessons.Values, work []workload.Request, trace string) (*sandb
 }
 
 func (r *sandboxRun) script() *lessons.Script {
-	s := &lessons.Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
+	s := &lessons.Script{Metrics: append(r.metrics(), kit.LatencyReportFrom(r.res.Requests).Metrics()...), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
 	s.Metrics = append(s.Metrics, r.cost.Metrics()...)
 	r.addCapacity(s)

@@ -37,8 +37,14 @@ type Experiment struct {
 type Result struct {
 	Stages []Stage
 	// KVBlocks is the pool the engine serves from (per GPU, in 16-token
-	// blocks, the null block left out); Steps the engine steps run.
-	KVBlocks, Steps int
+	// blocks, the null block left out); Steps the engine steps run, and
+	// StreamedSteps those the CUDA-graph dispatcher did not replay as one
+	// graph (priced kernel by kernel).
+	KVBlocks, Steps, StreamedSteps int
+	// RequestSteps sums the requests each step advanced (running, and one
+	// being prefilled): with Steps and StreamedSteps, what the replay cost
+	// to simulate.
+	RequestSteps int64
 	// Prompts are the benchmark's prompt lengths in tokens, as the server
 	// counts them, in the order requests take them.
 	Prompts []int
@@ -189,10 +195,33 @@ func Run(x Experiment) (*Result, error) {
 		start = st.End + w.Interval
 	}
 	res.Steps = len(s.Steps())
+	res.StreamedSteps, res.RequestSteps = streamed(s.Steps(), cudagraph.New(cudagraph.Default, e.MaxNumSeqs, e.MaxNumBatchedTokens))
 	if err := d.summarise(res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// streamed counts the steps d does not run as one graph, and the requests
+// every step advanced.
+func streamed(steps []scheduler.Step, d cudagraph.Dispatcher) (n int, advanced int64) {
+	var seqs []hardware.Chunk
+	for _, st := range steps {
+		advanced += int64(st.Running)
+		// The dispatcher reads a batch's token count and whether every
+		// sequence computes one token; a step records both as counts.
+		seqs = seqs[:0]
+		for range st.DecodeTokens {
+			seqs = append(seqs, hardware.Chunk{NewTokens: 1})
+		}
+		if st.PrefillTokens > 0 {
+			seqs = append(seqs, hardware.Chunk{NewTokens: st.PrefillTokens})
+		}
+		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqs}); !one {
+			n++
+		}
+	}
+	return n, advanced
 }
 
 // ErrTooLong is a request the server would refuse: prompt and output past

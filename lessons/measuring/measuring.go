@@ -52,7 +52,7 @@ var lesson = &lessons.Lesson{
 	Check: kit.CheckingCosts(checkMeasuring),
 	Sim:   sim{},
 	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
-	MaxWork: measuringMaxWork,
+	MaxWork: measuringMaxWork + measuredReplayMaxWork,
 	// The declared corners at the edge of the bound, and (the last) the
 	// heaviest settings `make bench-corners`' seeded search found
 	// (BENCHMARKS.md, "Worst settings found by search").
@@ -315,6 +315,8 @@ type measuringRun struct {
 	compare   *capacityResult
 	gpus      int
 	plan      capacityPlan
+	// measured is a published vLLM run replayed (measured.go).
+	measured measuredReplay
 }
 
 // sim is the lesson's simulation: a method, not a func value, so that the
@@ -406,6 +408,10 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 		r.compare = &c
 		r.work += c.work
 	}
+	if r.measured, err = replayMeasured(); err != nil {
+		return measuringRun{}, err
+	}
+	r.work += r.measured.work
 	return r, nil
 }
 
@@ -677,7 +683,7 @@ func (r measuringRun) Script() *lessons.Script {
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
 		},
 		Mentions: []scene.Mention{kit.Mention(bestText, "goodput", bestRef)},
-	}, r.costStep(), r.capacityStep(), lessons.Step{
+	}, r.costStep(), r.capacityStep(), r.measured.step(), lessons.Step{
 		Title:     "Article claim vs this model",
 		Narration: "Report 003's method, applied to this sweep.",
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},

@@ -57,6 +57,13 @@ type Lesson struct {
 	// and their lengths. A trace run does not read them; RunTrace leaves
 	// them out of the values it returns, and CheckTraceKnobs refuses them.
 	TraceIgnores []string
+	// MoE reports that the lesson's model knob takes a mixture of experts
+	// of the kind core/hardware prices (modelconfig.Config.Priced): every
+	// figure the lesson shows comes from the step-time model and the KV
+	// sizing, which price the experts, and none from a dense-only formula
+	// of its own. The page's own model and --model-config offer one only
+	// to such a lesson.
+	MoE bool
 
 	// MaxWork bounds Script.Work for every knob combination the lesson
 	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +

@@ -54,6 +54,7 @@ var lesson = &lessons.Lesson{
 		return kit.WorkBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), kit.ServingCheckWork)
 	}),
 	Sim:          sim{},
+	MoE:          true,
 	TraceIgnores: []string{"workload", "requests", "rate"},
 	MaxWork:      kit.ServingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool

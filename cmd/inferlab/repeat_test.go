@@ -64,7 +64,7 @@ func TestReadmeListsTraceBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := lessons.Get("sandbox")
-	native, page := nativeTraceLimits(l), l.TraceLimits()
+	native, page := l.NativeTraceLimits(), l.TraceLimits()
 	mib := func(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 	for _, row := range []struct{ what, cli, web string }{
 		{"| file size |", mib(native.MaxBytes), mib(page.MaxBytes)},

@@ -86,28 +86,35 @@ func pair(measured, lab float64) string {
 	return fmt.Sprintf("%s / %s (%s)", strconv.FormatFloat(measured, 'f', 1, 64), strconv.FormatFloat(lab, 'f', 1, 64), relErr(lab, measured))
 }
 
-// Series of the replay's chart.
+// Series of the replay's charts.
 const (
-	seriesMeasuredE2E  = "vLLM measured: end-to-end"
-	seriesReplayE2E    = "lab replay: end-to-end"
-	seriesMeasuredTTFT = "vLLM measured: TTFT"
-	seriesReplayTTFT   = "lab replay: TTFT"
+	seriesMeasured = "vLLM measured"
+	seriesReplay   = "lab replay"
 )
 
-// chart draws mean TTFT and end-to-end latency by stage, measured and
-// replayed, on a logarithmic axis (tens of ms beside seconds).
-func (m measuredReplay) chart() *scene.Chart {
-	c := &scene.Chart{Type: scene.Line, XLabel: "offered load", XUnit: "req/s", YLabel: "mean latency", YUnit: "ms", YLog: true,
-		Series: []scene.Series{{Name: seriesMeasuredE2E}, {Name: seriesReplayE2E}, {Name: seriesMeasuredTTFT}, {Name: seriesReplayTTFT}},
-		Note:   "Each stage's mean end-to-end latency and mean TTFT: what vLLM's benchmark measured, and the lab's replay of the same requests."}
+// chart draws one mean latency by stage, measured beside replayed (pick
+// reads both from a stage): bars side by side, a pair per offered rate.
+func (m measuredReplay) chart(what string, pick func(replay.MeasuredStage, replay.Stage) (measured, replayed replay.Dist)) *scene.Chart {
+	c := &scene.Chart{Type: scene.Bar, XLabel: "offered load", XUnit: "req/s", YLabel: "mean " + what, YUnit: "ms",
+		Series: []scene.Series{{Name: seriesMeasured}, {Name: seriesReplay}},
+		Note:   "Each stage's mean " + what + ": what vLLM's benchmark measured, and the lab's replay of the same requests."}
 	for i, st := range m.res.Stages {
-		ms := m.run.Stages[i]
-		for j, y := range []float64{ms.E2E.Mean, st.E2E.Mean, ms.TTFT.Mean, st.TTFT.Mean} {
+		measured, replayed := pick(m.run.Stages[i], st)
+		for j, d := range []replay.Dist{measured, replayed} {
 			c.Series[j].X = append(c.Series[j].X, st.Rate)
-			c.Series[j].Y = append(c.Series[j].Y, kit.Round2(y))
+			c.Series[j].Y = append(c.Series[j].Y, kit.Round2(d.Mean))
 		}
 	}
 	return c
+}
+
+// ttftOf and e2eOf pick a stage's TTFT and end-to-end latency.
+func ttftOf(ms replay.MeasuredStage, st replay.Stage) (measured, replayed replay.Dist) {
+	return ms.TTFT, st.TTFT
+}
+
+func e2eOf(ms replay.MeasuredStage, st replay.Stage) (measured, replayed replay.Dist) {
+	return ms.E2E, st.E2E
 }
 
 // table lists every stage: its load, and the measured and replayed means
@@ -152,7 +159,7 @@ func (m measuredReplay) step() lessons.Step {
 		compare += "; " + s
 	}
 	last := len(m.res.Stages) - 1
-	ref := "point:" + seriesReplayTTFT + ":" + strconv.Itoa(last)
+	ref := "point:" + seriesReplay + ":" + strconv.Itoa(last)
 	markText := fmt.Sprintf("lab TTFT at %g req/s", m.res.Stages[last].Rate)
 	gpus := "one H100"
 	if m.run.TP > 1 {
@@ -171,7 +178,8 @@ func (m measuredReplay) step() lessons.Step {
 		Title:     "Checked against a measured run",
 		Narration: narration,
 		Scenes: []scene.Scene{
-			kit.MainScene(scene.Scene{Kind: scene.KindChart, ID: "measured", Title: "A measured vLLM run and its replay: mean latency by stage", Chart: m.chart()}, kit.MarkRef(ref, markText)),
+			kit.MainScene(scene.Scene{Kind: scene.KindChart, ID: "measured", Title: "A measured vLLM run and its replay: mean TTFT by stage", Chart: m.chart("TTFT", ttftOf)}, kit.MarkRef(ref, markText)),
+			{Kind: scene.KindChart, ID: "measured-e2e", Title: "Mean end-to-end latency by stage", Chart: m.chart("end-to-end latency", e2eOf)},
 			{Kind: scene.KindTable, ID: "measured-table", Title: "Stage by stage: measured / replayed (error)", Table: m.table()},
 		},
 		Mentions: []scene.Mention{kit.Mention(ttft, "measured", ref)},

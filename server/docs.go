@@ -36,6 +36,7 @@ var renders atomic.Int64
 // is 404, with the app's not-found page.
 type site struct {
 	app    *goapp.Handler
+	base   string            // the site's public address, for link previews (preview.go); "" if unknown
 	config string            // what renders depend on besides the path
 	docs   map[string]string // served path → the document rendered for it
 	log    io.Writer
@@ -51,8 +52,9 @@ var goappFiles = map[string]string{
 }
 
 // newSite configures go-app for the files of dir; prefix is "" for the
-// live server, the sub-path for a static site.
-func newSite(dir, version, prefix string) (*site, error) {
+// live server, the sub-path for a static site; publicURL is the site's
+// public address for link previews ("": none).
+func newSite(dir, version, prefix, publicURL string) (*site, error) {
 	versions, err := fileVersions(dir)
 	if err != nil {
 		return nil, err
@@ -66,7 +68,7 @@ func newSite(dir, version, prefix string) (*site, error) {
 		return nil, err
 	}
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "prefix=%s version=%s", prefix, h.Version)
+	fmt.Fprintf(&cfg, "prefix=%s base=%s version=%s", prefix, publicURL, h.Version)
 	keys := make([]string, 0, len(versions))
 	for k := range versions {
 		keys = append(keys, k)
@@ -75,7 +77,7 @@ func newSite(dir, version, prefix string) (*site, error) {
 	for _, k := range keys {
 		fmt.Fprintf(&cfg, " %s=%s", k, versions[k])
 	}
-	s := &site{app: h, config: cfg.String(), docs: map[string]string{"/": "/", "/index.html": "/"}}
+	s := &site{app: h, base: publicURL, config: cfg.String(), docs: map[string]string{"/": "/", "/index.html": "/"}}
 	for p, d := range goappFiles {
 		s.docs[p] = d
 	}
@@ -241,6 +243,7 @@ func (s *site) render(path string) (d *doc, data []string) {
 			}
 		}
 		if strings.HasPrefix(d.ctype, "text/html") {
+			body = withPreview(body, s.base, path)
 			body, data = cutData(body)
 			body = []byte(app.PrerenderedARIA(string(body)))
 		}

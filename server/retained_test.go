@@ -16,7 +16,7 @@ import (
 // the site, on top of the data documents' own copies.
 func TestSiteRetainsWhatItServes(t *testing.T) {
 	registerRoutes()
-	s, err := newSite(fakeWeb(t), "retained-"+t.Name(), "") // its own version: rendered afresh
+	s, err := newSite(fakeWeb(t), "retained-"+t.Name(), "", "") // its own version: rendered afresh
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,10 @@ type Options struct {
 	// renderSlots at a time), so the first visitor of a lesson does not wait
 	// for its build. Without it a page is rendered on its first request.
 	Warm bool
+	// BaseURL is the site's public address (http(s)://host[/sub-path]),
+	// which link previews name (og:url, og:image: preview.go); "" leaves
+	// them out. See CleanBaseURL.
+	BaseURL string
 }
 
 // CSP is the Content-Security-Policy of every response. Scripts come only
@@ -89,7 +93,11 @@ func New(webDir string, opts Options) (http.Handler, error) {
 		return nil, err
 	}
 	registerRoutes()
-	s, err := newSite(dir, opts.Version, "")
+	base, err := CleanBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSite(dir, opts.Version, "", base)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,9 @@ type StaticOptions struct {
 	// Prefix is the sub-path the site lives under ("" or "/" for the root);
 	// see CleanPrefix.
 	Prefix string
+	// BaseURL is the site's public address, its sub-path included, for
+	// link previews (Options.BaseURL).
+	BaseURL string
 	// Log receives one line for each directory an earlier run left beside
 	// outDir that this run could not remove either, saying where it is;
 	// nil discards.
@@ -106,6 +109,10 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 	if err != nil {
 		return &StaticRefusal{Msg: err.Error()}
 	}
+	base, err := CleanBaseURL(o.BaseURL)
+	if err != nil {
+		return &StaticRefusal{Msg: "static: " + err.Error()}
+	}
 	dir, err := FindWebDir(webDir)
 	if err != nil {
 		return err
@@ -130,7 +137,7 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := writeSite(ctx, tmp, dir, prefix); err != nil {
+	if err := writeSite(ctx, tmp, dir, prefix, base); err != nil {
 		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
 			return fmt.Errorf("static: interrupted: removed the partial output; --out %s is as it was", outDir)
@@ -242,9 +249,9 @@ var testFailWrite func() error
 
 // writeSite writes the site into dir, an empty directory: every document
 // (rendered once per process, as the live server does) and a copy of web.
-func writeSite(ctx context.Context, dir, web, prefix string) error {
+func writeSite(ctx context.Context, dir, web, prefix, base string) error {
 	registerRoutes()
-	s, err := newSite(web, "", prefix)
+	s, err := newSite(web, "", prefix, base)
 	if err != nil {
 		return err
 	}

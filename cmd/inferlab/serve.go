@@ -68,8 +68,9 @@ func newHTTPServer(h http.Handler) *http.Server {
 func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var addrFlag, webFlag textFlag
+	var addrFlag, webFlag, baseFlag textFlag
 	fs.Var(&addrFlag, "addr", "address to listen on (default 127.0.0.1:8080)")
+	fs.Var(&baseFlag, "base-url", "the site's public address, e.g. https://lab.example.org, which link previews (og:url, og:image) name (default: none, those tags left out)")
 	fs.Var(&webFlag, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
 	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
@@ -84,10 +85,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab serve: --addr = %q is not allowed: want host:port, e.g. 127.0.0.1:8080 (%v)", addr, err)))
 		return 2
 	}
+	if _, err := server.CleanBaseURL(baseFlag.value); err != nil {
+		fmt.Fprintln(stderr, printable("inferlab serve: "+err.Error()))
+		return 2
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(serveMemoryLimit)
 	}
-	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true})
+	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true, BaseURL: baseFlag.value})
 	if err != nil {
 		fmt.Fprintln(stderr, printable("inferlab serve: "+err.Error()))
 		if webFlag.set {

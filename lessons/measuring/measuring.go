@@ -55,9 +55,9 @@ var lesson = &lessons.Lesson{
 	},
 	Check: kit.CheckingCosts(checkMeasuring),
 	Sim:   sim{},
-	// The sweep's bound and the capacity searches' (kit.SearchMaxWork):
-	// under 2 s of CPU natively (BENCHMARKS.md).
-	MaxWork: measuringMaxWork + kit.SearchMaxWork,
+	// The sweep's bound, the capacity searches' (kit.SearchMaxWork) and
+	// the measured run's replay: about 2 s of CPU natively (BENCHMARKS.md).
+	MaxWork: measuringMaxWork + kit.SearchMaxWork + measuredReplayMaxWork,
 	// The declared corners at the edge of the bound, and (the last) the
 	// heaviest settings `make bench-corners`' seeded search found
 	// (BENCHMARKS.md, "Worst settings found by search").
@@ -279,6 +279,8 @@ type measuringRun struct {
 	gpus      int
 	// searchSpent is the searches' kit.SearchCost.
 	searchSpent int64
+	// measured is a published vLLM run replayed (measured.go).
+	measured measuredReplay
 }
 
 // sim is the lesson's simulation: a method, not a func value, so that the
@@ -356,6 +358,10 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 		r.work += c.work
 	}
 	r.searchSpent = kit.SearchBudget - spend.Left
+	if r.measured, err = replayMeasured(); err != nil {
+		return measuringRun{}, err
+	}
+	r.work += r.measured.work
 	return r, nil
 }
 
@@ -424,6 +430,7 @@ func (r measuringRun) metrics() []lessons.Metric {
 		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Better: lessons.LowerIsBetter, Value: kit.Ms(last.sum.ITL.P99)},
 		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Better: lessons.HigherIsBetter, Value: kit.Round2(100 * last.sum.SLOAttainment)},
 	}
+	ms = append(append(ms, kit.LatencyReportOf(first.sum).MetricsAt("_low", " at the lowest rate")...), kit.LatencyReportOf(last.sum).MetricsAt("_high", " at the highest rate")...)
 	under := kit.SLOText(r.objective)
 	ms = append(ms,
 		lessons.Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: the highest rate meeting %s in steady state, at max_num_batched_tokens %s (median of the seeds)", under, kit.Comma(r.budget)), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(r.capacity.rate())},
@@ -639,7 +646,7 @@ func (r measuringRun) Script() *lessons.Script {
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
 		},
 		Mentions: []scene.Mention{kit.Mention(bestText, "goodput", bestRef)},
-	}, r.costStep(), r.capacityStep(), lessons.Step{
+	}, r.costStep(), r.capacityStep(), r.measured.step(), lessons.Step{
 		Title:     "Article claim vs this model",
 		Narration: "Report 003's method, applied to this sweep.",
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},

@@ -294,8 +294,8 @@ type disagg struct {
 	// soon as it starts, so until it ends its tokens are computed in the
 	// scheduler but still pending on the GPU (pendingPrefill).
 	inFlight []stepEnd
-	inbound  []int     // per decode worker: transfers on their way
-	staged   [][]int   // per decode worker: requests whose KV arrived, not yet placed
+	inbound  []int   // per decode worker: transfers on their way
+	staged   [][]int // per decode worker: requests whose KV arrived, not yet placed
 	j        map[int]*Journey
 	reqs     map[int]Request
 	res      *DisaggResult

@@ -352,15 +352,20 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 	sc.Seed = seed
 	lo, hi := 0.0, 0.0 // the highest rate met, the lowest missed above it
 	// Whatever ends the search, the seed reports the bracket it reached.
+	// Its capacity is read inside the bracket only when the search
+	// finished it; a search stopped early (Afford) may leave a bracket of
+	// a whole ladder rung (×4, ×16), where a crossing read off two distant
+	// probes is no measurement, so it reports the highest rate met, a
+	// lower bound.
 	defer func() {
 		sc.Met, sc.Above = lo, hi
+		sc.Complete = err == nil
 		switch {
-		case lo > 0 && hi > 0:
+		case lo > 0 && hi > 0 && sc.Complete:
 			sc.Rate = crossing(o, sc.outcomeAt(lo), sc.outcomeAt(hi))
 		default:
 			sc.Rate = lo
 		}
-		sc.Complete = err == nil
 	}()
 	try := func(rate float64) (bool, error) {
 		n := s.Requests(o, rate)

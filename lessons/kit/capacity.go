@@ -240,6 +240,9 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 		t = fmt.Sprintf("at least %s (the highest rate searched meets the SLO)", RateText(s.Max))
 	case c.Complete() > 1:
 		t = fmt.Sprintf("%s (median of %d seeds, %s–%s)", RateText(c.Rate), c.Complete(), Sig3Text(c.Low), Sig3Text(c.High))
+	case c.Complete() == 0:
+		// No seed finished: the first one's highest rate met, a lower bound.
+		t = fmt.Sprintf("at least %s (the highest rate met before the search stopped)", RateText(c.Rate))
 	default:
 		t = RateText(c.Rate)
 	}

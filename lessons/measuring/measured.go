@@ -7,7 +7,6 @@ import (
 
 	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/replay"
-	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/lessons/kit"
 	"github.com/inferlab/inferlab/scene"
@@ -137,7 +136,7 @@ func (m measuredReplay) table() *scene.Table {
 func (m measuredReplay) stageText(i int) (text, ttft string) {
 	st, ms := m.res.Stages[i], m.run.Stages[i]
 	ttft = fmt.Sprintf("%.1f ms (%s)", st.TTFT.Mean, relErr(st.TTFT.Mean, ms.TTFT.Mean))
-	return fmt.Sprintf("at %g req/s vLLM measured a mean TTFT of %.1f ms and %s ms end to end; the replay gives %s and %s ms (%s)",
+	return fmt.Sprintf("at %g req/s vLLM's mean TTFT was %.1f ms and end to end %s ms; the replay's %s and %s ms (%s)",
 		st.Rate, ms.TTFT.Mean, kit.Comma(int(ms.E2E.Mean+0.5)), ttft, kit.Comma(int(st.E2E.Mean+0.5)), relErr(st.E2E.Mean, ms.E2E.Mean)), ttft
 }
 
@@ -165,15 +164,14 @@ func (m measuredReplay) step() lessons.Step {
 	if m.run.TP > 1 {
 		gpus = fmt.Sprintf("%d H100s, tensor parallel", m.run.TP)
 	}
-	narration := fmt.Sprintf("Part of the method is checking the simulator itself: replay a run measured on a real engine and compare. "+
-		"The BLIS team published benchmark runs of vLLM v0.15.1 driven by inference-perf; this one serves %s on %s: %d system prompts of %d tokens, each opening %d questions of %d tokens, every request asking for %d output tokens, "+
-		"%d stages back to back, %s requests in all. The lab replays it whole, whatever the knobs above say: the prompts inference-perf built (they repeat, so vLLM's prefix cache finds them), every request sent when inference-perf sent it, "+
-		"vLLM's scheduler with chunked prefill and prefix caching, its KV pool of %s blocks as vLLM sizes it, steps priced by the lab's GPU model with CUDA graphs, async scheduling and the client's %g s timeout. "+
-		"Two constants were fitted, on nine such runs, this one among them: %.1f ms per request outside the engine's steps (API server, tokenization, streaming) and %.0f µs of device time per running request per step. "+
-		"Then %s. Left out: the engine's start-up and warm-up, network jitter, and the API server's own queueing under load.",
-		m.run.Model, gpus, d.NumGroups, d.SystemPromptLen, d.PromptsPerGroup, d.QuestionLen, d.OutputLen,
-		len(m.res.Stages), kit.Comma(sent), kit.Comma(m.res.KVBlocks), workload.DefaultClientTimeout,
-		1e3*replay.Fitted.API, 1e6*replay.Fitted.SeqStep, compare)
+	// Short enough for the narration panel of a laptop: the table below
+	// carries every percentile, the charts every stage.
+	narration := fmt.Sprintf("Checking the simulator is part of the method: here a measured run, published by the BLIS team, of vLLM v0.15.1 serving %s on %s under inference-perf: %s requests over %d stages, prompts that share %d system prompts, %d output tokens each. "+
+		"The lab replays it whole, whatever the knobs above say: same prompts and send times, vLLM's scheduler and prefix cache, a KV pool of %s blocks. "+
+		"Two constants were fitted on nine such runs: %.1f ms per request outside the engine's steps and %.0f µs per running request per step. "+
+		"Then %s. Left out: start-up, network jitter, the API server's own queueing.",
+		m.run.Model, gpus, kit.Comma(sent), len(m.res.Stages), d.NumGroups, d.OutputLen,
+		kit.Comma(m.res.KVBlocks), 1e3*replay.Fitted.API, 1e6*replay.Fitted.SeqStep, compare)
 	return lessons.Step{
 		Title:     "Checked against a measured run",
 		Narration: narration,

@@ -270,3 +270,30 @@ func TestSandboxCapacity(t *testing.T) {
 		t.Error("two runs of the same knobs differ")
 	}
 }
+
+// The capacity belongs to the cluster and the kind of workload, not to the
+// lesson's own run: each probe draws its own stream, so doubling the
+// requests and the rate knobs leaves it exactly as it was.
+func TestSandboxCapacityIgnoresRunKnobs(t *testing.T) {
+	base := map[string]string{"workload": "shared", "requests": "100", "rate": "62.5", "workers": "2", "slo_ttft_ms": "300"}
+	var want float64
+	for i, change := range []map[string]string{nil, {"requests": "200"}, {"rate": "125"}} {
+		set := map[string]string{}
+		for k, x := range base {
+			set[k] = x
+		}
+		for k, x := range change {
+			set[k] = x
+		}
+		s, _, err := lesson.Run(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := lessontest.MetricOf(t, s, "capacity_req_s")
+		if i == 0 {
+			want = got
+		} else if got != want {
+			t.Errorf("%v: capacity %v req/s, %v with requests=100 rate=62.5", change, got, want)
+		}
+	}
+}

@@ -121,7 +121,7 @@ func disaggFit(v lessons.Values) error {
 	}
 	n := v.Int("prompt_max") + v.Int("output_max")
 	if gpus, tp := v.Int("prefill_workers")*disaggTP(v, "prefill_tp")+v.Int("decode_workers")*disaggTP(v, "decode_tp"), v.Int("tp"); gpus%tp != 0 {
-		return lessons.Relation("tp", v.TextOf("tp"), fmt.Sprintf("a degree that divides the disaggregated deployment's %d GPUs (prefill_workers × prefill_tp + decode_workers × decode_tp) into monolithic workers, so that both deployments have the same GPUs", gpus), "prefill_workers")
+		return lessons.Relation("tp", v.TextOf("tp"), fmt.Sprintf("a degree that divides the disaggregated deployment's %d GPUs (prefill_workers × prefill_tp + decode_workers × decode_tp) into monolithic workers, so that both deployments have the same GPUs", gpus), "prefill_workers", "prefill_tp", "decode_workers", "decode_tp")
 	}
 	for _, key := range []string{"tp", "prefill_tp", "decode_tp"} {
 		tp := disaggTP(v, key)

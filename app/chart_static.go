@@ -159,7 +159,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 	b.WriteString(`<div class="chart-static" aria-hidden="true">`)
 	b.WriteString(`<div class="cs-legend">`)
 	for i, se := range c.Series {
-		b.WriteString(`<span class="cs-key"><i style="background:` + colourOf(i) + `"></i>` + esc(se.Name) + `</span>`)
+		b.WriteString(`<span class="cs-key" data-series="` + strconv.Itoa(i) + `"><i style="background:` + colourOf(i) + `"></i>` + esc(se.Name) + `</span>`)
 	}
 	b.WriteString(`</div>`)
 	b.WriteString(`<div class="cs-yname">` + esc(axisName(c.YLabel, c.YUnit)) + `</div>`)
@@ -249,7 +249,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 				}
 				x := float64(i)*slot + slot*0.15 + float64(bar)*w
 				lo, hi := math.Min(base, top), math.Max(base, top)
-				b.WriteString(`<rect fill="` + colour + `" x="` + svgX(x) + `" width="` + svgX(w) + `" y="` + svgY(hi) + `" height="` + svgX(hi-lo) + `"/>`)
+				b.WriteString(`<rect data-series="` + strconv.Itoa(si) + `" fill="` + colour + `" x="` + svgX(x) + `" width="` + svgX(w) + `" y="` + svgY(hi) + `" height="` + svgX(hi-lo) + `"/>`)
 			}
 			bar++
 		case scene.Scatter:
@@ -275,7 +275,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 				width = "2.5"
 			}
 			if len(pts) > 0 {
-				b.WriteString(`<polyline fill="none" stroke="` + colour + `" stroke-width="` + width + `" points="` + strings.Join(pts, " ") + `" vector-effect="non-scaling-stroke"/>`)
+				b.WriteString(`<polyline data-series="` + strconv.Itoa(si) + `" fill="none" stroke="` + colour + `" stroke-width="` + width + `" points="` + strings.Join(pts, " ") + `" vector-effect="non-scaling-stroke"/>`)
 			}
 		}
 	}
@@ -322,7 +322,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 			if marked {
 				cls += " cs-marked"
 			}
-			labels.WriteString(`<i class="` + cls + `" style="` + at + `;background:` + colourOf(si) + `"></i>`)
+			labels.WriteString(`<i class="` + cls + `" data-series="` + strconv.Itoa(si) + `" style="` + at + `;background:` + colourOf(si) + `"></i>`)
 			switch {
 			case marked:
 				side := ""

@@ -338,7 +338,7 @@ func TestLabels(t *testing.T) {
 					}
 				}
 				recordTiming(t, fmt.Sprintf("E2E_LABELS %s %s steps=%d problems=%d open_ms=%d walk_ms=%d", m.name, l.Slug, len(s.Steps), bad,
-					opened.Milliseconds(), (time.Since(start) - opened).Milliseconds()))
+					opened.Milliseconds(), (time.Since(start)-opened).Milliseconds()))
 			})
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -220,8 +221,13 @@ func sysFigureFor(sc scene.Scene, cls, sub string, wide sysPic, narrow *sysPic, 
 			Style("max-height", num(1.2*p.h)+"px").Style("--sys-w", num(p.w)).Style("--sys-h", num(p.h)).Body(p.body...)
 	}
 	pics := []app.UI{svg(wide, "sys-wide")}
+	frame := app.Div().Class("sys-scroll")
 	if narrow != nil {
 		pics = append(pics, svg(*narrow, "sys-narrow"))
+		// Where the frame is narrower than the wide drawing at the least
+		// scale it is drawn at (sysMinScale), the narrow one shows
+		// instead, so no picture pans beside the narration (lab.css).
+		frame = frame.Class("sys-min-" + strconv.Itoa(sysMinClass(wide.w)))
 	}
 	body := []app.UI{
 		app.FigCaption().Body(
@@ -229,11 +235,22 @@ func sysFigureFor(sc scene.Scene, cls, sub string, wide sysPic, narrow *sysPic, 
 			app.If(sub != "", func() app.UI { return app.Span().Class("scene-sub").Text(sub) }),
 		),
 		// Focusable, so that a keyboard can pan it where it scrolls.
-		app.Div().Class("sys-scroll").TabIndex(0).Role("group").Aria("label", sc.Title+" (picture)").Body(pics...),
+		frame.TabIndex(0).Role("group").Aria("label", sc.Title+" (picture)").Body(pics...),
 		app.P().Class("sys-pan-hint").Aria("hidden", "true").Text("⇆ Swipe the picture sideways for the rest of it"),
 	}
 	body = append(body, below...)
 	return app.Figure().Class("scene", "sys-fig", cls).DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(body...)
+}
+
+// sysMinScale is the least scale a wide drawing is shown at where the
+// narrow one is not (lab.css: 0.92 from 701 px wide, labels ≥ 10 px).
+const sysMinScale = 0.92
+
+// sysMinClass is the frame width, in hundreds of px, from which a wide
+// drawing of w units fits at sysMinScale: lab.css shows the narrow drawing
+// in a frame narrower than that (classes sys-min-4 to sys-min-16).
+func sysMinClass(w float64) int {
+	return min(16, max(4, int(math.Ceil(sysMinScale*w/100))))
 }
 
 // paletteClass is the owner-colour class of palette entry g (grey for -1).

@@ -11,12 +11,13 @@
 //   handout   read the handout's figure images instead of the page
 //   timeoutMs how long to wait for the step
 // It resolves to {error} or {figs: [fig], width}, each fig
-//   {id, kind, box, over, labels: [[id, text, l, t, r, b, cl, ct, cr, cb]],
+//   {id, kind, box, over, labels: [[id, text, l, t, r, b, cl, ct, cr, cb, vl, vt, vr, vb]],
 //    marks: [[ref, shown, l, t, r, b, vl, vt, vr, vb]], legends: [{chart, names, drawn, hidden}]}
 // where (cl, ct, cr, cb) is the region a label may occupy (its figure, cut
 // by every ancestor that clips it; a scrolling frame gives its whole
 // scrolled area, which the reader reaches by scrolling) and (vl, vt, vr, vb)
-// the region a mark shows in (a scrolling frame gives only its view).
+// the region it shows in now (a scrolling frame gives only its view); a
+// mark's region is the latter.
 (async (o) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -70,15 +71,16 @@
         const m = memo[reach ? 1 : 0];
         if (m.has(el)) return m.get(el);
         let reg;
-        if (el === fig || !el || !fig.contains(el)) reg = fb;
+        if (!el || !fig.contains(el)) reg = fb;
         else {
           const cs = win.getComputedStyle(el);
           // Paint containment clips as overflow: hidden does.
           const paint = /paint|strict|content/.test(cs.contain);
           const ox = paint && cs.overflowX === "visible" ? "clip" : cs.overflowX;
           const oy = paint && cs.overflowY === "visible" ? "clip" : cs.overflowY;
-          const up = () => clipOf(el.parentElement, reach);
-          if (ox === "visible" && oy === "visible") reg = up();
+          // The figure is the outermost clip (it may scroll itself).
+          const up = () => (el === fig ? fb : clipOf(el.parentElement, reach));
+          if (ox === "visible" && oy === "visible") reg = el === fig ? fb : up();
           else {
             const r = el.getBoundingClientRect();
             const html = !(el instanceof win.SVGElement);
@@ -112,10 +114,18 @@
         if (!ids.has(el)) ids.set(el, ids.size);
         return ids.get(el);
       };
-      const push = (el, text, b, clipEl) => {
+      const out4 = (r) => r.map((v) => (Math.abs(v) >= INF ? v : rnd(v)));
+      // A label: its box, the region it may occupy (clip) and the region
+      // it shows in now (view: a scrolling frame's part in view). cut
+      // bounds the clip (a chart's clip path).
+      const push = (el, text, b, clipEl, cut) => {
         if (b[2] - b[0] < 0.5 || b[3] - b[1] < 0.5) return;
-        const c = clipOf(clipEl, true);
-        f.labels.push([idOf(el), text.slice(0, 40), ...b.map(rnd), ...c.map((v) => (Math.abs(v) >= INF ? v : rnd(v)))]);
+        let c = clipOf(clipEl, true), v = clipOf(clipEl, false);
+        if (cut) {
+          c = isect(c, cut);
+          v = isect(v, cut);
+        }
+        f.labels.push([idOf(el), text.slice(0, 40), ...out4(b), ...out4(c), ...out4(v)]);
       };
       // Text nodes. A callout's text is its chip (the chip covers what is
       // under it); an SVG text is one box per text or tspan element.
@@ -181,11 +191,7 @@
           const owner = el.parent || el;
           if (!zrIds.has(owner)) zrIds.set(owner, { id: "zr" + zrIds.size });
           const at = (q) => [cb.left + q[0], cb.top + q[1], cb.left + q[2], cb.top + q[3]];
-          if (b[0] >= clip[0] - 1 && b[1] >= clip[1] - 1 && b[2] <= clip[2] + 1 && b[3] <= clip[3] + 1) push(zrIds.get(owner), String(el.style.text), at(b), c);
-          else {
-            const id = idOf(zrIds.get(owner));
-            f.labels.push([id, String(el.style.text).slice(0, 40), ...at(b).map(rnd), ...isect(at(clip), clipOf(c, true)).map(rnd)]);
-          }
+          push(zrIds.get(owner), String(el.style.text), at(b), c, at(clip));
         }
         // The legend's entries and the series each draws: its points in
         // pixels. A series whose every point lies within 2.5 px of a point

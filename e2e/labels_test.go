@@ -30,9 +30,9 @@ var labelsCheckJS string
 // lines of one label share it), its text, its box and the region it may
 // occupy, in CSS px of the page (or of the handout's image).
 type labelBox struct {
-	ID   int
-	Text string
-	B, C [4]float64 // left, top, right, bottom
+	ID      int
+	Text    string
+	B, C, V [4]float64 // left, top, right, bottom: its box, the region it may occupy, the region shown now
 }
 
 func (l *labelBox) UnmarshalJSON(b []byte) error {
@@ -40,8 +40,8 @@ func (l *labelBox) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	if len(a) != 10 {
-		return fmt.Errorf("label: %d fields, want 10", len(a))
+	if len(a) != 14 {
+		return fmt.Errorf("label: %d fields, want 14", len(a))
 	}
 	id, _ := a[0].(float64)
 	l.ID = int(id)
@@ -49,6 +49,7 @@ func (l *labelBox) UnmarshalJSON(b []byte) error {
 	for i := range 4 {
 		l.B[i], _ = a[2+i].(float64)
 		l.C[i], _ = a[6+i].(float64)
+		l.V[i], _ = a[10+i].(float64)
 	}
 	return nil
 }
@@ -127,12 +128,12 @@ func labelProblems(f labelFig, pageWidth float64) []string {
 	name := f.ID
 	// Overlaps: sorted by left edge, each box against those starting
 	// before it ends.
-	// Only what shows of each label counts (a frame cuts it; that it is
-	// cut is reported below).
+	// Only what shows of each label now counts (a frame cuts it or
+	// scrolls it out of view; that it is cut is reported below).
 	var ls []labelBox
 	for _, l := range f.Labels {
 		v := l
-		v.B = [4]float64{math.Max(l.B[0], l.C[0]), math.Max(l.B[1], l.C[1]), math.Min(l.B[2], l.C[2]), math.Min(l.B[3], l.C[3])}
+		v.B = [4]float64{math.Max(l.B[0], l.V[0]), math.Max(l.B[1], l.V[1]), math.Min(l.B[2], l.V[2]), math.Min(l.B[3], l.V[3])}
 		if v.B[2] > v.B[0] && v.B[3] > v.B[1] {
 			ls = append(ls, v)
 		}

@@ -33,6 +33,47 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 // (Series.Labels), model curves without markers (Series.Curve), steps
 // (Series.Step) and guides (Chart.Guides) are drawn whether marked or not.
 func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte, error) {
+	return chartOptionsAt(c, mks, animate, 0)
+}
+
+// Legend geometry, in px: ECharts' item (its 25 px icon, a 5 px gap, the
+// name at 12 px) and the gap after it; its rows 24 px apart. The legend
+// stops short of the toolbox's icon at the top right.
+const (
+	legendIcon     = 30.0
+	legendGap      = 10.0
+	legendRowH     = 24.0
+	legendRight    = 32.0
+	legendTextPx   = 12.0
+	chartGridTop   = 56 // the plot's top under one row of legend and the y axis' name
+	defaultChartPx = 640.0
+)
+
+// legendRows is how many rows ECharts lays a plain legend of these
+// series' names out in, in a chart width px wide (it wraps items that
+// would pass the right edge). The estimate of a name's width is generous
+// (capitals and digits run wider than charWidth's mean).
+func legendRows(series []scene.Series, width float64) int {
+	if width <= 0 {
+		width = defaultChartPx
+	}
+	room := width - legendRight
+	rows, x := 1, 0.0
+	for _, se := range series {
+		w := legendIcon + 1.1*charWidth(legendTextPx)*float64(len([]rune(se.Name)))
+		if x > 0 && x+w > room {
+			rows++
+			x = 0
+		}
+		x += w + legendGap
+	}
+	return rows
+}
+
+// chartOptionsAt is ChartOptionsMarked for a chart width px wide (0:
+// unknown): the legend wraps onto as many rows as its names need, and the
+// plot starts under them, so no name is cut or hidden behind a pager.
+func chartOptionsAt(c *scene.Chart, mks []scene.Mark, animate bool, width float64) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("chart: nil chart")
 	}
@@ -50,11 +91,12 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 		charts.WithInitializationOpts(opts.Initialization{AssetsHost: "/web/", BackgroundColor: "transparent"}),
 		charts.WithAnimation(animate),
 		charts.WithColorsOpts(chartColours),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Left: "0", Type: "scroll"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Left: "0", Right: strconv.Itoa(int(legendRight)), Type: "plain"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: xType, Name: axisName(c.XLabel, c.XUnit), NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: axisName(c.YLabel, c.YUnit), NameLocation: "end"}),
-		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "12", Right: "24", Top: "56", Bottom: "36"}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "12", Right: "24",
+			Top: strconv.Itoa(chartGridTop + int(legendRowH)*(legendRows(c.Series, width)-1)), Bottom: "36"}),
 		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
 		// The toolbox's icon for pointer users; the figure's "PNG" button
 		// (keyboard) does the same through getDataURL.
@@ -147,7 +189,7 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 					sm["symbolSize"] = 12
 				}
 			}
-			styleSeries(sm, se, c.Type, mk)
+			styleSeries(sm, se, c.Type, mk, calloutBelow(c, mk))
 		}
 		for i := range series {
 			if sm, ok := series[i].(map[string]any); ok && i < len(c.Series) {
@@ -231,7 +273,10 @@ type chartView struct {
 	alive      bool // mounted (the delayed start checks it)
 	shown      *scene.Chart
 	shownMarks []scene.Mark
-	motion     bool // the animation setting of the options shown
+	motion     bool        // the animation setting of the options shown
+	legendRows int         // the rows the legend shown takes (legendRows)
+	hidden     []app.Value // the point labels declutter hid
+	finishedFn app.Func
 	resizeFn   app.Func
 	observer   app.Value
 	themeFn    app.Func
@@ -330,7 +375,7 @@ func cutLast(s string) (string, int, bool) {
 
 // styleSeries adds what go-echarts has no option for to one series' JSON:
 // point labels and marks, model curves without markers, steps.
-func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks) {
+func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks, below map[string]bool) {
 	typ := se.Type
 	if typ == "" {
 		typ = chartType
@@ -369,8 +414,14 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			item["symbol"] = "circle"
 			item["symbolSize"] = 18
 			item["itemStyle"] = map[string]any{"borderColor": "#f8fafc", "borderWidth": 3, "shadowBlur": 8, "shadowColor": "rgba(0,0,0,0.6)"}
-			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13,
+			// lineHeight: ECharts measures a line as a CJK glyph's width,
+			// which a browser without CJK fonts draws narrow, and then
+			// misjudges overlaps (labelLayout hideOverlap).
+			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13, "lineHeight": calloutLineHeight,
 				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
+			if typ != scene.Bar && below[ref] {
+				label["position"] = "bottom"
+			}
 			// A series' end points usually sit on the plot's edges: their
 			// callouts run inwards, not centred off the canvas.
 			switch i {
@@ -383,7 +434,7 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			}
 			item["label"] = label
 		} else {
-			item["label"] = map[string]any{"show": true, "formatter": text, "position": "right", "fontSize": 11, "color": "inherit"}
+			item["label"] = map[string]any{"show": true, "formatter": text, "position": "right", "fontSize": 11, "lineHeight": pointLabelLineHeight, "color": "inherit"}
 			if typ == scene.Line && !se.Curve {
 				item["symbol"] = "circle"
 			}
@@ -397,6 +448,62 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			sm["showSymbol"] = true
 		}
 	}
+}
+
+// calloutBelow lists the marked points whose callout goes under the
+// point rather than above it: the lower ones of marked points at one x
+// (the highest keeps its callout above, and they do not meet), and a
+// point alone at its x near the plot's top (above, its callout would rise
+// into the y axis' name and the legend).
+func calloutBelow(c *scene.Chart, mk marks) map[string]bool {
+	type pt struct {
+		ref  string
+		x, y float64
+	}
+	var pts []pt
+	for _, se := range c.Series {
+		for i := range se.Y {
+			if ref := "point:" + se.Name + ":" + strconv.Itoa(i); mk.has(ref) && i < len(se.X) {
+				pts = append(pts, pt{ref, se.X[i], se.Y[i]})
+			}
+		}
+	}
+	high := nearTop(c)
+	out := map[string]bool{}
+	for _, p := range pts {
+		shared, highest := false, true
+		for _, q := range pts {
+			if q.ref != p.ref && q.x == p.x {
+				shared = true
+				highest = highest && q.y <= p.y
+			}
+		}
+		out[p.ref] = (shared && !highest) || (!shared && high(p.y))
+	}
+	return out
+}
+
+// nearTop reports whether a value lies in the top eighth of the chart's
+// y range (from its data; a linear axis from 0 when the data are
+// positive, as ECharts draws it).
+func nearTop(c *scene.Chart) func(float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, se := range c.Series {
+		for _, y := range se.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) || (c.YLog && y <= 0) {
+				continue
+			}
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	if hi <= lo {
+		return func(float64) bool { return false }
+	}
+	if c.YLog {
+		return func(y float64) bool { return y > 0 && math.Log(y) >= math.Log(lo)+0.875*(math.Log(hi)-math.Log(lo)) }
+	}
+	lo = min(lo, 0)
+	return func(y float64) bool { return y >= lo+0.875*(hi-lo) }
 }
 
 // addGuides draws the chart's guides on a series: lines as markLine,
@@ -423,7 +530,7 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 			pos := "insideEndTop"
 			lines = append(lines, map[string]any{axis: val(g.From), "name": g.Label,
 				"lineStyle": map[string]any{"color": colour, "width": width, "type": "dashed"},
-				"label":     map[string]any{"show": true, "formatter": g.Label, "position": pos, "color": colour, "fontWeight": "bold"}})
+				"label":     map[string]any{"show": true, "formatter": g.Label, "position": pos, "color": colour, "fontWeight": "bold", "lineHeight": guideLabelLineHeight}})
 			continue
 		}
 		fill := "rgba(16,185,129,0.10)"
@@ -432,7 +539,7 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 		}
 		areas = append(areas, []any{
 			map[string]any{axis: val(g.From), "name": g.Label, "itemStyle": map[string]any{"color": fill},
-				"label": map[string]any{"show": true, "formatter": g.Label, "position": "insideTopLeft", "color": colour, "fontWeight": "bold"}},
+				"label": map[string]any{"show": true, "formatter": g.Label, "position": "insideTopLeft", "color": colour, "fontWeight": "bold", "lineHeight": guideLabelLineHeight}},
 			map[string]any{axis: val(g.To)},
 		})
 	}
@@ -483,6 +590,14 @@ func (c *chartView) init() {
 		return
 	}
 	c.inst = ec.Call("init", el, echartsTheme(), map[string]any{"renderer": "canvas"})
+	c.hidden = nil
+	if c.finishedFn == nil {
+		c.finishedFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+			c.declutter()
+			return nil
+		})
+	}
+	c.inst.Call("on", "finished", c.finishedFn)
 	c.draw(true)
 	if !chartMarked {
 		chartMarked = true
@@ -552,6 +667,7 @@ func (c *chartView) start(ctx app.Context) {
 	c.resizeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
 		if c.inst != nil && c.inst.Truthy() {
 			c.inst.Call("resize")
+			c.fitLegend()
 			c.placeCursor()
 		}
 		return nil
@@ -580,7 +696,9 @@ func (c *chartView) draw(full bool) {
 		return
 	}
 	if full || c.shown == nil || !same || !sameSeries(ch, c.shown) || c.motion != c.Motion {
-		js, err := ChartOptionsMarked(ch, c.Marks, c.Motion)
+		width := c.width()
+		c.legendRows = legendRows(ch.Series, width)
+		js, err := chartOptionsAt(ch, c.Marks, c.Motion, width)
 		if err != nil {
 			app.Log("chart", c.SceneID, err)
 			return
@@ -602,6 +720,29 @@ func (c *chartView) draw(full bool) {
 	if !el.IsNull() {
 		el.Call("setAttribute", "data-ready", "true")
 	}
+}
+
+// width is the chart container's width in px (0 before it is laid out).
+func (c *chartView) width() float64 {
+	el := app.Window().GetElementByID("chart-" + c.SceneID)
+	if el.IsNull() {
+		return 0
+	}
+	return el.Get("clientWidth").Float()
+}
+
+// fitLegend moves the plot's top when a new width wraps the legend onto
+// another number of rows.
+func (c *chartView) fitLegend() {
+	if c.shown == nil {
+		return
+	}
+	rows := legendRows(c.shown.Series, c.width())
+	if rows == c.legendRows {
+		return
+	}
+	c.legendRows = rows
+	c.inst.Call("setOption", map[string]any{"grid": map[string]any{"top": chartGridTop + int(legendRowH)*(rows-1)}})
 }
 
 func (c *chartView) placeCursor() {
@@ -694,5 +835,9 @@ func (c *chartView) OnDismount() {
 	if c.inst != nil && c.inst.Truthy() {
 		c.inst.Call("dispose")
 	}
-	c.inst, c.shown, c.shownMarks, c.observer = nil, nil, nil, nil
+	if c.finishedFn != nil {
+		c.finishedFn.Release()
+		c.finishedFn = nil
+	}
+	c.inst, c.shown, c.shownMarks, c.observer, c.hidden = nil, nil, nil, nil, nil
 }

@@ -74,9 +74,18 @@ func workerHeight(c *scene.Cluster) float64 {
 	return h + float64(lines)*14 + 6
 }
 
+// clMarkRoom is the room above a row holding a marked worker, for its
+// callout: between two rows there is only clGap.
+const clMarkRoom = 24.0
+
 // layoutCluster lays c out with at most perLine workers a row (rows
-// balanced: 8 workers are two rows of 4), at least minW units wide.
-func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
+// balanced: 8 workers are two rows of 4), at least minW units wide; a row
+// with a worker marks names gets room above it for the callout.
+func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float64) clLayout {
+	marked := map[string]bool{}
+	for _, m := range marks {
+		marked[m.Ref] = true
+	}
 	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c)}
 	y := 8.0
 	if c.Router != "" {
@@ -126,15 +135,23 @@ func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 				x, y float64
 				text string
 			}{4, y - 26, p.Label})
+			y += poolCalloutRoom(p.Label, marks, l.w)
 			line := max(lineOf(len(p.Workers)), 1)
-			for j, w := range p.Workers {
-				row, col := j/line, j%line
-				inRow := min(line, len(p.Workers)-row*line)
-				x0 := (l.w - float64(inRow)*(clRowW+clGap) + clGap) / 2
-				l.workers[w.ID] = box{x0 + float64(col)*(clRowW+clGap), y + float64(row)*(l.workerH+clGap), clRowW, l.workerH}
+			for row := 0; row*line < len(p.Workers); row++ {
+				ws := p.Workers[row*line : min(len(p.Workers), (row+1)*line)]
+				for _, w := range ws {
+					if marked["worker:"+w.ID] {
+						y += clMarkRoom
+						break
+					}
+				}
+				x0 := (l.w - float64(len(ws))*(clRowW+clGap) + clGap) / 2
+				for col, w := range ws {
+					l.workers[w.ID] = box{x0 + float64(col)*(clRowW+clGap), y, clRowW, l.workerH}
+				}
+				y += l.workerH + clGap
 			}
-			rows := (len(p.Workers) + line - 1) / line
-			y += float64(rows)*(l.workerH+clGap) + 10
+			y += 10
 		}
 		l.h = y + 4
 	}
@@ -148,7 +165,7 @@ func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 // layoutLinkedStacked lays two pools joined by a link out for a phone:
 // the first pool's workers two a row, the link across the figure under
 // them, the second pool below, so nothing is cut off at 375 px.
-func layoutLinkedStacked(c *scene.Cluster) clLayout {
+func layoutLinkedStacked(c *scene.Cluster, marks []scene.Mark) clLayout {
 	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c), boxW: clRowW, stacked: true}
 	l.w = float64(clPerLineNarrow)*(clRowW+clGap) + 8
 	y := 8.0
@@ -162,6 +179,7 @@ func layoutLinkedStacked(c *scene.Cluster) clLayout {
 			x, y float64
 			text string
 		}{4, y - 26, p.Label})
+		y += poolCalloutRoom(p.Label, marks, l.w)
 		for j, w := range p.Workers {
 			row, col := j/clPerLineNarrow, j%clPerLineNarrow
 			inRow := min(clPerLineNarrow, len(p.Workers)-row*clPerLineNarrow)
@@ -219,10 +237,10 @@ func clScales(c *scene.Cluster) (cacheMax, queueMax float64) {
 // stacked (sysFigureFor).
 func renderCluster(sc scene.Scene) app.UI {
 	c := sc.Cluster
-	wide := clusterPic(sc, layoutCluster(c, clPerLine, 600))
-	narrowLayout := layoutCluster(c, clPerLineNarrow, 0)
+	wide := clusterPic(sc, layoutCluster(c, sc.Marks, clPerLine, 600))
+	narrowLayout := layoutCluster(c, sc.Marks, clPerLineNarrow, 0)
 	if c.Link != nil && len(c.Pools) >= 2 {
-		narrowLayout = layoutLinkedStacked(c)
+		narrowLayout = layoutLinkedStacked(c, sc.Marks)
 	}
 	narrow := clusterPic(sc, narrowLayout)
 	count := 0
@@ -230,10 +248,37 @@ func renderCluster(sc scene.Scene) app.UI {
 		count += len(p.Workers)
 	}
 	sub := comma(count) + " " + plural(count, "worker", "workers")
+	if n := len(c.Pools); n > 1 && c.Link == nil && samePoolSize(c.Pools) {
+		// Small multiples (the same workers under each policy, or a
+		// replica's stages): so many rows of so many, not their sum.
+		sub = comma(n) + " × " + comma(len(c.Pools[0].Workers)) + " " + plural(len(c.Pools[0].Workers), "worker", "workers")
+	}
 	if c.Link != nil {
 		sub += " · link " + c.Link.Label + ", " + c.Link.Rate
 	}
 	return sysFigureFor(sc, "scene-cluster", sub, wide, &narrow, clBelow(c)...)
+}
+
+// poolCalloutRoom is the room a pool's label needs under it for its
+// callout: none unless the pool is marked and the callout does not fit
+// beside the label (clusterPic places it "right").
+func poolCalloutRoom(label string, marks []scene.Mark, w float64) float64 {
+	for _, m := range marks {
+		if m.Ref == "pool:"+label && m.Label != "" && !calloutRight(m.Label, 4+boldWidth(12)*float64(len([]rune(label))), w) {
+			return clMarkRoom
+		}
+	}
+	return 0
+}
+
+// samePoolSize reports whether every pool has as many workers as the first.
+func samePoolSize(ps []scene.Pool) bool {
+	for _, p := range ps {
+		if len(p.Workers) != len(ps[0].Workers) {
+			return false
+		}
+	}
+	return true
 }
 
 // clusterPic draws c in layout l.

@@ -167,9 +167,12 @@ func sysCallout(ref, label string, b box, w float64, place string) app.UI {
 	tw := min(float64(utf8.RuneCountInString(label))*boldWidth(px)+12, w)
 	x := min(max(b.x-pad, 0), w-tw)
 	y := b.y - pad - h - 2
+	if place == "right" && b.x+b.w+pad+6+tw > w {
+		place = "below" // no room beside it: the layout left room under it (calloutRight)
+	}
 	switch place {
 	case "right":
-		x, y = min(b.x+b.w+pad+6, w-tw), b.y+b.h/2-h/2
+		x, y = b.x+b.w+pad+6, b.y+b.h/2-h/2
 	case "below":
 		x, y = min(max(b.x+b.w/2-tw/2, 0), w-tw), b.y+b.h+pad+4
 	}
@@ -181,6 +184,15 @@ func sysCallout(ref, label string, b box, w float64, place string) app.UI {
 		svgRect(x, y, tw, h, "sys-mark-tag").Attr("rx", "4"),
 		svgText(x+6, y+13, "sys-mark-text", fitText(label, (tw-8)*charWidth(px)/boldWidth(px), px)),
 	)
+}
+
+// calloutRight reports whether the callout of a mark labelled label fits
+// beside an element ending at x in a drawing w units wide; where it does
+// not, sysCallout puts it under the element, and the layout leaves room.
+func calloutRight(label string, x, w float64) bool {
+	const pad, px = 4.0, 12.0
+	tw := float64(utf8.RuneCountInString(label))*boldWidth(px) + 12
+	return x+pad+6+tw <= w
 }
 
 // keyedSVG is a piece of a figure with an identity: go-app reuses its DOM

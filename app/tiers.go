@@ -23,7 +23,6 @@ const (
 	// that keeps 11-unit labels at 10 px (web/lab.css), so it does not pan.
 	tiW      = 860.0
 	tiRowH   = 56.0
-	tiGap    = 26.0 // above a marked tier: room for its callout
 	tiLaneH  = 27.0
 	tiLabelW = 250.0
 	tiPx     = 13.0
@@ -43,9 +42,25 @@ type tiersGeom struct {
 }
 
 var (
-	tiersWide   = tiersGeom{w: tiW, rowH: tiRowH, laneX: tiLabelW, laneH: tiLaneH, totalW: 130}
-	tiersNarrow = tiersGeom{w: tiNarrowW, rowH: 100, narrow: true, laneX: 0, laneH: tiLaneH + 20, totalW: 130}
+	tiersWide   = tiersGeom{w: tiW, rowH: tiRowH, laneX: tiLabelW, laneH: tiLaneH}
+	tiersNarrow = tiersGeom{w: tiNarrowW, rowH: 100, narrow: true, laneX: 0, laneH: tiLaneH + 20}
 )
+
+// tiMarkRoom is the room above a marked lane for its callout.
+const tiMarkRoom = 22.0
+
+// raceTotal is a lane's total as it is written after its bars.
+func raceTotal(t *scene.Tiers, r scene.Race) string {
+	sum := 0.0
+	for _, b := range r.Bars {
+		sum += max(b.Value, 0)
+	}
+	total := formatNumber(sum) + " " + t.Unit
+	if r.Winner {
+		total += " · first"
+	}
+	return total
+}
 
 // tiNarrowW is the narrow layout's width: a phone's figure is about 320
 // px wide, so its 12-unit labels show at 12 px.
@@ -66,7 +81,7 @@ func tiersPic(sc scene.Scene, g tiersGeom) sysPic {
 	y := 4.0
 	for _, tier := range t.Tiers {
 		if _, marked := marks.label[tierRef(tier)]; marked {
-			y += tiGap - 8 // room for its callout
+			y += tiMarkRoom // room for its callout, above it (at the top too)
 		}
 		if g.narrow {
 			body = append(body, tierRowNarrow(tier, y, g, marks))
@@ -183,9 +198,18 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 		longest = max(longest, sum)
 	}
 	longest = max(longest, 1e-9)
+	// The totals are written after the bars, in bold: the longest one
+	// sets the room the bars leave.
+	for _, r := range t.Races {
+		g.totalW = max(g.totalW, float64(len([]rune(raceTotal(t, r))))*boldWidth(tiPx)+10)
+	}
 	scale := (g.w - g.laneX - g.totalW) / longest
 	var out []app.UI
 	for _, r := range t.Races {
+		_, marked := marks.label[r.Ref]
+		if marked && !g.narrow {
+			y += tiMarkRoom // its callout, above its bars
+		}
 		ly := y
 		if g.narrow {
 			ly += 20 // the label's line above the bars
@@ -194,17 +218,17 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 		for _, b := range r.Bars {
 			end += max(b.Value, 0) * scale
 		}
-		// The lane's box takes in its total, so a callout goes after it
-		// (on a phone, below it: no room beside).
-		marks.note(r.Ref, box{g.laneX, ly, end - g.laneX + g.totalW, tiLaneH - 6})
-		marks.place[r.Ref] = "right"
+		// The lane's box takes in its total; its callout goes above the
+		// bars, in room of its own (on a phone, below them: the lane's
+		// label is above).
+		marks.note(r.Ref, box{g.laneX, ly, end - g.laneX + float64(len([]rune(raceTotal(t, r))))*boldWidth(tiPx) + 6, tiLaneH - 6})
 		if g.narrow {
 			marks.place[r.Ref] = "below"
 		}
 		out = append(out, &keyedSVG{Key: "race:" + r.Ref, Build: func() app.UI { return raceLane(t, r, ly, scale, longest, g, marks) }})
 		y += g.laneH
-		if _, marked := marks.label[r.Ref]; marked && g.narrow {
-			y += 22 // its callout, below it
+		if marked && g.narrow {
+			y += tiMarkRoom // its callout, below it
 		}
 	}
 	// The axis: 0 and the longest lane.
@@ -231,20 +255,22 @@ func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, g tiersG
 			svgTitle(b.Label+": "+formatNumber(b.Value)+" "+t.Unit),
 			svgRect(x, ly, w, tiLaneH-6, "ti-bar ti-"+safeClass(b.Class)).
 				Style("animation-delay", strconv.Itoa(int(delay))+"ms").Style("animation-duration", strconv.Itoa(int(max(dur, 1)))+"ms"),
-			app.If(w > float64(len(b.Label))*charWidth(tiSmall)+8 && i < 3, func() app.UI {
+			app.If(w > float64(len([]rune(b.Label)))*boldWidth(tiSmall)+8 && i < 3, func() app.UI {
 				return svgText(x+4, ly+16, "ti-bar-text", b.Label)
 			}),
 		))
 		x += w
 		sum += v
 	}
-	total := formatNumber(sum) + " " + t.Unit
+	total := raceTotal(t, r)
 	cls := "ti-lane"
 	if r.Winner {
 		cls += " winner"
-		total += " · first"
 	}
-	label := svgText(tiLabelW-8, ly+16, "ti-lane-label ti-end", fitText(r.Label, tiLabelW-10, tiPx))
+	// Right-aligned before the bars, with 22 units to spare: charWidth is
+	// the mean of lower-case text, and a name of capitals and digits runs
+	// up to a tenth wider.
+	label := svgText(tiLabelW-8, ly+16, "ti-lane-label ti-end", fitText(r.Label, tiLabelW-30, tiPx))
 	if g.narrow {
 		label = svgText(0, ly-7, "ti-lane-label", fitText(r.Label, g.w, tiPx))
 	}

@@ -12,7 +12,8 @@
 //   timeoutMs how long to wait for the step
 // It resolves to {error} or {figs: [fig], width}, each fig
 //   {id, kind, box, over, labels: [[id, text, l, t, r, b, cl, ct, cr, cb, vl, vt, vr, vb]],
-//    marks: [[ref, shown, l, t, r, b, vl, vt, vr, vb]], legends: [{chart, names, drawn, hidden}]}
+//    marks: [[ref, shown, l, t, r, b, vl, vt, vr, vb, cl, ct, cr, cb]], legends: [{chart, names, drawn, hidden}],
+//    hidden: px of content a frame in it scrolls, first: whether it is the main figure}
 // where (cl, ct, cr, cb) is the region a label may occupy (its figure, cut
 // by every ancestor that clips it; a scrolling frame gives its whole
 // scrolled area, which the reader reaches by scrolling) and (vl, vt, vr, vb)
@@ -99,7 +100,17 @@
         m.set(el, reg);
         return reg;
       };
-      const f = { id: fig.dataset.sceneId || "", kind: fig.dataset.kind || "", box: fb.map(rnd), over: Math.max(0, fig.scrollWidth - fig.clientWidth), labels: [], marks: [], legends: [] };
+      // How far the figure's content runs past a frame that scrolls (the
+      // figure, or a frame in it): what the reader must scroll to see.
+      let hid = 0;
+      for (const e of [fig, ...fig.querySelectorAll("*")]) {
+        if (e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1) continue;
+        const cs = win.getComputedStyle(e);
+        if (/auto|scroll/.test(cs.overflowY)) hid = Math.max(hid, e.scrollHeight - e.clientHeight);
+        if (/auto|scroll/.test(cs.overflowX)) hid = Math.max(hid, e.scrollWidth - e.clientWidth);
+      }
+      const f = { id: fig.dataset.sceneId || "", kind: fig.dataset.kind || "", box: fb.map(rnd), over: Math.max(0, fig.scrollWidth - fig.clientWidth), hidden: hid,
+        first: fig === doc.querySelector("#lab .scenes > figure.scene"), labels: [], marks: [], legends: [] };
       const ellMemo = new Map();
       const ellipsisOf = (el) => {
         if (!el || el === fig) return null;
@@ -240,9 +251,8 @@
       // of them not displayed): each drawing is listed with whether it is.
       for (const el of fig.querySelectorAll(".marked[data-ref]")) {
         const b = boxOf(el.getBoundingClientRect());
-        const v = clipOf(el.parentElement, false);
         const shown = el.getClientRects().length > 0 && el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-        f.marks.push([el.dataset.ref, shown ? 1 : 0, ...b.map(rnd), ...v.map((x) => (Math.abs(x) >= INF ? x : rnd(x)))]);
+        f.marks.push([el.dataset.ref, shown ? 1 : 0, ...out4(b), ...out4(clipOf(el.parentElement, false)), ...out4(clipOf(el.parentElement, true))]);
       }
       out.push(f);
     }

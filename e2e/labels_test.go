@@ -55,11 +55,12 @@ func (l *labelBox) UnmarshalJSON(b []byte) error {
 }
 
 // markBox is one drawing of a marked element: its ref, whether it is
-// displayed, its box and the region it shows in.
+// displayed, its box, the region it shows in now and the region a reader
+// reaches by scrolling the frames it is in.
 type markBox struct {
-	Ref   string
-	Shown bool
-	B, V  [4]float64
+	Ref     string
+	Shown   bool
+	B, V, C [4]float64
 }
 
 func (m *markBox) UnmarshalJSON(b []byte) error {
@@ -67,8 +68,8 @@ func (m *markBox) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	if len(a) != 10 {
-		return fmt.Errorf("mark: %d fields, want 10", len(a))
+	if len(a) != 14 {
+		return fmt.Errorf("mark: %d fields, want 14", len(a))
 	}
 	m.Ref, _ = a[0].(string)
 	shown, _ := a[1].(float64)
@@ -76,6 +77,7 @@ func (m *markBox) UnmarshalJSON(b []byte) error {
 	for i := range 4 {
 		m.B[i], _ = a[2+i].(float64)
 		m.V[i], _ = a[6+i].(float64)
+		m.C[i], _ = a[10+i].(float64)
 	}
 	return nil
 }
@@ -94,7 +96,9 @@ type labelFig struct {
 	ID      string       `json:"id"`
 	Kind    string       `json:"kind"`
 	Box     [4]float64   `json:"box"`
-	Over    float64      `json:"over"` // px its content sticks out sideways
+	Over    float64      `json:"over"`   // px its content sticks out sideways
+	Hidden  float64      `json:"hidden"` // px of its content a frame in it scrolls out of view
+	First   bool         `json:"first"`  // the step's main figure
 	Labels  []labelBox   `json:"labels"`
 	Marks   []markBox    `json:"marks"`
 	Legends []legendRead `json:"legends"`
@@ -116,6 +120,7 @@ const (
 	overlapMinW = 2.0
 	overlapMinH = 2.0
 	leaveTol    = 1.5 // a label may stick out of its region by this much (antialiasing, rounding)
+	fitTol      = 24  // how much of a laptop's main picture may scroll out of its frame
 )
 
 // labelProblems lists what is wrong in one figure: two labels that overlap,
@@ -123,7 +128,7 @@ const (
 // figure), content wider than the figure or the page, a marked element that
 // does not show, a legend entry that names no drawn series (or one hidden
 // under another).
-func labelProblems(f labelFig, pageWidth float64) []string {
+func labelProblems(f labelFig, pageWidth float64, fits bool) []string {
 	var out []string
 	name := f.ID
 	// Overlaps: sorted by left edge, each box against those starting
@@ -171,6 +176,12 @@ func labelProblems(f labelFig, pageWidth float64) []string {
 			out = append(out, fmt.Sprintf("%s: label %q sticks %.0f px out of its figure or frame (box %s, region %s)", name, l.Text, cut, fmtBox(l.B), fmtBox(l.C)))
 		}
 	}
+	// On a laptop the main picture fits beside the narration: no more
+	// than two lines' worth of it scrolled out of its frame (a long table
+	// scrolls in its frame by design).
+	if fits && f.First && f.Kind != "table" && f.Hidden > fitTol {
+		out = append(out, fmt.Sprintf("%s: the main figure does not fit beside the narration: %.0f px of it scroll out of its frame", name, f.Hidden))
+	}
 	if f.Over > 1 {
 		out = append(out, fmt.Sprintf("%s: its content is %.0f px wider than the figure", name, f.Over))
 	}
@@ -178,26 +189,35 @@ func labelProblems(f labelFig, pageWidth float64) []string {
 		out = append(out, fmt.Sprintf("%s: the figure ends %.0f px past the page's right edge (%.0f)", name, f.Box[2]-pageWidth, pageWidth))
 	}
 	// A marked element shows when one of its drawings is displayed with
-	// its centre inside the region it shows in.
+	// its centre in view; or, in a frame that scrolls, within the frame's
+	// scrolled area while another mark of the figure is in view (the
+	// player scrolls a frame to its first mark; marks further apart than
+	// the frame is tall are a scroll away from each other).
 	var refs []string
 	why := map[string]string{}
+	inView, reach := map[string]bool{}, map[string]bool{}
+	within := func(b, r [4]float64) bool {
+		cx, cy := (b[0]+b[2])/2, (b[1]+b[3])/2
+		return b[2]-b[0] >= 1 && b[3]-b[1] >= 1 && cx >= r[0] && cx <= r[2] && cy >= r[1] && cy <= r[3]
+	}
 	for _, m := range f.Marks {
 		if _, ok := why[m.Ref]; !ok {
 			refs = append(refs, m.Ref)
 			why[m.Ref] = "it is not displayed"
 		}
-		if !m.Shown || why[m.Ref] == "" {
+		if !m.Shown {
 			continue
 		}
-		cx, cy := (m.B[0]+m.B[2])/2, (m.B[1]+m.B[3])/2
-		if m.B[2]-m.B[0] >= 1 && m.B[3]-m.B[1] >= 1 && cx >= m.V[0] && cx <= m.V[2] && cy >= m.V[1] && cy <= m.V[3] {
-			why[m.Ref] = ""
-		} else {
-			why[m.Ref] = fmt.Sprintf("box %s, outside its view %s", fmtBox(m.B), fmtBox(m.V))
-		}
+		inView[m.Ref] = inView[m.Ref] || within(m.B, m.V)
+		reach[m.Ref] = reach[m.Ref] || within(m.B, m.C)
+		why[m.Ref] = fmt.Sprintf("box %s, outside its view %s", fmtBox(m.B), fmtBox(m.V))
+	}
+	anyInView := false
+	for _, r := range refs {
+		anyInView = anyInView || inView[r]
 	}
 	for _, r := range refs {
-		if why[r] != "" {
+		if !inView[r] && !(reach[r] && anyInView) {
 			out = append(out, fmt.Sprintf("%s: the marked %s does not show: %s", name, r, why[r]))
 		}
 	}
@@ -258,6 +278,7 @@ type labelMode struct {
 	open    func(b *browser, site, slug string) // loads the lesson at step 1
 	press   string
 	compare bool
+	fits    bool // the main figure fits its frame, none of it scrolled out of view
 }
 
 // TestLabels steps through every lesson in every way a reader sees it and
@@ -287,7 +308,7 @@ func TestLabels(t *testing.T) {
 	shots := os.Getenv("INFERLAB_LABEL_SHOTS")
 	live := func(b *browser, site, slug string) { b.navigate(site + "/lesson/" + slug) }
 	modes := []labelMode{
-		{name: "laptop", w: 1280, h: 800, open: live, press: "key"},
+		{name: "laptop", w: 1280, h: 800, open: live, press: "key", fits: true},
 		{name: "phone", w: 375, h: 740, open: live, press: "key"},
 		{name: "knobs", w: 1280, h: 800, press: "key", open: func(b *browser, site, slug string) {
 			live(b, site, slug)
@@ -329,7 +350,7 @@ func TestLabels(t *testing.T) {
 					}
 					before := bad
 					for _, f := range r.Figs {
-						for _, p := range labelProblems(f, r.Width) {
+						for _, p := range labelProblems(f, r.Width, m.fits) {
 							bad++
 							t.Errorf("step %d (%s): %s", i+1, s.Steps[i].Title, p)
 						}
@@ -362,7 +383,7 @@ func handoutLabels(t *testing.T, b *browser, s *lessons.Script) {
 			t.Fatalf("the handout: %s", r.Error)
 		}
 		for _, f := range r.Figs {
-			for _, p := range labelProblems(f, 0) {
+			for _, p := range labelProblems(f, 0, false) {
 				t.Errorf("the handout's page %d (%s): %s", i+1, s.Steps[i].Title, p)
 			}
 		}

@@ -49,13 +49,17 @@ type clLayout struct {
 	}
 	workerH float64
 	boxW    float64
+	mini    bool // workers drawn as their bars alone (clMiniW)
 	// stacked: the pools above and below the link (a phone), the KV
 	// flowing down the pipe rather than across it.
 	stacked bool
 }
 
-// workerHeight is the height of every worker box of the scene.
-func workerHeight(c *scene.Cluster) float64 {
+// workerHeight is the height of every worker box of the scene: its
+// header, its cache bar (with its figure under it, or in the header where
+// no worker shows the router's cost), its queue and its lines; a mini
+// worker has the bars alone.
+func workerHeight(c *scene.Cluster, mini bool) float64 {
 	lines := 0
 	cache := false
 	for _, p := range c.Pools {
@@ -65,14 +69,66 @@ func workerHeight(c *scene.Cluster) float64 {
 		}
 	}
 	h := 24.0 // header
+	if mini {
+		if cache {
+			h += 16
+		}
+		if c.QueueUnit != "" {
+			h += 14
+		}
+		return h + 4
+	}
 	if c.QueueUnit != "" {
 		h += 30
 	}
 	if cache {
 		h += 34
+		if cacheInHeader(c) {
+			h -= 16
+		}
 	}
 	return h + float64(lines)*14 + 6
 }
+
+// cacheInHeader reports whether the workers' cache figures go in their
+// headers, after their names: where no worker shows the router's cost
+// there and every name and figure fit a row's box side by side.
+func cacheInHeader(c *scene.Cluster) bool {
+	if hasCost(c) {
+		return false
+	}
+	for _, p := range c.Pools {
+		for _, w := range p.Workers {
+			total := 0.0
+			for _, f := range w.Cache {
+				total += f.Value
+			}
+			need := boldWidth(clPx)*float64(len([]rune(workerName(w)))) + charWidth(clSmallPx)*float64(len([]rune(formatNumber(total)+" "+c.CacheUnit))) + 28
+			if need > clRowW {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hasCost reports whether a worker shows the router's cost in its header.
+func hasCost(c *scene.Cluster) bool {
+	for _, p := range c.Pools {
+		for _, w := range p.Workers {
+			if w.Cost != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clMiniW is a mini worker's box: more than two pools without a link are
+// drawn with their workers' bars alone, a pool a row, so four policies of
+// eight workers fit beside the narration; the figures are in each box's
+// tooltip and the pools' callouts.
+const clMiniW = 90.0
 
 // clMarkRoom is the room above a row holding a marked worker, for its
 // callout: between two rows there is only clGap.
@@ -86,7 +142,8 @@ func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float
 	for _, m := range marks {
 		marked[m.Ref] = true
 	}
-	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c)}
+	mini := perLine > clPerLineNarrow && c.Link == nil && len(c.Pools) > 2
+	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c, mini), mini: mini}
 	y := 8.0
 	if c.Router != "" {
 		l.hasRouter = true
@@ -120,6 +177,9 @@ func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float
 		l.h = top + max(colH, clPipeH+50) + 8
 	} else {
 		l.boxW = clRowW
+		if mini {
+			l.boxW, perLine = clMiniW, 8
+		}
 		lineOf := func(n int) int { // a pool's row length: its rows balanced
 			rows := (n + perLine - 1) / perLine
 			return (n + max(rows, 1) - 1) / max(rows, 1)
@@ -128,7 +188,7 @@ func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float
 		for _, p := range c.Pools {
 			per = max(per, lineOf(len(p.Workers)))
 		}
-		l.w = max(float64(per)*(clRowW+clGap)+8, minW)
+		l.w = max(float64(per)*(l.boxW+clGap)+8, minW)
 		for _, p := range c.Pools {
 			y += 40 // the pool's label, and room for callouts over its workers
 			l.poolLabels = append(l.poolLabels, struct {
@@ -145,9 +205,9 @@ func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float
 						break
 					}
 				}
-				x0 := (l.w - float64(len(ws))*(clRowW+clGap) + clGap) / 2
+				x0 := (l.w - float64(len(ws))*(l.boxW+clGap) + clGap) / 2
 				for col, w := range ws {
-					l.workers[w.ID] = box{x0 + float64(col)*(clRowW+clGap), y, clRowW, l.workerH}
+					l.workers[w.ID] = box{x0 + float64(col)*(l.boxW+clGap), y, l.boxW, l.workerH}
 				}
 				y += l.workerH + clGap
 			}
@@ -166,7 +226,7 @@ func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float
 // the first pool's workers two a row, the link across the figure under
 // them, the second pool below, so nothing is cut off at 375 px.
 func layoutLinkedStacked(c *scene.Cluster, marks []scene.Mark) clLayout {
-	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c), boxW: clRowW, stacked: true}
+	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c, false), boxW: clRowW, stacked: true}
 	l.w = float64(clPerLineNarrow)*(clRowW+clGap) + 8
 	y := 8.0
 	if c.Router != "" {
@@ -314,7 +374,7 @@ func clusterPic(sc scene.Scene, l clLayout) sysPic {
 	var workers []app.UI
 	for _, p := range c.Pools {
 		for _, w := range p.Workers {
-			workers = append(workers, clWorker(c, w, l.workers[w.ID], cacheMax, queueMax, marks))
+			workers = append(workers, clWorker(c, w, l.workers[w.ID], cacheMax, queueMax, marks, l.mini))
 		}
 	}
 	body = append(body, svgEl("g").Class("cl-workers").Body(workers...))
@@ -374,7 +434,7 @@ func clPipe(id string, c *scene.Cluster, l clLayout, marks *markSet) app.UI {
 }
 
 // clWorker is one worker's box: name, cost, cache bar, queue bar, lines.
-func clWorker(c *scene.Cluster, w scene.Worker, b box, cacheMax, queueMax float64, marks *markSet) app.UI {
+func clWorker(c *scene.Cluster, w scene.Worker, b box, cacheMax, queueMax float64, marks *markSet, mini bool) app.UI {
 	ref := "worker:" + w.ID
 	marks.note(ref, b)
 	cls := "cl-worker"
@@ -403,13 +463,30 @@ func clWorker(c *scene.Cluster, w scene.Worker, b box, cacheMax, queueMax float6
 				x += fw
 				total += f.Value
 			}
-			body = append(body, svgText(8, y+25, "cl-small", fitText(formatNumber(total)+" "+c.CacheUnit, inner, clSmallPx)))
-			y += 34
+			figure := formatNumber(total) + " " + c.CacheUnit
+			switch {
+			case mini:
+				y += 16
+			case cacheInHeader(c):
+				body = append(body, svgText(b.w-8, 17, "cl-small cl-end", figure))
+				y += 18
+			default:
+				body = append(body, svgText(8, y+25, "cl-small", fitText(figure, inner, clSmallPx)))
+				y += 34
+			}
 		}
 		if c.QueueUnit != "" {
+			if mini {
+				qw := inner * min(w.Queue/queueMax, 1)
+				body = append(body, svgRect(8, y, inner, 8, "sys-free"), svgRect(8, y, qw, 8, "cl-queue").Style("width", num(qw)+"px"))
+				return g.Body(body...)
+			}
 			body = append(body, clQueue(w.Queue, queueMax, y, inner, whole)...)
 			body = append(body, svgText(8, y+23, "cl-small", fitText(formatNumber(w.Queue)+" "+c.QueueUnit, inner, clSmallPx)))
 			y += 30
+		}
+		if mini {
+			return g.Body(body...)
 		}
 		for i, line := range w.Lines {
 			body = append(body, svgText(8, y+12+float64(i)*14, "cl-small", fitText(line, inner, clSmallPx)))
@@ -486,6 +563,9 @@ func clWorkerTip(c *scene.Cluster, w scene.Worker) string {
 	}
 	if w.Cost != "" {
 		s += "; " + w.Cost
+	}
+	for _, l := range w.Lines {
+		s += "; " + l
 	}
 	if w.Chosen {
 		s += "; chosen"

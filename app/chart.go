@@ -189,7 +189,7 @@ func chartOptionsAt(c *scene.Chart, mks []scene.Mark, animate bool, width float6
 					sm["symbolSize"] = 12
 				}
 			}
-			styleSeries(sm, se, c.Type, mk, calloutBelow(c, mk))
+			styleSeries(sm, se, c.Type, mk, calloutBelow(c, mk), calloutBeside(c, mk), xSpan(c))
 		}
 		for i := range series {
 			if sm, ok := series[i].(map[string]any); ok && i < len(c.Series) {
@@ -205,7 +205,7 @@ func chartOptionsAt(c *scene.Chart, mks []scene.Mark, animate bool, width float6
 		}
 		if len(c.Guides) > 0 && len(series) > 0 {
 			if sm, ok := series[0].(map[string]any); ok {
-				addGuides(sm, c, mk)
+				addGuides(sm, c, mk, width)
 			}
 		}
 	}
@@ -216,14 +216,23 @@ func chartOptionsAt(c *scene.Chart, mks []scene.Mark, animate bool, width float6
 			// a long name would be cut at the chart's left edge).
 			y0["nameTextStyle"] = map[string]any{"align": "left"}
 			y0["axisLine"] = map[string]any{"onZero": false}
+			y0["axisLabel"] = axisLabels()
 		}
 	}
 	if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
 		if x0, ok := xs[0].(map[string]any); ok {
 			x0["axisLine"] = map[string]any{"onZero": false}
+			x0["axisLabel"] = axisLabels()
 		}
 	}
 	return json.Marshal(m)
+}
+
+// axisLabels has ECharts leave out a tick label that would overlap its
+// neighbour (a log axis's "1,000" and "10,000" on a phone), measuring
+// each one a line of 14 px (see calloutLineHeight).
+func axisLabels() map[string]any {
+	return map[string]any{"hideOverlap": true, "lineHeight": 14}
 }
 
 // CursorValue is the x value the step marker of a chart sits at (a string
@@ -375,7 +384,7 @@ func cutLast(s string) (string, int, bool) {
 
 // styleSeries adds what go-echarts has no option for to one series' JSON:
 // point labels and marks, model curves without markers, steps.
-func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks, below map[string]bool) {
+func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks, below, beside map[string]bool, xFrac func(se scene.Series, i int) float64) {
 	typ := se.Type
 	if typ == "" {
 		typ = chartType
@@ -419,22 +428,34 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			// misjudges overlaps (labelLayout hideOverlap).
 			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13, "lineHeight": calloutLineHeight,
 				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
-			if typ != scene.Bar && below[ref] {
+			switch {
+			case beside[ref] && xFrac(se, i) > 0.5:
+				label["position"] = "left"
+			case beside[ref]:
+				label["position"] = "right"
+			case typ != scene.Bar && below[ref]:
 				label["position"] = "bottom"
 			}
-			// A series' end points usually sit on the plot's edges: their
-			// callouts run inwards, not centred off the canvas.
-			switch i {
-			case 0:
+			// A point in the plot's outer fifths has its callout run
+			// inwards, not centred off the canvas.
+			switch f := xFrac(se, i); {
+			case beside[ref]:
+			case f < 0.2:
 				label["align"] = "left"
 				label["offset"] = []int{-9, 0}
-			case len(data) - 1:
+			case f > 0.8:
 				label["align"] = "right"
 				label["offset"] = []int{9, 0}
 			}
 			item["label"] = label
 		} else {
-			item["label"] = map[string]any{"show": true, "formatter": text, "position": "right", "fontSize": 11, "lineHeight": pointLabelLineHeight, "color": "inherit"}
+			// Beside the point, on the side with room: left of a point in
+			// the plot's right fifth, where it would leave the canvas.
+			pos := "right"
+			if xFrac(se, i) > 0.8 {
+				pos = "left"
+			}
+			item["label"] = map[string]any{"show": true, "formatter": text, "position": pos, "fontSize": 11, "lineHeight": pointLabelLineHeight, "color": "inherit"}
 			if typ == scene.Line && !se.Curve {
 				item["symbol"] = "circle"
 			}
@@ -483,6 +504,76 @@ func calloutBelow(c *scene.Chart, mk marks) map[string]bool {
 	return out
 }
 
+// calloutBeside lists the marked points whose callout goes beside the
+// point: the highest of marked points at one x when it lies near the
+// plot's top (above, it would rise into the y axis' name; under, onto the
+// others' callouts), and a bar near the top (a bar's callout under it
+// would sit at its foot).
+func calloutBeside(c *scene.Chart, mk marks) map[string]bool {
+	high := nearTop(c)
+	below := calloutBelow(c, mk)
+	out := map[string]bool{}
+	for _, se := range c.Series {
+		for i := range se.Y {
+			ref := "point:" + se.Name + ":" + strconv.Itoa(i)
+			if !mk.has(ref) || !high(se.Y[i]) {
+				continue
+			}
+			if typeOf(se, c) == scene.Bar {
+				out[ref] = true
+				continue
+			}
+			for j := range c.Series {
+				o := c.Series[j]
+				for k := range o.Y {
+					if r := "point:" + o.Name + ":" + strconv.Itoa(k); r != ref && mk.has(r) && k < len(o.X) && i < len(se.X) && o.X[k] == se.X[i] && !below[ref] {
+						out[ref] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// xSpan places a point along the x axis, 0 at its left and 1 at its right
+// (the data's range, from 0 on a linear axis; a category's index on a bar
+// chart).
+func xSpan(c *scene.Chart) func(se scene.Series, i int) float64 {
+	if c.Type == scene.Bar {
+		return func(se scene.Series, i int) float64 {
+			if len(se.X) <= 1 {
+				return 0.5
+			}
+			return float64(i) / float64(len(se.X)-1)
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	at := func(x float64) float64 {
+		if c.XLog {
+			return math.Log(x)
+		}
+		return x
+	}
+	for _, se := range c.Series {
+		for _, x := range se.X {
+			if math.IsNaN(x) || math.IsInf(x, 0) || (c.XLog && x <= 0) {
+				continue
+			}
+			lo, hi = min(lo, at(x)), max(hi, at(x))
+		}
+	}
+	if !c.XLog && lo > 0 {
+		lo = 0 // a linear value axis starts at 0 (ECharts' scale: false)
+	}
+	return func(se scene.Series, i int) float64 {
+		if i >= len(se.X) || hi <= lo || (c.XLog && se.X[i] <= 0) {
+			return 0.5
+		}
+		return (at(se.X[i]) - lo) / (hi - lo)
+	}
+}
+
 // nearTop reports whether a value lies in the top eighth of the chart's
 // y range (from its data; a linear axis from 0 when the data are
 // positive, as ECharts draws it).
@@ -508,7 +599,7 @@ func nearTop(c *scene.Chart) func(float64) bool {
 
 // addGuides draws the chart's guides on a series: lines as markLine,
 // bands as markArea, a marked one bolder.
-func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
+func addGuides(sm map[string]any, c *scene.Chart, mk marks, width float64) {
 	var lines, areas []any
 	for _, g := range c.Guides {
 		axis := "xAxis"
@@ -530,7 +621,7 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 			pos := "insideEndTop"
 			lines = append(lines, map[string]any{axis: val(g.From), "name": g.Label,
 				"lineStyle": map[string]any{"color": colour, "width": width, "type": "dashed"},
-				"label":     map[string]any{"show": true, "formatter": g.Label, "position": pos, "color": colour, "fontWeight": "bold", "lineHeight": guideLabelLineHeight}})
+				"label":     guideLabel(g.Label, pos, colour, width)})
 			continue
 		}
 		fill := "rgba(16,185,129,0.10)"
@@ -539,7 +630,7 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 		}
 		areas = append(areas, []any{
 			map[string]any{axis: val(g.From), "name": g.Label, "itemStyle": map[string]any{"color": fill},
-				"label": map[string]any{"show": true, "formatter": g.Label, "position": "insideTopLeft", "color": colour, "fontWeight": "bold", "lineHeight": guideLabelLineHeight}},
+				"label": guideLabel(g.Label, "insideTopLeft", colour, width)},
 			map[string]any{axis: val(g.To)},
 		})
 	}
@@ -549,6 +640,18 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 	if len(areas) > 0 {
 		sm["markArea"] = map[string]any{"silent": true, "animation": false, "data": areas}
 	}
+}
+
+// guideLabel is a guide's label: bold, in its colour, cut with an
+// ellipsis at 0.6 of the chart's width when that is known (an SLO's words
+// ran past a phone's chart).
+func guideLabel(text, pos, colour string, width float64) map[string]any {
+	l := map[string]any{"show": true, "formatter": text, "position": pos, "color": colour, "fontWeight": "bold", "lineHeight": guideLabelLineHeight}
+	if width > 0 {
+		l["width"] = int(0.6 * width)
+		l["overflow"] = "truncate"
+	}
+	return l
 }
 
 // chartDescription is the chart's subtitle: its Note, in plain words, or
@@ -697,7 +800,7 @@ func (c *chartView) draw(full bool) {
 	}
 	if full || c.shown == nil || !same || !sameSeries(ch, c.shown) || c.motion != c.Motion {
 		width := c.width()
-		c.legendRows = legendRows(ch.Series, width)
+		c.setLegendRows(legendRows(ch.Series, width))
 		js, err := chartOptionsAt(ch, c.Marks, c.Motion, width)
 		if err != nil {
 			app.Log("chart", c.SceneID, err)
@@ -741,8 +844,17 @@ func (c *chartView) fitLegend() {
 	if rows == c.legendRows {
 		return
 	}
-	c.legendRows = rows
+	c.setLegendRows(rows)
 	c.inst.Call("setOption", map[string]any{"grid": map[string]any{"top": chartGridTop + int(legendRowH)*(rows-1)}})
+}
+
+// setLegendRows records the legend's rows and grows the chart's box by
+// as many (lab.css --legend-rows), so the plot keeps its height.
+func (c *chartView) setLegendRows(rows int) {
+	c.legendRows = rows
+	if el := app.Window().GetElementByID("chart-" + c.SceneID); !el.IsNull() {
+		el.Get("style").Call("setProperty", "--legend-rows", strconv.Itoa(rows))
+	}
 }
 
 func (c *chartView) placeCursor() {

@@ -13,7 +13,8 @@ import (
 // chart does it itself once ECharts has drawn (its "finished" event):
 // every text ECharts drew is ranked, and a point label that overlaps a
 // text of its rank or above, kept before it, is hidden, and so is a
-// guide's label that a callout covers (the guide's line stays). Ranks: a
+// guide's label that overlaps a callout, an axis's text, the legend or an
+// earlier guide's label (the guide's line stays). Ranks: a
 // marked point's callout first, then the chart's fixed texts (axes,
 // legend, guides' labels), then point labels in series order. A point
 // label, a callout and a guide's label are known by the line heights
@@ -93,15 +94,19 @@ func (c *chartView) declutter() {
 		}
 		boxes = append(boxes, b)
 	}
-	// Higher ranks first; within a rank, the drawing order.
+	// Higher ranks first; within rank 2 the fixed texts before the
+	// guides' labels; then the drawing order.
 	var kept []labelBox
 	var hide []app.Value
-	for rank := 3; rank >= 1; rank-- {
+	for _, pass := range []struct {
+		rank  int
+		guide bool
+	}{{3, false}, {2, false}, {2, true}, {1, false}} {
 		for _, b := range boxes {
-			if b.rank != rank {
+			if b.rank != pass.rank || b.guide != pass.guide {
 				continue
 			}
-			if (b.pointLabel && overlapsAny(b, kept)) || (b.guide && overlapsAny(b, callouts(kept))) {
+			if (b.pointLabel || b.guide) && overlapsAny(b, kept) {
 				hide = append(hide, b.el)
 				continue
 			}
@@ -165,17 +170,6 @@ func fontPx(style app.Value) float64 {
 		}
 	}
 	return 12
-}
-
-// callouts are the boxes of rank 3 (callouts).
-func callouts(boxes []labelBox) []labelBox {
-	var out []labelBox
-	for _, b := range boxes {
-		if b.rank == 3 {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // overlapsAny reports whether b overlaps one of the boxes by more than a

@@ -292,7 +292,9 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 	b.WriteString(`</svg>`)
 
 	// Points: round dots (ECharts shows a line's symbols up to 40 points),
-	// the marked ones larger with their callout, and the points' labels.
+	// the marked ones larger with their callout, and the points' labels,
+	// placed as chartOptionsAt places ECharts'.
+	below, beside, xFrac := calloutBelow(c, mk), calloutBeside(c, mk), xSpan(c)
 	for si, se := range c.Series {
 		typ := typeOf(se, c)
 		n := min(len(se.X), len(se.Y))
@@ -326,15 +328,26 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 			switch {
 			case marked:
 				side := ""
-				switch i {
-				case 0:
+				switch f := xFrac(se, i); {
+				case beside[ref] && f > 0.5:
+					side = " cs-left"
+				case beside[ref]:
+					side = " cs-right"
+				case f < 0.2:
 					side = " cs-start"
-				case n - 1:
+				case f > 0.8:
 					side = " cs-end"
+				}
+				if below[ref] && !beside[ref] && typ != scene.Bar {
+					side += " cs-below"
 				}
 				labels.WriteString(`<span class="cs-callout` + side + `" style="` + at + `">` + esc(mk.label(ref, text)) + `</span>`)
 			case text != "":
-				labels.WriteString(`<span class="cs-plabel" style="` + at + `">` + esc(text) + `</span>`)
+				cls := "cs-plabel"
+				if xFrac(se, i) > 0.8 {
+					cls += " cs-left"
+				}
+				labels.WriteString(`<span class="` + cls + `" style="` + at + `">` + esc(text) + `</span>`)
 			}
 		}
 	}

@@ -592,13 +592,18 @@ func clTravel(c *scene.Cluster, l clLayout, marks *markSet) app.UI {
 	} else {
 		// A request from the router down to its worker.
 		from = box{l.router.x + l.router.w/2 - cw/2, l.router.y + l.router.h/2 - clChipH/2, cw, clChipH}
-		// It stops above the first row of workers, over its own column,
-		// so a worker in a lower row is not covered by the row above.
+		// It stops above the first pool's label (above the first row
+		// of workers when there is none), over its own column, so a
+		// worker in a lower row is not covered by the row above.
 		top := to.y
 		for _, b := range l.workers {
 			top = min(top, b.y)
 		}
-		end = box{min(max(to.x+to.w/2-cw/2, 2), l.w-cw-2), top - clChipH - 52, cw, clChipH}
+		y := top - clChipH - 52
+		if len(l.poolLabels) > 0 {
+			y = min(y, l.poolLabels[0].y-14-12-clChipH) // the label's ascent, a gap
+		}
+		end = box{min(max(to.x+to.w/2-cw/2, 2), l.w-cw-2), y, cw, clChipH}
 	}
 	marks.note(t.Ref, end)
 	path := ""

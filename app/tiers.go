@@ -231,12 +231,15 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 			y += tiMarkRoom // its callout, below it
 		}
 	}
-	// The axis: 0 and the longest lane.
-	out = append(out,
-		svgEl("line").Class("ti-axis").Attr("x1", num(g.laneX)).Attr("x2", num(g.laneX+longest*scale)).Attr("y1", num(y)).Attr("y2", num(y)),
-		svgText(g.laneX, y+14, "ti-small", "0"),
-		svgText(g.laneX+longest*scale, y+14, "ti-small ti-end", formatNumber(longest)+" "+t.Unit),
-	)
+	// The axis: 0 and the longest lane (in one label from 0 when the
+	// longest's would reach back over the 0).
+	end := formatNumber(longest) + " " + t.Unit
+	out = append(out, svgEl("line").Class("ti-axis").Attr("x1", num(g.laneX)).Attr("x2", num(g.laneX+longest*scale)).Attr("y1", num(y)).Attr("y2", num(y)))
+	if float64(len([]rune(end))+3)*charWidth(tiSmall) > longest*scale {
+		out = append(out, svgText(g.laneX, y+14, "ti-small", "0 to "+end))
+	} else {
+		out = append(out, svgText(g.laneX, y+14, "ti-small", "0"), svgText(g.laneX+longest*scale, y+14, "ti-small ti-end", end))
+	}
 	return out, y + 18
 }
 

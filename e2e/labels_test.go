@@ -189,16 +189,19 @@ func labelProblems(f labelFig, pageWidth float64, fits bool) []string {
 		out = append(out, fmt.Sprintf("%s: the figure ends %.0f px past the page's right edge (%.0f)", name, f.Box[2]-pageWidth, pageWidth))
 	}
 	// A marked element shows when one of its drawings is displayed with
-	// its centre in view; or, in a frame that scrolls, within the frame's
+	// half of it in view; or, in a frame that scrolls, within the frame's
 	// scrolled area while another mark of the figure is in view (the
 	// player scrolls a frame to its first mark; marks further apart than
 	// the frame is tall are a scroll away from each other).
 	var refs []string
 	why := map[string]string{}
 	inView, reach := map[string]bool{}, map[string]bool{}
+	// Shown: half of it, or 40×10 px of a wide one (a table's row), in r.
 	within := func(b, r [4]float64) bool {
-		cx, cy := (b[0]+b[2])/2, (b[1]+b[3])/2
-		return b[2]-b[0] >= 1 && b[3]-b[1] >= 1 && cx >= r[0] && cx <= r[2] && cy >= r[1] && cy <= r[3]
+		w, h := b[2]-b[0], b[3]-b[1]
+		iw := math.Min(b[2], r[2]) - math.Max(b[0], r[0])
+		ih := math.Min(b[3], r[3]) - math.Max(b[1], r[1])
+		return w >= 1 && h >= 1 && iw >= math.Min(w/2, 40) && ih >= math.Min(h/2, 10)
 	}
 	for _, m := range f.Marks {
 		if _, ok := why[m.Ref]; !ok {

@@ -295,9 +295,9 @@ func renderLookup(bt *scene.BlockTables, mk marks) app.UI {
 			app.Span().Class("lk-head").Text(head),
 			app.Span().Class("lk-value").Text(value),
 			app.Div().Class("lk-extra").Body(extra...),
-			app.If(mk.has(ref), func() app.UI {
-				return app.Span().Class("callout lk-callout").DataSet("for", ref).Text(mk.label(ref, value))
-			}),
+			// In the step's box, in the flow: the steps wrap on a phone,
+			// and a chip above one covered the row of steps above it.
+			app.If(mk.has(ref), func() app.UI { return noteChip(ref, mk.label(ref, value)) }),
 		)
 	}
 	// The offset's block, slot by slot (at most 64 drawn).

@@ -384,7 +384,7 @@ func cutLast(s string) (string, int, bool) {
 
 // styleSeries adds what go-echarts has no option for to one series' JSON:
 // point labels and marks, model curves without markers, steps.
-func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks, below, beside map[string]bool, xFrac func(se scene.Series, i int) float64) {
+func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks, below map[string]bool, beside map[string]string, xFrac func(se scene.Series, i int) float64) {
 	typ := se.Type
 	if typ == "" {
 		typ = chartType
@@ -429,17 +429,15 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13, "lineHeight": calloutLineHeight,
 				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
 			switch {
-			case beside[ref] && xFrac(se, i) > 0.5:
-				label["position"] = "left"
-			case beside[ref]:
-				label["position"] = "right"
+			case beside[ref] != "":
+				label["position"] = beside[ref]
 			case typ != scene.Bar && below[ref]:
 				label["position"] = "bottom"
 			}
 			// A point in the plot's outer fifths has its callout run
 			// inwards, not centred off the canvas.
 			switch f := xFrac(se, i); {
-			case beside[ref]:
+			case beside[ref] != "":
 			case f < 0.2:
 				label["align"] = "left"
 				label["offset"] = []int{-9, 0}
@@ -471,67 +469,103 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 	}
 }
 
-// calloutBelow lists the marked points whose callout goes under the
-// point rather than above it: the lower ones of marked points at one x
-// (the highest keeps its callout above, and they do not meet), and a
-// point alone at its x near the plot's top (above, its callout would rise
-// into the y axis' name and the legend).
-func calloutBelow(c *scene.Chart, mk marks) map[string]bool {
-	type pt struct {
-		ref  string
-		x, y float64
-	}
-	var pts []pt
+// markedPoint is a marked point of a chart: its ref, value and place
+// along the x axis (xSpan).
+type markedPoint struct {
+	ref     string
+	x, y, f float64
+}
+
+// markedPoints lists a chart's marked points in series order.
+func markedPoints(c *scene.Chart, mk marks) []markedPoint {
+	frac := xSpan(c)
+	var pts []markedPoint
 	for _, se := range c.Series {
 		for i := range se.Y {
 			if ref := "point:" + se.Name + ":" + strconv.Itoa(i); mk.has(ref) && i < len(se.X) {
-				pts = append(pts, pt{ref, se.X[i], se.Y[i]})
+				pts = append(pts, markedPoint{ref, se.X[i], se.Y[i], frac(se, i)})
 			}
 		}
 	}
+	return pts
+}
+
+// sharesX reports whether another of pts lies at p's x.
+func sharesX(pts []markedPoint, p markedPoint) bool {
+	for _, q := range pts {
+		if q.ref != p.ref && q.x == p.x {
+			return true
+		}
+	}
+	return false
+}
+
+// calloutBelow lists the marked points whose callout goes under the
+// point rather than above it: the lower ones of marked points at one x
+// (the highest keeps its callout above, and they do not meet); a point
+// alone at its x near the plot's top (above, its callout would rise into
+// the y axis' name and the legend); and of two lone points close along x
+// on the same side, the later one goes to the other (their callouts would
+// cover each other).
+func calloutBelow(c *scene.Chart, mk marks) map[string]bool {
+	pts := markedPoints(c, mk)
 	high := nearTop(c)
 	out := map[string]bool{}
 	for _, p := range pts {
-		shared, highest := false, true
+		highest := true
 		for _, q := range pts {
 			if q.ref != p.ref && q.x == p.x {
-				shared = true
 				highest = highest && q.y <= p.y
 			}
 		}
+		shared := sharesX(pts, p)
 		out[p.ref] = (shared && !highest) || (!shared && high(p.y))
+	}
+	for i, p := range pts {
+		for _, q := range pts[:i] {
+			if p.x != q.x && math.Abs(p.f-q.f) < 0.25 && out[p.ref] == out[q.ref] && !sharesX(pts, p) && !sharesX(pts, q) {
+				out[p.ref] = !out[q.ref]
+			}
+		}
 	}
 	return out
 }
 
-// calloutBeside lists the marked points whose callout goes beside the
-// point: the highest of marked points at one x when it lies near the
-// plot's top (above, it would rise into the y axis' name; under, onto the
-// others' callouts), and a bar near the top (a bar's callout under it
-// would sit at its foot).
-func calloutBeside(c *scene.Chart, mk marks) map[string]bool {
+// calloutBeside gives the marked points whose callout goes beside the
+// point its side ("left" or "right"): the highest of marked points at one
+// x when it lies near the plot's top (above, it would rise into the y
+// axis' name; under, onto the others' callouts), and a bar near the top
+// (a bar's callout under it would sit at its foot). The side is away from
+// the nearest other marked point within a quarter of the axis, else
+// toward the plot's middle.
+func calloutBeside(c *scene.Chart, mk marks) map[string]string {
 	high := nearTop(c)
 	below := calloutBelow(c, mk)
-	out := map[string]bool{}
+	pts := markedPoints(c, mk)
+	bars := map[string]bool{}
 	for _, se := range c.Series {
-		for i := range se.Y {
-			ref := "point:" + se.Name + ":" + strconv.Itoa(i)
-			if !mk.has(ref) || !high(se.Y[i]) {
-				continue
-			}
-			if typeOf(se, c) == scene.Bar {
-				out[ref] = true
-				continue
-			}
-			for j := range c.Series {
-				o := c.Series[j]
-				for k := range o.Y {
-					if r := "point:" + o.Name + ":" + strconv.Itoa(k); r != ref && mk.has(r) && k < len(o.X) && i < len(se.X) && o.X[k] == se.X[i] && !below[ref] {
-						out[ref] = true
-					}
-				}
+		if typeOf(se, c) == scene.Bar {
+			for i := range se.Y {
+				bars["point:"+se.Name+":"+strconv.Itoa(i)] = true
 			}
 		}
+	}
+	out := map[string]string{}
+	for _, p := range pts {
+		if !high(p.y) || (!bars[p.ref] && (!sharesX(pts, p) || below[p.ref])) {
+			continue
+		}
+		side, near := "right", 2.0
+		if p.f > 0.5 {
+			side = "left"
+		}
+		for _, q := range pts {
+			if d := q.f - p.f; q.ref != p.ref && q.x != p.x && math.Abs(d) < 0.25 && math.Abs(d) < near {
+				near = math.Abs(d)
+				side = map[bool]string{true: "left", false: "right"}[d > 0] // away from it
+			}
+		}
+		out[p.ref] = side
 	}
 	return out
 }

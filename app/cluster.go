@@ -655,7 +655,7 @@ func clBelow(c *scene.Cluster) []app.UI {
 		out = append(out, app.Dl().Class("cl-dash").Body(
 			app.Range(c.Stats).Slice(func(i int) app.UI {
 				st := c.Stats[i]
-				return app.Div().Class("cl-stat").Body(app.Dt().Text(st.Label), app.Dd().Text(st.Value))
+				return app.Div().Class("cl-stat").Title(st.Label+": "+st.Value).Body(app.Dt().Text(st.Label), app.Dd().Text(st.Value))
 			}),
 		))
 	}

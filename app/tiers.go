@@ -198,18 +198,20 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 		longest = max(longest, sum)
 	}
 	longest = max(longest, 1e-9)
-	// The totals are written after the bars, in bold: the longest one
+	// The totals are written after the bars, in bold, and in the wide
+	// layout a marked lane's callout after its total: the longest of each
 	// sets the room the bars leave.
+	callW := 0.0
 	for _, r := range t.Races {
 		g.totalW = max(g.totalW, float64(len([]rune(raceTotal(t, r))))*boldWidth(tiPx)+10)
+		if l := marks.label[r.Ref]; l != "" && !g.narrow {
+			callW = max(callW, float64(len([]rune(l)))*boldWidth(12)+24)
+		}
 	}
-	scale := (g.w - g.laneX - g.totalW) / longest
+	scale := (g.w - g.laneX - g.totalW - callW) / longest
 	var out []app.UI
 	for _, r := range t.Races {
 		_, marked := marks.label[r.Ref]
-		if marked && !g.narrow {
-			y += tiMarkRoom // its callout, above its bars
-		}
 		ly := y
 		if g.narrow {
 			ly += 20 // the label's line above the bars
@@ -218,10 +220,11 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 		for _, b := range r.Bars {
 			end += max(b.Value, 0) * scale
 		}
-		// The lane's box takes in its total; its callout goes above the
-		// bars, in room of its own (on a phone, below them: the lane's
-		// label is above).
+		// The lane's box takes in its total; its callout goes after it,
+		// in the room the scale left (on a phone, below the bars, in room
+		// of its own: the lane's label is above).
 		marks.note(r.Ref, box{g.laneX, ly, end - g.laneX + float64(len([]rune(raceTotal(t, r))))*boldWidth(tiPx) + 6, tiLaneH - 6})
+		marks.place[r.Ref] = "right"
 		if g.narrow {
 			marks.place[r.Ref] = "below"
 		}

@@ -429,6 +429,11 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13, "lineHeight": calloutLineHeight,
 				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
 			switch {
+			case beside[ref] != "" && typ == scene.Bar:
+				// Beside the bar's top, not its middle.
+				label["position"] = map[string]any{"left": []any{0, 0}, "right": []any{"100%", 0}}[beside[ref]]
+				label["align"] = map[string]string{"left": "right", "right": "left"}[beside[ref]]
+				label["offset"] = map[string][]int{"left": {-6, 0}, "right": {6, 0}}[beside[ref]]
 			case beside[ref] != "":
 				label["position"] = beside[ref]
 			case typ != scene.Bar && below[ref]:

@@ -794,7 +794,8 @@
   // of the way down.
   const revealDown = (box) => {
     if (box.scrollHeight <= box.clientHeight + 1) return;
-    const el = box.querySelector(".sys-mark, .marked");
+    // (the first one drawn: a picture's other layout is not displayed)
+    const el = [...box.querySelectorAll(".sys-mark, .marked")].find((e) => e.getClientRects().length > 0);
     if (!el) return;
     const r = el.getBoundingClientRect();
     const b = box.getBoundingClientRect();

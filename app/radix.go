@@ -83,7 +83,7 @@ func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
 	row, maxDepth := 0, 0
 	nodeW := rxNodeW
 	if root >= 0 {
-		nodeW = rxNodeWidth(radixDepth(kids, root))
+		nodeW = rxNodeWidth(max(radixDepth(kids, root), t.LayoutDepth))
 	}
 	var walk func(id, depth int) float64
 	walk = func(id, depth int) float64 {

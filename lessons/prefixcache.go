@@ -7,7 +7,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
-	"github.com/inferlab/inferlab/core/router"
+	"github.com/inferlab/inferlab/core/radixcache"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -111,12 +111,12 @@ type prefixCacheRun struct {
 	requests  []string // the four system-prompt requests
 	predicted int      // R2's shared prefix with R1, for the quiz
 	r1r4      int      // tokens R4 shares with R1: what it matches when R1's tail is still cached
-	r         [4]router.Served
-	long      router.Served // the long request's first try
-	before    int           // tokens cached before the long request
-	held      int           // tokens R3 held locked when it finished
-	retried   []retry       // requests that waited, served again once R3 finished
-	frames    []cacheFrame  // after each tree step: empty, R1–R4, the long request, R3's release
+	r         [4]radixcache.Served
+	long      radixcache.Served // the long request's first try
+	before    int               // tokens cached before the long request
+	held      int               // tokens R3 held locked when it finished
+	retried   []retry           // requests that waited, served again once R3 finished
+	frames    []cacheFrame      // after each tree step: empty, R1–R4, the long request, R3's release
 	twist     [2]twistPair
 	splits    int
 	evicted   int
@@ -128,13 +128,13 @@ type prefixCacheRun struct {
 // retry is a request served again after R3 released its lock.
 type retry struct {
 	name string
-	router.Served
+	radixcache.Served
 }
 
 // cacheFrame is the tree and its counts at one moment.
 type cacheFrame struct {
-	nodes                                  []router.NodeView
-	events                                 []router.TreeEvent // what happened since the frame before
+	nodes                                  []radixcache.NodeView
+	events                                 []radixcache.Event // what happened since the frame before
 	total, evictable, protected, nodeCount int
 	reused                                 int // tokens reused so far
 }
@@ -144,7 +144,7 @@ type twistPair struct {
 	a, b           string
 	distance, lenB int
 	shared         int
-	tree           []router.NodeView // both prompts inserted into an empty tree
+	tree           []radixcache.NodeView // both prompts inserted into an empty tree
 	voc            vocab
 }
 
@@ -169,7 +169,7 @@ func runPrefixCache(v Values) (*prefixCacheRun, error) {
 	for _, tail := range prefixCacheTails {
 		r.requests = append(r.requests, r.system+tail)
 	}
-	tree := router.NewRadixTree(1)
+	tree := radixcache.New(1)
 	r.frames = append(r.frames, r.frame(tree))
 	r.predicted = sharedPrefix(r.voc.encode(r.requests[0]), r.voc.encode(r.requests[1]))
 	r.r1r4 = sharedPrefix(r.voc.encode(r.requests[0]), r.voc.encode(r.requests[3]))
@@ -224,7 +224,7 @@ func runPrefixCache(v Values) (*prefixCacheRun, error) {
 		var pv vocab
 		a, b := pv.encode(p[0]), pv.encode(p[1])
 		r.twist[i] = twistPair{a: p[0], b: p[1], distance: levenshtein.ComputeDistance(p[0], p[1]), shared: sharedPrefix(a, b), lenB: len(b), voc: pv}
-		t := router.NewRadixTree(1)
+		t := radixcache.New(1)
 		for _, ids := range [][]int{a, b} {
 			if _, err := t.Serve(ids, len(a)+len(b), false); err != nil {
 				return nil, err
@@ -238,7 +238,7 @@ func runPrefixCache(v Values) (*prefixCacheRun, error) {
 
 // serve runs one request through the cache (core's Serve: match, lock the
 // match, make room, insert) and counts what it reused once admitted.
-func (r *prefixCacheRun) serve(tree *router.RadixTree, text string, hold bool) (router.Served, error) {
+func (r *prefixCacheRun) serve(tree *radixcache.Tree, text string, hold bool) (radixcache.Served, error) {
 	s, err := tree.Serve(r.voc.encode(text), r.capacity, hold)
 	if err != nil {
 		return s, err
@@ -257,7 +257,7 @@ func (r *prefixCacheRun) serve(tree *router.RadixTree, text string, hold bool) (
 func (r *prefixCacheRun) final() cacheFrame { return r.frames[len(r.frames)-1] }
 
 // frame copies the tree and its counts.
-func (r *prefixCacheRun) frame(tree *router.RadixTree) cacheFrame {
+func (r *prefixCacheRun) frame(tree *radixcache.Tree) cacheFrame {
 	return cacheFrame{nodes: tree.Snapshot(), events: tree.Events(), total: tree.TotalSize(), evictable: tree.EvictableSize(), protected: tree.ProtectedSize(),
 		nodeCount: tree.Nodes(), reused: r.reused}
 }
@@ -276,13 +276,13 @@ func (f cacheFrame) change() frameChange {
 	var c frameChange
 	for _, e := range f.events {
 		switch e.Kind {
-		case router.TreeInserted:
+		case radixcache.Inserted:
 			c.inserted = append(c.inserted, e.Node)
-		case router.TreeSplit:
+		case radixcache.Split:
 			c.split, c.cut = append(c.split, e.Node), append(c.cut, e.Child)
-		case router.TreeEvicted:
+		case radixcache.Evicted:
 			c.evicted = append(c.evicted, e.Node)
-		case router.TreeMatched:
+		case radixcache.Matched:
 			if e.Len > 0 {
 				c.matched = append(c.matched, e.Node)
 			}
@@ -297,7 +297,7 @@ func nodeRef(id int) string { return "node:" + strconv.Itoa(id) }
 // radixNodes turns a snapshot into the scene's nodes, with states from the
 // change and the nodes evicted in it kept (from the frame before) so the
 // picture can fade them.
-func radixNodes(voc *vocab, nodes, before []router.NodeView, c frameChange) []scene.RadixNode {
+func radixNodes(voc *vocab, nodes, before []radixcache.NodeView, c frameChange) []scene.RadixNode {
 	state := map[int]string{}
 	parent := map[int]int{}
 	for _, n := range nodes {
@@ -321,7 +321,7 @@ func radixNodes(voc *vocab, nodes, before []router.NodeView, c frameChange) []sc
 	for _, id := range c.evicted {
 		gone[id] = true
 	}
-	conv := func(n router.NodeView, st string) scene.RadixNode {
+	conv := func(n radixcache.NodeView, st string) scene.RadixNode {
 		return scene.RadixNode{ID: n.ID, Parent: n.Parent, Text: voc.decode(n.Key), Tokens: len(n.Key), LockRef: n.LockRef, LastUse: n.LastAccess, State: st}
 	}
 	var out []scene.RadixNode
@@ -344,7 +344,7 @@ func radixNodes(voc *vocab, nodes, before []router.NodeView, c frameChange) []sc
 // once the step's narration is known).
 func (r *prefixCacheRun) radixScene(i int) scene.Scene {
 	f := r.frames[i]
-	var before []router.NodeView
+	var before []radixcache.NodeView
 	if i > 0 {
 		before = r.frames[i-1].nodes
 	}
@@ -376,7 +376,7 @@ func (r *prefixCacheRun) script() *Script {
 }
 
 // evictionText says what a request evicted to make room, if anything.
-func evictionText(s router.Served, kept string) string {
+func evictionText(s radixcache.Served, kept string) string {
 	if s.Evicted == 0 {
 		return ""
 	}

@@ -3,7 +3,7 @@ package lessons
 import (
 	"testing"
 
-	"github.com/inferlab/inferlab/core/router"
+	"github.com/inferlab/inferlab/core/radixcache"
 )
 
 // What the shared tests check on the prefix-cache lesson (lessonChecks). Its
@@ -76,8 +76,8 @@ func prefixCacheNarration(r *prefixCacheRun) (out problems) {
 }
 
 // treeMatch is the longest prefix of ids spelled by a path of the tree.
-func treeMatch(nodes []router.NodeView, ids []int) int {
-	children := map[int][]router.NodeView{}
+func treeMatch(nodes []radixcache.NodeView, ids []int) int {
+	children := map[int][]radixcache.NodeView{}
 	root := -1
 	for _, n := range nodes {
 		if n.Parent < 0 {

@@ -55,6 +55,25 @@ const validBlocks = math.MaxInt32
 
 func (bp *blockPool) enableCaching() { bp.caching = true }
 
+// The pool's figures, read by the manager: N, the physical blocks; the
+// blocks nobody references (cached ones included); the block tables
+// holding block b; the blocks handed out since the pool was made; the
+// blocks registered in the cache; the blocks with more than one holder.
+func (bp *blockPool) numBlocks() int     { return len(bp.refs) }
+func (bp *blockPool) numFree() int       { return bp.free.len() }
+func (bp *blockPool) refCount(b int) int { return int(bp.refs[b]) }
+func (bp *blockPool) numTaken() int      { return bp.taken }
+func (bp *blockPool) numCached() int     { return bp.hashed }
+func (bp *blockPool) numShared() int     { return bp.shared }
+func (bp *blockPool) cachingOn() bool    { return bp.caching }
+func (bp *blockPool) freeOrder() []int   { return bp.free.order() }
+
+// cachedBlock is registered block b's chain hash and token ids.
+func (bp *blockPool) cachedBlock(b int) (hash uint64, ids []int) {
+	m := &bp.meta[b]
+	return m.hash, m.ids
+}
+
 // isHashed reports whether block b carries a chain hash (only a caching
 // pool registers blocks, and only registered blocks have metadata).
 func (bp *blockPool) isHashed(b int) bool { return b < len(bp.meta) && bp.meta[b].hashed }
@@ -104,12 +123,30 @@ func (bp *blockPool) take(req int) int {
 	return b
 }
 
-// takeFront is take for n blocks (n ≤ free.len()) when there is no cache
-// to evict from and nothing to log, appended to dst in one loop: an
-// admission takes tens of blocks.
-func (bp *blockPool) takeFront(dst []int, n int) []int {
-	dst = bp.free.takeFront(dst, n, bp.refs)
-	bp.taken += n
+// takeBlocks hands out n blocks (n ≤ numFree()) from the head of the free
+// queue to request req, appended to dst: get_new_blocks. With no cache to
+// evict from and nothing to log, they are taken in one loop
+// (freeQueue.takeFront) rather than one take each: an admission takes tens
+// of blocks, and in WebAssembly each call on the way costs more than its
+// work. TestFastPathIsTheGeneralPath serves the same operations to a pool
+// that logs (one take a block) and one that does not, and finds them
+// identical after every one.
+func (bp *blockPool) takeBlocks(dst []int, n, req int) []int {
+	if !bp.caching && bp.off {
+		bp.taken += n
+		return bp.free.takeFront(dst, n, bp.refs)
+	}
+	for range n {
+		dst = append(dst, bp.take(req))
+	}
+	return dst
+}
+
+// copyBlock is copy-on-write: a fresh block for request req in place of
+// shared block src, which loses req's reference.
+func (bp *blockPool) copyBlock(req, src int) int {
+	dst := bp.take(req)
+	bp.decRef(src)
 	return dst
 }
 
@@ -126,10 +163,27 @@ func (bp *blockPool) release(req, b int) {
 	}
 }
 
-// releaseAll is release of every block of a table, last block first, when
-// no block is shared and nothing is logged: all return to the free queue,
-// in one pass.
-func (bp *blockPool) releaseAll(blocks []int) { bp.free.pushBackReversed(blocks, bp.refs) }
+// freeTable drops request req's reference to each block of its table,
+// last block first (free_blocks over the reversed table). When no block is
+// shared and nothing is logged, every block returns to the free queue, in
+// one pass (freeQueue.pushBackReversed), for the reason takeBlocks gives;
+// TestFastPathIsTheGeneralPath holds it to the block-by-block walk.
+func (bp *blockPool) freeTable(req int, blocks []int) {
+	if bp.shared == 0 && !bp.logging() {
+		bp.free.pushBackReversed(blocks, bp.refs)
+		return
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		bp.release(req, blocks[i])
+	}
+}
+
+// share takes one more reference to each block of a table (a fork).
+func (bp *blockPool) share(blocks []int) {
+	for _, b := range blocks {
+		bp.incRef(b)
+	}
+}
 
 // touch takes a reference to cached block b for a request that hit it,
 // reviving it from the free queue when nobody held it.

@@ -14,10 +14,12 @@
 //     kv_cache_manager.py and single_type_kv_cache_manager.py, v0.8–v0.10).
 //     The block pool (blockPool) holds N physical blocks of B token slots
 //     with their reference counts, a free queue and the cached-block map,
-//     and only takes, frees and caches blocks; the manager keeps a block
-//     table per request, takes blocks from the head of the free queue on
-//     demand as tokens are stored, and returns them, tail first, when the
-//     request is freed. Fork shares a request's blocks with a child and the
+//     and only takes, frees and caches blocks; nothing else writes its
+//     fields. The manager keeps a block table per request and adds tokens
+//     to it one way, as vLLM's allocate_slots does: admit a new request
+//     (its cache hits first) or extend a resident one, then grow, which
+//     takes blocks from the head of the free queue on demand; a freed
+//     request's blocks return, tail first. Fork shares a request's blocks with a child and the
 //     first write to a shared partial block copies it (vLLM v0's
 //     copy-on-write). With prefix caching on, full blocks are registered
 //     under chain hashes (core/kvhash) and reused by later requests:

@@ -169,3 +169,34 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 		}
 	}
 }
+
+// The fast path is open exactly where it may be: in a pool that neither
+// logs nor hashes, for the slots left in a last block the request holds
+// alone, after an admission and after a call that took a new block; it is
+// closed while the pool logs, and for a parent whose partial last block a
+// fork shares.
+func TestFastPathOpensForTheLastBlock(t *testing.T) {
+	p, _ := NewPaged(8, 4)
+	p.DisableEvents()
+	r := &Request{ID: 1}
+	for _, step := range []struct{ n, room int }{{5, 3}, {3, 0}, {1, 3}, {0, 3}} {
+		if err := p.AllocateSlots(r, step.n); err != nil {
+			t.Fatal(err)
+		}
+		if r.slack != step.room+1 {
+			t.Fatalf("after %d more tokens (%d stored): fast path open for %d tokens, want %d", step.n, r.tokens(), r.slack-1, step.room)
+		}
+	}
+	child := &Request{ID: 2}
+	if err := p.Fork(r, child); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AllocateSlots(r, 1); err != nil || r.slack != 3 {
+		t.Fatalf("the parent's first token after a fork copies its last block: err %v, fast path %d, want 2", err, r.slack-1)
+	}
+	logged, _ := NewPaged(8, 4)
+	q := &Request{ID: 1}
+	if err := logged.AllocateSlots(q, 5); err != nil || q.slack != 0 {
+		t.Fatalf("a pool that logs: err %v, fast path %d, want closed", err, q.slack-1)
+	}
+}

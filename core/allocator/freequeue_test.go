@@ -15,10 +15,11 @@ func (q *freeQueue) backward() []int {
 	return out
 }
 
-// takeFront and pushBackReversed, the batch moves of grow and Free, leave
-// the queue (both ways through it) and the reference counts exactly as the
-// popFronts and pushBacks they replace, over random sequences that empty
-// the queue, refill it and remove blocks from its middle.
+// takeFront and pushBackReversed, the batch moves of blockPool.takeBlocks
+// and freeTable, leave the queue (both ways through it) and the reference
+// counts exactly as the popFronts and pushBacks they replace, over random
+// sequences that empty the queue, refill it and remove blocks from its
+// middle.
 func TestFreeQueueBatchMovesMatchSingleOnes(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for trial := range 300 {

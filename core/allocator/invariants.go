@@ -19,25 +19,17 @@ func (p *Paged) Check() error {
 	if err != nil {
 		return err
 	}
-	inQueue, err := p.checkFreeQueue()
-	if err != nil {
-		return err
-	}
-	if err := p.checkBlocks(holders, inQueue); err != nil {
-		return err
-	}
-	return p.checkCacheMap()
+	return p.pool.check(holders, p.blockSize)
 }
 
 // checkTables verifies each block table against its request's tokens and
-// chain hashes and the pool's running totals, and counts the
-// tables holding each block.
+// chain hashes and the manager's running total, and counts the tables
+// holding each block.
 func (p *Paged) checkTables() (holders []int, err error) {
-	holders = make([]int, len(p.pool.refs))
-	tokens, entries := 0, 0
-	for id, r := range p.reqs.all() {
+	holders = make([]int, p.pool.numBlocks())
+	tokens := 0
+	for id, r := range p.residents() {
 		tokens += r.tokens()
-		entries += len(r.blocks)
 		if err := p.checkRequest(id, r); err != nil {
 			return nil, err
 		}
@@ -45,8 +37,8 @@ func (p *Paged) checkTables() (holders []int, err error) {
 			holders[b]++
 		}
 	}
-	if tokens != p.sumTokens || entries != p.sumBlocks {
-		return nil, fmt.Errorf("tables hold %d tokens in %d entries, the pool counts %d and %d", tokens, entries, p.sumTokens, p.sumBlocks)
+	if tokens != p.sumTokens {
+		return nil, fmt.Errorf("tables hold %d tokens, the manager counts %d", tokens, p.sumTokens)
 	}
 	return holders, nil
 }
@@ -62,12 +54,12 @@ func (p *Paged) checkRequest(id int, r *Request) error {
 		return fmt.Errorf("request %d is filed as request %d, held by this pool = %v", r.ID, id, r.owner == p.id)
 	case len(r.blocks) != p.BlocksFor(n):
 		return fmt.Errorf("request %d holds %d blocks for %d tokens, want %d", id, len(r.blocks), n, p.BlocksFor(n))
-	case p.pool.caching && (r.cached == nil || len(r.cached.ids) != n):
+	case p.pool.cachingOn() && (r.cached == nil || len(r.cached.ids) != n):
 		return fmt.Errorf("request %d: the token ids kept do not count its %d tokens", id, n)
 	case r.slack < 0 || r.slack > r.grant:
 		return fmt.Errorf("request %d: fast-path slack %d of a grant of %d", id, r.slack, r.grant)
 	case r.slack > 0 && (!p.plain() || n+r.slack-1 > len(r.blocks)*p.blockSize ||
-		(len(r.blocks) > 0 && p.pool.refs[r.blocks[len(r.blocks)-1]] != 1)):
+		(len(r.blocks) > 0 && p.pool.refCount(r.blocks[len(r.blocks)-1]) != 1)):
 		return fmt.Errorf("request %d: fast path open for %d tokens past %d in %d blocks", id, r.slack-1, n, len(r.blocks))
 	}
 	if r.cached == nil {
@@ -83,20 +75,35 @@ func (p *Paged) checkRequest(id int, r *Request) error {
 	return nil
 }
 
+// check verifies the block pool against holders, the number of block
+// tables holding each block: the free queue (checkFreeQueue), every
+// block's metadata (checkBlocks) and the cache map (checkCacheMap), with
+// blocks of blockSize tokens.
+func (bp *blockPool) check(holders []int, blockSize int) error {
+	inQueue, err := bp.checkFreeQueue()
+	if err != nil {
+		return err
+	}
+	if err := bp.checkBlocks(holders, inQueue, blockSize); err != nil {
+		return err
+	}
+	return bp.checkCacheMap()
+}
+
 // checkFreeQueue walks the free queue: no block twice, and the walk
 // agrees with the count.
-func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
-	inQueue = make([]bool, len(p.pool.refs))
+func (bp *blockPool) checkFreeQueue() (inQueue []bool, err error) {
+	inQueue = make([]bool, len(bp.refs))
 	walked := 0
-	for _, b := range p.pool.free.order() {
+	for _, b := range bp.free.order() {
 		if inQueue[b] {
 			return nil, fmt.Errorf("block %d is twice in the free queue", b)
 		}
 		inQueue[b] = true
 		walked++
 	}
-	if walked != p.pool.free.len() {
-		return nil, fmt.Errorf("free queue walks %d blocks but counts %d", walked, p.pool.free.len())
+	if walked != bp.free.len() {
+		return nil, fmt.Errorf("free queue walks %d blocks but counts %d", walked, bp.free.len())
 	}
 	return inQueue, nil
 }
@@ -104,10 +111,10 @@ func (p *Paged) checkFreeQueue() (inQueue []bool, err error) {
 // checkBlocks verifies every block's metadata: reference count = holders,
 // free ⇔ unreferenced, hashed blocks full and listed, the pool's counters,
 // and conservation.
-func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
+func (bp *blockPool) checkBlocks(holders []int, inQueue []bool, blockSize int) error {
 	held, shared, hashed := 0, 0, 0
-	for b := range p.pool.refs {
-		refs := int(p.pool.refs[b])
+	for b := range bp.refs {
+		refs := int(bp.refs[b])
 		if refs != holders[b] {
 			return fmt.Errorf("block %d: ref count %d, held by %d tables", b, refs, holders[b])
 		}
@@ -120,32 +127,32 @@ func (p *Paged) checkBlocks(holders []int, inQueue []bool) error {
 		if refs > 1 {
 			shared++
 		}
-		if p.pool.isHashed(b) {
+		if bp.isHashed(b) {
 			hashed++
-			if err := p.checkHashed(b); err != nil {
+			if err := bp.checkHashed(b, blockSize); err != nil {
 				return err
 			}
 		}
 	}
 	switch {
-	case hashed != p.pool.hashed:
-		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, p.pool.hashed)
-	case shared != p.pool.shared:
-		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, p.pool.shared)
-	case held+p.pool.free.len() != len(p.pool.refs):
-		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, p.pool.free.len(), len(p.pool.refs))
+	case hashed != bp.hashed:
+		return fmt.Errorf("%d blocks carry a hash but the pool counts %d", hashed, bp.hashed)
+	case shared != bp.shared:
+		return fmt.Errorf("%d blocks are shared but the pool counts %d", shared, bp.shared)
+	case held+bp.free.len() != len(bp.refs):
+		return fmt.Errorf("blocks not conserved: %d held + %d free != %d", held, bp.free.len(), len(bp.refs))
 	}
 	return nil
 }
 
 // checkHashed verifies that hashed block b is full, that its contents match
 // its key, and that the cache map lists it.
-func (p *Paged) checkHashed(b int) error {
-	m := p.pool.meta[b]
-	if len(m.ids) != p.blockSize || kvhash.Chain(m.parent, m.ids, m.extra) != m.hash {
+func (bp *blockPool) checkHashed(b, blockSize int) error {
+	m := bp.meta[b]
+	if len(m.ids) != blockSize || kvhash.Chain(m.parent, m.ids, m.extra) != m.hash {
 		return fmt.Errorf("block %d: hash does not match its contents", b)
 	}
-	for _, x := range p.pool.cached[m.hash] {
+	for _, x := range bp.cached[m.hash] {
 		if x == b {
 			return nil
 		}
@@ -155,10 +162,10 @@ func (p *Paged) checkHashed(b int) error {
 
 // checkCacheMap verifies that every cache map entry points at a block that
 // carries its hash.
-func (p *Paged) checkCacheMap() error {
-	for h, list := range p.pool.cached {
+func (bp *blockPool) checkCacheMap() error {
+	for h, list := range bp.cached {
 		for _, b := range list {
-			if !p.pool.meta[b].hashed || p.pool.meta[b].hash != h {
+			if !bp.meta[b].hashed || bp.meta[b].hash != h {
 				return fmt.Errorf("cache map entry %x points at block %d, which does not carry it", h, b)
 			}
 		}

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"fmt"
+	"iter"
 	"math/bits"
 	"slices"
 	"sort"
@@ -22,12 +23,13 @@ type Paged struct {
 	pool      blockPool
 	blockSize int
 	reqs      handles[*Request] // resident requests by id
+	held      handles[*Request] // KV held ahead of its request (Hold), by that request's id
 	stats     CacheStats
 	copies    int
-	// sumTokens and sumBlocks total the tables' tokens and entries, so Usage
-	// need not walk every request each step.
-	sumTokens, sumBlocks int
-	shorts               shortfalls
+	// sumTokens totals the requests' tokens, so that Usage need not walk
+	// every request each step.
+	sumTokens int
+	shorts    shortfalls
 	// Freed requests' block tables by power-of-two capacity (table).
 	spare [bits.UintSize + 1][][]int
 }
@@ -71,21 +73,21 @@ func (p *Paged) EnablePrefixCaching() { p.pool.enableCaching() }
 // Taken is the number of blocks handed out since the pool was made (copies
 // and reused cached slots included, prefix-cache hits not). The difference
 // across a phase counts its allocations without the event log.
-func (p *Paged) Taken() int { return p.pool.taken }
+func (p *Paged) Taken() int { return p.pool.numTaken() }
 
 // CachedBlocks is the number of blocks registered in the prefix cache, held
 // or free (Dynamo's tree size for this worker).
-func (p *Paged) CachedBlocks() int { return p.pool.hashed }
+func (p *Paged) CachedBlocks() int { return p.pool.numCached() }
 
 // BlockSize is B, the token slots per block.
 func (p *Paged) BlockSize() int { return p.blockSize }
 
 // NumBlocks is N, the physical blocks in the pool.
-func (p *Paged) NumBlocks() int { return len(p.pool.refs) }
+func (p *Paged) NumBlocks() int { return p.pool.numBlocks() }
 
 // FreeBlocks is the number of blocks nobody references (cached ones included:
 // they are reusable, as in vLLM's usage figure).
-func (p *Paged) FreeBlocks() int { return p.pool.free.len() }
+func (p *Paged) FreeBlocks() int { return p.pool.numFree() }
 
 // BlocksFor is the number of blocks needed to hold n tokens: ⌈n/B⌉.
 func (p *Paged) BlocksFor(n int) int { return (n + p.blockSize - 1) / p.blockSize }
@@ -105,7 +107,7 @@ func (p *Paged) Copies() int { return p.copies }
 // nothing; with prefix caching off it finds nothing. The blocks go in the
 // request's Computed for its admission.
 func (p *Paged) ComputedBlocks(hashes []uint64, numTokens int) (blocks []int, tokens int) {
-	if !p.pool.caching || numTokens <= 0 {
+	if !p.pool.cachingOn() || numTokens <= 0 {
 		return nil, 0
 	}
 	for i := 0; i < (numTokens-1)/p.blockSize && i < len(hashes); i++ {
@@ -126,11 +128,18 @@ func (p *Paged) ComputedBlocks(hashes []uint64, numTokens int) (blocks []int, to
 // that block is first copied to a private one: copy-on-write. It is all or
 // nothing: on ErrNoSpace (a *NoSpaceError) nothing changed.
 //
-// Most calls of a serving run store tokens in the block the request is
-// filling, with nothing to copy, hash or log; they only count, here, in a
-// body small enough for the compiler to inline into the caller's loop
-// (TestAllocateSlotsInlines), where in WebAssembly a call per request and
-// step would cost more than the count.
+// Every token goes one way into a request's blocks: admit (a request the
+// pool does not hold) or the extension in allocateSlots (one it holds),
+// then grow, which takes blocks from the block pool; only the pool's own
+// methods change the pool. The one shortcut is the count
+// below, for a call whose tokens fit the block the request is filling,
+// with nothing to copy, hash or log (Request.slack): most calls of a
+// serving run. Its body is small enough for the compiler to inline into
+// the caller's loop (TestAllocateSlotsInlines), where in WebAssembly a
+// call per request and step would cost more than the count; that it is
+// the general path is TestFastPathIsTheGeneralPath, and what it saves is
+// BenchmarkAppendToken and the scheduler's BenchmarkTenThousandRequests
+// (BENCHMARKS.md).
 func (p *Paged) AllocateSlots(r *Request, n int) error {
 	if uint(n) < uint(r.slack) { // Request.slack
 		r.slack -= n
@@ -158,80 +167,77 @@ func (p *Paged) AllocateBatch(reqs []*Request, n int) (int, error) {
 }
 
 // allocateSlots is AllocateSlots when the pool has more to do than count.
-// The common cases of a pool with nothing shared, hashed or logged (a
-// request admitted with no hits, or growing into new blocks) are written
-// out here, blocks taken from the head of the free queue in one loop: in
-// WebAssembly each call on the way would cost more than their work.
+// A request the pool does not hold is admitted (admit). A resident one is
+// extended: vLLM's allocate_slots for a running request, the call it
+// makes each time its last block fills. It counts the blocks its n more
+// tokens need, and one more when its last block is partial and shared
+// (after Fork), which is first copied to a private one: copy-on-write;
+// grow then stores the tokens, and the fast path opens again for what is
+// left of its last block.
 func (p *Paged) allocateSlots(r *Request, n int) error {
-	if n < 0 {
-		return fmt.Errorf("allocator: request %d asks for %d new tokens", r.ID, n)
-	}
-	plain := p.plain() && p.pool.shared == 0 && len(r.Computed) == 0
-	switch r.owner {
-	case 0:
-		if !plain {
-			return p.admit(r, n)
-		}
-		if p.reqs.get(r.ID) != nil {
-			return fmt.Errorf("allocator: request %d is already resident", r.ID)
-		}
-		need := p.BlocksFor(n)
-		if need > p.pool.free.len() {
-			return p.noSpace(need)
-		}
-		p.resident(r, n)
-		r.blocks = p.pool.free.takeFront(slices.Grow(r.blocks, need), need, p.pool.refs) // blockPool.takeFront, inline
-		p.pool.taken += need
-		p.sumBlocks += need
-		r.n = n
-		p.sumTokens += n
-		r.grantRoom(len(r.blocks)*p.blockSize - n)
-		return nil
-	case p.id:
-	default:
-		return fmt.Errorf("allocator: request %d is resident in another pool", r.ID)
-	}
-	if plain {
-		need := p.BlocksFor(r.tokens()+n) - len(r.blocks)
-		if need > p.pool.free.len() {
-			return p.noSpace(need)
-		}
-		r.sync()
-		r.blocks = p.pool.free.takeFront(slices.Grow(r.blocks, need), need, p.pool.refs) // as above
-		p.pool.taken += need
-		p.sumBlocks += need
-		r.n += n
-		p.sumTokens += n
-		r.grantRoom(len(r.blocks)*p.blockSize - r.n)
-		return nil
-	}
-	if len(r.Computed) > 0 {
-		return fmt.Errorf("allocator: request %d is resident; computed blocks are taken only at admission", r.ID)
+	if r.owner != p.id || n < 0 || len(r.Computed) > 0 {
+		return p.admit(r, n, &p.reqs)
 	}
 	r.sync()
-	err := p.extend(r, n)
+	if n == 0 {
+		p.grantRoom(r)
+		return nil
+	}
+	need := p.BlocksFor(r.n+n) - len(r.blocks)
+	// Only a pool with shared blocks can have a partial last block to copy.
+	last := len(r.blocks) - 1
+	cow := 0
+	if p.pool.numShared() > 0 && r.n%p.blockSize != 0 && p.pool.refCount(r.blocks[last]) > 1 {
+		cow = 1
+	}
+	if need+cow > p.pool.numFree() {
+		if p.logging() {
+			p.record(Event{Kind: Rejected, Req: r.ID, Tokens: n, Len: need + cow})
+		}
+		p.grantRoom(r)
+		return p.noSpace(need + cow)
+	}
+	if cow > 0 {
+		src := r.blocks[last]
+		r.blocks[last] = p.pool.copyBlock(r.ID, src)
+		p.copies++
+		if p.logging() {
+			p.record(Event{Kind: Copied, Req: r.ID, Block: r.blocks[last], From: src})
+		}
+	}
+	p.grow(r, nil, n, need)
 	p.grantRoom(r)
-	return err
+	return nil
 }
 
 // plain reports whether the pool stores tokens without hashing or logging
 // them: AllocateSlots' fast path is open only then.
-func (p *Paged) plain() bool { return p.off && !p.pool.caching }
+func (p *Paged) plain() bool { return p.off && !p.pool.cachingOn() }
 
 // grantRoom opens r's fast path for the slots left in its last block, if
 // the pool is plain and that block is r's alone.
 func (p *Paged) grantRoom(r *Request) {
 	room := -1
-	if p.plain() && (len(r.blocks) == 0 || p.pool.refs[r.blocks[len(r.blocks)-1]] == 1) {
+	if p.plain() && (len(r.blocks) == 0 || p.pool.refCount(r.blocks[len(r.blocks)-1]) == 1) {
 		room = len(r.blocks)*p.blockSize - r.n
 	}
 	r.grantRoom(room)
 }
 
 // admit gives r a block table holding the hit blocks r.Computed, then n
-// tokens.
-func (p *Paged) admit(r *Request, n int) error {
-	if p.reqs.get(r.ID) != nil {
+// tokens, and files r in filed: vLLM's allocate_slots for a new request,
+// which counts the blocks the hits and the new tokens need (reviving a
+// free cached hit takes a free block too), touches the hits and takes the
+// new blocks.
+func (p *Paged) admit(r *Request, n int, filed *handles[*Request]) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("allocator: request %d asks for %d new tokens", r.ID, n)
+	case r.owner == p.id:
+		return fmt.Errorf("allocator: request %d is resident; computed blocks are taken only at admission", r.ID)
+	case r.owner != 0:
+		return fmt.Errorf("allocator: request %d is resident in another pool", r.ID)
+	case filed.get(r.ID) != nil:
 		return fmt.Errorf("allocator: request %d is already resident", r.ID)
 	}
 	// The hits describe the cache when they were looked up: this call
@@ -240,54 +246,41 @@ func (p *Paged) admit(r *Request, n int) error {
 	r.Computed = nil
 	revive := 0 // cached hits sitting in the free queue also use free capacity
 	for _, b := range hits {
-		if b < 0 || b >= len(p.pool.refs) || !p.pool.isHashed(b) {
+		if b < 0 || b >= p.pool.numBlocks() || !p.pool.isHashed(b) {
 			return fmt.Errorf("allocator: request %d: computed block %d is not in the prefix cache", r.ID, b)
 		}
-		if p.pool.refs[b] == 0 {
+		if p.pool.refCount(b) == 0 {
 			revive++
 		}
 	}
 	hitTokens := len(hits) * p.blockSize
 	total := hitTokens + n
 	need := p.BlocksFor(total) - len(hits)
-	if need+revive > p.pool.free.len() {
+	if need+revive > p.pool.numFree() {
 		if p.logging() {
 			p.record(Event{Kind: Rejected, Req: r.ID, Tokens: total, Len: need + revive})
 		}
 		return p.noSpace(need + revive)
 	}
-	if p.pool.caching && (r.TokenIDs != nil || len(hits) > 0) {
+	if p.pool.cachingOn() && (r.TokenIDs != nil || len(hits) > 0) {
 		p.stats.QueryTokens += total
 		p.stats.HitTokens += hitTokens
 	}
-	p.resident(r, total)
+	p.resident(r, total, filed)
 	if p.logging() {
 		p.record(Event{Kind: Admitted, Req: r.ID, Tokens: total})
 	}
-	for _, b := range hits { // only a caching pool finds hits
-		p.pool.touch(b)
-		m := &p.pool.meta[b]
-		r.blocks = append(r.blocks, b)
-		r.cached.hashes = append(r.cached.hashes, m.hash)
-		r.cached.ids = append(r.cached.ids, m.ids...)
-		if p.logging() {
-			p.record(Event{Kind: Hit, Req: r.ID, Block: b, Hash: m.hash})
-		}
-	}
-	r.n = hitTokens
-	p.sumTokens += hitTokens
-	p.sumBlocks += len(hits)
-	p.grow(r, n)
+	p.grow(r, hits, n, need)
 	p.grantRoom(r)
 	return nil
 }
 
-// resident files r as held by the pool, with an empty block table sized
-// for the tokens it will hold (total now, r.Final at most).
-func (p *Paged) resident(r *Request, total int) {
+// resident files r in filed, held by the pool, with an empty block table
+// sized for the tokens it will hold (total now, r.Final at most).
+func (p *Paged) resident(r *Request, total int, filed *handles[*Request]) {
 	r.owner = p.id
 	r.slack, r.grant, r.n = 0, 0, 0
-	if p.pool.caching {
+	if p.pool.cachingOn() {
 		if r.cached == nil {
 			r.cached = new(cachedTokens)
 		}
@@ -296,7 +289,49 @@ func (p *Paged) resident(r *Request, total int) {
 	if want := p.BlocksFor(max(r.Final, total)); want > 0 {
 		r.blocks = p.table(want) // the table's final size when the caller knows it
 	}
-	p.reqs.set(r.ID, r)
+	filed.set(r.ID, r)
+}
+
+// filed is where the pool filed resident r: among the requests it serves,
+// or apart with the KV it holds ahead of a request (Hold).
+func (p *Paged) filed(r *Request) *handles[*Request] {
+	if p.held.get(r.ID) == r {
+		return &p.held
+	}
+	return &p.reqs
+}
+
+// residents yields every request holding memory: those the pool serves,
+// then the KV held ahead of a request.
+func (p *Paged) residents() iter.Seq2[int, *Request] {
+	return func(yield func(int, *Request) bool) {
+		for id, r := range p.reqs.all() {
+			if !yield(id, r) {
+				return
+			}
+		}
+		for id, r := range p.held.all() {
+			if !yield(id, r) {
+				return
+			}
+		}
+	}
+}
+
+// Hold is an admission for KV computed elsewhere (another worker's
+// prefill, a host memory tier) that arrives before the request it belongs
+// to is admitted: as AllocateSlots admits a request, it takes r's cached
+// blocks r.Computed and n more tokens, registering r's full blocks in the
+// prefix cache, but files r apart from the requests the pool serves, under
+// the id of the request that will find those blocks cached: r.ID may be a
+// resident request's. Free releases it. (vLLM allocates such KV to the
+// request itself, its num_external_computed_tokens; a caller whose
+// requests find earlier KV only in the prefix cache receives it this way.)
+func (p *Paged) Hold(r *Request, n int) error {
+	if r.owner != 0 {
+		return fmt.Errorf("allocator: request %d already holds memory", r.ID)
+	}
+	return p.admit(r, n, &p.held)
 }
 
 // table returns an empty block table with room for at least want entries:
@@ -322,69 +357,44 @@ func (p *Paged) recycle(t []int) {
 	}
 }
 
-// extend makes room for n more tokens of resident request r, copying a
-// shared partial last block first.
-func (p *Paged) extend(r *Request, n int) error {
-	if n == 0 {
-		return nil
-	}
-	need := p.BlocksFor(r.n+n) - len(r.blocks)
-	last := len(r.blocks) - 1
-	cow := r.n%p.blockSize != 0 && p.pool.refs[r.blocks[last]] > 1
-	if cow {
-		need++
-	}
-	if need > p.pool.free.len() {
-		if p.logging() {
-			p.record(Event{Kind: Rejected, Req: r.ID, Tokens: n, Len: need})
-		}
-		return p.noSpace(need)
-	}
-	if cow {
-		src := r.blocks[last]
-		dst := p.pool.take(r.ID)
-		p.pool.decRef(src)
-		r.blocks[last] = dst
-		p.copies++
-		if p.logging() {
-			p.record(Event{Kind: Copied, Req: r.ID, Block: dst, From: src})
-		}
-	}
-	p.grow(r, n)
-	return nil
-}
-
 // noSpace is the error of an allocation that needed blocks more than the
 // free ones; any free block serves, so the largest free run is all of them.
 func (p *Paged) noSpace(blocks int) error {
-	free := p.pool.free.len() * p.blockSize
+	free := p.pool.numFree() * p.blockSize
 	return p.shorts.of(blocks*p.blockSize, free, free)
 }
 
-// grow appends n tokens to r, taking blocks as needed; the caller checked
-// room. Token ids are kept only while prefix caching is on (it hashes
-// them); those past r.TokenIDs are unknown and end the hash chain.
-func (p *Paged) grow(r *Request, n int) {
-	if need := p.BlocksFor(r.n+n) - len(r.blocks); need > 0 {
-		r.blocks = slices.Grow(r.blocks, need)
-		if p.plain() {
-			r.blocks = p.pool.takeFront(r.blocks, need)
-		} else {
-			for range need {
-				r.blocks = append(r.blocks, p.pool.take(r.ID))
-			}
-		}
-		p.sumBlocks += need
+// grow is the one way tokens enter a request's blocks: it appends the
+// cached blocks hits (an admission's prefix-cache hits, touched in the
+// pool), then n new tokens in need new blocks taken from the pool; the
+// caller counted need and checked that the pool has it. A pool that logs
+// or hashes then records them (stored).
+func (p *Paged) grow(r *Request, hits []int, n, need int) {
+	if len(hits) > 0 {
+		p.appendHits(r, hits)
 	}
-	from := r.n
-	r.n += n
-	p.sumTokens += n
+	if need > 0 {
+		r.blocks = p.pool.takeBlocks(slices.Grow(r.blocks, need), need, r.ID)
+	}
+	added := len(hits)*p.blockSize + n
+	r.n += added
+	p.sumTokens += added
+	if !p.plain() {
+		p.stored(r, n)
+	}
+}
+
+// stored logs the n tokens grow just stored for r and, while prefix
+// caching is on, keeps their ids and registers the blocks they filled.
+// Token ids past r.TokenIDs are unknown and end the hash chain.
+func (p *Paged) stored(r *Request, n int) {
 	if n > 0 && p.logging() {
 		p.record(Event{Kind: Appended, Req: r.ID, Tokens: n})
 	}
-	if !p.pool.caching {
+	if !p.pool.cachingOn() {
 		return
 	}
+	from := r.n - n
 	c := r.cached
 	known := min(max(len(r.TokenIDs)-from, 0), n)
 	if known > 0 {
@@ -394,6 +404,22 @@ func (p *Paged) grow(r *Request, n int) {
 		c.ids = append(c.ids, unknownToken)
 	}
 	p.register(r)
+}
+
+// appendHits puts an admission's cached blocks at the head of r's table,
+// with their hashes and token ids, taking a reference to each
+// (save_new_computed_blocks).
+func (p *Paged) appendHits(r *Request, hits []int) {
+	for _, b := range hits {
+		p.pool.touch(b)
+		h, ids := p.pool.cachedBlock(b)
+		r.blocks = append(r.blocks, b)
+		r.cached.hashes = append(r.cached.hashes, h)
+		r.cached.ids = append(r.cached.ids, ids...)
+		if p.logging() {
+			p.record(Event{Kind: Hit, Req: r.ID, Block: b, Hash: h})
+		}
+	}
 }
 
 // register hashes every full block of r not yet registered and publishes
@@ -437,11 +463,8 @@ func (p *Paged) Fork(parent, child *Request) error {
 	if c := parent.cached; c != nil {
 		child.cached = &cachedTokens{ids: append([]int(nil), c.ids...), hashes: append([]uint64(nil), c.hashes...)}
 	}
-	for _, b := range child.blocks {
-		p.pool.incRef(b)
-	}
+	p.pool.share(child.blocks)
 	p.sumTokens += child.n
-	p.sumBlocks += len(child.blocks)
 	p.reqs.set(child.ID, child)
 	if p.logging() {
 		p.record(Event{Kind: Admitted, Req: child.ID, Tokens: child.n, From: parent.ID})
@@ -460,20 +483,11 @@ func (p *Paged) Free(r *Request) error {
 		return fmt.Errorf("allocator: request %d not admitted", r.ID)
 	}
 	r.sync()
-	if p.pool.shared == 0 && p.off {
-		// Every block is this request's alone and nothing is logged: all
-		// return to the free queue, last block first (as below).
-		p.pool.releaseAll(r.blocks)
-	} else {
-		for i := len(r.blocks) - 1; i >= 0; i-- {
-			p.pool.release(r.ID, r.blocks[i])
-		}
-	}
+	p.pool.freeTable(r.ID, r.blocks)
 	p.sumTokens -= r.n
-	p.sumBlocks -= len(r.blocks)
 	p.recycle(r.blocks)
+	p.filed(r).del(r.ID)
 	r.blocks, r.n, r.owner = nil, 0, 0
-	p.reqs.del(r.ID)
 	return nil
 }
 
@@ -505,13 +519,13 @@ func (p *Paged) Requests() []int {
 }
 
 // Refs is block b's reference count.
-func (p *Paged) Refs(b int) int { return int(p.pool.refs[b]) }
+func (p *Paged) Refs(b int) int { return p.pool.refCount(b) }
 
 // Cached reports whether block b is registered in the prefix cache.
 func (p *Paged) Cached(b int) bool { return p.pool.isHashed(b) }
 
 // FreeOrder lists the free queue from head (next to be reused) to tail.
-func (p *Paged) FreeOrder() []int { return p.pool.free.order() }
+func (p *Paged) FreeOrder() []int { return p.pool.freeOrder() }
 
 // BlockState describes one physical block for drawing.
 type BlockState struct {
@@ -528,7 +542,7 @@ func (p *Paged) Snapshot() []BlockState {
 	p.Occupancy(owners, used)
 	out := make([]BlockState, n)
 	for i := range out {
-		out[i] = BlockState{Owner: owners[i], Used: used[i], Refs: int(p.pool.refs[i]), Cached: p.pool.isHashed(i)}
+		out[i] = BlockState{Owner: owners[i], Used: used[i], Refs: p.pool.refCount(i), Cached: p.pool.isHashed(i)}
 	}
 	return out
 }
@@ -538,13 +552,13 @@ func (p *Paged) Snapshot() []BlockState {
 // each of length NumBlocks(): what a drawing of the pool needs, without
 // Snapshot's allocations.
 func (p *Paged) Occupancy(owners, used []int) {
-	for i := range p.pool.refs {
+	for i := range p.pool.numBlocks() {
 		owners[i], used[i] = -1, 0
 		if p.pool.isHashed(i) {
 			used[i] = p.blockSize
 		}
 	}
-	for id, r := range p.reqs.all() {
+	for id, r := range p.residents() {
 		n := r.tokens()
 		for i, b := range r.blocks {
 			if owners[b] < 0 || id < owners[b] {
@@ -565,13 +579,13 @@ func (p *Paged) Usage() Usage {
 
 // UsageInto is Usage written into *u, field by field (UsageWriter).
 func (p *Paged) UsageInto(u *Usage) {
-	u.Resident, u.Pool, u.Taken, u.HoleReuses = p.reqs.len(), len(p.pool.refs)*p.blockSize, p.pool.taken, 0
-	if p.pool.shared == 0 { // every held block has one holder: no double counting
-		u.Stored, u.Reserved = p.sumTokens, p.sumBlocks*p.blockSize
+	u.Resident, u.Pool, u.Taken, u.HoleReuses = p.reqs.len()+p.held.len(), p.pool.numBlocks()*p.blockSize, p.pool.numTaken(), 0
+	if p.pool.numShared() == 0 { // every held block has one holder: the tables' entries are the held blocks
+		u.Stored, u.Reserved = p.sumTokens, (p.pool.numBlocks()-p.pool.numFree())*p.blockSize
 		return
 	}
 	used := map[int]int{}
-	for _, r := range p.reqs.all() {
+	for _, r := range p.residents() {
 		n := r.tokens()
 		for i, b := range r.blocks {
 			used[b] = max(used[b], min(p.blockSize, n-i*p.blockSize))
@@ -587,10 +601,10 @@ func (p *Paged) UsageInto(u *Usage) {
 // Sharing counts the blocks in use and the blocks the same requests would
 // hold without sharing (each its own ⌈tokens/B⌉).
 func (p *Paged) Sharing() (inUse, unshared int) {
-	for _, r := range p.reqs.all() {
+	for _, r := range p.residents() {
 		unshared += p.BlocksFor(r.tokens())
 	}
-	return len(p.pool.refs) - p.pool.free.len(), unshared
+	return p.pool.numBlocks() - p.pool.numFree(), unshared
 }
 
 // BlocksNeeded is ⌈tokens/blockSize⌉, the blocks a sequence of that length

@@ -293,3 +293,46 @@ func TestAllocateSlotsRefusesMisuse(t *testing.T) {
 		}
 	}
 }
+
+// KV held ahead of its request (Hold) is filed apart under the request's
+// own id: the request, admitted while the hold stands, finds the held full
+// blocks cached (all but the one holding its last token) and shares them;
+// freeing the hold then leaves them with the request alone, and the hold's
+// last block free with its hash. A second hold for the same id, or a hold
+// of a request that holds memory, is refused.
+func TestHoldIsFoundByItsRequest(t *testing.T) {
+	p, _ := NewPaged(16, 4)
+	p.EnablePrefixCaching()
+	ids := benchPrompt(3, 10) // 2 full blocks and a partial one
+	hold := &Request{ID: 7, TokenIDs: ids}
+	if err := p.Hold(hold, len(ids)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Hold(&Request{ID: 7, TokenIDs: ids}, 1); err == nil {
+		t.Fatal("a second hold for request 7 was accepted")
+	}
+	if err := p.Hold(hold, 1); err == nil {
+		t.Fatal("a hold that holds memory was held again")
+	}
+	if got := p.Requests(); len(got) != 0 || p.Tokens(7) != 0 || p.Usage().Resident != 1 {
+		t.Fatalf("with only a hold: requests %v, request 7's tokens %d, %d resident; want none, 0, 1", got, p.Tokens(7), p.Usage().Resident)
+	}
+	r := &Request{ID: 7}
+	hit, err := admitIDs(p, r, ids, "")
+	if err != nil || hit != 8 {
+		t.Fatalf("request 7 beside its hold: %d tokens hit, %v; want the 8 of the 2 full blocks", hit, err)
+	}
+	held := hold.blocks
+	if tbl := p.Table(7); tbl[0] != held[0] || tbl[1] != held[1] || p.Refs(held[0]) != 2 {
+		t.Fatalf("request 7's table %v, the hold's %v: want the full blocks shared", tbl, held)
+	}
+	checkPaged(t, p)
+	if err := p.Free(hold); err != nil {
+		t.Fatal(err)
+	}
+	if p.Refs(held[0]) != 1 || p.Refs(held[2]) != 0 || p.Usage().Resident != 1 || p.Tokens(7) != 10 {
+		t.Fatalf("after the hold's release: refs %d and %d, %d resident, request 7 has %d tokens; want 1, 0, 1, 10",
+			p.Refs(held[0]), p.Refs(held[2]), p.Usage().Resident, p.Tokens(7))
+	}
+	checkPaged(t, p)
+}

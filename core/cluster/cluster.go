@@ -44,13 +44,14 @@ type Config struct {
 	Scheduler scheduler.Config // per worker; PrefixCaching and KVEvents are forced on
 	// Timer prices one worker's steps.
 	Timer func(worker int) scheduler.Timer
-	// Policy routes requests. If it is a *router.KVAware whose Index is
-	// nil, the cluster's event-fed index is used.
+	// Policy routes requests. A policy that is an IndexUser
+	// (router.KVAware is) is handed the cluster's event-fed index.
 	Policy router.Policy
 }
 
-// IndexUser is a policy that reads the cluster's event-fed index; New hands
-// it over.
+// IndexUser is a policy that reads the cluster's event-fed index: New
+// asks the policy for it, as net/http asks a ResponseWriter for
+// http.Flusher, and hands the index over.
 type IndexUser interface {
 	UseIndex(idx router.Indexer)
 }
@@ -112,13 +113,8 @@ func New(cfg Config) (*Cluster, error) {
 	sc := cfg.Scheduler
 	sc.PrefixCaching, sc.KVEvents = true, true
 	c := &Cluster{cfg: cfg, index: router.NewIndex(), active: router.NewActiveLoad(sc.BlockSize), res: &Result{}, loadSum: make([]float64, cfg.Workers)}
-	switch p := cfg.Policy.(type) {
-	case *router.KVAware:
-		if p.Index == nil {
-			p.Index = c.index
-		}
-	case IndexUser:
-		p.UseIndex(c.index)
+	if u, ok := cfg.Policy.(IndexUser); ok {
+		u.UseIndex(c.index)
 	}
 	for w := 0; w < cfg.Workers; w++ {
 		s, err := scheduler.New(sc, cfg.Timer(w), nil)

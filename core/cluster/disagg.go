@@ -22,19 +22,15 @@ package cluster
 //     token is discarded, as vLLM's P/D proxy does). TTFT is therefore
 //     queueing + prefill + transfer + the decode worker's first step.
 //
-// How the decode worker receives a computed prompt. core/scheduler has no
-// way to add a request whose prompt KV is already in place, so the arrival
-// is emulated with the prefix cache: the prompt's tokens are admitted to the
-// decode worker's block pool under a placeholder sequence (pinned, so
-// nothing evicts them), and the request is added with prefix caching on.
-// Its admission then finds every full block of the prompt cached and
-// computes only the tail — the last partial block, or the last block when
-// the prompt fills whole blocks, since vLLM never serves the last prompt
-// token from cache — which stands in for vLLM's decode side recomputing the
-// final prompt token. The pin is released once the request is admitted. A
-// scheduler API to add a request with its first N prompt tokens marked
-// computed (vLLM's external computed tokens) would replace the placeholder
-// and the recomputed tail.
+// How the decode worker receives a computed prompt: through
+// scheduler.ReceiveKV, vLLM's external computed tokens received through
+// the prefix cache. The prompt's blocks are placed in the decode worker's
+// block pool and held for the request, which is then added; its admission
+// finds every full block of the prompt cached and computes only the tail —
+// the last partial block, or the last block when the prompt fills whole
+// blocks, since vLLM never serves the last prompt token from cache — which
+// stands in for vLLM's decode side recomputing the final prompt token. The
+// hold ends when the request is admitted.
 //
 // Arrived KV is placed only when the decode worker can admit it at its next
 // step: nothing else waits there, a sequence slot is free, and the free
@@ -64,7 +60,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/kvhash"
 	"github.com/inferlab/inferlab/core/scheduler"
 )
@@ -295,17 +290,11 @@ type disagg struct {
 	seq      int
 	linkFree []float64 // per prefill worker: when its link is free
 	inbound  []int     // per decode worker: transfers on their way
-	// pinned holds, by request id, the pin of each arrived KV cache.
-	pinned map[int]*allocator.Request
-	staged [][]int // per decode worker: requests whose KV arrived, not yet placed
-	j      map[int]*Journey
-	reqs   map[int]Request
-	res    *DisaggResult
+	staged   [][]int   // per decode worker: requests whose KV arrived, not yet placed
+	j        map[int]*Journey
+	reqs     map[int]Request
+	res      *DisaggResult
 }
-
-// pinID is the block-pool sequence that holds request id's arrived KV
-// until the decode scheduler admits the request; request ids are ≥ 0.
-func pinID(id int) int { return -1 - id }
 
 // RunDisagg serves reqs on a disaggregated deployment.
 func RunDisagg(cfg DisaggConfig, reqs []Request) (*DisaggResult, error) {
@@ -365,7 +354,7 @@ func newDisagg(cfg DisaggConfig) (*disagg, error) {
 	sc := cfg.Scheduler
 	sc.PrefixCaching, sc.KVEvents = true, false
 	d := &disagg{cfg: cfg, linkFree: make([]float64, cfg.Prefill), inbound: make([]int, cfg.Decode),
-		pinned: map[int]*allocator.Request{}, staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
+		staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
 	psc := cfg.prefillScheduler()
 	psc.PrefixCaching, psc.KVEvents = true, false
 	for w := 0; w < cfg.Prefill; w++ {
@@ -473,8 +462,8 @@ func (d *disagg) advancePrefill(w int, t float64) error {
 	return nil
 }
 
-// stepDecode runs one step of decode worker w and releases the pins of the
-// requests it admitted.
+// stepDecode runs one step of decode worker w (which releases the KV it
+// held for the requests it admitted) and places staged KV.
 func (d *disagg) stepDecode(w int) error {
 	s := d.dec[w]
 	st, err := s.Step()
@@ -485,12 +474,6 @@ func (d *disagg) stepDecode(w int) error {
 	for _, id := range st.Admitted {
 		if j := d.j[id]; j.DecodeAdmit < 0 {
 			j.DecodeAdmit = st.Start
-		}
-		if pin, ok := d.pinned[id]; ok {
-			if err := s.Pool().Free(pin); err != nil {
-				return err
-			}
-			delete(d.pinned, id)
 		}
 	}
 	return d.place(w, s.Clock())
@@ -515,17 +498,15 @@ func (d *disagg) place(w int, now float64) error {
 			}
 			return nil
 		}
-		hits, hit := pool.ComputedBlocks(kvhash.Extend(nil, r.PromptIDs, pool.BlockSize(), ""), len(r.PromptIDs))
-		pin := &allocator.Request{ID: pinID(id), TokenIDs: r.PromptIDs, Computed: hits}
-		if err := pool.AllocateSlots(pin, len(r.PromptIDs)-hit); err != nil {
-			return err
-		}
-		d.pinned[id] = pin
-		d.staged[w] = d.staged[w][1:]
 		j := d.j[id]
 		j.KVPlaced = max(j.TransferEnd, now)
-		if err := s.Add(scheduler.Request{ID: r.ID, Arrival: max(j.KVPlaced, s.Clock()), Prompt: len(r.PromptIDs), Output: r.Output,
-			PromptIDs: r.PromptIDs, OutputIDs: r.OutputIDs}); err != nil {
+		sr := scheduler.Request{ID: r.ID, Arrival: max(j.KVPlaced, s.Clock()), Prompt: len(r.PromptIDs), Output: r.Output,
+			PromptIDs: r.PromptIDs, OutputIDs: r.OutputIDs}
+		if err := s.ReceiveKV(sr, sr.Prompt); err != nil {
+			return err
+		}
+		d.staged[w] = d.staged[w][1:]
+		if err := s.Add(sr); err != nil {
 			return err
 		}
 	}
@@ -651,8 +632,11 @@ func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
 	for _, q := range d.staged {
 		staged += len(q)
 	}
-	if len(d.pinned) > 0 || staged > 0 {
-		return nil, fmt.Errorf("cluster: %d arrived KV caches were never admitted by their decode worker", len(d.pinned)+staged)
+	for _, s := range d.dec {
+		staged += s.ReceivedKV()
+	}
+	if staged > 0 {
+		return nil, fmt.Errorf("cluster: %d arrived KV caches were never admitted by their decode worker", staged)
 	}
 	var hits, dec map[int]scheduler.RequestMetrics
 	hits, d.res.Prefill, d.res.PrefillSteps = collect(d.pre)

@@ -15,11 +15,11 @@ package cluster
 //     up in G1 (vLLM's get_computed_blocks) and then, past the last G1
 //     hit, in G2. The blocks found only in G2 are onboarded: they cross
 //     the host link (PCIe, Link.Transfer of their bytes; one onboarding at
-//     a time) and are placed in G1 under a pinned placeholder, as
-//     disaggregated serving places arrived KV (disagg.go), so that the
-//     request's admission finds them cached. The request reaches the
-//     scheduler when its blocks have landed; its latencies are counted
-//     from its real arrival.
+//     a time) and are placed in G1 and held for the request
+//     (scheduler.ReceiveKV), as disaggregated serving places arrived KV
+//     (disagg.go), so that the request's admission finds them cached. The
+//     request reaches the scheduler when its blocks have landed; its
+//     latencies are counted from its real arrival.
 //  3. Without G2 (HostBlocks 0) a block evicted from G1 is gone, and the
 //     prompt past the G1 hit is recomputed.
 //
@@ -113,7 +113,6 @@ type offload struct {
 	s        *scheduler.Scheduler
 	host     *hostTier
 	res      *OffloadResult
-	pinned   map[int]*allocator.Request
 	pending  []pendingReq    // onboarding, by landing time
 	linkFree float64         // when the host link is next free
 	arrival  map[int]float64 // each request's real arrival, by id
@@ -145,7 +144,7 @@ func RunOffload(cfg OffloadConfig, reqs []scheduler.Request) (*OffloadResult, er
 		return nil, err
 	}
 	o := &offload{cfg: cfg, s: s, host: newHostTier(cfg.HostBlocks), res: &OffloadResult{Onboards: make([]Onboard, len(reqs))},
-		pinned: map[int]*allocator.Request{}, arrival: map[int]float64{}}
+		arrival: map[int]float64{}}
 	order := make([]int, len(reqs))
 	for i := range order {
 		order[i] = i
@@ -170,8 +169,7 @@ func RunOffload(cfg OffloadConfig, reqs []scheduler.Request) (*OffloadResult, er
 }
 
 // advance runs the steps that start before t (all of them if t < 0),
-// offloading what they register and releasing the pins of admitted
-// requests.
+// offloading what they register.
 func (o *offload) advance(t float64) error {
 	for o.s.Busy() && (t < 0 || o.s.Clock() < t) {
 		st, err := o.s.Step()
@@ -189,14 +187,6 @@ func (o *offload) advance(t float64) error {
 				o.res.HostEvicted += dropped
 			}
 		})
-		for _, id := range st.Admitted {
-			if pin, ok := o.pinned[id]; ok {
-				if err := o.s.Pool().Free(pin); err != nil {
-					return err
-				}
-				delete(o.pinned, id)
-			}
-		}
 	}
 	return nil
 }
@@ -216,10 +206,6 @@ func (o *offload) flush(t float64) error {
 	}
 	return nil
 }
-
-// offloadPin is the block-pool sequence that holds request id's onboarded
-// blocks until it is admitted.
-func offloadPin(id int) int { return -1 - id }
 
 // arrive looks request i up in G1 and G2 and either adds it or onboards
 // its G2 blocks first.
@@ -242,16 +228,16 @@ func (o *offload) arrive(i int, r scheduler.Request) error {
 	extra := k - len(g1)
 	// Room for the onboarded blocks and the rest of the prompt, with one
 	// block to spare for every running request; one onboarded prefix is
-	// pinned at a time, so that pins never starve a request that needs the
+	// held at a time, so that holds never starve a request that needs the
 	// whole pool, and only when nothing waits, so that the request is
 	// admitted as its blocks land (KVBM onboards into the blocks the
-	// scheduler allocates at admission; a pin held through a queue would
+	// scheduler allocates at admission; a hold kept through a queue would
 	// take G1 from the requests ahead of it).
-	if extra > 0 && len(o.pinned) == 0 && o.s.Load().Waiting == 0 && pool.FreeBlocks() >= pool.BlocksFor(n)-len(g1)+o.s.Load().Running {
-		pin := &allocator.Request{ID: offloadPin(r.ID), TokenIDs: r.PromptIDs[:k*bs], Computed: g1}
-		err := pool.AllocateSlots(pin, k*bs-g1Tok)
-		var short *allocator.NoSpaceError
-		if errors.As(err, &short) {
+	if extra > 0 && o.s.ReceivedKV() == 0 && o.s.Load().Waiting == 0 && pool.FreeBlocks() >= pool.BlocksFor(n)-len(g1)+o.s.Load().Running {
+		// ReceiveKV finds the same G1 hit: the G1 walk stopped at a miss
+		// before block k.
+		err := o.s.ReceiveKV(r, k*bs)
+		if _, short := errors.AsType[*allocator.NoSpaceError](err); short {
 			// The free count included the G1 hit's own cached blocks: no
 			// room after all, and the pool is unchanged (all or nothing).
 			o.res.Onboards[i] = ob
@@ -260,7 +246,6 @@ func (o *offload) arrive(i int, r scheduler.Request) error {
 		if err != nil {
 			return err
 		}
-		o.pinned[r.ID] = pin
 		o.res.Onboarded += extra
 		start := max(r.Arrival, o.linkFree)
 		o.linkFree = start + o.cfg.Link.Transfer(float64(extra)*o.cfg.BlockBytes)
@@ -281,8 +266,8 @@ func (o *offload) arrive(i int, r scheduler.Request) error {
 }
 
 func (o *offload) finish() (*OffloadResult, error) {
-	if len(o.pinned) > 0 {
-		return nil, fmt.Errorf("cluster: %d onboarded prefixes were never admitted", len(o.pinned))
+	if n := o.s.ReceivedKV(); n > 0 {
+		return nil, fmt.Errorf("cluster: %d onboarded prefixes were never admitted", n)
 	}
 	ms := o.s.Requests()
 	// The scheduler counts from when a request reached it: after its

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/internal/testinput"
 )
 
 func step(t *testing.T, gpu, model string, tp int) hardware.StepModel {
@@ -395,21 +396,15 @@ func TestCitations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tagRE := regexp.MustCompile(`\[([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\]`)
+	cites, err := testinput.Cited(files, regexp.MustCompile(`\[([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\]`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cited := map[string]bool{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range tagRE.FindAllStringSubmatch(string(src), -1) {
-			cited[m[1]] = true
-			if _, ok := Cite(m[1]); !ok {
-				t.Errorf("%s cites [%s], which Cite does not resolve", f, m[1])
-			}
+	for _, c := range cites {
+		cited[c.Tag] = true
+		if _, ok := Cite(c.Tag); !ok {
+			t.Errorf("%s cites [%s], which Cite does not resolve", c.File, c.Tag)
 		}
 	}
 	for _, tag := range SourceTags() {

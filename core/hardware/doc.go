@@ -14,9 +14,12 @@
 //
 // A model is the transformer shape from its Hugging Face config.json:
 // layers, hidden size, query and KV heads, head_dim, MLP intermediate size,
-// vocabulary, maximum positions, plus published parameter counts. From it:
+// vocabulary, maximum positions, plus published parameter counts, and for
+// multi-head latent attention (MLA: DeepSeek-V2/V3) the latent rank and the
+// rope dimension. From it:
 //
 //	S_entry      = 2 · layers · kv_heads · head_dim · bytes_per_element   (K and V, every layer)
+//	S_entry(MLA) = layers · (kv_lora_rank + qk_rope_head_dim) · bytes_per_element   (one latent, never split over TP)
 //	weight bytes = params · bytes_per_weight
 //	KV tokens    = floor((memory · utilization − weight bytes / tp) / (S_entry / min(tp, kv_heads)))
 //
@@ -70,7 +73,13 @@
 // resolvable by GPUByID as "custom:NAME", as RegisterCustomModel does for a
 // model read from a config.json (core/modelconfig).
 //
-// This first cut covers dense models with full attention only. Mixture of
-// experts, multi-head latent attention and sliding-window layouts (DeepSeek,
-// gpt-oss, Gemma 2) change the KV and weight arithmetic and are left out.
+// What is covered where: the KV arithmetic (KVBytesPerToken, KVBudget)
+// sizes MHA, GQA, MQA and MLA caches, the last as vLLM's MLAAttentionSpec
+// pages a latent row. Mixture-of-experts models are sized by all their
+// parameters (every expert sits in memory), and SizingModels holds such
+// profiles (DeepSeek-V2-Lite, DeepSeek-V3) for memory only: the step-time
+// model prices Llama-like dense decoders, not expert routing or latent
+// attention's compute. Sliding-window layers (Mistral-7B-v0.1, gpt-oss,
+// Gemma 2) are sized as full attention, which is what an engine without
+// sliding-window support stores.
 package hardware

@@ -76,6 +76,13 @@ func (m *StepModel) attention(b Batch) attention {
 	return a
 }
 
+// layoutPadded is layout for a step dispatched as d: its linear layers
+// run the batch's tokens, or d's padded count when that is more.
+func (m *StepModel) layoutPadded(l *stepLayout, b Batch, d Dispatch) {
+	att := m.attention(b)
+	m.layoutWith(l, b, max(att.tokens, d.PaddedTokens), att)
+}
+
 // layoutWith is layout with b's attention sums already made.
 func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) {
 	md, tp := m.Model, m.tp()
@@ -267,13 +274,8 @@ func (r Replay) OneLaunch(b Batch) (Dispatch, bool) {
 // at d.CPUTime: the kernels run back to back from there. Their GPU times
 // are added one by one in launch order, as Step's timeline adds them.
 func (m *StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
-	att := m.attention(b)
-	n := att.tokens
-	if d.PaddedTokens > n {
-		n = d.PaddedTokens
-	}
 	var l stepLayout
-	m.layoutWith(&l, b, n, att)
+	m.layoutPadded(&l, b, d)
 	end := d.CPUTime
 	for _, k := range l.headKernels() {
 		end += k.GPUTime
@@ -346,13 +348,8 @@ func (s *eagerStream) CPU() float64 { return float64(s.n) * s.per }
 // streamSeconds is Step(b).Total for a streamed dispatch: kernel i starts
 // at max(end of kernel i−1, its launch), walked over the layout.
 func (m *StepModel) streamSeconds(b Batch, d Dispatch, st LaunchStream) float64 {
-	att := m.attention(b)
-	n := att.tokens
-	if d.PaddedTokens > n {
-		n = d.PaddedTokens
-	}
 	var l stepLayout
-	m.layoutWith(&l, b, n, att)
+	m.layoutPadded(&l, b, d)
 	end := 0.0
 	run := func(ks []Kernel) {
 		for _, k := range ks {

@@ -3,11 +3,11 @@ package hardware
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/internal/testinput"
 )
 
 func mustStep(t *testing.T, gpu, model string, tp int, p Precision) StepModel {
@@ -599,25 +599,18 @@ func TestCostCitations(t *testing.T) {
 	more, _ := filepath.Glob("validation*.go")
 	files = append(files, more...)
 	files = append(files, "fit.go", "gpu.go")
-	tagRE := regexp.MustCompile(`\[([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*)\]`)
+	cites, err := testinput.Cited(files, regexp.MustCompile(`\[([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*)\]`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cited := map[string]bool{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
+	for _, c := range cites {
+		if len(c.Tag) < 3 {
 			continue
 		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range tagRE.FindAllStringSubmatch(string(src), -1) {
-			tag := m[1]
-			if len(tag) < 3 {
-				continue
-			}
-			cited[tag] = true
-			if _, ok := Cite(tag); !ok {
-				t.Errorf("%s cites [%s], which Cite does not resolve", f, tag)
-			}
+		cited[c.Tag] = true
+		if _, ok := Cite(c.Tag); !ok {
+			t.Errorf("%s cites [%s], which Cite does not resolve", c.File, c.Tag)
 		}
 	}
 	for _, c := range ValidationCases() {

@@ -3,6 +3,8 @@ package router
 import (
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/internal/testinput"
 )
 
 func TestCacheAwareDefaults(t *testing.T) {
@@ -17,7 +19,7 @@ func TestCacheAwareRoutes(t *testing.T) {
 	ws := []WorkerState{{ID: 0}, {ID: 1}, {ID: 2}}
 	route := func(p string, now float64) Decision {
 		t.Helper()
-		d := c.Route(Request{Prompt: tok(p), Now: now}, ws)
+		d := c.Route(Request{Prompt: testinput.Letters(p), Now: now}, ws)
 		if err := c.Check(); err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +49,7 @@ func TestCacheAwareRoutes(t *testing.T) {
 
 func TestCacheAwareImbalance(t *testing.T) {
 	c := NewCacheAware(DefaultCacheAwareConfig())
-	p := tok("the same long shared prompt")
+	p := testinput.Letters("the same long shared prompt")
 	ws := []WorkerState{{ID: 0}, {ID: 1}}
 	c.Route(Request{Prompt: p}, ws) // worker 0 caches it
 	for _, tc := range []struct {
@@ -75,17 +77,17 @@ func TestCacheAwareEviction(t *testing.T) {
 	cfg.EvictionInterval = 30
 	c := NewCacheAware(cfg)
 	ws := []WorkerState{{ID: 0}}
-	c.Route(Request{Prompt: tok("aaaaaaaa"), Now: 1}, ws) // 8 tokens
-	c.Route(Request{Prompt: tok("bbbbbbbb"), Now: 2}, ws) // 16
-	c.Route(Request{Prompt: tok("aaaaaaaa"), Now: 3}, ws) // refreshes a
+	c.Route(Request{Prompt: testinput.Letters("aaaaaaaa"), Now: 1}, ws) // 8 tokens
+	c.Route(Request{Prompt: testinput.Letters("bbbbbbbb"), Now: 2}, ws) // 16
+	c.Route(Request{Prompt: testinput.Letters("aaaaaaaa"), Now: 3}, ws) // refreshes a
 	if c.TreeSize(0) != 16 {
 		t.Fatalf("tree %d tokens, want 16", c.TreeSize(0))
 	}
-	c.Route(Request{Prompt: tok("c"), Now: 30}, ws) // eviction runs first: b is the LRU leaf
+	c.Route(Request{Prompt: testinput.Letters("c"), Now: 30}, ws) // eviction runs first: b is the LRU leaf
 	if c.TreeSize(0) != 9 {
 		t.Fatalf("after eviction %d tokens, want 8 (a) + 1 (c)", c.TreeSize(0))
 	}
-	if n, _ := c.tree.match(tok("bbbbbbbb")); n != 0 {
+	if n, _ := c.tree.match(testinput.Letters("bbbbbbbb")); n != 0 {
 		t.Fatal("the least recently used prompt survived")
 	}
 	if err := c.Check(); err != nil {

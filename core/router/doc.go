@@ -2,16 +2,10 @@
 // request: what it knows about each worker's KV cache, and how it weighs that
 // against load.
 //
-// Three families of state and policy, each following one engine (its source,
-// with the commit read, in docs/SOURCES.md):
+// Two families of state and policy, each following one engine (its source,
+// with the commit read, in docs/SOURCES.md). SGLang's per-worker radix
+// cache, which CacheAware's tree approximates, is core/radixcache.
 //
-//   - RadixTree is SGLang's RadixCache (python/sglang/srt/mem_cache/
-//     radix_cache.py, commit 95769b2; docs/SOURCES.md#sglang-radix-cache): a compressed radix tree
-//     of token runs, optionally paged, whose lookups split edges, whose locks
-//     walk to the root and whose eviction pops least-recently-used unlocked
-//     leaves. It is the per-worker cache a lesson draws; a logical clock (one
-//     tick per Match or Insert) stands in for time.monotonic so runs are
-//     reproducible.
 //   - Index is NVIDIA Dynamo's KV indexer (lib/kv-router, indexer.rs and
 //     docs/router/kv_cache_routing.md; docs/SOURCES.md#dynamo-kv-router): per worker, the set of
 //     full blocks it caches, fed by KV events (stored, removed, cleared) and
@@ -35,6 +29,6 @@
 //
 // Every random choice draws from a seeded math/rand/v2 PCG, and no result
 // depends on Go's map iteration order: the same inputs and seed give the same
-// decisions. Check methods state the radix-tree and router invariants of
-// docs/ARCHITECTURE.md#radix-tree-invariants and #router-invariants.
+// decisions. Check methods state the router invariants of
+// docs/ARCHITECTURE.md#router-invariants.
 package router

@@ -71,6 +71,15 @@ func NewKVAware(idx Indexer, cfg KvRouterConfig, seed uint64) *KVAware {
 	return &KVAware{Config: cfg, Index: idx, rng: newRand(seed)}
 }
 
+// UseIndex makes idx the policy's index unless it was given one: a
+// cluster hands its event-fed index to the policies that read one
+// (core/cluster's IndexUser).
+func (k *KVAware) UseIndex(idx Indexer) {
+	if k.Index == nil {
+		k.Index = idx
+	}
+}
+
 // Route implements Policy.
 func (k *KVAware) Route(req Request, workers []WorkerState) Decision {
 	if len(workers) == 0 {

@@ -224,3 +224,16 @@ func TestKVAwareNoWorkers(t *testing.T) {
 		t.Fatalf("no workers: chose %d", d.Worker)
 	}
 }
+
+// A cluster hands its index to a KV-aware policy that has none, and leaves
+// one the policy was given.
+func TestKVAwareUseIndexKeepsAGivenIndex(t *testing.T) {
+	own, cluster := NewIndex(), NewIndex()
+	given := NewKVAware(own, DefaultKvRouterConfig(), 1)
+	given.UseIndex(cluster)
+	bare := NewKVAware(nil, DefaultKvRouterConfig(), 1)
+	bare.UseIndex(cluster)
+	if given.Index != Indexer(own) || bare.Index != Indexer(cluster) {
+		t.Fatalf("after UseIndex: a given index became %p (want %p), a missing one %p (want %p)", given.Index, own, bare.Index, cluster)
+	}
+}

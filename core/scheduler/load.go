@@ -34,17 +34,3 @@ func (s *Scheduler) Load() Load {
 // with Config.KVEvents): vLLM publishes the stored and removed ones to
 // Dynamo's router.
 func (s *Scheduler) DrainKVEvents(fn func(allocator.Event)) { s.pool.Drain(fn) }
-
-// Busy reports whether the worker has requests to serve.
-func (s *Scheduler) Busy() bool {
-	return len(s.running) > 0 || s.waiting.len() > 0 || s.next < len(s.reqs)
-}
-
-// NextArrival is the arrival time of the next submitted request that has
-// not arrived yet, or -1.
-func (s *Scheduler) NextArrival() float64 {
-	if s.next < len(s.reqs) {
-		return s.reqs[s.next].Arrival
-	}
-	return -1
-}

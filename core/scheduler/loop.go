@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -332,7 +333,7 @@ func (l *Loop) admit(t *Tick) error {
 		// A pool returns the same shortfall while the figures repeat, and
 		// a tick keeps it read only.
 		err := l.pool.AllocateSlots(&q.kv, q.Prompt+q.produced)
-		if short, ok := err.(*allocator.NoSpaceError); ok { // the pools return it unwrapped
+		if short, ok := errors.AsType[*allocator.NoSpaceError](err); ok {
 			l.lastShort = short
 			if len(l.running) == 0 {
 				return fmt.Errorf("%w: request %d does not fit the empty pool (%v)", ErrNeverFits, q.ID, short)

@@ -21,9 +21,9 @@ type RequestMetrics struct {
 
 // Requests returns the metrics of every finished request, by arrival. The
 // requests' ITL slices share one backing array.
-func (s *Scheduler) Requests() []RequestMetrics {
+func (l *batchLoop) Requests() []RequestMetrics {
 	n, gaps := 0, 0
-	for _, r := range s.reqs {
+	for _, r := range l.reqs {
 		if r.status == finished {
 			n++
 			gaps += r.generated - 1
@@ -32,12 +32,12 @@ func (s *Scheduler) Requests() []RequestMetrics {
 	out := make([]RequestMetrics, 0, n)
 	itl := make([]float64, 0, gaps)
 	var times []float64
-	for _, r := range s.reqs {
+	for _, r := range l.reqs {
 		if r.status != finished {
 			continue
 		}
 		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
-		times = r.tokens.times(times[:0], s.ends)
+		times = r.tokens.times(times[:0], l.ends)
 		k := len(times)
 		first, last := times[0], times[k-1]
 		m.TTFT, m.E2E = first-r.Arrival, last-r.Arrival
@@ -56,9 +56,9 @@ func (s *Scheduler) Requests() []RequestMetrics {
 
 // Finished counts the requests that have finished, without building their
 // metrics.
-func (s *Scheduler) Finished() int {
+func (l *batchLoop) Finished() int {
 	n := 0
-	for _, r := range s.reqs {
+	for _, r := range l.reqs {
 		if r.status == finished {
 			n++
 		}
@@ -67,16 +67,16 @@ func (s *Scheduler) Finished() int {
 }
 
 // TokenTimes returns the times at which request id's output tokens appeared.
-func (s *Scheduler) TokenTimes(id int) []float64 {
-	r, ok := s.byIDs()[id]
+func (l *batchLoop) TokenTimes(id int) []float64 {
+	r, ok := l.byIDs()[id]
 	if !ok || r.generated == 0 {
 		return nil
 	}
-	return r.tokens.times(make([]float64, 0, r.generated), s.ends)
+	return r.tokens.times(make([]float64, 0, r.generated), l.ends)
 }
 
 // Steps returns the steps run so far.
-func (s *Scheduler) Steps() []Step { return s.steps }
+func (l *batchLoop) Steps() []Step { return l.steps }
 
 // Percentiles of a sample.
 type Percentiles struct{ Mean, P50, P90, P95, P99, Max float64 }
@@ -187,17 +187,17 @@ type Summary struct {
 
 // Summary computes aggregates over the finished requests, with the
 // scheduler's own step statistics.
-func (s *Scheduler) Summary(slo SLO) Summary {
-	out := SummariseRequests(s.Requests(), slo)
-	out.Steps = len(s.steps)
+func (l *batchLoop) Summary(slo SLO) Summary {
+	out := SummariseRequests(l.Requests(), slo)
+	out.Steps = len(l.steps)
 	bt, run := 0, 0
-	for _, st := range s.steps {
+	for _, st := range l.steps {
 		bt += st.PrefillTokens + st.DecodeTokens
 		run += st.Running
 	}
-	if len(s.steps) > 0 {
-		out.MeanBatchTokens = float64(bt) / float64(len(s.steps))
-		out.MeanRunningAtStep = float64(run) / float64(len(s.steps))
+	if len(l.steps) > 0 {
+		out.MeanBatchTokens = float64(bt) / float64(len(l.steps))
+		out.MeanRunningAtStep = float64(run) / float64(len(l.steps))
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package scheduler
 
-import "github.com/inferlab/inferlab/core/allocator"
+import (
+	"errors"
+
+	"github.com/inferlab/inferlab/core/allocator"
+)
 
 // preemptFor is recompute preemption as vLLM v1's scheduler makes it
 // (vllm/v1/core/sched/scheduler.py, schedule(), v0.8–v0.10): while running
@@ -15,7 +19,7 @@ import "github.com/inferlab/inferlab/core/allocator"
 // budget, and Loop, by one token per tick.
 func preemptFor[Q comparable](running *[]Q, q Q, err error, retry func() error, evict func(Q) error) (bool, error) {
 	for {
-		if _, short := err.(*allocator.NoSpaceError); !short { // the pools return it unwrapped
+		if _, short := errors.AsType[*allocator.NoSpaceError](err); !short {
 			return false, err
 		}
 		list := *running

@@ -1,12 +1,11 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
-	"github.com/inferlab/inferlab/core/router"
+	"github.com/inferlab/inferlab/core/radixcache"
 )
 
 // RadixConfig holds SGLang's scheduler and cache knobs, named as in its
@@ -44,34 +43,17 @@ func (c RadixConfig) Validate() error {
 	return nil
 }
 
-// rreq is a request's live state in the radix scheduler.
-type rreq struct {
-	ID                   int
-	Arrival              float64
-	Prompt, Output       int
-	ids                  []int // prompt then output token ids
-	computed             int   // tokens whose KV is computed
-	generated            int   // output tokens sampled
-	cached               int   // leading tokens in the tree, locked through node
-	node                 *router.Node
-	stepN                int // tokens scheduled in the current batch
-	status               status
-	admitted             bool
-	preempted, cachedHit int
-	times                []float64 // output token times
-}
-
-func (r *rreq) numTokens() int { return r.Prompt + r.generated }
-
-// private is r's KV slots outside the tree: its uncached computed tokens.
-func (r *rreq) private() int { return r.computed - r.cached }
+// private is r's KV slots outside the radix tree: its uncached computed
+// tokens.
+func (r *req) private() int { return r.computed - r.cached }
 
 // Radix is SGLang's scheduler over its radix cache with page size 1
 // (python/sglang/srt/managers/scheduler.py, schedule_policy.py,
-// mem_cache/radix_cache.py; docs/SOURCES.md#sglang-scheduler). Unlike vLLM
-// it never mixes prompts and decodes in one forward pass
-// (enable_mixed_chunk is off by default): each step is a prefill batch
-// when one can be formed, else a decode batch of every running request.
+// mem_cache/radix_cache.py; docs/SOURCES.md#sglang-scheduler): the engine
+// of a batchLoop. Unlike vLLM it never mixes prompts and decodes in one
+// forward pass (enable_mixed_chunk is off by default): each step is a
+// prefill batch when one can be formed, else a decode batch of every
+// running request.
 //
 //   - Prefill (PrefillAdder): the request being chunked goes first, then
 //     waiting requests in arrival order (schedule_policy fcfs), each
@@ -99,25 +81,16 @@ func (r *rreq) private() int { return r.computed - r.cached }
 //
 // Simplified: synchronous (SGLang's overlap scheduler, on by default, runs
 // the CPU's scheduling of batch N+1 beside batch N), and the engine knows
-// each request's output length as its max_new_tokens.
+// each request's output length as its max_new_tokens. Its steps keep
+// their batches (RecordWork).
 type Radix struct {
-	cfg      RadixConfig
-	timer    Timer
-	tree     *router.RadixTree
-	reqs     []*rreq
-	byID     map[int]*rreq
-	next     int
-	waiting  []*rreq
-	running  []*rreq // decoding
-	chunked  *rreq   // the request whose prompt is being chunked
-	private  int     // slots held outside the tree
-	clock    float64
-	ratio    float64
-	steps    []Step
-	batch    []Work
-	hitToken int // prompt tokens found cached at first admission
-	// CheckInvariants makes Step verify the pool and tree after every batch.
-	CheckInvariants bool
+	batchLoop
+	cfg     RadixConfig
+	tree    *radixcache.Tree
+	chunked *req    // the request whose prompt is being chunked
+	private int     // slots held outside the tree
+	ratio   float64 // new_token_ratio
+	prefill []*req  // the step's prefill batch (none: a decode batch)
 }
 
 // NewRadix makes an SGLang scheduler for the given requests (any order;
@@ -126,45 +99,25 @@ func NewRadix(cfg RadixConfig, timer Timer, requests []Request) (*Radix, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Radix{cfg: cfg, timer: timer, tree: router.NewRadixTree(1), byID: map[int]*rreq{}, ratio: sglInitNewTokenRatio}
+	s := &Radix{cfg: cfg, tree: radixcache.New(1), ratio: sglInitNewTokenRatio}
 	s.tree.DisableEvents()
-	for _, r := range requests {
-		if r.Prompt < 1 || r.Output < 1 {
-			return nil, fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
-		}
-		if _, dup := s.byID[r.ID]; dup {
-			return nil, fmt.Errorf("scheduler: request id %d appears twice", r.ID)
-		}
-		if r.Prompt+r.Output > cfg.TotalTokens {
-			return nil, fmt.Errorf("%w: request %d needs %d token slots, the pool has %d", ErrNeverFits, r.ID, r.Prompt+r.Output, cfg.TotalTokens)
-		}
-		q := &rreq{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output, ids: make([]int, 0, r.Prompt+r.Output)}
-		for i := 0; i < r.Prompt; i++ {
-			q.ids = append(q.ids, tokenID(r.PromptIDs, i, r.ID, 0))
-		}
-		for i := 0; i < r.Output; i++ {
-			q.ids = append(q.ids, tokenID(r.OutputIDs, i, r.ID, 1))
-		}
-		s.byID[r.ID] = q
-		s.reqs = append(s.reqs, q)
+	s.RecordWork = true
+	if err := s.start(s, timer, requests); err != nil {
+		return nil, err
 	}
-	sort.SliceStable(s.reqs, func(a, b int) bool {
-		if s.reqs[a].Arrival != s.reqs[b].Arrival {
-			return s.reqs[a].Arrival < s.reqs[b].Arrival
-		}
-		return s.reqs[a].ID < s.reqs[b].ID
-	})
 	return s, nil
 }
 
+// admissible checks that r fits the pool alone; SGLang matches token ids.
+func (s *Radix) admissible(id, prompt, output int) (bool, error) {
+	if prompt+output > s.cfg.TotalTokens {
+		return false, fmt.Errorf("%w: request %d needs %d token slots, the pool has %d", ErrNeverFits, id, prompt+output, s.cfg.TotalTokens)
+	}
+	return true, nil
+}
+
 // Tree is the radix cache (for scenes).
-func (s *Radix) Tree() *router.RadixTree { return s.tree }
-
-// Clock is the simulated time in seconds.
-func (s *Radix) Clock() float64 { return s.clock }
-
-// Steps returns the batches run so far.
-func (s *Radix) Steps() []Step { return s.steps }
+func (s *Radix) Tree() *radixcache.Tree { return s.tree }
 
 // Used is the KV slots in use: the tree's tokens and the requests' own.
 func (s *Radix) Used() int { return s.tree.TotalSize() + s.private }
@@ -172,30 +125,21 @@ func (s *Radix) Used() int { return s.tree.TotalSize() + s.private }
 // Held is the slots running requests hold: their own and their locked prefixes.
 func (s *Radix) Held() int { return s.tree.ProtectedSize() + s.private }
 
-// Done reports whether every request has finished.
-func (s *Radix) Done() bool {
-	return s.next == len(s.reqs) && len(s.waiting) == 0 && len(s.running) == 0 && s.chunked == nil
+// chunking is the request whose prompt is being chunked, outside the
+// running list until its prefill completes.
+func (s *Radix) chunking() *req { return s.chunked }
+
+// kvUsage is the share of slots running requests hold, as Scheduler counts
+// referenced blocks.
+func (s *Radix) kvUsage() float64 { return float64(s.Held()) / float64(s.cfg.TotalTokens) }
+
+// stuck is the error of a step in which nothing could run.
+func (s *Radix) stuck() error {
+	return fmt.Errorf("%w: nothing runs and a request waits (a bug: every request fits the pool alone)", ErrNeverFits)
 }
 
-// Run steps until every request has finished.
-func (s *Radix) Run() error {
-	for !s.Done() {
-		if len(s.steps) > maxSteps {
-			return errors.New("scheduler: too many steps; this is a bug")
-		}
-		if _, err := s.Step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Radix) arrive() {
-	for s.next < len(s.reqs) && s.reqs[s.next].Arrival <= s.clock {
-		s.waiting = append(s.waiting, s.reqs[s.next])
-		s.next++
-	}
-}
+// end has nothing to do after a step is recorded.
+func (s *Radix) end(Step) error { return nil }
 
 // room is the slots free or evictable.
 func (s *Radix) room() int { return s.cfg.TotalTokens - s.Used() + s.tree.EvictableSize() }
@@ -213,73 +157,22 @@ func (s *Radix) take(n int) error {
 	return nil
 }
 
-// Step forms and runs one batch and returns its record. When nothing can
-// run, the clock jumps to the next arrival and the step is empty.
-func (s *Radix) Step() (Step, error) {
-	s.arrive()
-	if len(s.running) == 0 && len(s.waiting) == 0 && s.chunked == nil && s.next < len(s.reqs) {
-		s.clock = max(s.clock, s.reqs[s.next].Arrival)
-		s.arrive()
+// form forms a prefill batch when one can be formed, else a decode batch.
+func (s *Radix) form(st *Step) error {
+	var err error
+	if s.prefill, err = s.prefillBatch(st); err != nil || len(s.prefill) > 0 {
+		return err
 	}
-	st := Step{Start: s.clock}
-	s.batch = s.batch[:0]
-	prefill, err := s.prefillBatch(&st)
-	if err != nil {
-		return st, err
-	}
-	if len(prefill) == 0 {
-		if err := s.decodeBatch(&st); err != nil {
-			return st, err
-		}
-	}
-	if len(s.batch) > 0 {
-		st.Duration = s.timer.StepSeconds(s.batch)
-		if st.Duration <= 0 {
-			return st, fmt.Errorf("scheduler: timer priced a %d-token batch at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
-		}
-		st.Work = slices.Clone(s.batch)
-	}
-	s.clock += st.Duration
-	if err := s.afterBatch(&st, prefill); err != nil {
-		return st, err
-	}
-	st.Running, st.Waiting = len(s.running), len(s.waiting)
-	if s.chunked != nil {
-		st.Running++
-	}
-	st.KVUsage = float64(s.Held()) / float64(s.cfg.TotalTokens) // held by running requests, as Scheduler counts referenced blocks
-	if s.CheckInvariants {
-		if err := s.check(); err != nil {
-			return st, err
-		}
-	}
-	if len(s.batch) == 0 && len(s.running) == 0 && (s.chunked != nil || len(s.waiting) > 0) {
-		return st, fmt.Errorf("%w: nothing runs and a request waits (a bug: every request fits the pool alone)", ErrNeverFits)
-	}
-	s.steps = append(s.steps, st)
-	yield(len(s.running) + 1)
-	return st, nil
-}
-
-// schedule adds n tokens of r to the batch.
-func (s *Radix) schedule(st *Step, r *rreq, n int) {
-	r.stepN = n
-	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
-	s.batch = append(s.batch, w)
-	if w.Prefill {
-		st.PrefillTokens += n
-	} else {
-		st.DecodeTokens += n
-	}
+	return s.decodeBatch(st)
 }
 
 // clipped is r's remaining output as SGLang's admission counts it.
-func clipped(r *rreq) int { return min(r.Output-r.generated, sglClipMaxNewTokens) }
+func clipped(r *req) int { return min(r.Output-r.generated, sglClipMaxNewTokens) }
 
 // prefillBatch forms a prefill batch (PrefillAdder); it returns its
 // requests, none when no prefill can run.
-func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
-	if len(s.waiting) == 0 && s.chunked == nil {
+func (s *Radix) prefillBatch(st *Step) ([]*req, error) {
+	if s.waiting.len() == 0 && s.chunked == nil {
 		return nil, nil
 	}
 	offset := 0.0 // rem_total_token_offset: the running requests' estimated needs
@@ -288,7 +181,7 @@ func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
 	}
 	remInput, remChunk := s.cfg.MaxPrefillTokens, s.cfg.ChunkedPrefillSize
 	remTotal := func() float64 { return float64(s.room()) - offset }
-	var batch []*rreq
+	batch := s.prefill[:0]
 	if c := s.chunked; c != nil {
 		left := c.numTokens() - c.computed
 		n := min(left, remChunk, int(remTotal()))
@@ -307,14 +200,14 @@ func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
 		s.schedule(st, c, n)
 		batch = append(batch, c)
 	}
-	for len(s.waiting) > 0 && remInput > 0 && remChunk > 0 && remTotal() > 0 && s.chunked == nil &&
+	for s.waiting.len() > 0 && remInput > 0 && remChunk > 0 && remTotal() > 0 && s.chunked == nil &&
 		len(s.running)+len(batch) < s.cfg.MaxRunningRequests {
-		r := s.waiting[0]
+		r := s.waiting.front()
 		ok, n, err := s.admit(r, offset, remInput, remChunk, len(batch) > 0)
 		if err != nil || !ok {
 			return batch, err
 		}
-		s.waiting = s.waiting[1:]
+		s.waiting.popFront()
 		offset += float64(n)
 		if s.chunked == nil {
 			offset += float64(clipped(r))
@@ -331,8 +224,9 @@ func (s *Radix) prefillBatch(st *Step) ([]*rreq, error) {
 // budgets left, offset being the slots already promised to running and
 // batched requests; it reports whether r was added and its tokens in the
 // batch.
-func (s *Radix) admit(r *rreq, offset float64, remInput, remChunk int, others bool) (bool, int, error) {
-	matched, node := s.tree.Match(r.ids[:r.numTokens()-1])
+func (s *Radix) admit(r *req, offset float64, remInput, remChunk int, others bool) (bool, int, error) {
+	ids := r.kv.TokenIDs
+	matched, node := s.tree.Match(ids[:r.numTokens()-1])
 	extend := r.numTokens() - matched
 	total := float64(extend + clipped(r))
 	if total >= float64(s.room())-offset {
@@ -360,7 +254,6 @@ func (s *Radix) admit(r *rreq, offset float64, remInput, remChunk int, others bo
 	r.status = running
 	if !r.admitted {
 		r.admitted, r.cachedHit = true, matched
-		s.hitToken += matched
 	}
 	return true, n, nil
 }
@@ -368,9 +261,10 @@ func (s *Radix) admit(r *rreq, offset float64, remInput, remChunk int, others bo
 // cacheComputed inserts r's computed tokens into the tree and moves r's
 // lock to their end (cache_unfinished_req); slots the tree already held
 // are freed, de-duplicated.
-func (s *Radix) cacheComputed(r *rreq) error {
-	s.tree.Insert(r.ids[:r.computed])
-	_, node := s.tree.Match(r.ids[:r.computed])
+func (s *Radix) cacheComputed(r *req) error {
+	ids := r.kv.TokenIDs[:r.computed]
+	s.tree.Insert(ids)
+	_, node := s.tree.Match(ids)
 	if err := s.tree.Lock(node); err != nil {
 		return err
 	}
@@ -382,10 +276,10 @@ func (s *Radix) cacheComputed(r *rreq) error {
 	return nil
 }
 
-// afterBatch marks the batch's tokens computed, caches prefills, samples
+// settle marks the batch's tokens computed, caches prefills, samples
 // tokens and finishes requests.
-func (s *Radix) afterBatch(st *Step, prefill []*rreq) error {
-	for _, r := range prefill {
+func (s *Radix) settle(st *Step) error {
+	for _, r := range s.prefill {
 		r.computed += r.stepN
 		r.stepN = 0
 		if err := s.cacheComputed(r); err != nil {
@@ -395,24 +289,22 @@ func (s *Radix) afterBatch(st *Step, prefill []*rreq) error {
 			if r.generated == 0 {
 				st.FirstTokens = append(st.FirstTokens, r.ID)
 			}
-			r.generated++
-			r.times = append(r.times, s.clock)
+			s.made(r)
 			if r.generated < r.Output {
-				s.running = append(s.running, r)
+				s.pushRunning(r)
 			} else if err := s.finish(st, r); err != nil {
 				return err
 			}
 		}
 	}
-	if len(prefill) > 0 {
+	if len(s.prefill) > 0 {
 		return nil
 	}
 	kept := s.running[:0]
 	for _, r := range s.running {
 		r.computed += r.stepN
 		r.stepN = 0
-		r.generated++
-		r.times = append(r.times, s.clock)
+		s.made(r)
 		if r.generated < r.Output {
 			kept = append(kept, r)
 		} else if err := s.finish(st, r); err != nil {
@@ -424,7 +316,7 @@ func (s *Radix) afterBatch(st *Step, prefill []*rreq) error {
 }
 
 // finish caches r's tokens (cache_finished_req) and releases it.
-func (s *Radix) finish(st *Step, r *rreq) error {
+func (s *Radix) finish(st *Step, r *req) error {
 	if err := s.cacheComputed(r); err != nil {
 		return err
 	}
@@ -479,7 +371,7 @@ func (s *Radix) retract(st *Step) error {
 		}
 		r.computed, r.cached, r.node, r.status = 0, 0, nil, waiting
 		r.preempted++
-		s.waiting = append(s.waiting, r)
+		s.waiting.pushBack(r)
 		st.Preempted = append(st.Preempted, r.ID)
 	}
 	kept := s.running[:0]
@@ -498,7 +390,7 @@ func (s *Radix) retract(st *Step) error {
 
 // check verifies the pool and the tree: slots within the pool, every
 // running request locking its cached prefix, the tree's own invariants.
-func (s *Radix) check() error {
+func (s *Radix) check(Step) error {
 	if err := s.tree.Check(); err != nil {
 		return err
 	}
@@ -519,25 +411,4 @@ func (s *Radix) check() error {
 		return fmt.Errorf("radix: requests hold %d private slots, pool counts %d", own, s.private)
 	}
 	return nil
-}
-
-// Requests returns the metrics of every finished request, by arrival.
-func (s *Radix) Requests() []RequestMetrics {
-	var out []RequestMetrics
-	for _, r := range s.reqs {
-		if r.status != finished {
-			continue
-		}
-		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
-		k := len(r.times)
-		m.TTFT, m.E2E = r.times[0]-r.Arrival, r.times[k-1]-r.Arrival
-		for i := 1; i < k; i++ {
-			m.ITL = append(m.ITL, r.times[i]-r.times[i-1])
-		}
-		if k > 1 {
-			m.TPOT = (r.times[k-1] - r.times[0]) / float64(k-1)
-		}
-		out = append(out, m)
-	}
-	return out
 }

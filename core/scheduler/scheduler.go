@@ -3,10 +3,10 @@ package scheduler
 import (
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/inferlab/inferlab/core/allocator"
-	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/kvhash"
+	"github.com/inferlab/inferlab/core/radixcache"
 )
 
 // Request is one request to serve.
@@ -45,7 +45,7 @@ type req struct {
 	stepN          int                // tokens scheduled in the current step (0: not scheduled)
 	kv             *allocator.Request // the request as the pool sees it: ids (when caching), extra key, final length
 	// tokens are the steps that made the output tokens (indices in
-	// Scheduler.ends), in runs of consecutive steps: a running request makes
+	// batchLoop.ends), in runs of consecutive steps: a running request makes
 	// one token in every step that runs, so a request has a few runs,
 	// however long its output, and a step updates only the request itself.
 	tokens    tokenSteps
@@ -57,6 +57,10 @@ type req struct {
 	// hashes are the chain hashes of ids' full blocks (vLLM's
 	// request.block_hashes), extended as tokens complete blocks.
 	hashes []uint64
+	// cached and node are SGLang's: the leading tokens found in the radix
+	// tree, locked through node.
+	cached int
+	node   *radixcache.Node
 }
 
 // tokenSteps records when a request's output tokens were made: the current
@@ -104,37 +108,20 @@ func (t *tokenSteps) times(dst, ends []float64) []float64 {
 // numTokens is vLLM's num_tokens: prompt plus outputs sampled so far.
 func (r *req) numTokens() int { return r.Prompt + r.generated }
 
-// Scheduler serves requests on one simulated GPU.
+// Scheduler is vLLM v1's scheduler (and, with Config.Capacity
+// GuaranteedNoEvict, TensorRT-LLM's) serving requests on one simulated
+// GPU over a paged KV pool: the engine of a batchLoop. Each step serves
+// the running requests first, in admission order, then admits waiting
+// ones while its capacity rule allows (capacityRule), all in one batch.
 type Scheduler struct {
-	cfg   Config
-	timer Timer
-	// hw is the step model when timer is a HardwareTimer, called
-	// directly: through the interface, HardwareTimer.StepSeconds would
-	// copy the model, its receiver, at every step.
-	hw *hardware.StepModel
-	// chunks is the step's batch, built as requests are scheduled: what
-	// the timer prices, and with RecordWork what the step keeps.
-	chunks  []Work
-	pool    *allocator.Paged
-	reqs    []*req       // by arrival order
-	byID    map[int]*req // made on first use (byIDs): a run of 10,000 requests rarely asks
-	waiting queue[*req]
-	running []*req // a window on runBuf (pushRunning, sampleOutputs)
-	runBuf  []*req
-	marks   []int32 // sampleOutputs' scratch: indices in running
-	clock   float64
-	next    int // next request (by arrival) not yet in the waiting queue
-	steps   []Step
-	ends    []float64 // the clock at the end of each step that ran
-	// CheckInvariants makes Run verify the allocator and step invariants
-	// after every step (tests turn it on).
-	CheckInvariants bool
-	// RecordWork keeps each step's per-request Work in Steps() (lessons
-	// that draw batch composition turn it on); otherwise the batch's
-	// buffer is reused, which matters at 10,000 requests.
-	RecordWork bool
-	lists      [4][]int // scratch for a step's Preempted, Admitted, FirstTokens, Finished
-	arena      []int    // where finished steps' lists are kept
+	batchLoop
+	cfg      Config
+	pool     *allocator.Paged
+	capacity capacityRule
+	marks    []int32 // sampleOutputs' scratch: indices in running
+	// holds are the KV received ahead of requests not yet admitted, by
+	// request id (ReceiveKV).
+	holds map[int]*allocator.Request
 }
 
 // Step records one scheduled step.
@@ -171,152 +158,90 @@ func New(cfg Config, timer Timer, requests []Request) (*Scheduler, error) {
 	if !cfg.KVEvents {
 		pool.DisableEvents()
 	}
-	s := &Scheduler{cfg: cfg, timer: timer, pool: pool}
-	if ht, ok := timer.(HardwareTimer); ok {
-		s.hw = &ht.Model
-	}
-	// Served by arrival, ties by ID. The live states sit in one array in
-	// that order, so that the running requests, admitted first come first
-	// served, are mostly neighbours in memory.
-	order := make([]int, len(requests))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ra, rb := &requests[order[a]], &requests[order[b]]
-		if ra.Arrival != rb.Arrival {
-			return ra.Arrival < rb.Arrival
-		}
-		return ra.ID < rb.ID
-	})
-	slot := make([]int, len(requests))
-	for k, i := range order {
-		slot[i] = k
-	}
-	states := make([]req, len(requests))
-	kvs := make([]allocator.Request, len(requests))
-	for k := range states {
-		states[k].kv = &kvs[k]
-	}
-	ids := make([]int, len(requests))
-	for i := range requests {
-		ids[i] = requests[i].ID
-	}
-	dup := firstDuplicate(ids)
-	for i, r := range requests {
-		if err := s.prepare(r, &states[slot[i]], i == dup); err != nil {
-			return nil, err
-		}
-	}
-	s.reqs = make([]*req, len(states))
-	for k := range states {
-		s.reqs[k] = &states[k]
+	s := &Scheduler{cfg: cfg, pool: pool, capacity: capacityRules[cfg.Capacity]}
+	if err := s.start(s, timer, requests); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// prepare validates r, whose id an earlier request has if dup, and makes
-// its live state in q.
-func (s *Scheduler) prepare(r Request, q *req, dup bool) error {
+// admissible is vLLM's check of a request against the pool and the
+// budget; the pool keeps token ids only for prefix caching.
+func (s *Scheduler) admissible(id, prompt, output int) (bool, error) {
 	cfg := s.cfg
-	if r.Prompt < 1 || r.Output < 1 {
-		return fmt.Errorf("scheduler: request %d has %d prompt and %d output tokens, want at least 1 of each", r.ID, r.Prompt, r.Output)
+	if need := allocator.BlocksNeeded(prompt+output, cfg.BlockSize); need > cfg.NumBlocks {
+		return false, fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, id, need, cfg.NumBlocks)
 	}
-	if dup {
-		return fmt.Errorf("scheduler: request id %d appears twice", r.ID)
+	if !cfg.ChunkedPrefill && prompt+output > cfg.MaxNumBatchedTokens {
+		return false, fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
+			cfg.MaxNumBatchedTokens, id, prompt+output)
 	}
-	if need := allocator.BlocksNeeded(r.Prompt+r.Output, cfg.BlockSize); need > cfg.NumBlocks {
-		return fmt.Errorf("%w: request %d needs %d blocks, the pool has %d", ErrNeverFits, r.ID, need, cfg.NumBlocks)
-	}
-	if !cfg.ChunkedPrefill && r.Prompt+r.Output > cfg.MaxNumBatchedTokens {
-		return fmt.Errorf("scheduler: with chunked prefill off, MaxNumBatchedTokens (%d) must hold request %d's %d tokens (vLLM sets it to max_model_len)",
-			cfg.MaxNumBatchedTokens, r.ID, r.Prompt+r.Output)
-	}
-	kv := q.kv
-	*q = req{ID: r.ID, Arrival: r.Arrival, Prompt: r.Prompt, Output: r.Output, kv: kv}
-	kv.ID, kv.Extra, kv.Final = r.ID, r.Extra, r.Prompt+r.Output
-	if cfg.PrefixCaching {
-		ids := make([]int, 0, r.Prompt+r.Output)
-		for i := 0; i < r.Prompt; i++ {
-			ids = append(ids, tokenID(r.PromptIDs, i, r.ID, 0))
-		}
-		for i := 0; i < r.Output; i++ {
-			ids = append(ids, tokenID(r.OutputIDs, i, r.ID, 1))
-		}
-		kv.TokenIDs = ids
-	}
-	return nil
+	return cfg.PrefixCaching, nil
 }
 
-// Add submits a request while the simulation runs. Its arrival time must not
-// be earlier than any request already submitted and not yet arrived.
-func (s *Scheduler) Add(r Request) error {
-	if r.Arrival < s.clock {
-		r.Arrival = s.clock
+// ReceiveKV places in the pool the KV of r's first tokens prompt tokens,
+// computed elsewhere: by another worker's prefill (disaggregated serving)
+// or in a lower memory tier (offload). It is vLLM v1's external computed
+// tokens (a KV connector's get_num_new_matched_tokens), received through
+// the prefix cache: the blocks of those tokens not cached already are
+// taken and registered, and held for r (allocator.Paged.Hold) until r is
+// admitted, at the end of the step that admits it; r's admission finds
+// every full block of them cached and computes only the rest (at least
+// the block holding its last prompt token, which vLLM never serves from
+// the cache). Add r now or later. It needs prefix caching, and returns the
+// pool's *allocator.NoSpaceError, with nothing changed, when the blocks do
+// not fit.
+func (s *Scheduler) ReceiveKV(r Request, tokens int) error {
+	switch _, dup := s.holds[r.ID]; {
+	case !s.cfg.PrefixCaching:
+		return fmt.Errorf("scheduler: KV received for request %d, but prefix caching is off", r.ID)
+	case tokens < 1 || tokens > r.Prompt:
+		return fmt.Errorf("scheduler: KV of %d tokens received for request %d, want 1 to its %d prompt tokens", tokens, r.ID, r.Prompt)
+	case dup:
+		return fmt.Errorf("scheduler: KV received twice for request %d before its admission", r.ID)
 	}
-	if s.next < len(s.reqs) && s.reqs[len(s.reqs)-1].Arrival > r.Arrival {
-		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
+	ids := r.PromptIDs
+	if len(ids) < tokens {
+		ids = make([]int, tokens)
+		for i := range ids {
+			ids[i] = tokenID(r.PromptIDs, i, r.ID, 0)
+		}
 	}
-	q := &req{kv: new(allocator.Request)}
-	_, dup := s.byIDs()[r.ID]
-	if err := s.prepare(r, q, dup); err != nil {
+	ids = ids[:tokens]
+	hits, hit := s.pool.ComputedBlocks(kvhash.Extend(nil, ids, s.cfg.BlockSize, r.Extra), tokens)
+	h := &allocator.Request{ID: r.ID, TokenIDs: ids, Extra: r.Extra, Computed: hits}
+	if err := s.pool.Hold(h, tokens-hit); err != nil {
 		return err
 	}
-	s.reqs = append(s.reqs, q)
-	s.byID[r.ID] = q
+	if s.holds == nil {
+		s.holds = map[int]*allocator.Request{}
+	}
+	s.holds[r.ID] = h
 	return nil
 }
 
-// byIDs is the requests by id, made on first use and kept up to date by
-// Add.
-func (s *Scheduler) byIDs() map[int]*req {
-	if s.byID == nil {
-		s.byID = make(map[int]*req, len(s.reqs))
-		for _, q := range s.reqs {
-			s.byID[q.ID] = q
+// ReceivedKV counts the requests whose received KV is held for an
+// admission that has not happened yet.
+func (s *Scheduler) ReceivedKV() int { return len(s.holds) }
+
+// releaseHolds frees the KV held for the requests a step admitted.
+func (s *Scheduler) releaseHolds(admitted []int) error {
+	for _, id := range admitted {
+		if h, ok := s.holds[id]; ok {
+			if err := s.pool.Free(h); err != nil {
+				return err
+			}
+			delete(s.holds, id)
 		}
 	}
-	return s.byID
-}
-
-// tokenID returns ids[i] if given, else an id unique to (request, kind, i)
-// and outside any real vocabulary so it never collides with given ids.
-func tokenID(ids []int, i, reqID, kind int) int {
-	if i < len(ids) {
-		return ids[i]
-	}
-	return -(1 + (reqID*2+kind)<<24 + i)
+	return nil
 }
 
 // Pool exposes the KV block pool (for scenes and invariant checks).
 func (s *Scheduler) Pool() *allocator.Paged { return s.pool }
 
-// Clock is the simulated time in seconds.
-func (s *Scheduler) Clock() float64 { return s.clock }
-
-// Done reports whether every request has finished.
-func (s *Scheduler) Done() bool {
-	return s.next == len(s.reqs) && s.waiting.len() == 0 && len(s.running) == 0
-}
-
-// maxSteps guards against a scheduler bug looping forever.
-const maxSteps = 50_000_000
-
-// Run steps until every request has finished.
-func (s *Scheduler) Run() error {
-	for !s.Done() {
-		if len(s.steps) > maxSteps {
-			return errors.New("scheduler: too many steps; this is a bug")
-		}
-		if _, err := s.Step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// check verifies the scheduler invariants (docs/ARCHITECTURE.md#scheduler-invariants)
-// for the step just run.
+// check verifies the paged engines' invariants
+// (docs/ARCHITECTURE.md#scheduler-invariants) for the step just run.
 func (s *Scheduler) check(st Step) error {
 	if err := s.pool.Check(); err != nil {
 		return err
@@ -327,21 +252,13 @@ func (s *Scheduler) check(st Step) error {
 	if len(s.running) > s.cfg.MaxNumSeqs {
 		return fmt.Errorf("%d running, max %d", len(s.running), s.cfg.MaxNumSeqs)
 	}
-	if s.cfg.Capacity == GuaranteedNoEvict {
-		if len(st.Preempted) > 0 {
-			return fmt.Errorf("GuaranteedNoEvict preempted %v", st.Preempted)
-		}
-		if c := s.claimedBlocks(); c > s.pool.FreeBlocks() {
-			return fmt.Errorf("running requests claim %d blocks to finish, %d free", c, s.pool.FreeBlocks())
-		}
+	if err := s.capacity.check(s, st); err != nil {
+		return err
 	}
 	if len(st.Preempted) > 0 && len(st.Admitted) > 0 {
 		return fmt.Errorf("admitted %v in a step that preempted %v", st.Admitted, st.Preempted)
 	}
 	for _, r := range s.running {
-		if r.tokens.count() != r.generated {
-			return fmt.Errorf("request %d recorded %d token times for %d tokens", r.ID, r.tokens.count(), r.generated)
-		}
 		if s.pool.Table(r.ID) == nil {
 			return fmt.Errorf("request %d is running and holds no blocks", r.ID)
 		}

@@ -1,86 +1,56 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/inferlab/inferlab/core/allocator"
-	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/kvhash"
 )
 
-// Step schedules and runs one step and returns its record. When nothing can
-// run, the clock jumps to the next arrival and the returned step is empty.
-func (s *Scheduler) Step() (Step, error) {
-	s.arrive()
-	if len(s.running) == 0 && s.waiting.len() == 0 && s.next < len(s.reqs) {
-		s.clock = max(s.clock, s.reqs[s.next].Arrival)
-		s.arrive()
-	}
-	st := Step{Start: s.clock, Preempted: s.lists[0][:0], Admitted: s.lists[1][:0], FirstTokens: s.lists[2][:0], Finished: s.lists[3][:0]}
-	s.chunks = s.chunks[:0]
-	budget, err := s.scheduleRunning(&st)
+// form is vLLM's schedule(): the running requests get their tokens first,
+// in admission order, preempting when a block is short; then, only if
+// nobody was preempted, waiting requests are admitted while the budget,
+// MaxNumSeqs, free blocks and the capacity rule allow.
+func (s *Scheduler) form(st *Step) error {
+	budget, err := s.scheduleRunning(st)
 	if err != nil {
-		return st, err
+		return err
 	}
 	if len(st.Preempted) == 0 {
-		if err := s.scheduleWaiting(&st, budget); err != nil {
-			return st, err
-		}
+		return s.scheduleWaiting(st, budget)
 	}
-	ran, err := s.runBatch(&st)
-	if err != nil {
-		return st, err
-	}
-	if err := s.sampleOutputs(&st); err != nil {
-		return st, err
-	}
-	s.keepLists(&st)
-	st.Running, st.Waiting = len(s.running), s.waiting.len()
-	st.KVUsage = 1 - float64(s.pool.FreeBlocks())/float64(s.pool.NumBlocks())
-	if s.CheckInvariants {
-		if err := s.check(st); err != nil {
-			return st, err
-		}
-	}
-	if !ran && len(s.running) == 0 && s.waiting.len() > 0 {
-		return st, fmt.Errorf("%w: request %d cannot be admitted into an empty pool", ErrNeverFits, s.waiting.front().ID)
-	}
-	if len(s.steps) == cap(s.steps) {
-		// Double, rather than append's 1.25× for large slices, which
-		// allocates about five times the final size over a long run.
-		s.steps = slices.Grow(s.steps, len(s.steps)+1)
-	}
-	s.steps = append(s.steps, st)
-	// The host's turn (Yield), counted in requests handled.
-	yield(len(s.running) + 1)
-	return st, nil
+	return nil
 }
 
-// keepLists moves the step's request lists out of the scratch buffers they
-// were built in and into the id arena, keeping the grown buffers for the
-// next step: a step's lists then cost no allocation of their own.
-func (s *Scheduler) keepLists(st *Step) {
-	for i, l := range []*[]int{&st.Preempted, &st.Admitted, &st.FirstTokens, &st.Finished} {
-		s.lists[i] = *l
-		*l = s.keep(*l)
-	}
+// settle marks the step's tokens computed and samples outputs
+// (sampleOutputs).
+func (s *Scheduler) settle(st *Step) error { return s.sampleOutputs(st) }
+
+// chunking is nil: vLLM keeps every request it is prefilling in the
+// running list.
+func (s *Scheduler) chunking() *req { return nil }
+
+// kvUsage is the share of blocks referenced after the step.
+func (s *Scheduler) kvUsage() float64 {
+	return 1 - float64(s.pool.FreeBlocks())/float64(s.pool.NumBlocks())
 }
 
-// keep copies ids into the arena (nil when there are none); the copy's
-// capacity ends at its length, so appending to it never touches a
-// neighbour.
-func (s *Scheduler) keep(ids []int) []int {
-	if len(ids) == 0 {
+// stuck is the error of a head of the queue that an empty pool cannot
+// admit.
+func (s *Scheduler) stuck() error {
+	return fmt.Errorf("%w: request %d cannot be admitted into an empty pool", ErrNeverFits, s.waiting.front().ID)
+}
+
+// end releases the KV held for the requests the step admitted
+// (ReceiveKV), once the step's figures are taken.
+func (s *Scheduler) end(st Step) error {
+	if len(s.holds) == 0 {
 		return nil
 	}
-	if cap(s.arena)-len(s.arena) < len(ids) {
-		s.arena = make([]int, 0, max(4096, len(ids)))
-	}
-	start := len(s.arena)
-	s.arena = append(s.arena, ids...)
-	return s.arena[start:len(s.arena):len(s.arena)]
+	return s.releaseHolds(st.Admitted)
 }
 
 // chunk is how many of r's uncomputed tokens (beyond hit cached ones) a
@@ -193,13 +163,13 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		if !s.cfg.ChunkedPrefill && n > budget {
 			return nil
 		}
-		if s.cfg.Capacity == GuaranteedNoEvict && s.claimedBlocks()+s.blocksToFinish(r, hits) > s.pool.FreeBlocks() {
-			return nil // TensorRT-LLM: the first request that does not fit stops admission
+		if !s.capacity.admits(s, r, hits) {
+			return nil // the first request that does not fit stops admission
 		}
 		n = min(n, budget)
 		r.kv.Computed = hits
 		if err := s.pool.AllocateSlots(r.kv, n); err != nil {
-			if _, short := err.(*allocator.NoSpaceError); short {
+			if _, short := errors.AsType[*allocator.NoSpaceError](err); short {
 				return nil // head-of-line blocking: nobody behind it is admitted
 			}
 			return err
@@ -217,72 +187,6 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		budget -= n
 	}
 	return nil
-}
-
-// claimedBlocks is what GuaranteedNoEvict keeps free for the running
-// requests: the blocks each still needs to reach its full length
-// (TensorRT-LLM's getRemainingBlocksToCompletion, summed by
-// NoEvictScheduledBlocksManager).
-func (s *Scheduler) claimedBlocks() int {
-	n := 0
-	for _, q := range s.running {
-		n += allocator.BlocksNeeded(q.Prompt+q.Output, s.cfg.BlockSize) - len(s.pool.Table(q.ID))
-	}
-	return n
-}
-
-// blocksToFinish is the free blocks waiting request r would take to reach
-// its full length, given its cached prefix blocks hits: all its blocks but
-// the hits another request already holds (a cached block nobody holds sits
-// in the free queue, and reusing it takes it from there).
-func (s *Scheduler) blocksToFinish(r *req, hits []int) int {
-	n := allocator.BlocksNeeded(r.Prompt+r.Output, s.cfg.BlockSize)
-	for _, b := range hits {
-		if s.pool.Refs(b) > 0 {
-			n--
-		}
-	}
-	return n
-}
-
-// schedule gives r n tokens in this step and adds them to the batch. The
-// batch is built as requests are scheduled: running ones in order, then the
-// admitted ones, which is the running list's order (preemption only drops
-// requests from its end, not yet scheduled).
-func (s *Scheduler) schedule(st *Step, r *req, n int) {
-	r.stepN = n
-	// As in scheduleRunning.
-	w := Work{Req: r.ID, NewTokens: n, Context: r.computed, Prefill: r.computed < r.Prompt || n > 1}
-	s.chunks = append(s.chunks, w)
-	if w.Prefill {
-		st.PrefillTokens += n
-	} else {
-		st.DecodeTokens += n
-	}
-}
-
-// runBatch prices the scheduled work and advances the clock; it reports
-// whether anything ran. The step keeps a copy of the batch with RecordWork.
-func (s *Scheduler) runBatch(st *Step) (bool, error) {
-	ran := len(s.chunks) > 0
-	if ran {
-		if s.hw != nil {
-			st.Duration = s.hw.Seconds(hardware.Batch{Seqs: s.chunks})
-		} else {
-			st.Duration = s.timer.StepSeconds(s.chunks)
-		}
-		if st.Duration <= 0 {
-			return ran, fmt.Errorf("scheduler: timer priced a %d-token step at %g s", st.PrefillTokens+st.DecodeTokens, st.Duration)
-		}
-	}
-	s.clock += st.Duration
-	if ran {
-		s.ends = append(s.ends, s.clock)
-	}
-	if s.RecordWork && ran {
-		st.Work = slices.Clone(s.chunks)
-	}
-	return ran, nil
 }
 
 // sampleOutputs marks the scheduled tokens computed; a request whose known
@@ -371,30 +275,6 @@ func (s *Scheduler) finish(r *req, st *Step) error {
 	}
 	st.Finished = append(st.Finished, r.ID)
 	return nil
-}
-
-// pushRunning appends r to the running list. When the list's window has
-// reached the end of runBuf it moves back to runBuf's start, or to a new
-// runBuf twice its length when more than half of it is in use (so a move
-// of n pointers comes after at least n appends or finished requests).
-func (s *Scheduler) pushRunning(r *req) {
-	if n := len(s.running); n == cap(s.running) {
-		if 2*n >= len(s.runBuf) {
-			s.runBuf = make([]*req, max(2*n, 64))
-		}
-		// The pointers left behind are to requests s.reqs holds anyway.
-		copy(s.runBuf, s.running)
-		s.running = s.runBuf[:n]
-	}
-	s.running = append(s.running, r)
-}
-
-// arrive moves requests whose arrival time has come into the waiting queue.
-func (s *Scheduler) arrive() {
-	for s.next < len(s.reqs) && s.reqs[s.next].Arrival <= s.clock {
-		s.waiting.pushBack(s.reqs[s.next])
-		s.next++
-	}
 }
 
 // preempt frees r's blocks and puts it at the front of the waiting queue; it

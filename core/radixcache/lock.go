@@ -1,4 +1,4 @@
-package router
+package radixcache
 
 import (
 	"container/heap"
@@ -7,17 +7,17 @@ import (
 
 // ErrEvicted is returned when a lock or unlock names a node that has left
 // the tree.
-var ErrEvicted = errors.New("router: node was evicted")
+var ErrEvicted = errors.New("radixcache: node was evicted")
 
 // ErrNotLocked is returned by Unlock when a node on the path is not locked;
 // nothing changes.
-var ErrNotLocked = errors.New("router: unlock of a node that is not locked")
+var ErrNotLocked = errors.New("radixcache: unlock of a node that is not locked")
 
 // Lock pins node and every ancestor (SGLang inc_lock_ref): a running request
 // holds one lock chain on its last matched node so that its prefix cannot be
 // evicted. Tokens of nodes whose count leaves 0 move from evictable to
 // protected. Locking the root changes nothing.
-func (t *RadixTree) Lock(node *Node) error {
+func (t *Tree) Lock(node *Node) error {
 	if node == nil || node.evicted {
 		return ErrEvicted
 	}
@@ -28,14 +28,14 @@ func (t *RadixTree) Lock(node *Node) error {
 		}
 		n.lockRef++
 	}
-	t.record(TreeEvent{Kind: TreeLocked, Node: node.id, Parent: parentID(node)})
+	t.record(Event{Kind: Locked, Node: node.id, Parent: parentID(node)})
 	return nil
 }
 
 // Unlock releases one lock chain taken by Lock (SGLang dec_lock_ref). It is
 // all-or-nothing: if any node on the path is unlocked it returns
 // ErrNotLocked and changes nothing.
-func (t *RadixTree) Unlock(node *Node) error {
+func (t *Tree) Unlock(node *Node) error {
 	if node == nil || node.evicted {
 		return ErrEvicted
 	}
@@ -51,7 +51,7 @@ func (t *RadixTree) Unlock(node *Node) error {
 		}
 		n.lockRef--
 	}
-	t.record(TreeEvent{Kind: TreeUnlocked, Node: node.id, Parent: parentID(node)})
+	t.record(Event{Kind: Unlocked, Node: node.id, Parent: parentID(node)})
 	return nil
 }
 
@@ -61,7 +61,7 @@ func (t *RadixTree) Unlock(node *Node) error {
 // returns the number of tokens freed, which may exceed the request because
 // leaves go whole, and falls short only when no unlocked token is left. A
 // prefix is never evicted before its extensions.
-func (t *RadixTree) Evict(tokens int) int {
+func (t *Tree) Evict(tokens int) int {
 	if tokens <= 0 {
 		return 0
 	}
@@ -96,13 +96,13 @@ func (t *RadixTree) Evict(tokens int) int {
 }
 
 // deleteLeaf removes an unlocked leaf from the tree.
-func (t *RadixTree) deleteLeaf(x *Node) {
+func (t *Tree) deleteLeaf(x *Node) {
 	delete(x.parent.children, string(t.page(x.key)))
 	t.evictable -= len(x.key)
 	t.nodes--
 	x.evicted = true
 	x.children = nil
-	t.record(TreeEvent{Kind: TreeEvicted, Node: x.id, Parent: x.parent.id, Len: len(x.key)})
+	t.record(Event{Kind: Evicted, Node: x.id, Parent: x.parent.id, Len: len(x.key)})
 }
 
 // lruHeap orders nodes by last access, then by id, so eviction order never

@@ -1,4 +1,4 @@
-package router
+package radixcache
 
 import "slices"
 
@@ -16,7 +16,7 @@ type NodeView struct {
 
 // Walk visits every node in pre-order, children ordered by their token runs,
 // and stops early when fn returns false. It does not touch access times.
-func (t *RadixTree) Walk(fn func(NodeView) bool) {
+func (t *Tree) Walk(fn func(NodeView) bool) {
 	type item struct {
 		n      *Node
 		depth  int
@@ -50,7 +50,7 @@ func (t *RadixTree) Walk(fn func(NodeView) bool) {
 }
 
 // Snapshot returns every node in Walk order.
-func (t *RadixTree) Snapshot() []NodeView {
+func (t *Tree) Snapshot() []NodeView {
 	var out []NodeView
 	t.Walk(func(v NodeView) bool { out = append(out, v); return true })
 	return out

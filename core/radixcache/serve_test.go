@@ -1,4 +1,4 @@
-package router
+package radixcache
 
 import "testing"
 
@@ -9,7 +9,7 @@ import "testing"
 // room; evicting the match first would count evicted tokens as reused and,
 // re-inserted, push the cache over capacity.
 func TestServeKeepsItsMatch(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	// A cached sequence of 8 tokens, then one that shares its first 6 and
 	// adds 4: the cache holds 10 tokens.
 	if _, err := tr.Serve([]int{1, 2, 3, 4, 5, 6, 7, 8}, 10, false); err != nil {
@@ -44,7 +44,7 @@ func TestServeKeepsItsMatch(t *testing.T) {
 // leaf waits: nothing is evicted or inserted (SGLang's NO_TOKEN). A held
 // request keeps its path locked until Unlock.
 func TestServeWaitsAndHolds(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	run, err := tr.Serve([]int{1, 2, 3, 4, 5, 6}, 10, true)
 	if err != nil || run.Node == nil || tr.ProtectedSize() != 6 {
 		t.Fatalf("held request: %+v, %v, protected %d", run, err, tr.ProtectedSize())
@@ -74,7 +74,7 @@ func TestServeWaitsAndHolds(t *testing.T) {
 // Serve reports splits and inserts even when the tree's event log is off,
 // and leaves the log off and empty.
 func TestServeWithEventsOff(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	tr.DisableEvents()
 	tr.Serve([]int{1, 2, 3, 4}, 100, false)
 	s, err := tr.Serve([]int{1, 2, 7}, 100, false)

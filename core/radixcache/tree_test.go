@@ -1,21 +1,17 @@
-package router
+package radixcache
 
 import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/internal/testinput"
 )
 
 // tok turns "abcd" into token ids, one per letter, for readable cases.
-func tok(s string) []int {
-	ids := make([]int, len(s))
-	for i, c := range s {
-		ids[i] = int(c)
-	}
-	return ids
-}
+var tok = testinput.Letters
 
-func mustCheck(t *testing.T, tr *RadixTree) {
+func mustCheck(t *testing.T, tr *Tree) {
 	t.Helper()
 	if err := tr.Check(); err != nil {
 		t.Fatal(err)
@@ -23,7 +19,7 @@ func mustCheck(t *testing.T, tr *RadixTree) {
 }
 
 // edges lists the tree as "parentKey>key" strings in Walk order.
-func edges(tr *RadixTree) []string {
+func edges(tr *Tree) []string {
 	keys := map[int]string{}
 	var out []string
 	tr.Walk(func(v NodeView) bool {
@@ -41,7 +37,7 @@ func edges(tr *RadixTree) []string {
 }
 
 func TestMatchSplits(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	if got := tr.Insert(tok("abcd")); got != 0 {
 		t.Fatalf("first insert found %d tokens", got)
 	}
@@ -54,7 +50,7 @@ func TestMatchSplits(t *testing.T) {
 		t.Fatalf("tree %v, want %v", got, want)
 	}
 	ev := tr.Events()
-	if len(ev) != 2 || ev[0].Kind != TreeSplit || ev[0].Len != 2 || ev[0].Node != node.ID() || ev[1].Kind != TreeMatched {
+	if len(ev) != 2 || ev[0].Kind != Split || ev[0].Len != 2 || ev[0].Node != node.ID() || ev[1].Kind != Matched {
 		t.Fatalf("events %+v, want split at 2 then matched", ev)
 	}
 	if tr.TotalSize() != 4 || tr.Nodes() != 3 {
@@ -64,7 +60,7 @@ func TestMatchSplits(t *testing.T) {
 }
 
 func TestInsertReturnsExisting(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	for _, tc := range []struct {
 		seq            string
 		existing, size int
@@ -89,7 +85,7 @@ func TestInsertReturnsExisting(t *testing.T) {
 }
 
 func TestMatchLengths(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	for _, s := range []string{"hello world", "hello there", "help"} {
 		tr.Insert(tok(s))
 	}
@@ -114,7 +110,7 @@ func TestMatchLengths(t *testing.T) {
 }
 
 func TestPagedKeys(t *testing.T) {
-	tr := NewRadixTree(2)
+	tr := New(2)
 	if got := tr.Insert([]int{1, 2, 3, 4, 5}); got != 0 || tr.TotalSize() != 4 {
 		t.Fatalf("insert of 5 tokens at page 2: existing %d size %d, want 0 and 4 (tail page dropped)", got, tr.TotalSize())
 	}
@@ -141,7 +137,7 @@ func TestPagedKeys(t *testing.T) {
 }
 
 func TestEvictLRU(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	tr.Insert(tok("aaa")) // tick 1
 	tr.Insert(tok("bb"))  // tick 2
 	tr.Insert(tok("c"))   // tick 3
@@ -166,7 +162,7 @@ func TestEvictLRU(t *testing.T) {
 }
 
 func TestEvictPushesParent(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	tr.Insert(tok("abc"))
 	tr.Insert(tok("abd")) // ab > {c, d}
 	tr.Insert(tok("x"))
@@ -182,7 +178,7 @@ func TestEvictPushesParent(t *testing.T) {
 }
 
 func TestLockProtects(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	tr.Insert(tok("abcd"))
 	tr.Insert(tok("xyz"))
 	_, node := tr.Match(tok("abcd"))
@@ -220,7 +216,7 @@ func TestLockProtects(t *testing.T) {
 }
 
 func TestNestedLocks(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	tr.Insert(tok("abcd"))
 	tr.Insert(tok("abxy"))
 	_, n1 := tr.Match(tok("abcd"))
@@ -243,7 +239,7 @@ func TestNestedLocks(t *testing.T) {
 }
 
 func TestSnapshot(t *testing.T) {
-	tr := NewRadixTree(1)
+	tr := New(1)
 	tr.Insert(tok("abcd"))
 	tr.Match(tok("abxy"))
 	s := tr.Snapshot()

@@ -1,11 +1,11 @@
-package router
+package radixcache
 
 import (
 	"encoding/binary"
 	"slices"
 )
 
-// Node is one edge of a RadixTree: a run of token ids (a multiple of the page
+// Node is one edge of a Tree: a run of token ids (a multiple of the page
 // size) hanging under its parent. A *Node stays valid across splits (the
 // node keeps the lower part of its run) and is marked evicted, never reused,
 // once it leaves the tree.
@@ -34,10 +34,10 @@ func (n *Node) LastAccess() uint64 { return n.lastAccess }
 // Evicted reports whether the node has left the tree.
 func (n *Node) Evicted() bool { return n.evicted }
 
-// RadixTree is SGLang's RadixCache without the KV pool behind it: it counts
+// Tree is SGLang's RadixCache without the KV pool behind it: it counts
 // token slots instead of holding their indices. The root has an empty key and
 // a permanent lock.
-type RadixTree struct {
+type Tree struct {
 	root      *Node
 	pageSize  int
 	clock     uint64
@@ -46,50 +46,50 @@ type RadixTree struct {
 	evictable int // tokens on unlocked nodes
 	protected int // tokens on locked nodes
 	buf       []byte
-	treeLog
+	eventLog
 }
 
-// NewRadixTree returns an empty tree. pageSize ≤ 1 means token granularity
+// New returns an empty tree. pageSize ≤ 1 means token granularity
 // (SGLang's default, page_size None → 1); larger pages make keys whole pages
 // and compare them a page at a time.
-func NewRadixTree(pageSize int) *RadixTree {
+func New(pageSize int) *Tree {
 	if pageSize < 1 {
 		pageSize = 1
 	}
-	t := &RadixTree{pageSize: pageSize, nextID: 1, nodes: 1}
+	t := &Tree{pageSize: pageSize, nextID: 1, nodes: 1}
 	t.root = &Node{id: 0, children: map[string]*Node{}, lockRef: 1}
 	return t
 }
 
 // PageSize is the tree's page size in tokens.
-func (t *RadixTree) PageSize() int { return t.pageSize }
+func (t *Tree) PageSize() int { return t.pageSize }
 
 // Root is the tree's root node.
-func (t *RadixTree) Root() *Node { return t.root }
+func (t *Tree) Root() *Node { return t.root }
 
 // Clock is the logical time: the number of Match and Insert calls so far.
-func (t *RadixTree) Clock() uint64 { return t.clock }
+func (t *Tree) Clock() uint64 { return t.clock }
 
 // EvictableSize is the number of cached tokens on unlocked nodes.
-func (t *RadixTree) EvictableSize() int { return t.evictable }
+func (t *Tree) EvictableSize() int { return t.evictable }
 
 // ProtectedSize is the number of cached tokens on locked nodes.
-func (t *RadixTree) ProtectedSize() int { return t.protected }
+func (t *Tree) ProtectedSize() int { return t.protected }
 
 // TotalSize is the number of cached tokens.
-func (t *RadixTree) TotalSize() int { return t.evictable + t.protected }
+func (t *Tree) TotalSize() int { return t.evictable + t.protected }
 
 // Nodes is the number of nodes, the root included.
-func (t *RadixTree) Nodes() int { return t.nodes }
+func (t *Tree) Nodes() int { return t.nodes }
 
 // aligned truncates tokens to a whole number of pages.
-func (t *RadixTree) aligned(tokens []int) []int {
+func (t *Tree) aligned(tokens []int) []int {
 	return tokens[:len(tokens)/t.pageSize*t.pageSize]
 }
 
 // page encodes the first page of key as bytes, the child-map key. The result
 // is scratch space, valid until the next call.
-func (t *RadixTree) page(key []int) []byte {
+func (t *Tree) page(key []int) []byte {
 	n := min(t.pageSize, len(key)) * 8
 	if cap(t.buf) < n {
 		t.buf = make([]byte, n)
@@ -102,7 +102,7 @@ func (t *RadixTree) page(key []int) []byte {
 }
 
 // common is the length of the shared prefix of a and b, in whole pages.
-func (t *RadixTree) common(a, b []int) int {
+func (t *Tree) common(a, b []int) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -116,9 +116,9 @@ func (t *RadixTree) common(a, b []int) int {
 // matches). Like SGLang's match_prefix it splits a node that matches only in
 // part, so that the returned node ends exactly at the match, and it stamps
 // every visited node with a new tick.
-func (t *RadixTree) Match(tokens []int) (int, *Node) {
+func (t *Tree) Match(tokens []int) (int, *Node) {
 	matched, node, _, _ := t.walk(tokens)
-	t.record(TreeEvent{Kind: TreeMatched, Node: node.id, Parent: parentID(node), Len: matched})
+	t.record(Event{Kind: Matched, Node: node.id, Parent: parentID(node), Len: matched})
 	return matched, node
 }
 
@@ -126,7 +126,7 @@ func (t *RadixTree) Match(tokens []int) (int, *Node) {
 // pages) from the root, stamping every visited node with a new tick and
 // splitting the edge where the match ends inside it. It returns the tokens
 // matched, the node the match ends at, the tokens left over and the tick.
-func (t *RadixTree) walk(tokens []int) (matched int, node *Node, rest []int, now uint64) {
+func (t *Tree) walk(tokens []int) (matched int, node *Node, rest []int, now uint64) {
 	key := t.aligned(tokens)
 	t.clock++
 	now = t.clock
@@ -155,7 +155,7 @@ func (t *RadixTree) walk(tokens []int) (matched int, node *Node, rest []int, now
 // the rest under the last node as a new unlocked leaf. It returns the number
 // of tokens that were already cached; in SGLang the caller frees the
 // request's duplicate KV slots for them (cache_finished_req de-duplication).
-func (t *RadixTree) Insert(tokens []int) int {
+func (t *Tree) Insert(tokens []int) int {
 	existing, node, key, now := t.walk(tokens)
 	if len(key) > 0 {
 		leaf := &Node{
@@ -169,7 +169,7 @@ func (t *RadixTree) Insert(tokens []int) int {
 		t.nodes++
 		node.children[string(t.page(key))] = leaf
 		t.evictable += len(key)
-		t.record(TreeEvent{Kind: TreeInserted, Node: leaf.id, Parent: node.id, Len: len(key)})
+		t.record(Event{Kind: Inserted, Node: leaf.id, Parent: node.id, Len: len(key)})
 	}
 	return existing
 }
@@ -178,7 +178,7 @@ func (t *RadixTree) Insert(tokens []int) int {
 // the first n tokens and child's place under its parent, child keeps the
 // rest under the new node. The new node copies child's lock count, so the
 // evictable and protected sizes do not change (SGLang _split_node).
-func (t *RadixTree) split(child *Node, n int) *Node {
+func (t *Tree) split(child *Node, n int) *Node {
 	p := child.parent
 	mid := &Node{
 		id:         t.nextID,
@@ -194,7 +194,7 @@ func (t *RadixTree) split(child *Node, n int) *Node {
 	child.key = child.key[n:]
 	child.parent = mid
 	mid.children[string(t.page(child.key))] = child
-	t.record(TreeEvent{Kind: TreeSplit, Node: mid.id, Parent: p.id, Child: child.id, Len: n})
+	t.record(Event{Kind: Split, Node: mid.id, Parent: p.id, Child: child.id, Len: n})
 	return mid
 }
 

@@ -1,6 +1,6 @@
-package router
+package radixcache
 
-// Served is what RadixTree.Serve did with one request.
+// Served is what Tree.Serve did with one request.
 type Served struct {
 	Tokens int // the request's tokens, whole pages
 	// Matched is the tokens found cached. When the request is admitted they
@@ -31,17 +31,17 @@ type Served struct {
 // on its whole path, as a running request does; Unlock(Served.Node)
 // releases it. Simplified: no output tokens are reserved, and the request
 // is computed and cached in one go.
-func (t *RadixTree) Serve(tokens []int, capacity int, hold bool) (Served, error) {
+func (t *Tree) Serve(tokens []int, capacity int, hold bool) (Served, error) {
 	off := t.off
 	t.off = false
 	mark := len(t.events)
 	out, err := t.serve(tokens, capacity, hold)
 	for _, e := range t.events[mark:] {
 		switch e.Kind {
-		case TreeSplit:
+		case Split:
 			out.Splits++
 			out.Touched = append(out.Touched, e.Node)
-		case TreeInserted:
+		case Inserted:
 			out.Inserted += e.Len
 			out.Touched = append(out.Touched, e.Node)
 		}
@@ -52,7 +52,7 @@ func (t *RadixTree) Serve(tokens []int, capacity int, hold bool) (Served, error)
 	return out, err
 }
 
-func (t *RadixTree) serve(tokens []int, capacity int, hold bool) (Served, error) {
+func (t *Tree) serve(tokens []int, capacity int, hold bool) (Served, error) {
 	out := Served{Tokens: len(t.aligned(tokens))}
 	matched, last := t.Match(tokens)
 	out.Matched = matched

@@ -70,7 +70,7 @@ const tiNarrowW = 320.0
 func renderTiers(sc scene.Scene) app.UI {
 	t := sc.Tiers
 	wide, narrow := tiersPic(sc, tiersWide), tiersPic(sc, tiersNarrow)
-	return sysFigureFor(sc, "scene-tiers", t.Subject, wide, &narrow, tiersLegend(len(t.Races) > 0, len(t.Tiers) > 0))
+	return sysFigureFor(sc, "scene-tiers", t.Subject, wide, &narrow, tiersLegend(t))
 }
 
 // tiersPic lays the stack and the race out in geometry g.
@@ -290,16 +290,28 @@ func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, g tiersG
 // sharePct is a share as a percentage.
 func sharePct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
 
-// tiersLegend says what the race's bars and the hit bars are.
-func tiersLegend(race, tiers bool) app.UI {
-	var keys []app.UI
-	if race {
-		keys = append(keys,
-			app.Span().Class("key key-ti-fetch"), app.Text(" move the KV (in transfer) "),
-			app.Span().Class("key key-ti-compute"), app.Text(" compute (prefill) "),
-			app.Span().Class("key key-ti-rest"), app.Text(" compute the rest of the prompt "))
+// tiersLegend says what the race's bars and the hit bars are: a key per
+// class of bar the races draw (no key for one it does not, nor for a class
+// of the lesson's own, such as a capacity), and the hit bars' when there
+// are tiers.
+func tiersLegend(t *scene.Tiers) app.UI {
+	used := map[string]bool{}
+	for _, r := range t.Races {
+		for _, b := range r.Bars {
+			used[b.Class] = true
+		}
 	}
-	if tiers {
+	var keys []app.UI
+	for _, k := range []struct{ class, key, words string }{
+		{"fetch", "key-ti-fetch", " move the KV (in transfer) "},
+		{"compute", "key-ti-compute", " compute (prefill) "},
+		{"rest", "key-ti-rest", " compute the rest of the prompt "},
+	} {
+		if used[k.class] {
+			keys = append(keys, app.Span().Class("key "+k.key), app.Text(k.words))
+		}
+	}
+	if len(t.Tiers) > 0 {
 		keys = append(keys, app.Span().Class("key key-ti-hit"), app.Text(" P(hit): share of requests whose prefix is found in the tier"))
 	}
 	return app.P().Class("legend").Body(keys...)

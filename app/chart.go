@@ -42,7 +42,7 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 const (
 	legendIcon     = 30.0
 	legendGap      = 10.0
-	legendRowH     = 24.0
+	legendRowH     = 19.0
 	legendRight    = 32.0
 	legendTextPx   = 12.0
 	chartGridTop   = 56 // the plot's top under one row of legend and the y axis' name

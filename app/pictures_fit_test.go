@@ -53,7 +53,7 @@ func TestLegendRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.Legend.Type != "plain" || len(m.Grid) != 1 || m.Grid[0].Top != strconv.Itoa(chartGridTop+int(legendRowH)) {
-		t.Errorf("legend %+v, grid %+v: want a plain legend and the plot 24 px lower for its second row", m.Legend, m.Grid)
+		t.Errorf("legend %+v, grid %+v: want a plain legend and the plot a row lower for its second row", m.Legend, m.Grid)
 	}
 }
 

@@ -36,22 +36,36 @@ type labelBox struct {
 }
 
 func (l *labelBox) UnmarshalJSON(b []byte) error {
-	var a []any
-	if err := json.Unmarshal(b, &a); err != nil {
+	a, err := fields(b, "label")
+	if err != nil {
 		return err
-	}
-	if len(a) != 14 {
-		return fmt.Errorf("label: %d fields, want 14", len(a))
 	}
 	id, _ := a[0].(float64)
 	l.ID = int(id)
 	l.Text, _ = a[1].(string)
-	for i := range 4 {
-		l.B[i], _ = a[2+i].(float64)
-		l.C[i], _ = a[6+i].(float64)
-		l.V[i], _ = a[10+i].(float64)
-	}
+	l.B, l.C, l.V = boxAt(a, 2), boxAt(a, 6), boxAt(a, 10)
 	return nil
+}
+
+// fields reads one of the check's rows: 14 fields, 2 and then 3 boxes.
+func fields(b []byte, what string) ([]any, error) {
+	var a []any
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, err
+	}
+	if len(a) != 14 {
+		return nil, fmt.Errorf("%s: %d fields, want 14", what, len(a))
+	}
+	return a, nil
+}
+
+// boxAt is the box of a row's four numbers from i.
+func boxAt(a []any, i int) [4]float64 {
+	var r [4]float64
+	for k := range 4 {
+		r[k], _ = a[i+k].(float64)
+	}
+	return r
 }
 
 // markBox is one drawing of a marked element: its ref, whether it is
@@ -64,21 +78,14 @@ type markBox struct {
 }
 
 func (m *markBox) UnmarshalJSON(b []byte) error {
-	var a []any
-	if err := json.Unmarshal(b, &a); err != nil {
+	a, err := fields(b, "mark")
+	if err != nil {
 		return err
-	}
-	if len(a) != 14 {
-		return fmt.Errorf("mark: %d fields, want 14", len(a))
 	}
 	m.Ref, _ = a[0].(string)
 	shown, _ := a[1].(float64)
 	m.Shown = shown == 1
-	for i := range 4 {
-		m.B[i], _ = a[2+i].(float64)
-		m.V[i], _ = a[6+i].(float64)
-		m.C[i], _ = a[10+i].(float64)
-	}
+	m.B, m.V, m.C = boxAt(a, 2), boxAt(a, 6), boxAt(a, 10)
 	return nil
 }
 

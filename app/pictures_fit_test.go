@@ -59,18 +59,18 @@ func TestLegendRows(t *testing.T) {
 
 func TestCalloutBelow(t *testing.T) {
 	c := &scene.Chart{Type: scene.Line, Series: []scene.Series{
-		{Name: "planner", X: []float64{0, 3, 6}, Y: []float64{100, 90, 53}},
-		{Name: "monolithic", X: []float64{0, 3, 6}, Y: []float64{100, 64, 40}},
+		{Name: "bound", X: []float64{0, 3, 6}, Y: []float64{100, 90, 53}},
+		{Name: "lower", X: []float64{0, 3, 6}, Y: []float64{100, 64, 40}},
 	}}
-	mk := marksOf([]scene.Mark{{Ref: "point:planner:1"}, {Ref: "point:monolithic:1"}, {Ref: "point:planner:0"}, {Ref: "point:monolithic:2"}})
+	mk := marksOf([]scene.Mark{{Ref: "point:bound:1"}, {Ref: "point:lower:1"}, {Ref: "point:bound:0"}, {Ref: "point:lower:2"}})
 	got := calloutBelow(c, mk)
 	for ref, want := range map[string]bool{
-		"point:planner:1":    false, // the higher of two at x = 3: above
-		"point:monolithic:1": true,  // the lower: under, clear of the other
-		"point:planner:0":    false, // shares x = 0 with no other mark; near the top, but...
-		"point:monolithic:2": false, // alone, low: above
+		"point:bound:1":    false, // the higher of two at x = 3: above
+		"point:lower:1": true,  // the lower: under, clear of the other
+		"point:bound:0":    false, // shares x = 0 with no other mark; near the top, but...
+		"point:lower:2": false, // alone, low: above
 	} {
-		if ref == "point:planner:0" {
+		if ref == "point:bound:0" {
 			want = true // ...alone at its x and in the top eighth: under
 		}
 		if got[ref] != want {

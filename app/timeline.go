@@ -121,9 +121,10 @@ func barTitle(b scene.Span, unit string) string {
 // timelineCallouts are the labels of the marked bars, placed above the
 // lanes at each bar's middle, in as many rows as keep them apart; it
 // returns them and the number of rows.
-// tlNarrowPx is a timeline's track on a phone, in px: callouts are placed
-// and kept apart at that width, so they stay apart on a wider one.
-const tlNarrowPx = 300.0
+// tlNarrowPx is a timeline's track on a phone, in px (a 375 px screen less
+// the lanes' 9rem labels): callouts are placed and kept apart at that
+// width, so they stay apart on a wider one.
+const tlNarrowPx = 165.0
 
 func timelineCallouts(tl *scene.Timeline, mk marks, view func(float64) float64) ([]app.UI, int) {
 	var out []app.UI
@@ -142,9 +143,13 @@ func timelineCallouts(tl *scene.Timeline, mk marks, view func(float64) float64) 
 			w := 100 * (7*float64(len([]rune(text))) + 16) / tlNarrowPx
 			from, side := mid-w/2, ""
 			switch {
-			case mid-w/2 < 0:
+			case mid-w/2 >= 0 && mid+w/2 <= 100:
+			case mid+w <= 100:
 				from, side = mid, " at-start"
-			case mid+w/2 > 100:
+			default:
+				// Ending at its bar, it may run left over the lanes'
+				// labels' column (the notes' row has nothing there); it
+				// never passes the figure's right edge.
 				from, side = mid-w, " at-end"
 			}
 			row := 0

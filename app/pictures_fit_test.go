@@ -65,9 +65,9 @@ func TestCalloutBelow(t *testing.T) {
 	mk := marksOf([]scene.Mark{{Ref: "point:bound:1"}, {Ref: "point:lower:1"}, {Ref: "point:bound:0"}, {Ref: "point:lower:2"}})
 	got := calloutBelow(c, mk)
 	for ref, want := range map[string]bool{
-		"point:bound:1":    false, // the higher of two at x = 3: above
+		"point:bound:1": false, // the higher of two at x = 3: above
 		"point:lower:1": true,  // the lower: under, clear of the other
-		"point:bound:0":    false, // shares x = 0 with no other mark; near the top, but...
+		"point:bound:0": false, // shares x = 0 with no other mark; near the top, but...
 		"point:lower:2": false, // alone, low: above
 	} {
 		if ref == "point:bound:0" {

@@ -4,9 +4,10 @@
 #                  + staticcheck $(STATICCHECK_VERSION) (go install, when missing or another version)
 #   make build     web/app.wasm, web/sim.wasm (+ .br/.gz beside each) + web/echarts.min.js + bin/inferlab
 #   make run       build, then serve on http://$(ADDR) (another port: make run ADDR=127.0.0.1:8081)
-#   make test      deps + build, then go vet, staticcheck, gofmt, go mod tidy and go test
-#                  (the e2e package drives headless Chromium)
-#   make lint      only the checks: go vet, staticcheck, gofmt -l, go mod tidy -diff
+#   make test      deps + build, then the checks (make lint), the JavaScript unit tests
+#                  (make test-js) and go test (the e2e package drives headless Chromium)
+#   make lint      only the checks: go vet, staticcheck, gofmt -l, go mod tidy -diff, ESLint (lint-js)
+#   make test-js   the unit tests of web/'s JavaScript (webtest/, Node's own test runner)
 #   make static    write the static site to dist/
 #   make bench     benchmarks of the core and the lessons
 #   make bench-wasm  the core and garage scenarios in WebAssembly (Node.js) and natively, interleaved:
@@ -58,7 +59,7 @@ NPM_STAMP := node_modules/.inferlab-npm-ci
 MAKE_START := $(shell date +%s)
 
 .PHONY: all deps chromium staticcheck check-go check-npm check-tools wasm echarts native compress build run \
-	test lint vet static bench bench-wasm bench-corners loadbench fuzz clean distclean
+	test lint lint-js test-js vet static bench bench-wasm bench-corners loadbench fuzz clean distclean
 
 all: build
 
@@ -147,9 +148,18 @@ static: build
 vet: check-go
 	$(GO) vet ./...
 
-# go vet, staticcheck, gofmt, go mod tidy and no merge-conflict markers; each failure ends in one line naming what to fix.
+# ESLint (pinned in package.json, eslint.config.mjs) over web/ and webtest/.
+lint-js: $(NPM_STAMP)
+	@node_modules/.bin/eslint --max-warnings 0 . || { echo "make: ESLint found problems (above)" >&2; exit 1; }
+
+# The JavaScript's unit tests: the player's stepping and the export's encoders (webtest/).
+test-js: check-npm
+	node --test webtest/
+
+# go vet, staticcheck, gofmt, go mod tidy, ESLint and no merge-conflict markers; each failure ends in one line naming what to fix.
 lint: check-go staticcheck
 	@rc=0; \
+	$(MAKE) --no-print-directory lint-js || rc=1; \
 	$(GO) vet ./... || { echo "make: go vet found problems (above)" >&2; rc=1; }; \
 	"$(STATICCHECK)" ./... || { echo "make: staticcheck found problems (above)" >&2; rc=1; }; \
 	bad=$$("$$(GOTOOLCHAIN=local $(GO) env GOROOT)/bin/gofmt" -l $$($(GO) list -f '{{.Dir}}' ./...)); \
@@ -162,6 +172,7 @@ lint: check-go staticcheck
 test: deps build
 	@rc=0; rm -f e2e/test-output/timing.log; \
 	$(MAKE) --no-print-directory lint || rc=$$?; \
+	if [ $$rc -eq 0 ]; then $(MAKE) --no-print-directory test-js || rc=$$?; fi; \
 	if [ $$rc -eq 0 ]; then INFERLAB_E2E_RUN=$$(date +%s%N) $(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./... || rc=$$?; fi; \
 	cat e2e/test-output/timing.log 2>/dev/null || true; \
 	echo "make test: $$(( $$(date +%s) - $(MAKE_START) ))s elapsed (exit $$rc)"; \

@@ -402,7 +402,6 @@ func (p *Player) pushURL(ctx app.Context) {
 	if u.RawQuery == q {
 		return
 	}
-	p.st.Cancel(playback.URLWrite)
 	u.RawQuery = q
 	ctx.NavigateTo(&u)
 }

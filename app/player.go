@@ -71,7 +71,8 @@ type Player struct {
 
 	ctx      app.Context // the player's own, from OnMount (browser only)
 	hasCtx   bool
-	keyFn    app.Func
+	stepFn   app.Func // what web/lab.js's player calls to show a step (inferlab.attach)
+	seq      int      // the last of its requests shown (#lab[data-seq])
 	motionFn app.Func
 	motionMQ app.Value
 }
@@ -93,6 +94,7 @@ func (p *Player) OnInit() {
 	}
 	// On a client-side navigation the address bar still shows the previous
 	// page here (go-app updates history after mounting); OnNav loads then.
+	p.seq = -1 // drawn before web/lab.js's player asked for anything here
 	u := app.Window().URL()
 	if slug, _ := urlstate.SlugFromPath(u.Path); lessons.Get(slug) != nil {
 		p.keepPrerendered(slug)
@@ -184,12 +186,6 @@ func (p *Player) setBad(raw, msgs map[string]string) {
 	}
 }
 
-// urlSettle is how long stepping must pause before the address bar follows
-// the step. Writing it on every step cost about 3 ms a step in Chromium
-// (history.replaceState), and Safari refuses more than 100 history writes in
-// 30 s, which a held arrow key or a dragged scrubber would reach.
-const urlSettle = 250 * time.Millisecond
-
 // later runs fn after d on the player's own context. go-app drops a delayed
 // call whose element has left the page, and the control that asked (a quiz
 // form, a file input) may be gone by then; the player stays while it shows.
@@ -208,26 +204,12 @@ func (p *Player) dispatch(ctx app.Context, fn func(app.Context)) {
 	ctx.Dispatch(fn)
 }
 
-// writeURLSoon writes the address once the URL-write ticket t is still the
-// latest after urlSettle.
-func (p *Player) writeURLSoon(ctx app.Context, t playback.Ticket) {
-	if !p.st.Due(t) {
-		return
-	}
-	p.later(ctx, urlSettle, func(ctx app.Context) {
-		if p.st.Due(t) {
-			p.syncURL(ctx)
-		}
-	})
-}
-
 // syncURL writes the canonical state (every knob and the 1-based step) into
 // the address bar without a history entry, now.
 func (p *Player) syncURL(ctx app.Context) {
 	if app.IsServer || p.lesson == nil {
 		return
 	}
-	p.st.Cancel(playback.URLWrite) // supersedes a pending write
 	u := *ctx.Page().URL()
 	q := EncodeQuery(p.lesson, p.values, p.st.Step+1) + p.custom.Query() + p.compareQuery() + p.extra
 	if u.RawQuery == q {
@@ -256,14 +238,18 @@ func (p *Player) OnMount(ctx app.Context) {
 		})
 		mq.Call("addEventListener", "change", p.motionFn)
 	}
-	p.keyFn = app.FuncOf(func(this app.Value, args []app.Value) any {
-		if len(args) == 0 {
+	// Stepping is web/lab.js's (the one player, before the app and after):
+	// it asks for a step with (step, playing, speed, seq), and the page
+	// shows it.
+	p.stepFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+		if len(args) < 4 {
 			return nil
 		}
-		p.onKey(ctx, args[0])
+		step, playing, speed, seq := args[0].Int(), args[1].Truthy(), args[2].String(), args[3].Int()
+		ctx.Dispatch(func(ctx app.Context) { p.stepTo(ctx, step, playing, speed, seq) })
 		return nil
 	})
-	win.Call("addEventListener", "keydown", p.keyFn)
+	labJS("attach", p.stepFn)
 	p.flush(ctx)
 	if !p.full {
 		// A frame after the page is live: the real panels for the copy.
@@ -281,7 +267,6 @@ func (p *Player) OnAppUpdate(ctx app.Context) { p.update = true }
 
 func (p *Player) OnDismount() {
 	p.st.Stop()
-	p.st.Cancel(playback.URLWrite) // a pending address write belongs to this page, not the next
 	p.st.Cancel(playback.KnobSim)
 	p.st.Cancel(playback.KnobURL)
 	p.hasCtx, p.mounted = false, false
@@ -290,10 +275,10 @@ func (p *Player) OnDismount() {
 		p.cmp.sent = ""
 	}
 	p.cancelSim()
-	if p.keyFn != nil {
-		app.Window().Call("removeEventListener", "keydown", p.keyFn)
-		p.keyFn.Release()
-		p.keyFn = nil
+	if p.stepFn != nil {
+		labJS("detach", p.stepFn)
+		p.stepFn.Release()
+		p.stepFn = nil
 	}
 	if p.motionFn != nil {
 		if p.motionMQ != nil && p.motionMQ.Truthy() {
@@ -304,69 +289,23 @@ func (p *Player) OnDismount() {
 	}
 }
 
-// onKey handles the player's shortcuts, except while a form field has focus.
-func (p *Player) onKey(ctx app.Context, e app.Value) {
-	// Truthy, not Bool: a property an element or event lacks is undefined,
-	// and Bool panics on undefined (an SVG element has no isContentEditable).
-	if e.Get("altKey").Truthy() || e.Get("ctrlKey").Truthy() || e.Get("metaKey").Truthy() {
-		return
-	}
-	key := e.Get("key").String()
-	tag := ""
-	if ae := app.Window().Get("document").Get("activeElement"); ae.Truthy() {
-		tag = ae.Get("tagName").String()
-		if ae.Get("isContentEditable").Truthy() {
-			return
-		}
-		if r := ae.Call("getAttribute", "role"); r.Truthy() && r.String() == "button" {
-			tag = "BUTTON" // a mention in the narration: space shows its element
-		}
-	}
-	switch tag {
-	case "INPUT", "SELECT", "TEXTAREA":
-		return
-	}
-	if p.hide.Controls {
-		return // a fixed figure: the embed hides the player
-	}
-	var act func(app.Context)
-	switch key {
-	case "ArrowLeft":
-		act = func(ctx app.Context) { p.goTo(ctx, p.st.Step-1) }
-	case "ArrowRight":
-		act = func(ctx app.Context) { p.goTo(ctx, p.st.Step+1) }
-	case "Home":
-		act = func(ctx app.Context) { p.goTo(ctx, 0) }
-	case "End":
-		act = func(ctx app.Context) { p.goTo(ctx, p.st.Count()-1) }
-	case " ", "Spacebar":
-		if tag == "BUTTON" || tag == "A" || tag == "SUMMARY" {
-			return // the focused control handles space itself
-		}
-		act = func(ctx app.Context) { p.togglePlay(ctx) }
-	default:
-		return
-	}
-	e.Call("preventDefault")
-	ctx.Dispatch(act)
-}
-
-// goTo shows step i (0-based, clamped) and records how long the browser took
-// to apply it (window.inferlabStepMs, read by benchmarks and tests).
-func (p *Player) goTo(ctx app.Context, i int) {
+// stepTo shows the step web/lab.js's player asks for (0-based, clamped),
+// with its playback and speed for the toolbar, and records how long the
+// browser took to apply a step change (window.inferlabStepMs, read by
+// benchmarks and tests). seq numbers the player's requests: the page
+// reports the last one it drew (#lab[data-seq]).
+func (p *Player) stepTo(ctx app.Context, step int, playing bool, speed string, seq int) {
 	var t0 float64
 	perf := app.Window().Get("performance")
-	if app.IsClient && perf.Truthy() {
+	if perf.Truthy() {
 		t0 = perf.Call("now").Float()
 	}
-	t, moved := p.st.Seek(i)
-	if !moved {
+	p.seq, p.st.Playing, p.st.Speed = seq, playing, speed
+	if !p.st.Seek(step) {
 		return
 	}
-	p.moved(ctx)
-	p.writeURLSoon(ctx, t)
 	p.prefetch(ctx)
-	if app.IsClient && perf.Truthy() {
+	if perf.Truthy() {
 		// The grid and the chart patch themselves in deferred calls queued
 		// during the render; a defer queued from a defer runs after them.
 		ctx.Defer(func(ctx app.Context) {
@@ -375,41 +314,6 @@ func (p *Player) goTo(ctx app.Context, i int) {
 			})
 		})
 	}
-}
-
-// moved notes a step change: one that follows the last by less than
-// playback.MotionGap jumps instead of animating (#lab[data-motion=jump]),
-// until stepping pauses, so a held key or a dragged scrubber never queues
-// movements and the latest step wins.
-func (p *Player) moved(ctx app.Context) {
-	if t, jump := p.st.Moved(time.Now()); jump {
-		p.later(ctx, playback.MotionGap, func(app.Context) { p.st.Settle(t) })
-	}
-}
-
-func (p *Player) togglePlay(ctx app.Context) {
-	tick, url, started := p.st.TogglePlay()
-	p.writeURLSoon(ctx, url)
-	if started {
-		p.scheduleTick(ctx, tick)
-	}
-}
-
-// scheduleTick advances one step after the current delay while playing. It is
-// only ever started from a user action in the browser, never from OnNav, so
-// server rendering never waits on it.
-func (p *Player) scheduleTick(ctx app.Context, tick playback.Ticket) {
-	p.later(ctx, p.st.Delay(), func(ctx app.Context) {
-		res, next, url := p.st.Tick(tick)
-		switch res {
-		case playback.TickAdvanced:
-			p.moved(ctx)
-			p.writeURLSoon(ctx, url)
-			p.scheduleTick(ctx, next)
-		case playback.TickQuiz:
-			p.focusQuiz(ctx)
-		}
-	})
 }
 
 // prefetch decodes the next step's scenes (a script from the worker decodes

@@ -44,18 +44,13 @@ func (p *Player) Render() app.UI {
 	scenes, dupClaims, dupFinal := mainFirst(p.stepScenes())
 	p.annotateSoon()
 	stale := p.st.Stale() && p.lesson != nil
-	motion := "animate"
-	if p.st.Jump || p.reduced {
-		motion = "jump"
-	}
+	// data-steps, data-step and data-seq are what web/lab.js's player
+	// steps by (docs/DOM.md); it sets data-motion and data-url-pending
+	// itself, which go-app, not rendering them, leaves alone.
 	lab := app.Div().ID("lab").Class(cls).
-		DataSet("live", p.live).DataSet("lesson", slug).DataSet("step", p.st.Step+1).
+		DataSet("live", p.live).DataSet("lesson", slug).DataSet("steps", n).DataSet("step", p.st.Step+1).DataSet("seq", p.seq).
 		DataSet("hide", p.hide.String()).DataSet("query", query).
-		DataSet("stale", stale).DataSet("busy", p.st.Busy()).DataSet("ready", p.full && p.live).
-		DataSet("motion", motion)
-	if p.st.Pending(playback.URLWrite) {
-		lab = lab.DataSet("url-pending", true)
-	}
+		DataSet("stale", stale).DataSet("busy", p.st.Busy()).DataSet("ready", p.full && p.live)
 	return lab.Body(
 		app.If(!p.Embed, func() app.UI { return siteHeader() }),
 		app.Main().ID("main").Class("lab-main").Body(
@@ -203,19 +198,21 @@ func (p *Player) renderControls(n int) app.UI {
 	if speed == "" {
 		speed = "1"
 	}
+	// The buttons, the scrubber and the speed have no handlers here: web/
+	// lab.js's player handles them by delegation, before the app runs and
+	// after (it asks for a step with stepTo).
 	return hideIf(app.Div().ID("controls").Class("controls").Role("toolbar").Aria("label", "Player"), p.hide.Controls).Body(
 		app.Div().Class("buttons").Body(
 			button("btn-first", none || step == 0).Title("First step (Home)").Aria("keyshortcuts", "Home").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, 0) }).Body(btnText("⇤", "First", false)...),
+				Body(btnText("⇤", "First", false)...),
 			button("btn-prev", none || step == 0).Title("Previous step (←)").Aria("keyshortcuts", "ArrowLeft").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step-1) }).Body(btnText("←", "Prev", false)...),
+				Body(btnText("←", "Prev", false)...),
 			button("btn-play", none).Class("primary").Title("Play or pause (space)").Aria("keyshortcuts", "Space").
-				Aria("pressed", strconv.FormatBool(p.st.Playing)).OnClick(func(ctx app.Context, e app.Event) { p.togglePlay(ctx) }).
-				Body(btnText(playIcon, playLabel, false)...),
+				Aria("pressed", strconv.FormatBool(p.st.Playing)).Body(btnText(playIcon, playLabel, false)...),
 			button("btn-next", none || step >= n-1).Title("Next step (→)").Aria("keyshortcuts", "ArrowRight").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Step+1) }).Body(btnText("→", "Next", true)...),
+				Body(btnText("→", "Next", true)...),
 			button("btn-last", none || step >= n-1).Title("Last step (End)").Aria("keyshortcuts", "End").
-				OnClick(func(ctx app.Context, e app.Event) { p.goTo(ctx, p.st.Count()-1) }).Body(btnText("⇥", "Last", true)...),
+				Body(btnText("⇥", "Last", true)...),
 			// On a phone the narration is a sheet over the controls; this
 			// folds it to its title and back (web/lab.js, by delegation:
 			// it works before the app runs too). Hidden on wider screens.
@@ -226,19 +223,12 @@ func (p *Player) renderControls(n int) app.UI {
 		app.Label().Class("scrub").For("scrubber").Body(
 			app.Span().Class("sr-only").Text("Step"),
 			disabledInput(app.Input().ID("scrubber").Type("range").Min(1).Max(max).Step(1).Value(step+1), none).
-				Aria("valuetext", stepLabel).
-				OnInput(func(ctx app.Context, e app.Event) {
-					if v, err := strconv.Atoi(ctx.JSSrc().Get("value").String()); err == nil {
-						p.goTo(ctx, v-1)
-					}
-				}),
+				Aria("valuetext", stepLabel),
 		),
 		app.Span().ID("step-label").Class("step-label").Text(stepLabel),
 		app.Label().Class("speed").For("speed").Body(
 			app.Span().Text("Speed "),
-			app.Select().ID("speed").OnChange(func(ctx app.Context, e app.Event) {
-				p.st.Speed = ctx.JSSrc().Get("value").String()
-			}).Body(
+			app.Select().ID("speed").Body(
 				app.Range(playback.Speeds).Slice(func(i int) app.UI {
 					return option(playback.Speeds[i], playback.Speeds[i] == speed).Text(playback.Speeds[i] + "×")
 				}),

@@ -13,7 +13,8 @@ import (
 // A lessons.Step may carry a Quiz that is asked *before* that step is shown.
 // The player asks it while the step before is on screen:
 //
-//   - playback stops there and moves the focus to the question;
+//   - playback (web/lab.js's player) stops there and moves the focus to
+//     the question;
 //   - stepping forward by hand (Next, →) is always allowed: the question
 //     stays unanswered and is asked again when the learner comes back;
 //   - answering shows the verdict (lessons.Quiz.Check) in #quiz-verdict, an
@@ -37,30 +38,25 @@ func verdictKind(v lessons.Verdict) string {
 
 // answerQuiz judges an answer to the question of step i and reveals it.
 func (p *Player) answerQuiz(ctx app.Context, i int, answer string) {
-	if url, ok := p.st.Answer(i, answer); ok {
-		p.reveal(ctx, url)
+	if p.st.Answer(i, answer) {
+		p.reveal(ctx)
 	}
 }
 
 // skipQuiz reveals step i without an answer.
 func (p *Player) skipQuiz(ctx app.Context, i int) {
-	if url, ok := p.st.Skip(i); ok {
-		p.reveal(ctx, url)
+	if p.st.Skip(i) {
+		p.reveal(ctx)
 	}
 }
 
 // reveal leaves the keyboard focus on Next once a question's step is shown,
 // so → and space carry on from there (the form that had the focus goes
-// away), and writes the address once stepping pauses.
-func (p *Player) reveal(ctx app.Context, url playback.Ticket) {
-	p.writeURLSoon(ctx, url)
+// away), and writes the step into the address (web/lab.js's player takes
+// the step from the page drawn).
+func (p *Player) reveal(ctx app.Context) {
+	p.syncURL(ctx)
 	labJS("focusSoon", "#btn-next:not([disabled])", "#btn-play")
-}
-
-// focusQuiz moves the focus to the question's first control once it is
-// shown.
-func (p *Player) focusQuiz(ctx app.Context) {
-	labJS("focusSoon", "#quiz input:checked", "#quiz input", "#quiz button")
 }
 
 // renderCheckpoint is #checkpoint, always present inside the narration

@@ -81,7 +81,11 @@ func (p *Player) exportJSON() {
 		labJS("status", "share-status", "Nothing to export: the lesson did not build.")
 		return
 	}
-	b, err := export.RunJSON(p.lesson.Slug, p.shownValues, p.st.Script.Script)
+	vals := p.shownValues
+	if p.trace != nil {
+		vals = p.lesson.TraceValues(vals) // as `inferlab run --trace` writes them
+	}
+	b, err := export.RunJSON(p.lesson.Slug, vals, p.st.Script.Script)
 	if err != nil {
 		labJS("status", "share-status", "Export failed: "+err.Error())
 		return

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -217,9 +218,11 @@ func TestNoCitationsOutsideTheRepository(t *testing.T) {
 	}
 }
 
-// The README's lessons table lists every registered lesson once, with the
+// The README's lessons table is the registry's: every registered lesson
+// once, in the index's order (lessons.All: by group, then rank), with the
 // article the lesson itself names (Lesson.Part), and no row names a lesson
-// that is not registered.
+// that is not registered. Adding or removing a lesson adds or removes its
+// row (CONTRIBUTING.md, "Add a lesson").
 func TestReadmeListsEveryLesson(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -236,6 +239,7 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 	}
 	row := regexp.MustCompile("^\\| `([^`]+)` \\| ([^|]+) \\|")
 	rows := map[string]string{}
+	var order []string
 	// The section's first table is the lessons table (later tables, such as
 	// the trace bounds, have rows of their own).
 	inTable := false
@@ -253,6 +257,7 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 			t.Errorf("README.md's lessons table lists %q twice", m[1])
 		}
 		rows[m[1]] = strings.TrimSpace(m[2])
+		order = append(order, m[1])
 	}
 	all := lessons.All()
 	if len(all) == 0 {
@@ -270,5 +275,12 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 	}
 	for slug := range rows {
 		t.Errorf("README.md's lessons table has a row for %q, which is no registered lesson", slug)
+	}
+	var want []string
+	for _, l := range all {
+		want = append(want, l.Slug)
+	}
+	if !t.Failed() && !slices.Equal(order, want) {
+		t.Errorf("README.md's lessons table is in the order %v; the index's (lessons.All) is %v", order, want)
 	}
 }

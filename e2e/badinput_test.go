@@ -183,11 +183,7 @@ func TestSandboxTraceUTF16(t *testing.T) {
 	b.waitStep("the trace's run from its start", 1)
 	b.do("click #btn-export-json", changeTimeout, chromedp.Click(chromedp.CSS("#btn-export-json")))
 	got := waitFile("inferlab-sandbox.json")
-	args := []string{"run", "./cmd/inferlab", "run", "sandbox", "--trace", good, "--format", "json"}
-	for _, p := range l.Params {
-		args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
-	}
-	if cli := goCmd(t, args...); string(cli) != string(got) {
+	if cli := goCmd(t, traceRunArgs(l, v, good)...); string(cli) != string(got) {
 		t.Errorf("downloaded JSON differs from `inferlab run sandbox --trace` on the UTF-16 file:\n got %.300s\n cli %.300s", got, cli)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -90,6 +91,8 @@ type browser struct {
 	marks    map[string]bool // sync markers seen (see syncConsole)
 	seen     *sync.Cond
 	nmark    int
+
+	frames map[target.ID]bool // iframe targets frameContext has handed out
 }
 
 // newBrowser launches Chromium. The console is subscribed before any navigation, and
@@ -772,9 +775,25 @@ func goCmd(t *testing.T, args ...string) []byte {
 // events that announce a new or navigated iframe.
 func (b *browser) frameContext(part string) context.Context {
 	b.t.Helper()
+	return b.attach(b.frameTarget(part))
+}
+
+// frameTarget is the target of an iframe whose address contains part and
+// that no earlier call returned (see frameContext).
+func (b *browser) frameTarget(part string) target.ID {
+	b.t.Helper()
+	// A frame handed out before belongs to a page since navigated away:
+	// Chromium may still list its target for a moment, and a context on
+	// it never answers.
+	b.mu.Lock()
+	if b.frames == nil {
+		b.frames = map[target.ID]bool{}
+	}
+	handed := maps.Clone(b.frames)
+	b.mu.Unlock()
 	found := make(chan target.ID, 1)
 	offer := func(ti *target.Info) {
-		if ti != nil && ti.Type == "iframe" && strings.Contains(ti.URL, part) {
+		if ti != nil && ti.Type == "iframe" && strings.Contains(ti.URL, part) && !handed[ti.TargetID] {
 			select {
 			case found <- ti.TargetID:
 			default:
@@ -800,13 +819,25 @@ func (b *browser) frameContext(part string) context.Context {
 	}
 	select {
 	case id := <-found:
-		ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
-		b.t.Cleanup(cancel)
-		return ctx
+		b.mu.Lock()
+		b.frames[id] = true
+		b.mu.Unlock()
+		return id
 	case <-time.After(liveTimeout):
 		b.fatal("no iframe target for %s after %v", part, liveTimeout)
-		return nil
+		return ""
 	}
+}
+
+// attach gives a new session on the target id (until the test ends).
+// A frame's app replaces its document as it mounts; a session whose
+// DOM domain saw the old one may never answer again (chromedp then logs
+// "DOM.documentUpdated when there's no top-level frame"), so what comes
+// after an app start takes a session of its own.
+func (b *browser) attach(id target.ID) context.Context {
+	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	b.t.Cleanup(cancel)
+	return ctx
 }
 
 func ptrTo[T any](v T) *T { return &v }

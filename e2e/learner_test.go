@@ -8,6 +8,7 @@ package e2e
 // Every test fails on console errors, as the other browser tests do.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -739,6 +740,56 @@ window.addEventListener("message", (e) => { if (e.data && e.data.type === "infer
 		awaitJS[bool](b, `new Promise((r) => setTimeout(() => r(true), 200))`)
 		if got := evalJS[int](b, frameHeight); got != h {
 			t.Errorf("a message from the host page itself resized the frame to %d", got)
+		}
+	})
+
+	// Enter in a knob of the embed (a frame sandboxed without
+	// 'allow-forms', as the snippet writes it) applies the value, and the
+	// browser logs no refused form submission.
+	subtest(t, b, "Enter in an embedded knob", func(t *testing.T) {
+		b.do("open the host page", liveTimeout, chromedp.Navigate(host.URL+"/"), chromedp.WaitVisible(chromedp.CSS("iframe[data-inferlab]")))
+		frame := b.frameTarget("/embed/garage")
+		run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(b.attach(frame), liveTimeout)
+			defer cancel()
+			if err := chromedp.Do(ctx, actions...); err != nil {
+				b.fatal("in the embed, %s: %v", what, err)
+			}
+		}
+		// (once the frame's page has loaded: a reader's first tap comes after it)
+		run("open the parameters", chromedp.Poll[chromedp.Void](`document.readyState === "complete" && !!document.querySelector("#embed-params > summary")`,
+			chromedp.WithPollingTimeout(liveTimeout)), chromedp.Click(chromedp.CSS("#embed-params > summary")))
+		run("the app, live", chromedp.Poll[chromedp.Void](`!!document.querySelector(`+jsString(liveSelector)+`) && !!document.querySelector("#param-requests")`,
+			chromedp.WithPollingTimeout(liveTimeout)))
+		// The console is read on a session of its own from the app's start.
+		consoleCtx := b.attach(frame)
+		if _, err := chromedp.Run(consoleCtx, chromedp.Evaluate[bool](`true`)); err != nil {
+			b.fatal("in the embed, attaching to its console: %v", err)
+		}
+		var mu sync.Mutex
+		var refused []string
+		go func() {
+			for m, err := range chromedp.Console(consoleCtx) {
+				if err != nil {
+					return
+				}
+				if strings.Contains(m.Text, "allow-forms") || strings.Contains(m.Text, "Blocked form submission") {
+					mu.Lock()
+					refused = append(refused, m.Text)
+					mu.Unlock()
+				}
+			}
+		}()
+		run("type 50 and Enter", chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector("#param-requests"); f.focus(); f.select(); })()`),
+			chromedp.KeyEvent("50"), chromedp.KeyEvent(kb.Enter))
+		run("requests=50 applied", chromedp.Poll[chromedp.Void](`document.querySelector("#lab").dataset.query.includes("requests=50") && document.querySelector("#lab").dataset.stale !== "true"`,
+			chromedp.WithPollingTimeout(changeTimeout)))
+		awaitJS[bool](b, `new Promise((r) => setTimeout(() => r(true), 300))`)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(refused) > 0 {
+			t.Errorf("Enter in the embed's knob logged %q", refused)
 		}
 	})
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -63,18 +64,14 @@ func TestSandboxTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := export.RunJSON("sandbox", v, s)
+		want, err := export.RunJSON("sandbox", l.TraceValues(v), s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(got) != string(want) {
 			t.Errorf("downloaded JSON differs from the native run on the trace:\n got %.300s\nwant %.300s", got, want)
 		}
-		args := []string{"run", "./cmd/inferlab", "run", "sandbox", "--trace", good, "--format", "json"}
-		for _, p := range l.Params {
-			args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
-		}
-		if cli := goCmd(t, args...); string(cli) != string(got) {
+		if cli := goCmd(t, traceRunArgs(l, v, good)...); string(cli) != string(got) {
 			t.Errorf("downloaded JSON differs from `inferlab run sandbox --trace`:\n got %.300s\n cli %.300s", got, cli)
 		}
 	})
@@ -115,4 +112,17 @@ func TestSandboxTrace(t *testing.T) {
 			t.Errorf("requests metric %q, want the requests knob's 20", m)
 		}
 	})
+}
+
+// traceRunArgs are the go command's arguments for `inferlab run` of
+// lesson l on the trace file with the page's knobs v: every knob with
+// --set but those a trace replaces, which --trace refuses.
+func traceRunArgs(l *lessons.Lesson, v lessons.Values, file string) []string {
+	args := []string{"run", "./cmd/inferlab", "run", l.Slug, "--trace", file, "--format", "json"}
+	for _, p := range l.Params {
+		if !slices.Contains(l.TraceIgnores, p.Key) {
+			args = append(args, "--set", p.Key+"="+v.TextOf(p.Key))
+		}
+	}
+	return args
 }

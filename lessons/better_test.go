@@ -1,8 +1,10 @@
-package lessons
+package lessons_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // betterByName is the direction a metric's key implies where the lab's
@@ -10,21 +12,21 @@ import (
 // attainment and capacity improve upwards; latencies (TTFT, ITL), waste,
 // fragmentation, preemptions and stalls downwards. NoDirection: the key says
 // nothing (a count, a setting, a ratio between two mechanisms).
-func betterByName(key string) Direction {
+func betterByName(key string) lessons.Direction {
 	for _, w := range []string{"throughput", "goodput", "hit_rate", "utilization", "attainment", "capacity_req_s", "capacity_per_gpu_req_s", "_tok_s"} {
 		if strings.Contains(key, w) {
-			return HigherIsBetter
+			return lessons.HigherIsBetter
 		}
 	}
 	if strings.Contains(key, "gain") {
-		return NoDirection // an improvement: its own direction, whatever it improves
+		return lessons.NoDirection // an improvement: its own direction, whatever it improves
 	}
 	for _, w := range []string{"ttft", "itl", "waste", "frag", "preemptions", "stall"} {
 		if strings.Contains(key, w) {
-			return LowerIsBetter
+			return lessons.LowerIsBetter
 		}
 	}
-	return NoDirection
+	return lessons.NoDirection
 }
 
 // A comparison of two settings names the better side by each metric's
@@ -32,7 +34,7 @@ func betterByName(key string) Direction {
 // the way it improves, and the right way. (A lesson whose figures are all
 // addresses or counts may declare none: the log says which.)
 func TestMetricDirections(t *testing.T) {
-	for _, l := range All() {
+	for _, l := range lessons.All() {
 		t.Run(l.Slug, func(t *testing.T) {
 			t.Parallel()
 			s, _, err := l.Run(nil)
@@ -41,10 +43,10 @@ func TestMetricDirections(t *testing.T) {
 			}
 			directed := 0
 			for _, m := range s.Metrics {
-				if m.Better != NoDirection {
+				if m.Better != lessons.NoDirection {
 					directed++
 				}
-				if want := betterByName(m.Key); want != NoDirection && m.Better != want {
+				if want := betterByName(m.Key); want != lessons.NoDirection && m.Better != want {
 					t.Errorf("%s (%s): better = %q, want %q", m.Key, m.Label, m.Better, want)
 				}
 			}

@@ -1,9 +1,11 @@
-package lessons
+package lessons_test
 
 import (
 	"errors"
 	"strconv"
 	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // A refusal of a relation between knobs names the knob the reader set, not
@@ -12,15 +14,15 @@ import (
 // to its bounds (each choice of a choice knob): a relation the setting breaks
 // is refused on that knob.
 func TestRelationRefusalsNameTheKnobSetAlone(t *testing.T) {
-	for _, l := range All() {
+	for _, l := range lessons.All() {
 		for _, p := range l.Params {
 			var values []string
 			switch p.Kind {
-			case Choice:
+			case lessons.Choice:
 				values = p.Choices
 			default:
-				values = []string{p.format(p.Min), p.format(p.Max)}
-				if p.Kind == Int {
+				values = []string{p.Format(p.Min), p.Format(p.Max)}
+				if p.Kind == lessons.Int {
 					values = append(values, strconv.Itoa(int(p.Min)+1))
 				}
 			}
@@ -33,7 +35,7 @@ func TestRelationRefusalsNameTheKnobSetAlone(t *testing.T) {
 					t.Fatalf("%s %s=%s: %v", l.Slug, p.Key, val, errs[0])
 				}
 				err := l.CheckValues(v)
-				var pe *ParamError
+				var pe *lessons.ParamError
 				if err != nil && errors.As(err, &pe) && pe.Key != p.Key {
 					t.Errorf("%s --set %s=%s: refused on %s, a knob at its default: %v", l.Slug, p.Key, val, pe.Key, err)
 				}

@@ -1,64 +1,73 @@
-package lessons
+package lessons_test
 
-// lessonChecks is what a lesson registers, from its own
-// <file>_checks_test.go, for the package's shared tests beyond the contract
-// (TestLessonContract needs nothing registered). The shared tests iterate
-// the registry and read this; no shared test names a lesson.
-type lessonChecks struct {
-	// narration runs the lesson's typed run on knob values and lists what
-	// its narration gets wrong (TestNarratedCountsMatchTheSimulation).
-	// Every lesson has one.
-	narration func(v Values) ([]string, error)
-	// mismatches alter one narrated count each of a default run, which
-	// narration must then report (TestNarrationChecksCatchMismatches).
-	mismatches []narrationMismatch
-	// paced: the steps follow the pictures' pacing (TestPicturesPacing).
-	paced bool
-	// systems: every step's main figure is a systems picture (radix tree,
-	// cluster, tiers, journey), checked at the defaults and at
-	// systemsSets (TestSystemsPictures).
-	systems     bool
-	systemsSets []map[string]string
-	// promptMetrics maps the metrics that cover a whole prompt to the knob
-	// holding its length: their physical floor includes the prompt's
-	// FLOPs (TestLatenciesRespectPhysicalFloors).
-	promptMetrics map[string]string
-	// refusals are knob settings Run must refuse with a *ParamError on a
-	// given knob, saying something (TestLessonsRefuse).
-	refusals []refusal
-	// sweepGPUsAndModels: every GPU × model choice, with sweepKnobs set
-	// too, builds or is refused by Check with a knob error
-	// (TestEveryGPUAndModelBuildsOrIsRefused).
-	sweepGPUsAndModels bool
-	sweepKnobs         map[string]string
-	// batchDefaults: the lesson's batch knobs default to vLLM's on its
-	// default GPU (an H100), and step batchNoteStep (0-based) of a run with
-	// batchNoteKnobs says what vLLM would pick on an L4, and only there
-	// (TestLessonsRunVLLMBatchDefaults).
-	batchDefaults  bool
-	batchNoteKnobs map[string]string
-	batchNoteStep  int
-	// servingFits are knob settings walked over every GPU × model: each is
-	// refused with a knob error or fits the GPU and the model's positions
-	// (TestServingLessonsOnlyRunWhatFits).
-	servingFits []servingFit
-}
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
 
-// refusal is a knob setting Run refuses: a *ParamError on key whose text
-// contains want ("" for any text).
-type refusal struct {
-	set       map[string]string
-	key, want string
-}
+	"github.com/inferlab/inferlab/lessons"
+)
 
-// lessonTests holds each lesson's checks, by slug.
-var lessonTests = map[string]lessonChecks{}
-
-// registerChecks registers l's checks; its <file>_checks_test.go calls it
-// from init.
-func registerChecks(l *Lesson, c lessonChecks) {
-	if _, dup := lessonTests[l.Slug]; dup {
-		panic("lessons: checks registered twice for " + l.Slug)
+// Every lesson's own tests hand it to lessontest.Run (a TestLessonChecks
+// in its package): the narration check and the rest of lessontest.Checks
+// read the lesson's typed run, which only its package sees, so this test
+// cannot run them for it, and a lesson whose tests forgot the call would
+// go unchecked. The lesson's package is its simulation type's.
+func TestEveryLessonRunsTheSharedChecks(t *testing.T) {
+	const prefix = "github.com/inferlab/inferlab/lessons/"
+	for _, l := range lessons.All() {
+		pkg := reflect.TypeOf(l.Sim).PkgPath()
+		dir, ok := strings.CutPrefix(pkg, prefix)
+		if !ok || strings.Contains(dir, "/") {
+			t.Errorf("%s: its simulation is in %s, not a package of its own under lessons/", l.Slug, pkg)
+			continue
+		}
+		if !callsRun(t, dir) {
+			t.Errorf("%s: no test in lessons/%s calls lessontest.Run from TestLessonChecks (CONTRIBUTING.md, \"Add a lesson\")", l.Slug, dir)
+		}
 	}
-	lessonTests[l.Slug] = c
+}
+
+// callsRun reports whether a _test.go file of dir declares TestLessonChecks
+// calling lessontest.Run.
+func callsRun(t *testing.T, dir string) bool {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "TestLessonChecks" || fn.Body == nil {
+				continue
+			}
+			found := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Run" {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "lessontest" {
+						found = true
+					}
+				}
+				return !found
+			})
+			if found {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package lessons
+package lessons_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/lessons/lessontest"
 	"github.com/inferlab/inferlab/scene"
 )
 
@@ -26,7 +28,7 @@ import (
 //   - the lesson bounds its work (MaxWork) and declares its heaviest
 //     settings, which build within that bound, as its defaults do.
 func TestLessonContract(t *testing.T) {
-	for _, l := range All() {
+	for _, l := range lessons.All() {
 		t.Run(l.Slug, func(t *testing.T) {
 			t.Parallel()
 			for _, p := range contractProblems(l, testing.Short()) {
@@ -38,7 +40,7 @@ func TestLessonContract(t *testing.T) {
 
 // contractProblems returns every way l breaks the contract, in words.
 // quick checks only the defaults (for -short).
-func contractProblems(l *Lesson, quick bool) (problems []string) {
+func contractProblems(l *lessons.Lesson, quick bool) (problems []string) {
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	defer func() {
 		if r := recover(); r != nil {
@@ -77,13 +79,13 @@ func contractProblems(l *Lesson, quick bool) (problems []string) {
 
 // extremeProblems builds each knob's ends (knobExtremes): each builds a
 // well-formed script or is refused with an error naming one of l's knobs.
-func extremeProblems(l *Lesson) (problems []string) {
+func extremeProblems(l *lessons.Lesson) (problems []string) {
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	seen := map[string]bool{}
 	for _, set := range knobExtremes(l) {
 		s, _, err := l.Run(set)
 		if err != nil {
-			var pe *ParamError
+			var pe *lessons.ParamError
 			if !errors.As(err, &pe) {
 				add("%v: refused without naming a knob: %v", set, err)
 			} else if _, ok := l.Param(pe.Key); !ok {
@@ -103,7 +105,7 @@ func extremeProblems(l *Lesson) (problems []string) {
 
 // heavyCornerProblems builds l's heaviest settings: each is accepted and
 // counts no more work than MaxWork.
-func heavyCornerProblems(l *Lesson) (problems []string) {
+func heavyCornerProblems(l *lessons.Lesson) (problems []string) {
 	for _, set := range l.HeavyCorners {
 		s, _, err := l.Run(set)
 		switch {
@@ -117,7 +119,7 @@ func heavyCornerProblems(l *Lesson) (problems []string) {
 }
 
 // scriptProblems checks one built script.
-func scriptProblems(s *Script) (problems []string) {
+func scriptProblems(s *lessons.Script) (problems []string) {
 	if s == nil {
 		return []string{"Build returned no script and no error"}
 	}
@@ -139,8 +141,8 @@ func scriptProblems(s *Script) (problems []string) {
 			problems = append(problems, fmt.Sprintf("metric %s is %v", m.Key, m.Value))
 		case m.Key == "" || m.Label == "" || m.Unit == "":
 			problems = append(problems, fmt.Sprintf("metric %q has no label or no unit (label %q, unit %q)", m.Key, m.Label, m.Unit))
-		case m.Better != NoDirection && m.Better != HigherIsBetter && m.Better != LowerIsBetter:
-			problems = append(problems, fmt.Sprintf("metric %s: better = %q, want %q, %q or none", m.Key, m.Better, HigherIsBetter, LowerIsBetter))
+		case m.Better != lessons.NoDirection && m.Better != lessons.HigherIsBetter && m.Better != lessons.LowerIsBetter:
+			problems = append(problems, fmt.Sprintf("metric %s: better = %q, want %q, %q or none", m.Key, m.Better, lessons.HigherIsBetter, lessons.LowerIsBetter))
 		}
 		seen[m.Key] = true
 	}
@@ -150,7 +152,7 @@ func scriptProblems(s *Script) (problems []string) {
 // mentionProblems checks that each mention of a step quotes its narration
 // and names an element that one of the step's scenes marks, and that each
 // mark has a reference.
-func mentionProblems(i int, st Step) (problems []string) {
+func mentionProblems(i int, st lessons.Step) (problems []string) {
 	marked := map[string]bool{}
 	for _, sc := range st.Scenes {
 		for _, m := range sc.Marks {
@@ -203,7 +205,7 @@ func drawnIn(sc scene.Scene, ref string) bool {
 }
 
 // buildJSON builds l with the raw knobs and returns the whole script as JSON.
-func buildJSON(l *Lesson, raw map[string]string) ([]byte, error) {
+func buildJSON(l *lessons.Lesson, raw map[string]string) ([]byte, error) {
 	s, _, err := l.Run(raw)
 	if err != nil {
 		return nil, err
@@ -214,10 +216,10 @@ func buildJSON(l *Lesson, raw map[string]string) ([]byte, error) {
 // knobExtremes lists one knob set per knob end: each numeric knob at its
 // minimum and at its maximum, each choice knob at each choice, the other
 // knobs at their defaults.
-func knobExtremes(l *Lesson) []map[string]string {
+func knobExtremes(l *lessons.Lesson) []map[string]string {
 	var out []map[string]string
 	for _, p := range l.Params {
-		if p.Kind == Choice {
+		if p.Kind == lessons.Choice {
 			for _, c := range p.Choices[1:] {
 				out = append(out, map[string]string{p.Key: c})
 			}
@@ -247,15 +249,15 @@ func TestLessonContractCatchesBrokenLessons(t *testing.T) {
 }
 
 // wellFormedLesson is a fake lesson that keeps the contract.
-func wellFormedLesson() *Lesson {
-	return &Lesson{
+func wellFormedLesson() *lessons.Lesson {
+	return &lessons.Lesson{
 		Slug: "fake", Title: "Fake", Part: "Part 0", Summary: "a lesson for testing the contract", Engine: "none",
-		Params:  []Param{{Key: "n", Label: "N", Unit: "things", Kind: Int, Default: 2, Min: 1, Max: 4, Step: 1}},
+		Params:  []lessons.Param{{Key: "n", Label: "N", Unit: "things", Kind: lessons.Int, Default: 2, Min: 1, Max: 4, Step: 1}},
 		MaxWork: 4, HeavyCorners: []map[string]string{{"n": "4"}},
-		sim: simFunc(func(v Values) (*Script, error) {
-			return &Script{
-				Steps:   []Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
-				Metrics: []Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
+		Sim: lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
+			return &lessons.Script{
+				Steps:   []lessons.Step{{Title: "One", Narration: "n is " + strconv.Itoa(v.Int("n"))}},
+				Metrics: []lessons.Metric{{Key: "n", Label: "N", Unit: "things", Value: float64(v.Int("n"))}},
 				Work:    int64(v.Int("n")),
 			}, nil
 		}),
@@ -266,60 +268,60 @@ func wellFormedLesson() *Lesson {
 // contract test must report it with a problem mentioning want.
 type brokenLesson struct {
 	name   string
-	break_ func(l *Lesson)
+	break_ func(l *lessons.Lesson)
 	want   string
 }
 
 func brokenLessons() []brokenLesson {
 	return []brokenLesson{
-		{"defaults fail", func(l *Lesson) {
-			l.sim = simFunc(func(Values) (*Script, error) { return nil, errors.New("boom") })
+		{"defaults fail", func(l *lessons.Lesson) {
+			l.Sim = lessontest.SimFunc(func(lessons.Values) (*lessons.Script, error) { return nil, errors.New("boom") })
 		}, "defaults do not build"},
-		{"not deterministic", func(l *Lesson) {
+		{"not deterministic", func(l *lessons.Lesson) {
 			calls := 0
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
 				calls++
 				s.Steps[0].Narration += strings.Repeat("!", calls)
 				return s, err
 			})
 		}, "two different scripts"},
-		{"NaN metric", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"NaN metric", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
 				s.Metrics[0].Value = math.NaN()
 				return s, err
 			})
 		}, "is NaN"},
-		{"metric without unit", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"metric without unit", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
 				s.Metrics[0].Unit = ""
 				return s, err
 			})
 		}, "no unit"},
-		{"duplicate metric", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"duplicate metric", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
 				s.Metrics = append(s.Metrics, s.Metrics[0])
 				return s, err
 			})
 		}, "appears twice"},
-		{"untitled step", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"untitled step", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
-				s.Steps = append(s.Steps, Step{Narration: "no title"})
+				s.Steps = append(s.Steps, lessons.Step{Narration: "no title"})
 				return s, err
 			})
 		}, "no title or no narration"},
-		{"max knob panics", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"max knob panics", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				if v.Int("n") == 4 {
 					var s []int
 					_ = s[v.Int("n")]
@@ -327,34 +329,34 @@ func brokenLessons() []brokenLesson {
 				return b(v)
 			})
 		}, "panicked"},
-		{"unnamed refusal", func(l *Lesson) {
-			l.Check = func(v Values) error {
+		{"unnamed refusal", func(l *lessons.Lesson) {
+			l.Check = func(v lessons.Values) error {
 				if v.Int("n") == 1 {
 					return errors.New("too small")
 				}
 				return nil
 			}
 		}, "refused without naming a knob"},
-		{"mention of an unmarked element", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"mention of an unmarked element", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
 				s.Steps[0].Mentions = []scene.Mention{{Text: "n is", Scene: "grid", Ref: "block:1"}}
 				return s, err
 			})
 		}, "marks no such element"},
-		{"heavy corner over the bound", func(l *Lesson) {
+		{"heavy corner over the bound", func(l *lessons.Lesson) {
 			l.MaxWork = 3
 		}, "over MaxWork"},
-		{"no work bound", func(l *Lesson) {
+		{"no work bound", func(l *lessons.Lesson) {
 			l.MaxWork = 0
 		}, "no work bound"},
-		{"no heavy corners", func(l *Lesson) {
+		{"no heavy corners", func(l *lessons.Lesson) {
 			l.HeavyCorners = nil
 		}, "no work bound"},
-		{"work not counted", func(l *Lesson) {
-			b := l.sim.build
-			l.sim = simFunc(func(v Values) (*Script, error) {
+		{"work not counted", func(l *lessons.Lesson) {
+			b := l.Sim.Simulate
+			l.Sim = lessontest.SimFunc(func(v lessons.Values) (*lessons.Script, error) {
 				s, err := b(v)
 				s.Work = 0
 				return s, err

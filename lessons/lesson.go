@@ -1,4 +1,5 @@
-// Package lessons holds the lab's lessons and the contract they follow.
+// Package lessons is the contract every lesson follows and the registry
+// that lists them.
 //
 // A lesson is data, not UI: metadata, typed parameters, and a simulation
 // (Lesson.Build) that runs the core and returns a Script of steps. Each step
@@ -6,15 +7,20 @@
 // browser player and the `inferlab run` command show the same Script, so the
 // same parameters give the same figures everywhere.
 //
-// Adding a lesson means writing new files in this package: one that declares
-// a *Lesson (with its place in the index, its picture and its glossary
-// terms) and calls register from an init function, and its tests; nothing
-// else changes (CONTRIBUTING.md, "Add a lesson").
+// Each lesson is a package of its own under lessons/ that declares a
+// *Lesson (with its place in the index, its picture and its glossary
+// terms) and calls Register from an init function, as an image format or a
+// database/sql driver registers itself; lessons/all imports every one of
+// them for its side effect, and the lab's entry points import lessons/all.
+// Shared helpers are in lessons/kit, shared test checks in
+// lessons/lessontest (CONTRIBUTING.md, "Add a lesson").
 package lessons
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/scene"
@@ -43,9 +49,14 @@ type Lesson struct {
 	// Check validates relations between parameters after each one passed its
 	// own range check (e.g. prompt_min ≤ prompt_max). It may be nil.
 	Check func(Values) error
-	// sim runs the lesson's simulation (see simulation for why it is an
+	// Sim runs the lesson's simulation (see Simulation for why it is an
 	// interface value, not a func).
-	sim simulation
+	Sim Simulation
+	// TraceIgnores are the knobs a trace replaces, for a lesson that takes
+	// one (BuildTrace): those that generate the requests, their arrivals
+	// and their lengths. A trace run does not read them; RunTrace leaves
+	// them out of the values it returns, and CheckTraceKnobs refuses them.
+	TraceIgnores []string
 
 	// MaxWork bounds Script.Work for every knob combination the lesson
 	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +
@@ -59,8 +70,8 @@ type Lesson struct {
 	HeavyCorners []map[string]string
 }
 
-// simulation is what a lesson runs: each lesson file declares an empty type
-// (e.g. garageSim) whose build method is the simulation.
+// Simulation is what a lesson runs: each lesson package declares an empty type
+// (its package's sim) whose Simulate method is the simulation.
 //
 // Why an interface and not a func field: the page's WebAssembly (app.wasm)
 // registers every lesson for its metadata and knobs but never runs a
@@ -74,33 +85,47 @@ type Lesson struct {
 // simulations are gone (GOOS=js GOARCH=wasm go build -trimpath
 // -ldflags='-s -w' ./wasm). So a registered lesson's sim must be an empty
 // struct type with methods, never a func adapter nor a struct holding a
-// func (TestRegisteredSimulationsAreMethods).
-type simulation interface {
-	// build runs the simulation. It is only called with values that passed
+// func (TestRegisteredSimulationsAreMethods). The methods are exported
+// because each lesson is a package of its own; an exported method stays
+// out as long as the page reaches no reflect.Value.Method or MethodByName,
+// which would keep every exported method of a type it uses
+// (wasm/page_test.go fails then).
+type Simulation interface {
+	// Simulate runs the simulation. It is only called with values that passed
 	// Resolve and Check, and must be deterministic in them.
-	build(Values) (*Script, error)
+	Simulate(Values) (*Script, error)
 }
 
-// traceSimulation is a simulation that also runs on requests read from a
+// TraceSimulation is a simulation that also runs on requests read from a
 // trace (core/workload's JSONL format) instead of the workload its knobs
 // generate; name labels the trace in the narration.
-type traceSimulation interface {
-	simulation
-	buildTrace(v Values, trace []workload.Request, name string) (*Script, error)
+type TraceSimulation interface {
+	Simulation
+	SimulateTrace(v Values, trace []workload.Request, name string) (*Script, error)
+}
+
+// ScriptOf is the script of a typed run, or the error that ended the run:
+// a lesson's Simulate is `return lessons.ScriptOf(run<Lesson>(v))`, its run
+// type's Script method writing the steps, metrics, claims and counted work.
+func ScriptOf[R interface{ Script() *Script }](r R, err error) (*Script, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.Script(), nil
 }
 
 // Build runs the lesson's simulation. It is only called with values that
 // passed Resolve and Check (Run does both), and is deterministic in them.
 func (l *Lesson) Build(v Values) (*Script, error) {
-	if l.sim == nil {
+	if l.Sim == nil {
 		return nil, fmt.Errorf("%s: the lesson has no simulation", l.Slug)
 	}
-	return l.sim.build(v)
+	return l.Sim.Simulate(v)
 }
 
 // TakesTrace reports whether the lesson runs on a trace (BuildTrace).
 func (l *Lesson) TakesTrace() bool {
-	_, ok := l.sim.(traceSimulation)
+	_, ok := l.Sim.(TraceSimulation)
 	return ok
 }
 
@@ -109,11 +134,11 @@ func (l *Lesson) TakesTrace() bool {
 // for Build, v passed Resolve and Check. It fails for a lesson that takes
 // no trace.
 func (l *Lesson) BuildTrace(v Values, trace []workload.Request, name string) (*Script, error) {
-	ts, ok := l.sim.(traceSimulation)
+	ts, ok := l.Sim.(TraceSimulation)
 	if !ok {
 		return nil, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
-	return ts.buildTrace(v, trace, name)
+	return ts.SimulateTrace(v, trace, name)
 }
 
 // Script is what a lesson's Build returns: the steps to play and the final
@@ -189,7 +214,7 @@ func (s *Script) Metric(key string) (float64, bool) {
 // Run resolves raw parameter text, checks it and builds the script. Errors
 // from bad parameters are *ParamError values (possibly joined).
 func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
-	v, err := l.resolveChecked(raw)
+	v, err := l.ResolveChecked(raw)
 	if err != nil {
 		return nil, v, err
 	}
@@ -197,8 +222,8 @@ func (l *Lesson) Run(raw map[string]string) (*Script, Values, error) {
 	return s, v, l.blame(v, err)
 }
 
-// resolveChecked resolves raw knobs and checks their relations.
-func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
+// ResolveChecked resolves raw knobs and checks their relations.
+func (l *Lesson) ResolveChecked(raw map[string]string) (Values, error) {
 	v, errs := l.Resolve(raw)
 	if len(errs) > 0 {
 		return v, joinParamErrors(errs)
@@ -213,7 +238,7 @@ func (l *Lesson) resolveChecked(raw map[string]string) (Values, error) {
 // then builds with BuildTrace. name is shown with its control characters
 // escaped (PrintableName).
 func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
-	v, err := l.resolveChecked(raw)
+	v, err := l.ResolveChecked(raw)
 	if err != nil {
 		return nil, v, err
 	}
@@ -225,7 +250,33 @@ func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name 
 		return nil, v, fmt.Errorf("%s: the trace %s has no requests", l.Slug, name)
 	}
 	s, err := l.BuildTrace(v, trace, name)
-	return s, v, l.blame(v, err)
+	return s, l.TraceValues(v), l.blame(v, err)
+}
+
+// TraceValues are the values a run on a trace reads: v without the knobs
+// the trace replaces (TraceIgnores), as RunTrace returns them and as the
+// page exports a trace run's knobs.
+func (l *Lesson) TraceValues(v Values) Values { return v.without(l.TraceIgnores) }
+
+// CheckTraceKnobs refuses, one *ParamError each in the order of the
+// lesson's knobs, the raw knobs that a run on a trace ignores
+// (TraceIgnores): `inferlab run sandbox --trace t.jsonl --set requests=4`
+// served the trace's 50 requests and reported requests 4. The page, whose
+// knobs stay set while a trace replaces their workload, says so instead.
+func (l *Lesson) CheckTraceKnobs(raw map[string]string) error {
+	var errs []*ParamError
+	for _, p := range l.Params {
+		v, given := raw[p.Key]
+		if !given || !slices.Contains(l.TraceIgnores, p.Key) {
+			continue
+		}
+		errs = append(errs, &ParamError{Key: p.Key, Value: v,
+			Want: fmt.Sprintf("no value with a trace: a trace gives the requests, their arrivals and their lengths, so %s have no effect on its run", strings.Join(l.TraceIgnores, ", "))})
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return joinParamErrors(errs)
 }
 
 // Browser bounds on a trace: 16,384 tokens per request, 2,000,000 in all,
@@ -266,16 +317,16 @@ func (l *Lesson) TraceLimits() workload.Limits {
 // the browser alike: perPrompt × Σ prompt_tokens + perOutput × Σ
 // output_tokens at most bound (all 0 for a lesson with none).
 func (l *Lesson) TraceWork() (perPrompt, perOutput, bound int64) {
-	if tw, ok := l.sim.(interface{ traceWork() (int64, int64, int64) }); ok {
-		return tw.traceWork()
+	if tw, ok := l.Sim.(interface{ TraceWork() (int64, int64, int64) }); ok {
+		return tw.TraceWork()
 	}
 	return 0, 0, 0
 }
 
 var registry = map[string]*Lesson{}
 
-// register adds a lesson; lesson files call it from init.
-func register(l *Lesson) {
+// Register adds a lesson; lesson files call it from init.
+func Register(l *Lesson) {
 	if _, dup := registry[l.Slug]; dup {
 		panic(fmt.Sprintf("lessons: duplicate slug %q", l.Slug))
 	}

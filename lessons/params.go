@@ -3,9 +3,13 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/inferlab/inferlab/internal/textfmt"
 )
 
 // ParamKind is the type of a knob's value.
@@ -34,6 +38,13 @@ type Param struct {
 	Max     float64
 	Step    float64
 	Choices []string // for Choice; the first is the default
+	// Zero, when set, says what 0 means for a numeric knob whose Min is 0
+	// ("the chosen GPU's cited figure", "none"): 0 is then a choice, not
+	// an amount, and an amount is at least Step, the smallest the control
+	// offers. A smaller one (4.9e-324 dollars an hour) would read as 0
+	// in every figure computed from it, and one that a float64 reads as 0
+	// (1e-400) would silently mean Zero.
+	Zero string
 }
 
 // DefaultText is the default value as it appears in a URL.
@@ -41,10 +52,10 @@ func (p Param) DefaultText() string {
 	if p.Kind == Choice {
 		return p.Choices[0]
 	}
-	return p.format(p.Default)
+	return p.Format(p.Default)
 }
 
-func (p Param) format(x float64) string {
+func (p Param) Format(x float64) string {
 	if p.Kind == Int {
 		return strconv.FormatInt(int64(x), 10)
 	}
@@ -53,14 +64,17 @@ func (p Param) format(x float64) string {
 
 // Range describes the allowed values in words, for error messages and help.
 func (p Param) Range() string {
-	switch p.Kind {
-	case Choice:
+	if p.Kind == Choice {
 		return "one of " + strings.Join(p.Choices, ", ")
-	case Int:
-		return fmt.Sprintf("an integer from %s to %s", p.format(p.Min), p.format(p.Max))
-	default:
-		return fmt.Sprintf("a number from %s to %s", p.format(p.Min), p.format(p.Max))
 	}
+	kind := "a number"
+	if p.Kind == Int {
+		kind = "an integer"
+	}
+	if p.Zero != "" {
+		return fmt.Sprintf("0 (%s) or %s from %s to %s", p.Zero, kind, p.Format(p.Step), p.Format(p.Max))
+	}
+	return fmt.Sprintf("%s from %s to %s", kind, p.Format(p.Min), p.Format(p.Max))
 }
 
 // ParamError says which knob got which bad value and what is allowed.
@@ -127,7 +141,13 @@ func (p Param) parse(raw string) (float64, string, *ParamError) {
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0, "", bad
 	}
-	if p.Kind == Int && x != math.Trunc(x) {
+	// A float64 reads "1e-400" as 0 and "1e-400" for an integer as the
+	// integer 0: an integer knob takes only text that names an integer,
+	// and a knob where 0 means something else takes no amount below Step.
+	if p.Kind == Int && (x != math.Trunc(x) || !textfmt.IsWhole(raw)) {
+		return 0, "", bad
+	}
+	if p.Zero != "" && (x == 0 && textfmt.RoundsToZero(raw) || x != 0 && x < p.Step) {
 		return 0, "", bad
 	}
 	if x < p.Min || x > p.Max {
@@ -223,7 +243,7 @@ func (v Values) TextOf(key string) string {
 			if p.Kind == Choice {
 				return v.choices[key]
 			}
-			return p.format(v.nums[key])
+			return p.Format(v.nums[key])
 		}
 	}
 	return ""
@@ -316,12 +336,10 @@ func Relation(key string, value, want string, with ...string) *ParamError {
 // = "30" (p_host: want at most 0%: …)`, not as a refusal of p_host, which
 // was never set.
 func (l *Lesson) CheckValues(v Values) error {
-	if l.Check != nil {
-		if err := l.blame(v, l.Check(v)); err != nil {
-			return err
-		}
+	if l.Check == nil {
+		return nil
 	}
-	return l.blame(v, checkCostRates(v))
+	return l.blame(v, l.Check(v))
 }
 
 // blame names a broken relation on the knob the reader set (see
@@ -350,6 +368,42 @@ func (l *Lesson) blame(v Values, err error) error {
 func (v Values) Defaults() Values {
 	l := Lesson{Params: v.params}
 	return l.Defaults()
+}
+
+// without returns v with the knobs keys left out of what it lists (Text,
+// TextOf, JSON), though still readable (Int, Float, Choice, Has): the
+// values of a run that did not use those knobs.
+func (v Values) without(keys []string) Values {
+	if len(keys) == 0 {
+		return v
+	}
+	out := v
+	out.params = nil
+	for _, p := range v.params {
+		if !slices.Contains(keys, p.Key) {
+			out.params = append(out.params, p)
+		}
+	}
+	return out
+}
+
+// WithNumber is v with the numeric knob key set to x and every other knob
+// as it was: a simulation that tries variants of the reader's setting (the
+// sandbox's capacity search at other rates) derives them from v.
+func (v Values) WithNumber(key string, x float64) Values {
+	c := v
+	c.nums = maps.Clone(v.nums)
+	c.nums[key] = x
+	return c
+}
+
+// WithChoice is v with the choice knob key set to choice and every other
+// knob as it was (see WithNumber).
+func (v Values) WithChoice(key, choice string) Values {
+	c := v
+	c.choices = maps.Clone(v.choices)
+	c.choices[key] = choice
+	return c
 }
 
 // Has reports whether the lesson declares the knob.

@@ -39,13 +39,13 @@ type Quiz struct {
 	Explain string `json:"explain"`
 }
 
-// numberQuiz builds a number checkpoint.
-func numberQuiz(question string, answer float64, tolerance float64, explain string) *Quiz {
+// NumberQuiz builds a number checkpoint.
+func NumberQuiz(question string, answer float64, tolerance float64, explain string) *Quiz {
 	return &Quiz{Question: question, Kind: QuizNumber, Answer: strconv.FormatFloat(answer, 'f', -1, 64), Tolerance: tolerance, Explain: explain}
 }
 
-// choiceQuiz builds a choice checkpoint; answer must be one of choices.
-func choiceQuiz(question string, choices []string, answer, explain string) *Quiz {
+// ChoiceQuiz builds a choice checkpoint; answer must be one of choices.
+func ChoiceQuiz(question string, choices []string, answer, explain string) *Quiz {
 	return &Quiz{Question: question, Kind: QuizChoice, Choices: choices, Answer: answer, Explain: explain}
 }
 

@@ -1,6 +1,10 @@
-package lessons
+package lessons_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/inferlab/inferlab/lessons"
+)
 
 // Every lesson places itself in the index: a group of Groups, a rank no
 // other lesson of the group takes (so the order is the author's, not the
@@ -9,8 +13,8 @@ import "testing"
 func TestLessonsDeclareTheirPlace(t *testing.T) {
 	ranks := map[string]map[int]string{}
 	terms := map[string]string{}
-	for _, l := range All() {
-		if groupIndex(l.Group) == len(Groups) {
+	for _, l := range lessons.All() {
+		if lessons.GroupIndex(l.Group) == len(lessons.Groups) {
 			t.Errorf("%s: group %q is not one of lessons.Groups", l.Slug, l.Group)
 		}
 		if ranks[l.Group] == nil {
@@ -24,7 +28,7 @@ func TestLessonsDeclareTheirPlace(t *testing.T) {
 			t.Errorf("%s: no Thumb (the kind of its main figure, for its index card)", l.Slug)
 		}
 		for _, term := range l.Terms {
-			key := normalizeTerm(term.Term)
+			key := lessons.NormalizeTerm(term.Term)
 			if other, dup := terms[key]; dup {
 				t.Errorf("%s: term %q is also declared by %s", l.Slug, term.Term, other)
 			}

@@ -1,4 +1,4 @@
-package lessons
+package lessons_test
 
 import (
 	"reflect"
@@ -6,27 +6,21 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
+	"github.com/inferlab/inferlab/lessons/lessontest"
 )
 
-// simFunc adapts a func to simulation, for tests that build fake lessons.
-// Registered lessons must not use it: a func value is a reference the
-// linker keeps, which would pull the simulation back into the page's
-// WebAssembly (see simulation; TestRegisteredSimulationsAreMethods).
-type simFunc func(Values) (*Script, error)
-
-func (f simFunc) build(v Values) (*Script, error) { return f(v) }
-
 // Every registered lesson's simulation is an empty struct type whose build
-// (and buildTrace) are methods: neither a func adapter nor a struct carrying
+// (and SimulateTrace) are methods: neither a func adapter nor a struct carrying
 // a func value, either of which the page's wasm would have to link. The
 // sandbox is the lesson that takes a trace; no other does.
 func TestRegisteredSimulationsAreMethods(t *testing.T) {
-	for _, l := range All() {
-		if l.sim == nil {
+	for _, l := range lessons.All() {
+		if l.Sim == nil {
 			t.Errorf("%s: no simulation", l.Slug)
 			continue
 		}
-		typ := reflect.TypeOf(l.sim)
+		typ := reflect.TypeOf(l.Sim)
 		if typ.Kind() != reflect.Struct || typ.NumField() != 0 {
 			t.Errorf("%s: simulation is a %s (%s), want an empty struct type with a build method", l.Slug, typ, typ.Kind())
 		}
@@ -37,7 +31,7 @@ func TestRegisteredSimulationsAreMethods(t *testing.T) {
 // an error naming the lesson, and a lesson without a simulation refuses
 // Build, instead of panicking.
 func TestBuildWithoutSimulationIsAnError(t *testing.T) {
-	l := &Lesson{Slug: "plain", sim: simFunc(func(Values) (*Script, error) { return &Script{}, nil })}
+	l := &lessons.Lesson{Slug: "plain", Sim: lessontest.SimFunc(func(lessons.Values) (*lessons.Script, error) { return &lessons.Script{}, nil })}
 	if l.TakesTrace() {
 		t.Error("a lesson whose simulation has no buildTrace takes a trace")
 	}
@@ -52,8 +46,8 @@ func TestBuildWithoutSimulationIsAnError(t *testing.T) {
 	if _, _, err := l.RunTrace(nil, trace, "t.jsonl"); err == nil || !strings.Contains(err.Error(), "takes no trace") {
 		t.Errorf("RunTrace: err %v, want the lesson takes no trace", err)
 	}
-	bare := &Lesson{Slug: "bare"}
-	if _, err := bare.Build(Values{}); err == nil || !strings.Contains(err.Error(), "bare: the lesson has no simulation") {
+	bare := &lessons.Lesson{Slug: "bare"}
+	if _, err := bare.Build(lessons.Values{}); err == nil || !strings.Contains(err.Error(), "bare: the lesson has no simulation") {
 		t.Errorf("bare Build: err %v, want no simulation", err)
 	}
 	if bare.TakesTrace() {

@@ -1,4 +1,4 @@
-package lessons
+package lessons_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 // The page's trace limits bound the engine steps a trace can take (as a
@@ -13,13 +14,13 @@ import (
 // knob allows; the trace that once took the page 19 s natively (122
 // requests of 1 + 16,383 tokens, staggered) is refused.
 func TestTraceLimitsBoundSteps(t *testing.T) {
-	for _, l := range All() {
+	for _, l := range lessons.All() {
 		if !l.TakesTrace() {
 			continue
 		}
 		lim := l.TraceLimits()
-		if lim.MaxSteps != traceMaxSteps || lim.MaxSteps > workload.DefaultLimits().MaxSteps {
-			t.Errorf("%s: MaxSteps %d, want %d", l.Slug, lim.MaxSteps, traceMaxSteps)
+		if lim.MaxSteps != lessons.TraceMaxSteps || lim.MaxSteps > workload.DefaultLimits().MaxSteps {
+			t.Errorf("%s: MaxSteps %d, want %d", l.Slug, lim.MaxSteps, lessons.TraceMaxSteps)
 		}
 		if p, ok := l.Param("max_num_batched_tokens"); ok && float64(lim.StepTokens) != p.Min {
 			t.Errorf("%s: steps counted with a %d-token budget; its knob allows %v", l.Slug, lim.StepTokens, p.Min)

@@ -38,6 +38,12 @@ type assets struct {
 // is brotli only from its build's sibling (minutes at quality 11).
 const brotliHereMax = 2 << 20
 
+// brotliHere lets one file at a time be compressed with brotli here, at
+// quality 11: each compression holds tens of MB while it runs (66 MB
+// allocated for echarts.min.js), and the first requests for every script
+// and stylesheet, arriving together, ran them all at once.
+var brotliHere = make(chan struct{}, 1)
+
 // compressible lists the extensions worth compressing.
 var compressible = map[string]bool{".wasm": true, ".js": true, ".css": true, ".svg": true, ".json": true, ".txt": true, ".xml": true, ".webmanifest": true, ".html": true}
 
@@ -67,19 +73,40 @@ func init() {
 	_ = mime.AddExtensionType(".webmanifest", "application/manifest+json")
 }
 
-// warm computes a file's encodings in the background, so the first request
-// for app.wasm does not wait for them.
+// webFile reports whether name (a clean slash path under dir, "/lab.js")
+// is a file of the site, and returns its information: a regular file
+// reached through no symbolic link below dir, and not a precompressed
+// sibling (FILE.br, FILE.gz), which is sent only as FILE's encoding. These
+// are the files WriteStatic copies (copyDir), so the server and a static
+// site serve the same ones: the server once followed a link that the
+// static copy left out.
+func webFile(dir, name string) (os.FileInfo, bool) {
+	if strings.HasSuffix(name, ".br") || strings.HasSuffix(name, ".gz") {
+		return nil, false
+	}
+	p := dir
+	var st os.FileInfo
+	for _, part := range strings.Split(strings.Trim(name, "/"), "/") {
+		p = filepath.Join(p, part)
+		var err error
+		if st, err = os.Lstat(p); err != nil || st.Mode()&os.ModeSymlink != 0 {
+			return nil, false
+		}
+	}
+	return st, st != nil && st.Mode().IsRegular()
+}
+
+// warm computes a file's encodings, so the first request for app.wasm
+// does not wait for them.
 func (a *assets) warm(name string) {
 	full := filepath.Join(a.dir, name)
-	st, err := os.Stat(full)
-	if err != nil {
+	st, ok := webFile(a.dir, "/"+name)
+	if !ok {
 		return
 	}
-	go func() {
-		for _, enc := range append([]string{"identity"}, encodings...) {
-			a.variant(full, st, enc)
-		}
-	}()
+	for _, enc := range append([]string{"identity"}, encodings...) {
+		a.variant(full, st, enc)
+	}
 }
 
 func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -91,8 +118,8 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	name := path.Clean("/" + r.URL.Path)
 	full := filepath.Join(a.dir, filepath.FromSlash(name))
-	st, err := os.Stat(full)
-	if err != nil || !st.Mode().IsRegular() {
+	st, ok := webFile(a.dir, name)
+	if !ok {
 		http.NotFound(w, r)
 		return
 	}
@@ -151,7 +178,9 @@ func (a *assets) variant(full string, st os.FileInfo, enc string) *encoded {
 		case enc == "gzip":
 			body, err = gzipBytes(raw.v.body)
 		case enc == "br" && len(raw.v.body) <= brotliHereMax && filepath.Ext(full) != ".wasm":
+			brotliHere <- struct{}{}
 			body, err = brotliBytes(raw.v.body, 11)
+			<-brotliHere
 		}
 		if err != nil {
 			e.err = err

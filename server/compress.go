@@ -4,9 +4,16 @@ package server
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
+
+// MaxCompressBytes bounds the file Compress reads, whole, into memory: the
+// lab's wasm files are about 12 and 9 MB. A larger file, or anything but a
+// regular file (/dev/zero, a named pipe), is refused before it is read.
+const MaxCompressBytes = 64 << 20
 
 // Compress writes FILE.br (brotli at quality, 0 to 11) and FILE.gz (gzip at
 // its best level) beside a file, for the server to send as they are: the
@@ -18,7 +25,7 @@ func Compress(path string, quality int) error {
 	if quality < 0 || quality > 11 {
 		return fmt.Errorf("compress: quality = %d is not allowed: want 0 to 11", quality)
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := readCompressible(path)
 	if err != nil {
 		return err
 	}
@@ -40,7 +47,7 @@ func Compress(path string, quality int) error {
 
 // UpToDate reports whether FILE.br and FILE.gz both decode to the file.
 func UpToDate(path string) bool {
-	raw, err := os.ReadFile(path)
+	raw, err := readCompressible(path)
 	if err != nil {
 		return false
 	}
@@ -51,6 +58,30 @@ func UpToDate(path string) bool {
 		}
 	}
 	return true
+}
+
+// readCompressible reads a regular file of at most MaxCompressBytes. It
+// opens without blocking, so a named pipe with no writer cannot hang it,
+// and checks the opened file, so one swapped in after a check cannot
+// either.
+func readCompressible(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("compress: %s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, MaxCompressBytes+1))
+	if err == nil && len(raw) > MaxCompressBytes {
+		err = fmt.Errorf("compress: %s is over %d bytes: want at most %d", path, MaxCompressBytes, MaxCompressBytes)
+	}
+	return raw, err
 }
 
 func writeAtomic(path string, body []byte) error {

@@ -36,6 +36,7 @@ var renders atomic.Int64
 // is 404, with the app's not-found page.
 type site struct {
 	app    *goapp.Handler
+	base   string            // the site's public address, for link previews (preview.go); "" if unknown
 	config string            // what renders depend on besides the path
 	docs   map[string]string // served path → the document rendered for it
 	log    io.Writer
@@ -51,8 +52,9 @@ var goappFiles = map[string]string{
 }
 
 // newSite configures go-app for the files of dir; prefix is "" for the
-// live server, the sub-path for a static site.
-func newSite(dir, version, prefix string) (*site, error) {
+// live server, the sub-path for a static site; publicURL is the site's
+// public address for link previews ("": none).
+func newSite(dir, version, prefix, publicURL string) (*site, error) {
 	versions, err := fileVersions(dir)
 	if err != nil {
 		return nil, err
@@ -66,7 +68,7 @@ func newSite(dir, version, prefix string) (*site, error) {
 		return nil, err
 	}
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "prefix=%s version=%s", prefix, h.Version)
+	fmt.Fprintf(&cfg, "prefix=%s base=%s version=%s", prefix, publicURL, h.Version)
 	keys := make([]string, 0, len(versions))
 	for k := range versions {
 		keys = append(keys, k)
@@ -75,7 +77,7 @@ func newSite(dir, version, prefix string) (*site, error) {
 	for _, k := range keys {
 		fmt.Fprintf(&cfg, " %s=%s", k, versions[k])
 	}
-	s := &site{app: h, config: cfg.String(), docs: map[string]string{"/": "/", "/index.html": "/"}}
+	s := &site{app: h, base: publicURL, config: cfg.String(), docs: map[string]string{"/": "/", "/index.html": "/"}}
 	for p, d := range goappFiles {
 		s.docs[p] = d
 	}
@@ -151,7 +153,9 @@ type doc struct {
 	status int
 	ctype  string
 	vars   variants
-	data   []string // a lesson page's data, cut out of it (pagedata.go)
+	// data are a lesson page's data documents, cut out of it and encoded
+	// (pagedata.go); nil for every other document.
+	data []variants
 }
 
 type docKey struct{ config, path string }
@@ -178,9 +182,13 @@ func (s *site) doc(r *http.Request, path string) *doc {
 				e.d = s.dataDoc(path) // waits for its page's render, taking no slot
 				return
 			}
-			renderSem <- struct{}{}
-			defer func() { <-renderSem }()
-			e.d = s.render(path)
+			d, texts := s.renderInSlot(path)
+			if d.status == http.StatusOK {
+				// Outside the slot: compressing a lesson's data (3.5 MB for
+				// garage) is no render, and held the next page's render back.
+				d.data = encodeData(path, texts)
+			}
+			e.d = d
 		}()
 	})
 	if r == nil {
@@ -195,18 +203,26 @@ func (s *site) doc(r *http.Request, path string) *doc {
 	}
 }
 
-// render asks go-app for path with a bare GET: no query, no headers.
-func (s *site) render(path string) (d *doc) {
+// renderInSlot renders path in one of the renderSlots.
+func (s *site) renderInSlot(path string) (*doc, []string) {
+	renderSem <- struct{}{}
+	defer func() { <-renderSem }()
+	return s.render(path)
+}
+
+// render asks go-app for path with a bare GET: no query, no headers. It
+// returns the data cut out of a lesson page (cutData) beside the page.
+func (s *site) render(path string) (d *doc, data []string) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logf("rendering %s: panic: %v", path, p)
-			d = &doc{status: http.StatusInternalServerError}
+			d, data = &doc{status: http.StatusInternalServerError}, nil
 		}
 	}()
 	renders.Add(1)
 	req, err := http.NewRequest(http.MethodGet, path, nil)
 	if err != nil {
-		return &doc{status: http.StatusInternalServerError}
+		return &doc{status: http.StatusInternalServerError}, nil
 	}
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	s.app.ServeHTTP(rec, req)
@@ -227,12 +243,13 @@ func (s *site) render(path string) (d *doc) {
 			}
 		}
 		if strings.HasPrefix(d.ctype, "text/html") {
-			body, d.data = cutData(body)
+			body = withPreview(body, s.base, path)
+			body, data = cutData(body)
 			body = []byte(app.PrerenderedARIA(string(body)))
 		}
 		d.vars = encodeAll(body, textual(d.ctype))
 	}
-	return d
+	return d, data
 }
 
 // warm renders every document, each once.

@@ -75,6 +75,24 @@ func cutData(page []byte) ([]byte, []string) {
 	return []byte(s), texts
 }
 
+// encodeData encodes the data cut out of the document at path when it is
+// a lesson page, whose data the /data/ documents serve (dataOf); an embed
+// page's copy of the same data is dropped. Only the encodings are kept,
+// not the texts: each text held its whole page alive (a substring of it),
+// 14 MB over the lessons and their embeds.
+func encodeData(path string, texts []string) []variants {
+	if !strings.HasPrefix(path, "/lesson/") {
+		return nil
+	}
+	out := make([]variants, len(texts))
+	for i, t := range texts {
+		if t != "" {
+			out[i] = encodeAll([]byte(t), true)
+		}
+	}
+	return out
+}
+
 // dataDoc is the document of one lesson's data: cut from its page.
 func (s *site) dataDoc(path string) *doc {
 	page, which, ok := dataOf(path)
@@ -82,8 +100,8 @@ func (s *site) dataDoc(path string) *doc {
 		return &doc{status: http.StatusNotFound}
 	}
 	d := s.doc(nil, page)
-	if d == nil || d.status != http.StatusOK || d.data == nil || d.data[which] == "" {
+	if d == nil || d.status != http.StatusOK || d.data == nil || d.data[which] == nil {
 		return &doc{status: http.StatusNotFound}
 	}
-	return &doc{status: http.StatusOK, ctype: pageData[which].ctype, vars: encodeAll([]byte(d.data[which]), true)}
+	return &doc{status: http.StatusOK, ctype: pageData[which].ctype, vars: d.data[which]}
 }

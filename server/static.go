@@ -48,6 +48,13 @@ type StaticOptions struct {
 	// Prefix is the sub-path the site lives under ("" or "/" for the root);
 	// see CleanPrefix.
 	Prefix string
+	// BaseURL is the site's public address, its sub-path included, for
+	// link previews (Options.BaseURL).
+	BaseURL string
+	// Log receives one line for each directory an earlier run left beside
+	// outDir that this run could not remove either, saying where it is;
+	// nil discards.
+	Log io.Writer
 }
 
 // staticMarker is the file WriteStatic leaves in its output, so that a later
@@ -83,7 +90,13 @@ func (e *StaticRefusal) Error() string { return e.Msg }
 //     as it was;
 //   - it first removes the directories beside outDir that an earlier run
 //     killed before it could clean up left behind (their workMarker names
-//     a process that is gone).
+//     a process that is gone), or that it could not remove (o.Log names
+//     those it cannot remove either);
+//   - it removes the previous output once the new one is in place, making
+//     the directories it owns writable first (a read-only lesson/ in it
+//     once left a 32 MB .NAME.old-… behind, named only by a permission
+//     error); if it still cannot, its error says the new site is in place
+//     and where the previous one is, and the next run tries again.
 func WriteStatic(outDir, webDir string, o StaticOptions) error {
 	return WriteStaticContext(context.Background(), outDir, webDir, o)
 }
@@ -96,6 +109,10 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 	if err != nil {
 		return &StaticRefusal{Msg: err.Error()}
 	}
+	base, err := CleanBaseURL(o.BaseURL)
+	if err != nil {
+		return &StaticRefusal{Msg: "static: " + err.Error()}
+	}
 	dir, err := FindWebDir(webDir)
 	if err != nil {
 		return err
@@ -107,7 +124,11 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 	if err != nil {
 		return err
 	}
-	removeLeftovers(out)
+	for _, err := range removeLeftovers(out) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "static: %v\n", err)
+		}
+	}
 	tmp, err := workDir(out, ".tmp-")
 	if err != nil {
 		return fmt.Errorf("static: --out %s: cannot write beside it: %w", outDir, err)
@@ -116,7 +137,7 @@ func WriteStaticContext(ctx context.Context, outDir, webDir string, o StaticOpti
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := writeSite(ctx, tmp, dir, prefix); err != nil {
+	if err := writeSite(ctx, tmp, dir, prefix, base); err != nil {
 		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
 			return fmt.Errorf("static: interrupted: removed the partial output; --out %s is as it was", outDir)
@@ -152,13 +173,15 @@ func workDir(out, kind string) (string, error) {
 // WriteStatic left: named .NAME.tmp-… or .NAME.old-…, holding a workMarker
 // whose process is gone. A directory moved aside (.old-) holds the
 // previous output; it is kept while out is missing (a run was killed
-// between its two renames), so that output can still be found.
-func removeLeftovers(out string) {
+// between its two renames), so that output can still be found. It
+// returns an error for each it could not remove.
+func removeLeftovers(out string) []error {
 	parent, base := filepath.Dir(out), filepath.Base(out)
 	entries, err := os.ReadDir(parent)
 	if err != nil {
-		return
+		return nil
 	}
+	var errs []error
 	_, outErr := os.Lstat(out)
 	for _, e := range entries {
 		name := e.Name()
@@ -175,8 +198,49 @@ func removeLeftovers(out string) {
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
 			continue
 		}
-		os.RemoveAll(d)
+		if err := removeWork(d); err != nil {
+			errs = append(errs, fmt.Errorf("%s, left by an earlier run, cannot be removed: %w; remove it yourself", d, err))
+		}
 	}
+	return errs
+}
+
+// removeWork removes a directory WriteStatic made beside out (workDir):
+// its contents first (removeTree), its workMarker last, so that a
+// directory it cannot empty stays marked as a leftover for the next run.
+func removeWork(d string) error {
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != workMarker {
+			if err := removeTree(filepath.Join(d, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return os.RemoveAll(d)
+}
+
+// removeTree is os.RemoveAll, which, refused because a directory in the
+// tree is not writable (a previous output with a read-only lesson/), makes
+// every directory of the tree that this user owns writable by them and
+// tries again; what it still cannot remove is its error.
+func removeTree(p string) error {
+	err := os.RemoveAll(p)
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, werr error) error {
+		if werr == nil && d.IsDir() {
+			if info, err := d.Info(); err == nil && info.Mode().Perm()&0o700 != 0o700 {
+				os.Chmod(q, info.Mode().Perm()|0o700) // fails, harmlessly, on a directory of another user
+			}
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
 }
 
 // testFailWrite, when set by a test, fails writeSite after the pages are
@@ -185,9 +249,9 @@ var testFailWrite func() error
 
 // writeSite writes the site into dir, an empty directory: every document
 // (rendered once per process, as the live server does) and a copy of web.
-func writeSite(ctx context.Context, dir, web, prefix string) error {
+func writeSite(ctx context.Context, dir, web, prefix, base string) error {
 	registerRoutes()
-	s, err := newSite(web, "", prefix)
+	s, err := newSite(web, "", prefix, base)
 	if err != nil {
 		return err
 	}
@@ -310,7 +374,9 @@ func within(path, dir string) bool {
 }
 
 // replaceDir renames the finished tmp to out; an existing out is moved
-// aside first, put back if the rename fails, and removed after.
+// aside first, put back if the rename fails, and removed after (removeWork:
+// what it cannot remove is named in its error, and marked for the next
+// run).
 func replaceDir(out, tmp string) error {
 	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
 		return os.Rename(tmp, out)
@@ -331,7 +397,10 @@ func replaceDir(out, tmp string) error {
 		os.RemoveAll(aside)
 		return err
 	}
-	return os.RemoveAll(aside)
+	if err := removeWork(aside); err != nil {
+		return fmt.Errorf("wrote the new site, but the previous output, moved aside to %s, cannot be removed: %w; remove %s yourself (the next run tries again)", old, err, aside)
+	}
+	return nil
 }
 
 // prefixSegment is one segment of a site prefix: the characters a URL path
@@ -362,8 +431,10 @@ func CleanPrefix(prefix string) (string, error) {
 	return p, nil
 }
 
-// copyDir copies the web directory, leaving out precompressed siblings
-// (static hosts cannot negotiate Content-Encoding for them).
+// copyDir copies the files of the web directory that the server serves
+// (webFile): it leaves out precompressed siblings (static hosts cannot
+// negotiate Content-Encoding for them), symbolic links (filepath.WalkDir
+// does not follow them) and anything but a regular file.
 func copyDir(ctx context.Context, src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -380,7 +451,7 @@ func copyDir(ctx context.Context, src, dst string) error {
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
-		if strings.HasSuffix(p, ".gz") || strings.HasSuffix(p, ".br") || !d.Type().IsRegular() {
+		if _, ok := webFile(src, "/"+filepath.ToSlash(rel)); !ok {
 			return nil
 		}
 		return copyFile(p, target)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/inferlab/inferlab/app"
 	"github.com/inferlab/inferlab/app/sim"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson's knobs and checks; its simulation is left out (lessons.Simulation)
 	goapp "github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 

@@ -35,7 +35,9 @@ func TestPageLinksNoSimulation(t *testing.T) {
 	if !regexp.MustCompile(`lessons\.\(\*Lesson\)\.Resolve`).Match(bin) {
 		t.Fatal("app.wasm names no lessons function at all: the search below would prove nothing")
 	}
-	simulation := regexp.MustCompile(`lessons\.\(?\*?[A-Za-z]+Sim\)?\.build[A-Za-z]*`)
+	// A lesson's simulation is the Simulate (or SimulateTrace) method of
+	// its package's sim type: lessons/garage.sim.Simulate.
+	simulation := regexp.MustCompile(`lessons/[a-z]+\.\(?\*?[A-Za-z]+\)?\.Simulate[A-Za-z]*`)
 	if found := simulation.FindAll(bin, 5); len(found) > 0 {
 		t.Errorf("app.wasm links lesson simulations (%q…): something the page runs calls Lesson.Build, BuildTrace or Run", found)
 	}

@@ -1,13 +1,229 @@
-// Inference Lab: small DOM helpers the Go app calls (a step change costs one
-// WebAssembly→JS call instead of one per grid cell), the colour theme, the
-// ? and / shortcuts, clipboard and downloads, the embed's height report, the
-// simulation worker's client (inferlab.sim), and the mark on a prerendered
-// figure that is not the state the address asks for.
+// Inference Lab: the player (stepping a lesson, before the app runs and
+// after: the one implementation), small DOM helpers the Go app calls (a
+// step change costs one WebAssembly→JS call instead of one per grid cell),
+// the colour theme, the ? and / shortcuts, clipboard and downloads, the
+// embed's height report, the simulation worker's client (inferlab.sim),
+// and the mark on a prerendered figure that is not the state the address
+// asks for.
 // A plain file loaded in <head> before the page body (no inline script), so
 // the Content-Security-Policy stays script-src 'self', and the theme is set
-// before the first paint.
+// before the first paint. Under Node (web/test/) it is only the player's
+// stepping logic, below, as a module.
 "use strict";
-(() => {
+
+// inferlabStepping is the player's stepping as plain logic, with no DOM and
+// no timers of its own: which step a key or a button asks for, the step
+// shown, playback (one step per delay at the chosen speed, stopping at the
+// last step and at a question the learner has not answered), the motion
+// (step changes closer than motionGap jump instead of animating, so a held
+// key or a dragged scrubber never queues movements and the latest step
+// wins) and the address (written once stepping pauses for urlSettle:
+// Safari refuses more than 100 history writes in 30 s, which a held arrow
+// key reaches). The page gives it a view: the prerendered page's (web/
+// lab.js swaps each step's markup in) or the app's (app/player.go renders
+// the step asked for). docs/ARCHITECTURE.md, "One player".
+const inferlabStepping = (() => {
+  const motionGap = 250;
+  const urlSettle = 250;
+  // baseDelay is the time per step while playing at 1× (app/playback
+  // BaseDelay, carried by #steps-data as delayMs).
+  const baseDelay = 1600;
+
+  // keyAction is what a key does to the player, with the focus on an
+  // element of tag (upper case; BUTTON for role=button): "prev", "next",
+  // "first", "last", "play", or "" (not the player's: a form field takes
+  // its keys, a focused button, link or summary its space).
+  const keyAction = (key, tag) => {
+    if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return "";
+    switch (key) {
+      case "ArrowLeft": return "prev";
+      case "ArrowRight": return "next";
+      case "Home": return "first";
+      case "End": return "last";
+      case " ":
+      case "Spacebar": return /^(BUTTON|A|SUMMARY)$/.test(tag) ? "" : "play";
+      default: return "";
+    }
+  };
+
+  // delayOf is the time per step at speed (a number as text; anything
+  // else, or not above 0, is 1×).
+  const delayOf = (speed, base) => {
+    const f = parseFloat(speed);
+    return f > 0 && isFinite(f) ? base / f : base;
+  };
+
+  // createStepper steps view, whose methods are:
+  //   count()            the number of steps;
+  //   drawn()            what the page shows: {step (0-based), seq (the
+  //                      last show() it drew, -1 for none), playing};
+  //   show(step, {playing, speed}, seq)  draw this step and toolbar;
+  //   motion(jump)       step changes jump (true) or animate;
+  //   url(step)          write the step into the address; urlPending(on);
+  //   asks()             the step drawn asks a question;
+  //   ask()              playback stopped at it: show it, focus it;
+  //   delayMs()          the time per step at 1×.
+  // clock is {now() in ms, set(fn, ms) → id, clear(id)}.
+  const createStepper = (view, clock) => {
+    // passAt: the question playback plays past (the learner pressed Play
+    // where playback had stopped for it); stoppedAt: where it stopped.
+    const st = { step: 0, playing: false, speed: "1", passAt: -1, stoppedAt: -1 };
+    let sent = -1; // the last show() asked
+    let lastMove = -Infinity;
+    let settle = null;
+    let tick = null;
+    let urlTimer = null;
+    // sync adopts what the page draws once it has drawn the latest show():
+    // the app moves by itself too (a question answered, a new run placed,
+    // playback stopped by a new run).
+    const sync = () => {
+      const d = view.drawn();
+      if (!d || d.seq < sent) return;
+      st.step = d.step;
+      if (st.playing && !d.playing) stop();
+    };
+    const publish = () => {
+      sent++;
+      view.show(st.step, { playing: st.playing, speed: st.speed }, sent);
+    };
+    const writeSoon = () => {
+      clock.clear(urlTimer);
+      view.urlPending(true);
+      urlTimer = clock.set(() => {
+        urlTimer = null;
+        view.url(st.step);
+        view.urlPending(false);
+      }, urlSettle);
+    };
+    // to shows step i (clamped); false when it is shown already.
+    const to = (i) => {
+      const n = view.count();
+      if (!n) return false;
+      i = Math.max(0, Math.min(n - 1, i));
+      if (i === st.step) return false;
+      const now = clock.now();
+      const jump = now - lastMove < motionGap;
+      lastMove = now;
+      clock.clear(settle);
+      settle = null;
+      view.motion(jump);
+      if (jump) {
+        settle = clock.set(() => {
+          settle = null;
+          view.motion(false);
+        }, motionGap);
+      }
+      st.step = i;
+      publish();
+      writeSoon();
+      return true;
+    };
+    const schedule = () => {
+      clock.clear(tick);
+      tick = clock.set(advance, delayOf(st.speed, view.delayMs() || baseDelay));
+    };
+    // askHere stops playback at the question the step drawn asks, unless
+    // it is the one to play past.
+    const askHere = () => {
+      if (!st.playing || st.step === st.passAt || !view.asks()) return false;
+      stop();
+      st.stoppedAt = st.step;
+      view.ask();
+      return true;
+    };
+    function advance() {
+      tick = null;
+      sync();
+      if (!st.playing || askHere()) return;
+      if (st.step >= view.count() - 1) {
+        stop();
+        return;
+      }
+      to(st.step + 1);
+      schedule();
+    }
+    function stop() {
+      clock.clear(tick);
+      tick = null;
+      if (!st.playing) return;
+      st.playing = false;
+      publish();
+    }
+    const api = {
+      state: () => ({ step: st.step, playing: st.playing, speed: st.speed }),
+      go(i) {
+        sync();
+        return to(i);
+      },
+      move(by) {
+        sync();
+        return to(st.step + by);
+      },
+      last() {
+        sync();
+        return to(view.count() - 1);
+      },
+      // place shows step i as the address asked (no motion, no address write).
+      place(i) {
+        st.step = Math.max(0, Math.min(view.count() - 1, i));
+        publish();
+      },
+      // toggle starts or stops playback: at the last step it starts from
+      // the first; at a question where playback stopped it plays on past
+      // it (the learner chose not to answer); at another it stops at once.
+      toggle() {
+        sync();
+        const n = view.count();
+        if (!n) return;
+        if (st.playing) {
+          stop();
+          return;
+        }
+        st.playing = true;
+        st.passAt = st.step === st.stoppedAt ? st.step : -1;
+        if (st.step >= n - 1) {
+          st.passAt = -1;
+          if (!to(0)) publish();
+        } else publish();
+        schedule();
+      },
+      stop,
+      speed(s) {
+        st.speed = String(s);
+      },
+      key(k) {
+        switch (k) {
+          case "prev": return api.move(-1);
+          case "next": return api.move(1);
+          case "first": return api.go(0);
+          case "last": return api.last();
+          case "play": return api.toggle();
+          default: return false;
+        }
+      },
+      // drawn: the page has drawn a step; playback stops at a question.
+      drawn() {
+        sync();
+        askHere();
+      },
+      // attach: another view draws from now on (the app took the page
+      // over): it is given the state, or, when it has drawn more lately
+      // than this player asked (it placed the step the address names),
+      // takes its step.
+      attach() {
+        sync();
+        publish();
+      },
+    };
+    return api;
+  };
+
+  return { keyAction, delayOf, createStepper, motionGap, urlSettle, baseDelay };
+})();
+
+if (typeof module === "object" && module.exports) module.exports = inferlabStepping;
+
+if (typeof document === "object") (() => {
   const root = document.documentElement;
   const THEME_KEY = "inferlab-theme";
   // This script's own address: the worker and sim.wasm sit beside it in web/
@@ -468,7 +684,7 @@
         ta.style.opacity = "0";
         document.body.appendChild(ta);
         ta.select();
-        let ok = false;
+        let ok;
         try {
           ok = document.execCommand("copy");
         } catch (e) {
@@ -638,6 +854,7 @@
     syncSheet(); // the app may have redrawn the buttons (it mounts)
     syncMore();
     const key = stepKey(lab);
+    player.drawn(); // playback stops at a question
     // web/present.js follows every drawing (the app's redraws included).
     window.dispatchEvent(new CustomEvent("inferlab:step", { detail: key !== lastStep }));
     if (key === lastStep) return;
@@ -666,14 +883,77 @@
     }
     for (const a of document.getAnimations()) seenMotion.add(a);
     const panel = document.getElementById("narration-panel");
-    if (panel && !first) panel.scrollTop = 0;
-    if (!first) keepInView(lab, figs[0]);
+    if (panel) panel.scrollTop = 0;
+    sizeSheet(key, first ? figs[0] : null);
+    if (first || !figs[0]) return;
+    keepInView(lab, figs[0]);
+    // Pictures move their elements to the step's places (transitions of
+    // 200–600 ms): where the marks end is known once they stop, and the
+    // page follows them then if it must.
+    const moving = figs[0].getAnimations({ subtree: true });
+    if (!moving.length) return;
+    Promise.race([Promise.all(moving.map((a) => a.finished.catch(() => {}))), new Promise((r) => setTimeout(r, 1500))]).then(() => {
+      if (lab.isConnected && stepKey(lab) === key && figs[0].isConnected) {
+        revealMarks();
+        keepInView(lab, figs[0]);
+      }
+    });
   };
-  // #btn-sheet folds the phone's narration sheet to its title and back
-  // (html.narration-folded; lab.css), before and after the app runs.
+  // The phone's narration sheet (lab.css): as tall as its text, or folded
+  // to its title line (html.narration-folded) when the text would take
+  // more than sheetShare of the screen, so the figure keeps the rest and
+  // nothing is read by scrolling inside the sheet. #btn-sheet, or a tap on
+  // the folded sheet, opens it to read (for this step; Next folds a long
+  // one again); #btn-sheet on an open sheet folds it, and every step's
+  // after it, until the reader opens one again. Works before and after the
+  // app runs (by delegation).
+  const sheetShare = 0.42;
+  let sheetFolded = false; // the reader folded the sheet
+  let sheetOpenAt = ""; // the step whose long narration the reader opened
+  const sheetPanel = () => {
+    const p = document.getElementById("narration-panel");
+    return p && !p.hidden && p.getClientRects().length && getComputedStyle(p).position === "fixed" ? p : null;
+  };
   const syncSheet = () => {
     const b = document.getElementById("btn-sheet");
-    if (b) b.setAttribute("aria-expanded", String(!root.classList.contains("narration-folded")));
+    const open = String(!root.classList.contains("narration-folded"));
+    if (b && b.getAttribute("aria-expanded") !== open) b.setAttribute("aria-expanded", open);
+  };
+  // sizeSheet folds or opens the sheet for the step drawn (key) and
+  // records its height (--sheet-h: the page leaves that much room under
+  // its last figure). On the page's first screen (opened: the main
+  // figure, under the lesson's title) the sheet leaves the figure's top
+  // in view, or folds.
+  const sizeSheet = (key, opened) => {
+    const panel = sheetPanel();
+    if (!panel) {
+      root.classList.remove("narration-folded");
+      syncSheet();
+      return;
+    }
+    let fold = sheetFolded;
+    if (!fold && sheetOpenAt !== key) {
+      root.classList.remove("narration-folded");
+      let room = sheetShare * window.innerHeight;
+      if (opened) room = Math.min(room, panel.getBoundingClientRect().bottom - opened.getBoundingClientRect().top - 48);
+      fold = panel.scrollHeight > room;
+    }
+    root.classList.toggle("narration-folded", fold);
+    root.style.setProperty("--sheet-h", Math.round(panel.getBoundingClientRect().height) + "px");
+    syncSheet();
+  };
+  const toggleSheet = (open) => {
+    const lab = document.querySelector("#lab");
+    const key = lab ? stepKey(lab) : "";
+    sheetFolded = !open;
+    sheetOpenAt = open ? key : "";
+    sizeSheet(key);
+    measureStage();
+  };
+  // openSheet shows the narration (a question was reached: it must be read
+  // and answered).
+  const openSheet = () => {
+    if (root.classList.contains("narration-folded")) toggleSheet(true);
   };
   // #btn-knobs shows the knobs beside the stage (html.knobs-open; lab.css).
   document.addEventListener("click", (e) => {
@@ -701,10 +981,9 @@
     syncMore();
   });
   document.addEventListener("click", (e) => {
-    if (!(e.target instanceof Element) || !e.target.closest("#btn-sheet")) return;
-    root.classList.toggle("narration-folded");
-    syncSheet();
-    measureStage();
+    if (!(e.target instanceof Element)) return;
+    if (e.target.closest("#btn-sheet")) toggleSheet(root.classList.contains("narration-folded"));
+    else if (root.classList.contains("narration-folded") && e.target.closest("#narration-panel") && sheetPanel()) toggleSheet(true);
   });
   // The step the page opened at, once it is parsed.
   const noteOpened = () => { if (!lastStep) stepShown(); };
@@ -713,40 +992,77 @@
 
   // keepInView: on a screen up to 900 px wide (lab.css: the narration
   // under the main figure, or, on a phone, in a sheet over the controls),
-  // scrolls the page so that the main figure's marked element (else its
-  // top) and the narration's first line are on screen together.
+  // scrolls the page so that what the step marks in the main figure is in
+  // the visible area (under a sticky toolbar, above a fixed toolbar and the
+  // sheet), with the narration's first line when it flows under the figure.
+  // The marks go narrowest first (the most specific: a chosen worker
+  // rather than the router across the top, a chart's named point rather
+  // than the chart), as many as fit together; the figure's top comes with
+  // them when it fits too.
   const keepInView = (lab, main) => {
     if (window.innerWidth > 900 || !main) return;
     const text = document.querySelector("#narration");
-    const panel = document.querySelector("#narration-panel");
     const controls = document.querySelector("#controls");
     const fixed = (e) => e && !e.hidden && e.getClientRects().length && getComputedStyle(e).position === "fixed";
     const cb = controls && !controls.hidden && controls.getClientRects().length ? controls.getBoundingClientRect() : null;
     const top = cb && !fixed(controls) && getComputedStyle(controls).position === "sticky" ? cb.bottom : 0;
     let bottom = fixed(controls) ? cb.top : window.innerHeight;
-    const sheet = fixed(panel);
-    if (sheet) bottom = Math.min(bottom, panel.getBoundingClientRect().top);
+    const sheet = sheetPanel();
+    if (sheet) bottom = Math.min(bottom, sheet.getBoundingClientRect().top);
+    const room = bottom - top - 12;
     const fb = main.getBoundingClientRect();
-    const mark = [...main.querySelectorAll(".marked, .sys-mark")].map((e) => e.getBoundingClientRect()).find((r) => r.width > 0 && r.height > 0);
-    const want = mark || { top: fb.top, bottom: Math.min(fb.bottom, fb.top + 60) };
-    let line = null;
+    const want = markedBox(main, room) || { top: fb.top, bottom: Math.min(fb.bottom, fb.top + room) };
     if (text && !sheet && !lab.classList.contains("no-narration")) {
       const tb = text.getBoundingClientRect();
-      line = { top: tb.top, bottom: tb.top + (parseFloat(getComputedStyle(text).lineHeight) || 24) };
+      const lineBottom = tb.top + (parseFloat(getComputedStyle(text).lineHeight) || 24);
+      if (Math.max(want.bottom, lineBottom) - Math.min(want.top, tb.top) <= room) {
+        want.top = Math.min(want.top, tb.top);
+        want.bottom = Math.max(want.bottom, lineBottom);
+      }
     }
-    const inView = (r) => r.top >= top && r.bottom <= bottom;
+    const withTop = want.bottom - fb.top <= room;
+    const inView = want.top >= top && want.bottom <= bottom;
     // Under the phone's sheet the figure has the space above it only: a
     // figure that starts lower than it must (the lesson's title above it)
-    // comes up to the top even when its mark already shows.
-    const low = sheet && fb.top - top > 24;
-    if (inView(want) && (!line || inView(line)) && !low) return;
-    // The figure's top at the top when what must show then fits; else the
-    // marked element at the top (and, in the flow, the first line under it).
+    // comes up to the top when what must show then fits.
+    // A figure that fits with them whole is shown whole.
+    const low = sheet && withTop && fb.top - top > 24;
+    const cut = withTop && fb.top < top - 1;
+    if (inView && !low && !cut) return;
+    // The figure's top at the top when what must show fits under it; else
+    // what must show in the middle of the visible area, but no page past
+    // the figure's end while the figure can fill the view.
     let dy = fb.top - top - 6;
-    const lowest = Math.max(want.bottom, line ? line.bottom : -Infinity);
-    if (lowest - dy > bottom - 6) dy = (line ? Math.min(want.top, line.bottom - (bottom - top) + 12) : want.top) - top - 6;
+    if (!withTop) {
+      dy = want.top - top - Math.max(6, (bottom - top - (want.bottom - want.top)) / 2);
+      dy = Math.max(Math.min(dy, fb.bottom - bottom + 6), want.bottom - bottom + 6);
+    }
     if (Math.abs(dy) < 2) return;
     window.scrollBy({ top: dy, behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  };
+
+  // markedBox is the span ({top, bottom}, in the viewport) of what the
+  // main figure marks (markedSpan); a chart's marks are named in a list
+  // under it and drawn in its plot, so the plot counts as one.
+  const markedBox = (main, room) => {
+    const els = [...main.querySelectorAll(".marked, .sys-mark")];
+    const plot = main.querySelector(".chart-wrap");
+    if (plot && els.some((el) => el.closest(".chart-marks"))) els.push(plot);
+    return markedSpan(els, room);
+  };
+
+  // markedSpan is the vertical span ({top, bottom}, in the viewport) of
+  // the marked elements els, narrowest first (the most specific: a chosen
+  // worker rather than the router across the top), as many as fit in room
+  // px together; null when none is drawn.
+  const markedSpan = (els, room) => {
+    const rects = els.map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0).sort((a, b) => a.width - b.width);
+    let box = null;
+    for (const r of rects) {
+      if (!box) box = { top: r.top, bottom: r.bottom };
+      else if (Math.max(box.bottom, r.bottom) - Math.min(box.top, r.top) <= room) box = { top: Math.min(box.top, r.top), bottom: Math.max(box.bottom, r.bottom) };
+    }
+    return box;
   };
 
   // revealMarks scrolls each picture that scrolls sideways (a phone) so
@@ -773,34 +1089,37 @@
     for (const box of document.querySelectorAll("#lab .sys-scroll, #lab .block-tables.tm, #lab .scenes > figure:first-child > .table-wrap")) {
       revealDown(box);
       if (box.scrollWidth <= box.clientWidth + 1) continue;
-      // The narrowest marked element is the most specific (a chosen worker
-      // rather than the router across the top); one wider than the box is
-      // shown from its start, where its label is.
-      const rects = [...box.querySelectorAll(".sys-mark, .marked")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0);
+      // The marks narrowest first (the most specific: a chosen worker
+      // rather than the router across the top), as many as fit the box
+      // side by side; a span wider than the box is shown from its start,
+      // where its label is.
+      const rects = [...box.querySelectorAll(".sys-mark, .marked")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0).sort((a, c) => a.width - c.width);
       if (!rects.length) continue;
-      const r = rects.reduce((a, c) => (c.width < a.width ? c : a));
       const b = box.getBoundingClientRect();
-      if (r.left >= b.left && r.right <= b.right) continue;
-      const start = box.scrollLeft + r.left - b.left; // the mark's left in the picture
-      let left = start + r.width / 2 - b.width / 2;
-      if (start + r.width <= b.width - 8 || (r.width >= b.width - 16 && start < b.width * 0.75)) left = 0; // the picture's start shows it
-      else if (r.width >= b.width - 16) left = start - 8;
+      let u = null;
+      for (const r of rects) {
+        if (!u) u = { left: r.left, right: r.right };
+        else if (Math.max(u.right, r.right) - Math.min(u.left, r.left) <= b.width - 16) u = { left: Math.min(u.left, r.left), right: Math.max(u.right, r.right) };
+      }
+      if (u.left >= b.left && u.right <= b.right) continue;
+      const w = u.right - u.left;
+      const start = box.scrollLeft + u.left - b.left; // the span's left in the picture
+      let left = start + w / 2 - b.width / 2;
+      if (start + w <= b.width - 8 || (w >= b.width - 16 && start < b.width * 0.75)) left = 0; // the picture's start shows it
+      else if (w >= b.width - 16) left = start - 8;
       box.scrollTo({ left: Math.max(0, left), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
     }
   };
 
   // revealDown: in a frame that scrolls down (an embed's fixed stage,
-  // lab.css), the first marked element is brought into its view, a third
-  // of the way down.
+  // lab.css), what it marks is brought into its view, a third of the way
+  // down: narrowest mark first, as many as fit (markedSpan).
   const revealDown = (box) => {
     if (box.scrollHeight <= box.clientHeight + 1) return;
-    // (the first one drawn: a picture's other layout is not displayed)
-    const el = [...box.querySelectorAll(".sys-mark, .marked")].find((e) => e.getClientRects().length > 0);
-    if (!el) return;
-    const r = el.getBoundingClientRect();
     const b = box.getBoundingClientRect();
-    if (r.height === 0 || (r.top >= b.top && r.bottom <= b.bottom)) return;
-    const top = box.scrollTop + r.top - b.top - Math.max(8, (b.height - r.height) / 3);
+    const r = markedSpan([...box.querySelectorAll(".sys-mark, .marked")], b.height - 16);
+    if (!r || (r.top >= b.top && r.bottom <= b.bottom)) return;
+    const top = box.scrollTop + r.top - b.top - Math.max(8, (b.height - (r.bottom - r.top)) / 3);
     box.scrollTo({ top: Math.max(0, top), behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   };
 
@@ -1028,12 +1347,6 @@
   const pre = (() => {
     let lab = null; // the prerendered #lab (the app replaces it)
     let data; // #steps-data, parsed on first use (undefined: not read yet)
-    let step = 0;
-    let playing = null;
-    let lastMove = 0;
-    let settle = null;
-    let urlTimer = null;
-    let speed = "1";
     const hide = new Set((query.get("hide") || "").split(",").filter(Boolean));
     let page = null; // the prerendered root (#lab, #index or #not-found)
     const active = () => !!(page && page.isConnected && page.dataset.live !== "true");
@@ -1059,16 +1372,10 @@
       return data;
     });
     const read = () => (data === undefined ? null : data);
-    const count = () => {
-      const d = read();
-      return d && d.steps ? d.steps.length : 0;
-    };
 
     // The toolbar follows the step in place (a scrubber being dragged is
     // never replaced).
-    const controls = () => {
-      if (!active() || !read()) return;
-      const n = count();
+    const controls = (step, n, playing) => {
       const label = n ? "Step " + (step + 1) + " of " + n : "No steps";
       const set = (id, off) => {
         const b = document.getElementById(id);
@@ -1110,42 +1417,32 @@
       if (lab) lab.dataset.hide = [...hide].join(",");
     };
 
-    const writeURL = () => {
-      clearTimeout(urlTimer);
-      if (lab) lab.setAttribute("data-url-pending", "");
-      urlTimer = setTimeout(() => {
-        urlTimer = null;
-        if (lab) lab.removeAttribute("data-url-pending");
-        if (!active()) return;
-        const q = new URLSearchParams(location.search);
-        const d = read();
-        // The canonical address of the step shown: every knob and the step
-        // (as the app writes it), then what else the address kept.
-        const canon = new URLSearchParams(d.steps[step].query);
-        for (const [k, v] of q) if (!canon.has(k)) canon.append(k, v);
-        const s = canon.toString();
-        if (s !== location.search.slice(1)) history.replaceState(history.state, "", location.pathname + "?" + s + location.hash);
-      }, 250);
+    // url writes the canonical address of step i: every knob and the step
+    // (as the app writes it), then what else the address kept.
+    const url = (i) => {
+      const d = read();
+      if (!active() || !d || !d.steps[i]) return;
+      const canon = new URLSearchParams(d.steps[i].query);
+      for (const [k, v] of new URLSearchParams(location.search)) if (!canon.has(k)) canon.append(k, v);
+      const q = canon.toString();
+      if (q !== location.search.slice(1)) history.replaceState(history.state, "", location.pathname + "?" + q + location.hash);
     };
 
-    // go shows step i (0-based, clamped), once the steps are here.
-    const go = (i, fromURL) => {
+    // show draws step i (0-based) from the page's steps, once they are
+    // here, and the toolbar as the player's state says (the player's view
+    // of the prerendered page).
+    const show = (i, state, seq) => {
       if (data === undefined) {
-        ready().then(() => go(i, fromURL));
+        ready().then(() => show(i, state, seq));
         return;
       }
       const d = read();
-      const n = count();
-      if (!d || !n || !lab || !active()) return;
+      const n = d && d.steps ? d.steps.length : 0;
+      if (!n || !lab || !active()) return;
       i = Math.max(0, Math.min(n - 1, i));
-      if (i === step && !fromURL) return;
-      const now = performance.now();
-      const jump = now - lastMove < 250;
-      lastMove = now;
-      lab.dataset.motion = jump || matchMedia("(prefers-reduced-motion: reduce)").matches ? "jump" : "animate";
-      clearTimeout(settle);
-      if (jump) settle = setTimeout(() => { if (active()) lab.dataset.motion = "animate"; }, 250);
-      step = i;
+      lab.dataset.seq = String(seq);
+      controls(i, n, state.playing);
+      if (String(i + 1) === lab.dataset.step) return;
       const item = d.steps[i];
       mentions.clear();
       d.parts.forEach((id, k) => {
@@ -1161,68 +1458,12 @@
       const cl = lab.querySelector(".claims-wrap");
       if (cl) cl.hidden = !!item.hideClaims;
       applyHide();
-      controls();
       mentions.annotate();
       geometrySoon();
-      if (!fromURL) writeURL();
-      if (playing && document.getElementById("quiz")) {
-        // Playback stops at a question, as in the app.
-        stop();
-        window.inferlab.focusSoon("#quiz input", "#quiz-submit");
-      }
     };
-    const stop = () => {
-      clearTimeout(playing);
-      playing = null;
-      controls();
-    };
-    const tick = () => {
-      if (!active() || step >= count() - 1) return stop();
-      playing = setTimeout(() => {
-        go(step + 1);
-        if (playing) tick();
-      }, read().delayMs / (parseFloat(speed) || 1));
-    };
-    const toggle = () => {
-      if (data === undefined) {
-        ready().then(toggle);
-        return;
-      }
-      if (playing) return stop();
-      if (step >= count() - 1) go(0);
-      playing = -1;
-      controls();
-      tick();
-    };
+    const delayMs = () => (read() && read().delayMs) || 0;
 
-    // Keys, as the app's (app/player.go onKey).
-    const onKey = (e) => {
-      if (!active() || e.altKey || e.ctrlKey || e.metaKey || hide.has("controls")) return;
-      const a = document.activeElement;
-      let tag = a ? a.tagName : "";
-      if (a && a.isContentEditable) return;
-      if (a && a.getAttribute && a.getAttribute("role") === "button") tag = "BUTTON";
-      if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return;
-      if (a && a.closest && a.closest(".blocks-svg")) return; // its own arrows
-      let act = null;
-      switch (e.key) {
-        case "ArrowLeft": act = () => go(step - 1); break;
-        case "ArrowRight": act = () => go(step + 1); break;
-        case "Home": act = () => go(0); break;
-        case "End": act = () => go(Infinity); break;
-        case " ": case "Spacebar":
-          if (/^(BUTTON|A|SUMMARY)$/.test(tag)) return;
-          act = toggle;
-          break;
-        default: return;
-      }
-      e.preventDefault();
-      act();
-    };
-
-    // The first use of something only the app does (see start), and what
-    // to give back to the app's own copy of the element.
-    let handoff = null; // {id, value, checked, click, focus}
+    // The first use of something only the app does (see start).
     const wakeIn = "#below, #params, #embed-params, #trace-panel, #checkpoint, #search-box, #btn-reload, #notice";
     const reasonOf = (el) => {
       if (el.closest("#params, #embed-params, #trace-panel")) return el.closest("#trace-panel") ? "trace" : "knob";
@@ -1233,64 +1474,19 @@
     const wake = (e) => {
       const t = e.target;
       if (!(t instanceof Element) || !active()) return;
-      const el = t.closest(wakeIn);
-      if (!el) return;
+      if (!t.closest(wakeIn)) return;
       if (t.closest("a[href]") && e.type !== "focusin") return; // a link navigates, as it is
-      const field = t.closest("input, select, textarea, button, summary");
-      if (field && field.id) handoff = Object.assign(handoff && handoff.id === field.id ? handoff : { id: field.id }, { focus: true });
       start(reasonOf(t));
     };
-    const remember = (e) => {
-      const t = e.target;
-      if (!active() || !(t instanceof Element) || !t.id || !t.closest(wakeIn)) return;
-      if (!handoff || handoff.id !== t.id) handoff = { id: t.id, focus: document.activeElement === t };
-      if (e.type === "click") {
-        if (t.matches("button, input[type=submit]")) handoff.click = true;
-        if (t.matches("summary")) handoff.open = !t.parentElement.open;
-        if (t.matches("button, summary")) e.preventDefault();
-      } else if (t.type === "checkbox" || t.type === "radio") handoff.checked = t.checked;
-      else if ("value" in t) handoff.value = t.value;
-    };
-    const giveBack = () => {
-      if (!handoff) return;
-      const h = handoff;
-      handoff = null;
-      const el = document.getElementById(h.id);
-      if (!el) return;
-      if (h.focus) el.focus();
-      if (h.checked !== undefined && el.checked !== h.checked) {
-        el.checked = h.checked;
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-        el.dispatchEvent(new Event("change", { bubbles: true }));
-      } else if (h.value !== undefined && el.value !== h.value) {
-        el.value = h.value;
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-        if (el.tagName === "SELECT" || el.type === "range") el.dispatchEvent(new Event("change", { bubbles: true }));
-      }
-      if (h.open !== undefined && el.matches("summary") && el.parentElement.open !== h.open) el.click();
-      else if (h.click) el.click();
-    };
 
-    // The app has drawn its own page (the prerendered #lab is gone): stop
-    // stepping, hand the touched field over.
+    // The app has drawn its own page (the prerendered #lab is gone): what
+    // the reader did before it runs is given to its fields (early, below).
+    // The player draws with the app from now on (inferlab.attach).
     const watchMount = () => {
       const mo = new MutationObserver(() => {
         if (page && !page.isConnected) {
           mo.disconnect();
-          // The toolbar is the app's now: only the timer stops.
-          clearTimeout(playing);
-          playing = null;
-          clearTimeout(urlTimer);
-          // The app's first render shows a copy of the prerendered panels
-          // under the stage and builds its own a moment later
-          // (#lab[data-ready]): the field goes to the app's own.
-          const t0 = performance.now();
-          const ready = () => {
-            const l = document.getElementById("lab");
-            if (!l || l.dataset.ready === "true" || performance.now() - t0 > 10000) giveBack();
-            else requestAnimationFrame(() => setTimeout(ready, 0));
-          };
-          requestAnimationFrame(() => setTimeout(ready, 0));
+          early.mounted();
         }
       });
       mo.observe(document.body, { childList: true, subtree: true });
@@ -1301,7 +1497,7 @@
       if (!page || page.dataset.live === "true") return;
       watchMount();
       for (const type of ["pointerdown", "focusin", "keydown"]) document.addEventListener(type, wake, true);
-      for (const type of ["input", "change", "click"]) document.addEventListener(type, remember, true);
+      early.listen(wakeIn, active);
       lab = page.id === "lab" ? page : null;
       // The not-found page names the address it was asked for: its
       // prerender, made once for every unknown address, cannot.
@@ -1315,14 +1511,13 @@
       } catch (e) { /* storage refused: wait for a first touch */ }
       if (!lab) return;
       requestAnimationFrame(declutter);
-      step = Math.max(0, (parseInt(lab.dataset.step, 10) || 1) - 1);
       applyHide();
       // A step of the defaults in the address: shown from the page's steps.
       const s = query.get("step");
       if (s !== null && !root.classList.contains("inferlab-pending")) {
-        ready().then(() => {
+        ready().then((d) => {
           const n = parseInt(s, 10);
-          if (String(n) === s && n >= 1 && n <= count()) go(n - 1, true);
+          if (String(n) === s && n >= 1 && d && n <= d.steps.length) player.place(n - 1);
           else start("address");
           root.classList.remove("inferlab-step-pending");
         });
@@ -1334,16 +1529,12 @@
         if (document.readyState === "complete") later();
         else window.addEventListener("load", later, { once: true });
       }
+      // The app's header and dialog have handlers of their own.
       document.addEventListener("click", (e) => {
         if (!active()) return;
         const b = e.target instanceof Element && e.target.closest("button");
         if (!b) return;
         switch (b.id) {
-          case "btn-first": go(0); break;
-          case "btn-prev": go(step - 1); break;
-          case "btn-next": go(step + 1); break;
-          case "btn-last": go(Infinity); break;
-          case "btn-play": toggle(); break;
           case "btn-keys": window.inferlab.keys(true); break;
           case "keys-close": window.inferlab.keys(false); break;
           case "btn-theme": {
@@ -1359,21 +1550,296 @@
           }
         }
       });
-      document.addEventListener("input", (e) => {
-        if (active() && e.target instanceof Element && e.target.id === "scrubber") go((parseInt(e.target.value, 10) || 1) - 1);
-      });
-      document.addEventListener("change", (e) => {
-        if (active() && e.target instanceof Element && e.target.id === "speed") speed = e.target.value;
-      });
-      window.addEventListener("keydown", onKey);
     };
-    return { init, active, ready };
+    return { init, active, ready, show, url, delayMs, lab: () => lab };
   })();
+
+  // ---- The player ----------------------------------------------------------
+  // One stepper (inferlabStepping) for the prerendered page and for the
+  // app: its keys, buttons, scrubber and speed, playback, motion and the
+  // address are handled here, by delegation, whoever draws the page. Before
+  // the app runs, the page's steps are swapped in (pre.show); once it runs,
+  // the app registers how it shows a step (inferlab.attach, app/
+  // player.go) and renders it. Either way the page reports what it drew in
+  // #lab[data-step], [data-seq] (the last show it drew) and the toolbar.
+  const player = (() => {
+    let appShow = null; // the app's: (step, playing, speed, seq)
+    const labEl = () => document.getElementById("lab");
+    const reducedMotion = () => root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const view = {
+      count: () => {
+        const l = labEl();
+        return l ? parseInt(l.dataset.steps, 10) || 0 : 0;
+      },
+      drawn: () => {
+        const l = labEl();
+        if (!l || !l.dataset.step) return null;
+        const seq = l.dataset.seq === undefined || l.dataset.seq === "" ? -1 : parseInt(l.dataset.seq, 10);
+        const play = document.getElementById("btn-play");
+        return { step: (parseInt(l.dataset.step, 10) || 1) - 1, seq, playing: !!play && play.getAttribute("aria-pressed") === "true" };
+      },
+      show: (i, state, seq) => {
+        if (appShow && !pre.active()) appShow(i, state.playing, state.speed, seq);
+        else pre.show(i, state, seq);
+      },
+      motion: (jump) => {
+        const l = labEl();
+        if (l) l.dataset.motion = jump || reducedMotion() ? "jump" : "animate";
+      },
+      url: (i) => {
+        if (pre.active()) {
+          pre.url(i);
+          return;
+        }
+        // The app's address: the step changes, every other part stays.
+        if (!/\/(lesson|embed)\//.test(location.pathname)) return;
+        const q = new URLSearchParams(location.search);
+        if (q.get("step") === String(i + 1)) return;
+        q.set("step", String(i + 1));
+        history.replaceState(history.state, "", location.pathname + "?" + q.toString() + location.hash);
+      },
+      urlPending: (on) => {
+        const l = labEl();
+        if (l) l.toggleAttribute("data-url-pending", on);
+      },
+      asks: () => !!document.getElementById("quiz"),
+      ask: () => {
+        openSheet();
+        window.inferlab.focusSoon("#quiz input:checked", "#quiz input", "#quiz button");
+      },
+      delayMs: () => pre.delayMs(),
+    };
+    const stepper = inferlabStepping.createStepper(view, {
+      now: () => performance.now(),
+      set: (f, ms) => setTimeout(f, ms),
+      clear: (id) => clearTimeout(id),
+    });
+    const hidden = () => {
+      const l = labEl();
+      return !l || (l.dataset.hide || "").split(",").includes("controls");
+    };
+    document.addEventListener("click", (e) => {
+      const b = e.target instanceof Element && e.target.closest("#lab #controls button");
+      if (!b || b.disabled) return;
+      switch (b.id) {
+        case "btn-first": stepper.go(0); break;
+        case "btn-prev": stepper.move(-1); break;
+        case "btn-next": stepper.move(1); break;
+        case "btn-last": stepper.last(); break;
+        case "btn-play": stepper.toggle(); break;
+        default: break;
+      }
+    });
+    document.addEventListener("input", (e) => {
+      if (e.target instanceof Element && e.target.id === "scrubber" && e.target.closest("#lab")) stepper.go((parseInt(e.target.value, 10) || 1) - 1);
+    });
+    document.addEventListener("change", (e) => {
+      if (e.target instanceof Element && e.target.id === "speed" && e.target.closest("#lab")) {
+        stepper.speed(e.target.value);
+        if (stepper.state().playing) stepper.attach();
+      }
+    });
+    window.addEventListener("keydown", (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented || hidden()) return;
+      const a = document.activeElement;
+      if (a && (a.isContentEditable || (a.closest && a.closest(".blocks-svg")))) return; // a grid's own arrows
+      let tag = a ? a.tagName : "";
+      if (a && a.getAttribute && a.getAttribute("role") === "button") tag = "BUTTON";
+      const act = inferlabStepping.keyAction(e.key, tag);
+      if (!act) return;
+      e.preventDefault();
+      stepper.key(act);
+    });
+    return {
+      place: (i) => stepper.place(i),
+      drawn: () => stepper.drawn(),
+      stop: () => stepper.stop(),
+      // attach: the app shows steps from now on, with show(step, playing,
+      // speed, seq); it is given the player's state at once.
+      attach(show) {
+        appShow = show;
+        setTimeout(() => { if (appShow === show) stepper.attach(); }, 0); // never call back into Go from inside its call
+      },
+      detach(show) {
+        if (appShow === show) appShow = null;
+        stepper.stop();
+      },
+    };
+  })();
+  window.inferlab.attach = player.attach;
+  window.inferlab.detach = player.detach;
+
+  // ---- First edits kept ---------------------------------------------------
+  // What the reader does to a control before the app's own copy of it runs
+  // (the prerendered page, then the copy of its panels the app shows until
+  // it builds its own: #below .below-pre, app/player_view.go renderBelow):
+  // each field's value, a box checked, a <details> opened, a form
+  // submitted (Enter or its button), a button pressed, and the field being
+  // typed in. Nothing of it is lost as the page changes hands: once the app
+  // has mounted, the copy gets the values and the focus back (the reader
+  // types on); once its panels are its own (#lab[data-ready]), its fields
+  // get them with the events the reader's own input sent — text as it came
+  // (an InputEvent of the same inputType: a typed number is checked when it
+  // is entered, not at each key; a paste applies at once), a choice as
+  // changed — and the submits and presses, in the order made.
+  const early = (() => {
+    let inside = ""; // the selector of what the app's start takes over (wakeIn)
+    let before = () => false; // the prerendered page is still up
+    // What the reader did, in order: {set: id, value | checked | open,
+    // changed} (a field's latest state, kept at its first place), {submit:
+    // id}, {click: id}. A submit is handed over with the fields as they
+    // were when it was made; what was typed after it comes after it.
+    const log = [];
+    let focus = null; // {id, start, end}
+    let taken = false; // handed over already
+    const kept = (t) => !taken && t instanceof Element && t.id && t.closest(inside) && (before() || t.closest(".below-pre"));
+    const set = (id) => {
+      const last = log[log.length - 1];
+      if (last && last.set === id) return last;
+      const e = { set: id };
+      log.push(e);
+      return e;
+    };
+    const note = (e) => {
+      const t = e.type === "click" && e.target instanceof Element ? e.target.closest("button, input[type=button]") : e.target;
+      if (!kept(t)) return;
+      if (e.type === "toggle") {
+        if (t.tagName === "DETAILS") set(t.id).open = t.open;
+        return;
+      }
+      if (e.type === "submit") {
+        e.preventDefault(); // a prerendered form goes nowhere; the app's gets it
+        const last = log[log.length - 1];
+        if (!last || last.submit !== t.id) log.push({ submit: t.id });
+        return;
+      }
+      if (e.type === "click") {
+        if (t.type === "button") {
+          e.preventDefault();
+          log.push({ click: t.id });
+        }
+        return;
+      }
+      if (!("value" in t) || t.type === "file") return;
+      const f = set(t.id);
+      if (t.type === "checkbox" || t.type === "radio") f.checked = t.checked;
+      else f.value = t.value;
+      if (e.type === "input") f.inputType = e.inputType || ""; // typed, pasted, or stepped (arrows)
+      // A change is the reader leaving the field, unless the field is
+      // leaving the page (the app drew its own: the browser reports the
+      // focused field's new value then).
+      if (e.type === "change") queueMicrotask(() => { if (t.isConnected) f.changed = true; });
+      if (document.activeElement === t) keepFocus(t);
+    };
+    const keepFocus = (t) => {
+      focus = { id: t.id, start: null, end: null };
+      try {
+        focus.start = t.selectionStart;
+        focus.end = t.selectionEnd;
+      } catch (e) { /* a number field has no selection */ }
+    };
+    // put gives one recorded state to the element now in the page; live:
+    // it is the app's own (send the events), else the copy.
+    const put = (f, live) => {
+      const el = document.getElementById(f.set);
+      if (!el) return;
+      if (f.open !== undefined && el.tagName === "DETAILS" && el.open !== f.open) el.open = f.open;
+      if (f.checked !== undefined && el.checked !== f.checked) {
+        el.checked = f.checked;
+        if (live) {
+          el.dispatchEvent(new Event("input", { bubbles: true }));
+          el.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      } else if (f.value !== undefined && el.value !== f.value) {
+        el.value = f.value;
+        if (!live) return;
+        if (el.tagName === "SELECT") el.dispatchEvent(new Event("change", { bubbles: true }));
+        else {
+          // as the reader's last input came: typed text is checked when
+          // entered, a paste applies, a stepper's arrow applies live
+          el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: f.inputType === undefined ? "insertText" : f.inputType }));
+          if (f.changed || el.type === "range") el.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      }
+    };
+    const refocus = () => {
+      const el = focus && document.getElementById(focus.id);
+      const a = document.activeElement;
+      if (!el || a === el || (a && a !== document.body)) return;
+      el.focus({ preventScroll: true });
+      try {
+        if (focus.start !== null) el.setSelectionRange(focus.start, focus.end);
+      } catch (e) { /* no selection to restore */ }
+    };
+    // copy shows the reader's edits in the app's copy of the panels.
+    const copy = () => {
+      for (const f of log) if (f.set) put(f, false);
+      refocus();
+    };
+    const handOver = () => {
+      taken = true;
+      for (const a of log.splice(0)) {
+        const el = document.getElementById(a.set || a.submit || a.click);
+        if (!el) continue;
+        if (a.set) put(a, true);
+        else if (a.submit) submitForm(el);
+        else el.click();
+      }
+      refocus();
+      focus = null;
+    };
+    return {
+      listen(sel, isBefore) {
+        inside = sel;
+        before = isBefore;
+        for (const type of ["input", "change", "click", "submit", "toggle"]) document.addEventListener(type, note, true);
+        document.addEventListener("focusin", (e) => { if (kept(e.target) && "value" in e.target) keepFocus(e.target); }, true);
+      },
+      // mounted: the app has drawn its page; its panels come a moment later.
+      mounted() {
+        const t0 = performance.now();
+        const wait = () => {
+          const l = document.getElementById("lab");
+          if (!l || l.dataset.ready === "true" || performance.now() - t0 > 20000) handOver();
+          else {
+            copy();
+            requestAnimationFrame(() => setTimeout(wait, 0));
+          }
+        };
+        requestAnimationFrame(() => setTimeout(wait, 0));
+      },
+    };
+  })();
+
+  // submitForm sends form's submit event to its handlers (the app's), as
+  // Enter or its button would, without the browser submitting it.
+  const submitForm = (form) => {
+    if (form && form.tagName === "FORM") form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+  };
+  // In a frame (an embed), Enter in a field and a submit button do that
+  // instead of submitting: the lab's forms are handled by script, and the
+  // embed snippet sandboxes the frame without 'allow-forms', where the
+  // browser refuses a submission (and logs it) before any handler runs.
+  if (window.parent !== window) {
+    const implicit = /^(text|number|search|email|url|tel|password|radio|checkbox|range|date|time)$/;
+    document.addEventListener("keydown", (e) => {
+      const t = e.target;
+      if (e.key !== "Enter" || e.defaultPrevented || e.isComposing || !(t instanceof HTMLInputElement) || !t.form || !implicit.test(t.type)) return;
+      e.preventDefault();
+      submitForm(t.form);
+    });
+    document.addEventListener("click", (e) => {
+      const b = e.target instanceof Element && e.target.closest("button[type=submit], button:not([type]), input[type=submit]");
+      if (!b || !b.form || e.defaultPrevented) return;
+      e.preventDefault();
+      submitForm(b.form);
+    });
+  }
 
   // Compact block grids (app/grid_svg.go): one SVG, no element per block.
   // The block under the pointer, or under the keyboard cursor (arrow keys
   // while the grid has focus), is named in the grid's readout line.
-  const gridReadout = (() => {
+  (() => {
     const info = (svg) => {
       if (svg.__info && svg.__info.owners === svg.dataset.owners) return svg.__info;
       const labels = {};
@@ -1468,7 +1934,6 @@
       const svg = e.target instanceof Element && e.target.closest(".blocks-svg");
       if (svg) show(svg, -1);
     });
-    return { text };
   })();
 
   // A lesson page's prerendered figure is the lesson at its defaults (the

@@ -6,8 +6,134 @@
 // controls (the scrubber), so it steps the prerendered page before the app
 // runs and the app's page after, and reads each step from the page as drawn.
 "use strict";
-(() => {
+
+// inferlabEncode writes the exported files' bytes, with no DOM (tested
+// under Node: webtest/present.test.js).
+const inferlabEncode = (() => {
+  // ---- PNG, APNG and ZIP bytes ------------------------------------------------
+
+  const crcTable = (() => {
+    const t = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      t[n] = c >>> 0;
+    }
+    return t;
+  })();
+  const crc32 = (parts) => {
+    let c = 0xffffffff;
+    for (const b of parts) for (let i = 0; i < b.length; i++) c = crcTable[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const u32 = (...vs) => {
+    const b = new Uint8Array(4 * vs.length);
+    const dv = new DataView(b.buffer);
+    vs.forEach((v, i) => dv.setUint32(4 * i, v));
+    return b;
+  };
+  const ascii = (s) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
+  // A PNG's chunks: [{type, data}], after its 8-byte signature.
+  const chunksOf = (png) => {
+    const dv = new DataView(png.buffer, png.byteOffset, png.byteLength);
+    const out = [];
+    for (let at = 8; at + 12 <= png.length;) {
+      const len = dv.getUint32(at);
+      const type = String.fromCharCode(...png.subarray(at + 4, at + 8));
+      out.push({ type, data: png.subarray(at + 8, at + 8 + len) });
+      at += 12 + len;
+    }
+    return out;
+  };
+  const chunk = (type, data) => {
+    const t = ascii(type);
+    return [u32(data.length), t, data, u32(crc32([t, data]))];
+  };
+  const signature = Uint8Array.of(137, 80, 78, 71, 13, 10, 26, 10);
+
+  // apng assembles PNG frames of one size into an animated PNG (APNG,
+  // https://wiki.mozilla.org/APNG_Specification): the first frame's IHDR,
+  // acTL (frames, loop forever), then per frame an fcTL (its sequence
+  // number, size, delay) and its image data — IDAT for the first frame
+  // (what a viewer without APNG shows), fdAT (a sequence number + the
+  // IDAT's bytes) for the others. Sequence numbers run over fcTL and fdAT.
+  const apng = (pngs, delayMs) => {
+    const frames = pngs.map(chunksOf);
+    const ihdr = frames[0].find((c) => c.type === "IHDR").data;
+    const w = new DataView(ihdr.buffer, ihdr.byteOffset).getUint32(0);
+    const h = new DataView(ihdr.buffer, ihdr.byteOffset).getUint32(4);
+    for (const f of frames) {
+      const d = f.find((c) => c.type === "IHDR").data;
+      if (d.length !== ihdr.length || d.some((x, i) => x !== ihdr[i])) throw new Error("the frames differ in size or colour type");
+    }
+    const parts = [signature, ...chunk("IHDR", ihdr), ...chunk("acTL", u32(frames.length, 0))];
+    let seq = 0;
+    frames.forEach((f, i) => {
+      const fc = new Uint8Array(26);
+      const dv = new DataView(fc.buffer);
+      dv.setUint32(0, seq++);
+      dv.setUint32(4, w);
+      dv.setUint32(8, h);
+      dv.setUint32(12, 0);
+      dv.setUint32(16, 0);
+      dv.setUint16(20, delayMs); // delay: delayMs / 1000 s
+      dv.setUint16(22, 1000);
+      fc[24] = 0; // dispose: none
+      fc[25] = 0; // blend: source (every frame is opaque and whole)
+      parts.push(...chunk("fcTL", fc));
+      for (const c of f) {
+        if (c.type !== "IDAT") continue;
+        if (i === 0) parts.push(...chunk("IDAT", c.data));
+        else {
+          const d = new Uint8Array(4 + c.data.length);
+          d.set(u32(seq++), 0);
+          d.set(c.data, 4);
+          parts.push(...chunk("fdAT", d));
+        }
+      }
+    });
+    parts.push(...chunk("IEND", new Uint8Array(0)));
+    return new Blob(parts, { type: "image/png" });
+  };
+
+  // zip stores files uncompressed (PNGs are compressed already): local
+  // headers, the central directory, its end record. Names in UTF-8, the
+  // date fixed (1980-01-01), so the same frames give the same bytes.
+  const zip = (files) => {
+    const le = (n, v) => {
+      const b = new Uint8Array(n);
+      const dv = new DataView(b.buffer);
+      if (n === 2) dv.setUint16(0, v, true);
+      else dv.setUint32(0, v, true);
+      return b;
+    };
+    const enc = new TextEncoder();
+    const parts = [];
+    const central = [];
+    let at = 0;
+    for (const f of files) {
+      const name = enc.encode(f.name);
+      const crc = crc32([f.bytes]);
+      const common = [le(2, 20), le(2, 0x0800), le(2, 0), le(2, 0), le(2, 0x21), le(4, crc), le(4, f.bytes.length), le(4, f.bytes.length), le(2, name.length), le(2, 0)];
+      const local = [le(4, 0x04034b50), ...common, name];
+      central.push(le(4, 0x02014b50), le(2, 20), ...common, le(2, 0), le(2, 0), le(2, 0), le(4, 0), le(4, at), name);
+      for (const p of local) at += p.length;
+      at += f.bytes.length;
+      parts.push(...local, f.bytes);
+    }
+    const cdSize = central.reduce((s, p) => s + p.length, 0);
+    parts.push(...central, le(4, 0x06054b50), le(2, 0), le(2, 0), le(2, files.length), le(2, files.length), le(4, cdSize), le(4, at), le(2, 0));
+    return new Blob(parts, { type: "application/zip" });
+  };
+
+  return { crc32, chunksOf, apng, zip };
+})();
+
+if (typeof module === "object" && module.exports) module.exports = inferlabEncode;
+
+if (typeof window === "object") (() => {
   if (window.inferlabPresent) return;
+  const { apng, zip } = inferlabEncode;
   const L = window.inferlab;
   const root = document.documentElement;
   const $ = (s) => document.querySelector(s);
@@ -20,7 +146,6 @@
   const slug = () => (lab() && lab().dataset.lesson) || "lesson";
   const pad2 = (n) => String(n).padStart(2, "0");
   const cssVar = (name, dflt) => getComputedStyle(root).getPropertyValue(name).trim() || dflt;
-  const reduced = () => root.classList.contains("reduced-motion") || matchMedia("(prefers-reduced-motion: reduce)").matches;
   const mainFigure = () => $("#lab #scenes > figure.scene");
 
   // until resolves once pred() holds, checking each frame; it rejects
@@ -262,122 +387,6 @@
     return { url: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg), w, h };
   };
 
-  // ---- PNG, APNG and ZIP bytes ------------------------------------------------
-
-  const crcTable = (() => {
-    const t = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      t[n] = c >>> 0;
-    }
-    return t;
-  })();
-  const crc32 = (parts) => {
-    let c = 0xffffffff;
-    for (const b of parts) for (let i = 0; i < b.length; i++) c = crcTable[(c ^ b[i]) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const u32 = (...vs) => {
-    const b = new Uint8Array(4 * vs.length);
-    const dv = new DataView(b.buffer);
-    vs.forEach((v, i) => dv.setUint32(4 * i, v));
-    return b;
-  };
-  const ascii = (s) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
-  // A PNG's chunks: [{type, data}], after its 8-byte signature.
-  const chunksOf = (png) => {
-    const dv = new DataView(png.buffer, png.byteOffset, png.byteLength);
-    const out = [];
-    for (let at = 8; at + 12 <= png.length;) {
-      const len = dv.getUint32(at);
-      const type = String.fromCharCode(...png.subarray(at + 4, at + 8));
-      out.push({ type, data: png.subarray(at + 8, at + 8 + len) });
-      at += 12 + len;
-    }
-    return out;
-  };
-  const chunk = (type, data) => {
-    const t = ascii(type);
-    return [u32(data.length), t, data, u32(crc32([t, data]))];
-  };
-  const signature = Uint8Array.of(137, 80, 78, 71, 13, 10, 26, 10);
-
-  // apng assembles PNG frames of one size into an animated PNG (APNG,
-  // https://wiki.mozilla.org/APNG_Specification): the first frame's IHDR,
-  // acTL (frames, loop forever), then per frame an fcTL (its sequence
-  // number, size, delay) and its image data — IDAT for the first frame
-  // (what a viewer without APNG shows), fdAT (a sequence number + the
-  // IDAT's bytes) for the others. Sequence numbers run over fcTL and fdAT.
-  const apng = (pngs, delayMs) => {
-    const frames = pngs.map(chunksOf);
-    const ihdr = frames[0].find((c) => c.type === "IHDR").data;
-    const w = new DataView(ihdr.buffer, ihdr.byteOffset).getUint32(0);
-    const h = new DataView(ihdr.buffer, ihdr.byteOffset).getUint32(4);
-    for (const f of frames) {
-      const d = f.find((c) => c.type === "IHDR").data;
-      if (d.length !== ihdr.length || d.some((x, i) => x !== ihdr[i])) throw new Error("the frames differ in size or colour type");
-    }
-    const parts = [signature, ...chunk("IHDR", ihdr), ...chunk("acTL", u32(frames.length, 0))];
-    let seq = 0;
-    frames.forEach((f, i) => {
-      const fc = new Uint8Array(26);
-      const dv = new DataView(fc.buffer);
-      dv.setUint32(0, seq++);
-      dv.setUint32(4, w);
-      dv.setUint32(8, h);
-      dv.setUint32(12, 0);
-      dv.setUint32(16, 0);
-      dv.setUint16(20, delayMs); // delay: delayMs / 1000 s
-      dv.setUint16(22, 1000);
-      fc[24] = 0; // dispose: none
-      fc[25] = 0; // blend: source (every frame is opaque and whole)
-      parts.push(...chunk("fcTL", fc));
-      for (const c of f) {
-        if (c.type !== "IDAT") continue;
-        if (i === 0) parts.push(...chunk("IDAT", c.data));
-        else {
-          const d = new Uint8Array(4 + c.data.length);
-          d.set(u32(seq++), 0);
-          d.set(c.data, 4);
-          parts.push(...chunk("fdAT", d));
-        }
-      }
-    });
-    parts.push(...chunk("IEND", new Uint8Array(0)));
-    return new Blob(parts, { type: "image/png" });
-  };
-
-  // zip stores files uncompressed (PNGs are compressed already): local
-  // headers, the central directory, its end record. Names in UTF-8, the
-  // date fixed (1980-01-01), so the same frames give the same bytes.
-  const zip = (files) => {
-    const le = (n, v) => {
-      const b = new Uint8Array(n);
-      const dv = new DataView(b.buffer);
-      if (n === 2) dv.setUint16(0, v, true);
-      else dv.setUint32(0, v, true);
-      return b;
-    };
-    const enc = new TextEncoder();
-    const parts = [];
-    const central = [];
-    let at = 0;
-    for (const f of files) {
-      const name = enc.encode(f.name);
-      const crc = crc32([f.bytes]);
-      const common = [le(2, 20), le(2, 0x0800), le(2, 0), le(2, 0), le(2, 0x21), le(4, crc), le(4, f.bytes.length), le(4, f.bytes.length), le(2, name.length), le(2, 0)];
-      const local = [le(4, 0x04034b50), ...common, name];
-      central.push(le(4, 0x02014b50), le(2, 20), ...common, le(2, 0), le(2, 0), le(2, 0), le(4, 0), le(4, at), name);
-      for (const p of local) at += p.length;
-      at += f.bytes.length;
-      parts.push(...local, f.bytes);
-    }
-    const cdSize = central.reduce((s, p) => s + p.length, 0);
-    parts.push(...central, le(4, 0x06054b50), le(2, 0), le(2, 0), le(2, files.length), le(2, files.length), le(4, cdSize), le(4, at), le(2, 0));
-    return new Blob(parts, { type: "application/zip" });
-  };
-
   const save = (name, blob) => {
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
@@ -477,7 +486,7 @@
         // drawn figure) throws here.
         blob = await new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error("no PNG"))), "image/png"));
       } catch (e) {
-        throw new Error("this browser does not let the page read the drawn figure (" + (e.name || e.message) + "): use a screenshot, or a chart's own PNG button");
+        throw new Error("this browser does not let the page read the drawn figure (" + (e.name || e.message) + "): use a screenshot, or a chart's own PNG button", { cause: e });
       }
       out.push({ n: d.n, bytes: new Uint8Array(await blob.arrayBuffer()) });
     }

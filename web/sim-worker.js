@@ -47,7 +47,7 @@ self.onmessage = async (e) => {
     return;
   }
   if (m.type === "prefetch") {
-    let body = null;
+    let body;
     try {
       body = self.inferlabRequestFor(m.path, m.search);
     } catch (err) {

@@ -1,15 +1,18 @@
 // Package playback is the lesson player's state as a plain type: the script
-// shown and the one wanted (a simulation may be running for it), the step,
-// playback, the quiz checkpoints, and the delayed actions pending (an address
-// write, a playback tick, a simulation, a knob settling). It has no UI and no
-// timers: the go-app component (app.Player) renders a State, runs the timers
-// it asks for, and hands each timer's Ticket back, and only the latest ticket
-// of each kind is still due. Everything here is tested natively.
+// shown and the one wanted (a simulation may be running for it), the step
+// shown, the quiz checkpoints, and the delayed actions pending (a
+// simulation, a knob settling). Stepping itself (keys, buttons, playback,
+// motion, the step in the address) is web/lab.js's player, the same before
+// the app runs and after: it tells the app which step to show, whether it
+// plays and at what speed, and the app renders that (State.Step, Playing,
+// Speed). It has no UI and no timers: the go-app component (app.Player)
+// renders a State, runs the timers it asks for, and hands each timer's
+// Ticket back, and only the latest ticket of each kind is still due.
+// Everything here is tested natively.
 package playback
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,12 +26,9 @@ type Kind int
 
 // The kinds of delayed action.
 const (
-	URLWrite     Kind = iota // write the step into the address once stepping pauses
-	PlayTick                 // advance one step while playing
-	Simulation               // a simulation for the wanted state
-	KnobSim                  // a knob moved: simulate once it pauses (debounce)
-	KnobURL                  // a knob moved: write the address once it settles
-	MotionSettle             // stepping paused: step changes animate again
+	Simulation Kind = iota // a simulation for the wanted state
+	KnobSim                // a knob moved: simulate once it pauses (debounce)
+	KnobURL                // a knob moved: write the address once it settles
 	numKinds
 )
 
@@ -53,11 +53,11 @@ type StepWish struct {
 	Keep bool   // keep the current step, clamped (a knob changed)
 }
 
-// Speeds are the playback speeds offered, and BaseDelay the time per step
-// at 1×.
+// Speeds are the playback speeds offered.
 var Speeds = []string{"0.5", "1", "2", "4"}
 
-// BaseDelay is the time a step stays on screen while playing at 1×.
+// BaseDelay is the time a step stays on screen while playing at 1×
+// (web/lab.js's player reads it from #steps-data).
 const BaseDelay = 1600 * time.Millisecond
 
 // State is one lesson page's player state. The zero value shows nothing and
@@ -67,7 +67,8 @@ type State struct {
 	// build failed: then Fail says why).
 	Script *sim.Script
 	Fail   *sim.Failure
-	// Step is the 0-based step shown.
+	// Step is the 0-based step shown; Playing and Speed are the player's
+	// (web/lab.js), shown in the toolbar.
 	Step    int
 	Playing bool
 	Speed   string // one of Speeds; "" means 1×
@@ -84,49 +85,10 @@ type State struct {
 	moved         bool     // the learner changed step since the wish was made
 	placed        []string // the notices of placing the shown script's step by the wish (show)
 
-	quizzes  map[int]QuizResult
-	pausedAt int // the checkpoint playback last stopped at (0: none; step 0 never asks)
-	passQuiz int // the checkpoint the current playback plays past (0 or -1: none)
+	quizzes map[int]QuizResult
 
 	gens   [numKinds]int
 	issued [numKinds]bool // a ticket of the kind was issued and neither done nor cancelled
-
-	// Jump is whether step changes jump instead of animating: the steps
-	// come faster than an animation plays (a held arrow key, a dragged
-	// scrubber), so the latest step wins and no movement queues up.
-	Jump     bool
-	lastMove time.Time
-}
-
-// MotionGap is the shortest time between two step changes that still
-// animates the second: a step change sooner than this after the last one
-// jumps (a held key repeats every 30–50 ms; playback at 4× steps every
-// 400 ms and animates).
-const MotionGap = 250 * time.Millisecond
-
-// Moved records a step change at now. It reports whether the change must
-// jump (the previous one was under MotionGap ago, or steps are already
-// jumping), with the ticket that ends the jumping once stepping pauses for
-// MotionGap.
-func (s *State) Moved(now time.Time) (Ticket, bool) {
-	s.Jump = !s.lastMove.IsZero() && now.Sub(s.lastMove) < MotionGap
-	s.lastMove = now
-	if !s.Jump {
-		s.Cancel(MotionSettle)
-		return Ticket{}, false
-	}
-	return s.Later(MotionSettle), true
-}
-
-// Settle ends the jumping started by Moved when t is still the latest
-// settle ticket (no step change came since); it reports whether it did.
-func (s *State) Settle(t Ticket) bool {
-	if t.Kind != MotionSettle || !s.Due(t) {
-		return false
-	}
-	s.Done(t)
-	s.Jump = false
-	return true
 }
 
 // Due reports whether t is still the latest ticket of its kind.
@@ -156,97 +118,30 @@ func (s *State) Done(t Ticket) {
 }
 
 // Pending reports whether an action of kind k was asked for and is neither
-// done nor cancelled: for URLWrite, the address does not show the step yet
-// (the page says so in #lab[data-url-pending]).
+// done nor cancelled.
 func (s *State) Pending(k Kind) bool { return k >= 0 && k < numKinds && s.issued[k] }
 
 // Count is the number of steps of the script shown.
 func (s *State) Count() int { return s.Script.Count() }
 
 // Seek shows step i (0-based, clamped to the script). It reports whether
-// the step changed, with the ticket of the address write that follows once
-// stepping pauses.
-func (s *State) Seek(i int) (Ticket, bool) {
+// the step changed.
+func (s *State) Seek(i int) bool {
 	n := s.Count()
 	if n == 0 {
-		return Ticket{}, false
+		return false
 	}
 	i = max(0, min(i, n-1))
 	if i == s.Step {
-		return Ticket{}, false
+		return false
 	}
 	s.Step = i
 	s.moved, s.placed = true, nil
-	return s.Later(URLWrite), true
+	return true
 }
 
-// Delay is the time per step at the chosen speed.
-func (s *State) Delay() time.Duration {
-	f, err := strconv.ParseFloat(s.Speed, 64)
-	if err != nil || f <= 0 {
-		f = 1
-	}
-	return time.Duration(float64(BaseDelay) / f)
-}
-
-// TogglePlay starts or stops playback. Starting returns the first tick's
-// ticket (due after Delay); at the last step playback restarts from the
-// first, and at a checkpoint where playback stopped it plays on past it.
-func (s *State) TogglePlay() (tick Ticket, url Ticket, started bool) {
-	if s.Count() == 0 {
-		return Ticket{}, Ticket{}, false
-	}
-	s.Playing = !s.Playing
-	if !s.Playing {
-		s.Cancel(PlayTick)
-		return Ticket{}, Ticket{}, false
-	}
-	s.passQuiz = -1
-	if q := s.PendingQuiz(); q >= 0 && q == s.pausedAt {
-		s.passQuiz = q // the learner chose to play on without answering
-	}
-	if s.Step >= s.Count()-1 {
-		url, _ = s.Seek(0)
-	}
-	return s.Later(PlayTick), url, true
-}
-
-// Stop stops playback.
-func (s *State) Stop() {
-	s.Playing = false
-	s.Cancel(PlayTick)
-}
-
-// TickResult is what a playback tick did.
-type TickResult int
-
-// The outcomes of a tick.
-const (
-	TickStale    TickResult = iota // not the latest tick, or not playing: nothing happened
-	TickAdvanced                   // moved one step; the next tick is due after Delay
-	TickEnded                      // at the last step: playback stopped
-	TickQuiz                       // before an unanswered checkpoint: playback stopped, ask it
-)
-
-// Tick advances playback by one step. Playback stops at the end and before
-// a checkpoint (predict before seeing), unless the learner chose to play
-// past that one.
-func (s *State) Tick(t Ticket) (res TickResult, next Ticket, url Ticket) {
-	if !s.Playing || !s.Due(t) || t.Kind != PlayTick {
-		return TickStale, Ticket{}, Ticket{}
-	}
-	if s.Step >= s.Count()-1 {
-		s.Stop()
-		return TickEnded, Ticket{}, Ticket{}
-	}
-	if q := s.PendingQuiz(); q >= 0 && q != s.passQuiz {
-		s.Stop()
-		s.pausedAt = q
-		return TickQuiz, Ticket{}, Ticket{}
-	}
-	url, _ = s.Seek(s.Step + 1)
-	return TickAdvanced, s.Later(PlayTick), url
-}
+// Stop stops playback (the player sees it in the toolbar drawn).
+func (s *State) Stop() { s.Playing = false }
 
 // PendingQuiz is the 0-based index of the step whose question is asked now
 // (the next step's, while unanswered), or -1.
@@ -272,30 +167,30 @@ const maxAnswer = 200
 
 // Answer judges an answer to the question of step i and reveals the step.
 // An empty answer only sets Hint.
-func (s *State) Answer(i int, answer string) (Ticket, bool) {
+func (s *State) Answer(i int, answer string) bool {
 	if i < 0 || i >= s.Count() || s.Script.Steps[i].Quiz == nil {
-		return Ticket{}, false
+		return false
 	}
 	if len(answer) > maxAnswer {
 		answer = answer[:maxAnswer]
 	}
 	if strings.TrimSpace(answer) == "" {
 		s.Hint = "Type or pick an answer first, or skip the question."
-		return Ticket{}, false
+		return false
 	}
 	s.record(i, QuizResult{Answer: answer, Verdict: s.Script.Steps[i].Quiz.Check(answer)})
-	url, _ := s.Seek(i)
-	return url, true
+	s.Seek(i)
+	return true
 }
 
 // Skip reveals step i without an answer.
-func (s *State) Skip(i int) (Ticket, bool) {
+func (s *State) Skip(i int) bool {
 	if i < 0 || i >= s.Count() {
-		return Ticket{}, false
+		return false
 	}
 	s.record(i, QuizResult{Skipped: true})
-	url, _ := s.Seek(i)
-	return url, true
+	s.Seek(i)
+	return true
 }
 
 func (s *State) record(i int, r QuizResult) {
@@ -400,7 +295,7 @@ func (s *State) show(key string, sc *sim.Script, f *sim.Failure) []string {
 		s.Script = nil
 	}
 	s.Stop()
-	s.quizzes, s.Hint, s.pausedAt, s.passQuiz = nil, "", 0, 0
+	s.quizzes, s.Hint = nil, ""
 	n := s.Count()
 	if n == 0 {
 		s.Step = 0

@@ -3,7 +3,6 @@ package playback
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/lessons"
@@ -32,36 +31,35 @@ func shown(n int, quizzes ...int) *State {
 
 func TestSeek(t *testing.T) {
 	cases := []struct {
-		name      string
-		n, from   int
-		to, want  int
-		moved     bool
-		urlTicket bool
+		name     string
+		n, from  int
+		to, want int
+		moved    bool
 	}{
-		{"next", 5, 0, 1, 1, true, true},
-		{"same step", 5, 2, 2, 2, false, false},
-		{"past the end", 5, 3, 9, 4, true, true},
-		{"before the start", 5, 2, -3, 0, true, true},
-		{"at the end already", 5, 4, 7, 4, false, false},
-		{"no script", 0, 0, 3, 0, false, false},
+		{"next", 5, 0, 1, 1, true},
+		{"same step", 5, 2, 2, 2, false},
+		{"past the end", 5, 3, 9, 4, true},
+		{"before the start", 5, 2, -3, 0, true},
+		{"at the end already", 5, 4, 7, 4, false},
+		{"no script", 0, 0, 3, 0, false},
 	}
 	for _, c := range cases {
 		s := shown(c.n)
 		s.Step = c.from
-		tk, moved := s.Seek(c.to)
-		if s.Step != c.want || moved != c.moved || s.Due(tk) != c.urlTicket {
-			t.Errorf("%s: Seek(%d) from %d = step %d moved %v due %v; want %d %v %v", c.name, c.to, c.from, s.Step, moved, s.Due(tk), c.want, c.moved, c.urlTicket)
+		moved := s.Seek(c.to)
+		if s.Step != c.want || moved != c.moved {
+			t.Errorf("%s: Seek(%d) from %d = step %d moved %v; want %d %v", c.name, c.to, c.from, s.Step, moved, c.want, c.moved)
 		}
 	}
 }
 
-// Only the latest address write is due: quick steps write once.
-func TestURLWriteLatestWins(t *testing.T) {
+// Only the latest ticket of a kind is due: a knob dragged simulates once
+// it pauses; a cancel supersedes them all.
+func TestTicketLatestWins(t *testing.T) {
 	s := shown(10)
 	var tickets []Ticket
 	for i := 1; i <= 6; i++ {
-		tk, _ := s.Seek(i)
-		tickets = append(tickets, tk)
+		tickets = append(tickets, s.Later(KnobSim))
 	}
 	due := 0
 	for _, tk := range tickets {
@@ -70,141 +68,38 @@ func TestURLWriteLatestWins(t *testing.T) {
 		}
 	}
 	if due != 1 || !s.Due(tickets[5]) {
-		t.Fatalf("%d of 6 writes due, want only the last", due)
+		t.Fatalf("%d of 6 tickets due, want only the last", due)
 	}
-	s.Cancel(URLWrite) // an immediate write supersedes it
+	if other := s.Later(KnobURL); !s.Due(other) || !s.Due(tickets[5]) {
+		t.Error("a ticket of another kind superseded this one")
+	}
+	s.Cancel(KnobSim) // a valid value applied at once
 	if s.Due(tickets[5]) {
-		t.Error("a cancelled write is still due")
+		t.Error("a cancelled ticket is still due")
 	}
 }
 
-// The address write is pending from the first quick step until it is done
-// or cancelled; a superseded ticket's Done changes nothing.
-func TestURLWritePending(t *testing.T) {
+// An action is pending from its first ticket until the latest is done or
+// cancelled; a superseded ticket's Done changes nothing.
+func TestTicketPending(t *testing.T) {
 	s := shown(10)
-	if s.Pending(URLWrite) {
-		t.Fatal("pending before any step")
+	if s.Pending(KnobURL) {
+		t.Fatal("pending before any ticket")
 	}
-	first, _ := s.Seek(1)
-	last, _ := s.Seek(2)
+	first := s.Later(KnobURL)
+	last := s.Later(KnobURL)
 	s.Done(first) // an older timer fires: not the latest, the write still pends
-	if !s.Pending(URLWrite) {
-		t.Error("a superseded ticket's Done cleared the pending write")
+	if !s.Pending(KnobURL) {
+		t.Error("a superseded ticket's Done cleared the pending action")
 	}
 	s.Done(last)
-	if s.Pending(URLWrite) {
-		t.Error("still pending after the latest write was done")
+	if s.Pending(KnobURL) {
+		t.Error("still pending after the latest was done")
 	}
-	s.Seek(3)
-	s.Cancel(URLWrite) // written at once (a simulation answered)
-	if s.Pending(URLWrite) {
-		t.Error("still pending after the write was cancelled")
-	}
-	if _, moved := s.Seek(3); moved || s.Pending(URLWrite) {
-		t.Error("seeking the step shown asked for a write")
-	}
-}
-
-// Step changes closer than MotionGap jump; the first one after a pause
-// animates, and only the latest settle ticket ends the jumping.
-func TestMotion(t *testing.T) {
-	var s State
-	t0 := time.Unix(1000, 0)
-	steps := []struct {
-		at   time.Duration
-		jump bool
-	}{
-		{0, false},                               // the first step change animates
-		{40 * time.Millisecond, true},            // a held key
-		{80 * time.Millisecond, true},            // still held
-		{80*time.Millisecond + MotionGap, false}, // after a pause: animates again
-		{80*time.Millisecond + MotionGap + 400*time.Millisecond, false}, // playback at 4x
-	}
-	var tickets []Ticket
-	for i, st := range steps {
-		tk, jump := s.Moved(t0.Add(st.at))
-		if jump != st.jump || s.Jump != st.jump {
-			t.Errorf("change %d at %v: jump %v (State.Jump %v), want %v", i, st.at, jump, s.Jump, st.jump)
-		}
-		if jump {
-			tickets = append(tickets, tk)
-		}
-	}
-	if s.Jump {
-		t.Fatal("jumping after an animated change")
-	}
-	// Held again: the older settle ticket must not end the newer jumping.
-	s.Moved(t0.Add(time.Hour))
-	old, _ := s.Moved(t0.Add(time.Hour + 10*time.Millisecond))
-	latest, _ := s.Moved(t0.Add(time.Hour + 20*time.Millisecond))
-	if s.Settle(old) || !s.Jump {
-		t.Error("a superseded settle ticket ended the jumping")
-	}
-	if !s.Settle(latest) || s.Jump {
-		t.Error("the latest settle ticket did not end the jumping")
-	}
-	if s.Settle(tickets[0]) {
-		t.Error("a ticket of an earlier burst settled again")
-	}
-}
-
-func TestPlayback(t *testing.T) {
-	s := shown(4, 2) // step 3 (index 2) asks a question
-	tick, _, ok := s.TogglePlay()
-	if !ok || !s.Playing {
-		t.Fatal("play did not start")
-	}
-	type want struct {
-		res  TickResult
-		step int
-	}
-	var got []want
-	for i := 0; i < 4; i++ {
-		res, next, _ := s.Tick(tick)
-		got = append(got, want{res, s.Step})
-		tick = next
-	}
-	// 0 → 1, then stop before the checkpoint at index 2; later ticks are stale.
-	exp := []want{{TickAdvanced, 1}, {TickQuiz, 1}, {TickStale, 1}, {TickStale, 1}}
-	for i := range exp {
-		if got[i] != exp[i] {
-			t.Fatalf("ticks = %v, want %v", got, exp)
-		}
-	}
-	if s.Playing || s.PendingQuiz() != 2 {
-		t.Fatalf("playing %v, pending quiz %d", s.Playing, s.PendingQuiz())
-	}
-	// Play again at the checkpoint: plays past it without an answer.
-	tick, _, _ = s.TogglePlay()
-	res, tick, _ := s.Tick(tick)
-	if res != TickAdvanced || s.Step != 2 {
-		t.Fatalf("replay at the checkpoint: %v step %d", res, s.Step)
-	}
-	res, tick, _ = s.Tick(tick)
-	if res != TickAdvanced || s.Step != 3 {
-		t.Fatalf("%v step %d", res, s.Step)
-	}
-	if res, _, _ = s.Tick(tick); res != TickEnded || s.Playing {
-		t.Fatalf("at the end: %v playing %v", res, s.Playing)
-	}
-	// Play at the end restarts from the first step.
-	tick, url, _ := s.TogglePlay()
-	if s.Step != 0 || !s.Due(url) || !s.Due(tick) {
-		t.Fatalf("restart: step %d", s.Step)
-	}
-	// Pausing makes the pending tick stale.
-	s.TogglePlay()
-	if res, _, _ := s.Tick(tick); res != TickStale || s.Step != 0 {
-		t.Fatalf("tick after pause: %v step %d", res, s.Step)
-	}
-}
-
-func TestDelay(t *testing.T) {
-	for speed, want := range map[string]int64{"": 1600, "1": 1600, "2": 800, "0.5": 3200, "x": 1600, "-1": 1600} {
-		s := State{Speed: speed}
-		if got := s.Delay().Milliseconds(); got != want {
-			t.Errorf("Delay at %q = %d ms, want %d", speed, got, want)
-		}
+	s.Later(KnobURL)
+	s.Cancel(KnobURL)
+	if s.Pending(KnobURL) {
+		t.Error("still pending after it was cancelled")
 	}
 }
 
@@ -214,11 +109,11 @@ func TestQuiz(t *testing.T) {
 	if s.PendingQuiz() != 2 {
 		t.Fatalf("pending = %d, want 2", s.PendingQuiz())
 	}
-	if _, ok := s.Answer(2, "  "); ok || s.Hint == "" || s.Step != 1 {
+	if ok := s.Answer(2, "  "); ok || s.Hint == "" || s.Step != 1 {
 		t.Fatalf("an empty answer revealed the step or gave no hint (%q)", s.Hint)
 	}
-	url, ok := s.Answer(2, "yes")
-	if !ok || s.Step != 2 || s.Hint != "" || !s.Due(url) {
+	ok := s.Answer(2, "yes")
+	if !ok || s.Step != 2 || s.Hint != "" {
 		t.Fatalf("answer: ok %v step %d hint %q", ok, s.Step, s.Hint)
 	}
 	if r, ok := s.Result(2); !ok || !r.Verdict.Correct || r.Answer != "yes" {
@@ -228,13 +123,13 @@ func TestQuiz(t *testing.T) {
 	if s.PendingQuiz() != -1 {
 		t.Error("an answered question is asked again")
 	}
-	if _, ok := s.Answer(3, "yes"); ok {
+	if ok := s.Answer(3, "yes"); ok {
 		t.Error("a step without a question took an answer")
 	}
 	// Skip, and quizzes off (an embed hiding the narration).
 	s2 := shown(4, 2)
 	s2.Step = 1
-	if _, ok := s2.Skip(2); !ok || s2.Step != 2 {
+	if ok := s2.Skip(2); !ok || s2.Step != 2 {
 		t.Fatal("skip did not reveal")
 	}
 	if r, _ := s2.Result(2); !r.Skipped {
@@ -319,10 +214,10 @@ func TestDeliverResetsPlayAndQuizzes(t *testing.T) {
 	s := shown(5, 2)
 	s.Step = 1
 	s.Answer(2, "no")
-	tick, _, _ := s.TogglePlay()
+	s.Playing = true // the player (web/lab.js) plays
 	k, _ := s.Want("k2", StepWish{Keep: true})
 	s.Deliver(k, script(5, 2), nil)
-	if s.Playing || s.Due(tick) {
+	if s.Playing {
 		t.Error("playback survived a new script")
 	}
 	if _, ok := s.Result(2); ok {

@@ -30,6 +30,7 @@ import (
 	"github.com/inferlab/inferlab/app/sim"
 	"github.com/inferlab/inferlab/cmd/internal/bench"
 	"github.com/inferlab/inferlab/cmd/internal/bench/suite"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 // DefaultScenarios are the WebAssembly budget's scenarios: the two 10,000-

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -110,4 +111,18 @@ func printable(msg string) string {
 		lines[i] = lessons.PrintableName(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// messages writes what a package logs as the command's own lines: each
+// after "inferlab " and through printable (`static: …` reads as
+// `inferlab static: …`, as the command's errors do).
+type messages struct{ w io.Writer }
+
+func (m messages) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if _, err := fmt.Fprintln(m.w, printable("inferlab "+line)); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
 }

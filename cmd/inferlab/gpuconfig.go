@@ -76,12 +76,7 @@ func loadGPUConfig(l *lessons.Lesson, path string) (*lessons.Lesson, *customGPU,
 	if p, ok := l.Param("gpu"); !ok || p.Kind != lessons.Choice {
 		return nil, nil, fmt.Errorf("--gpu-config works with the lessons that pick a GPU (%s), not %s", strings.Join(gpuLessons(), ", "), l.Slug)
 	}
-	f, err := openRegular(path, "a GPU's figures as JSON")
-	if err != nil {
-		return nil, nil, fmt.Errorf("--gpu-config %s: %v", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGPUConfigBytes+1))
+	data, err := readBounded(path, "a GPU's figures as JSON", maxGPUConfigBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--gpu-config %s: %v", path, err)
 	}
@@ -105,8 +100,9 @@ func loadGPUConfig(l *lessons.Lesson, path string) (*lessons.Lesson, *customGPU,
 // reported (errors.Join), the first found first.
 func parseGPUConfig(data []byte, defaultName string) (hardware.CustomGPUSpec, error) {
 	if len(data) > maxGPUConfigBytes {
-		return hardware.CustomGPUSpec{}, fmt.Errorf("the file is over %d bytes: want one small JSON object", maxGPUConfigBytes)
+		return hardware.CustomGPUSpec{}, fmt.Errorf("the file is over %s bytes: want one small JSON object", textfmt.Comma(maxGPUConfigBytes))
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a UTF-8 byte-order mark, as a config.json's and a trace's
 	keys := []string{"name"}
 	for _, f := range hardware.CustomGPUFields {
 		keys = append(keys, f.Key)
@@ -132,7 +128,10 @@ func parseGPUConfig(data []byte, defaultName string) (hardware.CustomGPUSpec, er
 		case !ok:
 			errs = append(errs, fmt.Errorf("%s is missing: want %s", f.Key, f.Allowed()))
 			continue
-		case json.Unmarshal(v, &x) != nil:
+		// null decodes to 0 without an error, and so does a number a
+		// float64 reads as 0 (1e-400): either would silently be "no FP8
+		// tensor cores" or "no link".
+		case string(bytes.TrimSpace(v)) == "null", json.Unmarshal(v, &x) != nil, textfmt.RoundsToZero(string(bytes.TrimSpace(v))):
 			errs = append(errs, &hardware.GPUFieldError{Field: f.Key, Value: shortJSON(v), Allowed: f.Allowed()})
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -29,9 +31,13 @@ func healthCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	addr := addrFlag.or("127.0.0.1:8080")
-	host, _, err := net.SplitHostPort(addr)
-	if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
-		fmt.Fprintf(stderr, "inferlab health: --addr = %q is not allowed: want a loopback host:port, e.g. 127.0.0.1:8080\n", addr)
+	host, port, err := net.SplitHostPort(addr)
+	// A port out of range is refused here with exit 2, as serve refuses
+	// it, rather than tried and reported down (exit 1).
+	n, perr := strconv.Atoi(port)
+	badPort := perr != nil || n < 1 || n > 65535 || strings.TrimLeft(port, "0123456789") != ""
+	if ip := net.ParseIP(host); err != nil || badPort || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab health: --addr = %q is not allowed: want a loopback host:port with a port from 1 to 65535, e.g. 127.0.0.1:8080", addr)))
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)

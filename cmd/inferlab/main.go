@@ -8,7 +8,7 @@
 //	inferlab run SLUG [--set k=v ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
 //	inferlab diff SLUG [--set k=v ...] --vs k=v [...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
 //	                                             the same lesson twice on one seed: metrics side by side
-//	inferlab list                                list the lessons
+//	inferlab list [--format text|json]           list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
 //	inferlab bench --corners [--runs N] [--only LESSON]   every lesson's heaviest settings: time and peak memory
 package main
@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 func main() {
@@ -42,12 +44,16 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "diff":
 		return diffCmd(args[1:], stdout, stderr)
 	case "list":
-		return listCmd(stdout)
+		return listCmd(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
 	case "bench-corner": // hidden: the child of bench --corners
 		return benchCornerCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "inferlab help: unexpected argument %q\n", args[1])
+			return 2
+		}
 		usage(stdout)
 		return 0
 	}
@@ -64,7 +70,7 @@ func usage(w io.Writer) {
   inferlab health [--addr 127.0.0.1:8080]
   inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
   inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
-  inferlab list
+  inferlab list [--format text|json]
   inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list] [--corners]
 `)
 }

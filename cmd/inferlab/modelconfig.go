@@ -113,18 +113,11 @@ func configName(path string) string {
 
 // readConfigFile reads a regular file of at most modelconfig.MaxBytes, as
 // readTrace reads a trace: checked before it is opened and again once
-// open, without blocking, so a named pipe or a device cannot hang it.
+// open, without blocking, so a named pipe or a device cannot hang it; a
+// larger file is refused by its size (a 10 MB one was once reported as
+// "1048577 bytes", what was read of it).
 func readConfigFile(path string) ([]byte, error) {
-	f, err := openRegular(path, "a config.json")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, modelconfig.MaxBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	return data, nil
+	return readBounded(path, "a config.json", modelconfig.MaxBytes)
 }
 
 // writeModelSummary prints, above a text run, what was read from the file.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/export"
+	"github.com/inferlab/inferlab/internal/textfmt"
 	"github.com/inferlab/inferlab/lessons"
 )
 
@@ -82,6 +84,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "inferlab run: --trace works with lessons that take a trace (%s), not %s\n", traceSlugs(), slug)
 			return 2
 		}
+		if err := l.CheckTraceKnobs(sets); err != nil {
+			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
+			return 2
+		}
 		reqs, terr := readTrace(trace, nativeTraceLimits(l))
 		if terr != nil {
 			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: --trace %s: %v", slug, trace, terr)))
@@ -138,7 +144,11 @@ func nativeTraceLimits(l *lessons.Lesson) workload.Limits {
 // checked before it is opened, and the opened file again (opened without
 // blocking, so a file swapped for a pipe in between cannot hang it).
 func readTrace(path string, lim workload.Limits) ([]workload.Request, error) {
-	f, err := openRegular(path, "a JSONL trace")
+	maxBytes := int64(-1)
+	if lim.MaxBytes > 0 {
+		maxBytes = lim.MaxBytes
+	}
+	f, err := openBounded(path, "a JSONL trace", maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -146,15 +156,17 @@ func readTrace(path string, lim workload.Limits) ([]workload.Request, error) {
 	return workload.ParseTrace(f, lim)
 }
 
-// openRegular opens path for reading when it is a regular file (kind names
-// what it should be), checked before it is opened and again once open,
-// without blocking, so a file swapped for a pipe in between cannot hang it.
-func openRegular(path, kind string) (*os.File, error) {
+// openBounded opens path for reading when it is a regular file (kind names
+// what it should hold) of at most maxBytes (no bound when negative),
+// checked before it is opened and again once open, without blocking, so a
+// file swapped for a pipe in between cannot hang it; a larger file is
+// refused by its size before any of it is read.
+func openBounded(path, kind string, maxBytes int64) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := regularFile(st, kind); err != nil {
+	if err := boundedFile(st, kind, maxBytes); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -162,13 +174,44 @@ func openRegular(path, kind string) (*os.File, error) {
 		return nil, err
 	}
 	if st, err = f.Stat(); err == nil {
-		err = regularFile(st, kind)
+		err = boundedFile(st, kind, maxBytes)
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// readBounded reads a regular file of at most maxBytes (openBounded),
+// refusing one that grew past it while it was read.
+func readBounded(path, kind string, maxBytes int64) ([]byte, error) {
+	f, err := openBounded(path, kind, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("is over %s bytes: want a regular file of at most %s bytes holding %s", textfmt.Comma(int(maxBytes)), textfmt.Comma(int(maxBytes)), kind)
+	}
+	return data, nil
+}
+
+// boundedFile refuses anything but a regular file of at most maxBytes (no
+// bound when negative): `inferlab compress /dev/zero` once read 9.3 GB in
+// 30 s, and a named pipe with no writer blocks its reader forever.
+func boundedFile(st os.FileInfo, holding string, maxBytes int64) error {
+	if err := regularFile(st, holding); err != nil {
+		return err
+	}
+	if maxBytes >= 0 && st.Size() > maxBytes {
+		return fmt.Errorf("is %s bytes: want a regular file of at most %s bytes holding %s", textfmt.Comma(int(st.Size())), textfmt.Comma(int(maxBytes)), holding)
+	}
+	return nil
 }
 
 // regularFile refuses anything but a regular file, naming what it is and
@@ -194,13 +237,53 @@ func regularFile(st os.FileInfo, holding string) error {
 	return fmt.Errorf("is %s: want a regular file holding %s", what, holding)
 }
 
-func listCmd(stdout io.Writer) int {
-	width := 0 // the longest slug, so titles line up (speculative-decoding is 20)
-	for _, l := range lessons.All() {
-		width = max(width, len(l.Slug))
+// listCmd lists the lessons: one a line, or with --format json an array
+// of their slugs, titles, parts and summaries. Like every subcommand it
+// refuses an unknown flag, a bad value and an argument it does not take
+// (exit 2): `list --format json` once printed text, and `list --bogus`
+// listed the lessons.
+func listCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var formatFlag textFlag
+	fs.Var(&formatFlag, "format", "output format: text or json (default text)")
+	giveOnce(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
-	for _, l := range lessons.All() {
-		fmt.Fprintf(stdout, "%-*s %s (%s)\n", width, l.Slug, l.Title, l.Part)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "inferlab list: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	switch format := formatFlag.or("text"); format {
+	case "json":
+		type entry struct {
+			Slug    string `json:"slug"`
+			Title   string `json:"title"`
+			Part    string `json:"part"`
+			Summary string `json:"summary"`
+		}
+		out := []entry{}
+		for _, l := range lessons.All() {
+			out = append(out, entry{l.Slug, l.Title, l.Part, l.Summary})
+		}
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			fmt.Fprintln(stderr, "inferlab list:", err)
+			return 1
+		}
+		stdout.Write(append(b, '\n'))
+	case "text":
+		width := 0 // the longest slug, so titles line up (speculative-decoding is 20)
+		for _, l := range lessons.All() {
+			width = max(width, len(l.Slug))
+		}
+		for _, l := range lessons.All() {
+			fmt.Fprintf(stdout, "%-*s %s (%s)\n", width, l.Slug, l.Title, l.Part)
+		}
+	default:
+		fmt.Fprintf(stderr, "inferlab list: --format = %q is not allowed: want text or json\n", format)
+		return 2
 	}
 	return 0
 }

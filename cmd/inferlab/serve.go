@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -33,6 +34,19 @@ const (
 	maxHeaderBytes = server.HTTPMaxHeaderBytes
 )
 
+// serveMemoryLimit is the soft limit on the Go runtime's memory that
+// `inferlab serve` sets (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT
+// is set. Prerendering a page builds its lesson (the roofline page
+// allocates 590 MB, the site's 82 documents 3.7 GB) while the server
+// keeps what it rendered and the web files' encodings (45 MB of live heap
+// once every page is), and the default collector (GOGC=100) let the heap
+// grow to twice what it held: 260 to 350 MB resident in the first seconds.
+// Near the limit the collector runs sooner (3-4% of the CPU under the
+// load benchmark), and the process stays under 200 MB from start through
+// its first page and the load benchmark (BENCHMARKS.md, "Server under
+// load").
+const serveMemoryLimit = 150 << 20
+
 // newHTTPServer is the server `inferlab serve` runs.
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
@@ -54,8 +68,9 @@ func newHTTPServer(h http.Handler) *http.Server {
 func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var addrFlag, webFlag textFlag
+	var addrFlag, webFlag, baseFlag textFlag
 	fs.Var(&addrFlag, "addr", "address to listen on (default 127.0.0.1:8080)")
+	fs.Var(&baseFlag, "base-url", "the site's public address, e.g. https://lab.example.org, which link previews (og:url, og:image) name (default: none, those tags left out)")
 	fs.Var(&webFlag, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
 	giveOnce(fs)
 	if err := fs.Parse(args); err != nil {
@@ -70,7 +85,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab serve: --addr = %q is not allowed: want host:port, e.g. 127.0.0.1:8080 (%v)", addr, err)))
 		return 2
 	}
-	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true})
+	if _, err := server.CleanBaseURL(baseFlag.value); err != nil {
+		fmt.Fprintln(stderr, printable("inferlab serve: "+err.Error()))
+		return 2
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
+	h, err := server.New(webFlag.or("web"), server.Options{Log: stderr, Warm: true, BaseURL: baseFlag.value})
 	if err != nil {
 		fmt.Fprintln(stderr, printable("inferlab serve: "+err.Error()))
 		if webFlag.set {

@@ -21,10 +21,11 @@ import (
 func staticCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("static", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var out, prefix, web textFlag
+	var out, prefix, web, base textFlag
 	fs.Var(&out, "out", "output directory (required): new, empty, or written by an earlier inferlab static")
 	fs.Var(&prefix, "prefix", "sub-path the site is hosted under, e.g. /repo for https://user.github.io/repo/ (default: the host's root)")
 	fs.Var(&web, "web", "directory with app.wasm, echarts.min.js, lab.css and icons (default web)")
+	fs.Var(&base, "base-url", "the site's public address, its sub-path included, e.g. https://user.github.io/repo, which link previews (og:url, og:image) name (default: none, those tags left out)")
 	// Kept so that scripts that pass it still run; a directory inferlab
 	// static did not write is refused whatever it says.
 	fs.Bool("force", false, "no effect: --out is replaced only when inferlab static wrote it or it is empty")
@@ -32,12 +33,20 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if !out.set || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: inferlab static --out DIR [--prefix /repo] [--web web]")
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "inferlab static: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if !out.set {
+		fmt.Fprintln(stderr, "usage: inferlab static --out DIR [--prefix /repo] [--base-url https://host/repo] [--web web]")
 		return 2
 	}
 	if _, err := server.CleanPrefix(prefix.value); err != nil {
 		fmt.Fprintln(stderr, "inferlab", err)
+		return 2
+	}
+	if _, err := server.CleanBaseURL(base.value); err != nil {
+		fmt.Fprintln(stderr, printable("inferlab static: "+err.Error()))
 		return 2
 	}
 	sigs := make(chan os.Signal, 1)
@@ -54,7 +63,7 @@ func staticCmd(args []string, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
-	err := server.WriteStaticContext(ctx, out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value})
+	err := server.WriteStaticContext(ctx, out.value, web.or("web"), server.StaticOptions{Prefix: prefix.value, BaseURL: base.value, Log: messages{stderr}})
 	close(done)
 	if err != nil {
 		fmt.Fprintln(stderr, printable("inferlab "+err.Error()))

@@ -34,6 +34,7 @@ import (
 
 	"github.com/inferlab/inferlab/export"
 	"github.com/inferlab/inferlab/lessons"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 func main() {

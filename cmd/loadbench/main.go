@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/inferlab/inferlab/lessons"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 type config struct {

@@ -37,6 +37,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/inferlab/inferlab/lessons"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 	"github.com/inferlab/inferlab/server"
 )
 

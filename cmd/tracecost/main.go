@@ -22,6 +22,7 @@ import (
 
 	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 func main() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 func main() {

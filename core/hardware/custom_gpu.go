@@ -360,9 +360,11 @@ func parseDecimalToken(s string) (float64, bool) {
 }
 
 // decimal writes a figure for a message: thousands separated, at most
-// three decimals (1,024; 74.5; 0.25).
+// three decimals (1,024; 74.5; 0.25); a figure other than 0 that three
+// decimals would write as 0 in full (1e-300), so that a message never
+// says that a figure it refuses is 0.
 func decimal(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x != 0 && math.Abs(x) < 0.0005 {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	s := strconv.FormatFloat(x, 'f', -1, 64)

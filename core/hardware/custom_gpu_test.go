@@ -38,6 +38,10 @@ func TestCustomGPUBounds(t *testing.T) {
 		{"FP8 below BF16", func(s *CustomGPUSpec) { s.FP8TFLOPS = 500 }, "fp8_tflops", "at least bf16_tflops (989.4)"},
 		{"FP8 negative", func(s *CustomGPUSpec) { s.FP8TFLOPS = -1 }, "fp8_tflops", "0 (no FP8 tensor cores) or a number from 10 to 40,000"},
 		{"FP8 above", func(s *CustomGPUSpec) { s.FP8TFLOPS = 40001 }, "fp8_tflops", "to 40,000"},
+		// Once written "fp8_tflops = 0 is not allowed: want 0 (…) or …":
+		// a figure three decimals round to 0 is written in full.
+		{"FP8 that rounds to 0", func(s *CustomGPUSpec) { s.FP8TFLOPS = 1e-300 }, "fp8_tflops", "fp8_tflops = 1e-300 is not allowed: want 0 (no FP8 tensor cores)"},
+		{"a link that rounds to 0", func(s *CustomGPUSpec) { s.InterconnectGBps = 4.9e-324 }, "interconnect_gbps", "interconnect_gbps = 5e-324 is not allowed"},
 		{"no link", func(s *CustomGPUSpec) { s.InterconnectGBps = 0 }, "", ""},
 		{"a link too slow", func(s *CustomGPUSpec) { s.InterconnectGBps = 5 }, "interconnect_gbps", "0 (no scale-up link: collectives over PCIe) or a number from 10 to 10,000"},
 		{"a link too fast", func(s *CustomGPUSpec) { s.InterconnectGBps = 10001 }, "interconnect_gbps", "to 10,000"},

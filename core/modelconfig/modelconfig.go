@@ -140,10 +140,16 @@ func (c *Config) Summary() string {
 // reported: the error joins one *FieldError per bad field (errors.As finds
 // the first), in the order the fields are read. A file that is not a JSON
 // object is refused with a plain error.
+//
+// A UTF-8 byte-order mark before the object is skipped, as a trace's is
+// (some Windows editors write one). data over MaxBytes is refused without
+// reading it: a caller reads at most MaxBytes + 1 bytes of a file, so its
+// length says only that the file is larger.
 func Parse(data []byte, name string) (*Config, error) {
 	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("config.json is %d bytes: want at most %d (published configs are a few kilobytes)", len(data), MaxBytes)
+		return nil, fmt.Errorf("config.json is over %s bytes: want at most %s (published configs are a few kilobytes)", comma(MaxBytes), comma(MaxBytes))
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
@@ -235,19 +241,21 @@ func intRange(field string) string {
 }
 
 // int reads an integer field within its Bounds. A missing (or null) field
-// takes def when optional, and is refused otherwise; ok is false when the
-// field was refused.
+// takes def when optional, as transformers reads null, and is refused
+// otherwise (a null one as null); ok is false when the field was refused.
+// Only text that names an integer is one: a float64 reads 1e-400 as the
+// integer 0.
 func (p *parser) int(field string, def int, optional bool) (n int, ok bool) {
 	if !p.present(field) {
 		if optional {
 			return def, true
 		}
-		p.fail(field, nil, intRange(field))
+		p.fail(field, p.raw[field], intRange(field))
 		return 0, false
 	}
 	v := p.raw[field]
 	var x float64
-	if err := json.Unmarshal(v, &x); err != nil || x != math.Trunc(x) {
+	if err := json.Unmarshal(v, &x); err != nil || x != math.Trunc(x) || !textfmt.IsWhole(string(bytes.TrimSpace(v))) {
 		p.fail(field, v, intRange(field))
 		return 0, false
 	}

@@ -232,7 +232,9 @@ func TestRefusals(t *testing.T) {
 		{"hidden too wide", set("hidden_size", "1048576"), "hidden_size", "1048576", "an integer from 1 to 65,536"},
 		{"kv heads not a divisor", set("num_key_value_heads", "7"), "num_key_value_heads", "7", "a divisor of num_attention_heads (32): 1, 2, 4, 8, 16, 32"},
 		{"kv heads above heads", set("num_key_value_heads", "64"), "num_key_value_heads", "64", "a divisor of num_attention_heads"},
-		{"vocab null", set("vocab_size", "null"), "vocab_size", "", "an integer from 1 to 4,194,304"},
+		{"vocab null", set("vocab_size", "null"), "vocab_size", "null", "an integer from 1 to 4,194,304"},
+		{"layers round to zero", set("num_hidden_layers", "1e-400"), "num_hidden_layers", "1e-400", "an integer from 1 to 512"},
+		{"layers not quite whole", set("num_hidden_layers", "32.0000000000000001"), "num_hidden_layers", "32.0000000000000001", "an integer from 1 to 512"},
 		{"positions as list", set("max_position_embeddings", "[131072]"), "max_position_embeddings", "[131072]", "an integer"},
 		{"tie as text", set("tie_word_embeddings", `"false"`), "tie_word_embeddings", `"false"`, "true or false"},
 		{"unknown type", set("model_type", `"gpt2"`), "model_type", `"gpt2"`, "one of llama, mistral"},
@@ -245,6 +247,7 @@ func TestRefusals(t *testing.T) {
 		{"mla rope zero", strings.Replace(v3, `"qk_rope_head_dim": 64`, `"qk_rope_head_dim": 0`, 1), "qk_rope_head_dim", "0", "an integer from 1 to 1,024"},
 		{"too many active experts", strings.Replace(v3, `"num_experts_per_tok": 8`, `"num_experts_per_tok": 300`, 1), "num_experts_per_tok", "300", "at most the number of routed experts (256)"},
 		{"dense layers beyond the model", strings.Replace(v3, `"first_k_dense_replace": 3`, `"first_k_dense_replace": 62`, 1), "first_k_dense_replace", "62", "at most num_hidden_layers (61)"},
+		{"shared experts round to zero", strings.Replace(v3, `"n_shared_experts": 1`, `"n_shared_experts": 1e-400`, 1), "n_shared_experts", "1e-400", "an integer from 0 to 64"},
 		{"experts missing", strings.Replace(mixtral, `"num_local_experts": 8,`, "", 1), "num_local_experts", "", "an integer from 1 to 1,024"},
 		{"experts too many", strings.Replace(mixtral, `"num_local_experts": 8`, `"num_local_experts": 5000`, 1), "num_local_experts", "5000", "an integer from 1 to 1,024"},
 	} {
@@ -284,7 +287,7 @@ func TestNotAnObject(t *testing.T) {
 		"{\n  \"a\": 1,\n}":             "line 3, column 1",
 		`{"model_type": "llama"} {}`:    "more follows",
 		`{"model_type": "llama"} x`:     "more follows",
-		strings.Repeat(" ", MaxBytes+1): "at most 1048576",
+		strings.Repeat(" ", MaxBytes+1): "config.json is over 1,048,576 bytes: want at most 1,048,576",
 	} {
 		_, err := Parse([]byte(in), "")
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -355,4 +358,25 @@ func FuzzParse(f *testing.F) {
 		}
 		hardware.UnregisterCustomModel(m.ID)
 	})
+}
+
+// A config.json saved with a UTF-8 byte-order mark (as some Windows
+// editors save it) was refused as `invalid character 'ï'`, where a trace
+// with one is read; it reads as the same config without it.
+func TestByteOrderMark(t *testing.T) {
+	data := readTestdata(t, "llama-3.1-8b.json")
+	want, err := Parse(data, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(append([]byte("\ufeff"), data...), "x")
+	if err != nil {
+		t.Fatalf("with a byte-order mark: %v", err)
+	}
+	if got.Summary() != want.Summary() || got.Model.Params != want.Model.Params {
+		t.Errorf("with a byte-order mark: %s, want %s", got.Summary(), want.Summary())
+	}
+	if _, err := Parse(append([]byte("\ufeff\ufeff"), data...), "x"); err == nil {
+		t.Error("two byte-order marks accepted: only one opens a file")
+	}
 }

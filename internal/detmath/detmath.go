@@ -6,7 +6,7 @@
 // must match between the CLI and the browser use these instead.
 //
 // It is one of the foundations under internal/: the layer below the core,
-// which imports only the standard library (lessons/layering_test.go).
+// which imports only the standard library (layering_test.go).
 package detmath
 
 import "math"

@@ -2,7 +2,7 @@
 // narration (package lessons) and on the page (package app).
 //
 // It is one of the foundations under internal/: the layer below the core,
-// which imports only the standard library (lessons/layering_test.go).
+// which imports only the standard library (layering_test.go).
 package textfmt
 
 import (

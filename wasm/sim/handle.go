@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 
 	"github.com/inferlab/inferlab/app/sim"
+	_ "github.com/inferlab/inferlab/lessons/all" // every lesson registers itself
 )
 
 // requestFor is the request (as its JSON bytes) a page's address asks for

@@ -681,7 +681,7 @@ func sharedCount(row forkRow) int {
 func (f *forkText) beamStep() {
 	beamName, parName := fmt.Sprintf("beam search, width %d", f.n), fmt.Sprintf("%d parallel samples", f.n)
 	c := &scene.Chart{Type: scene.Line, XLabel: "decode step", YLabel: "memory saved", YUnit: "%",
-		Note: "Blocks saved against n independent copies, after each decode step of the two runs",
+		Note:   "Blocks saved against n independent copies, after each decode step of the two runs",
 		Series: []scene.Series{{Name: beamName}, {Name: parName}}}
 	for i, y := range f.beamCurve {
 		c.Series[0].X, c.Series[0].Y = append(c.Series[0].X, float64(i+1)), append(c.Series[0].Y, kit.Round2(100*y))

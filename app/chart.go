@@ -116,8 +116,8 @@ func chartOptionsAt(c *scene.Chart, mks []scene.Mark, animate bool, width float6
 		bar.Assets.ClearPresetJSAssets()
 		var cats []string
 		if len(c.Series) > 0 {
-			for _, x := range c.Series[0].X {
-				cats = append(cats, trimFloat(x))
+			for i, x := range c.Series[0].X {
+				cats = append(cats, c.CategoryName(i, x))
 			}
 		}
 		bar.SetXAxis(cats)

@@ -384,7 +384,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 		every := max(1, (box.bars+11)/12)
 		for i, x := range c.Series[0].X {
 			if i%every == 0 {
-				b.WriteString(`<span style="left:` + pctText((float64(i)+0.5)/float64(box.bars)*100) + `">` + esc(trimFloat(x)) + `</span>`)
+				b.WriteString(`<span style="left:` + pctText((float64(i)+0.5)/float64(box.bars)*100) + `">` + esc(c.CategoryName(i, x)) + `</span>`)
 			}
 		}
 	} else {

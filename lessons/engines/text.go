@@ -209,9 +209,9 @@ func engineReason(key, metric, trtPolicy string, shared int) string {
 }
 
 func (r *enginesRun) resultsStep() lessons.Step {
-	c := &scene.Chart{Type: scene.Bar, XLabel: "time to first token", YLabel: "TTFT", YUnit: "ms", Note: "median (1) and p99 (2) TTFT of each engine"}
+	c := &scene.Chart{Type: scene.Bar, XLabel: "time to first token", YLabel: "TTFT", YUnit: "ms", Note: "median and p99 TTFT of each engine", XNames: []string{"median", "p99"}}
 	for _, e := range r.eng {
-		c.Series = append(c.Series, scene.Series{Name: e.name, X: []float64{1, 2}, Y: []float64{kit.Ms(e.sum.TTFT.P50), kit.Ms(e.sum.TTFT.P99)}, Labels: []string{"median", "p99"}})
+		c.Series = append(c.Series, scene.Series{Name: e.name, X: []float64{1, 2}, Y: []float64{kit.Ms(e.sum.TTFT.P50), kit.Ms(e.sum.TTFT.P99)}})
 	}
 	var cards []scene.Card
 	var parts []string

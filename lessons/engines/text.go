@@ -224,7 +224,7 @@ func (r *enginesRun) resultsStep() lessons.Step {
 		parts = append(parts, fmt.Sprintf("%s: median TTFT %s, p99 %s, %s output tokens a second, %s of prompt tokens found cached, %d preemptions, at most %s of its KV held",
 			e.name, kit.MsText(e.sum.TTFT.P50), kit.MsText(e.sum.TTFT.P99), kit.Comma(int(e.sum.OutputTokensPerS+0.5)), kit.Pct(e.sum.PrefixHitRate), e.sum.Preemptions, kit.Pct(e.peakHeld)))
 	}
-	ttft := kit.ChartScene("ttft", "Time to first token by engine", c, 0)
+	ttft := scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Time to first token by engine", Chart: c}
 	ttft.Main = true
 	ttft.Marks = []scene.Mark{{Ref: "point:" + r.eng[0].name + ":0", Label: "vLLM median"}}
 	return lessons.Step{Title: "The final figures", Narration: strings.Join(parts, ". ") + ".",

@@ -211,7 +211,7 @@ type kvBudgetRun struct {
 	// (Llama-3.1-8B, or the chosen model when its heads split at TP 2).
 	mla, gqa           [2]int64
 	mlaModel, gqaModel hardware.Model
-	validation []hardware.KVCaseResult
+	validation         []hardware.KVCaseResult
 	// fp8Pair are the validation cases of one model in bf16 and fp8.
 	fp8Pair [2]hardware.KVCaseResult
 	work    int64

@@ -9,6 +9,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-echarts/go-echarts/v2 v2.6.7
 	github.com/maxence-charriere/go-app/v10 v10.1.11
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (

@@ -9,8 +9,8 @@ import (
 
 // betterByName is the direction a metric's key implies where the lab's
 // naming is unambiguous: throughput, goodput, utilisation, hit rates, SLO
-// attainment and capacity improve upwards; latencies (TTFT, ITL), waste,
-// fragmentation, preemptions and stalls downwards. NoDirection: the key says
+// attainment and capacity improve upwards; latencies (TTFT, ITL, TPOT,
+// end-to-end), waste, fragmentation, preemptions and stalls downwards. NoDirection: the key says
 // nothing (a count, a setting, a ratio between two mechanisms).
 func betterByName(key string) lessons.Direction {
 	for _, w := range []string{"throughput", "goodput", "hit_rate", "utilization", "attainment", "capacity_req_s", "capacity_per_gpu_req_s", "_tok_s"} {
@@ -21,7 +21,7 @@ func betterByName(key string) lessons.Direction {
 	if strings.Contains(key, "gain") {
 		return lessons.NoDirection // an improvement: its own direction, whatever it improves
 	}
-	for _, w := range []string{"ttft", "itl", "waste", "frag", "preemptions", "stall"} {
+	for _, w := range []string{"ttft", "itl", "tpot", "e2e", "waste", "frag", "preemptions", "stall"} {
 		if strings.Contains(key, w) {
 			return lessons.LowerIsBetter
 		}

@@ -57,6 +57,13 @@ type Lesson struct {
 	// and their lengths. A trace run does not read them; RunTrace leaves
 	// them out of the values it returns, and CheckTraceKnobs refuses them.
 	TraceIgnores []string
+	// MoE reports that the lesson's model knob takes a mixture of experts
+	// of the kind core/hardware prices (modelconfig.Config.Priced): every
+	// figure the lesson shows comes from the step-time model and the KV
+	// sizing, which price the experts, and none from a dense-only formula
+	// of its own. The page's own model and --model-config offer one only
+	// to such a lesson.
+	MoE bool
 
 	// MaxWork bounds Script.Work for every knob combination the lesson
 	// accepts: Check refuses, in the knobs' own terms ("requests × (prompt +
@@ -271,10 +278,25 @@ func (l *Lesson) ResolveChecked(raw map[string]string) (Values, error) {
 // then builds with BuildTrace. name is shown with its control characters
 // escaped (PrintableName).
 func (l *Lesson) RunTrace(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
+	_, _, bound := l.TraceWork()
+	return l.runTrace(raw, trace, name, bound)
+}
+
+// RunTraceNative is RunTrace held to the native bound, NativeTraceScale
+// times the lesson's own (NativeTraceLimits): what one native invocation
+// may cost, where the page keeps to the lesson's own bound.
+func (l *Lesson) RunTraceNative(raw map[string]string, trace []workload.Request, name string) (*Script, Values, error) {
+	_, _, bound := l.TraceWork()
+	return l.runTrace(raw, trace, name, NativeTraceScale*bound)
+}
+
+// runTrace is RunTrace with the trace's work bound.
+func (l *Lesson) runTrace(raw map[string]string, trace []workload.Request, name string, bound int64) (*Script, Values, error) {
 	v, err := l.ResolveChecked(raw)
 	if err != nil {
 		return nil, v, err
 	}
+	v.traceWork = bound
 	if !l.TakesTrace() {
 		return nil, v, fmt.Errorf("%s: the lesson takes no trace", l.Slug)
 	}
@@ -346,9 +368,42 @@ func (l *Lesson) TraceLimits() workload.Limits {
 	return lim
 }
 
-// TraceWork is the work bound the lesson holds a trace to, natively and in
-// the browser alike: perPrompt × Σ prompt_tokens + perOutput × Σ
-// output_tokens at most bound (all 0 for a lesson with none).
+// NativeTraceLimits bounds the traces a lesson takes natively (the CLI's
+// run --trace): core/workload's defaults with NativeTraceSteps engine
+// steps, counted with the smallest token budget the lesson's
+// "max_num_batched_tokens" knob allows, and NativeTraceScale times the
+// lesson's work bound (TraceWork). The page keeps its own, smaller bounds
+// (TraceLimits); a trace between the two runs natively only.
+func (l *Lesson) NativeTraceLimits() workload.Limits {
+	lim := workload.DefaultLimits()
+	if p, ok := l.Param("max_num_batched_tokens"); ok && p.Min >= 1 {
+		lim.StepTokens = min(lim.StepTokens, int(p.Min))
+	}
+	lim.MaxSteps = NativeTraceSteps
+	var bound int64
+	lim.PromptWork, lim.OutputWork, bound = l.TraceWork()
+	lim.MaxWork = NativeTraceScale * bound
+	return lim
+}
+
+// The native bounds on a trace, what one native invocation may cost: 20
+// times the lesson's own work bound (the sandbox: 140 million of 2 ×
+// prompt + 16 × output tokens, against the page's 7 million), and 8
+// million engine steps in the worst case (workload.TraceSteps, against
+// 500,000 by default and the page's 250,000). The published vLLM
+// benchmarks' workloads, the heaviest 122 million of work and 7 million
+// steps at most, run in 1.5–3.3 s of CPU and 0.35–0.73 GB natively; the
+// worst case the step bound admits, every request alone, about 12 s and
+// 3.7 GB (0.46 KB and 1.5 µs a step; BENCHMARKS.md, "Trace work bound").
+const (
+	NativeTraceScale = 20
+	NativeTraceSteps = 8_000_000
+)
+
+// TraceWork is the work bound the lesson holds a trace to in the browser
+// and through RunTrace: perPrompt × Σ prompt_tokens + perOutput × Σ
+// output_tokens at most bound (all 0 for a lesson with none). A native
+// run (RunTraceNative) allows NativeTraceScale times bound.
 func (l *Lesson) TraceWork() (perPrompt, perOutput, bound int64) {
 	if tw, ok := l.Sim.(interface{ TraceWork() (int64, int64, int64) }); ok {
 		return tw.TraceWork()

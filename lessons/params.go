@@ -198,7 +198,18 @@ type Values struct {
 	nums    map[string]float64
 	choices map[string]string
 	changed map[string]bool // knobs the raw text set to other than their default
+	// traceWork is the work bound a run on a trace is held to (RunTrace:
+	// the lesson's own, TraceWork's; RunTraceNative: NativeTraceScale
+	// times it); 0 for a run on the knobs' own workload.
+	traceWork int64
 }
+
+// TraceWorkBound is the work a run on a trace may do, in the units of the
+// lesson's TraceWork: the lesson's own bound in the page and through
+// RunTrace, NativeTraceScale times it through RunTraceNative; 0 when the
+// values were not made for a trace run (a lesson then holds a trace to its
+// own bound).
+func (v Values) TraceWorkBound() int64 { return v.traceWork }
 
 // Changed reports whether the raw text the values were resolved from set
 // the knob to a value other than its default (what the reader touched).

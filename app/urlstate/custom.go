@@ -119,22 +119,40 @@ func parseCustom(q url.Values) (Custom, []string) {
 // TakesModel reports whether a model can be offered by the lesson's model
 // knob, and if not, why. A lesson whose knob lists only
 // hardware.Models (the dense decoders the step-time model prices) takes
-// only a dense decoder; one that lists other profiles too (kv-budget's
+// a dense decoder, and a mixture of experts the step model prices
+// (modelconfig.Config.Priced) when the lesson says it shows only priced
+// figures (Lesson.MoE); one that lists other profiles too (kv-budget's
 // MQA, MLA and mixture-of-experts sizing profiles) sizes memory for any.
 func TakesModel(l *lessons.Lesson, c *modelconfig.Config) (bool, string) {
 	p, ok := l.Param("model")
 	if !ok || p.Kind != lessons.Choice {
 		return false, fmt.Sprintf("%s has no model knob", l.Slug)
 	}
-	if c.Dense() || SizesAnyModel(p) {
+	if c.Dense() || (l.MoE && c.Priced()) || SizesAnyModel(p) {
 		return true, ""
 	}
 	what := "is a mixture of experts"
 	if c.Experts == 0 {
 		what = "uses multi-head latent attention"
 	}
-	return false, fmt.Sprintf("%s %s, and %s prices each step with a model of Llama-like dense decoders: use a dense model here, or a lesson that sizes memory for any model (%s)",
-		c.Model.ID, what, l.Slug, strings.Join(ModelLessons(true), ", "))
+	also := ""
+	if moe := MoELessons(); c.Experts > 0 && len(moe) > 0 {
+		also = fmt.Sprintf(", or one that prices a mixture of experts with every layer sparse and no shared expert, as Mixtral (%s)", strings.Join(moe, ", "))
+	}
+	return false, fmt.Sprintf("%s %s, and %s prices each step with a model of Llama-like dense decoders: use a dense model here, a lesson that sizes memory for any model (%s)%s",
+		c.Model.ID, what, l.Slug, strings.Join(ModelLessons(true), ", "), also)
+}
+
+// MoELessons lists the lessons that take a mixture of experts the step
+// model prices (Lesson.MoE).
+func MoELessons() []string {
+	var out []string
+	for _, l := range lessons.All() {
+		if l.MoE {
+			out = append(out, l.Slug)
+		}
+	}
+	return out
 }
 
 // SizesAnyModel reports whether a lesson's model knob offers profiles

@@ -55,7 +55,7 @@ func pricedLesson(t *testing.T) *lessons.Lesson {
 	return lessonWhere(t, "pricing steps", func(l *lessons.Lesson) bool {
 		p, ok := l.Param("model")
 		_, gpu := l.Param("gpu")
-		return ok && gpu && p.Kind == lessons.Choice && !SizesAnyModel(p)
+		return ok && gpu && p.Kind == lessons.Choice && !SizesAnyModel(p) && !l.MoE
 	})
 }
 
@@ -135,6 +135,18 @@ func TestCustomRefused(t *testing.T) {
 	}
 	if lc, took, _ := moe.For(sizing); took.Model == nil || lc == sizing {
 		t.Errorf("%s, which sizes any model, did not take Mixtral", sizing.Slug)
+	}
+	for _, slug := range MoELessons() {
+		priced := lessons.Get(slug)
+		if lc, took, why := moe.For(priced); took.Model == nil || lc == priced || len(why) != 0 {
+			t.Errorf("%s, which prices a mixture of experts, did not take Mixtral: %v", slug, why)
+		}
+		if !strings.Contains(why[0], slug) {
+			t.Errorf("the refusal in %s does not name %s, which takes Mixtral: %s", l.Slug, slug, why[0])
+		}
+	}
+	if len(MoELessons()) == 0 {
+		t.Error("no lesson takes a mixture of experts")
 	}
 	if _, err := hardware.AnyModelByID("custom:mixtral-8x7b-v0.1"); err != nil {
 		t.Errorf("For did not register the model it took: %v", err)

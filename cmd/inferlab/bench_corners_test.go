@@ -76,7 +76,7 @@ func TestCornerCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs, err := workload.ParseTrace(strings.NewReader(text), nativeTraceLimits(sandbox))
+		reqs, err := workload.ParseTrace(strings.NewReader(text), cornerTraceLimits(sandbox))
 		if err != nil {
 			t.Errorf("%s: %v", tr.gen, err)
 			continue

@@ -8,6 +8,7 @@
 //	inferlab run SLUG [--set k=v ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
 //	inferlab diff SLUG [--set k=v ...] --vs k=v [...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
 //	                                             the same lesson twice on one seed: metrics side by side
+//	inferlab replay DIR [--gpu h100-sxm] [--format text|json]   replay a measured vLLM benchmark whole
 //	inferlab list [--format text|json]           list the lessons
 //	inferlab bench [--runs N] [--only TEXT] [--format text|json]   time the core and lesson scenarios
 //	inferlab bench --corners [--runs N] [--only LESSON]   every lesson's heaviest settings: time and peak memory
@@ -43,6 +44,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "diff":
 		return diffCmd(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(args[1:], stdout, stderr)
 	case "bench":
@@ -70,6 +73,7 @@ func usage(w io.Writer) {
   inferlab health [--addr 127.0.0.1:8080]
   inferlab run SLUG [--set key=value ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
   inferlab diff SLUG [--set key=value ...] --vs key=value [--vs ...] [--seed N] [--model-config FILE] [--gpu-config FILE] [--format text|json]
+  inferlab replay DIR [--gpu h100-sxm] [--format text|json]
   inferlab list [--format text|json]
   inferlab bench  [--runs N] [--only TEXT] [--format text|json] [--list] [--corners]
 `)

@@ -71,6 +71,28 @@ func TestModelConfigMatchesProfile(t *testing.T) {
 	}
 }
 
+// The sandbox prices a mixture of experts from its config.json (Lesson.MoE):
+// Mixtral-8x7B on two H100s, as the measured runs served it, decodes each
+// token in about the time the measured runs' TPOT says (18–21 ms at TP 2,
+// docs/VALIDATION.md), slower than the dense 8B it is compared with, whose
+// active parameters are fewer; a lesson without Lesson.MoE refuses it and
+// names the sandbox.
+func TestModelConfigMoEInTheSandbox(t *testing.T) {
+	sets := []string{"--set", "tp=2", "--set", "requests=100", "--format", "json"}
+	moe := runJSON(t, append([]string{"run", "sandbox", "--model-config", configFile("mixtral-8x7b-v0.1.json")}, sets...)...)
+	dense := runJSON(t, append([]string{"run", "sandbox", "--set", "model=llama-3.1-8b"}, sets...)...)
+	if moe.Params["model"] != "custom:mixtral-8x7b-v0.1" {
+		t.Errorf("model = %v, want custom:mixtral-8x7b-v0.1", moe.Params["model"])
+	}
+	if itl := moe.Metrics["itl_p50_ms"]; itl < 12 || itl > 25 || itl <= dense.Metrics["itl_p50_ms"] {
+		t.Errorf("Mixtral's ITL p50 %v ms (dense 8B %v ms): want 12–25 ms, above the dense model's", itl, dense.Metrics["itl_p50_ms"])
+	}
+	code, _, errOut := run("run", "measuring", "--model-config", configFile("mixtral-8x7b-v0.1.json"))
+	if code != 2 || !strings.Contains(errOut, "(sandbox)") {
+		t.Errorf("measuring with Mixtral: exit %d, %q; want 2, naming the sandbox", code, errOut)
+	}
+}
+
 // Every lesson that picks a model runs on a dense model from a config.json.
 func TestModelConfigInEveryModelLesson(t *testing.T) {
 	if testing.Short() {

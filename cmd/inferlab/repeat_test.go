@@ -43,16 +43,24 @@ func TestRepeatedFlagsRefused(t *testing.T) {
 	}
 }
 
-// The issue's trace: five requests of 1 + 90,000 tokens are within every
-// bound of the format (steps 450,005 of 500,000) but over the sandbox's work
-// bound; the refusal is one of input (exit 2) naming the line, the sum and
-// the bound, before anything is simulated.
+// A trace within every bound of the format but over the sandbox's native
+// work bound is refused as input (exit 2) naming the line, the sum and the
+// bound, before anything is simulated.
 func TestTraceOverWorkBoundExits2(t *testing.T) {
+	// Lines as long as one request may be, mostly prompt (the step bound,
+	// which output tokens fill first, stays far off): the work bound is
+	// crossed at the line whose running sum first passes it.
+	lim := lessons.Get("sandbox").NativeTraceLimits()
+	prompt, output := lim.MaxTokens-1, 1
+	perLine := lim.PromptWork*int64(prompt) + lim.OutputWork*int64(output)
+	lines := int(lim.MaxWork/perLine) + 1
+	line := fmt.Sprintf(`{"arrival_s":0,"prompt_tokens":%d,"output_tokens":%d}`, prompt, output)
 	f := filepath.Join(t.TempDir(), "heavy.jsonl")
-	os.WriteFile(f, []byte(strings.Repeat(`{"arrival_s":0,"prompt_tokens":1,"output_tokens":90000}`+"\n", 5)), 0o644)
+	os.WriteFile(f, []byte(strings.Repeat(line+"\n", lines)), 0o644)
 	code, out, errOut := run("run", "sandbox", "--trace", f)
-	if code != 2 || out != "" || !strings.Contains(errOut, "line 5: the trace needs 7200010 of work") || !strings.Contains(errOut, "at most 7000000") {
-		t.Errorf("exit %d, stderr %q", code, errOut)
+	want := fmt.Sprintf("line %d: the trace needs %d of work", lines, int64(lines)*perLine)
+	if code != 2 || out != "" || !strings.Contains(errOut, want) || !strings.Contains(errOut, "at most "+strconv.FormatInt(lim.MaxWork, 10)) {
+		t.Errorf("exit %d, stderr %q: want exit 2 and %q", code, errOut, want)
 	}
 }
 
@@ -64,7 +72,7 @@ func TestReadmeListsTraceBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := lessons.Get("sandbox")
-	native, page := nativeTraceLimits(l), l.TraceLimits()
+	native, page := l.NativeTraceLimits(), l.TraceLimits()
 	mib := func(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 	for _, row := range []struct{ what, cli, web string }{
 		{"| file size |", mib(native.MaxBytes), mib(page.MaxBytes)},

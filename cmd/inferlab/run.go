@@ -88,12 +88,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: %v", slug, err)))
 			return 2
 		}
-		reqs, terr := readTrace(trace, nativeTraceLimits(l))
+		reqs, terr := readTrace(trace, l.NativeTraceLimits())
 		if terr != nil {
 			fmt.Fprintln(stderr, printable(fmt.Sprintf("inferlab run %s: --trace %s: %v", slug, trace, terr)))
 			return 2
 		}
-		script, values, err = l.RunTrace(sets, reqs, filepath.Base(trace))
+		script, values, err = l.RunTraceNative(sets, reqs, filepath.Base(trace))
 	} else {
 		script, values, err = l.Run(sets)
 	}
@@ -126,10 +126,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// nativeTraceLimits are core/workload's default limits, with engine steps
+// cornerTraceLimits are core/workload's default limits, with engine steps
 // counted at the smallest token budget the lesson's knob allows, and the
-// lesson's work bound (Lesson.TraceWork), the same as in the browser.
-func nativeTraceLimits(l *lessons.Lesson) workload.Limits {
+// lesson's own work bound (Lesson.TraceWork, the page's): the bounds the
+// heavy traces of bench --corners are the heaviest within. run --trace
+// takes more (Lesson.NativeTraceLimits).
+func cornerTraceLimits(l *lessons.Lesson) workload.Limits {
 	lim := workload.DefaultLimits()
 	if p, ok := l.Param("max_num_batched_tokens"); ok && p.Min >= 1 {
 		lim.StepTokens = min(lim.StepTokens, int(p.Min))

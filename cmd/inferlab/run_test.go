@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
 )
 
 func run(args ...string) (code int, out, errOut string) {
@@ -136,16 +139,49 @@ func TestRunStrictFlags(t *testing.T) {
 }
 
 // 20 requests of 1 + 131,071 tokens arriving 5,000 s apart (1.2 KB) once
-// ran for 32 s and 1.38 GiB; the trace's engine steps are now bounded.
+// ran for 32 s and 1.38 GiB; the trace's engine steps are now bounded:
+// natively at 8 million in the worst case (Lesson.NativeTraceLimits), which
+// 61 such requests fit and the 62nd passes.
 func TestRunTraceStepBound(t *testing.T) {
 	var b strings.Builder
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 70; i++ {
 		fmt.Fprintf(&b, `{"arrival_s": %d, "prompt_tokens": 1, "output_tokens": 131071}`+"\n", i*5000)
 	}
 	f := filepath.Join(t.TempDir(), "long.jsonl")
 	os.WriteFile(f, []byte(b.String()), 0o644)
 	code, out, errOut := run("run", "sandbox", "--trace", f)
-	if code != 2 || out != "" || !strings.Contains(errOut, "line 4:") || !strings.Contains(errOut, "engine steps") || !strings.Contains(errOut, "want at most 500000") {
+	if code != 2 || out != "" || !strings.Contains(errOut, "line 62:") || !strings.Contains(errOut, "engine steps") || !strings.Contains(errOut, "want at most 8000000") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The command line holds a trace to what one native invocation may cost,
+// not to the page's bounds: a trace of 7.2 million of work and 450,500
+// engine steps at most, over the page's 7 million and 250,000, runs natively
+// (exit 0) and the page's limits refuse it; one
+// past the native 140 million is refused, exit 2, at the line that passes
+// it, naming the bound.
+func TestRunTraceNativeWorkBound(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 500; i++ { // 500 × (2 × 1 + 16 × 900) = 7,201,000 of work, all running together
+		fmt.Fprintf(&b, `{"arrival_s": %g, "prompt_tokens": 1, "output_tokens": 900}`+"\n", float64(i)/100)
+	}
+	mid := filepath.Join(dir, "mid.jsonl")
+	os.WriteFile(mid, []byte(b.String()), 0o644)
+	if code, out, errOut := run("run", "sandbox", "--trace", mid, "--format", "json"); code != 0 || !strings.Contains(out, `"requests": 500`) {
+		t.Errorf("a trace over the page's bound, natively: exit %d, %q", code, errOut)
+	}
+	if _, err := workload.ParseTrace(strings.NewReader(b.String()), lessons.Get("sandbox").TraceLimits()); err == nil || !strings.Contains(err.Error(), "want at most") {
+		t.Errorf("the page's limits took a trace of 7.2 million of work: %v", err)
+	}
+	b.Reset()
+	for i := 0; i < 9000; i++ { // 2 × 8,000 + 16 = 16,016 of work a line: line 8,742 passes 140 million
+		fmt.Fprintf(&b, `{"arrival_s": %d, "prompt_tokens": 8000, "output_tokens": 1}`+"\n", i)
+	}
+	heavy := filepath.Join(dir, "heavy.jsonl")
+	os.WriteFile(heavy, []byte(b.String()), 0o644)
+	if code, out, errOut := run("run", "sandbox", "--trace", heavy); code != 2 || out != "" || !strings.Contains(errOut, "line 8742:") || !strings.Contains(errOut, "want at most 140000000") {
+		t.Errorf("a trace past the native bound: exit %d, stderr %q", code, errOut)
 	}
 }

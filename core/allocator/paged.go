@@ -285,6 +285,13 @@ func (p *Paged) resident(r *Request, total int, filed *handles[*Request]) {
 			r.cached = new(cachedTokens)
 		}
 		r.cached.ids, r.cached.hashes = r.cached.ids[:0], r.cached.hashes[:0]
+		// Sized once for every token the request will hold: grown block
+		// by block from empty, the copies were most of an admission's
+		// cost when prompts hit long cached prefixes.
+		if want := max(r.Final, total); cap(r.cached.ids) < want {
+			r.cached.ids = make([]int, 0, want)
+			r.cached.hashes = make([]uint64, 0, want/p.blockSize)
+		}
 	}
 	if want := p.BlocksFor(max(r.Final, total)); want > 0 {
 		r.blocks = p.table(want) // the table's final size when the caller knows it
@@ -487,7 +494,11 @@ func (p *Paged) Free(r *Request) error {
 	p.sumTokens -= r.n
 	p.recycle(r.blocks)
 	p.filed(r).del(r.ID)
-	r.blocks, r.n, r.owner = nil, 0, 0
+	// What prefix caching kept of r goes too: a request freed for good
+	// (finished, aborted) would hold its copy of every token id for as
+	// long as its caller keeps it, and a preempted one rebuilds it on
+	// admission, sized once (resident).
+	r.blocks, r.n, r.owner, r.cached = nil, 0, 0, nil
 	return nil
 }
 

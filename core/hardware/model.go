@@ -50,7 +50,18 @@ type Model struct {
 	// get_num_kv_heads does ("When using MLA during decode it becomes
 	// MQA"), so the latent is never split by tensor parallelism.
 	KVLoraRank, RopeHeadDim int
+
+	// Experts, ExpertsPerToken and ExpertIntermediate describe a mixture
+	// of experts in every layer (Mixtral's num_local_experts,
+	// num_experts_per_tok and intermediate_size): the MLP is Experts
+	// gated MLPs of ExpertIntermediate each, and a router sends each token
+	// through ExpertsPerToken of them. Zero for a dense model. The step
+	// model prices such a layer in moe.go.
+	Experts, ExpertsPerToken, ExpertIntermediate int
 }
+
+// MoE reports whether every layer's MLP is a mixture of experts.
+func (m Model) MoE() bool { return m.Experts > 0 && m.ExpertsPerToken > 0 }
 
 // Attention kinds, as AttentionKind names them.
 const (

@@ -158,14 +158,19 @@ func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) 
 	if tp > 1 {
 		ks = append(ks, allReduce("all_reduce_attn", 0))
 	}
-	ks = append(ks,
-		norm("post_attn_norm", 0),
-		gemm("gate_up_proj", 0, N, d, 2*inter),
-		// SiLU-and-mul reads gate and up, writes their product.
-		Kernel{Name: "silu_mul", Layer: 0, Kind: Elementwise,
-			FLOPs: 5 * N * inter, Bytes: 3 * N * inter * ba},
-		gemm("down_proj", 0, N, inter, d),
-	)
+	if md.MoE() {
+		ks = append(ks, norm("post_attn_norm", 0))
+		ks = m.appendExperts(ks, N, d, ba, bw)
+	} else {
+		ks = append(ks,
+			norm("post_attn_norm", 0),
+			gemm("gate_up_proj", 0, N, d, 2*inter),
+			// SiLU-and-mul reads gate and up, writes their product.
+			Kernel{Name: "silu_mul", Layer: 0, Kind: Elementwise,
+				FLOPs: 5 * N * inter, Bytes: 3 * N * inter * ba},
+			gemm("down_proj", 0, N, inter, d),
+		)
+	}
 	if tp > 1 {
 		ks = append(ks, allReduce("all_reduce_mlp", 0))
 	}
@@ -300,6 +305,7 @@ func (m *StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
 
 // total adds the host overhead to the device time of a step over b.
 func (m *StepModel) total(b Batch, device float64) float64 {
+	device += m.SeqDevice * float64(len(b.Seqs))
 	host := m.Host.Time(b)
 	if m.OverlapHost {
 		return math.Max(device, host)

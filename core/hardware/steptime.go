@@ -481,6 +481,10 @@ type StepModel struct {
 	// OverlapHost runs host work for the next step while the GPU runs this
 	// one, so a step takes max(device, host) instead of their sum.
 	OverlapHost bool
+	// SeqDevice is device time per scheduled sequence per step beyond the
+	// kernels the model lists, added to the device part of every step
+	// (VLLMSeqDevice for vLLM v1; 0 leaves the kernels alone).
+	SeqDevice float64
 	// NoEmbedding and NoOutput price one pipeline-parallel stage: a stage
 	// after the first has no embedding, one before the last no final norm,
 	// lm_head, logits gather or sampler, as vLLM's PPMissingLayer leaves
@@ -721,7 +725,7 @@ func (m *StepModel) step(dst []Kernel, b Batch) StepCost {
 		}
 	}
 	c.Idle = end - c.GPU - c.Comm
-	c.Device = math.Max(end, d.CPUTime)
+	c.Device = math.Max(end, d.CPUTime) + m.SeqDevice*float64(len(b.Seqs))
 	c.ComputeBound = boundCompute > boundMemory
 	c.Host = m.Host.Time(b)
 	if m.OverlapHost {

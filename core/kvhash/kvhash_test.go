@@ -1,6 +1,8 @@
 package kvhash
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -64,5 +66,38 @@ func TestExtend(t *testing.T) {
 	}
 	if got := Extend([]uint64{7}, []int{1, 2, 3}, 0, ""); !slices.Equal(got, []uint64{7}) {
 		t.Errorf("block size 0: %v, want the hashes given", got)
+	}
+}
+
+// TestChainIsFNV: Chain is hash/fnv's FNV-1a over the parent, the extra
+// key's length, the key and each id as 8 little-endian bytes.
+func TestChainIsFNV(t *testing.T) {
+	ref := func(parent uint64, ids []int, extra string) uint64 {
+		h := fnv.New64a()
+		var buf [8]byte
+		binary.LittleEndian.PutUint64(buf[:], parent)
+		h.Write(buf[:])
+		binary.LittleEndian.PutUint64(buf[:], uint64(len(extra)))
+		h.Write(buf[:])
+		h.Write([]byte(extra))
+		for _, id := range ids {
+			binary.LittleEndian.PutUint64(buf[:], uint64(id))
+			h.Write(buf[:])
+		}
+		return h.Sum64()
+	}
+	for _, c := range []struct {
+		parent uint64
+		ids    []int
+		extra  string
+	}{
+		{Root, nil, ""},
+		{Root, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, ""},
+		{0xdeadbeef, []int{-1, 1 << 40, 31999, 0}, "tenant-a"},
+		{^uint64(0), []int{128255}, "lora:adapter/7"},
+	} {
+		if got, want := Chain(c.parent, c.ids, c.extra), ref(c.parent, c.ids, c.extra); got != want {
+			t.Errorf("Chain(%#x, %v, %q) = %#x, FNV-1a gives %#x", c.parent, c.ids, c.extra, got, want)
+		}
 	}
 }

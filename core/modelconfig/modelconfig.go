@@ -370,8 +370,24 @@ func (p *parser) config(name string) *Config {
 	m.Params = paramCount(c, m)
 	m.NonEmbeddingParams = m.Params - embeddingParams(m)
 	c.Model = m
+	if c.pricedMoE() {
+		c.Model.Experts, c.Model.ExpertsPerToken, c.Model.ExpertIntermediate = c.Experts, c.ExpertsPerToken, c.ExpertIntermediate
+	}
 	return c
 }
+
+// pricedMoE reports whether the model is a mixture of experts the step
+// model prices (core/hardware's moe.go): experts in every layer, no shared
+// expert, per-head K and V (Mixtral, Qwen3-MoE with every layer sparse).
+func (c *Config) pricedMoE() bool {
+	return c.Experts > 0 && c.ExpertsPerToken > 0 && c.SharedExperts == 0 &&
+		c.SparseLayers == c.Model.Layers && c.Model.KVLoraRank == 0
+}
+
+// Priced reports whether the step-time model prices the model's steps: a
+// dense decoder with per-head K and V, or a mixture of experts of the kind
+// moe.go prices. Others are for sizing memory only.
+func (c *Config) Priced() bool { return c.Dense() || c.pricedMoE() }
 
 // latent reads DeepSeek's multi-head latent attention: one KV head, as
 // vLLM's get_num_kv_heads counts it, of qk_nope_head_dim + qk_rope_head_dim

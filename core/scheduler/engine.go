@@ -155,12 +155,13 @@ func (l *batchLoop) prepare(r Request, q *req, dup bool) error {
 }
 
 // Add submits a request while the simulation runs. Its arrival time must not
-// be earlier than any request already submitted and not yet arrived.
+// be earlier than that of a request already submitted that has not arrived
+// by the clock. It keeps its arrival even when that is before the clock (it
+// came while a step ran): it joins the queue when the step in flight ends,
+// after the requests submitted before it, and its latencies count that
+// wait, as a real engine's request's do.
 func (l *batchLoop) Add(r Request) error {
-	if r.Arrival < l.clock {
-		r.Arrival = l.clock
-	}
-	if l.next < len(l.reqs) && l.reqs[len(l.reqs)-1].Arrival > r.Arrival {
+	if l.next < len(l.reqs) && l.reqs[len(l.reqs)-1].Arrival > max(r.Arrival, l.clock) {
 		return fmt.Errorf("scheduler: request %d arrives at %g s, before a request already queued", r.ID, r.Arrival)
 	}
 	q := &req{kv: new(allocator.Request)}

@@ -273,6 +273,9 @@ func (s *Scheduler) finish(r *req, st *Step) error {
 	if err := s.pool.Free(r.kv); err != nil {
 		return err
 	}
+	// Its token ids and block hashes are not read again: a run of
+	// thousands of requests would keep every one.
+	r.kv.TokenIDs, r.hashes = nil, nil
 	st.Finished = append(st.Finished, r.ID)
 	return nil
 }

@@ -875,6 +875,9 @@ func (r batchingRun) metrics() []lessons.Metric {
 			lessons.Metric{Key: "goodput_req_s_" + x.key, Label: "Goodput, " + x.name, Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(x.goodput)})
 	}
 	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
+		out = append(out, kit.LatencyReport{TTFT: x.ttft, TPOT: x.tpot, E2E: x.e2e}.MetricsSuffixed("_"+x.key, x.name)...)
+	}
+	for _, x := range []*servedRun{r.static, r.dynamic, r.cont, r.wide} {
 		out = append(out, x.cost.MetricsSuffixed("_"+x.key, x.name)...)
 	}
 	fs, fd := r.static.factors(), r.dynamic.factors()

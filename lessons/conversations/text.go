@@ -24,6 +24,7 @@ func (r *conversationsRun) Script() *lessons.Script {
 		{Key: "offloaded", Label: "Blocks offloaded G1 → G2", Unit: "blocks", Value: float64(r.g2.res.Offloaded)},
 		{Key: "onboarded", Label: "Blocks onboarded G2 → G1", Unit: "blocks", Value: float64(r.g2.res.Onboarded)},
 	}
+	s.Metrics = append(s.Metrics, append(kit.LatencyReportFrom(r.g1.res.Requests).MetricsSuffixed("_g1", "G1 only"), kit.LatencyReportFrom(r.g2.res.Requests).MetricsSuffixed("_g2", "With G2")...)...)
 	s.Metrics = append(s.Metrics, append(r.costG1.MetricsSuffixed("_g1", "G1 only"), r.costG2.MetricsSuffixed("_g2", "With G2")...)...)
 	s.Claims = r.claims()
 	kit.IndexCursors(s.Steps)

@@ -510,6 +510,7 @@ func disaggCosts(v lessons.Values, g hardware.GPU, dep disaggDeployment, c *clus
 
 func (r *disaggRun) Script() *lessons.Script {
 	s := &lessons.Script{Metrics: r.metrics(), Claims: r.claims(), Work: r.work}
+	s.Metrics = append(s.Metrics, append(kit.LatencyReportOf(r.compared.Mono).MetricsSuffixed("_monolithic", "Monolithic"), kit.LatencyReportOf(r.compared.Dis).MetricsSuffixed("_disagg", "Disaggregated")...)...)
 	s.Metrics = append(s.Metrics, append(r.costMono.MetricsSuffixed("_monolithic", "Monolithic"), r.costDis.MetricsSuffixed("_disagg", "Disaggregated")...)...)
 	s.Steps = r.steps()
 	kit.IndexCursors(s.Steps)

@@ -283,6 +283,7 @@ func (r *enginesRun) metrics() []lessons.Metric {
 			out = append(out, lessons.Metric{Key: e.key + "_" + m.key, Label: e.name + " " + m.label, Unit: unitOr(m.unit), Better: better, Value: m.of(e)})
 		}
 		out = append(out, lessons.Metric{Key: e.key + "_kv_peak", Label: e.name + " peak KV held", Unit: "%", Value: kit.Round1(100 * e.peakHeld)})
+		out = append(out, kit.LatencyReportOf(e.sum).MetricsOf(e.key, e.name)...)
 		out = append(out, e.cost.MetricsOf(e.key, e.name)...)
 	}
 	return out

@@ -7,7 +7,9 @@
 // defaults per GPU, VLLMBatch); the feasibility check every lesson holds
 // its knobs to (CheckFit, TPRelation); the work a simulation counts against
 // its lesson's bound (StepsWork, RequestWork, WorkBound); the cost of a run
-// in dollars and energy (CostOf, docs/SOURCES.md#cost-split); SLO searches'
+// in dollars and energy (CostOf, docs/SOURCES.md#cost-split); a serving
+// run's latencies as engines' benchmarks report them, means and end-to-end
+// latency beside a lesson's percentiles (LatencyReport); SLO searches'
 // knobs and texts; and number, name and scene helpers for narrations
 // (Comma, MsText, Mention, MainScene, ClaimsTable). Its constants come from
 // core/hardware's cited profiles; the rules are stated beside each helper.

@@ -152,3 +152,48 @@ func TestCostScalesWithPriceAndPower(t *testing.T) {
 
 // formatKnob is x as a knob's text.
 func formatKnob(x float64) string { return lessons.Param{Kind: lessons.Float}.Format(x) }
+
+// servingLessons serve a stream of requests and report its latencies.
+var servingLessons = []string{"batching", "conversations", "disaggregation", "engines", "measuring", "sandbox"}
+
+// Every serving lesson reports, for each server or setting it runs, the
+// means engines' benchmarks print beside its percentiles and the end-to-end
+// latency (kit.LatencyReport), and a request's end-to-end latency is never
+// shorter than its first token.
+func TestServingLessonsReportMeansAndEndToEnd(t *testing.T) {
+	for _, slug := range servingLessons {
+		t.Run(slug, func(t *testing.T) {
+			t.Parallel()
+			l := lessons.Get(slug)
+			if l == nil {
+				t.Fatalf("no lesson %s", slug)
+			}
+			s, _, err := l.Run(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byKey := map[string]float64{}
+			for _, m := range s.Metrics {
+				byKey[m.Key] = m.Value
+			}
+			runs := 0
+			for key, e2e := range byKey {
+				if !strings.Contains(key, "e2e_mean_ms") {
+					continue
+				}
+				runs++
+				for _, other := range []string{"ttft_mean_ms", "tpot_mean_ms", "e2e_p50_ms", "e2e_p99_ms"} {
+					if _, ok := byKey[strings.Replace(key, "e2e_mean_ms", other, 1)]; !ok {
+						t.Errorf("%s is reported without %s", key, other)
+					}
+				}
+				if ttft := byKey[strings.Replace(key, "e2e_mean_ms", "ttft_mean_ms", 1)]; !(e2e >= ttft && ttft > 0) {
+					t.Errorf("%s = %g ms, mean TTFT %g ms: want 0 < TTFT ≤ end-to-end", key, e2e, ttft)
+				}
+			}
+			if runs == 0 {
+				t.Error("no mean end-to-end latency among the metrics")
+			}
+		})
+	}
+}

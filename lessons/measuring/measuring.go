@@ -53,7 +53,7 @@ var lesson = &lessons.Lesson{
 	Check: kit.CheckingCosts(checkMeasuring),
 	Sim:   sim{},
 	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
-	MaxWork: measuringMaxWork,
+	MaxWork: measuringMaxWork + measuredReplayMaxWork,
 	// The declared corners at the edge of the bound, and (the last) the
 	// heaviest settings `make bench-corners`' seeded search found
 	// (BENCHMARKS.md, "Worst settings found by search").
@@ -343,6 +343,8 @@ type measuringRun struct {
 	compare   *capacityResult
 	gpus      int
 	plan      capacityPlan
+	// measured is a published vLLM run replayed (measured.go).
+	measured measuredReplay
 }
 
 // sim is the lesson's simulation: a method, not a func value, so that the
@@ -434,6 +436,10 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 		r.compare = &c
 		r.work += c.work
 	}
+	if r.measured, err = replayMeasured(); err != nil {
+		return measuringRun{}, err
+	}
+	r.work += r.measured.work
 	return r, nil
 }
 
@@ -502,6 +508,7 @@ func (r measuringRun) metrics() []lessons.Metric {
 		{Key: "itl_p99_ms_high", Label: "p99 ITL at the highest rate", Unit: "ms", Better: lessons.LowerIsBetter, Value: kit.Ms(last.sum.ITL.P99)},
 		{Key: "slo_attainment_pct_high", Label: "Requests meeting the SLO at the highest rate", Unit: "%", Better: lessons.HigherIsBetter, Value: kit.Round2(100 * last.sum.SLOAttainment)},
 	}
+	ms = append(append(ms, kit.LatencyReportOf(first.sum).MetricsAt("_low", " at the lowest rate")...), kit.LatencyReportOf(last.sum).MetricsAt("_high", " at the highest rate")...)
 	under := kit.SLOText(r.objective)
 	ms = append(ms,
 		lessons.Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, kit.Comma(r.budget)), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(r.capacity.rate())},
@@ -722,7 +729,7 @@ func (r measuringRun) Script() *lessons.Script {
 			{Kind: scene.KindChart, ID: "itl", Title: "Throughput vs ITL percentiles", Chart: itlChart},
 		},
 		Mentions: []scene.Mention{kit.Mention(bestText, "goodput", bestRef)},
-	}, r.costStep(), r.capacityStep(), lessons.Step{
+	}, r.costStep(), r.capacityStep(), r.measured.step(), lessons.Step{
 		Title:     "Article claim vs this model",
 		Narration: "Report 003's method, applied to this sweep.",
 		Scenes:    []scene.Scene{kit.ClaimsTable(s.Claims)},

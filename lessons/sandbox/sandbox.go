@@ -54,6 +54,7 @@ var lesson = &lessons.Lesson{
 		return kit.WorkBound(v, "requests", "2 × prompt + 16 × output tokens summed over the workload's requests, and "+pricedRule(v), sandboxWork(v, work), kit.ServingCheckWork)
 	}),
 	Sim:          sim{},
+	MoE:          true,
 	TraceIgnores: []string{"workload", "requests", "rate"},
 	MaxWork:      kit.ServingMaxWork,
 	// The heaviest accepted settings of each workload, the smallest KV pool
@@ -348,11 +349,17 @@ type sandboxRun struct {
 // runSandbox serves work on the knobs' cluster.
 func runSandbox(v lessons.Values, work []workload.Request, trace string) (*sandboxRun, error) {
 	if trace != "" {
-		if w := kit.RequestWork(work); w > kit.ServingCheckWork {
+		// The page's bound, or through RunTraceNative the native one
+		// (Values.TraceWorkBound).
+		bound, within := int64(kit.ServingCheckWork), "re-simulates in about a second"
+		if b := v.TraceWorkBound(); b > bound {
+			bound, within = b, "runs natively within the command line's bound"
+		}
+		if w := kit.RequestWork(work); w > bound {
 			// ParseTrace refuses such a file (TraceLimits); this is for
 			// requests handed to RunTrace directly.
 			return nil, &workload.TraceError{Msg: fmt.Sprintf("sandbox: the trace %s is too heavy to simulate here: its %d requests need %s of work (2 × prompt + 16 × output tokens summed), at most %s",
-				trace, len(work), kit.Comma64(w), kit.Comma64(kit.ServingCheckWork))}
+				trace, len(work), kit.Comma64(w), kit.Comma64(bound))}
 		}
 		if err := sandboxFit(v, longestOf(work)); err != nil {
 			return nil, fmt.Errorf("sandbox: the trace %s: %w", trace, err)
@@ -360,9 +367,9 @@ func runSandbox(v lessons.Values, work []workload.Request, trace string) (*sandb
 		// The trace's bound (TraceWork) holds in vLLM's default graph mode,
 		// where its heaviest traces were measured (BENCHMARKS.md); another
 		// mode adds what pricing more of its steps kernel by kernel costs.
-		if w := kit.RequestWork(work) + sandboxWork(v, work) - sandboxWork(withDefaultGraphs(v), work); w > kit.ServingCheckWork {
-			return nil, lessons.Relation("graph_mode", v.Choice("graph_mode"), fmt.Sprintf("a mode with which the trace %s re-simulates in about a second: its work (2 × prompt + 16 × output tokens, and %s) is %s, over %s",
-				trace, pricedRule(v), kit.Comma64(w), kit.Comma64(kit.ServingCheckWork)), "max_num_batched_tokens", "max_num_seqs", "model")
+		if w := kit.RequestWork(work) + sandboxWork(v, work) - sandboxWork(withDefaultGraphs(v), work); w > bound {
+			return nil, lessons.Relation("graph_mode", v.Choice("graph_mode"), fmt.Sprintf("a mode with which the trace %s %s: its work (2 × prompt + 16 × output tokens, and %s) is %s, over %s",
+				trace, within, pricedRule(v), kit.Comma64(w), kit.Comma64(bound)), "max_num_batched_tokens", "max_num_seqs", "model")
 		}
 	}
 	e, err := kit.NewEngineAt(v, 16, v.Int("max_num_batched_tokens"))
@@ -405,7 +412,7 @@ func runSandbox(v lessons.Values, work []workload.Request, trace string) (*sandb
 }
 
 func (r *sandboxRun) script() *lessons.Script {
-	s := &lessons.Script{Metrics: r.metrics(), Work: r.res.Counts.Work() + r.streamed}
+	s := &lessons.Script{Metrics: append(r.metrics(), kit.LatencyReportFrom(r.res.Requests).Metrics()...), Work: r.res.Counts.Work() + r.streamed}
 	s.Steps = r.steps(s.Metrics)
 	s.Metrics = append(s.Metrics, r.cost.Metrics()...)
 	r.addCapacity(s)

@@ -225,11 +225,16 @@
           }
           return out;
         });
+        // Bars of a category stand side by side (unless stacked):
+        // convertToPixel gives the category's centre, not the bar's, so a
+        // bar neither hides nor is hidden by another series.
+        const sideBySide = (s) => s.type === "bar" && !s.stack;
         const drawn = [], hidden = [];
         (opt.series || []).forEach((s, i) => {
           if (!pts[i].length) return;
           drawn.push(s.name);
-          const under = pts[i].every(([x, y]) => pts.some((o, j) => j > i && o.some(([x2, y2]) => Math.abs(x2 - x) < 1 && Math.abs(y2 - y) < 2.5)));
+          if (sideBySide(s)) return;
+          const under = pts[i].every(([x, y]) => pts.some((o, j) => j > i && !sideBySide(opt.series[j]) && o.some(([x2, y2]) => Math.abs(x2 - x) < 1 && Math.abs(y2 - y) < 2.5)));
           if (under) hidden.push(s.name);
         });
         f.legends.push({ chart: c.id, names, drawn, hidden });

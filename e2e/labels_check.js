@@ -30,6 +30,8 @@
     q("#btn-next")?.click();
   }
   const ready = () => {
+    // (a page loaded: lab.js brings the served step's marks into view then)
+    if (document.readyState !== "complete") return false;
     const lab = q("#lab");
     if (!lab || lab.dataset.step !== String(o.step) || lab.dataset.busy === "true") return false;
     if (o.compare) {

@@ -90,11 +90,16 @@ type mapLayout struct {
 	w, h         float64
 	poolCols     int
 	poolY        float64
+	rowY         []float64 // each pool row's top
 	poolW, poolH float64
 	shown        [][]bool // per row, per entry: drawn (else elided into "…")
 }
 
-func layoutMap(bt *scene.BlockTables, grid *scene.BlockGrid) mapLayout {
+// tmNoteRoom is the room under a pool row holding a marked block, for the
+// callout drawn under the block.
+const tmNoteRoom = 22.0
+
+func layoutMap(bt *scene.BlockTables, grid *scene.BlockGrid, mk marks) mapLayout {
 	n := max(len(grid.Blocks), 1)
 	l := mapLayout{poolH: 30}
 	poolRows := (n + 15) / 16 // at most 16 blocks a row, rows evenly filled
@@ -115,7 +120,18 @@ func layoutMap(bt *scene.BlockTables, grid *scene.BlockGrid) mapLayout {
 	}
 	l.w = float64(tmLabelW) + max(float64(slots*tmPitch), float64(l.poolCols)*(l.poolW+6)) + 8
 	l.poolY = float64(len(bt.Rows)*tmRowH + tmGap)
-	l.h = l.poolY + float64(poolRows)*(l.poolH+18) + 4
+	y := l.poolY
+	for r := range poolRows {
+		l.rowY = append(l.rowY, y)
+		y += l.poolH + 18
+		for i := r * l.poolCols; i < min(n, (r+1)*l.poolCols); i++ {
+			if mk.has(blockRef(i)) {
+				y += tmNoteRoom // its callout, over no block of the row below
+				break
+			}
+		}
+	}
+	l.h = y + 4
 	return l
 }
 
@@ -133,7 +149,7 @@ func slotOf(row []bool, j int) int {
 
 // blockXY is the top-left corner of physical block i.
 func (l mapLayout) blockXY(i int) (float64, float64) {
-	return float64(tmLabelW) + float64(i%l.poolCols)*(l.poolW+6), l.poolY + float64(i/l.poolCols)*(l.poolH+18)
+	return float64(tmLabelW) + float64(i%l.poolCols)*(l.poolW+6), l.rowY[i/l.poolCols]
 }
 
 func fmtF(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
@@ -146,7 +162,7 @@ func svgAttr(s string) string { return htmlAttr(s) }
 // lines and badges change together); the callouts of marked elements are
 // go-app elements over it, placed in percent of the SVG's box.
 func renderTableMap(bt *scene.BlockTables, grid *scene.BlockGrid, mk marks) app.UI {
-	l := layoutMap(bt, grid)
+	l := layoutMap(bt, grid, mk)
 	refs := make([]int, len(grid.Blocks)) // tables holding each block
 	for _, r := range bt.Rows {
 		for _, p := range r.Blocks {
@@ -279,9 +295,9 @@ func renderLookup(bt *scene.BlockTables, mk marks) app.UI {
 			app.Span().Class("lk-head").Text(head),
 			app.Span().Class("lk-value").Text(value),
 			app.Div().Class("lk-extra").Body(extra...),
-			app.If(mk.has(ref), func() app.UI {
-				return app.Span().Class("callout lk-callout").DataSet("for", ref).Text(mk.label(ref, value))
-			}),
+			// In the step's box, in the flow: the steps wrap on a phone,
+			// and a chip above one covered the row of steps above it.
+			app.If(mk.has(ref), func() app.UI { return noteChip(ref, mk.label(ref, value)) }),
 		)
 	}
 	// The offset's block, slot by slot (at most 64 drawn).

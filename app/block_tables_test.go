@@ -45,7 +45,7 @@ func TestTableMapElides(t *testing.T) {
 		pool = append(pool, scene.Block{Owner: 0, Label: "A", Used: 1})
 	}
 	bt := &scene.BlockTables{BlockSize: 1, Rows: []scene.TableRow{{Owner: 0, Label: "A", Tokens: 40, Blocks: blocks, Focus: 20}}}
-	l := layoutMap(bt, &scene.BlockGrid{BlockSize: 1, Blocks: pool})
+	l := layoutMap(bt, &scene.BlockGrid{BlockSize: 1, Blocks: pool}, nil)
 	shown := 0
 	for _, s := range l.shown[0] {
 		if s {

@@ -33,6 +33,47 @@ func ChartOptions(c *scene.Chart, animate bool) ([]byte, error) {
 // (Series.Labels), model curves without markers (Series.Curve), steps
 // (Series.Step) and guides (Chart.Guides) are drawn whether marked or not.
 func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte, error) {
+	return chartOptionsAt(c, mks, animate, 0)
+}
+
+// Legend geometry, in px: ECharts' item (its 25 px icon, a 5 px gap, the
+// name at 12 px) and the gap after it; its rows 24 px apart. The legend
+// stops short of the toolbox's icon at the top right.
+const (
+	legendIcon     = 30.0
+	legendGap      = 10.0
+	legendRowH     = 19.0
+	legendRight    = 32.0
+	legendTextPx   = 12.0
+	chartGridTop   = 56 // the plot's top under one row of legend and the y axis' name
+	defaultChartPx = 640.0
+)
+
+// legendRows is how many rows ECharts lays a plain legend of these
+// series' names out in, in a chart width px wide (it wraps items that
+// would pass the right edge). The estimate of a name's width is generous
+// (capitals and digits run wider than charWidth's mean).
+func legendRows(series []scene.Series, width float64) int {
+	if width <= 0 {
+		width = defaultChartPx
+	}
+	room := width - legendRight
+	rows, x := 1, 0.0
+	for _, se := range series {
+		w := legendIcon + 1.1*charWidth(legendTextPx)*float64(len([]rune(se.Name)))
+		if x > 0 && x+w > room {
+			rows++
+			x = 0
+		}
+		x += w + legendGap
+	}
+	return rows
+}
+
+// chartOptionsAt is ChartOptionsMarked for a chart width px wide (0:
+// unknown): the legend wraps onto as many rows as its names need, and the
+// plot starts under them, so no name is cut or hidden behind a pager.
+func chartOptionsAt(c *scene.Chart, mks []scene.Mark, animate bool, width float64) ([]byte, error) {
 	if c == nil {
 		return nil, fmt.Errorf("chart: nil chart")
 	}
@@ -50,11 +91,12 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 		charts.WithInitializationOpts(opts.Initialization{AssetsHost: "/web/", BackgroundColor: "transparent"}),
 		charts.WithAnimation(animate),
 		charts.WithColorsOpts(chartColours),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Left: "0", Type: "scroll"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Left: "0", Right: strconv.Itoa(int(legendRight)), Type: "plain"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: xType, Name: axisName(c.XLabel, c.XUnit), NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: axisName(c.YLabel, c.YUnit), NameLocation: "end"}),
-		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "12", Right: "24", Top: "56", Bottom: "36"}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "12", Right: "24",
+			Top: strconv.Itoa(chartGridTop + int(legendRowH)*(legendRows(c.Series, width)-1)), Bottom: "36"}),
 		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
 		// The toolbox's icon for pointer users; the figure's "PNG" button
 		// (keyboard) does the same through getDataURL.
@@ -74,8 +116,8 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 		bar.Assets.ClearPresetJSAssets()
 		var cats []string
 		if len(c.Series) > 0 {
-			for _, x := range c.Series[0].X {
-				cats = append(cats, trimFloat(x))
+			for i, x := range c.Series[0].X {
+				cats = append(cats, c.CategoryName(i, x))
 			}
 		}
 		bar.SetXAxis(cats)
@@ -147,7 +189,7 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 					sm["symbolSize"] = 12
 				}
 			}
-			styleSeries(sm, se, c.Type, mk)
+			styleSeries(sm, se, c.Type, mk, calloutBelow(c, mk), calloutBeside(c, mk), xSpan(c))
 		}
 		for i := range series {
 			if sm, ok := series[i].(map[string]any); ok && i < len(c.Series) {
@@ -163,7 +205,7 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 		}
 		if len(c.Guides) > 0 && len(series) > 0 {
 			if sm, ok := series[0].(map[string]any); ok {
-				addGuides(sm, c, mk)
+				addGuides(sm, c, mk, width)
 			}
 		}
 	}
@@ -174,14 +216,23 @@ func ChartOptionsMarked(c *scene.Chart, mks []scene.Mark, animate bool) ([]byte,
 			// a long name would be cut at the chart's left edge).
 			y0["nameTextStyle"] = map[string]any{"align": "left"}
 			y0["axisLine"] = map[string]any{"onZero": false}
+			y0["axisLabel"] = axisLabels()
 		}
 	}
 	if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
 		if x0, ok := xs[0].(map[string]any); ok {
 			x0["axisLine"] = map[string]any{"onZero": false}
+			x0["axisLabel"] = axisLabels()
 		}
 	}
 	return json.Marshal(m)
+}
+
+// axisLabels has ECharts leave out a tick label that would overlap its
+// neighbour (a log axis's "1,000" and "10,000" on a phone), measuring
+// each one a line of 14 px (see calloutLineHeight).
+func axisLabels() map[string]any {
+	return map[string]any{"hideOverlap": true, "lineHeight": 14}
 }
 
 // CursorValue is the x value the step marker of a chart sits at (a string
@@ -231,7 +282,10 @@ type chartView struct {
 	alive      bool // mounted (the delayed start checks it)
 	shown      *scene.Chart
 	shownMarks []scene.Mark
-	motion     bool // the animation setting of the options shown
+	motion     bool        // the animation setting of the options shown
+	legendRows int         // the rows the legend shown takes (legendRows)
+	hidden     []app.Value // the point labels declutter hid
+	finishedFn app.Func
 	resizeFn   app.Func
 	observer   app.Value
 	themeFn    app.Func
@@ -330,7 +384,7 @@ func cutLast(s string) (string, int, bool) {
 
 // styleSeries adds what go-echarts has no option for to one series' JSON:
 // point labels and marks, model curves without markers, steps.
-func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks) {
+func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, mk marks, below map[string]bool, beside map[string]string, xFrac func(se scene.Series, i int) float64) {
 	typ := se.Type
 	if typ == "" {
 		typ = chartType
@@ -369,21 +423,42 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 			item["symbol"] = "circle"
 			item["symbolSize"] = 18
 			item["itemStyle"] = map[string]any{"borderColor": "#f8fafc", "borderWidth": 3, "shadowBlur": 8, "shadowColor": "rgba(0,0,0,0.6)"}
-			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13,
+			// lineHeight: ECharts measures a line as a CJK glyph's width,
+			// which a browser without CJK fonts draws narrow, and then
+			// misjudges overlaps (labelLayout hideOverlap).
+			label := map[string]any{"show": true, "formatter": text, "position": "top", "distance": 10, "fontWeight": "bold", "fontSize": 13, "lineHeight": calloutLineHeight,
 				"color": "#0f172a", "backgroundColor": "#fde68a", "padding": []int{3, 6}, "borderRadius": 4}
-			// A series' end points usually sit on the plot's edges: their
-			// callouts run inwards, not centred off the canvas.
-			switch i {
-			case 0:
+			switch {
+			case beside[ref] != "" && typ == scene.Bar:
+				// Beside the bar's top, not its middle.
+				label["position"] = map[string]any{"left": []any{0, 0}, "right": []any{"100%", 0}}[beside[ref]]
+				label["align"] = map[string]string{"left": "right", "right": "left"}[beside[ref]]
+				label["offset"] = map[string][]int{"left": {-6, 0}, "right": {6, 0}}[beside[ref]]
+			case beside[ref] != "":
+				label["position"] = beside[ref]
+			case typ != scene.Bar && below[ref]:
+				label["position"] = "bottom"
+			}
+			// A point in the plot's outer fifths has its callout run
+			// inwards, not centred off the canvas.
+			switch f := xFrac(se, i); {
+			case beside[ref] != "":
+			case f < 0.2:
 				label["align"] = "left"
 				label["offset"] = []int{-9, 0}
-			case len(data) - 1:
+			case f > 0.8:
 				label["align"] = "right"
 				label["offset"] = []int{9, 0}
 			}
 			item["label"] = label
 		} else {
-			item["label"] = map[string]any{"show": true, "formatter": text, "position": "right", "fontSize": 11, "color": "inherit"}
+			// Beside the point, on the side with room: left of a point in
+			// the plot's right fifth, where it would leave the canvas.
+			pos := "right"
+			if xFrac(se, i) > 0.8 {
+				pos = "left"
+			}
+			item["label"] = map[string]any{"show": true, "formatter": text, "position": pos, "fontSize": 11, "lineHeight": pointLabelLineHeight, "color": "inherit"}
 			if typ == scene.Line && !se.Curve {
 				item["symbol"] = "circle"
 			}
@@ -399,9 +474,171 @@ func styleSeries(sm map[string]any, se scene.Series, chartType scene.ChartType, 
 	}
 }
 
+// markedPoint is a marked point of a chart: its ref, value and place
+// along the x axis (xSpan).
+type markedPoint struct {
+	ref     string
+	x, y, f float64
+}
+
+// markedPoints lists a chart's marked points in series order.
+func markedPoints(c *scene.Chart, mk marks) []markedPoint {
+	frac := xSpan(c)
+	var pts []markedPoint
+	for _, se := range c.Series {
+		for i := range se.Y {
+			if ref := "point:" + se.Name + ":" + strconv.Itoa(i); mk.has(ref) && i < len(se.X) {
+				pts = append(pts, markedPoint{ref, se.X[i], se.Y[i], frac(se, i)})
+			}
+		}
+	}
+	return pts
+}
+
+// sharesX reports whether another of pts lies at p's x.
+func sharesX(pts []markedPoint, p markedPoint) bool {
+	for _, q := range pts {
+		if q.ref != p.ref && q.x == p.x {
+			return true
+		}
+	}
+	return false
+}
+
+// calloutBelow lists the marked points whose callout goes under the
+// point rather than above it: the lower ones of marked points at one x
+// (the highest keeps its callout above, and they do not meet); a point
+// alone at its x near the plot's top (above, its callout would rise into
+// the y axis' name and the legend); and of two lone points close along x
+// on the same side, the later one goes to the other (their callouts would
+// cover each other).
+func calloutBelow(c *scene.Chart, mk marks) map[string]bool {
+	pts := markedPoints(c, mk)
+	high := nearTop(c)
+	out := map[string]bool{}
+	for _, p := range pts {
+		highest := true
+		for _, q := range pts {
+			if q.ref != p.ref && q.x == p.x {
+				highest = highest && q.y <= p.y
+			}
+		}
+		shared := sharesX(pts, p)
+		out[p.ref] = (shared && !highest) || (!shared && high(p.y))
+	}
+	for i, p := range pts {
+		for _, q := range pts[:i] {
+			if p.x != q.x && math.Abs(p.f-q.f) < 0.25 && out[p.ref] == out[q.ref] && !sharesX(pts, p) && !sharesX(pts, q) {
+				out[p.ref] = !out[q.ref]
+			}
+		}
+	}
+	return out
+}
+
+// calloutBeside gives the marked points whose callout goes beside the
+// point its side ("left" or "right"): the highest of marked points at one
+// x when it lies near the plot's top (above, it would rise into the y
+// axis' name; under, onto the others' callouts), and a bar near the top
+// (a bar's callout under it would sit at its foot). The side is away from
+// the nearest other marked point within a quarter of the axis, else
+// toward the plot's middle.
+func calloutBeside(c *scene.Chart, mk marks) map[string]string {
+	high := nearTop(c)
+	below := calloutBelow(c, mk)
+	pts := markedPoints(c, mk)
+	bars := map[string]bool{}
+	for _, se := range c.Series {
+		if typeOf(se, c) == scene.Bar {
+			for i := range se.Y {
+				bars["point:"+se.Name+":"+strconv.Itoa(i)] = true
+			}
+		}
+	}
+	out := map[string]string{}
+	for _, p := range pts {
+		if !high(p.y) || (!bars[p.ref] && (!sharesX(pts, p) || below[p.ref])) {
+			continue
+		}
+		side, near := "right", 2.0
+		if p.f > 0.5 {
+			side = "left"
+		}
+		for _, q := range pts {
+			if d := q.f - p.f; q.ref != p.ref && q.x != p.x && math.Abs(d) < 0.25 && math.Abs(d) < near {
+				near = math.Abs(d)
+				side = map[bool]string{true: "left", false: "right"}[d > 0] // away from it
+			}
+		}
+		out[p.ref] = side
+	}
+	return out
+}
+
+// xSpan places a point along the x axis, 0 at its left and 1 at its right
+// (the data's range, from 0 on a linear axis; a category's index on a bar
+// chart).
+func xSpan(c *scene.Chart) func(se scene.Series, i int) float64 {
+	if c.Type == scene.Bar {
+		return func(se scene.Series, i int) float64 {
+			if len(se.X) <= 1 {
+				return 0.5
+			}
+			return float64(i) / float64(len(se.X)-1)
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	at := func(x float64) float64 {
+		if c.XLog {
+			return math.Log(x)
+		}
+		return x
+	}
+	for _, se := range c.Series {
+		for _, x := range se.X {
+			if math.IsNaN(x) || math.IsInf(x, 0) || (c.XLog && x <= 0) {
+				continue
+			}
+			lo, hi = min(lo, at(x)), max(hi, at(x))
+		}
+	}
+	if !c.XLog && lo > 0 {
+		lo = 0 // a linear value axis starts at 0 (ECharts' scale: false)
+	}
+	return func(se scene.Series, i int) float64 {
+		if i >= len(se.X) || hi <= lo || (c.XLog && se.X[i] <= 0) {
+			return 0.5
+		}
+		return (at(se.X[i]) - lo) / (hi - lo)
+	}
+}
+
+// nearTop reports whether a value lies in the top eighth of the chart's
+// y range (from its data; a linear axis from 0 when the data are
+// positive, as ECharts draws it).
+func nearTop(c *scene.Chart) func(float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, se := range c.Series {
+		for _, y := range se.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) || (c.YLog && y <= 0) {
+				continue
+			}
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	if hi <= lo {
+		return func(float64) bool { return false }
+	}
+	if c.YLog {
+		return func(y float64) bool { return y > 0 && math.Log(y) >= math.Log(lo)+0.875*(math.Log(hi)-math.Log(lo)) }
+	}
+	lo = min(lo, 0)
+	return func(y float64) bool { return y >= lo+0.875*(hi-lo) }
+}
+
 // addGuides draws the chart's guides on a series: lines as markLine,
 // bands as markArea, a marked one bolder.
-func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
+func addGuides(sm map[string]any, c *scene.Chart, mk marks, width float64) {
 	var lines, areas []any
 	for _, g := range c.Guides {
 		axis := "xAxis"
@@ -423,7 +660,7 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 			pos := "insideEndTop"
 			lines = append(lines, map[string]any{axis: val(g.From), "name": g.Label,
 				"lineStyle": map[string]any{"color": colour, "width": width, "type": "dashed"},
-				"label":     map[string]any{"show": true, "formatter": g.Label, "position": pos, "color": colour, "fontWeight": "bold"}})
+				"label":     guideLabel(g.Label, pos, colour, width)})
 			continue
 		}
 		fill := "rgba(16,185,129,0.10)"
@@ -432,7 +669,7 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 		}
 		areas = append(areas, []any{
 			map[string]any{axis: val(g.From), "name": g.Label, "itemStyle": map[string]any{"color": fill},
-				"label": map[string]any{"show": true, "formatter": g.Label, "position": "insideTopLeft", "color": colour, "fontWeight": "bold"}},
+				"label": guideLabel(g.Label, "insideTopLeft", colour, width)},
 			map[string]any{axis: val(g.To)},
 		})
 	}
@@ -442,6 +679,18 @@ func addGuides(sm map[string]any, c *scene.Chart, mk marks) {
 	if len(areas) > 0 {
 		sm["markArea"] = map[string]any{"silent": true, "animation": false, "data": areas}
 	}
+}
+
+// guideLabel is a guide's label: bold, in its colour, cut with an
+// ellipsis at 0.6 of the chart's width when that is known (an SLO's words
+// ran past a phone's chart).
+func guideLabel(text, pos, colour string, width float64) map[string]any {
+	l := map[string]any{"show": true, "formatter": text, "position": pos, "color": colour, "fontWeight": "bold", "lineHeight": guideLabelLineHeight}
+	if width > 0 {
+		l["width"] = int(0.6 * width)
+		l["overflow"] = "truncate"
+	}
+	return l
 }
 
 // chartDescription is the chart's subtitle: its Note, in plain words, or
@@ -483,6 +732,14 @@ func (c *chartView) init() {
 		return
 	}
 	c.inst = ec.Call("init", el, echartsTheme(), map[string]any{"renderer": "canvas"})
+	c.hidden = nil
+	if c.finishedFn == nil {
+		c.finishedFn = app.FuncOf(func(this app.Value, args []app.Value) any {
+			c.declutter()
+			return nil
+		})
+	}
+	c.inst.Call("on", "finished", c.finishedFn)
 	c.draw(true)
 	if !chartMarked {
 		chartMarked = true
@@ -552,6 +809,7 @@ func (c *chartView) start(ctx app.Context) {
 	c.resizeFn = app.FuncOf(func(this app.Value, args []app.Value) any {
 		if c.inst != nil && c.inst.Truthy() {
 			c.inst.Call("resize")
+			c.fitLegend()
 			c.placeCursor()
 		}
 		return nil
@@ -580,7 +838,9 @@ func (c *chartView) draw(full bool) {
 		return
 	}
 	if full || c.shown == nil || !same || !sameSeries(ch, c.shown) || c.motion != c.Motion {
-		js, err := ChartOptionsMarked(ch, c.Marks, c.Motion)
+		width := c.width()
+		c.setLegendRows(legendRows(ch.Series, width))
+		js, err := chartOptionsAt(ch, c.Marks, c.Motion, width)
 		if err != nil {
 			app.Log("chart", c.SceneID, err)
 			return
@@ -601,6 +861,38 @@ func (c *chartView) draw(full bool) {
 	el := app.Window().GetElementByID("chart-" + c.SceneID)
 	if !el.IsNull() {
 		el.Call("setAttribute", "data-ready", "true")
+	}
+}
+
+// width is the chart container's width in px (0 before it is laid out).
+func (c *chartView) width() float64 {
+	el := app.Window().GetElementByID("chart-" + c.SceneID)
+	if el.IsNull() {
+		return 0
+	}
+	return el.Get("clientWidth").Float()
+}
+
+// fitLegend moves the plot's top when a new width wraps the legend onto
+// another number of rows.
+func (c *chartView) fitLegend() {
+	if c.shown == nil {
+		return
+	}
+	rows := legendRows(c.shown.Series, c.width())
+	if rows == c.legendRows {
+		return
+	}
+	c.setLegendRows(rows)
+	c.inst.Call("setOption", map[string]any{"grid": map[string]any{"top": chartGridTop + int(legendRowH)*(rows-1)}})
+}
+
+// setLegendRows records the legend's rows and grows the chart's box by
+// as many (lab.css --legend-rows), so the plot keeps its height.
+func (c *chartView) setLegendRows(rows int) {
+	c.legendRows = rows
+	if el := app.Window().GetElementByID("chart-" + c.SceneID); !el.IsNull() {
+		el.Get("style").Call("setProperty", "--legend-rows", strconv.Itoa(rows))
 	}
 }
 
@@ -694,5 +986,9 @@ func (c *chartView) OnDismount() {
 	if c.inst != nil && c.inst.Truthy() {
 		c.inst.Call("dispose")
 	}
-	c.inst, c.shown, c.shownMarks, c.observer = nil, nil, nil, nil
+	if c.finishedFn != nil {
+		c.finishedFn.Release()
+		c.finishedFn = nil
+	}
+	c.inst, c.shown, c.shownMarks, c.observer, c.hidden = nil, nil, nil, nil, nil
 }

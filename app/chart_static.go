@@ -159,7 +159,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 	b.WriteString(`<div class="chart-static" aria-hidden="true">`)
 	b.WriteString(`<div class="cs-legend">`)
 	for i, se := range c.Series {
-		b.WriteString(`<span class="cs-key"><i style="background:` + colourOf(i) + `"></i>` + esc(se.Name) + `</span>`)
+		b.WriteString(`<span class="cs-key" data-series="` + strconv.Itoa(i) + `"><i style="background:` + colourOf(i) + `"></i>` + esc(se.Name) + `</span>`)
 	}
 	b.WriteString(`</div>`)
 	b.WriteString(`<div class="cs-yname">` + esc(axisName(c.YLabel, c.YUnit)) + `</div>`)
@@ -190,6 +190,27 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 		return box.x.pct(v)
 	}
 	var labels strings.Builder // the HTML over the SVG
+	below, beside, xFrac := calloutBelow(c, mk), calloutBeside(c, mk), xSpan(c)
+	// The marked points' callouts, on a phone's plot, in px: a guide's
+	// label one would cover is left out (the live chart hides it too).
+	var chips []pxBox
+	for _, se := range c.Series {
+		for i := 0; i < min(len(se.X), len(se.Y)); i++ {
+			if ref := "point:" + se.Name + ":" + strconv.Itoa(i); mk.has(ref) && typeOf(se, c) != scene.Bar {
+				if px, py := xPct(se, i), box.y.pct(se.Y[i]); ok(px) && ok(py) {
+					chips = append(chips, staticCallout(px, py, mk.label(ref, ref), below[ref], beside[ref], xFrac(se, i)))
+				}
+			}
+		}
+	}
+	covered := func(b pxBox) bool {
+		for _, c := range chips {
+			if min(b.x1, c.x1) > max(b.x0, c.x0) && min(b.y1, c.y1) > max(b.y0, c.y0) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, g := range c.Guides {
 		marked := mk.has("guide:" + g.ID)
 		cls, lcls := "cs-guide", "cs-glabel"
@@ -202,23 +223,32 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 			continue
 		}
 		a, z = math.Max(0, math.Min(100, a)), math.Max(0, math.Min(100, z))
+		tw := float64(len([]rune(g.Label)))*boldWidth(12) + 6
 		if g.From == g.To {
 			if g.Axis == "y" {
 				b.WriteString(`<line class="` + cls + `" x1="0" x2="1000" y1="` + svgY(a) + `" y2="` + svgY(a) + `" vector-effect="non-scaling-stroke"/>`)
-				labels.WriteString(`<span class="` + lcls + ` cs-at-y" style="bottom:` + pctText(a) + `">` + esc(g.Label) + `</span>`)
+				if y := staticPlotH * (1 - a/100); !covered(pxBox{staticPlotW - 2 - tw, y - 18, staticPlotW - 2, y - 2}) {
+					labels.WriteString(`<span class="` + lcls + ` cs-at-y" style="bottom:` + pctText(a) + `">` + esc(g.Label) + `</span>`)
+				}
 			} else {
 				b.WriteString(`<line class="` + cls + `" y1="0" y2="1000" x1="` + svgX(a) + `" x2="` + svgX(a) + `" vector-effect="non-scaling-stroke"/>`)
-				labels.WriteString(`<span class="` + lcls + ` cs-at-x" style="left:` + pctText(a) + `">` + esc(g.Label) + `</span>`)
+				if x := staticPlotW * a / 100; !covered(pxBox{x - tw/2, -16, x + tw/2, 0}) {
+					labels.WriteString(`<span class="` + lcls + ` cs-at-x" style="left:` + pctText(a) + `">` + esc(g.Label) + `</span>`)
+				}
 			}
 			continue
 		}
 		lo, hi := math.Min(a, z), math.Max(a, z)
 		if g.Axis == "y" {
 			b.WriteString(`<rect class="cs-band` + strings.TrimPrefix(cls, "cs-guide") + `" x="0" width="1000" y="` + svgY(hi) + `" height="` + svgX(hi-lo) + `"/>`)
-			labels.WriteString(`<span class="` + lcls + ` cs-band-label" style="left:0;bottom:` + pctText(hi) + `">` + esc(g.Label) + `</span>`)
+			if y := staticPlotH * (1 - hi/100); !covered(pxBox{3, y + 2, 3 + tw, y + 18}) {
+				labels.WriteString(`<span class="` + lcls + ` cs-band-label" style="left:0;bottom:` + pctText(hi) + `">` + esc(g.Label) + `</span>`)
+			}
 		} else {
 			b.WriteString(`<rect class="cs-band` + strings.TrimPrefix(cls, "cs-guide") + `" y="0" height="1000" x="` + svgX(lo) + `" width="` + svgX(hi-lo) + `"/>`)
-			labels.WriteString(`<span class="` + lcls + ` cs-band-label" style="left:` + pctText(lo) + `;bottom:100%">` + esc(g.Label) + `</span>`)
+			if x := staticPlotW * lo / 100; !covered(pxBox{x + 3, 2, x + 3 + tw, 18}) {
+				labels.WriteString(`<span class="` + lcls + ` cs-band-label" style="left:` + pctText(lo) + `;bottom:100%">` + esc(g.Label) + `</span>`)
+			}
 		}
 	}
 	barSeries := 0
@@ -249,7 +279,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 				}
 				x := float64(i)*slot + slot*0.15 + float64(bar)*w
 				lo, hi := math.Min(base, top), math.Max(base, top)
-				b.WriteString(`<rect fill="` + colour + `" x="` + svgX(x) + `" width="` + svgX(w) + `" y="` + svgY(hi) + `" height="` + svgX(hi-lo) + `"/>`)
+				b.WriteString(`<rect data-series="` + strconv.Itoa(si) + `" fill="` + colour + `" x="` + svgX(x) + `" width="` + svgX(w) + `" y="` + svgY(hi) + `" height="` + svgX(hi-lo) + `"/>`)
 			}
 			bar++
 		case scene.Scatter:
@@ -275,7 +305,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 				width = "2.5"
 			}
 			if len(pts) > 0 {
-				b.WriteString(`<polyline fill="none" stroke="` + colour + `" stroke-width="` + width + `" points="` + strings.Join(pts, " ") + `" vector-effect="non-scaling-stroke"/>`)
+				b.WriteString(`<polyline data-series="` + strconv.Itoa(si) + `" fill="none" stroke="` + colour + `" stroke-width="` + width + `" points="` + strings.Join(pts, " ") + `" vector-effect="non-scaling-stroke"/>`)
 			}
 		}
 	}
@@ -292,7 +322,8 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 	b.WriteString(`</svg>`)
 
 	// Points: round dots (ECharts shows a line's symbols up to 40 points),
-	// the marked ones larger with their callout, and the points' labels.
+	// the marked ones larger with their callout, and the points' labels,
+	// placed as chartOptionsAt places ECharts'.
 	for si, se := range c.Series {
 		typ := typeOf(se, c)
 		n := min(len(se.X), len(se.Y))
@@ -322,19 +353,28 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 			if marked {
 				cls += " cs-marked"
 			}
-			labels.WriteString(`<i class="` + cls + `" style="` + at + `;background:` + colourOf(si) + `"></i>`)
+			labels.WriteString(`<i class="` + cls + `" data-series="` + strconv.Itoa(si) + `" style="` + at + `;background:` + colourOf(si) + `"></i>`)
 			switch {
 			case marked:
 				side := ""
-				switch i {
-				case 0:
+				switch f := xFrac(se, i); {
+				case beside[ref] != "":
+					side = " cs-" + beside[ref]
+				case f < 0.2:
 					side = " cs-start"
-				case n - 1:
+				case f > 0.8:
 					side = " cs-end"
+				}
+				if below[ref] && beside[ref] == "" && typ != scene.Bar {
+					side += " cs-below"
 				}
 				labels.WriteString(`<span class="cs-callout` + side + `" style="` + at + `">` + esc(mk.label(ref, text)) + `</span>`)
 			case text != "":
-				labels.WriteString(`<span class="cs-plabel" style="` + at + `">` + esc(text) + `</span>`)
+				cls := "cs-plabel"
+				if xFrac(se, i) > 0.8 {
+					cls += " cs-left"
+				}
+				labels.WriteString(`<span class="` + cls + `" style="` + at + `">` + esc(text) + `</span>`)
 			}
 		}
 	}
@@ -344,7 +384,7 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 		every := max(1, (box.bars+11)/12)
 		for i, x := range c.Series[0].X {
 			if i%every == 0 {
-				b.WriteString(`<span style="left:` + pctText((float64(i)+0.5)/float64(box.bars)*100) + `">` + esc(trimFloat(x)) + `</span>`)
+				b.WriteString(`<span style="left:` + pctText((float64(i)+0.5)/float64(box.bars)*100) + `">` + esc(c.CategoryName(i, x)) + `</span>`)
 			}
 		}
 	} else {
@@ -356,6 +396,41 @@ func staticChart(c *scene.Chart, mks []scene.Mark) string {
 	b.WriteString(`<div class="cs-xname">` + esc(axisName(c.XLabel, c.XUnit)) + `</div>`)
 	b.WriteString(`</div>`)
 	return b.String()
+}
+
+// The plot of a prerendered chart on a phone, in px (lab.css: a 190 px
+// body less its x ticks, in a 330 px figure less the y ticks): where its
+// labels are judged for overlaps.
+const (
+	staticPlotW = 290.0
+	staticPlotH = 170.0
+)
+
+// pxBox is a box on the static plot, in px from its top left.
+type pxBox struct{ x0, y0, x1, y1 float64 }
+
+// staticCallout is where a marked point's callout lies on the static plot
+// (lab.css .cs-callout and its placements): the point at px, py percent.
+func staticCallout(px, py float64, text string, below bool, beside string, f float64) pxBox {
+	x, y := staticPlotW*px/100, staticPlotH*(1-py/100)
+	w, h := float64(len([]rune(text)))*boldWidth(13)+12, 22.0
+	switch beside {
+	case "left":
+		return pxBox{x - 14 - w, y - h/2, x - 14, y + h/2}
+	case "right":
+		return pxBox{x + 14, y - h/2, x + 14 + w, y + h/2}
+	}
+	x0 := x - w/2
+	switch {
+	case f < 0.2:
+		x0 = x - 9
+	case f > 0.8:
+		x0 = x + 9 - w
+	}
+	if below {
+		return pxBox{x0, y + 14, x0 + w, y + 14 + h}
+	}
+	return pxBox{x0, y - 14 - h, x0 + w, y - 14}
 }
 
 // typeOf is a series' type: its own, else the chart's.

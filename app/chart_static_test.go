@@ -58,10 +58,11 @@ func TestStaticChartContent(t *testing.T) {
 	}
 	got := staticChart(c, []scene.Mark{{Ref: "point:load:2", Label: "peak 9 req/s"}, {Ref: "guide:slo"}})
 	for _, want := range []string{
-		`<span class="cs-key"><i style="background:#00e5ff"></i>load</span>`,
-		`<span class="cs-key"><i style="background:#818cf8"></i>bound</span>`,
+		`<span class="cs-key" data-series="0"><i style="background:#00e5ff"></i>load</span>`,
+		`<span class="cs-key" data-series="1"><i style="background:#818cf8"></i>bound</span>`,
+		`<polyline data-series="1" fill="none" stroke="#818cf8"`,
 		`>load (req/s)<`, `>time (min)<`,
-		`class="cs-callout" style="left:50.000%;bottom:90.000%">peak 9 req/s<`,
+		`class="cs-callout cs-below" style="left:50.000%;bottom:90.000%">peak 9 req/s<`, // in the top eighth: under the point
 		`<line class="cs-now" y1="0" y2="1000" x1="500" x2="500"`,
 		`class="cs-glabel cs-marked cs-at-y" style="bottom:80.000%">SLO 8<`,
 		`peak &lt;hours&gt;`,

@@ -49,13 +49,17 @@ type clLayout struct {
 	}
 	workerH float64
 	boxW    float64
+	mini    bool // workers drawn as their bars alone (clMiniW)
 	// stacked: the pools above and below the link (a phone), the KV
 	// flowing down the pipe rather than across it.
 	stacked bool
 }
 
-// workerHeight is the height of every worker box of the scene.
-func workerHeight(c *scene.Cluster) float64 {
+// workerHeight is the height of every worker box of the scene: its
+// header, its cache bar (with its figure under it, or in the header where
+// no worker shows the router's cost), its queue and its lines; a mini
+// worker has the bars alone.
+func workerHeight(c *scene.Cluster, mini bool) float64 {
 	lines := 0
 	cache := false
 	for _, p := range c.Pools {
@@ -65,19 +69,81 @@ func workerHeight(c *scene.Cluster) float64 {
 		}
 	}
 	h := 24.0 // header
+	if mini {
+		if cache {
+			h += 16
+		}
+		if c.QueueUnit != "" {
+			h += 14
+		}
+		return h + 4
+	}
 	if c.QueueUnit != "" {
 		h += 30
 	}
 	if cache {
 		h += 34
+		if cacheInHeader(c) {
+			h -= 16
+		}
 	}
 	return h + float64(lines)*14 + 6
 }
 
+// cacheInHeader reports whether the workers' cache figures go in their
+// headers, after their names: where no worker shows the router's cost
+// there and every name and figure fit a row's box side by side.
+func cacheInHeader(c *scene.Cluster) bool {
+	if hasCost(c) {
+		return false
+	}
+	for _, p := range c.Pools {
+		for _, w := range p.Workers {
+			total := 0.0
+			for _, f := range w.Cache {
+				total += f.Value
+			}
+			need := boldWidth(clPx)*float64(len([]rune(workerName(w)))) + charWidth(clSmallPx)*float64(len([]rune(formatNumber(total)+" "+c.CacheUnit))) + 28
+			if need > clRowW {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hasCost reports whether a worker shows the router's cost in its header.
+func hasCost(c *scene.Cluster) bool {
+	for _, p := range c.Pools {
+		for _, w := range p.Workers {
+			if w.Cost != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clMiniW is a mini worker's box: more than two pools without a link are
+// drawn with their workers' bars alone, a pool a row, so four policies of
+// eight workers fit beside the narration; the figures are in each box's
+// tooltip and the pools' callouts.
+const clMiniW = 90.0
+
+// clMarkRoom is the room above a row holding a marked worker, for its
+// callout: between two rows there is only clGap.
+const clMarkRoom = 24.0
+
 // layoutCluster lays c out with at most perLine workers a row (rows
-// balanced: 8 workers are two rows of 4), at least minW units wide.
-func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
-	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c)}
+// balanced: 8 workers are two rows of 4), at least minW units wide; a row
+// with a worker marks names gets room above it for the callout.
+func layoutCluster(c *scene.Cluster, marks []scene.Mark, perLine int, minW float64) clLayout {
+	marked := map[string]bool{}
+	for _, m := range marks {
+		marked[m.Ref] = true
+	}
+	mini := perLine > clPerLineNarrow && c.Link == nil && len(c.Pools) > 2
+	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c, mini), mini: mini}
 	y := 8.0
 	if c.Router != "" {
 		l.hasRouter = true
@@ -111,6 +177,9 @@ func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 		l.h = top + max(colH, clPipeH+50) + 8
 	} else {
 		l.boxW = clRowW
+		if mini {
+			l.boxW, perLine = clMiniW, 8
+		}
 		lineOf := func(n int) int { // a pool's row length: its rows balanced
 			rows := (n + perLine - 1) / perLine
 			return (n + max(rows, 1) - 1) / max(rows, 1)
@@ -119,22 +188,30 @@ func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 		for _, p := range c.Pools {
 			per = max(per, lineOf(len(p.Workers)))
 		}
-		l.w = max(float64(per)*(clRowW+clGap)+8, minW)
+		l.w = max(float64(per)*(l.boxW+clGap)+8, minW)
 		for _, p := range c.Pools {
 			y += 40 // the pool's label, and room for callouts over its workers
 			l.poolLabels = append(l.poolLabels, struct {
 				x, y float64
 				text string
 			}{4, y - 26, p.Label})
+			y += poolCalloutRoom(p.Label, marks, l.w)
 			line := max(lineOf(len(p.Workers)), 1)
-			for j, w := range p.Workers {
-				row, col := j/line, j%line
-				inRow := min(line, len(p.Workers)-row*line)
-				x0 := (l.w - float64(inRow)*(clRowW+clGap) + clGap) / 2
-				l.workers[w.ID] = box{x0 + float64(col)*(clRowW+clGap), y + float64(row)*(l.workerH+clGap), clRowW, l.workerH}
+			for row := 0; row*line < len(p.Workers); row++ {
+				ws := p.Workers[row*line : min(len(p.Workers), (row+1)*line)]
+				for _, w := range ws {
+					if marked["worker:"+w.ID] {
+						y += clMarkRoom
+						break
+					}
+				}
+				x0 := (l.w - float64(len(ws))*(l.boxW+clGap) + clGap) / 2
+				for col, w := range ws {
+					l.workers[w.ID] = box{x0 + float64(col)*(l.boxW+clGap), y, l.boxW, l.workerH}
+				}
+				y += l.workerH + clGap
 			}
-			rows := (len(p.Workers) + line - 1) / line
-			y += float64(rows)*(l.workerH+clGap) + 10
+			y += 10
 		}
 		l.h = y + 4
 	}
@@ -148,8 +225,8 @@ func layoutCluster(c *scene.Cluster, perLine int, minW float64) clLayout {
 // layoutLinkedStacked lays two pools joined by a link out for a phone:
 // the first pool's workers two a row, the link across the figure under
 // them, the second pool below, so nothing is cut off at 375 px.
-func layoutLinkedStacked(c *scene.Cluster) clLayout {
-	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c), boxW: clRowW, stacked: true}
+func layoutLinkedStacked(c *scene.Cluster, marks []scene.Mark) clLayout {
+	l := clLayout{workers: map[string]box{}, workerH: workerHeight(c, false), boxW: clRowW, stacked: true}
 	l.w = float64(clPerLineNarrow)*(clRowW+clGap) + 8
 	y := 8.0
 	if c.Router != "" {
@@ -162,6 +239,7 @@ func layoutLinkedStacked(c *scene.Cluster) clLayout {
 			x, y float64
 			text string
 		}{4, y - 26, p.Label})
+		y += poolCalloutRoom(p.Label, marks, l.w)
 		for j, w := range p.Workers {
 			row, col := j/clPerLineNarrow, j%clPerLineNarrow
 			inRow := min(clPerLineNarrow, len(p.Workers)-row*clPerLineNarrow)
@@ -219,10 +297,10 @@ func clScales(c *scene.Cluster) (cacheMax, queueMax float64) {
 // stacked (sysFigureFor).
 func renderCluster(sc scene.Scene) app.UI {
 	c := sc.Cluster
-	wide := clusterPic(sc, layoutCluster(c, clPerLine, 600))
-	narrowLayout := layoutCluster(c, clPerLineNarrow, 0)
+	wide := clusterPic(sc, layoutCluster(c, sc.Marks, clPerLine, 600))
+	narrowLayout := layoutCluster(c, sc.Marks, clPerLineNarrow, 0)
 	if c.Link != nil && len(c.Pools) >= 2 {
-		narrowLayout = layoutLinkedStacked(c)
+		narrowLayout = layoutLinkedStacked(c, sc.Marks)
 	}
 	narrow := clusterPic(sc, narrowLayout)
 	count := 0
@@ -230,10 +308,37 @@ func renderCluster(sc scene.Scene) app.UI {
 		count += len(p.Workers)
 	}
 	sub := comma(count) + " " + plural(count, "worker", "workers")
+	if n := len(c.Pools); n > 1 && c.Link == nil && samePoolSize(c.Pools) {
+		// Small multiples (the same workers under each policy, or a
+		// replica's stages): so many rows of so many, not their sum.
+		sub = comma(n) + " × " + comma(len(c.Pools[0].Workers)) + " " + plural(len(c.Pools[0].Workers), "worker", "workers")
+	}
 	if c.Link != nil {
 		sub += " · link " + c.Link.Label + ", " + c.Link.Rate
 	}
 	return sysFigureFor(sc, "scene-cluster", sub, wide, &narrow, clBelow(c)...)
+}
+
+// poolCalloutRoom is the room a pool's label needs under it for its
+// callout: none unless the pool is marked and the callout does not fit
+// beside the label (clusterPic places it "right").
+func poolCalloutRoom(label string, marks []scene.Mark, w float64) float64 {
+	for _, m := range marks {
+		if m.Ref == "pool:"+label && m.Label != "" && !calloutRight(m.Label, 4+boldWidth(12)*float64(len([]rune(label))), w) {
+			return clMarkRoom
+		}
+	}
+	return 0
+}
+
+// samePoolSize reports whether every pool has as many workers as the first.
+func samePoolSize(ps []scene.Pool) bool {
+	for _, p := range ps {
+		if len(p.Workers) != len(ps[0].Workers) {
+			return false
+		}
+	}
+	return true
 }
 
 // clusterPic draws c in layout l.
@@ -269,7 +374,7 @@ func clusterPic(sc scene.Scene, l clLayout) sysPic {
 	var workers []app.UI
 	for _, p := range c.Pools {
 		for _, w := range p.Workers {
-			workers = append(workers, clWorker(c, w, l.workers[w.ID], cacheMax, queueMax, marks))
+			workers = append(workers, clWorker(c, w, l.workers[w.ID], cacheMax, queueMax, marks, l.mini))
 		}
 	}
 	body = append(body, svgEl("g").Class("cl-workers").Body(workers...))
@@ -329,7 +434,7 @@ func clPipe(id string, c *scene.Cluster, l clLayout, marks *markSet) app.UI {
 }
 
 // clWorker is one worker's box: name, cost, cache bar, queue bar, lines.
-func clWorker(c *scene.Cluster, w scene.Worker, b box, cacheMax, queueMax float64, marks *markSet) app.UI {
+func clWorker(c *scene.Cluster, w scene.Worker, b box, cacheMax, queueMax float64, marks *markSet, mini bool) app.UI {
 	ref := "worker:" + w.ID
 	marks.note(ref, b)
 	cls := "cl-worker"
@@ -358,13 +463,30 @@ func clWorker(c *scene.Cluster, w scene.Worker, b box, cacheMax, queueMax float6
 				x += fw
 				total += f.Value
 			}
-			body = append(body, svgText(8, y+25, "cl-small", fitText(formatNumber(total)+" "+c.CacheUnit, inner, clSmallPx)))
-			y += 34
+			figure := formatNumber(total) + " " + c.CacheUnit
+			switch {
+			case mini:
+				y += 16
+			case cacheInHeader(c):
+				body = append(body, svgText(b.w-8, 17, "cl-small cl-end", figure))
+				y += 18
+			default:
+				body = append(body, svgText(8, y+25, "cl-small", fitText(figure, inner, clSmallPx)))
+				y += 34
+			}
 		}
 		if c.QueueUnit != "" {
+			if mini {
+				qw := inner * min(w.Queue/queueMax, 1)
+				body = append(body, svgRect(8, y, inner, 8, "sys-free"), svgRect(8, y, qw, 8, "cl-queue").Style("width", num(qw)+"px"))
+				return g.Body(body...)
+			}
 			body = append(body, clQueue(w.Queue, queueMax, y, inner, whole)...)
 			body = append(body, svgText(8, y+23, "cl-small", fitText(formatNumber(w.Queue)+" "+c.QueueUnit, inner, clSmallPx)))
 			y += 30
+		}
+		if mini {
+			return g.Body(body...)
 		}
 		for i, line := range w.Lines {
 			body = append(body, svgText(8, y+12+float64(i)*14, "cl-small", fitText(line, inner, clSmallPx)))
@@ -442,6 +564,9 @@ func clWorkerTip(c *scene.Cluster, w scene.Worker) string {
 	if w.Cost != "" {
 		s += "; " + w.Cost
 	}
+	for _, l := range w.Lines {
+		s += "; " + l
+	}
 	if w.Chosen {
 		s += "; chosen"
 	}
@@ -467,13 +592,18 @@ func clTravel(c *scene.Cluster, l clLayout, marks *markSet) app.UI {
 	} else {
 		// A request from the router down to its worker.
 		from = box{l.router.x + l.router.w/2 - cw/2, l.router.y + l.router.h/2 - clChipH/2, cw, clChipH}
-		// It stops above the first row of workers, over its own column,
-		// so a worker in a lower row is not covered by the row above.
+		// It stops above the first pool's label (above the first row
+		// of workers when there is none), over its own column, so a
+		// worker in a lower row is not covered by the row above.
 		top := to.y
 		for _, b := range l.workers {
 			top = min(top, b.y)
 		}
-		end = box{min(max(to.x+to.w/2-cw/2, 2), l.w-cw-2), top - clChipH - 52, cw, clChipH}
+		y := top - clChipH - 52
+		if len(l.poolLabels) > 0 {
+			y = min(y, l.poolLabels[0].y-14-12-clChipH) // the label's ascent, a gap
+		}
+		end = box{min(max(to.x+to.w/2-cw/2, 2), l.w-cw-2), y, cw, clChipH}
 	}
 	marks.note(t.Ref, end)
 	path := ""
@@ -525,7 +655,7 @@ func clBelow(c *scene.Cluster) []app.UI {
 		out = append(out, app.Dl().Class("cl-dash").Body(
 			app.Range(c.Stats).Slice(func(i int) app.UI {
 				st := c.Stats[i]
-				return app.Div().Class("cl-stat").Body(app.Dt().Text(st.Label), app.Dd().Text(st.Value))
+				return app.Div().Class("cl-stat").Title(st.Label+": "+st.Value).Body(app.Dt().Text(st.Label), app.Dd().Text(st.Value))
 			}),
 		))
 	}

@@ -187,11 +187,13 @@ func (g *gridView) Render() app.UI {
 			cached = cached || b.Cached
 		}
 	}
+	notes := gridNotes(grid, marksOf(g.Marks))
 	return app.Figure().Class("scene", "scene-grid").DataSet("kind", string(scene.KindBlockGrid)).DataSet("scene-id", g.SceneID).Body(
 		app.FigCaption().Body(
 			app.Span().Class("scene-title").Text(g.Title),
 			app.Span().Class("scene-sub").Text(gridSummary(n, owned, used, bs)),
 		),
+		app.If(len(notes) > 0, func() app.UI { return app.P().Class("grid-note-row").Body(notes...) }),
 		gridArea(g.SceneID, g.Title, grid, marksOf(g.Marks)),
 		app.P().Class("legend").Body(
 			app.Span().Class("key key-free"),
@@ -223,6 +225,18 @@ func gridArea(id, label string, grid *scene.BlockGrid, mk marks) app.UI {
 	host := app.Div().ID("grid-"+id).Class(cls).Aria("label", label)
 	if app.IsServer && grid != nil {
 		host = host.Body(app.Raw(gridMarkup("grid-"+id, grid, mk)))
+	}
+	// A compact grid's cells are a few pixels: a chip over them hides
+	// dozens, and above the top rows it would leave the grid. Its marked
+	// blocks are ringed in the grid and named in a row of notes beside it
+	// (gridNotes), which its figure places.
+	if n > compactAbove {
+		return app.Div().Class("grid-wrap").Style("--cols", strconv.Itoa(cols)).Body(
+			host,
+			// The block under the pointer or the keyboard cursor,
+			// named by web/lab.js (grid_svg.go).
+			app.P().Class("grid-readout").Role("status").Aria("live", "polite"),
+		)
 	}
 	var notes []app.UI
 	type placed struct {
@@ -268,12 +282,29 @@ func gridArea(id, label string, grid *scene.BlockGrid, mk marks) app.UI {
 	return app.Div().Class(wrap).Style("--cols", strconv.Itoa(cols)).Body(
 		host,
 		app.Div().Class("grid-notes").Aria("hidden", "true").Body(notes...),
-		// The block under the pointer or the keyboard cursor of a compact
-		// grid, named by web/lab.js (grid_svg.go).
-		app.If(n > compactAbove, func() app.UI {
-			return app.P().Class("grid-readout").Role("status").Aria("live", "polite")
-		}),
 	)
+}
+
+// gridNotes are the callouts of a compact grid's marked blocks, in block
+// order, as chips in the flow of the text (class "callout note"): they
+// wrap at any width and cover nothing.
+func gridNotes(grid *scene.BlockGrid, mk marks) []app.UI {
+	if grid == nil || len(grid.Blocks) <= compactAbove {
+		return nil
+	}
+	var out []app.UI
+	for i := range grid.Blocks {
+		if ref := blockRef(i); mk.has(ref) {
+			out = append(out, noteChip(ref, mk.label(ref, "block "+strconv.Itoa(i))))
+		}
+	}
+	return out
+}
+
+// noteChip is a mark's callout set in a line of text rather than over the
+// element (which its ring marks).
+func noteChip(ref, text string) app.UI {
+	return app.Span().Class("callout note").DataSet("for", ref).Text(text)
 }
 
 // calloutSide keeps a callout at x percent inside its figure.

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/inferlab/inferlab/scene"
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 // Marks: what a step's narration names is outlined on the figure (class
@@ -55,20 +54,6 @@ func spanRef(lane scene.Lane, j int) string {
 		key = lane.Label
 	}
 	return "span:" + key + ":" + strconv.Itoa(j)
-}
-
-// markCallout is a mark's label drawn at the element: a chip with a pointer.
-// x is its position along the figure, in percent; it is kept inside the
-// figure by aligning it to the side it is near.
-func markCallout(ref, text string, x float64) app.UI {
-	cls := "callout"
-	switch {
-	case x < 12:
-		cls += " at-start"
-	case x > 88:
-		cls += " at-end"
-	}
-	return app.Span().Class(cls).DataSet("for", ref).Style("left", pctText(x)).Text(text)
 }
 
 // pctText formats a percentage for a style attribute.

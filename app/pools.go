@@ -69,12 +69,12 @@ func (p *poolsView) Render() app.UI {
 			p.pool(mk, "paged", "Paged pool", comma(n)+" blocks × "+strconv.Itoa(grid.BlockSize)+" tokens",
 				comma(pagedReqs)+" "+plural(pagedReqs, "request", "requests")+" · "+poolPct(float64(used), float64(n*grid.BlockSize))+" of slots hold tokens",
 				app.Div().Class("pool-area").Style("aspect-ratio", aspect).Body(gridArea(p.SceneID, "Paged pool", gridWithColumns(grid, cols), mk)),
-				queueOf(sc.Queues, "paged")),
+				gridNotes(grid, mk), queueOf(sc.Queues, "paged")),
 			p.pool(mk, "contiguous", "Contiguous pool", bayWords(strip),
 				comma(contigReqs)+" "+plural(contigReqs, "request", "requests")+" · "+poolPct(float64(held), float64(strip.Total))+" hold tokens · "+
 					poolPct(float64(reserved-held), float64(max(reserved, 1)))+" of reserved empty",
 				app.Div().Class("pool-area").Style("aspect-ratio", aspect).Body(renderBays(strip, mk)),
-				queueOf(sc.Queues, "contiguous")),
+				runNotes(strip, mk), queueOf(sc.Queues, "contiguous")),
 		),
 		app.P().Class("legend").Body(
 			app.Span().Class("key key-free"), app.Text(" free "),
@@ -86,9 +86,9 @@ func (p *poolsView) Render() app.UI {
 }
 
 // pool is one pool's column (a named group, not a landmark: a comparison
-// draws two of each pool): its name, its state, its picture and its
-// queue.
-func (p *poolsView) pool(mk marks, key, name, shape, state string, picture app.UI, q *scene.Queue) app.UI {
+// draws two of each pool): its name, its state with the callouts of the
+// blocks or runs marked in its picture, its picture and its queue.
+func (p *poolsView) pool(mk marks, key, name, shape, state string, picture app.UI, notes []app.UI, q *scene.Queue) app.UI {
 	ref := "pool:" + key
 	return app.Div().Role("group").Class(mk.class("pool pool-"+key, ref)).DataSet("ref", ref).Aria("label", name+", "+shape).Body(
 		app.Div().Class("pool-head").Body(
@@ -98,7 +98,7 @@ func (p *poolsView) pool(mk marks, key, name, shape, state string, picture app.U
 				return app.Span().Class("callout pool-callout").DataSet("for", ref).Text(mk.label(ref, name))
 			}),
 		),
-		app.P().Class("pool-state").Text(state),
+		app.P().Class("pool-state").Body(append([]app.UI{app.Text(state)}, notes...)...),
 		picture,
 		renderQueue(key, q, mk),
 	)
@@ -166,11 +166,7 @@ func renderBays(st *scene.MemoryStrip, mk marks) app.UI {
 		first      bool
 	}
 	pieces := make([][]piece, rows)
-	starts := make([][]scene.Segment, rows) // the runs starting in each row
 	for _, s := range st.Segments {
-		if r := s.Start / bay; r < rows {
-			starts[r] = append(starts[r], s)
-		}
 		for at := s.Start; at < s.Start+s.Len; {
 			r := at / bay
 			if r >= rows {
@@ -219,7 +215,6 @@ func renderBays(st *scene.MemoryStrip, mk marks) app.UI {
 						app.Span().Class("seg-label").Text(segText(pc.first, s)),
 					)
 				}),
-				app.Div().Class("bay-notes").Aria("hidden", "true").Body(bayCallouts(starts[r], bay, r, mk)...),
 			)
 		}),
 	)
@@ -233,16 +228,15 @@ func segText(first bool, s scene.Segment) string {
 	return s.Label + " · " + comma(s.Used) + "/" + comma(s.Len)
 }
 
-// bayCallouts are the callouts of the marked runs starting in row r.
-func bayCallouts(segs []scene.Segment, bay, r int, mk marks) []app.UI {
+// runNotes are the callouts of the marked runs, in the strip's order, as
+// chips beside the pool's state: over a bay one would cover the run's own
+// label, and a narrow pool (a phone, a comparison) has no room for it.
+func runNotes(st *scene.MemoryStrip, mk marks) []app.UI {
 	var out []app.UI
-	for _, s := range segs {
-		ref := reqRef(s.Label)
-		if !mk.has(ref) {
-			continue
+	for _, s := range st.Segments {
+		if ref := reqRef(s.Label); mk.has(ref) {
+			out = append(out, noteChip(ref, mk.label(ref, s.Label)))
 		}
-		x := 100 * (float64(s.Start-r*bay) + float64(min(s.Len, (r+1)*bay-s.Start))/2) / float64(bay)
-		out = append(out, markCallout(ref, mk.label(ref, s.Label), x))
 	}
 	return out
 }

@@ -28,7 +28,31 @@ const (
 	rxLines   = 3
 	rxBarY    = 22.0 // the capacity bar, under its label
 	rxBarH    = 16.0
+	// A deep tree's boxes narrow, down to rxMinNodeW, so that the tree
+	// fits rxFitW units: a laptop's figure column beside the narration
+	// (about 800 px) at the least scale a wide picture is drawn at
+	// (sysMinScale). Below rxTwoLineW a box's head takes two lines.
+	rxFitW     = 860.0
+	rxMinNodeW = 160.0
+	rxTwoLineW = 200.0
 )
+
+// rxNodeWidth is the width of the nodes' boxes of a tree maxDepth deep.
+func rxNodeWidth(maxDepth int) float64 {
+	if maxDepth <= 0 {
+		return rxNodeW
+	}
+	return min(rxNodeW, max(rxMinNodeW, (rxFitW-rxRootW)/float64(maxDepth)-rxColGap))
+}
+
+// radixDepth is the depth of the deepest node under id.
+func radixDepth(kids map[int][]int, id int) int {
+	d := 0
+	for _, c := range kids[id] {
+		d = max(d, 1+radixDepth(kids, c))
+	}
+	return d
+}
 
 // rxPlace is a node's box.
 type rxPlace struct {
@@ -57,6 +81,10 @@ func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
 	kids, root := radixChildren(t)
 	place := map[int]rxPlace{}
 	row, maxDepth := 0, 0
+	nodeW := rxNodeW
+	if root >= 0 {
+		nodeW = rxNodeWidth(max(radixDepth(kids, root), t.LayoutDepth))
+	}
 	var walk func(id, depth int) float64
 	walk = func(id, depth int) float64 {
 		maxDepth = max(maxDepth, depth)
@@ -72,12 +100,12 @@ func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
 			}
 			y = (first + last) / 2
 		}
-		x, w, h := 0.0, rxNodeW, rxNodeH
+		x, w, h := 0.0, nodeW, rxNodeH
 		if depth == 0 {
 			w, h = rxRootW, 40
 			y += (rxNodeH - h) / 2
 		} else {
-			x = rxRootW + rxColGap + float64(depth-1)*(rxNodeW+rxColGap)
+			x = rxRootW + rxColGap + float64(depth-1)*(nodeW+rxColGap)
 		}
 		place[id] = rxPlace{x: x, y: y, w: w, h: h, depth: depth}
 		if depth == 0 {
@@ -88,7 +116,7 @@ func layoutRadix(t *scene.RadixTree) (map[int]rxPlace, float64, float64) {
 	if root >= 0 {
 		walk(root, 0)
 	}
-	w := rxRootW + float64(maxDepth)*(rxNodeW+rxColGap)
+	w := rxRootW + float64(maxDepth)*(nodeW+rxColGap)
 	h := rxTop + float64(max(row, 1))*rxRowH
 	return place, max(w, 560), h
 }
@@ -285,15 +313,22 @@ func radixNode(n scene.RadixNode, p rxPlace, marks *markSet, outline bool) app.U
 		if n.State == scene.NodeEvicted {
 			right = "evicted"
 		}
+		head := "#" + strconv.Itoa(n.ID) + " · " + comma(n.Tokens) + " " + plural(n.Tokens, "token", "tokens")
 		body := []app.UI{
 			svgTitle(tip),
 			svgRect(0, 0, p.w, p.h, "rx-box").Attr("rx", "6"),
-			svgText(8, 14, "rx-head", "#"+strconv.Itoa(n.ID)+" · "+comma(n.Tokens)+" "+plural(n.Tokens, "token", "tokens")),
+			svgText(8, 14, "rx-head", head),
 			svgText(p.w-8, 14, "rx-head rx-end rx-lockref", right),
 		}
 		top, lines, pitch := 32.0, rxLines, 15.0
-		if outline {
+		switch {
+		case outline:
 			top, lines, pitch = 31, rxOutlineLines, 14
+		case p.w < rxTwoLineW:
+			// A narrow box: the lock and last use on a second line, the
+			// edge's tokens on the two left.
+			body[3] = svgText(8, 28, "rx-head rx-lockref", right)
+			top, lines = 46, rxLines-1
 		}
 		for i, line := range wrapText(n.Text, p.w-16, rxTextPx, lines) {
 			body = append(body, svgText(8, top+float64(i)*pitch, "rx-tokens", line))

@@ -40,7 +40,8 @@ func slotRef(lane string, b scene.SlotBar) string {
 // renderSlots draws servers' batch slots over a window of time as small
 // multiples on one axis: a lane per server, a row per slot, requests as
 // bars (prefill then decode), padding hatched, idle slots grey. Marked
-// elements are outlined; a marked bar's callout is drawn once.
+// elements are outlined; a marked bar's callout is drawn once, in its
+// lane's head.
 func renderSlots(sc scene.Scene) app.UI {
 	sl := sc.Slots
 	marks := markLabels(sc)
@@ -58,9 +59,19 @@ func renderSlots(sc scene.Scene) app.UI {
 			l := sl.Lanes[i]
 			row := slotRowPx(l.Slots)
 			ref := "lane:" + l.Key
+			// A marked bar is a row or two high: its callout goes in the
+			// lane's head, after its name, not over the rows above it.
+			var notes []app.UI
+			for _, b := range l.Bars {
+				r := slotRef(l.Key, b)
+				if lbl := marks[r]; lbl != "" && !called[r] && b.Class != "prefill" {
+					called[r] = true
+					notes = append(notes, noteChip(r, lbl))
+				}
+			}
 			return app.Div().Class("slot-lane"+markClass(marks, ref)).DataSet("ref", ref).Body(
 				app.Div().Class("slot-lane-head").Body(
-					app.Span().Class("slot-lane-label").Text(l.Label),
+					app.Span().Body(append([]app.UI{app.Span().Class("slot-lane-label").Text(l.Label)}, notes...)...),
 					app.Span().Class("slot-lane-note").Text(strconv.Itoa(l.Slots)+" slots · "+l.Note),
 				),
 				app.Div().Class("slot-rows").Role("list").Aria("label", l.Label).Style("height", strconv.Itoa(l.Slots*row)+"px").Body(
@@ -71,16 +82,10 @@ func renderSlots(sc scene.Scene) app.UI {
 						if b.Highlight {
 							cls += " hl"
 						}
-						var note app.UI
-						if lbl := marks[r]; lbl != "" && !called[r] && b.Class != "prefill" {
-							called[r] = true
-							note = app.Span().Class("mark-label").Text(lbl)
-						}
 						return app.Div().Class(cls).Role("listitem").DataSet("ref", r).
 							Style("left", pos(b.Start)).Style("width", pctOf(b.End-b.Start, span)).
 							Style("top", strconv.Itoa(b.Slot*row)+"px").Style("height", strconv.Itoa(max(1, row-1))+"px").
-							Title("%s, slot %d: %s %s–%s %s", barName(b), b.Slot, b.Class, formatNumber(b.Start), formatNumber(b.End), sl.Unit).
-							Body(note)
+							Title("%s, slot %d: %s %s–%s %s", barName(b), b.Slot, b.Class, formatNumber(b.Start), formatNumber(b.End), sl.Unit)
 					}),
 				),
 			)

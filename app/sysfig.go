@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -166,9 +167,12 @@ func sysCallout(ref, label string, b box, w float64, place string) app.UI {
 	tw := min(float64(utf8.RuneCountInString(label))*boldWidth(px)+12, w)
 	x := min(max(b.x-pad, 0), w-tw)
 	y := b.y - pad - h - 2
+	if place == "right" && b.x+b.w+pad+6+tw > w {
+		place = "below" // no room beside it: the layout left room under it (calloutRight)
+	}
 	switch place {
 	case "right":
-		x, y = min(b.x+b.w+pad+6, w-tw), b.y+b.h/2-h/2
+		x, y = b.x+b.w+pad+6, b.y+b.h/2-h/2
 	case "below":
 		x, y = min(max(b.x+b.w/2-tw/2, 0), w-tw), b.y+b.h+pad+4
 	}
@@ -180,6 +184,15 @@ func sysCallout(ref, label string, b box, w float64, place string) app.UI {
 		svgRect(x, y, tw, h, "sys-mark-tag").Attr("rx", "4"),
 		svgText(x+6, y+13, "sys-mark-text", fitText(label, (tw-8)*charWidth(px)/boldWidth(px), px)),
 	)
+}
+
+// calloutRight reports whether the callout of a mark labelled label fits
+// beside an element ending at x in a drawing w units wide; where it does
+// not, sysCallout puts it under the element, and the layout leaves room.
+func calloutRight(label string, x, w float64) bool {
+	const pad, px = 4.0, 12.0
+	tw := float64(utf8.RuneCountInString(label))*boldWidth(px) + 12
+	return x+pad+6+tw <= w
 }
 
 // keyedSVG is a piece of a figure with an identity: go-app reuses its DOM
@@ -220,8 +233,13 @@ func sysFigureFor(sc scene.Scene, cls, sub string, wide sysPic, narrow *sysPic, 
 			Style("max-height", num(1.2*p.h)+"px").Style("--sys-w", num(p.w)).Style("--sys-h", num(p.h)).Body(p.body...)
 	}
 	pics := []app.UI{svg(wide, "sys-wide")}
+	frame := app.Div().Class("sys-scroll")
 	if narrow != nil {
 		pics = append(pics, svg(*narrow, "sys-narrow"))
+		// Where the frame is narrower than the wide drawing at the least
+		// scale it is drawn at (sysMinScale), the narrow one shows
+		// instead, so no picture pans beside the narration (lab.css).
+		frame = frame.Class("sys-min-" + strconv.Itoa(sysMinClass(wide.w)))
 	}
 	body := []app.UI{
 		app.FigCaption().Body(
@@ -229,11 +247,22 @@ func sysFigureFor(sc scene.Scene, cls, sub string, wide sysPic, narrow *sysPic, 
 			app.If(sub != "", func() app.UI { return app.Span().Class("scene-sub").Text(sub) }),
 		),
 		// Focusable, so that a keyboard can pan it where it scrolls.
-		app.Div().Class("sys-scroll").TabIndex(0).Role("group").Aria("label", sc.Title+" (picture)").Body(pics...),
+		frame.TabIndex(0).Role("group").Aria("label", sc.Title+" (picture)").Body(pics...),
 		app.P().Class("sys-pan-hint").Aria("hidden", "true").Text("⇆ Swipe the picture sideways for the rest of it"),
 	}
 	body = append(body, below...)
 	return app.Figure().Class("scene", "sys-fig", cls).DataSet("kind", string(sc.Kind)).DataSet("scene-id", sc.ID).Body(body...)
+}
+
+// sysMinScale is the least scale a wide drawing is shown at where the
+// narrow one is not (lab.css: 0.92 from 701 px wide, labels ≥ 10 px).
+const sysMinScale = 0.92
+
+// sysMinClass is the frame width, in hundreds of px, from which a wide
+// drawing of w units fits at sysMinScale: lab.css shows the narrow drawing
+// in a frame narrower than that (classes sys-min-4 to sys-min-16).
+func sysMinClass(w float64) int {
+	return min(16, max(4, int(math.Ceil(sysMinScale*w/100))))
 }
 
 // paletteClass is the owner-colour class of palette entry g (grey for -1).

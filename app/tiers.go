@@ -23,7 +23,6 @@ const (
 	// that keeps 11-unit labels at 10 px (web/lab.css), so it does not pan.
 	tiW      = 860.0
 	tiRowH   = 56.0
-	tiGap    = 26.0 // above a marked tier: room for its callout
 	tiLaneH  = 27.0
 	tiLabelW = 250.0
 	tiPx     = 13.0
@@ -43,9 +42,25 @@ type tiersGeom struct {
 }
 
 var (
-	tiersWide   = tiersGeom{w: tiW, rowH: tiRowH, laneX: tiLabelW, laneH: tiLaneH, totalW: 130}
-	tiersNarrow = tiersGeom{w: tiNarrowW, rowH: 100, narrow: true, laneX: 0, laneH: tiLaneH + 20, totalW: 130}
+	tiersWide   = tiersGeom{w: tiW, rowH: tiRowH, laneX: tiLabelW, laneH: tiLaneH}
+	tiersNarrow = tiersGeom{w: tiNarrowW, rowH: 100, narrow: true, laneX: 0, laneH: tiLaneH + 20}
 )
+
+// tiMarkRoom is the room above a marked lane for its callout.
+const tiMarkRoom = 22.0
+
+// raceTotal is a lane's total as it is written after its bars.
+func raceTotal(t *scene.Tiers, r scene.Race) string {
+	sum := 0.0
+	for _, b := range r.Bars {
+		sum += max(b.Value, 0)
+	}
+	total := formatNumber(sum) + " " + t.Unit
+	if r.Winner {
+		total += " · first"
+	}
+	return total
+}
 
 // tiNarrowW is the narrow layout's width: a phone's figure is about 320
 // px wide, so its 12-unit labels show at 12 px.
@@ -55,7 +70,7 @@ const tiNarrowW = 320.0
 func renderTiers(sc scene.Scene) app.UI {
 	t := sc.Tiers
 	wide, narrow := tiersPic(sc, tiersWide), tiersPic(sc, tiersNarrow)
-	return sysFigureFor(sc, "scene-tiers", t.Subject, wide, &narrow, tiersLegend(len(t.Races) > 0, len(t.Tiers) > 0))
+	return sysFigureFor(sc, "scene-tiers", t.Subject, wide, &narrow, tiersLegend(t))
 }
 
 // tiersPic lays the stack and the race out in geometry g.
@@ -66,7 +81,7 @@ func tiersPic(sc scene.Scene, g tiersGeom) sysPic {
 	y := 4.0
 	for _, tier := range t.Tiers {
 		if _, marked := marks.label[tierRef(tier)]; marked {
-			y += tiGap - 8 // room for its callout
+			y += tiMarkRoom // room for its callout, above it (at the top too)
 		}
 		if g.narrow {
 			body = append(body, tierRowNarrow(tier, y, g, marks))
@@ -183,9 +198,20 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 		longest = max(longest, sum)
 	}
 	longest = max(longest, 1e-9)
-	scale := (g.w - g.laneX - g.totalW) / longest
+	// The totals are written after the bars, in bold, and in the wide
+	// layout a marked lane's callout after its total: the longest of each
+	// sets the room the bars leave.
+	callW := 0.0
+	for _, r := range t.Races {
+		g.totalW = max(g.totalW, float64(len([]rune(raceTotal(t, r))))*boldWidth(tiPx)+10)
+		if l := marks.label[r.Ref]; l != "" && !g.narrow {
+			callW = max(callW, float64(len([]rune(l)))*boldWidth(12)+24)
+		}
+	}
+	scale := (g.w - g.laneX - g.totalW - callW) / longest
 	var out []app.UI
 	for _, r := range t.Races {
+		_, marked := marks.label[r.Ref]
 		ly := y
 		if g.narrow {
 			ly += 20 // the label's line above the bars
@@ -194,25 +220,29 @@ func raceLanes(t *scene.Tiers, y float64, g tiersGeom, marks *markSet) ([]app.UI
 		for _, b := range r.Bars {
 			end += max(b.Value, 0) * scale
 		}
-		// The lane's box takes in its total, so a callout goes after it
-		// (on a phone, below it: no room beside).
-		marks.note(r.Ref, box{g.laneX, ly, end - g.laneX + g.totalW, tiLaneH - 6})
+		// The lane's box takes in its total; its callout goes after it,
+		// in the room the scale left (on a phone, below the bars, in room
+		// of its own: the lane's label is above).
+		marks.note(r.Ref, box{g.laneX, ly, end - g.laneX + float64(len([]rune(raceTotal(t, r))))*boldWidth(tiPx) + 6, tiLaneH - 6})
 		marks.place[r.Ref] = "right"
 		if g.narrow {
 			marks.place[r.Ref] = "below"
 		}
 		out = append(out, &keyedSVG{Key: "race:" + r.Ref, Build: func() app.UI { return raceLane(t, r, ly, scale, longest, g, marks) }})
 		y += g.laneH
-		if _, marked := marks.label[r.Ref]; marked && g.narrow {
-			y += 22 // its callout, below it
+		if marked && g.narrow {
+			y += tiMarkRoom // its callout, below it
 		}
 	}
-	// The axis: 0 and the longest lane.
-	out = append(out,
-		svgEl("line").Class("ti-axis").Attr("x1", num(g.laneX)).Attr("x2", num(g.laneX+longest*scale)).Attr("y1", num(y)).Attr("y2", num(y)),
-		svgText(g.laneX, y+14, "ti-small", "0"),
-		svgText(g.laneX+longest*scale, y+14, "ti-small ti-end", formatNumber(longest)+" "+t.Unit),
-	)
+	// The axis: 0 and the longest lane (in one label from 0 when the
+	// longest's would reach back over the 0).
+	end := formatNumber(longest) + " " + t.Unit
+	out = append(out, svgEl("line").Class("ti-axis").Attr("x1", num(g.laneX)).Attr("x2", num(g.laneX+longest*scale)).Attr("y1", num(y)).Attr("y2", num(y)))
+	if float64(len([]rune(end))+3)*charWidth(tiSmall) > longest*scale {
+		out = append(out, svgText(g.laneX, y+14, "ti-small", "0 to "+end))
+	} else {
+		out = append(out, svgText(g.laneX, y+14, "ti-small", "0"), svgText(g.laneX+longest*scale, y+14, "ti-small ti-end", end))
+	}
 	return out, y + 18
 }
 
@@ -231,20 +261,22 @@ func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, g tiersG
 			svgTitle(b.Label+": "+formatNumber(b.Value)+" "+t.Unit),
 			svgRect(x, ly, w, tiLaneH-6, "ti-bar ti-"+safeClass(b.Class)).
 				Style("animation-delay", strconv.Itoa(int(delay))+"ms").Style("animation-duration", strconv.Itoa(int(max(dur, 1)))+"ms"),
-			app.If(w > float64(len(b.Label))*charWidth(tiSmall)+8 && i < 3, func() app.UI {
+			app.If(w > float64(len([]rune(b.Label)))*boldWidth(tiSmall)+8 && i < 3, func() app.UI {
 				return svgText(x+4, ly+16, "ti-bar-text", b.Label)
 			}),
 		))
 		x += w
 		sum += v
 	}
-	total := formatNumber(sum) + " " + t.Unit
+	total := raceTotal(t, r)
 	cls := "ti-lane"
 	if r.Winner {
 		cls += " winner"
-		total += " · first"
 	}
-	label := svgText(tiLabelW-8, ly+16, "ti-lane-label ti-end", fitText(r.Label, tiLabelW-10, tiPx))
+	// Right-aligned before the bars, with 22 units to spare: charWidth is
+	// the mean of lower-case text, and a name of capitals and digits runs
+	// up to a tenth wider.
+	label := svgText(tiLabelW-8, ly+16, "ti-lane-label ti-end", fitText(r.Label, tiLabelW-30, tiPx))
 	if g.narrow {
 		label = svgText(0, ly-7, "ti-lane-label", fitText(r.Label, g.w, tiPx))
 	}
@@ -258,16 +290,28 @@ func raceLane(t *scene.Tiers, r scene.Race, ly, scale, longest float64, g tiersG
 // sharePct is a share as a percentage.
 func sharePct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
 
-// tiersLegend says what the race's bars and the hit bars are.
-func tiersLegend(race, tiers bool) app.UI {
-	var keys []app.UI
-	if race {
-		keys = append(keys,
-			app.Span().Class("key key-ti-fetch"), app.Text(" move the KV (in transfer) "),
-			app.Span().Class("key key-ti-compute"), app.Text(" compute (prefill) "),
-			app.Span().Class("key key-ti-rest"), app.Text(" compute the rest of the prompt "))
+// tiersLegend says what the race's bars and the hit bars are: a key per
+// class of bar the races draw (no key for one it does not, nor for a class
+// of the lesson's own, such as a capacity), and the hit bars' when there
+// are tiers.
+func tiersLegend(t *scene.Tiers) app.UI {
+	used := map[string]bool{}
+	for _, r := range t.Races {
+		for _, b := range r.Bars {
+			used[b.Class] = true
+		}
 	}
-	if tiers {
+	var keys []app.UI
+	for _, k := range []struct{ class, key, words string }{
+		{"fetch", "key-ti-fetch", " move the KV (in transfer) "},
+		{"compute", "key-ti-compute", " compute (prefill) "},
+		{"rest", "key-ti-rest", " compute the rest of the prompt "},
+	} {
+		if used[k.class] {
+			keys = append(keys, app.Span().Class("key "+k.key), app.Text(k.words))
+		}
+	}
+	if len(t.Tiers) > 0 {
 		keys = append(keys, app.Span().Class("key key-ti-hit"), app.Text(" P(hit): share of requests whose prefix is found in the tier"))
 	}
 	return app.P().Class("legend").Body(keys...)

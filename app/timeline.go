@@ -121,6 +121,11 @@ func barTitle(b scene.Span, unit string) string {
 // timelineCallouts are the labels of the marked bars, placed above the
 // lanes at each bar's middle, in as many rows as keep them apart; it
 // returns them and the number of rows.
+// tlNarrowPx is a timeline's track on a phone, in px (a 375 px screen less
+// the lanes' 9rem labels): callouts are placed and kept apart at that
+// width, so they stay apart on a wider one.
+const tlNarrowPx = 165.0
+
 func timelineCallouts(tl *scene.Timeline, mk marks, view func(float64) float64) ([]app.UI, int) {
 	var out []app.UI
 	var ends []float64 // per row, where its last callout ends (percent)
@@ -132,14 +137,20 @@ func timelineCallouts(tl *scene.Timeline, mk marks, view func(float64) float64) 
 			}
 			mid := (math.Max(view(b.Start), 0) + math.Min(view(b.End), 100)) / 2
 			text := mk.label(ref, b.Label)
-			// Width at a 600 px track, in percent: 7 px a character and padding.
-			w := 100 * (7*float64(len([]rune(text))) + 16) / 600
-			from := mid - w/2
+			// Width at a phone's track (tlNarrowPx), in percent: 7 px a
+			// character and padding. A chip that centred on its bar would
+			// pass an end of the track starts (or ends) at the bar.
+			w := 100 * (7*float64(len([]rune(text))) + 16) / tlNarrowPx
+			from, side := mid-w/2, ""
 			switch {
-			case mid < 12:
-				from = mid
-			case mid > 88:
-				from = mid - w
+			case mid-w/2 >= 0 && mid+w/2 <= 100:
+			case mid+w <= 100:
+				from, side = mid, " at-start"
+			default:
+				// Ending at its bar, it may run left over the lanes'
+				// labels' column (the notes' row has nothing there); it
+				// never passes the figure's right edge.
+				from, side = mid-w, " at-end"
 			}
 			row := 0
 			for row < len(ends) && ends[row] > from {
@@ -149,7 +160,8 @@ func timelineCallouts(tl *scene.Timeline, mk marks, view func(float64) float64) 
 				ends = append(ends, 0)
 			}
 			ends[row] = from + w + 1
-			out = append(out, app.Div().Class("callout-row").Style("bottom", strconv.Itoa(22*row)+"px").Body(markCallout(ref, text, mid)))
+			out = append(out, app.Div().Class("callout-row").Style("bottom", strconv.Itoa(22*row)+"px").Body(
+				app.Span().Class("callout"+side).DataSet("for", ref).Style("left", pctText(mid)).Text(text)))
 		}
 	}
 	return out, len(ends)

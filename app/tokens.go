@@ -35,6 +35,18 @@ func renderTokens(sc scene.Scene) app.UI {
 				if row.Highlight {
 					cls += " hl"
 				}
+				// The callouts of the row and its marked tokens follow its
+				// tokens as chips: above a token, one would cover the
+				// line of tokens above it where the row wraps.
+				var notes []app.UI
+				if l := marks[ref]; l != "" {
+					notes = append(notes, noteChip(ref, l))
+				}
+				for j := range row.Tokens {
+					if tref := "tok:" + row.Key + ":" + strconv.Itoa(j); marks[tref] != "" {
+						notes = append(notes, noteChip(tref, marks[tref]))
+					}
+				}
 				return app.Div().Class(cls).Role("listitem").DataSet("ref", ref).Body(
 					app.Span().Class("tok-row-label").Text(row.Label),
 					app.Span().Class("tok-chips").Body(
@@ -42,12 +54,11 @@ func renderTokens(sc scene.Scene) app.UI {
 							t := row.Tokens[j]
 							tref := "tok:" + row.Key + ":" + strconv.Itoa(j)
 							return app.Span().Class("tok tok-"+safeClass(t.State)+markClass(marks, tref)).DataSet("ref", tref).
-								Title("%s: %s", t.Text, tokenWords[t.State]).
-								Body(app.Text(t.Text), callout(marks, tref))
+								Title("%s: %s", t.Text, tokenWords[t.State]).Text(t.Text)
 						}),
+						app.Range(notes).Slice(func(k int) app.UI { return notes[k] }),
 					),
 					app.Span().Class("tok-row-note").Text(row.Note),
-					callout(marks, ref),
 				)
 			}),
 		),

@@ -69,11 +69,12 @@ func TestPicturesSystems(t *testing.T) {
 						// and the new nodes fade in.
 						b.awaitCondition("a transition or animation in the tree", changeTimeout, `window.__sysMotion > 0`)
 					}
+					// The layout is judged once it has moved there.
+					b.settle()
 					for _, p := range picturesProblems(b, s.Steps[n-1], size.w) {
 						t.Errorf("%s step %d at %d×%d: %s", slug, n, size.w, size.h, p)
 					}
 					if shots != "" {
-						b.settle()
 						b.saveShot(filepath.Join(shots, fmt.Sprintf("%s-%s-step%02d.png", slug, size.name, n)), chromedp.CaptureScreenshot())
 						if size.w < 500 {
 							b.saveShot(filepath.Join(shots, fmt.Sprintf("%s-%s-step%02d-figure.png", slug, size.name, n)), chromedp.Screenshot(chromedp.CSS(".scenes > figure")))

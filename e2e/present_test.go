@@ -376,6 +376,7 @@ var pdfPage = regexp.MustCompile(`/Type\s*/Page[^s]`)
 // TestHandout lays out the handout (what "Print handout" prints) and
 // prints it to PDF as Chromium's print does: one page per step, for two
 // lessons before the app runs and one with the app live; no chrome prints.
+// Every page's figures pass the label check (handoutLabels).
 func TestHandout(t *testing.T) {
 	site := startSite(t)
 	b := newBrowser(t)
@@ -394,6 +395,7 @@ func TestHandout(t *testing.T) {
 		if got, want := evalJS[string](b, `window.__handout`), strconv.Itoa(len(s.Steps)); got != want {
 			t.Fatalf("%s: the handout has %s steps, want %s", slug, got, want)
 		}
+		handoutLabels(t, b, s)
 		titles := evalJS[[]string](b, `[...document.querySelectorAll("#handout .handout-step h2")].map((h) => h.textContent)`)
 		for i, st := range s.Steps {
 			if want := fmt.Sprintf("Step %d of %d · %s", i+1, len(s.Steps), st.Title); i < len(titles) && squash(titles[i]) != squash(want) {

@@ -131,6 +131,7 @@ func scriptProblems(s *lessons.Script) (problems []string) {
 			problems = append(problems, fmt.Sprintf("step %d has no title or no narration (title %q)", i, st.Title))
 		}
 		problems = append(problems, mentionProblems(i, st)...)
+		problems = append(problems, cursorProblems(i, st)...)
 	}
 	seen := map[string]bool{}
 	for _, m := range s.Metrics {
@@ -145,6 +146,32 @@ func scriptProblems(s *lessons.Script) (problems []string) {
 			problems = append(problems, fmt.Sprintf("metric %s: better = %q, want %q, %q or none", m.Key, m.Better, lessons.HigherIsBetter, lessons.LowerIsBetter))
 		}
 		seen[m.Key] = true
+	}
+	return problems
+}
+
+// cursorProblems checks that a chart's "now" line (Chart.Cursor) stands
+// where the chart has data: not on a bar chart's categories, not outside
+// its series' x range (a by-turn chart drew one at turn 0).
+func cursorProblems(i int, st lessons.Step) (problems []string) {
+	for _, sc := range st.Scenes {
+		c := sc.Chart
+		if c == nil || c.Cursor == nil {
+			continue
+		}
+		if c.Type == scene.Bar {
+			problems = append(problems, fmt.Sprintf("step %d: bar chart %q has a cursor", i, sc.ID))
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, se := range c.Series {
+			for _, x := range se.X {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+		if x := *c.Cursor; x < lo || x > hi {
+			problems = append(problems, fmt.Sprintf("step %d: chart %q has its cursor at %g, outside its data's x range %g to %g", i, sc.ID, x, lo, hi))
+		}
 	}
 	return problems
 }

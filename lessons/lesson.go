@@ -173,6 +173,39 @@ type Step struct {
 	// Mentions link phrases of the narration to the elements of the
 	// step's scenes they name (scene.Mention).
 	Mentions []scene.Mention `json:"mentions,omitempty"`
+	// Key, when set, names what the step shows the same way under any
+	// knobs ("route:R4", "overload"). A lesson whose steps come and go
+	// with its knobs keys them, so that a player re-running it after a
+	// knob change stays on the step that means the same thing
+	// (Script.SameStep), not on whatever step now has the old index.
+	Key string `json:"key,omitempty"`
+}
+
+// SameStep is the 0-based step of s that shows what step i of old showed:
+// the step with the same Key; when s has none, the step of the nearest
+// keyed step before i in old that s still has (the reader stays in the
+// same part of the lesson); without keys, i clamped to s's steps.
+func (s *Script) SameStep(old *Script, i int) int {
+	n := len(s.Steps)
+	if n == 0 {
+		return 0
+	}
+	clamped := max(0, min(i, n-1))
+	if old == nil || i < 0 || i >= len(old.Steps) || old.Steps[i].Key == "" {
+		return clamped
+	}
+	at := make(map[string]int, n)
+	for j, st := range s.Steps {
+		if st.Key != "" {
+			at[st.Key] = j
+		}
+	}
+	for k := i; k >= 0; k-- {
+		if j, ok := at[old.Steps[k].Key]; ok {
+			return j
+		}
+	}
+	return clamped
 }
 
 // Metric is one named final figure.

@@ -8,6 +8,8 @@
 // Scene carries exactly one of its pointer fields, named by Kind.
 package scene
 
+import "strconv"
+
 // Kind names which of a Scene's fields is set.
 type Kind string
 
@@ -282,6 +284,19 @@ type Chart struct {
 	Note string `json:"note,omitempty"`
 	// Guides are reference lines and bands (a ridge, an SLO).
 	Guides []Guide `json:"guides,omitempty"`
+	// XNames, when set, name a bar chart's categories in the order of its
+	// first series' X ("median", "p99"), where the numbers would mean
+	// nothing; without them the X values name the categories.
+	XNames []string `json:"x_names,omitempty"`
+}
+
+// CategoryName is the name of a bar chart's category i: XNames[i] when
+// given, else the number x.
+func (c *Chart) CategoryName(i int, x float64) string {
+	if i >= 0 && i < len(c.XNames) && c.XNames[i] != "" {
+		return c.XNames[i]
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // Guide is a reference line (From == To) or band across a chart, at

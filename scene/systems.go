@@ -19,6 +19,10 @@ type RadixTree struct {
 	// drawing order; Nodes[0] is the root. Nodes that left the tree in this
 	// step are kept (State NodeEvicted) so the picture can fade them out.
 	Nodes []RadixNode `json:"nodes"`
+	// LayoutDepth, when set, is the depth the drawing makes room for (the
+	// deepest the tree gets in the run), so that its boxes keep one width
+	// from step to step; the tree's own depth when deeper or unset.
+	LayoutDepth int `json:"layout_depth,omitempty"`
 }
 
 // RadixNode is one node of a RadixTree and the edge above it.

@@ -1280,6 +1280,11 @@ if (typeof document === "object") (() => {
   window.addEventListener("resize", measureStage);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", measureStage);
   else measureStage();
+  // The step the page was served with is drawn by no one: its marks are
+  // brought into view once it is laid out (an embed's figure taller than
+  // its stage left a chart's marked point below it at step 1).
+  if (document.readyState === "complete") geometrySoon();
+  else window.addEventListener("load", () => geometrySoon(), { once: true });
 
   // ---- Light until it is used -------------------------------------------
   // A lesson page and an embed are prerendered at the lesson's defaults and

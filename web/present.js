@@ -327,10 +327,13 @@ if (typeof window === "object") (() => {
   // figureSVG turns a figure as drawn into a standalone SVG image (its
   // markup with every computed style inlined, in a foreignObject; each
   // chart's canvas as a PNG), drawn at scale. Resolves to {url, w, h} (CSS
-  // px of the figure; the image is w·scale × h·scale).
-  const figureSVG = async (fig, scale, bg, cursorInCharts) => {
+  // px of the figure; the image is w·scale × h·scale). whole: a frame that
+  // scrolls down on the page (a long table, a tall picture) is drawn whole,
+  // the image taller by what it hid (paper does not scroll); else as its
+  // view.
+  const figureSVG = async (fig, scale, bg, cursorInCharts, whole) => {
     const w = Math.ceil(fig.getBoundingClientRect().width);
-    const h = Math.ceil(fig.getBoundingClientRect().height);
+    let h = Math.ceil(fig.getBoundingClientRect().height);
     const copy = fig.cloneNode(true);
     const lives = [fig, ...fig.querySelectorAll("*")];
     const copies = [copy, ...copy.querySelectorAll("*")];
@@ -343,8 +346,11 @@ if (typeof window === "object") (() => {
       styles.set(a, cs);
       let st = styleOf(cs, svgShape, i === 0 ? null : styles.get(a.parentElement) || null, defaults(a));
       // A frame that scrolls on the page is drawn as its view, with no
-      // scroll bars.
-      if (/auto|scroll/.test(cs.overflowX + cs.overflowY)) st += "overflow:hidden;";
+      // scroll bars (or, whole, at its full height).
+      if (whole && /auto|scroll/.test(cs.overflowY) && a.scrollHeight > a.clientHeight + 1) {
+        h += a.scrollHeight - a.clientHeight;
+        st += "overflow:hidden;max-height:none;height:" + (a.scrollHeight + a.offsetHeight - a.clientHeight) + "px;flex:none;";
+      } else if (/auto|scroll/.test(cs.overflowX + cs.overflowY)) st += "overflow:hidden;";
       b.setAttribute("style", st);
       if (!(a instanceof SVGElement) && a.tagName !== "CANVAS") {
         pseudo(a, b, "::before");
@@ -352,6 +358,10 @@ if (typeof window === "object") (() => {
       }
     }
     copy.style.margin = "0";
+    if (whole) {
+      copy.style.height = "auto";
+      copy.style.maxHeight = "none";
+    }
     for (const el of copy.querySelectorAll("script, .save-png, title.mention-tip")) el.remove();
     // An ECharts canvas becomes its image; a prerendered chart is markup,
     // copied like the rest.
@@ -536,7 +546,7 @@ if (typeof window === "object") (() => {
         figs.className = "handout-figures";
         for (const f of document.querySelectorAll("#lab #scenes > figure.scene")) {
           if (!f.getClientRects().length) continue;
-          const s = await figureSVG(f, 2, "rgba(0,0,0,0)", true);
+          const s = await figureSVG(f, 2, "rgba(0,0,0,0)", true, true);
           const img = document.createElement("img");
           img.src = s.url;
           img.alt = text("#lab #scenes > figure.scene[data-scene-id='" + CSS.escape(f.dataset.sceneId || "") + "'] figcaption") || "figure";

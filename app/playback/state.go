@@ -288,8 +288,10 @@ func (s *State) Clear() {
 
 // show adopts a script from its start: playback stops and the quiz answers,
 // which belong to the old script, are cleared; the step follows the wish,
-// unless the learner moved since.
+// unless the learner moved since; a knob change keeps the step that shows
+// the same thing (lessons.Script.SameStep).
 func (s *State) show(key string, sc *sim.Script, f *sim.Failure) []string {
+	old := s.Script
 	s.Script, s.Fail, s.shown, s.hasShown, s.placed = sc, f, key, true, nil
 	if sc == nil {
 		s.Script = nil
@@ -302,7 +304,12 @@ func (s *State) show(key string, sc *sim.Script, f *sim.Failure) []string {
 		return nil
 	}
 	if s.wish.Keep || s.moved {
-		s.Step = max(0, min(s.Step, n-1))
+		// the step that shows what the one shown did (Step.Key)
+		var was *lessons.Script
+		if old != nil {
+			was = old.Script
+		}
+		s.Step = s.Script.SameStep(was, s.Step)
 		return nil
 	}
 	var notices []string

@@ -298,3 +298,51 @@ func TestClear(t *testing.T) {
 		t.Fatal("the wanted script is not shown after Clear")
 	}
 }
+
+// A knob change that changes the number of steps keeps the reader on the
+// step that shows the same thing: smart-routing with overlap_weight 0
+// routes fewer requests step by step (7 steps instead of 9), and a reader
+// on "Round robin vs KV-aware" (step 7 of 9) stays on it (step 5 of 7),
+// not on step 7 of 7, the overload.
+func TestKnobChangeKeepsTheSameStep(t *testing.T) {
+	l := lessons.Get("smart-routing")
+	if l == nil {
+		t.Fatal("smart-routing is not registered")
+	}
+	run := func(set map[string]string) *sim.Script {
+		sc, _, err := l.Run(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim.Local(sc)
+	}
+	def, zero := run(nil), run(map[string]string{"overlap_weight": "0"})
+	if def.Count() == zero.Count() {
+		t.Fatalf("both runs have %d steps: the case no longer tests a change of step count", def.Count())
+	}
+	at := func(sc *sim.Script, title string) int {
+		for i, st := range sc.Steps {
+			if st.Title == title {
+				return i
+			}
+		}
+		t.Fatalf("no step %q", title)
+		return -1
+	}
+	for _, title := range []string{"Round robin vs KV-aware", "Every policy on the same stream", "Overload: when affinity hot-spots one worker"} {
+		s := &State{}
+		s.Show("default", def, nil, StepWish{})
+		s.Seek(at(def, title))
+		tk, _ := s.Want("zero", StepWish{Keep: true})
+		s.Deliver(tk, zero, nil)
+		if got := zero.Steps[s.Step].Title; got != title {
+			t.Errorf("on %q (step %d of %d), overlap_weight=0 lands on step %d of %d, %q", title, at(def, title)+1, def.Count(), s.Step+1, zero.Count(), got)
+		}
+		// and back
+		tk, _ = s.Want("default", StepWish{Keep: true})
+		s.Deliver(tk, def, nil)
+		if got := def.Steps[s.Step].Title; got != title {
+			t.Errorf("back to the defaults from %q: step %d, %q", title, s.Step+1, got)
+		}
+	}
+}

@@ -38,7 +38,8 @@ func CompareRaw(a lessons.Values, rawB map[string]string) map[string]string {
 // ResolveCompare resolves run B's knobs from A's values and the address's
 // b. keys. Each bad B value is a notice naming b.KEY, the value and the
 // allowed range, and takes A's value of the knob; a broken relation between
-// B's knobs is a notice too, and B takes A's values. The seed is A's.
+// B's knobs is a notice too, and the knob it names takes A's value (all of
+// B takes A's values only where that does not mend it). The seed is A's.
 func ResolveCompare(l *lessons.Lesson, a lessons.Values, rawB map[string]string) (lessons.Values, []string) {
 	raw := CompareRaw(a, rawB)
 	var notices []string
@@ -56,6 +57,12 @@ func ResolveCompare(l *lessons.Lesson, a lessons.Values, rawB map[string]string)
 	if len(errs) > 0 {
 		v, _ = l.Resolve(raw)
 	}
+	v, more := keepOthers(l, raw, v, func(key string) (string, bool) {
+		return a.TextOf(key), a.Has(key)
+	}, func(pe *lessons.ParamError, to string) string {
+		return compareNotice(l, pe) + " Using A's value, " + to + "; B's other knobs stay as given."
+	})
+	notices = append(notices, more...)
 	if err := l.CheckValues(v); err != nil {
 		var pe *lessons.ParamError
 		msg := "B's knobs: " + err.Error()

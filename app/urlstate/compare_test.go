@@ -51,7 +51,8 @@ func TestCompareAbsent(t *testing.T) {
 
 // A bad B value gets the notice a bad A value gets, naming b.KEY, the
 // value and the range, and B takes A's value; A is untouched. A relation B
-// breaks makes B take A's values. An unknown b. key is an unknown key.
+// breaks makes the knob it names take A's value, B's others staying (b.rate
+// stays 0.9). An unknown b. key is an unknown key.
 func TestCompareBadValues(t *testing.T) {
 	l := testLesson()
 	for _, tc := range []struct {
@@ -61,7 +62,7 @@ func TestCompareBadValues(t *testing.T) {
 	}{
 		{"block=32&b.block=999", []string{`(b.block) = "999"`, "from 1 to 256", "Using A's value, 32."}, 32},
 		{"b.mode=nope", []string{`(b.mode) = "nope"`, "one of max, exact"}, 16},
-		{"block=32&b.block=7", []string{`(b.block) = "7"`, "anything but 7", "Using A's values for B."}, 32},
+		{"block=32&b.block=7&b.rate=0.9", []string{`(b.block) = "7"`, "anything but 7", "Using A's value, 32; B's other knobs stay as given."}, 32},
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		st := ParseQuery(l, q)
@@ -75,6 +76,9 @@ func TestCompareBadValues(t *testing.T) {
 		}
 		if len(na) != 0 || len(nb) != 1 {
 			t.Errorf("%s: A notices %v, B notices %v; want none and one", tc.query, na, nb)
+		}
+		if strings.Contains(tc.query, "b.rate=0.9") && b.Float("rate") != 0.9 {
+			t.Errorf("%s: B's rate %v, want 0.9 (kept)", tc.query, b.Float("rate"))
 		}
 		if b.Int("block") != tc.block {
 			t.Errorf("%s: B's block %d, want %d", tc.query, b.Int("block"), tc.block)

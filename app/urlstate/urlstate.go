@@ -271,17 +271,57 @@ func (st State) Extra() string {
 }
 
 // ResolveParams resolves raw knob text into values. Each bad knob becomes a
-// notice and takes its default; a broken relation between knobs (the
-// lesson's Check) makes every knob take its default.
+// notice and takes its default. A broken relation between knobs (the
+// lesson's Check) resets the knob it names to its default, the others
+// keeping the address's values (a notice says which); only a relation
+// that names no knob, or one still broken once every knob it named is
+// back at its default, makes every knob take its default.
 func ResolveParams(l *lessons.Lesson, raw map[string]string) (lessons.Values, []string) {
 	v, errs := l.Resolve(raw)
 	var notices []string
 	for _, e := range errs {
 		notices = append(notices, paramNotice(l, e, true))
 	}
+	v, more := keepOthers(l, raw, v, func(key string) (string, bool) {
+		p, ok := l.Param(key)
+		return p.DefaultText(), ok
+	}, func(pe *lessons.ParamError, to string) string {
+		return paramNotice(l, pe, false) + " Using its default, " + to + "; the other parameters stay as given."
+	})
+	notices = append(notices, more...)
 	if err := l.CheckValues(v); err != nil {
 		notices = append(notices, checkNotice(l, err))
 		v = l.Defaults()
+	}
+	return v, notices
+}
+
+// keepOthers mends a broken relation between v's knobs one knob at a time:
+// the knob the relation names takes the value fallback gives it (a notice
+// worded by say), the rest staying as raw has them, until the relation
+// holds, names no knob, or names a knob already mended. It returns the
+// values it reached (which may still break a relation) and its notices.
+func keepOthers(l *lessons.Lesson, raw map[string]string, v lessons.Values, fallback func(key string) (string, bool),
+	say func(pe *lessons.ParamError, to string) string) (lessons.Values, []string) {
+	fixed := make(map[string]string, len(raw))
+	for k, x := range raw {
+		fixed[k] = x
+	}
+	var notices []string
+	mended := map[string]bool{}
+	for range l.Params {
+		var pe *lessons.ParamError
+		if err := l.CheckValues(v); err == nil || !errors.As(err, &pe) || pe.Key == "" || mended[pe.Key] {
+			break
+		}
+		to, ok := fallback(pe.Key)
+		if !ok {
+			break
+		}
+		mended[pe.Key] = true
+		notices = append(notices, say(pe, to))
+		fixed[pe.Key] = to
+		v, _ = l.Resolve(fixed)
 	}
 	return v, notices
 }

@@ -83,14 +83,36 @@ func TestParseQueryLongAndNegative(t *testing.T) {
 	}
 }
 
-func TestResolveRelationFallsBack(t *testing.T) {
+// A broken relation resets the knob it names, not the others: they keep
+// the address's values; a relation no knob's default mends resets all.
+func TestResolveRelationKeepsOtherKnobs(t *testing.T) {
 	l := testLesson()
-	v, notices := ResolveParams(l, map[string]string{"block": "7", "rate": "0.9"})
-	if len(notices) != 1 || !strings.Contains(notices[0], "block") || !strings.Contains(notices[0], "anything but 7") {
+	v, notices := ResolveParams(l, map[string]string{"block": "7", "rate": "0.9", "mode": "exact"})
+	if len(notices) != 1 || !strings.Contains(notices[0], "block") || !strings.Contains(notices[0], "anything but 7") ||
+		!strings.Contains(notices[0], "default, 16") || !strings.Contains(notices[0], "other parameters stay") {
 		t.Fatalf("notices %v", notices)
 	}
-	if v.Int("block") != 16 || v.Float("rate") != 0.5 {
-		t.Fatalf("a failed check must reset every knob: %v", v.Text())
+	if v.Int("block") != 16 || v.Float("rate") != 0.9 || v.Choice("mode") != "exact" {
+		t.Fatalf("a failed check must reset block alone: %v", v.Text())
+	}
+	stubborn := testLesson()
+	stubborn.Check = func(v lessons.Values) error {
+		if v.Float("rate") > 0.8 {
+			return lessons.Relation("block", v.TextOf("block"), "a rate of at most 0.8") // names a knob whose default does not mend it
+		}
+		return nil
+	}
+	// Mended knob by knob: block, then rate (the relation then names it);
+	// mode stays.
+	v, notices = ResolveParams(stubborn, map[string]string{"block": "32", "rate": "0.9", "mode": "exact"})
+	if v.Int("block") != 16 || v.Float("rate") != 0.5 || v.Choice("mode") != "exact" || len(notices) != 2 {
+		t.Fatalf("a relation block's default does not mend: %v, notices %q", v.Text(), notices)
+	}
+	never := testLesson()
+	never.Check = func(v lessons.Values) error { return lessons.Relation("block", v.TextOf("block"), "never") }
+	v, notices = ResolveParams(never, map[string]string{"block": "32", "rate": "0.9"})
+	if v.Int("block") != 16 || v.Float("rate") != 0.5 || !strings.Contains(notices[len(notices)-1], "default values for all") {
+		t.Fatalf("a relation nothing mends resets every knob: %v, notices %q", v.Text(), notices)
 	}
 }
 

@@ -538,7 +538,7 @@ func (r chunkedPrefillRun) Script() *lessons.Script {
 	worstWhole := fmt.Sprintf("jumps from %.1f ms to %.1f ms", 1000*whole.baseITL, 1000*whole.maxITL)
 	wholeScene, pw := r.runScene(whole, "Without chunking: the GPU, step by step (ms from the prompt's arrival)",
 		fmt.Sprintf("the stall: %.1f ms", 1000*stall), fmt.Sprintf("R1 waits %.1f ms", 1000*whole.maxITL))
-	chunksText := fmt.Sprintf("%d chunks of up to %d tokens", chunk.chunks, budget-chunk.running)
+	chunksText := fmt.Sprintf("%d %s of up to %d tokens", chunk.chunks, kit.Plural(chunk.chunks, "chunk", "chunks"), budget-chunk.running)
 	worstChunk := fmt.Sprintf("the worst gap is %.1f ms", 1000*chunk.maxITL)
 	chunkScene, pc := r.runScene(chunk, fmt.Sprintf("With a %d-token budget: the GPU, step by step (ms from the prompt's arrival)", budget),
 		"", fmt.Sprintf("worst wait %.1f ms", 1000*chunk.maxITL))
@@ -563,8 +563,8 @@ func (r chunkedPrefillRun) Script() *lessons.Script {
 			"Each chunk shares its step with the decodes and pays for reading the weights again, so the prompt finishes later; the decodes stop waiting."),
 		Title: fmt.Sprintf("With a %d-token budget: chunks", budget),
 		Narration: fmt.Sprintf("With chunked prefill, each step first serves the %d running decodes, then gives the rest of the %d-token budget to the prompt: %s. "+
-			"No step is much longer than a decode step, so %s; the price is a later first token for the long prompt, %.1f ms instead of %.1f ms.",
-			chunk.running, budget, chunksText, worstChunk, 1000*chunk.ttftLong, 1000*whole.ttftLong),
+			"%s, so %s; %s.",
+			chunk.running, budget, chunksText, r.longestStep(), worstChunk, r.firstTokenPrice()),
 		Scenes: []scene.Scene{chunkScene, r.cards(chunk), itlBoth},
 		Mentions: []scene.Mention{kit.Mention(chunksText, "gpu", kit.SpanRef(lanePrefill, pc.firstChunk)),
 			kit.Mention(worstChunk, "gpu", kit.SpanRef(laneGaps, pc.worstGap))},
@@ -582,6 +582,36 @@ func (r chunkedPrefillRun) Script() *lessons.Script {
 	kit.IndexCursors(s.Steps)
 	s.Work = r.work
 	return s
+}
+
+// longestStep says how the chunked run's longest step compares with a
+// decode step and with the whole-prefill step; which sentence holds
+// depends on the budget (at 256 tokens the longest step is 1.2x a decode
+// step, at 2,048 it is 6.9x), so the figures choose it.
+func (r chunkedPrefillRun) longestStep() string {
+	longest, base, stall := r.chunk.longest, r.whole.baseITL, r.stall()
+	switch {
+	case longest >= 0.9*stall:
+		whole := "nearly the whole prompt"
+		if r.chunk.chunks == 1 {
+			whole = "the whole prompt"
+		}
+		return fmt.Sprintf("The budget holds %s: the longest step, %.1f ms, is about as long as the whole-prefill step's %.1f ms", whole, 1000*longest, 1000*stall)
+	case longest <= 1.5*base:
+		return fmt.Sprintf("No step is much longer than a decode step (the longest takes %.1f ms against %.1f ms)", 1000*longest, 1000*base)
+	default:
+		return fmt.Sprintf("The longest step takes %.1f ms, %.1f× a decode step of %.1f ms but %.0f%% of the whole-prefill step's %.1f ms",
+			1000*longest, longest/base, 1000*base, 100*longest/stall, 1000*stall)
+	}
+}
+
+// firstTokenPrice says what chunking costs the long prompt's first token:
+// nothing when the budget holds it whole.
+func (r chunkedPrefillRun) firstTokenPrice() string {
+	if r.chunk.ttftLong > r.whole.ttftLong+0.00005 {
+		return fmt.Sprintf("the price is a later first token for the long prompt, %.1f ms instead of %.1f ms", 1000*r.chunk.ttftLong, 1000*r.whole.ttftLong)
+	}
+	return fmt.Sprintf("the long prompt's first token comes when it would without chunking, after %.1f ms", 1000*r.chunk.ttftLong)
 }
 
 // sweepScene is the budget sweep with the lesson's own budget marked on

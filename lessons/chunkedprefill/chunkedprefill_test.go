@@ -155,3 +155,30 @@ func TestChunkedPrefillPictureMatchesNarration(t *testing.T) {
 		}
 	}
 }
+
+// The chunks step's sentence about step lengths is chosen by the run: a
+// small budget keeps every step near a decode step, a 2,048-token budget
+// leaves a step about 7 times as long, which the narration must not call
+// "not much longer".
+func TestChunkedPrefillLongestStepSentence(t *testing.T) {
+	for _, c := range []struct {
+		budget string
+		near   bool
+	}{{"128", true}, {"256", true}, {"2048", false}, {"4096", false}} {
+		s, _, err := lesson.Run(map[string]string{"chunk_size": c.budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runChunked(t, map[string]string{"chunk_size": c.budget})
+		text := s.Steps[2].Narration
+		if near := r.chunk.longest <= 1.5*r.whole.baseITL; near != c.near {
+			t.Fatalf("budget %s: longest step %.1f ms against a decode step of %.1f ms: the case no longer tests what it says", c.budget, 1000*r.chunk.longest, 1000*r.whole.baseITL)
+		}
+		if says := strings.Contains(text, "No step is much longer"); says != c.near {
+			t.Errorf("budget %s: longest step %.1f ms, decode step %.1f ms, yet the narration says so=%v: %q", c.budget, 1000*r.chunk.longest, 1000*r.whole.baseITL, says, text)
+		}
+		if ms := fmt.Sprintf("%.1f ms", 1000*r.chunk.longest); !strings.Contains(text, ms) {
+			t.Errorf("budget %s: the narration does not give the longest step's %s: %q", c.budget, ms, text)
+		}
+	}
+}

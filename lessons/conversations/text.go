@@ -86,7 +86,7 @@ func (r *conversationsRun) g1Step() lessons.Step {
 	last := r.lastTurn()
 	n := fmt.Sprintf("TTFT by turn with G1 alone: turn 1 waits %s on average, turn %d %s. A history G1 still holds is a hit; one it evicted to make room for other conversations is recomputed, and a late turn has the longest history to recompute. Mean TTFT of turns 2 and later: %s.",
 		kit.MsText(r.g1.ttft[0]), last+1, kit.MsText(r.g1.ttft[last]), kit.MsText(r.g1.later))
-	sc := kit.ChartScene("conv-ttft", "TTFT by turn, G1 only", r.ttftChart(false), 0)
+	sc := scene.Scene{Kind: scene.KindChart, ID: "conv-ttft", Title: "TTFT by turn, G1 only", Chart: r.ttftChart(false)}
 	sc.Main = true
 	sc.Marks = []scene.Mark{kit.MarkRef(fmt.Sprintf("point:G1 only:%d", r.pointOf(r.g1, last)), "turn "+fmt.Sprint(last+1))}
 	q := lessons.ChoiceQuiz("Add a host tier (G2) that keeps a copy of every block G1 registered. Will the later turns' mean TTFT go down or up?", []string{"down", "up"}, r.quizAnswer(),
@@ -157,7 +157,7 @@ func (r *conversationsRun) byTurnStep() lessons.Step {
 	}
 	n := fmt.Sprintf("TTFT by turn, both runs. Turns 2 and later: %s with G1 only, %s with G2 — %s: %s. Turn 1 has no history to reload (%s and %s).",
 		kit.MsText(r.g1.later), kit.MsText(r.g2.later), verdict, why, kit.MsText(r.g1.ttft[0]), kit.MsText(r.g2.ttft[0]))
-	sc := kit.ChartScene("conv-ttft", "TTFT by turn, G1 only and G1 + G2", r.ttftChart(true), 0)
+	sc := scene.Scene{Kind: scene.KindChart, ID: "conv-ttft", Title: "TTFT by turn, G1 only and G1 + G2", Chart: r.ttftChart(true)}
 	sc.Main = true
 	last := r.lastTurn()
 	sc.Marks = []scene.Mark{kit.MarkRef(fmt.Sprintf("point:G1 + G2:%d", r.pointOf(r.g2, last)), "with G2")}

@@ -167,6 +167,9 @@ type cowForkRun struct {
 	// and n parallel samples (cow), for the claims row against the vLLM
 	// paper.
 	beamSaved, parallelSaved float64
+	// beamCurve and parallelCurve are the memory saved after each of those
+	// decode steps, as fractions (the comparison step's chart).
+	beamCurve, parallelCurve []float64
 	horizon                  int
 	work                     int64 // Script.Work: samples' token writes, prompt tokens admitted, blocks drawn; both passes
 }
@@ -197,10 +200,10 @@ func runCowFork(v lessons.Values) (cowForkRun, error) {
 	}
 	var w1, w2 int64
 	r.horizon = compareHorizon(r.n, r.promptLen, r.output, r.b)
-	if r.beamSaved, w1, err = meanSaving(v, true); err != nil {
+	if r.beamSaved, r.beamCurve, w1, err = meanSaving(v, true); err != nil {
 		return r, err
 	}
-	r.parallelSaved, w2, err = meanSaving(v, false)
+	r.parallelSaved, r.parallelCurve, w2, err = meanSaving(v, false)
 	r.work += w1 + w2
 	return r, err
 }
@@ -209,8 +212,8 @@ func runCowFork(v lessons.Values) (cowForkRun, error) {
 // search (beam) or parallel sampling (cow), and returns the memory saved
 // averaged over the decode steps, 1 − Σ blocks in use / Σ blocks n
 // independent copies would hold, as the vLLM paper averages it over time,
-// and the work done.
-func meanSaving(v lessons.Values, beam bool) (float64, int64, error) {
+// the memory saved after each decode step, and the work done.
+func meanSaving(v lessons.Values, beam bool) (float64, []float64, int64, error) {
 	n, b, promptLen := v.Int("n"), v.Int("block_size"), v.Int("prompt")
 	output := compareHorizon(n, promptLen, v.Int("output"), b)
 	rng := kit.NewRand(v.Int("seed"))
@@ -220,36 +223,38 @@ func meanSaving(v lessons.Values, beam bool) (float64, int64, error) {
 	}
 	pool, err := allocator.NewPaged(n*allocator.BlocksNeeded(promptLen+output, b)+2, b)
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, 0, err
 	}
 	samples := make([]allocator.Request, n)
 	for i := range samples {
 		samples[i].ID, samples[i].TokenIDs = i, slices.Clip(prompt)
 	}
 	if err := pool.AllocateSlots(&samples[0], promptLen); err != nil {
-		return 0, 0, err
+		return 0, nil, 0, err
 	}
 	if _, err := shareFork(pool, prompt, samples, true); err != nil {
-		return 0, 0, err
+		return 0, nil, 0, err
 	}
 	work := int64(n * promptLen)
 	var inUse, unshared int
+	curve := make([]float64, 0, output)
 	for t := 0; t < output; t++ {
 		if beam && t > 0 {
 			_, _, w, err := selectBeams(pool, samples, rng)
 			if err != nil {
-				return 0, work, err
+				return 0, nil, work, err
 			}
 			work += w
 		}
 		if _, _, err := decodeFork(pool, samples, t, rng); err != nil {
-			return 0, work, err
+			return 0, nil, work, err
 		}
 		work += int64(n)
 		u, un := pool.Sharing()
 		inUse, unshared = inUse+u, unshared+un
+		curve = append(curve, savedFrac(u, un))
 	}
-	return savedFrac(inUse, unshared), work, nil
+	return savedFrac(inUse, unshared), curve, work, nil
 }
 
 // selectBeams is one step of beam search's memory bookkeeping over beams,
@@ -670,13 +675,34 @@ func sharedCount(row forkRow) int {
 }
 
 // beamStep compares beam search with parallel sampling of the same prompt,
-// both simulated, by the memory saved averaged over the decode steps.
+// both simulated, by the memory saved averaged over the decode steps: its
+// figure is those two runs step by step, not the lesson's own run, whose
+// block tables the steps before show.
 func (f *forkText) beamStep() {
-	text := fmt.Sprintf("beam search saves %.1f%%", 100*f.beamSaved)
-	f.step(f.final, "Beam search beside parallel sampling", fmt.Sprintf("Run the same prompt once more as beam search of width %d and once as %d parallel samples, and average the memory saved over %s: %s, parallel sampling %.1f%%. "+
-		"Beams share the prompt and whatever output prefix the survivors still have in common, and a dead beam frees its private blocks; parallel samples share only the prompt, and every output token is private. The vLLM paper measured 37.6%%–55.2%% against 6.1%%–9.8%%.",
-		f.n, f.n, f.horizonWords(), text, 100*f.parallelSaved),
-		blockSubject(text, physOf(f.final, 0, 0), "shared"))
+	beamName, parName := fmt.Sprintf("beam search, width %d", f.n), fmt.Sprintf("%d parallel samples", f.n)
+	c := &scene.Chart{Type: scene.Line, XLabel: "decode step", YLabel: "memory saved", YUnit: "%",
+		Note:   "Blocks saved against n independent copies, after each decode step of the two runs",
+		Series: []scene.Series{{Name: beamName}, {Name: parName}}}
+	for i, y := range f.beamCurve {
+		c.Series[0].X, c.Series[0].Y = append(c.Series[0].X, float64(i+1)), append(c.Series[0].Y, kit.Round2(100*y))
+	}
+	for i, y := range f.parallelCurve {
+		c.Series[1].X, c.Series[1].Y = append(c.Series[1].X, float64(i+1)), append(c.Series[1].Y, kit.Round2(100*y))
+	}
+	sc := kit.MainScene(scene.Scene{Kind: scene.KindChart, ID: "beam-vs-parallel", Title: "Memory saved at each decode step: beam search and parallel sampling", Chart: c})
+	text := fmt.Sprintf("Run the same prompt once more as beam search of width %d and once as %d parallel samples, and average the memory saved over %s: beam search saves %.1f%%, parallel sampling %.1f%%. ",
+		f.n, f.n, f.horizonWords(), 100*f.beamSaved, 100*f.parallelSaved)
+	var mentions []scene.Mention
+	if last := len(f.beamCurve) - 1; last >= 0 && last == len(f.parallelCurve)-1 {
+		beamEnd := fmt.Sprintf("beam search %.1f%%", 100*f.beamCurve[last])
+		parEnd := fmt.Sprintf("parallel sampling %.1f%%", 100*f.parallelCurve[last])
+		text += fmt.Sprintf("The chart draws both runs step by step (the block tables of the steps before are this lesson's %s run): after the last step, %s and %s. ", modeWords(f.mode), beamEnd, parEnd)
+		bRef, pRef := "point:"+beamName+":"+strconv.Itoa(last), "point:"+parName+":"+strconv.Itoa(last)
+		sc.Marks = append(sc.Marks, kit.MarkRef(bRef, beamEnd), kit.MarkRef(pRef, parEnd))
+		mentions = []scene.Mention{kit.Mention(beamEnd, sc.ID, bRef), kit.Mention(parEnd, sc.ID, pRef)}
+	}
+	text += "Beams share the prompt and whatever output prefix the survivors still have in common, and a dead beam frees its private blocks; parallel samples share only the prompt, and every output token is private. The vLLM paper measured 37.6%–55.2% against 6.1%–9.8%."
+	f.steps = append(f.steps, lessons.Step{Title: "Beam search beside parallel sampling", Narration: text, Scenes: []scene.Scene{sc}, Mentions: mentions, Cursor: float64(len(f.steps))})
 }
 
 func (r cowForkRun) metrics() []lessons.Metric {
@@ -730,4 +756,15 @@ func claimModel(mode string, st forkStats, prompt, b int) string {
 		return fmt.Sprintf("holds, except that the shared partial prompt block is copied on first write (%d copies)", st.copies)
 	}
 	return fmt.Sprintf("partly: only full prompt blocks are shared; each sample recomputes and stores its own partial block (%d tokens recomputed in all)", st.recomputed)
+}
+
+// modeWords names a sharing mode in the narration.
+func modeWords(mode string) string {
+	switch mode {
+	case "beam":
+		return "beam search"
+	case "prefix":
+		return "prefix-caching"
+	}
+	return "copy-on-write parallel sampling"
 }

@@ -209,9 +209,9 @@ func engineReason(key, metric, trtPolicy string, shared int) string {
 }
 
 func (r *enginesRun) resultsStep() lessons.Step {
-	c := &scene.Chart{Type: scene.Bar, XLabel: "time to first token", YLabel: "TTFT", YUnit: "ms", Note: "median (1) and p99 (2) TTFT of each engine"}
+	c := &scene.Chart{Type: scene.Bar, XLabel: "time to first token", YLabel: "TTFT", YUnit: "ms", Note: "median and p99 TTFT of each engine", XNames: []string{"median", "p99"}}
 	for _, e := range r.eng {
-		c.Series = append(c.Series, scene.Series{Name: e.name, X: []float64{1, 2}, Y: []float64{kit.Ms(e.sum.TTFT.P50), kit.Ms(e.sum.TTFT.P99)}, Labels: []string{"median", "p99"}})
+		c.Series = append(c.Series, scene.Series{Name: e.name, X: []float64{1, 2}, Y: []float64{kit.Ms(e.sum.TTFT.P50), kit.Ms(e.sum.TTFT.P99)}})
 	}
 	var cards []scene.Card
 	var parts []string
@@ -224,7 +224,7 @@ func (r *enginesRun) resultsStep() lessons.Step {
 		parts = append(parts, fmt.Sprintf("%s: median TTFT %s, p99 %s, %s output tokens a second, %s of prompt tokens found cached, %d preemptions, at most %s of its KV held",
 			e.name, kit.MsText(e.sum.TTFT.P50), kit.MsText(e.sum.TTFT.P99), kit.Comma(int(e.sum.OutputTokensPerS+0.5)), kit.Pct(e.sum.PrefixHitRate), e.sum.Preemptions, kit.Pct(e.peakHeld)))
 	}
-	ttft := kit.ChartScene("ttft", "Time to first token by engine", c, 0)
+	ttft := scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Time to first token by engine", Chart: c}
 	ttft.Main = true
 	ttft.Marks = []scene.Mark{{Ref: "point:" + r.eng[0].name + ":0", Label: "vLLM median"}}
 	return lessons.Step{Title: "The final figures", Narration: strings.Join(parts, ". ") + ".",

@@ -206,10 +206,12 @@ type kvBudgetRun struct {
 	kinds     []kvKind
 	tps       []kvTP
 	utils     []kvUtilPoint
-	// mla is DeepSeek-V2-Lite's per-GPU bytes at TP 1 and 2, gqa
-	// Llama-3.1-8B's.
-	mla, gqa   [2]int64
-	validation []hardware.KVCaseResult
+	// mla is an MLA model's per-GPU bytes at TP 1 and 2 (DeepSeek-V2-Lite,
+	// or the chosen model when it is one), gqa a head-split model's
+	// (Llama-3.1-8B, or the chosen model when its heads split at TP 2).
+	mla, gqa           [2]int64
+	mlaModel, gqaModel hardware.Model
+	validation         []hardware.KVCaseResult
 	// fp8Pair are the validation cases of one model in bf16 and fp8.
 	fp8Pair [2]hardware.KVCaseResult
 	work    int64
@@ -245,9 +247,17 @@ func runKVBudget(v lessons.Values) (kvBudgetRun, error) {
 	o := s
 	o.kvBPE = 3 - s.kvBPE
 	r.other, r.otherFits = o.size()
+	refs := []hardware.Model{}
 	for _, id := range kvReferences {
+		refs = append(refs, hardware.MustAnyModel(id))
+	}
+	if !slices.Contains(kvReferences, s.model.ID) {
+		// the reader's model (a pasted config.json too) beside the four
+		refs = append(refs, s.model)
+	}
+	for _, m := range refs {
 		k := s
-		k.model, k.tp, k.weights, k.maxLen = hardware.MustAnyModel(id), 1, hardware.WeightsBF16, min(s.maxLen, hardware.MustAnyModel(id).MaxPositions)
+		k.model, k.tp, k.weights, k.maxLen = m, 1, hardware.WeightsBF16, min(s.maxLen, m.MaxPositions)
 		p, ok := k.size()
 		r.kinds = append(r.kinds, kvKind{model: k.model, bytes: k.model.KVBytesPerToken(s.kvBPE), tokens: p.Tokens, fits: ok})
 	}
@@ -280,9 +290,16 @@ func runKVBudget(v lessons.Values) (kvBudgetRun, error) {
 		p, ok := t.size()
 		r.utils = append(r.utils, kvUtilPoint{util: t.util, tokens: p.Tokens, fits: ok})
 	}
+	r.mlaModel, r.gqaModel = hardware.MustAnyModel("deepseek-v2-lite"), hardware.MustModel("llama-3.1-8b")
+	switch {
+	case s.model.AttentionKind() == hardware.MLA:
+		r.mlaModel = s.model
+	case kit.TPSplits(s.model, 2) && hardware.KVHeadsPerGPU(s.model, 2) < s.model.KVHeads:
+		r.gqaModel = s.model
+	}
 	for i, tp := range []int{1, 2} {
-		r.mla[i] = hardware.KVBytesPerTokenPerGPU(hardware.MustAnyModel("deepseek-v2-lite"), tp, s.kvBPE)
-		r.gqa[i] = hardware.KVBytesPerTokenPerGPU(hardware.MustModel("llama-3.1-8b"), tp, s.kvBPE)
+		r.mla[i] = hardware.KVBytesPerTokenPerGPU(r.mlaModel, tp, s.kvBPE)
+		r.gqa[i] = hardware.KVBytesPerTokenPerGPU(r.gqaModel, tp, s.kvBPE)
 	}
 	r.validation = hardware.ValidateKV()
 	for _, c := range r.validation {
@@ -516,16 +533,27 @@ func (r kvBudgetRun) kindsStep() lessons.Step {
 		}
 		w, _ := hardware.LoadedWeightBytes(k.model, hardware.WeightsBF16)
 		tbl.Rows = append(tbl.Rows, []string{k.model.Name, k.model.AttentionKind(), kit.Comma(int(k.bytes)) + " B", gib(w), pool})
-		parts = append(parts, fmt.Sprintf("%s %s B (%s)", k.model.Name, kit.Comma(int(k.bytes)), k.model.AttentionKind()))
+		what := k.model.AttentionKind()
+		if k.model.ID == r.s.model.ID && !slices.Contains(kvReferences, k.model.ID) {
+			what += ", the model chosen"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s B (%s)", k.model.Name, kit.Comma(int(k.bytes)), what))
+	}
+	title := "One model of each attention kind on this GPU (TP 1, bf16 weights)"
+	if !slices.Contains(kvReferences, r.s.model.ID) {
+		title = "One model of each attention kind, and the model chosen, on this GPU (TP 1, bf16 weights)"
 	}
 	n := fmt.Sprintf("The same pool holds very different numbers of tokens depending on how attention caches K and V. MHA keeps a K and a V for every query head; "+
 		"GQA shares each KV head among a group of query heads; MQA keeps one KV head; MLA caches one compressed latent of 512 values plus a 64-value RoPE key per layer. "+
 		"Per token, in %s: %s. DeepSeek-V2-Lite's experts all sit in memory, so its small cache comes with larger weights.",
 		map[int]string{1: "fp8", 2: "bf16"}[r.s.kvBPE], joinWords(parts))
 	ms := kit.Linked(n, "memory", "MHA", "attn:llama-2-7b", "GQA", "attn:llama-3.1-8b", "MQA", "attn:falcon-7b", "MLA", "attn:deepseek-v2-lite")
+	if !slices.Contains(kvReferences, r.s.model.ID) {
+		ms = append(ms, kit.Linked(n, "memory", "the model chosen", "attn:"+r.s.model.ID)...)
+	}
 	ms2 := &scene.MemoryStack{Unit: "GiB", Total: gibValue(r.budget.TotalBytes), Parts: r.memoryStack(stagePool, nil, false).Parts, PerToken: costs}
 	return lessons.Step{Title: "MHA, GQA, MQA and MLA", Narration: n, Mentions: ms,
-		Scenes: []scene.Scene{memScene(ms2, ms, nil), {Kind: scene.KindTable, ID: "kinds", Title: "One model of each attention kind on this GPU (TP 1, bf16 weights)", Table: tbl}}}
+		Scenes: []scene.Scene{memScene(ms2, ms, nil), {Kind: scene.KindTable, ID: "kinds", Title: title, Table: tbl}}}
 }
 
 // joinWords joins with commas and a final "and".
@@ -604,14 +632,14 @@ func (r kvBudgetRun) tpStep() lessons.Step {
 }
 
 func (r kvBudgetRun) mlaStep() lessons.Step {
-	l8, ds := hardware.MustModel("llama-3.1-8b"), hardware.MustAnyModel("deepseek-v2-lite")
+	l8, ds := r.gqaModel, r.mlaModel
 	costs := []scene.TokenCost{
-		tokenCost("gqa-1", l8, 1, r.s.kvBPE, "Llama-3.1-8B, TP 1"), tokenCost("gqa-2", l8, 2, r.s.kvBPE, "Llama-3.1-8B, TP 2"),
-		tokenCost("mla-1", ds, 1, r.s.kvBPE, "DeepSeek-V2-Lite, TP 1"), tokenCost("mla-2", ds, 2, r.s.kvBPE, "DeepSeek-V2-Lite, TP 2"),
+		tokenCost("gqa-1", l8, 1, r.s.kvBPE, l8.Name+", TP 1"), tokenCost("gqa-2", l8, 2, r.s.kvBPE, l8.Name+", TP 2"),
+		tokenCost("mla-1", ds, 1, r.s.kvBPE, ds.Name+", TP 1"), tokenCost("mla-2", ds, 2, r.s.kvBPE, ds.Name+", TP 2"),
 	}
-	n := fmt.Sprintf("Splitting works on heads. Llama-3.1-8B's %s B per token become %s B on each GPU at TP 2. MLA's latent is one row that every head reads, and vLLM treats it as a single KV head: "+
-		"at TP 2 each GPU still stores DeepSeek-V2-Lite's full %s B per token (and DeepSeek-V3's (512 + 64) × 61 layers = %s B in bf16). MLA saves memory per token, not per GPU of a group.",
-		kit.Comma(int(r.gqa[0])), kit.Comma(int(r.gqa[1])), kit.Comma(int(r.mla[1])), kit.Comma(int(hardware.MustAnyModel("deepseek-v3").KVBytesPerToken(2))))
+	n := fmt.Sprintf("Splitting works on heads. %s's %s B per token become %s B on each GPU at TP 2. MLA's latent is one row that every head reads, and vLLM treats it as a single KV head: "+
+		"at TP 2 each GPU still stores %s's full %s B per token (and DeepSeek-V3's (512 + 64) × 61 layers = %s B in bf16). MLA saves memory per token, not per GPU of a group.",
+		l8.Name, kit.Comma(int(r.gqa[0])), kit.Comma(int(r.gqa[1])), ds.Name, kit.Comma(int(r.mla[1])), kit.Comma(int(hardware.MustAnyModel("deepseek-v3").KVBytesPerToken(2))))
 	ms := kit.Linked(n, "memory", "become "+kit.Comma(int(r.gqa[1]))+" B", "attn:gqa-2", "full "+kit.Comma(int(r.mla[1]))+" B", "attn:mla-2")
 	ms2 := &scene.MemoryStack{Unit: "GiB", Total: gibValue(r.budget.TotalBytes), Parts: r.memoryStack(stagePool, nil, false).Parts, PerToken: costs}
 	return lessons.Step{Title: "MLA's latent is not split", Narration: n, Mentions: ms, Scenes: []scene.Scene{memScene(ms2, ms, nil)}}

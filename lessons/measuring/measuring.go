@@ -223,6 +223,22 @@ type loadPoint struct {
 	// steps ran.
 	cost kit.RunCost
 	busy float64
+	// inQuarter and inHalf are the requests in the server (running or
+	// waiting) a quarter and half way through the arrivals, quarter and
+	// half seconds after the first: a server that keeps up holds about as
+	// many at both; one that falls behind holds ever more.
+	inQuarter, inHalf int
+	quarter, half     float64
+}
+
+// fallsBehind reports whether requests piled up in the server while they
+// arrived: it held at least 1.5 times as many half way through the
+// arrivals as a quarter of the way, and the pile grew by more than a
+// quarter of the requests that arrived in between (at the default sweep,
+// 201 to 420 at 64 req/s, 73 to 88 at 32 req/s).
+func (p loadPoint) fallsBehind() bool {
+	grew := float64(p.inHalf - p.inQuarter)
+	return float64(p.inHalf) >= 1.5*float64(p.inQuarter) && grew > 0.25*p.rate*(p.half-p.quarter)
 }
 
 // pointOf summarises one rate's run.
@@ -236,7 +252,18 @@ func pointOf(rate float64, s *scheduler.Scheduler, cfg scheduler.Config, slo sch
 			p.missTPOT++
 		}
 	}
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, m := range s.Requests() {
+		first, last = min(first, m.Arrival), max(last, m.Arrival)
+	}
+	p.quarter, p.half = (last-first)/4, (last-first)/2
 	for _, st := range s.Steps() {
+		if st.Start <= first+p.quarter {
+			p.inQuarter = st.Running + st.Waiting
+		}
+		if st.Start <= first+p.half {
+			p.inHalf = st.Running + st.Waiting
+		}
 		p.peakRunning = max(p.peakRunning, st.Running)
 		p.stepPreemptions += len(st.Preempted)
 		if st.Waiting == 0 {
@@ -479,6 +506,17 @@ func (r measuringRun) regime(p loadPoint) string {
 		return "past saturation: " + r.limit(p) + ", so the queue grows for as long as requests keep coming, and TTFT is mostly waiting"
 	case r.saturated(p):
 		return "near saturation: the tail of TTFT grows first, as bursts queue (" + r.limit(p) + ")"
+	case p.fallsBehind():
+		// A request is admitted at once (TTFT stays short), so the backlog
+		// is in the running batch, not the queue: the run's served rate,
+		// not its TTFT, shows it.
+		missed := ""
+		if p.missTPOT > 0 {
+			missed = ", and " + tpot
+		}
+		return fmt.Sprintf("requests barely wait to be admitted, yet the server falls behind: %s requests were in it %.0f s into the arrivals and %s at %.0f s, up to %s running at once with every decode step carrying them all. "+
+			"Over the whole run, %.1f s to the last token, it serves %.1f req/s of the %.3g offered (the throughput curve later), and a longer run at this rate would pile up more%s",
+			kit.Comma(p.inQuarter), p.quarter, kit.Comma(p.inHalf), p.half, kit.Comma(p.peakRunning), p.sum.Makespan, p.sum.RequestsPerS, p.rate, missed)
 	case p.missTPOT > p.missTTFT && 20*p.missTPOT >= p.sum.Requests:
 		return fmt.Sprintf("requests barely queue, but up to %s run at once and every decode step carries them all, so %s", kit.Comma(p.peakRunning), tpot)
 	}
@@ -546,7 +584,14 @@ func (r measuringRun) saturationText() string {
 		return fmt.Sprintf("no rate of this sweep saturates the server (at most %s requests ran at once); raise rate_max to find where it does.", kit.Comma(r.last().peakRunning))
 	}
 	p := r.points[i]
-	return fmt.Sprintf("more load buys throughput until the server saturates, here from %s, where %s; then it buys only latency.", kit.RateText(p.rate), r.limit(p))
+	behind := ""
+	for _, q := range r.points[:i] {
+		if q.fallsBehind() {
+			behind = fmt.Sprintf(" (it falls behind already at %s, piling requests into the running batch rather than the queue)", kit.RateText(q.rate))
+			break
+		}
+	}
+	return fmt.Sprintf("more load buys throughput until the server saturates, here from %s%s, where %s; then it buys only latency.", kit.RateText(p.rate), behind, r.limit(p))
 }
 
 // pointStep narrates rate i of the sweep, its point marked on the TTFT

@@ -65,11 +65,11 @@ func (r parallelismRun) layoutStep() lessons.Step {
 		}
 	}
 	than := "more than"
-	if r.weightBytes <= r.gpu.MemoryBytes {
+	if seen, _ := hardware.EngineMemory(r.gpu); r.weightBytes <= seen {
 		than = "within what"
 	}
 	n := fmt.Sprintf("%s in %s weighs %s: %s one %s holds (%s). As %s, %s (tensor parallelism, %d of %d query heads each)",
-		r.model.Name, kit.WeightName(r.weights), kit.BytesText(float64(r.weightBytes)), than, r.gpu.Name, kit.BytesText(float64(r.gpu.MemoryBytes)), l.Name(), tpText, r.model.QHeads/l.TP, r.model.QHeads)
+		r.model.Name, kit.WeightName(r.weights), kit.BytesText(float64(r.weightBytes)), than, r.gpu.Name, memoryText(r.gpu), l.Name(), tpText, r.model.QHeads/l.TP, r.model.QHeads)
 	if l.PP > 1 {
 		n += fmt.Sprintf(", and %d pipeline stages hold consecutive layers (pipeline parallelism): each micro-batch's activations cross from one stage to the next over %s", l.PP, rep.Stages[0].Next.Name)
 	}
@@ -172,6 +172,18 @@ func (r parallelismRun) ppStep() lessons.Step {
 	return lessons.Step{Title: "Pipeline parallelism: micro-batches and the bubble", Narration: n, Quiz: q, Mentions: mentions, Scenes: []scene.Scene{sc}}
 }
 
+// memoryText is the memory an engine sees on g in GB (10^9 bytes), the
+// unit of the lesson's weights, with GiB (2^30 bytes), the unit PyTorch
+// and the memory figure use, where its figure is a logged one: an H100
+// "80GB" is 85.03 GB, 79.19 GiB, as PyTorch reports it, not 80.00 GB.
+func memoryText(g hardware.GPU) string {
+	seen, _ := hardware.EngineMemory(g)
+	if where := hardware.EngineMemoryWhere(g); where != "" && seen != g.MemoryBytes {
+		return fmt.Sprintf("%s, the %.2f GiB PyTorch reports for it; a GB here is 10⁹ bytes, a GiB 2³⁰", kit.BytesText(float64(seen)), float64(seen)/hardware.GiB)
+	}
+	return kit.BytesText(float64(seen))
+}
+
 // memoryStep is one GPU's memory: its share of the weights, the reserve,
 // the KV pool.
 func (r parallelismRun) memoryStep() lessons.Step {
@@ -193,9 +205,9 @@ func (r parallelismRun) memoryStep() lessons.Step {
 		tbl.Rows = append(tbl.Rows, []string{strconv.Itoa(s.Index + 1), fmt.Sprintf("%d–%d", s.First+1, s.End), kit.BytesText(float64(s.WeightBytes)), kit.BytesText(float64(s.Pool.UsedBytes)), kit.Comma64(s.Pool.Tokens)})
 	}
 	holds := fmt.Sprintf("holds %s tokens of KV cache", kit.Comma64(c.kvTokens))
-	n := fmt.Sprintf("On each GPU of stage 1: %s of weights (1/%d of %d layers' share), the activation and NCCL reserve, and the KV pool in what is left of %s × %g. "+
+	n := fmt.Sprintf("On each GPU of stage 1: %s of weights (1/%d of %d layers' share), the activation and NCCL reserve, and the KV pool in what is left of %s × %g (gpu_memory_utilization; the chart counts in GiB, %.2f GiB in all). "+
 		"Each stage caches every token for its own layers, so the replica %s, the smallest stage's: %s sequences of %s tokens. The batch of %d uses %s of it.",
-		kit.BytesText(float64(st.WeightBytes)), c.layout.TP, st.Layers(), kit.BytesText(float64(b.TotalBytes)), b.MemUtilization, holds, kit.Comma(c.maxSeqs), kit.Comma(r.context+1), r.batch, kit.Pct(float64(r.batch)/float64(max(c.maxSeqs, 1))))
+		kit.BytesText(float64(st.WeightBytes)), c.layout.TP, st.Layers(), kit.BytesText(float64(b.TotalBytes)), b.MemUtilization, float64(b.TotalBytes)/hardware.GiB, holds, kit.Comma(c.maxSeqs), kit.Comma(r.context+1), r.batch, kit.Pct(float64(r.batch)/float64(max(c.maxSeqs, 1))))
 	return lessons.Step{Title: "Memory per GPU: does it fit?", Narration: n, Mentions: []scene.Mention{kit.Mention(holds, "memory", "part:kv")},
 		Scenes: []scene.Scene{kit.MainScene(scene.Scene{Kind: scene.KindMemoryStack, ID: "memory", Title: "One GPU of stage 1", Memory: ms}, kit.MarkRef("part:kv", "KV pool")),
 			{Kind: scene.KindTable, ID: "stages", Title: "Every stage", Table: tbl}}}
@@ -245,7 +257,9 @@ func (r parallelismRun) reportStep() lessons.Step {
 // fitText is a layout's memory verdict in a few words.
 func fitText(c layoutCase) string {
 	if c.fitErr != nil {
-		return fmt.Sprintf("%s: %s of weights per GPU, does not fit", c.layout.Name(), kit.BytesText(float64(c.replica.Stages[0].WeightBytes)))
+		b := c.replica.Stages[0].Budget
+		return fmt.Sprintf("%s: %s of weights per GPU plus %s of activations and non-torch reserve leave no room for a KV cache in the %s usable (%s × %g), so it does not fit", c.layout.Name(),
+			kit.BytesText(float64(b.WeightBytes)), kit.BytesText(float64(b.ActivationBytes+b.NonTorchBytes)), kit.BytesText(b.MemUtilization*float64(b.TotalBytes)), kit.BytesText(float64(b.TotalBytes)), b.MemUtilization)
 	}
 	return fmt.Sprintf("%s: %s of weights per GPU, holds %s KV tokens", c.layout.Name(), kit.BytesText(float64(c.replica.Stages[0].WeightBytes)), kit.Comma64(c.kvTokens))
 }
@@ -262,9 +276,8 @@ func (r parallelismRun) fitStep() lessons.Step {
 			Value: kit.Round1(float64(c.replica.Stages[0].WeightBytes) / 1e9), Unit: "GB of weights per GPU", Note: v})
 	}
 	h100 := hardware.MustGPU(reportGPU)
-	usable, _ := hardware.EngineMemory(h100)
-	n := fmt.Sprintf("In BF16 the 405B model's %s does not go on one node of H100s: %s, against %s usable. Two nodes do it: %s. ",
-		kit.BytesText(float64(hardware.MustModel(reportModel).WeightBytes(2))), fitText(r.bf16[0]), kit.BytesText(0.9*float64(usable)), fitText(r.bf16[1]))
+	n := fmt.Sprintf("In BF16 the 405B model's %s does not go on one node of %ss: %s. Two nodes do it: %s. ",
+		kit.BytesText(float64(hardware.MustModel(reportModel).WeightBytes(2))), h100.Name, fitText(r.bf16[0]), fitText(r.bf16[1]))
 	if r.bf16[0].fitErr == nil || r.bf16[1].fitErr != nil {
 		n = fmt.Sprintf("405B in BF16 on H100s: %s; %s. ", fitText(r.bf16[0]), fitText(r.bf16[1]))
 	}
@@ -282,7 +295,7 @@ func (r parallelismRun) nodeStep() lessons.Step {
 	for _, c := range r.node {
 		if c.fitErr != nil {
 			tbl.Rows = append(tbl.Rows, []string{c.layout.Name(), "does not fit", "", "", ""})
-			parts = append(parts, c.layout.Name()+" does not fit")
+			parts = append(parts, c.layout.Name()+" does not fit (its weights and reserve fill each GPU)")
 			continue
 		}
 		series = append(series, tradeSeries(c.layout.Name(), c))

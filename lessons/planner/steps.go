@@ -19,14 +19,29 @@ func (r *plannerRun) loadStep() lessons.Step {
 			hi = k
 		}
 	}
-	n := fmt.Sprintf("Over a day of %d adjustment intervals of %g s, the load rises from %s to a peak of %s in %s and falls back. "+
+	n := fmt.Sprintf("%s, the load rises from %s to a peak of %s in %s and falls back. "+
 		"Three deployments share one budget of %d GPUs (%d workers of %d× %s, %s, %s): Dynamo's SLA planner, a static split of %d prefill and %d decode workers, and one monolithic pool of %d workers. "+
 		"Each interval is served as a sample of its first %g s of arrivals, the same requests for all three.",
-		len(r.intervals), r.intervalS, kit.RateText(r.intervals[lo].rate), kit.RateText(r.intervals[hi].rate), r.intervalName(hi),
+		r.dayText(), kit.RateText(r.intervals[lo].rate), kit.RateText(r.intervals[hi].rate), r.intervalName(hi),
 		r.cfg.Budget, r.workers, r.tp, r.e.GPU.Name, r.e.Model.Name, kit.WeightName(r.e.Weights), r.staticPrefill, r.workers-r.staticPrefill, r.workers, r.sampleS)
 	a := &kit.Annotator{Scene: plLoad}
 	a.Mark(pointRef(seriesLoad, hi), "peak "+kit.RateText(r.intervals[hi].rate), "a peak of", n)
 	return lessons.Step{Title: "A day of load, a fixed budget", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{kit.MainScene(r.loadChart(a.Marks))}}
+}
+
+// dayText says what "the day" is: a day's shape of load compressed into
+// the intervals (12 of 180 s are 36 minutes), or the trace's window.
+func (r *plannerRun) dayText() string {
+	total := float64(len(r.intervals)) * r.intervalS
+	span := fmt.Sprintf("%g minutes", total/60)
+	if total < 120 {
+		span = fmt.Sprintf("%g s", total)
+	}
+	what := "a day's rise and fall of load compressed into"
+	if r.curve == "azure-conv" {
+		what = "the arrival rate of Azure's conversation trace over its first 300 s, stretched over"
+	}
+	return fmt.Sprintf("The lesson's \"day\" is %s %d adjustment intervals of %g s, %s in all: over it", what, len(r.intervals), r.intervalS, span)
 }
 
 // profileStep shows what the planner knows of one worker: the profiles.

@@ -527,6 +527,10 @@ func (r *sandboxRun) batchText() string {
 func (r *sandboxRun) steps(metrics []lessons.Metric) []lessons.Step {
 	gpus := float64(r.workers * r.e.TP)
 	rate := fmt.Sprintf("at %g per second", r.rate)
+	if r.workload == "chats" {
+		// the rate knob counts conversations; each brings its turns
+		rate = fmt.Sprintf("as %g conversations per second (%s req/s)", r.rate, figureText(r.rate*sandboxTurns))
+	}
 	kind := map[string]string{"chats": fmt.Sprintf("%d-turn conversations whose prompts grow with every turn", sandboxTurns),
 		"shared": "independent prompts opening with one of 4 shared system prompts", "plain": "independent chat-like prompts that share nothing"}[r.workload]
 	if r.trace != "" {

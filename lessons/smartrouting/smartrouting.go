@@ -584,6 +584,7 @@ func (r *smartRoutingRun) routeSteps() []lessons.Step {
 		a.Mark("router:R", "", "The router scores each worker", narration)
 		steps = append(steps, lessons.Step{
 			Quiz:      quiz,
+			Key:       fmt.Sprintf("route:R%d", rt.Request+1),
 			Title:     fmt.Sprintf("Routing R%d (system prompt %d)", rt.Request+1, rt.Group+1),
 			Narration: narration,
 			Scenes:    []scene.Scene{r.routeCluster(idx[i], rt, a.Marks), decisionTable(rt.Decision)},
@@ -624,18 +625,23 @@ func (r *smartRoutingRun) steps() []lessons.Step {
 		r.requests, r.rate, r.systemPrompts, kit.Comma(r.prefixTokens), kit.Comma(r.promptMin), kit.Comma(r.promptMax), r.workers, r.e.GPUsText(), r.e.ModelText(), kit.Comma(r.seqs), kit.Comma(r.budget), kit.PrecisionNote(r.e))
 	a := &kit.Annotator{Scene: "cluster"}
 	a.Mark("router:R", "KV router", "The KV router", intro)
-	steps := []lessons.Step{{Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.Marks)}, Mentions: a.Mentions}}
+	steps := []lessons.Step{{Key: "intro", Title: "Agents sharing system prompts", Narration: intro, Scenes: []scene.Scene{r.startCluster(a.Marks)}, Mentions: a.Mentions}}
 	steps = append(steps, r.routeSteps()...)
 
-	cmp := fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. The KV router sends each prompt back where it is cached: %.0f%%. "+
-		"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). The price is balance: requests gather where their prompts live, and the busiest worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
-		100*rr.HitRequests, 100*kv.HitRequests, 1000*rr.TTFTMean, 1000*kv.TTFTMean, 1000*rr.TTFTP99, 1000*kv.TTFTP99, kv.Imbalance, rr.Imbalance)
+	sendsBack, price := "The KV router sends each prompt back where it is cached", "The price is balance: requests gather where their prompts live, and the busiest"
+	if r.weight == 0 {
+		// overlap_score_weight 0 leaves the prefill a worker would save out of the cost
+		sendsBack, price = "With overlap_score_weight 0 the KV router's cost leaves out the prefill a cache saves, so it balances load and ignores the caches too", "The busiest"
+	}
+	cmp := fmt.Sprintf("Round robin ignores the caches: each system prompt gets computed on worker after worker, and %.0f%% of requests found theirs cached. %s: %.0f%%. "+
+		"Mean TTFT goes from %.1f ms to %.1f ms (p99 %.1f → %.1f ms). %s worker carried %.2f× the mean load under KV-aware routing against %.2f× under round robin.",
+		100*rr.HitRequests, sendsBack, 100*kv.HitRequests, 1000*rr.TTFTMean, 1000*kv.TTFTMean, 1000*rr.TTFTP99, 1000*kv.TTFTP99, price, kv.Imbalance, rr.Imbalance)
 	a = &kit.Annotator{Scene: "end"}
 	a.Mark("pool:"+rr.Name, fmt.Sprintf("%.0f%% of requests hit", 100*rr.HitRequests), "Round robin", cmp)
 	a.Mark("pool:"+kv.Name, fmt.Sprintf("%.0f%% of requests hit", 100*kv.HitRequests), "The KV router", cmp)
 	a.Mark("worker:p2-"+workerLabel(kv.Busiest()), fmt.Sprintf("busiest: %.2f× the mean", kv.Imbalance), "the busiest worker", cmp)
 	steps = append(steps, lessons.Step{
-		Title: "Round robin vs KV-aware", Narration: cmp, Mentions: a.Mentions,
+		Key: "compare", Title: "Round robin vs KV-aware", Narration: cmp, Mentions: a.Mentions,
 		Scenes: []scene.Scene{r.policyCluster("end", "Where each prompt ended up cached, and each worker's load", a.Marks, []kit.RoutingRun{rr, kv}, [][][]int{r.cachedRR, r.cachedKV})},
 	})
 	return append(steps, r.closingSteps()...)
@@ -658,19 +664,23 @@ func (r *smartRoutingRun) closingSteps() []lessons.Step {
 	a.Mark("pool:"+r.rnd.Name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.rnd.HitRequests, r.rnd.Imbalance), "Random", every)
 	a.Mark("pool:"+r.ll.Name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*r.ll.HitRequests, r.ll.Imbalance), "least-loaded", every)
 	a.Mark("pool:"+kv.Name, fmt.Sprintf("%.0f%% hit · imbalance %.2f", 100*kv.HitRequests, kv.Imbalance), "the cache-aware cost", every)
+	spreads := "Dynamo's cost counts the pending prefill tokens and active blocks too, so once the hot worker is loaded a cold worker's full prefill is cheaper and the hot prompt spreads"
+	if r.weight == 0 {
+		spreads = "Dynamo's cost at overlap_score_weight 0 counts only the active blocks, so the hot prompt spreads over every worker from the start"
+	}
 	overload := fmt.Sprintf("Now %d requests arrive at %g per second and %.0f%% of them share one system prompt. The article's router sends every request to the worker that caches its prefix: that worker queues (imbalance %.2f, mean TTFT %.0f ms). "+
-		"Dynamo's cost counts the pending prefill tokens and active blocks too, so once the hot worker is loaded a cold worker's full prefill is cheaper and the hot prompt spreads (imbalance %.2f, mean TTFT %.0f ms).",
-		r.overloadRequests, r.overloadRate, r.hotShare, affRun.Imbalance, 1000*affRun.TTFTMean, kvHot.Imbalance, 1000*kvHot.TTFTMean)
+		"%s (imbalance %.2f, mean TTFT %.0f ms).",
+		r.overloadRequests, r.overloadRate, r.hotShare, affRun.Imbalance, 1000*affRun.TTFTMean, spreads, kvHot.Imbalance, 1000*kvHot.TTFTMean)
 	b := &kit.Annotator{Scene: "overload-cluster"}
 	b.Mark("worker:p1-"+workerLabel(affRun.Busiest()), fmt.Sprintf("hot spot: %.2f× the mean", affRun.Imbalance), "that worker queues", overload)
 	b.Mark("pool:"+kvHot.Name, fmt.Sprintf("imbalance %.2f", kvHot.Imbalance), "the hot prompt spreads", overload)
 	return []lessons.Step{{
-		Title: "Every policy on the same stream", Narration: every, Mentions: a.Mentions,
+		Key: "policies", Title: "Every policy on the same stream", Narration: every, Mentions: a.Mentions,
 		Scenes: []scene.Scene{r.policyCluster("policies-cluster", "Every policy on the same stream, at its end", a.Marks,
 			[]kit.RoutingRun{rr, r.rnd, r.ll, kv}, [][][]int{r.cachedRR, r.cachedRnd, r.cachedLL, r.cachedKV}),
 			{Kind: scene.KindTable, ID: "policies", Title: "Policies compared", Table: pol}},
 	}, {
-		Title: "Overload: when affinity hot-spots one worker", Narration: overload, Mentions: b.Mentions,
+		Key: "overload", Title: "Overload: when affinity hot-spots one worker", Narration: overload, Mentions: b.Mentions,
 		Scenes: []scene.Scene{r.policyCluster("overload-cluster", "The overload stream at its end", b.Marks, []kit.RoutingRun{affRun, kvHot}, [][][]int{r.cachedAff, r.cachedHot}),
 			{Kind: scene.KindChart, ID: "overload", Title: "Requests per worker under overload", Chart: workerBars(affRun, kvHot)}},
 	}}

@@ -8,6 +8,11 @@ import (
 	"github.com/inferlab/inferlab/lessons"
 )
 
+// Tolerance is every row's allowed |lab − published| / published, fixed
+// before any row's figure was known: one tolerance for all, so that no
+// row's verdict depends on a bound chosen for it.
+const Tolerance = 0.15
+
 // endToEnd is one published end-to-end serving result beside the lab's
 // figure for the closest setup a lesson can express. The lab's figure is
 // computed by running the lesson (Run); nothing is typed in but the
@@ -26,11 +31,10 @@ type endToEnd struct {
 	// What names the lab's figure (the metrics it comes from).
 	What string
 	Unit string
-	// Published is the publication's figure; Tolerance the allowed
-	// |lab − published| / published.
-	Published, Tolerance float64
-	// Miss, when set, says why the lab is expected outside the
-	// tolerance; the test then holds the miss to its direction (Below).
+	// Published is the publication's figure.
+	Published float64
+	// Miss, when set, says in one sentence why the lab lies outside
+	// Tolerance; the test then holds the miss to its direction (Below).
 	Miss  string
 	Below bool
 }
@@ -45,46 +49,119 @@ func ratio(num, den string) func(map[string]float64) float64 {
 	return func(m map[string]float64) float64 { return m[num] / m[den] }
 }
 
-// sarathiSet is the Sarathi-Serve-like setup of measuring: Mistral-7B on
-// one A100, a p99 TBT SLO of 50 ms (five times the lab's decode step
-// without prefills), chunks of 512 tokens against 8,192 (whole prompts).
+// sarathiSet is Sarathi-Serve's strict Mistral-7B setup as its artifact
+// runs it (microsoft/sarathi-serve @ ceaa066, branch osdi-sarathi-serve,
+// osdi-experiments/figure-5-6: mistral7b_strict.yml and the capacity
+// search's defaults): one A100-80GB, batch 128, chunks of 512 tokens
+// against vLLM's whole prompts (8,192), the openchat ShareGPT length table,
+// p99 TBT ≤ 100 ms and a median scheduling delay ≤ 2 s (the lesson's
+// default wait limit when TTFT and TPOT are 0). The paper ran the PCIe
+// A100; the lab has the SXM one.
 var sarathiSet = []string{"gpu=a100-80gb-sxm", "model=mistral-7b-v0.1", "max_num_seqs=128", "max_num_batched_tokens=512", "compare_budget=8192",
-	"slo_p99_tbt_ms=50", "slo_ttft_ms=2000", "slo_tpot_ms=100", "rate_min=0.5", "rate_max=64", "points=8", "duration_s=10"}
+	"slo_p99_tbt_ms=100", "slo_ttft_ms=0", "slo_tpot_ms=0", "lengths=sharegpt-8k", "rate_min=1", "rate_max=4", "points=2", "duration_s=10"}
+
+// vllmFig2Set is the vLLM paper's §6.2 setting as garage expresses it:
+// OPT-13B's KV pool on an A100-40GB (15.7K token slots, Table 1), Orca's
+// maximum of 2,048 tokens, and ShareGPT's mean lengths (161 input, 338
+// output tokens, §6.1) as uniform ranges; reserve picks Orca's policy.
+func vllmFig2Set(reserve string) []string {
+	return []string{"pool_tokens=15700", "max_context=2048", "prompt_min=1", "prompt_max=321", "output_min=1", "output_max=675", "requests=200", "reserve=" + reserve}
+}
+
+// dynamoRecipe is Dynamo's disaggregation recipe as the disaggregation
+// lesson narrates it (FP8 weights, prefill on TP 2, decode on TP 4, p99
+// TBT ≤ 50 ms) at the architecture page's lengths (3K in, 150 out) over
+// NVLink, with prefill and decode workers for nodes × 8 GPUs.
+func dynamoRecipe(prefillWorkers, decodeWorkers int) []string {
+	return []string{"weight_dtype=fp8", "tp=2", "prefill_tp=2", "decode_tp=4", fmt.Sprintf("prefill_workers=%d", prefillWorkers), fmt.Sprintf("decode_workers=%d", decodeWorkers),
+		"slo_p99_tbt_ms=50", "prompt_min=3000", "prompt_max=3000", "output_min=150", "output_max=150", "link=nvlink4"}
+}
+
+// firstToken is a batch-1 first-token latency as a serving lesson measures
+// it: four requests of prompt tokens (and 2 output tokens) arriving 10 s
+// apart, each served alone by the disaggregation lesson's monolithic vLLM
+// workers, whose median TTFT is one prefill step.
+func firstToken(gpu, model, weights string, tp, prompt int) []string {
+	return []string{"gpu=" + gpu, "model=" + model, "weight_dtype=" + weights, fmt.Sprintf("tp=%d", tp),
+		fmt.Sprintf("prompt_min=%d", prompt), fmt.Sprintf("prompt_max=%d", prompt), "output_min=2", "output_max=2", "requests=4", "rate=0.1"}
+}
+
+const (
+	vllmPaper    = "vLLM, Kwon et al., SOSP'23, Fig. 2 (https://arxiv.org/abs/2309.06180)"
+	sarathiPaper = "Sarathi-Serve, Agrawal et al., OSDI'24 (https://arxiv.org/abs/2403.02310)"
+	trtPerf      = "docs/source/performance.md (https://github.com/NVIDIA/TensorRT-LLM)"
+	planner      = "vLLM v0.19.0 start-up log, llm-d-planner accuracy/results/v0.19.0 @ d3121e0 (https://github.com/llm-d-incubation/llm-d-planner)"
+	dynamoArch   = "NVIDIA Dynamo architecture @ 274eb0e (https://github.com/ai-dynamo/dynamo/blob/main/docs/architecture/architecture.md)"
+	trt05        = "TensorRT-LLM v0.5, " + trtPerf + ", Low Latency"
+	// shortPrefillMiss is why 128-token first-token latencies miss.
+	shortPrefillMiss = "a 128-token prefill is a few milliseconds of kernels, and the lesson's engine leaves out the fixed per-step cost the step-time section adds to TensorRT-LLM's runs (T_fixed, 4 ms), a third to a half of the published latency at this size"
+	// garageMiss is why garage's contiguous shares miss Fig. 2.
+	garageMiss = "the garage reads a pool that a queue of requests fills at once, with uniform lengths of ShareGPT's means, where the paper averages over a serving run in which ShareGPT's long-tailed requests grow into their reservations"
+)
 
 // endToEndCases are the published results, papers first.
 func endToEndCases() []endToEnd {
 	return []endToEnd{
-		{Source: "vLLM, Kwon et al., SOSP'23, Fig. 2 (https://arxiv.org/abs/2309.06180)", Result: "share of KV memory holding token states under vLLM's paging",
-			Lesson: "garage", Set: []string{"max_context=2048"}, Figure: metric("paged_utilization_pct"), What: "paged_utilization_pct", Unit: "%", Published: 96.3, Tolerance: 0.05},
-		{Source: "vLLM, Kwon et al., SOSP'23, Fig. 2 (https://arxiv.org/abs/2309.06180)", Result: "share of KV memory holding token states when each request reserves the maximum length (Orca (Max))",
-			Lesson: "garage", Set: []string{"max_context=2048", "reserve=max"}, Figure: metric("contiguous_utilization_pct"), What: "contiguous_utilization_pct", Unit: "%", Published: 20.4, Tolerance: 0.25,
-			Miss: "the lab's prompts (512–1,536 tokens) fill a 2,048-token reservation far more than the paper's traces do; the share is mean length over reservation"},
-		{Source: "Sarathi-Serve, Agrawal et al., OSDI'24, §5 (https://arxiv.org/abs/2403.02310)", Result: "serving capacity of chunked prefill over vLLM without chunking, Mistral-7B on one A100, P99 TBT SLO",
-			Lesson: "measuring", Set: sarathiSet, Figure: metric("capacity_ratio"), What: "capacity_ratio (capacity_req_s / capacity_compare_req_s)", Unit: "×", Published: 2.6, Tolerance: 0.3},
-		{Source: "TensorRT-LLM v0.5, docs/source/performance.md (https://github.com/NVIDIA/TensorRT-LLM)", Result: "first-token latency, LLaMA-7B FP16, A100, batch 1, 2,048-token prompt",
-			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "prompt=2048"}, Figure: metric("prefill_ms"), What: "prefill_ms", Unit: "ms", Published: 133, Tolerance: 0.10},
-		{Source: "TensorRT-LLM v0.5, docs/source/performance.md (https://github.com/NVIDIA/TensorRT-LLM)", Result: "first-token latency, LLaMA-7B FP16, A100, batch 1, 128-token prompt",
-			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "prompt=128"}, Figure: metric("prefill_ms"), What: "prefill_ms", Unit: "ms", Published: 16, Tolerance: 0.25, Below: true,
+		{Source: vllmPaper, Result: "share of KV memory holding token states under vLLM's paging, OPT-13B on an A100-40GB, ShareGPT",
+			Lesson: "garage", Set: vllmFig2Set("max"), Figure: metric("paged_utilization_pct"), What: "paged_utilization_pct", Unit: "%", Published: 96.3},
+		{Source: vllmPaper, Result: "share of KV memory holding token states when each request reserves the maximum length (Orca (Max))",
+			Lesson: "garage", Set: vllmFig2Set("max"), Figure: metric("contiguous_utilization_pct"), What: "contiguous_utilization_pct", Unit: "%", Published: 20.4, Below: true, Miss: garageMiss},
+		{Source: vllmPaper, Result: "share of KV memory holding token states when each request reserves its prompt and the next power of two of its output, placed by a buddy allocator (Orca (Pow2))",
+			Lesson: "garage", Set: vllmFig2Set("pow2"), Figure: metric("contiguous_utilization_pct"), What: "contiguous_utilization_pct", Unit: "%", Published: 26.8, Miss: garageMiss},
+		{Source: vllmPaper, Result: "share of KV memory holding token states when each request reserves its true final length, placed by a buddy allocator (Orca (Oracle))",
+			Lesson: "garage", Set: vllmFig2Set("exact"), Figure: metric("contiguous_utilization_pct"), What: "contiguous_utilization_pct", Unit: "%", Published: 38.2, Miss: garageMiss},
+		{Source: sarathiPaper + ", abstract and §5.1 (Fig. 10)", Result: "serving capacity of chunked prefill over vLLM (whole prompts), Mistral-7B on one A100, strict SLO: p99 TBT ≤ 100 ms",
+			Lesson: "measuring", Set: sarathiSet, Figure: ratio("capacity_req_s", "capacity_compare_req_s"), What: "capacity_req_s / capacity_compare_req_s", Unit: "×", Published: 2.6},
+		{Source: sarathiPaper + ", §5.2", Result: "the same comparison as §5.2 states it (3.5× over vLLM at the 100 ms SLO)",
+			Lesson: "measuring", Set: sarathiSet, Figure: ratio("capacity_req_s", "capacity_compare_req_s"), What: "capacity_req_s / capacity_compare_req_s", Unit: "×", Published: 3.5, Below: true,
+			Miss: "the paper gives 2.6× for this setting in its abstract and §5.1 and 3.5× in §5.2, 35% apart, so one lab figure can meet at most one of them"},
+		{Source: "TensorRT-LLM v0.5, " + trtPerf, Result: "first-token latency, LLaMA-7B FP16, A100, batch 1, 2,048-token prompt",
+			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "prompt=2048"}, Figure: metric("prefill_ms"), What: "prefill_ms", Unit: "ms", Published: 133},
+		{Source: "TensorRT-LLM v0.5, " + trtPerf, Result: "first-token latency, LLaMA-7B FP16, A100, batch 1, 128-token prompt",
+			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "prompt=128"}, Figure: metric("prefill_ms"), What: "prefill_ms", Unit: "ms", Published: 16, Below: true,
 			Miss: "roofline prices the kernels alone; a 128-token prefill is short enough that the engine's fixed per-step cost (launches, sampling), which the lesson leaves out, is a third of it"},
 		{Source: "gpt-fast README (https://github.com/pytorch-labs/gpt-fast)", Result: "decode speed, Llama-2-7B bf16, batch 1, one A100-80GB",
-			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "batch=1", "context=205"}, Figure: metric("decode_tokens_per_s"), What: "decode_tokens_per_s", Unit: "tok/s", Published: 104.9, Tolerance: 0.10},
-		{Source: "TensorRT-LLM v0.6.1, docs/source/performance.md (https://github.com/NVIDIA/TensorRT-LLM)", Result: "output throughput, LLaMA-7B FP16, A100, batch 60, 128 in / 2,048 out",
-			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "batch=60", "context=1152"}, Figure: metric("decode_tokens_per_s"), What: "decode_tokens_per_s (decode at the mean context, 128 + 2,048 / 2; the one prefill is under 1% of the run)", Unit: "tok/s", Published: 1928, Tolerance: 0.15},
-		{Source: "vLLM v0.19.0 start-up log, llm-d-planner accuracy/results/v0.19.0 @ d3121e0 (https://github.com/llm-d-incubation/llm-d-planner)", Result: "GPU KV cache size, Llama-3.1-8B bf16, one H100, gpu_memory_utilization 0.95, max_model_len 16,384",
-			Lesson: "kv-budget", Set: []string{"gpu_memory_utilization=0.95", "max_model_len=16384"}, Figure: metric("kv_tokens"), What: "kv_tokens", Unit: "tokens", Published: 476016, Tolerance: 0.05},
-		{Source: "vLLM v0.19.0 start-up log, llm-d-planner accuracy/results/v0.19.0 @ d3121e0 (https://github.com/llm-d-incubation/llm-d-planner)", Result: "GPU KV cache size, Qwen2.5-7B-Instruct bf16, one H100, gpu_memory_utilization 0.95, max_model_len 8,192",
-			Lesson: "kv-budget", Set: []string{"model=qwen2.5-7b", "gpu_memory_utilization=0.95"}, Figure: metric("kv_tokens"), What: "kv_tokens", Unit: "tokens", Published: 1096000, Tolerance: 0.05},
-		{Source: "vLLM v0.19.0 start-up log, llm-d-planner accuracy/results/v0.19.0 @ d3121e0 (https://github.com/llm-d-incubation/llm-d-planner)", Result: "GPU KV cache size, Llama-3.1-8B bf16 weights, fp8 KV, one H100, gpu_memory_utilization 0.95, max_model_len 8,192",
-			Lesson: "kv-budget", Set: []string{"gpu_memory_utilization=0.95", "kv_cache_dtype=fp8"}, Figure: metric("kv_tokens"), What: "kv_tokens", Unit: "tokens", Published: 952032, Tolerance: 0.05},
-		{Source: "NVIDIA Dynamo architecture (https://github.com/ai-dynamo/dynamo/blob/main/docs/architecture/architecture.md)", Result: "throughput per GPU, disaggregated over aggregated, R1-Distill-Llama-70B FP8 on H100, one node",
-			Lesson: "disaggregation", Set: []string{"link=nvlink4"}, Figure: ratio("throughput_per_gpu_disagg", "throughput_per_gpu_monolithic"), What: "throughput_per_gpu_disagg / throughput_per_gpu_monolithic", Unit: "×", Published: 1.3, Tolerance: 0.15, Below: true,
-			Miss: "the lesson serves bf16 weights with one TP for both pools at a load both deployments keep up with, so both serve every request; Dynamo's gain is measured at saturation with FP8 and per-pool TP"},
-		{Source: "SGLang v0.4 blog (https://lmsys.org/blog/2024-12-04-sglang-v0-4/)", Result: "cache hit rate of the cache-aware router over round robin",
-			Lesson: "smart-routing", Set: nil, Figure: ratio("hit_rate_pct_kv_aware", "hit_rate_pct_round_robin"), What: "hit_rate_pct_kv_aware / hit_rate_pct_round_robin", Unit: "×", Published: 3.8, Tolerance: 0.25, Below: true,
+			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "batch=1", "context=205"}, Figure: metric("decode_tokens_per_s"), What: "decode_tokens_per_s", Unit: "tok/s", Published: 104.9},
+		{Source: "TensorRT-LLM v0.6.1, " + trtPerf, Result: "output throughput, LLaMA-7B FP16, A100, batch 60, 128 in / 2,048 out",
+			Lesson: "roofline", Set: []string{"gpu=a100-80gb-sxm", "model=llama-2-7b", "batch=60", "context=1152"}, Figure: metric("decode_tokens_per_s"), What: "decode_tokens_per_s (decode at the mean context, 128 + 2,048 / 2; the one prefill is under 1% of the run)", Unit: "tok/s", Published: 1928},
+		{Source: trt05, Result: "first-token latency, LLaMA-70B FP16, 4× A100 (TP 4), batch 1, 2,048-token prompt (the lab's Llama-3.1-70B: LLaMA-2-70B's layers with a 128K vocabulary)",
+			Lesson: "disaggregation", Set: firstToken("a100-80gb-sxm", "llama-3.1-70b", "bf16", 4, 2048), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 377},
+		{Source: trt05, Result: "first-token latency, LLaMA-70B FP16, 4× A100 (TP 4), batch 1, 128-token prompt",
+			Lesson: "disaggregation", Set: firstToken("a100-80gb-sxm", "llama-3.1-70b", "bf16", 4, 128), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 47, Below: true, Miss: shortPrefillMiss},
+		{Source: trt05, Result: "first-token latency, LLaMA-70B FP8, 4× H100 (TP 4), batch 1, 2,048-token prompt",
+			Lesson: "disaggregation", Set: firstToken("h100-sxm", "llama-3.1-70b", "fp8", 4, 2048), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 109},
+		{Source: trt05, Result: "first-token latency, LLaMA-70B FP8, 4× H100 (TP 4), batch 1, 128-token prompt",
+			Lesson: "disaggregation", Set: firstToken("h100-sxm", "llama-3.1-70b", "fp8", 4, 128), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 26, Below: true, Miss: shortPrefillMiss},
+		// TensorRT-LLM's LLaMA-7B FP8 H100 2,048-token figure (36 ms) is left
+		// out: it calibrates core/hardware's FP8 factor on Hopper.
+		{Source: trt05, Result: "first-token latency, LLaMA-7B FP8, one H100, batch 1, 128-token prompt",
+			Lesson: "disaggregation", Set: firstToken("h100-sxm", "llama-2-7b", "fp8", 1, 128), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 7, Below: true, Miss: shortPrefillMiss},
+		{Source: trt05, Result: "first-token latency, LLaMA-7B FP8, one L40S, batch 1, 2,048-token prompt",
+			Lesson: "disaggregation", Set: firstToken("l40s", "llama-2-7b", "fp8", 1, 2048), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 73,
+			Miss: "the step-time section's known miss 2 (VC8): 73 ms would need 80% of the L40S's FP8 peak from its GEMMs, which none reaches, and its memory-side figures, unmeasured, are the A100's"},
+		{Source: trt05, Result: "first-token latency, LLaMA-7B FP8, one L40S, batch 1, 128-token prompt",
+			Lesson: "disaggregation", Set: firstToken("l40s", "llama-2-7b", "fp8", 1, 128), Figure: metric("ttft_p50_ms_monolithic"), What: "ttft_p50_ms_monolithic", Unit: "ms", Published: 14},
+		{Source: planner, Result: "GPU KV cache size, Llama-3.1-8B bf16, one H100, gpu_memory_utilization 0.95, max_model_len 16,384",
+			Lesson: "kv-budget", Set: []string{"gpu_memory_utilization=0.95", "max_model_len=16384"}, Figure: metric("kv_tokens"), What: "kv_tokens", Unit: "tokens", Published: 476016},
+		{Source: planner, Result: "GPU KV cache size, Qwen2.5-7B-Instruct bf16, one H100, gpu_memory_utilization 0.95, max_model_len 8,192",
+			Lesson: "kv-budget", Set: []string{"model=qwen2.5-7b", "gpu_memory_utilization=0.95"}, Figure: metric("kv_tokens"), What: "kv_tokens", Unit: "tokens", Published: 1096000},
+		{Source: planner, Result: "GPU KV cache size, Llama-3.1-8B bf16 weights, fp8 KV, one H100, gpu_memory_utilization 0.95, max_model_len 8,192",
+			Lesson: "kv-budget", Set: []string{"gpu_memory_utilization=0.95", "kv_cache_dtype=fp8"}, Figure: metric("kv_tokens"), What: "kv_tokens", Unit: "tokens", Published: 952032},
+		{Source: dynamoArch, Result: "throughput per GPU, disaggregated over aggregated on the same 8 GPUs, R1-Distill-Llama-70B FP8 on H100, one node, 3K in / 150 out",
+			Lesson: "disaggregation", Set: dynamoRecipe(2, 1), Figure: ratio("capacity_per_gpu_req_s_disagg", "capacity_per_gpu_req_s_monolithic"),
+			What: "capacity_per_gpu_req_s_disagg / capacity_per_gpu_req_s_monolithic", Unit: "×", Published: 1.3},
+		{Source: dynamoArch, Result: "throughput per GPU, disaggregated over aggregated on the same 16 GPUs, two nodes (\"over 2×\", taken as 2×)",
+			Lesson: "disaggregation", Set: dynamoRecipe(4, 2), Figure: ratio("capacity_per_gpu_req_s_disagg", "capacity_per_gpu_req_s_monolithic"),
+			What: "capacity_per_gpu_req_s_disagg / capacity_per_gpu_req_s_monolithic", Unit: "×", Published: 2},
+		{Source: "SGLang v0.4 blog (https://lmsys.org/blog/2024-12-04-sglang-v0-4/)", Result: "cache hit rate of the cache-aware router over round robin (its baseline)",
+			Lesson: "smart-routing", Set: nil, Figure: ratio("hit_rate_pct_kv_aware", "hit_rate_pct_round_robin"), What: "hit_rate_pct_kv_aware / hit_rate_pct_round_robin", Unit: "×", Published: 3.8, Below: true,
 			Miss: "the lesson's four system prompts over eight workers leave round robin a 35% hit rate already; SGLang's benchmark has many more shared prefixes than workers, where round robin hits far less"},
-		{Source: "NVIDIA Dynamo architecture (https://github.com/ai-dynamo/dynamo/blob/main/docs/architecture/architecture.md)", Result: "TTFT of KV-aware routing over random routing, R1-Distill-Llama-70B, 100K real requests",
-			Lesson: "smart-routing", Set: nil, Figure: ratio("ttft_mean_ms_round_robin", "ttft_mean_ms_kv_aware"), What: "ttft_mean_ms_round_robin / ttft_mean_ms_kv_aware", Unit: "×", Published: 3, Tolerance: 0.25, Below: true,
+		{Source: dynamoArch, Result: "TTFT of KV-aware routing over random routing (its baseline), R1-Distill-Llama-70B, 100K real requests",
+			Lesson: "smart-routing", Set: nil, Figure: ratio("ttft_mean_ms_random", "ttft_mean_ms_kv_aware"), What: "ttft_mean_ms_random / ttft_mean_ms_kv_aware", Unit: "×", Published: 3, Below: true,
 			Miss: "the lesson's Llama-3.1-8B prefills 2,048–4,096-token prompts in tens of ms at a light load, so a miss costs little; Dynamo's 70B under load queues behind recomputed prefixes"},
+		{Source: dynamoArch, Result: "mean request latency of KV-aware routing over random routing (its baseline), same setup (\"2× faster\")",
+			Lesson: "smart-routing", Set: nil, Figure: ratio("e2e_mean_ms_random", "e2e_mean_ms_kv_aware"), What: "e2e_mean_ms_random / e2e_mean_ms_kv_aware", Unit: "×", Published: 2, Below: true,
+			Miss: "the lesson's requests spend most of their time decoding, which routing does not change, and the TTFT it saves is tens of ms of a 700 ms request"},
 	}
 }
 
@@ -105,30 +182,36 @@ func (c endToEnd) command() string {
 	return b.String()
 }
 
-// runEndToEnd runs every case through the lessons package.
+// runEndToEnd runs every case through the lessons package; cases with the
+// same command share one run.
 func runEndToEnd() ([]endToEndResult, error) {
 	var out []endToEndResult
+	runs := map[string]map[string]float64{}
 	for _, c := range endToEndCases() {
-		l := lessons.Get(c.Lesson)
-		if l == nil {
-			return nil, fmt.Errorf("validation: no lesson %q", c.Lesson)
-		}
-		raw := map[string]string{}
-		for _, kv := range c.Set {
-			k, v, _ := strings.Cut(kv, "=")
-			raw[k] = v
-		}
-		s, _, err := l.Run(raw)
-		if err != nil {
-			return nil, fmt.Errorf("validation: %s: %w", c.command(), err)
-		}
-		m := map[string]float64{}
-		for _, x := range s.Metrics {
-			m[x.Key] = x.Value
+		m, ok := runs[c.command()]
+		if !ok {
+			l := lessons.Get(c.Lesson)
+			if l == nil {
+				return nil, fmt.Errorf("validation: no lesson %q", c.Lesson)
+			}
+			raw := map[string]string{}
+			for _, kv := range c.Set {
+				k, v, _ := strings.Cut(kv, "=")
+				raw[k] = v
+			}
+			s, _, err := l.Run(raw)
+			if err != nil {
+				return nil, fmt.Errorf("validation: %s: %w", c.command(), err)
+			}
+			m = map[string]float64{}
+			for _, x := range s.Metrics {
+				m[x.Key] = x.Value
+			}
+			runs[c.command()] = m
 		}
 		lab := c.Figure(m)
 		e := (lab - c.Published) / c.Published
-		out = append(out, endToEndResult{endToEnd: c, Lab: lab, Error: e, Within: math.Abs(e) <= c.Tolerance})
+		out = append(out, endToEndResult{endToEnd: c, Lab: lab, Error: e, Within: math.Abs(e) <= Tolerance})
 	}
 	return out, nil
 }
@@ -157,11 +240,12 @@ func endToEndMarkdown(rs []endToEndResult) string {
 	}
 	sb.WriteString("\n# End-to-end validation\n\n")
 	sb.WriteString("Each row puts a published end-to-end serving result beside the lab's figure for the closest setup a lesson can express,\n")
-	sb.WriteString("computed by running the command shown (cmd/validation runs each through the lessons package). Error is\n")
-	sb.WriteString("(lab − published) / published. The test (`go test ./cmd/validation`) fails when a row expected within its tolerance\n")
-	fmt.Fprintf(&sb, "drifts out of it, or a named miss changes direction. %d of %d rows are within their tolerance.\n\n", within, len(rs))
-	sb.WriteString("| Source | Published result | Lab command | Lab figure | Lab | Published | Error | Tolerance | Verdict |\n")
-	sb.WriteString("|---|---|---|---|---:|---:|---:|---:|---|\n")
+	sb.WriteString("computed by running the command shown (cmd/validation runs each through the lessons package; rows with the same\n")
+	sb.WriteString("command share one run). Error is (lab − published) / published. Every row has the same tolerance, ±15%, fixed\n")
+	sb.WriteString("before any row's figure was known; a row outside it is a miss, with its reason in one sentence. The test\n")
+	fmt.Fprintf(&sb, "(`go test ./cmd/validation`) fails when a row within drifts out, or a miss changes direction or comes within. %d of %d rows are within ±%.0f%%.\n\n", within, len(rs), 100*Tolerance)
+	sb.WriteString("| Source | Published result | Lab command | Lab figure | Lab | Published | Error | Verdict |\n")
+	sb.WriteString("|---|---|---|---|---:|---:|---:|---|\n")
 	for _, r := range rs {
 		verdict := "within"
 		if !r.Within {
@@ -171,8 +255,8 @@ func endToEndMarkdown(rs []endToEndResult) string {
 			}
 			verdict = dir + ": " + r.Miss
 		}
-		fmt.Fprintf(&sb, "| %s | %s | `%s` | %s | %s | %s | %+.1f%% | ±%.0f%% | %s |\n",
-			r.Source, r.Result, r.command(), r.What, figure(r.Lab, r.Unit), figure(r.Published, r.Unit), 100*r.Error, 100*r.Tolerance, verdict)
+		fmt.Fprintf(&sb, "| %s | %s | `%s` | %s | %s | %s | %+.1f%% | %s |\n",
+			r.Source, r.Result, r.command(), r.What, figure(r.Lab, r.Unit), figure(r.Published, r.Unit), 100*r.Error, verdict)
 	}
 	return sb.String()
 }

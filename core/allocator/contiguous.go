@@ -6,19 +6,22 @@ import (
 
 // Contiguous is a token pool in which each request reserves one contiguous
 // run of slots when admitted, sized by its Reservation and placed at the
-// lowest address where it fits (first fit).
+// lowest address where it fits (first fit) or by a buddy allocator.
 type Contiguous struct {
 	log
 	id      uint64 // poolIDs
 	pool    int
 	reserve Reservation
+	buddy   *buddy            // the free blocks, with Buddy placement; nil with first fit
 	runs    []*Request        // resident requests in address order: non-overlapping runs
 	reqs    handles[*Request] // resident requests by id
 	// stored and reserved total the runs' tokens and lengths, so Usage
-	// need not walk every run each tick; taken and holeReuses count
-	// reservations since the pool was made.
-	stored, reserved, taken, holeReuses int
-	shorts                              shortfalls
+	// need not walk every run each tick; asked and finals total the slots
+	// their Reservation asked for and their final lengths (within that),
+	// for Shares; taken and holeReuses count reservations since the pool
+	// was made.
+	stored, reserved, asked, finals, taken, holeReuses int
+	shorts                                             shortfalls
 	// layout counts the runs taken and freed; largestAt is the layout in
 	// which largest, the largest hole, was last measured (by a refused
 	// admission's walk). Until a run is taken or freed the holes stay as
@@ -34,6 +37,7 @@ type Run struct {
 	Req    int
 	Start  int
 	Len    int // slots reserved
+	Asked  int // slots its Reservation asked for: Len, or less in a buddy block
 	Tokens int // slots holding a token
 }
 
@@ -48,7 +52,11 @@ func NewContiguous(poolTokens int, r Reservation) (*Contiguous, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	return &Contiguous{id: poolIDs.Add(1), pool: poolTokens, reserve: r, largestAt: -1, unusableAt: -1}, nil
+	c := &Contiguous{id: poolIDs.Add(1), pool: poolTokens, reserve: r, largestAt: -1, unusableAt: -1}
+	if r.Placement == Buddy {
+		c.buddy = newBuddy(poolTokens)
+	}
+	return c, nil
 }
 
 // PoolTokens is the number of slots in the pool.
@@ -59,18 +67,7 @@ func (c *Contiguous) Reservation() Reservation { return c.reserve }
 
 // index returns the position of r in the runs, which are in address
 // order: a binary search on its start.
-func (c *Contiguous) index(r *Request) int {
-	lo, hi := 0, len(c.runs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if c.runs[m].start < r.start {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
+func (c *Contiguous) index(r *Request) int { return c.indexOf(r.start) }
 
 // Room is the fewest tokens any of reqs' runs can still take, reqs being
 // the requests the pool holds; 0 when it holds others too, or while the
@@ -94,11 +91,24 @@ func (c *Contiguous) Room(reqs []*Request) int {
 // taken or freed since, and the largest is smaller than the run r.Final
 // needs. Asking changes nothing (Quiet).
 func (c *Contiguous) StillRefuses(r *Request) bool {
-	return c.largestAt == c.layout && c.reserve.Slots(r.Final) > c.largest
+	_, length := c.runFor(r)
+	return c.largestAt == c.layout && length > c.largest
+}
+
+// runFor is the slots r's Reservation asks for and the run that holds
+// them: the same with first fit, the power of two at or above with a
+// buddy allocator.
+func (c *Contiguous) runFor(r *Request) (asked, length int) {
+	asked = c.reserve.Slots(r.Prompt, r.Final)
+	if c.buddy != nil {
+		return asked, 1 << order(asked)
+	}
+	return asked, asked
 }
 
 // AllocateSlots admits r, if the pool does not hold it, by reserving a run
-// of Reservation().Slots(r.Final) slots and storing n tokens in it;
+// of Reservation().Slots(r.Prompt, r.Final) slots (rounded up to a power of
+// two with Buddy placement) and storing n tokens in it;
 // admission fails with ErrNoSpace when no hole is large enough, even if the
 // free slots add up to more (external fragmentation). For a resident r it
 // stores n more tokens in its run and fails with ErrNoSpace if the run is
@@ -165,12 +175,21 @@ func (c *Contiguous) admit(r *Request, n int) error {
 	if c.reqs.get(r.ID) != nil {
 		return fmt.Errorf("allocator: request %d is already resident", r.ID)
 	}
-	reserve := c.reserve.Slots(r.Final)
-	if r.Final < n || n > reserve {
-		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", r.ID, reserve, n, r.Final)
+	asked, reserve := c.runFor(r)
+	if r.Final < n || n > asked {
+		return fmt.Errorf("allocator: request %d: a %d-slot run for %d tokens now and %d at most", r.ID, asked, n, r.Final)
 	}
 	if c.largestAt == c.layout && reserve > c.largest {
 		return c.refuse(r, n, reserve) // the holes measured last time, unchanged
+	}
+	if c.buddy != nil {
+		start, ok := c.buddy.take(order(reserve))
+		if !ok {
+			c.largest, c.largestAt = c.buddy.largest(), c.layout
+			return c.refuse(r, n, reserve)
+		}
+		c.place(c.indexOf(start), r, start, reserve, asked, n)
+		return nil
 	}
 	// First fit: walk the holes between runs (Holes, without building it).
 	largest, at := 0, 0
@@ -180,7 +199,7 @@ func (c *Contiguous) admit(r *Request, n int) error {
 			end = c.runs[i].start
 		}
 		if hole := end - at; hole >= reserve {
-			c.place(i, r, at, reserve, n)
+			c.place(i, r, at, reserve, asked, n)
 			return nil
 		} else if hole > largest {
 			largest = hole
@@ -193,6 +212,20 @@ func (c *Contiguous) admit(r *Request, n int) error {
 	return c.refuse(r, n, reserve)
 }
 
+// indexOf is where a run starting at start goes in the runs.
+func (c *Contiguous) indexOf(start int) int {
+	lo, hi := 0, len(c.runs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.runs[m].start < start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // refuse records r's refusal for want of a hole of reserve slots.
 func (c *Contiguous) refuse(r *Request, n, reserve int) error {
 	if c.logging() {
@@ -201,13 +234,16 @@ func (c *Contiguous) refuse(r *Request, n, reserve int) error {
 	return c.shorts.of(reserve, c.pool-c.reserved, c.largest)
 }
 
-// place gives r the run of length slots at start, holding n tokens, before
-// runs[i], where the hole it fills starts.
-func (c *Contiguous) place(i int, r *Request, start, length, n int) {
+// place gives r the run of length slots at start, asked of them by its
+// Reservation, holding n tokens, before runs[i], where the hole it fills
+// starts.
+func (c *Contiguous) place(i int, r *Request, start, length, asked, n int) {
 	if start < c.End() {
 		c.holeReuses++
 	}
-	r.owner, r.start, r.length, r.n = c.id, start, length, n
+	r.owner, r.start, r.length, r.asked, r.final, r.n = c.id, start, length, asked, min(r.Final, asked), n
+	c.asked += asked
+	c.finals += r.final
 	// Shifted one by one: a pool holds few runs, and slices.Insert is a
 	// call and a typed copy each time.
 	c.runs = append(c.runs, nil)
@@ -259,6 +295,11 @@ func (c *Contiguous) Free(r *Request) error {
 	c.layout++
 	c.stored -= r.n
 	c.reserved -= r.length
+	c.asked -= r.asked
+	c.finals -= r.final
+	if c.buddy != nil {
+		c.buddy.give(r.start, order(r.length))
+	}
 	if c.logging() {
 		c.record(Event{Kind: Freed, Req: r.ID, Start: r.start, Len: r.length})
 	}
@@ -277,7 +318,7 @@ func (c *Contiguous) End() int {
 
 // runOf is r's reservation.
 func runOf(r *Request) Run {
-	return Run{Req: r.ID, Start: r.start, Len: r.length, Tokens: r.tokens()}
+	return Run{Req: r.ID, Start: r.start, Len: r.length, Asked: r.asked, Tokens: r.tokens()}
 }
 
 // RunOf returns request req's reservation.
@@ -318,10 +359,14 @@ func (c *Contiguous) Holes() []Hole {
 
 // Unusable counts free slots that a new reservation of size reserve cannot
 // use: in each hole, what is left after fitting as many such runs as possible
-// (external fragmentation).
+// (external fragmentation); with a buddy allocator, the free blocks smaller
+// than the power of two that holds reserve.
 func (c *Contiguous) Unusable(reserve int) int {
 	if reserve < 1 {
 		return 0
+	}
+	if c.buddy != nil {
+		return c.buddy.below(order(reserve))
 	}
 	// A lesson asks at every tick while requests wait; the holes change
 	// only when a run is taken or freed.
@@ -336,6 +381,20 @@ func (c *Contiguous) Unusable(reserve int) int {
 	u += (c.pool - at) % reserve
 	c.unusable, c.unusableAt, c.unusableFor = u, c.layout, reserve
 	return u
+}
+
+// Shares splits the pool's slots four ways, as Fig. 2 of the vLLM paper
+// does for its Orca baselines: slots holding a token; slots reserved for
+// tokens a request will still produce (up to its final length);
+// internal fragmentation, slots reserved past the final length that will
+// never hold one; and external fragmentation and the rest, the slots no
+// request asked for (free slots, and a buddy block's rounding).
+type Shares struct{ Tokens, Reserved, Internal, External int }
+
+// Shares reports the split now, for requests that store no more than
+// their Final tokens, nor than their Reservation asked for.
+func (c *Contiguous) Shares() Shares {
+	return Shares{Tokens: c.stored, Reserved: c.finals - c.stored, Internal: c.asked - c.finals, External: c.pool - c.asked}
 }
 
 // Usage reports the pool's slot usage.

@@ -235,26 +235,35 @@ func TestContiguousNoSpaceFiguresAndHoleReuse(t *testing.T) {
 	}
 }
 
-// Reservation sizes: the paper's baselines.
+// Reservation sizes: the vLLM paper's Orca baselines (§6.1). Pow2 keeps
+// the prompt and rounds up the outputs alone: "if the true output length
+// is 25, it reserves 32 positions for outputs".
 func TestReservationSlots(t *testing.T) {
+	max2048 := Reservation{Policy: ReserveMax, MaxContext: 2048}
+	pow2 := Reservation{Policy: ReservePow2, MaxContext: 2048}
+	exact := Reservation{Policy: ReserveExact}
 	for _, tc := range []struct {
-		r           Reservation
-		final, want int
+		r                   Reservation
+		prompt, final, want int
 	}{
-		{Reservation{ReserveMax, 2048}, 700, 2048},
-		{Reservation{ReservePow2, 2048}, 700, 1024},
-		{Reservation{ReservePow2, 2048}, 1024, 1024},
-		{Reservation{ReservePow2, 2048}, 1025, 2048},
-		{Reservation{ReservePow2, 1500}, 1025, 1500},
-		{Reservation{ReservePow2, 2048}, 0, 1},
-		{Reservation{ReserveExact, 0}, 700, 700},
-		{Reservation{ReserveExact, 0}, 0, 1},
+		{max2048, 161, 700, 2048},
+		{pow2, 100, 125, 132},   // the paper's example: 25 outputs reserve 32
+		{pow2, 600, 700, 728},   // 100 outputs → 128
+		{pow2, 0, 700, 1024},    // all outputs
+		{pow2, 512, 1024, 1024}, // 512 outputs, a power of two already
+		{pow2, 1000, 1600, 2024},
+		{pow2, 1500, 2040, 2048}, // capped at the max context
+		{Reservation{Policy: ReservePow2, MaxContext: 1500}, 0, 1025, 1500},
+		{pow2, 10, 10, 10}, // no outputs
+		{pow2, 0, 0, 1},
+		{exact, 161, 700, 700},
+		{exact, 0, 0, 1},
 	} {
-		if got := tc.r.Slots(tc.final); got != tc.want {
-			t.Errorf("%+v for %d tokens: %d slots, want %d", tc.r, tc.final, got, tc.want)
+		if got := tc.r.Slots(tc.prompt, tc.final); got != tc.want {
+			t.Errorf("%+v for %d prompt tokens of %d: %d slots, want %d", tc.r, tc.prompt, tc.final, got, tc.want)
 		}
 	}
-	for _, bad := range []Reservation{{"some", 10}, {ReserveMax, 0}, {ReservePow2, -1}} {
+	for _, bad := range []Reservation{{Policy: "some", MaxContext: 10}, {Policy: ReserveMax}, {Policy: ReservePow2, MaxContext: -1}, {Policy: ReserveExact, Placement: "best"}} {
 		if _, err := NewContiguous(100, bad); err == nil {
 			t.Errorf("NewContiguous accepted %+v", bad)
 		}

@@ -29,9 +29,12 @@
 //     block 0 aside).
 //   - Contiguous is the pre-paging baseline the paper compares against
 //     (FasterTransformer, Orca): each admitted request reserves one
-//     contiguous run of slots up front, sized by a Reservation policy
-//     (max context, next power of two, or the exact final length), placed
-//     first-fit in a fixed token pool, and released when done, leaving holes.
+//     contiguous run of slots up front, sized by a Reservation policy (the
+//     paper's Orca Max, Pow2 and Oracle: the max context; the prompt and
+//     the next power of two of the outputs; the exact final length), placed
+//     first-fit in a fixed token pool or by a buddy allocator, as the
+//     paper's Orca baselines are (buddy.go), and released when done,
+//     leaving holes. Shares splits its slots as the paper's Fig. 2 does.
 //
 // Most calls of a serving run only store a token in memory the request
 // already holds. AllocateSlots does that by counting, in a body the

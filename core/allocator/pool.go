@@ -150,31 +150,57 @@ func (e *NoSpaceError) Is(target error) bool { return target == ErrNoSpace }
 type ReservePolicy string
 
 // The reservation policies of the vLLM paper's baselines (Kwon et al.,
-// SOSP'23, §6.1).
+// SOSP'23, §6.1: "Orca (Max) always reserves the space up to the maximum
+// sequence length of the model", "Orca (Pow2) over-reserves the space for
+// outputs by at most 2×. For example, if the true output length is 25, it
+// reserves 32 positions for outputs", "Orca (Oracle) ... has the knowledge
+// of the lengths of the outputs that will be actually generated").
 const (
 	ReserveMax   ReservePolicy = "max"   // the model's max context (FasterTransformer, Orca-Max)
-	ReservePow2  ReservePolicy = "pow2"  // the next power of two of the final length, at most max (Orca-Pow2)
+	ReservePow2  ReservePolicy = "pow2"  // the prompt and the next power of two of the outputs, at most max (Orca-Pow2)
 	ReserveExact ReservePolicy = "exact" // the final length, known in advance (Orca-Oracle)
 )
 
-// Reservation is a contiguous pool's sizing rule.
+// Placement names where a contiguous pool puts a run.
+type Placement string
+
+// The placements: first fit over the holes between runs, or a binary
+// buddy allocator, which the vLLM paper's Orca baselines take their KV
+// memory from ("the memory addresses for the KV cache are allocated by a
+// buddy allocator", §6.1).
+const (
+	FirstFit Placement = ""      // the lowest address where the run fits
+	Buddy    Placement = "buddy" // a power-of-two block aligned to its size (buddy.go)
+)
+
+// Reservation is a contiguous pool's sizing rule and placement.
 type Reservation struct {
 	Policy     ReservePolicy
 	MaxContext int // what ReserveMax reserves and ReservePow2 is capped at
+	Placement  Placement
 }
 
-// Slots is the run reserved for a request that will hold final tokens.
-func (r Reservation) Slots(final int) int {
+// Slots is the run reserved for a request of prompt tokens that will hold
+// final tokens (prompt and outputs).
+func (r Reservation) Slots(prompt, final int) int {
 	switch r.Policy {
 	case ReserveExact:
 		return max(1, final)
 	case ReservePow2:
-		return min(r.MaxContext, 1<<bits.Len(uint(max(1, final)-1)))
+		prompt = min(max(prompt, 0), final)
+		outputs := 0
+		if out := final - prompt; out > 0 {
+			outputs = 1 << bits.Len(uint(out-1))
+		}
+		return min(r.MaxContext, max(1, prompt+outputs))
 	}
 	return r.MaxContext
 }
 
 func (r Reservation) validate() error {
+	if r.Placement != FirstFit && r.Placement != Buddy {
+		return fmt.Errorf("allocator: placement %q, want first fit (\"\") or %q", r.Placement, Buddy)
+	}
 	switch r.Policy {
 	case ReserveExact:
 		return nil

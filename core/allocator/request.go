@@ -27,6 +27,9 @@ type Request struct {
 	// when unknown. A contiguous pool reserves its run from it; the paged
 	// pool sizes the block table's memory by it.
 	Final int
+	// Prompt is how many of Final are the prompt's (vLLM's
+	// num_prompt_tokens); Orca-Pow2 rounds up only the rest, the outputs.
+	Prompt int
 	// Computed are the cached blocks a ComputedBlocks lookup found for the
 	// request's admission (vLLM's new_computed_blocks). Only a paged pool
 	// with prefix caching has any. They describe the cache at the lookup,
@@ -50,8 +53,10 @@ type Request struct {
 	// run's requests are then a few words smaller for the collector).
 	blocks []int
 	cached *cachedTokens
-	// In a contiguous pool: the reserved run.
-	start, length int
+	// In a contiguous pool: the run, the slots its Reservation asked for
+	// (a buddy block rounds them up to the run's length), and the final
+	// length within them when it was placed.
+	start, length, asked, final int
 }
 
 // cachedTokens is what a caching pool keeps of a request's tokens: their

@@ -289,8 +289,13 @@ type disagg struct {
 	events   evHeap
 	seq      int
 	linkFree []float64 // per prefill worker: when its link is free
-	inbound  []int     // per decode worker: transfers on their way
-	staged   [][]int   // per decode worker: requests whose KV arrived, not yet placed
+	// inFlight is per prefill worker its last step run: when it ends and
+	// the prompt tokens it computes. The event loop runs a step whole as
+	// soon as it starts, so until it ends its tokens are computed in the
+	// scheduler but still pending on the GPU (pendingPrefill).
+	inFlight []stepEnd
+	inbound  []int   // per decode worker: transfers on their way
+	staged   [][]int // per decode worker: requests whose KV arrived, not yet placed
 	j        map[int]*Journey
 	reqs     map[int]Request
 	res      *DisaggResult
@@ -353,7 +358,7 @@ func newDisagg(cfg DisaggConfig) (*disagg, error) {
 	}
 	sc := cfg.Scheduler
 	sc.PrefixCaching, sc.KVEvents = true, false
-	d := &disagg{cfg: cfg, linkFree: make([]float64, cfg.Prefill), inbound: make([]int, cfg.Decode),
+	d := &disagg{cfg: cfg, linkFree: make([]float64, cfg.Prefill), inFlight: make([]stepEnd, cfg.Prefill), inbound: make([]int, cfg.Decode),
 		staged: make([][]int, cfg.Decode), j: map[int]*Journey{}, reqs: map[int]Request{}, res: &DisaggResult{}}
 	psc := cfg.prefillScheduler()
 	psc.PrefixCaching, psc.KVEvents = true, false
@@ -448,6 +453,7 @@ func (d *disagg) advancePrefill(w int, t float64) error {
 			return fmt.Errorf("cluster: prefill worker %d: %w", w, err)
 		}
 		d.res.Counts.add(st)
+		d.inFlight[w] = stepEnd{end: st.Start + st.Duration, tokens: st.PrefillTokens}
 		for _, id := range st.Admitted {
 			if j := d.j[id]; j.PrefillStart < 0 {
 				j.PrefillStart = st.Start
@@ -545,12 +551,30 @@ func (d *disagg) leastLoadedDecode() int {
 	return best
 }
 
+// stepEnd is a step's end and the prompt tokens it computes.
+type stepEnd struct {
+	end    float64
+	tokens int
+}
+
+// pendingPrefill is prefill worker w's pending prefill tokens at time t
+// (Dynamo's active prefill tokens, which drop when a prefill completes):
+// those its scheduler has not computed, and those of its step still
+// running at t.
+func (d *disagg) pendingPrefill(w int, t float64) int {
+	n := d.pre[w].Load().PendingPrefillTokens
+	if f := d.inFlight[w]; f.end > t {
+		n += f.tokens
+	}
+	return n
+}
+
 // leastLoadedPrefill picks the prefill worker with the fewest pending
-// prefill tokens, the lowest id on a tie.
-func (d *disagg) leastLoadedPrefill() int {
+// prefill tokens at t, the lowest id on a tie.
+func (d *disagg) leastLoadedPrefill(t float64) int {
 	best, bestLoad := 0, math.MaxInt
-	for w, s := range d.pre {
-		if n := s.Load().PendingPrefillTokens; n < bestLoad {
+	for w := range d.pre {
+		if n := d.pendingPrefill(w, t); n < bestLoad {
 			best, bestLoad = w, n
 		}
 	}
@@ -572,7 +596,7 @@ func (d *disagg) arrive(r Request) error {
 		in := ConditionalInput{Prompt: len(r.PromptIDs), Cached: j.PrefixHit, PrefillBudget: d.cfg.prefillScheduler().MaxNumBatchedTokens}
 		if len(d.pre) > 0 {
 			// The prefill worker the router would pick, and the queue.
-			in.PrefillActive = d.pre[d.leastLoadedPrefill()].Load().PendingPrefillTokens
+			in.PrefillActive = d.pendingPrefill(d.leastLoadedPrefill(r.Arrival), r.Arrival)
 			for _, s := range d.pre {
 				in.PrefillWaiting += s.Load().Waiting
 			}
@@ -591,7 +615,7 @@ func (d *disagg) arrive(r Request) error {
 			PromptIDs: r.PromptIDs, OutputIDs: r.OutputIDs})
 	}
 	d.res.Remote++
-	j.PrefillWorker = d.leastLoadedPrefill()
+	j.PrefillWorker = d.leastLoadedPrefill(r.Arrival)
 	return d.pre[j.PrefillWorker].Add(scheduler.Request{ID: r.ID, Arrival: r.Arrival, Prompt: len(r.PromptIDs), Output: 1, PromptIDs: r.PromptIDs})
 }
 
@@ -654,6 +678,7 @@ func (d *disagg) finish(sorted []Request) (*DisaggResult, error) {
 		m.TTFT, m.E2E = j.FirstToken-r.Arrival, j.LastToken-r.Arrival
 		if j.Remote {
 			pm := hits[r.ID]
+			m.Scheduled = pm.Scheduled // first scheduled by its prefill worker
 			m.CachedHit = pm.CachedHit
 			m.Preemptions += pm.Preemptions
 		}

@@ -2,8 +2,8 @@
 // the layout: tensor parallelism (TP) inside a node, pipeline parallelism
 // (PP) across stages, data-parallel replicas (DP) side by side. Its entry
 // type is Setup; Setup.Replica lays one copy of the model out as TP × PP
-// GPUs, and Replica.Decode prices one decode step of a batch split into
-// micro-batches.
+// GPUs, and Replica.Decode prices one decode step of a batch, under vLLM
+// v1's batch queue or the drained GPipe schedule.
 //
 // # The model
 //
@@ -32,12 +32,22 @@
 //	t_send = α + (bytes / TP) / (BW · η) + all-gather(bytes)
 //
 // over InfiniBand when the two stages sit on different nodes, NVLink
-// otherwise. A step's micro-batches run the GPipe schedule: micro-batch j
-// starts on stage s when stage s has finished (and sent) micro-batch j−1
-// and micro-batch j has arrived from stage s−1. With equal stages and free
-// sends the step is (m + p − 1) stage slots and the idle share, the
-// pipeline bubble, is (p − 1) / (m + p − 1); Decode walks the schedule and
-// reports both.
+// otherwise.
+//
+// Schedules. Under vLLM v1's batch queue (BatchQueue, the default) the
+// engine keeps PP batches in flight, each holding its own share of the
+// running sequences, and a batch's next step enters stage 1 as soon as its
+// previous step has left stage PP; Decode walks 16 rounds of that schedule
+// from empty and reports the mean period of the last eight, the time
+// between a sequence's tokens.
+// With equal stages and free sends no stage waits; a slower stage or a
+// send sets the period, and fewer sequences than stages leave 1 − b/p of
+// the stages idle. Under GPipe (the drained schedule) micro-batch j starts
+// on stage s when stage s has finished (and sent) micro-batch j−1 and
+// micro-batch j has arrived from stage s−1, and the next step waits for the
+// last to leave: with equal stages and free sends the step is (m + p − 1)
+// stage slots and the idle share, the pipeline bubble, is
+// (p − 1) / (m + p − 1).
 //
 // Throughput. A replica advances every sequence of its batch by one token
 // per step: tokens per second per user = 1 / t_step, per replica = batch /
@@ -47,14 +57,18 @@
 // # Simplifications
 //
 // Dense models only: no expert parallelism. Communication never overlaps
-// compute (a send holds its stage). Every step drains its micro-batches
-// through the pipeline before the next begins, so every step pays the
-// bubble; vLLM v1 keeps PP batches in flight across steps (its batch queue),
-// which hides it in steady state at the cost of each batch waiting its
-// turn.
+// compute (a send holds its stage). The batch queue's batches are taken as
+// equal shares of the running sequences: requests that arrive over time
+// join whichever batch is being scheduled, so the shares stay near even,
+// but a population that arrived all at once would travel as one batch in
+// vLLM and leave the other stages idle. No CPU time between a batch's
+// return and its next scheduling.
 //
 // # Sources
 //
+// The batch queue follows vllm-project/vllm @ 00f6c9bf92aa69c72d5828d28d029129775223b7
+// (vllm/v1/executor/multiproc_executor.py: max_concurrent_batches is
+// pipeline_parallel_size; vllm/v1/engine/core.py: step_with_batch_queue).
 // The layer split follows vllm-project/vllm @ 5a6541d,
 // vllm/distributed/utils.py get_pp_indices; the activations sent and
 // their slicing follow vllm/model_executor/models/llama.py (IntermediateTensors

@@ -10,10 +10,45 @@ import (
 
 // Layout is how many GPUs split one model and how: TP GPUs share every
 // layer, PP stages hold consecutive layers, DP replicas each hold a whole
-// copy; a step's batch crosses the pipeline in MicroBatches parts.
+// copy; Schedule is how decode steps cross the stages, and under GPipe a
+// step's batch crosses them in MicroBatches parts.
 type Layout struct {
 	TP, PP, DP   int
 	MicroBatches int
+	Schedule     Schedule
+}
+
+// Schedule is how a replica's decode steps cross its pipeline stages.
+type Schedule int
+
+const (
+	// BatchQueue is vLLM v1's: the engine keeps as many batches in flight
+	// as there are stages (max_concurrent_batches = pipeline_parallel_size,
+	// vllm-project/vllm @ 00f6c9bf92aa69c72d5828d28d029129775223b7,
+	// vllm/v1/executor/multiproc_executor.py), schedules a new batch
+	// whenever the queue has room and waits for the oldest only when it is
+	// full (EngineCore.step_with_batch_queue, vllm/v1/engine/core.py: "to
+	// eliminate pipeline bubbles"). A request is scheduled again only once
+	// its previous step has returned, so the batches in flight hold
+	// disjoint requests: the running sequences are served as PP batches
+	// taking turns, and a batch's next step enters the first stage as soon
+	// as its previous one has left the last. MicroBatches is not used.
+	BatchQueue Schedule = iota
+	// GPipe drains every step: the step's batch crosses the stages in
+	// MicroBatches micro-batches, and the next step starts once the last
+	// has left the last stage, so every step pays the pipeline bubble.
+	GPipe
+)
+
+// String names the schedule.
+func (s Schedule) String() string {
+	switch s {
+	case BatchQueue:
+		return "vLLM v1 batch queue"
+	case GPipe:
+		return "GPipe, drained every step"
+	}
+	return fmt.Sprintf("Schedule(%d)", int(s))
 }
 
 // GPUs is TP · PP · DP.
@@ -158,8 +193,12 @@ func (s Setup) Replica(l Layout) (*Replica, error) {
 	s = s.withDefaults()
 	m := s.Model
 	switch {
-	case l.TP < 1 || l.PP < 1 || l.DP < 1 || l.MicroBatches < 1:
-		return nil, fmt.Errorf("%w: TP %d, PP %d, DP %d, %d micro-batches, want each ≥ 1", ErrLayout, l.TP, l.PP, l.DP, l.MicroBatches)
+	case l.TP < 1 || l.PP < 1 || l.DP < 1:
+		return nil, fmt.Errorf("%w: TP %d, PP %d, DP %d, want each ≥ 1", ErrLayout, l.TP, l.PP, l.DP)
+	case l.Schedule != BatchQueue && l.Schedule != GPipe:
+		return nil, fmt.Errorf("%w: %v, want BatchQueue or GPipe", ErrLayout, l.Schedule)
+	case l.Schedule == GPipe && l.MicroBatches < 1:
+		return nil, fmt.Errorf("%w: %d micro-batches, want ≥ 1", ErrLayout, l.MicroBatches)
 	case l.TP > s.NodeGPUs:
 		return nil, fmt.Errorf("%w: TP %d spans more than a node of %d GPUs: its all-reduces would cross the network", ErrLayout, l.TP, s.NodeGPUs)
 	case l.PP > m.Layers:

@@ -7,11 +7,11 @@ import (
 )
 
 // Step is one priced decode step of a replica: every sequence of the batch
-// computes one token, its micro-batches crossing the stages in the GPipe
-// order.
+// computes one token, its micro-batches (GPipe) or its batches in flight
+// (the batch queue) crossing the stages.
 type Step struct {
 	Batch, Context int
-	// Micro is each micro-batch's sequences.
+	// Micro is each micro-batch's sequences, or each batch in flight's.
 	Micro []int
 	// Compute[s][j] is stage s's time on micro-batch j, Comm[s][j] the
 	// part of it in TP all-reduces and gathers; Send[s][j] the time to
@@ -20,14 +20,18 @@ type Step struct {
 	// SendBytes[j] is micro-batch j's activations, all TP GPUs together.
 	SendBytes []float64
 	// Spans are the schedule: when each stage computed and sent each
-	// micro-batch.
+	// micro-batch (under the batch queue: one period of its steady state,
+	// from the first batch entering stage 1).
 	Spans []Span
-	// Seconds is the step, from the first micro-batch entering stage 1 to
-	// the last leaving stage PP.
+	// Seconds is the time between a sequence's tokens: under GPipe the
+	// step, from the first micro-batch entering stage 1 to the last leaving
+	// stage PP; under the batch queue the period of its steady state, from
+	// one step of a batch leaving the last stage to its next.
 	Seconds float64
 	// Bubble is the share of the stages' time spent neither computing nor
-	// sending, SendShare the share spent sending; FormulaBubble is
-	// (p − 1) / (m + p − 1), the bubble of equal stages with free sends.
+	// sending, SendShare the share spent sending; FormulaBubble is the
+	// bubble of equal stages with free sends: (p − 1) / (m + p − 1) under
+	// GPipe, 1 − b/p with b batches in flight under the batch queue.
 	Bubble, SendShare, FormulaBubble float64
 	// Work is the kernels priced, for a caller's work bound.
 	Work int64
@@ -41,10 +45,14 @@ type Span struct {
 }
 
 // Decode prices one decode step of batch sequences at context cached
-// tokens each (context + 1 after the step), split into the layout's
-// micro-batches as evenly as whole sequences allow.
+// tokens each (context + 1 after the step): under GPipe split into the
+// layout's micro-batches, under the batch queue into min(batch, PP)
+// batches in flight, as evenly as whole sequences allow.
 func (r *Replica) Decode(batch, context int) (Step, error) {
 	m, p := r.Layout.MicroBatches, len(r.Stages)
+	if r.Layout.Schedule == BatchQueue {
+		m = max(1, min(batch, p))
+	}
 	if batch < m {
 		return Step{}, fmt.Errorf("%w: %d micro-batches of a batch of %d sequences, want at most one micro-batch per sequence", ErrLayout, m, batch)
 	}
@@ -68,7 +76,11 @@ func (r *Replica) Decode(batch, context int) (Step, error) {
 			st.Compute[s][j], st.Comm[s][j], st.Send[s][j] = c.total, c.comm, c.send
 		}
 	}
-	st.schedule()
+	if r.Layout.Schedule == BatchQueue && p > 1 {
+		st.scheduleQueue()
+	} else { // one stage: both schedules are one pass of the batch
+		st.schedule()
+	}
 	return st, nil
 }
 
@@ -127,6 +139,65 @@ func (st *Step) schedule() {
 	st.Bubble = 1 - (busy+sending)/total
 	st.SendShare = sending / total
 	st.FormulaBubble = float64(p-1) / float64(m+p-1)
+}
+
+// queueRounds is how many steps of every batch scheduleQueue walks before
+// it measures the period: the schedule starts empty and settles into its
+// steady state within a few rounds.
+const queueRounds = 16
+
+// scheduleQueue walks the batch queue: batch j's step k enters stage 1
+// once its step k−1 has left stage PP and stage 1 has finished (and sent)
+// the batch ahead of it, each stage serving the batches in turn. Seconds
+// is the mean period of batch 1 over the second half of the rounds; Spans
+// are the last round's, shifted to start at 0.
+func (st *Step) scheduleQueue() {
+	p, m := len(st.Compute), len(st.Micro)
+	free := make([]float64, p)
+	back := make([]float64, m) // when batch j's last step left stage PP
+	var mid, origin float64
+	for k := range queueRounds {
+		last := k == queueRounds-1
+		for j := range m {
+			arrive := back[j]
+			for s := range p {
+				start := max(free[s], arrive)
+				end := start + st.Compute[s][j]
+				if last && j == 0 && s == 0 {
+					origin = start
+				}
+				if last {
+					st.Spans = append(st.Spans, Span{Stage: s, Micro: j, Start: start - origin, End: end - origin})
+				}
+				free[s], arrive = end, end
+				if s < p-1 {
+					sent := end + st.Send[s][j]
+					if last {
+						st.Spans = append(st.Spans, Span{Stage: s, Micro: j, Start: end - origin, End: sent - origin, Send: true})
+					}
+					free[s], arrive = sent, sent
+				}
+			}
+			back[j] = arrive
+		}
+		if k == queueRounds/2-1 {
+			mid = back[0]
+		}
+	}
+	st.Seconds = (back[0] - mid) / float64(queueRounds/2)
+	var busy, sending float64
+	for s := range p {
+		for j := range m {
+			busy += st.Compute[s][j]
+			if s < p-1 {
+				sending += st.Send[s][j]
+			}
+		}
+	}
+	total := float64(p) * st.Seconds
+	st.Bubble = max(0, 1-(busy+sending)/total)
+	st.SendShare = sending / total
+	st.FormulaBubble = 1 - float64(m)/float64(p)
 }
 
 // split is n sequences in m micro-batches, the first n mod m one larger.

@@ -106,7 +106,7 @@ func NewLoop(pool allocator.KVPool, reqs []LoopRequest) (*Loop, error) {
 		}
 		q := &all[i] // new, so zero
 		q.ID, q.Prompt, q.Output = r.ID, r.Prompt, r.Output
-		q.kv.ID, q.kv.Final = r.ID, r.Prompt+r.Output
+		q.kv.ID, q.kv.Final, q.kv.Prompt = r.ID, r.Prompt+r.Output, r.Prompt
 	}
 	// The queue is filled in one pass rather than by a pushBack per request.
 	l.waiting.buf = make([]*loopReq, max(8, 1<<bits.Len(uint(len(reqs)))))

@@ -7,8 +7,11 @@ import (
 
 // RequestMetrics are one finished request's latencies, in seconds.
 type RequestMetrics struct {
-	ID          int
-	Arrival     float64
+	ID      int
+	Arrival float64
+	// Scheduled is when the step that first scheduled the request began
+	// (Scheduled − Arrival is Sarathi-Serve's scheduling delay).
+	Scheduled   float64
 	TTFT        float64   // first token time − arrival
 	ITL         []float64 // every gap between consecutive output tokens
 	TPOT        float64   // (last − first token) / (outputs − 1); 0 with one output
@@ -36,7 +39,7 @@ func (l *batchLoop) Requests() []RequestMetrics {
 		if r.status != finished {
 			continue
 		}
-		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
+		m := RequestMetrics{ID: r.ID, Arrival: r.Arrival, Scheduled: r.scheduled, Preemptions: r.preempted, CachedHit: r.cachedHit, Prompt: r.Prompt, Output: r.Output}
 		times = r.tokens.times(times[:0], l.ends)
 		k := len(times)
 		first, last := times[0], times[k-1]

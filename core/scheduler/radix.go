@@ -253,7 +253,7 @@ func (s *Radix) admit(r *req, offset float64, remInput, remChunk int, others boo
 	}
 	r.status = running
 	if !r.admitted {
-		r.admitted, r.cachedHit = true, matched
+		r.admitted, r.cachedHit, r.scheduled = true, matched, s.clock
 	}
 	return true, n, nil
 }

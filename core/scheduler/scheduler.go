@@ -50,6 +50,7 @@ type req struct {
 	// however long its output, and a step updates only the request itself.
 	tokens    tokenSteps
 	Arrival   float64 // seconds
+	scheduled float64 // the start of the step that first scheduled it, seconds
 	status    status
 	admitted  bool
 	preempted int

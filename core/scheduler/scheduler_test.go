@@ -345,3 +345,28 @@ func TestDuplicateIDs(t *testing.T) {
 		}
 	}
 }
+
+// Scheduled is the start of the step that first scheduled a request
+// (Sarathi-Serve's scheduling delay is Scheduled − Arrival), kept across a
+// preemption: with max_num_seqs 2, the third request waits for the first
+// to finish.
+func TestScheduledTime(t *testing.T) {
+	s := mustNew(t, cfg(1000, 2, 1000), []Request{{ID: 1, Prompt: 10, Output: 2}, {ID: 2, Prompt: 10, Output: 2, Arrival: 0.001}, {ID: 3, Prompt: 10, Output: 1, Arrival: 0.002}})
+	var starts []float64
+	for !s.Done() {
+		starts = append(starts, mustStep(t, s).Start)
+	}
+	got := map[int]float64{}
+	for _, m := range s.Requests() {
+		got[m.ID] = m.Scheduled
+		if m.Scheduled < m.Arrival || m.Scheduled > m.Arrival+m.TTFT {
+			t.Errorf("request %d scheduled at %g, arrived %g, first token %g", m.ID, m.Scheduled, m.Arrival, m.Arrival+m.TTFT)
+		}
+	}
+	// Step 1 (at 0) takes request 1; step 2 takes request 2 beside it (3
+	// has arrived too, but two run) and request 1 finishes, so request 3
+	// starts in step 3, after waiting one step.
+	if want := map[int]float64{1: starts[0], 2: starts[1], 3: starts[2]}; len(starts) != 3 || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] || got[3] <= 0.002 {
+		t.Errorf("scheduled %v, want %v (steps start at %v)", got, want, starts)
+	}
+}

@@ -178,7 +178,7 @@ func (s *Scheduler) scheduleWaiting(st *Step, budget int) error {
 		s.pushRunning(r)
 		r.status = running
 		if !r.admitted {
-			r.admitted = true
+			r.admitted, r.scheduled = true, s.clock
 			r.cachedHit = hit
 		}
 		r.computed = hit

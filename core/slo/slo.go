@@ -24,16 +24,10 @@
 // Capacity is the highest rate at which a run meets the objective
 // (DistServe's "maximum request rate that can be served adhering to the SLO
 // attainment goal"; Sarathi-Serve's "maximum request load ... while
-// meeting" a P99 TBT SLO). Search finds it by probing: each probe is a
-// simulation at one rate, supplied by the caller, which serves the same
-// seeded workload at every rate so probes differ only in load. The search
-// brackets the range [Lo, Hi] by probing both ends, then bisects it
-// geometrically (rates span orders of magnitude), keeping the highest rate
-// that met the objective below the lowest that did not. It runs at most
-// Probes simulations, so its cost is bounded before it starts, and it is
-// deterministic: the same probe function gives the same probes in the same
-// order. When attainment falls monotonically with the rate, the answer is
-// within a factor (Hi/Lo)^(1/2^(Probes−2)) of the true capacity.
+// meeting" a P99 TBT SLO). Steady (steady.go) finds it: it decides what
+// each probe runs (how many requests, which of them are judged) so that
+// its answer depends on the system and the objective alone, bisects to a
+// stated tolerance and repeats over seeds.
 //
 // Capacity per GPU divides by the GPUs a deployment uses, so deployments of
 // different sizes compare fairly (DistServe §2 normalises goodput per GPU).
@@ -57,6 +51,9 @@ type Latency struct {
 	TPOT float64
 	// Gaps are the gaps between consecutive output tokens (ITL / TBT).
 	Gaps []float64
+	// Wait is the scheduling delay: from arrival to the step that first
+	// scheduled the request (Sarathi-Serve's request_scheduling_delay).
+	Wait float64
 }
 
 // FromTokenTimes measures a request that arrived at arrival and produced
@@ -84,6 +81,9 @@ type Objective struct {
 	// P99TBT bounds the 99th percentile of every gap between tokens of
 	// the run (Sarathi-Serve).
 	P99TBT float64
+	// MedianWait bounds the median of the requests' scheduling delays
+	// (Sarathi-Serve's capacity search: 2 s).
+	MedianWait float64
 	// Target is the share of requests that must meet TTFT and TPOT, in
 	// (0, 1]; 0 means DefaultTarget.
 	Target float64
@@ -103,7 +103,7 @@ func (o Objective) Check() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"TTFT", o.TTFT}, {"TPOT", o.TPOT}, {"P99TBT", o.P99TBT}} {
+	}{{"TTFT", o.TTFT}, {"TPOT", o.TPOT}, {"P99TBT", o.P99TBT}, {"MedianWait", o.MedianWait}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 1) {
 			return fmt.Errorf("slo: %s limit %g s, want a finite limit ≥ 0 (0: none)", f.name, f.v)
 		}
@@ -141,10 +141,51 @@ func Percentile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
+	i := int(math.Ceil(p/100*float64(len(xs)))) - 1
+	return nth(slices.Clone(xs), max(0, min(i, len(xs)-1)))
+}
+
+// nth returns the k-th smallest of s (from 0), reordering s: Hoare's
+// selection with the median of three as pivot, linear on average where a
+// sort is n log n (a capacity search judges a million gaps per probe).
+func nth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < pivot {
+				i++
+			}
+			for pivot < s[j] {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
 }
 
 // P99TBT is the 99th percentile of every gap between tokens of the
@@ -161,6 +202,15 @@ func P99TBT(ls []Latency) float64 {
 	return Percentile(gaps, 99)
 }
 
+// medianWait is the median of the requests' scheduling delays; 0 for none.
+func medianWait(ls []Latency) float64 {
+	waits := make([]float64, len(ls))
+	for i, l := range ls {
+		waits[i] = l.Wait
+	}
+	return Percentile(waits, 50)
+}
+
 // Outcome is one run judged against an objective.
 type Outcome struct {
 	// Rate is the arrival rate the run served, req/s.
@@ -171,138 +221,24 @@ type Outcome struct {
 	Attainment float64
 	// P99TBT is the 99th percentile of the run's gaps between tokens, s.
 	P99TBT float64
-	// Meets reports whether attainment reaches the target and P99TBT is
-	// within its limit.
+	// MedianWait is the median scheduling delay, s.
+	MedianWait float64
+	// Meets reports whether attainment reaches the target and P99TBT and
+	// MedianWait are within their limits.
 	Meets bool
 }
 
 // Judge measures the requests of a run at rate against o. A run with no
 // requests does not meet it.
 func (o Objective) Judge(rate float64, ls []Latency) Outcome {
-	out := Outcome{Rate: rate, Requests: len(ls), Attainment: o.Attainment(ls), P99TBT: P99TBT(ls)}
-	out.Meets = len(ls) > 0 && out.Attainment >= o.target() && (o.P99TBT == 0 || out.P99TBT <= o.P99TBT)
+	out := Outcome{Rate: rate, Requests: len(ls), Attainment: o.Attainment(ls), P99TBT: P99TBT(ls), MedianWait: medianWait(ls)}
+	out.Meets = len(ls) > 0 && out.Attainment >= o.target() && (o.P99TBT == 0 || out.P99TBT <= o.P99TBT) &&
+		(o.MedianWait == 0 || out.MedianWait <= o.MedianWait)
 	return out
-}
-
-// Probe serves one seeded workload at rate (req/s) and returns what its
-// finished requests saw.
-type Probe func(rate float64) ([]Latency, error)
-
-// MinProbes is the fewest probes a search may run: both ends of its range.
-const MinProbes = 2
-
-// Search bounds a capacity search.
-type Search struct {
-	// Lo and Hi are the rates the search may probe, 0 < Lo < Hi, req/s.
-	Lo, Hi float64
-	// Probes is the most simulations it runs, at least MinProbes.
-	Probes int
-	// Resolution stops the bisection once the highest rate that met the
-	// objective is within a factor 1 + Resolution of the lowest that did
-	// not; 0 runs every probe.
-	Resolution float64
-}
-
-// Check reports a range or budget the search cannot use.
-func (s Search) Check() error {
-	switch {
-	case !(s.Lo > 0) || math.IsInf(s.Hi, 1) || !(s.Hi > s.Lo):
-		return fmt.Errorf("slo: search range [%g, %g] req/s, want 0 < Lo < Hi", s.Lo, s.Hi)
-	case s.Probes < MinProbes:
-		return fmt.Errorf("slo: %d probes, want at least %d (both ends of the range)", s.Probes, MinProbes)
-	case !(s.Resolution >= 0):
-		return fmt.Errorf("slo: resolution %g, want ≥ 0", s.Resolution)
-	}
-	return nil
-}
-
-// Capacity is a search's answer.
-type Capacity struct {
-	// Rate is the highest probed rate that met the objective; 0 when even
-	// Lo did not.
-	Rate float64
-	// Above is the lowest probed rate above Rate that did not meet it; 0
-	// when Hi met it (the capacity is at least Hi).
-	Above float64
-	// Runs are the probes in the order they ran.
-	Runs []Outcome
-}
-
-// BelowRange reports that even the lowest rate missed the objective.
-func (c Capacity) BelowRange() bool { return c.Rate == 0 }
-
-// AboveRange reports that the highest rate met it.
-func (c Capacity) AboveRange() bool { return c.Above == 0 }
-
-// At returns the probe at the capacity (the zero Outcome when BelowRange).
-func (c Capacity) At() Outcome {
-	for _, r := range c.Runs {
-		if r.Rate == c.Rate && r.Meets {
-			return r
-		}
-	}
-	return Outcome{}
 }
 
 // ErrNoRequests is returned when a probe returns no finished request.
 var ErrNoRequests = errors.New("slo: a probe finished no request")
-
-// Run searches for the capacity under o with probe. It probes Lo, then
-// (if Lo met o) Hi, then bisects between the highest rate that met o and
-// the lowest that did not at their geometric mean, until Probes have run
-// or the two are within Resolution.
-func (s Search) Run(o Objective, probe Probe) (Capacity, error) {
-	if err := s.Check(); err != nil {
-		return Capacity{}, err
-	}
-	if err := o.Check(); err != nil {
-		return Capacity{}, err
-	}
-	var c Capacity
-	try := func(rate float64) (bool, error) {
-		ls, err := probe(rate)
-		if err != nil {
-			return false, err
-		}
-		if len(ls) == 0 {
-			return false, fmt.Errorf("%w (rate %g req/s)", ErrNoRequests, rate)
-		}
-		out := o.Judge(rate, ls)
-		c.Runs = append(c.Runs, out)
-		return out.Meets, nil
-	}
-	ok, err := try(s.Lo)
-	if err != nil || !ok {
-		c.Above = s.Lo
-		return c, err
-	}
-	c.Rate = s.Lo
-	if ok, err = try(s.Hi); err != nil || ok {
-		if ok {
-			c.Rate = s.Hi
-		} else {
-			c.Above = s.Hi
-		}
-		return c, err
-	}
-	c.Above = s.Hi
-	for len(c.Runs) < s.Probes && c.Above > c.Rate*(1+s.Resolution) {
-		mid := math.Sqrt(c.Rate * c.Above)
-		if !(mid > c.Rate && mid < c.Above) {
-			break // the bracket is as narrow as float64 allows
-		}
-		ok, err := try(mid)
-		if err != nil {
-			return c, err
-		}
-		if ok {
-			c.Rate = mid
-		} else {
-			c.Above = mid
-		}
-	}
-	return c, nil
-}
 
 // PerGPU is a capacity divided over the GPUs that served it; 0 for no
 // GPUs.
@@ -311,35 +247,4 @@ func PerGPU(rate float64, gpus int) float64 {
 		return 0
 	}
 	return rate / float64(gpus)
-}
-
-// Bracket is the widest ratio Above / Rate a search of s can leave when
-// attainment falls monotonically with the rate and the capacity lies in
-// (Lo, Hi): (Hi/Lo)^(1/2^(Probes−2)), or 1 + Resolution if that is wider.
-func (s Search) Bracket() float64 {
-	b := math.Pow(s.Hi/s.Lo, math.Pow(0.5, float64(s.Probes-MinProbes)))
-	return max(b, 1+s.Resolution)
-}
-
-// MaxCost is the most the probes of any run of s can cost together, when
-// a probe at rate r costs cost(r): the ends, then the costliest path down
-// the tree of rates the bisection can visit (the same rates Run computes).
-// A caller bounds a search's work with it before running it. It calls
-// cost about 2^(Probes−2) times.
-func (s Search) MaxCost(cost func(rate float64) float64) float64 {
-	if s.Check() != nil {
-		return 0
-	}
-	var worst func(lo, hi float64, left int) float64
-	worst = func(lo, hi float64, left int) float64 {
-		if left <= 0 || !(hi > lo*(1+s.Resolution)) {
-			return 0
-		}
-		mid := math.Sqrt(lo * hi)
-		if !(mid > lo && mid < hi) {
-			return 0
-		}
-		return cost(mid) + max(worst(lo, mid, left-1), worst(mid, hi, left-1))
-	}
-	return cost(s.Lo) + cost(s.Hi) + worst(s.Lo, s.Hi, s.Probes-MinProbes)
 }

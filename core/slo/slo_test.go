@@ -1,9 +1,9 @@
 package slo
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -156,174 +156,28 @@ func TestChecks(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	for _, s := range []Search{{Lo: 0, Hi: 1, Probes: 4}, {Lo: 2, Hi: 2, Probes: 4}, {Lo: 1, Hi: math.Inf(1), Probes: 4}, {Lo: 1, Hi: 2, Probes: 1}, {Lo: 1, Hi: 2, Probes: 3, Resolution: -1}} {
-		if s.Check() == nil {
-			t.Errorf("%+v accepted", s)
-		}
-		if _, err := s.Run(Objective{}, func(float64) ([]Latency, error) { return []Latency{{}}, nil }); err == nil {
-			t.Errorf("Run of %+v ran", s)
-		}
-	}
-	if (Objective{Target: 1}).Check() != nil || (Search{Lo: 1, Hi: 2, Probes: 2}).Check() != nil {
+	if (Objective{Target: 1}).Check() != nil {
 		t.Error("valid settings refused")
 	}
 }
 
-// toy is a server whose latencies grow with load: request i of n has
-// TTFT = base_i / (1 − rate/limit) (unbounded at and past limit), a fixed
-// TPOT, and gaps that stall in proportion to the rate. Every latency is
-// non-decreasing in the rate, so attainment cannot rise with it.
-type toy struct {
-	limit float64
-	base  []float64
-	probe int
-}
-
-func newToy(r *rand.Rand, n int) *toy {
-	t := &toy{limit: 1 + 99*r.Float64()}
-	for range n {
-		t.base = append(t.base, 0.05+r.Float64())
-	}
-	return t
-}
-
-func (t *toy) run(rate float64) ([]Latency, error) {
-	t.probe++
-	ls := make([]Latency, len(t.base))
-	for i, b := range t.base {
-		ttft := math.Inf(1)
-		if rate < t.limit {
-			ttft = b / (1 - rate/t.limit)
-		}
-		stall := 0.01 * (1 + rate/t.limit*float64(i%7))
-		ls[i] = Latency{TTFT: ttft, TPOT: 0.01, Gaps: []float64{0.01, stall}}
-	}
-	return ls, nil
-}
-
-// Properties on random monotone toys and objectives: attainment never
-// rises with the rate; the search stays within its probe budget; the rate
-// it returns met the objective and the rate above it did not, both probed,
-// within the search's bracket of each other; a rerun gives the same probes.
-func TestSearchProperties(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+// Percentile's selection gives what sorting gives, on random samples with
+// ties, every rank.
+func TestPercentileMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
 	for trial := range 300 {
-		sys := newToy(r, 1+r.IntN(50))
-		o := Objective{TTFT: 0.1 + 3*r.Float64(), P99TBT: []float64{0, 0.02 + 0.05*r.Float64()}[r.IntN(2)], Target: []float64{0, 0.5, 0.99, 1}[r.IntN(4)]}
-		prev := 2.0
-		for rate := 0.5; rate < 200; rate *= 1.3 {
-			ls, _ := sys.run(rate)
-			a := o.Attainment(ls)
-			if a > prev {
-				t.Fatalf("trial %d: attainment rose to %g at %g req/s", trial, a, rate)
-			}
-			prev = a
+		n := 1 + r.IntN(200)
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(r.IntN(1 + trial%20))
 		}
-		s := Search{Lo: 0.5 + r.Float64(), Hi: 20 + 300*r.Float64(), Probes: 2 + r.IntN(10), Resolution: []float64{0, 0.05}[r.IntN(2)]}
-		sys.probe = 0
-		c, err := s.Run(o, sys.run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sys.probe > s.Probes || len(c.Runs) != sys.probe {
-			t.Fatalf("trial %d: %d probes (%d recorded), budget %d", trial, sys.probe, len(c.Runs), s.Probes)
-		}
-		meets := map[float64]bool{}
-		for _, run := range c.Runs {
-			meets[run.Rate] = run.Meets
-		}
-		if m, ok := meets[c.Rate]; !c.BelowRange() && (!ok || !m) {
-			t.Fatalf("trial %d: capacity %g was not a probe that met the objective (%+v)", trial, c.Rate, c.Runs)
-		}
-		if m, ok := meets[c.Above]; !c.AboveRange() && (!ok || m) {
-			t.Fatalf("trial %d: %g above the capacity was not a probe that missed (%+v)", trial, c.Above, c.Runs)
-		}
-		for _, run := range c.Runs {
-			if run.Rate > c.Rate && run.Meets || run.Rate < c.Above && run.Rate > c.Rate {
-				t.Fatalf("trial %d: probe %+v outside the answer [%g, %g]", trial, run, c.Rate, c.Above)
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		for _, p := range []float64{1, 10, 50, 90, 99, 100, 100 * r.Float64()} {
+			i := max(0, min(int(math.Ceil(p/100*float64(n)))-1, n-1))
+			if got := Percentile(xs, p); got != sorted[i] {
+				t.Fatalf("p%g of %v = %g, want %g", p, xs, got, sorted[i])
 			}
 		}
-		if !c.BelowRange() && !c.AboveRange() && c.Above/c.Rate > s.Bracket()*(1+1e-9) {
-			t.Fatalf("trial %d: answer [%g, %g] wider than the bracket %g of %+v", trial, c.Rate, c.Above, s.Bracket(), s)
-		}
-		if c.At().Rate != c.Rate || c.At().Meets != !c.BelowRange() {
-			t.Fatalf("trial %d: At() = %+v for capacity %g", trial, c.At(), c.Rate)
-		}
-		// MaxCost bounds what the run cost, probe by probe, with a cost
-		// that falls with the rate (as a simulation's steps do).
-		cost := func(rate float64) float64 { return 1000 / rate }
-		spent := 0.0
-		for _, run := range c.Runs {
-			spent += cost(run.Rate)
-		}
-		if bound := s.MaxCost(cost); spent > bound*(1+1e-12) {
-			t.Fatalf("trial %d: probes cost %g, over MaxCost %g", trial, spent, bound)
-		}
-		again, _ := s.Run(o, sys.run)
-		if len(again.Runs) != len(c.Runs) || again.Rate != c.Rate || again.Above != c.Above {
-			t.Fatalf("trial %d: rerun differs", trial)
-		}
-		for i := range again.Runs {
-			if again.Runs[i] != c.Runs[i] {
-				t.Fatalf("trial %d: rerun probe %d differs", trial, i)
-			}
-		}
-	}
-}
-
-// A known capacity: the toy's TTFT tail crosses the limit at a rate the
-// formula gives, and enough probes find it within the bracket.
-func TestSearchFindsKnownCapacity(t *testing.T) {
-	// One request, base 0.1 s, limit 10 req/s, TTFT limit 0.2 s: TTFT =
-	// 0.1 / (1 − rate/10) ≤ 0.2 while rate ≤ 5.
-	sys := &toy{limit: 10, base: []float64{0.1}}
-	s := Search{Lo: 0.1, Hi: 100, Probes: 20}
-	c, err := s.Run(Objective{TTFT: 0.2}, sys.run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !(c.Rate <= 5 && c.Above > 5 && c.Above/c.Rate <= s.Bracket()) {
-		t.Fatalf("capacity [%g, %g], want 5 within a factor %g", c.Rate, c.Above, s.Bracket())
-	}
-	// A capacity above the range is reported as its top; one below, as 0.
-	if c, _ := (Search{Lo: 0.1, Hi: 4, Probes: 5}).Run(Objective{TTFT: 0.2}, sys.run); c.Rate != 4 || !c.AboveRange() || len(c.Runs) != 2 {
-		t.Errorf("above the range: %+v", c)
-	}
-	if c, _ := (Search{Lo: 6, Hi: 40, Probes: 5}).Run(Objective{TTFT: 0.2}, sys.run); c.Rate != 0 || !c.BelowRange() || c.Above != 6 || len(c.Runs) != 1 {
-		t.Errorf("below the range: %+v", c)
-	}
-}
-
-// A probe's error stops the search and is returned; so is a probe that
-// finished nothing.
-func TestSearchProbeErrors(t *testing.T) {
-	boom := errors.New("boom")
-	if _, err := (Search{Lo: 1, Hi: 2, Probes: 3}).Run(Objective{}, func(float64) ([]Latency, error) { return nil, boom }); !errors.Is(err, boom) {
-		t.Errorf("got %v, want boom", err)
-	}
-	if _, err := (Search{Lo: 1, Hi: 2, Probes: 3}).Run(Objective{}, func(float64) ([]Latency, error) { return nil, nil }); !errors.Is(err, ErrNoRequests) {
-		t.Errorf("got %v, want ErrNoRequests", err)
-	}
-}
-
-// MaxCost is exact on a search whose every probe misses (the path that
-// keeps halving towards Lo) when cost falls with the rate.
-func TestMaxCostWorstPath(t *testing.T) {
-	s := Search{Lo: 1, Hi: 256, Probes: 5}
-	// Probes: 1 and 256, then 16, 4, 2 when all bisections miss.
-	want := 1.0/1 + 1.0/256 + 1.0/16 + 1.0/4 + 1.0/2
-	if got := s.MaxCost(func(r float64) float64 { return 1 / r }); !near(got, want) {
-		t.Errorf("MaxCost = %g, want %g", got, want)
-	}
-	c, _ := s.Run(Objective{TTFT: 1}, func(r float64) ([]Latency, error) { return []Latency{{TTFT: r}}, nil })
-	spent := 0.0
-	for _, r := range c.Runs {
-		spent += 1 / r.Rate
-	}
-	if len(c.Runs) != 5 || !near(c.Runs[4].Rate, 2) || !near(spent, want) {
-		t.Errorf("runs %+v cost %g, want the path 1, 256, 16, 4, 2 costing %g", c.Runs, spent, want)
-	}
-	if (Search{}).MaxCost(func(float64) float64 { return 1 }) != 0 {
-		t.Error("MaxCost of an invalid search")
 	}
 }

@@ -13,6 +13,7 @@ const (
 	streamPoisson = 0x696e6665726c6162 // "inferlab"
 	streamPrefix  = 0x7072656669786573 // "prefixes"
 	streamChats   = 0x6368617474696e67 // "chatting"
+	streamRows    = 0x6c656e6774687321 // "lengths!"
 )
 
 func newRand(seed, stream uint64) *rand.Rand {

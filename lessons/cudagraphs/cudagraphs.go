@@ -622,7 +622,6 @@ func (r graphsRun) metrics() []lessons.Metric {
 		{Key: "capture_graphs", Label: "Graphs captured at start-up", Unit: "graphs", Value: float64(r.capture.FullGraphs + r.capture.PiecewiseGraphs)},
 		{Key: "capture_s", Label: "Capture time (published rate)", Unit: "s", Better: lessons.LowerIsBetter, Value: kit.Round2(r.capture.Seconds)},
 		{Key: "capture_gib", Label: "Graph memory (published rate)", Unit: "GiB", Better: lessons.LowerIsBetter, Value: kit.Round2(r.capture.Bytes / (1 << 30))},
-		{Key: "validation_within", Label: "Dispatch validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(r.within())},
 	}
 }
 

@@ -11,38 +11,38 @@ import (
 	"github.com/inferlab/inferlab/scene"
 )
 
-// Capacity per GPU under the SLO, each deployment's (core/slo): the
-// highest arrival rate at which the share of requests the SLO asks for meet
-// its TTFT and TPOT limits (and its p99 TBT, when set), divided by the
-// deployment's GPUs. Dynamo's and DistServe's results are stated this way,
-// at a latency target, not at one offered rate.
+// Capacity per GPU under the SLO, each deployment's: the highest arrival
+// rate at which the share of requests the SLO asks for meet its TTFT and
+// TPOT limits (and its p99 TBT, when set) in steady state, divided by the
+// deployment's GPUs, which both deployments have as many of. Dynamo's and
+// DistServe's results are stated this way, at a latency target, not at one
+// offered rate.
 //
-// A probe serves the stream's requests (the same seeded lengths; arrivals
-// drawn at the probe's rate, so probes differ only in load) on one
-// deployment. The run at the knobs' rate is the first probe (free); the
-// search then
-// brackets [rate, capacitySpan × rate] when it met the SLO there, else
-// [rate / capacitySpan, rate], and bisects it geometrically.
-//
-// The bound. Each probe counts at most RequestWork(probe stream) of work
-// (no preemption), and the searches may use only what the lesson's work
-// bound leaves after the run itself: disaggCapacityPlan gives each
-// deployment the same number of simulations, at most capacityProbes − 1,
-// and none when not even one fits (the capacity step then says why).
-const (
-	capacityProbes = 8
-	capacitySpan   = 8.0
-	// capacityResolution stops a bisection once the bracket is
-	// within 3%.
-	capacityResolution = 0.03
-)
+// Each deployment's search is the lessons' shared one (kit.NewSearch over
+// core/slo's Steady) at the capacity_search knob's precision: its probes
+// serve streams of the knobs' lengths, as long as the SLO and the
+// tolerance need, at rates it picks from the deployment's estimated
+// saturation rate, so neither the requests nor the rate knob moves the
+// answer. Each search spends from its own budget in cluster.Counts.Work
+// units (searchBudget), and says so when it stops it.
+
+// searchBudget is the most cluster.Counts.Work each deployment's search
+// may spend, by precision: a run costs about 0.04 µs of CPU a unit
+// natively on the monolithic deployment and 0.07 µs on the disaggregated
+// one (500 requests of the default stream: 4.2 million units, 0.17 s and
+// 0.30 s), so the quick searches take under a second together and the
+// precise ones about ten seconds.
+var searchBudget = map[kit.Precision]int64{kit.Quick: 8_000_000, kit.Precise: 90_000_000}
+
+// searchMaxWork bounds the work both searches count: each stops within
+// its budget, the last probe over it by at most as much again.
+const searchMaxWork = 2 * 2 * 90_000_000
 
 // disaggCapacity is one deployment's capacity search.
 type disaggCapacity struct {
-	cap  slo.Capacity
-	lo   float64 // the search range
-	hi   float64
-	gpus int
+	search slo.Steady
+	cap    slo.SteadyCapacity
+	gpus   int
 }
 
 // perGPU is the capacity per GPU, req/s.
@@ -50,117 +50,76 @@ func (c disaggCapacity) perGPU() float64 { return slo.PerGPU(c.cap.Rate, c.gpus)
 
 // disaggCapacities are both deployments' searches, and the objective.
 type disaggCapacities struct {
-	objective  slo.Objective
-	sims       int // simulations each search may run beyond the free probe
-	requests   int // the probe stream's requests
-	mono, dis  disaggCapacity
-	searched   bool
-	work       int64
-	freeProbe  bool
-	probeWork  int64 // RequestWork of the probe stream
-	budgetLeft int64 // the work the bound left for the searches
+	objective slo.Objective
+	precision kit.Precision
+	mono, dis disaggCapacity
+	work      int64
 }
 
-// disaggCapacityPlan is how many simulations each deployment's search may
-// run within the work bound: (ServingCheckWork − the run's work) over two
-// deployments' probes of RequestWork(probe stream) each, at most
-// capacityProbes − 1.
-func disaggCapacityPlan(v lessons.Values) (sims, requests int, probeWork, left int64) {
-	wl := disaggLengths(v)
-	requests = len(wl)
-	probeWork = kit.RequestWork(wl[:requests])
-	left = kit.ServingCheckWork - 2*kit.RequestWork(wl)
-	if probeWork <= 0 || left <= 0 {
-		return 0, requests, probeWork, max(left, 0)
-	}
-	return int(min(int64(capacityProbes-1), left/(2*probeWork))), requests, probeWork, left
-}
-
-// searchCapacities runs both deployments' capacity searches for the run r
+// searchCapacities runs both deployments' capacity searches for the knobs
 // on set.
-func searchCapacities(v lessons.Values, set *disaggSetup, r *disaggRun) (disaggCapacities, error) {
-	out := disaggCapacities{objective: kit.ObjectiveOf(v)}
-	out.sims, out.requests, out.probeWork, out.budgetLeft = disaggCapacityPlan(v)
-	out.mono.gpus, out.dis.gpus = r.compared.MonoGPUs, r.compared.DisGPUs
-	if out.sims < 1 {
-		return out, nil
-	}
-	out.searched = true
-	rate := v.Float("rate")
-	out.freeProbe = out.requests == len(r.reqs)
-	probes := out.sims
-	if out.freeProbe {
-		probes++ // the run at the knobs' rate
-	}
-	probes = max(probes, slo.MinProbes)
-	search := func(cfg cluster.DisaggConfig, main *cluster.DisaggResult, c *disaggCapacity) error {
-		probe := func(at float64) ([]slo.Latency, error) {
-			if out.freeProbe && at == rate {
-				return kit.Latencies(main.Requests), nil
-			}
-			wl := workload.Poisson(out.requests, at, workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")},
-				workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}, uint64(v.Int("seed")))
-			res, err := cluster.RunDisagg(cfg, disaggRequests(wl))
+func searchCapacities(v lessons.Values, set *disaggSetup) (disaggCapacities, error) {
+	out := disaggCapacities{objective: kit.ObjectiveOf(v), precision: kit.PrecisionOf(v)}
+	prompts := workload.Uniform{Min: v.Int("prompt_min"), Max: v.Int("prompt_max")}
+	outputs := workload.Uniform{Min: v.Int("output_min"), Max: v.Int("output_max")}
+	seed := uint64(v.Int("seed"))
+	search := func(cfg cluster.DisaggConfig, workers int, c *disaggCapacity) error {
+		spend := kit.NewSpend(searchBudget[out.precision])
+		trial := func(rate float64, n int, seed uint64) ([]slo.Served, error) {
+			res, err := cluster.RunDisagg(cfg, disaggRequests(workload.Poisson(n, rate, prompts, outputs, seed)))
 			if err != nil {
 				return nil, err
 			}
-			out.work += res.Counts.Work()
-			return kit.Latencies(res.Requests), nil
+			w := res.Counts.Work()
+			out.work += w
+			spend.Charge(w, n)
+			return kit.Served(res.Requests), nil
 		}
-		c.lo, c.hi = rate/capacitySpan, rate*capacitySpan
-		if out.freeProbe {
-			if out.objective.Judge(rate, kit.Latencies(main.Requests)).Meets {
-				c.lo = rate
-			} else {
-				c.hi = rate
-			}
-		}
+		// One worker's saturation rate, times the workers: the monolithic
+		// deployment's estimate, which the disaggregated one starts from too
+		// (its pools' balance decides how far it lies from it).
+		start := float64(workers) * kit.StartRate(set.monoTimer, workload.Poisson(200, 1, prompts, outputs, seed), set.dep.seqs, int64(set.mono.KVBlocks)*disaggBlock, set.dep.budget, out.objective)
+		c.search = kit.NewSearch(out.precision, start, seed, spend)
 		var err error
-		c.cap, err = slo.Search{Lo: c.lo, Hi: c.hi, Probes: probes, Resolution: capacityResolution}.Run(out.objective, probe)
+		c.cap, err = c.search.Run(out.objective, trial)
 		return err
 	}
-	if err := search(set.monoCfg, r.compared.Monolithic, &out.mono); err != nil {
+	dep := set.dep
+	out.mono.gpus, out.dis.gpus = dep.monoGPUs(), dep.disGPUs()
+	if err := search(set.monoCfg, dep.monoWorkers(), &out.mono); err != nil {
 		return out, err
 	}
-	if err := search(set.disCfg, r.compared.Disagg, &out.dis); err != nil {
+	if err := search(set.disCfg, dep.monoWorkers(), &out.dis); err != nil {
 		return out, err
 	}
 	return out, nil
 }
 
-// capacityText is a capacity as narrated: "3.1 req/s", or a bound when the
-// search range did not contain it.
-func (c disaggCapacity) capacityText() string {
-	switch {
-	case c.cap.BelowRange():
-		return fmt.Sprintf("below %s (even %s missed the SLO)", kit.RateText(c.lo), kit.RateText(c.lo))
-	case c.cap.AboveRange():
-		return fmt.Sprintf("at least %s (the top of the search met the SLO)", kit.RateText(c.hi))
-	}
-	return fmt.Sprintf("%s (%s missed)", kit.RateText(c.cap.Rate), kit.RateText(c.cap.Above))
-}
+// capacityText is a capacity as narrated (kit.CapacityText).
+func (c disaggCapacity) capacityText() string { return kit.CapacityText(c.cap, c.search) }
 
 // capacityMetrics are the capacity_* metrics, with the SLO in their
-// labels; none when the work bound left no room for the searches.
+// labels.
 func (r *disaggRun) capacityMetrics() []lessons.Metric {
 	c := r.capacity
-	if !c.searched {
-		return nil
-	}
 	under := kit.SLOText(c.objective)
 	return []lessons.Metric{
-		{Key: "capacity_req_s_monolithic", Label: "Monolithic: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round4(c.mono.cap.Rate)},
-		{Key: "capacity_req_s_disagg", Label: "Disaggregated: capacity (highest rate meeting " + under + ")", Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round4(c.dis.cap.Rate)},
+		{Key: "capacity_req_s_monolithic", Label: "Monolithic: capacity (highest rate meeting " + under + " in steady state, median of the seeds)", Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round4(c.mono.cap.Rate)},
+		{Key: "capacity_req_s_disagg", Label: "Disaggregated: capacity (highest rate meeting " + under + " in steady state, median of the seeds)", Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round4(c.dis.cap.Rate)},
 		{Key: "capacity_per_gpu_req_s_monolithic", Label: fmt.Sprintf("Monolithic: capacity per GPU (%d GPUs) under %s", c.mono.gpus, under), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round4(c.mono.perGPU())},
 		{Key: "capacity_per_gpu_req_s_disagg", Label: fmt.Sprintf("Disaggregated: capacity per GPU (%d GPUs) under %s", c.dis.gpus, under), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round4(c.dis.perGPU())},
+		{Key: "capacity_spread_pct_monolithic", Label: "Monolithic: the seeds' capacities, range over the median", Unit: "%", Better: lessons.LowerIsBetter, Value: kit.Round2(kit.SpreadPct(c.mono.cap))},
+		{Key: "capacity_spread_pct_disagg", Label: "Disaggregated: the seeds' capacities, range over the median", Unit: "%", Better: lessons.LowerIsBetter, Value: kit.Round2(kit.SpreadPct(c.dis.cap))},
 	}
 }
 
-// failText says what failed at the probe just above a capacity: the p99
-// gap between tokens or the share of requests meeting TTFT and TPOT.
+// failText says what failed at the median seed's probe just above its
+// capacity: the p99 gap between tokens or the share of requests meeting
+// TTFT and TPOT.
 func (c disaggCapacity) failText(o slo.Objective) string {
-	for _, run := range c.cap.Runs {
-		if run.Rate != c.cap.Above || run.Meets {
+	sc := kit.MedianSeed(c.cap)
+	for _, run := range sc.Runs {
+		if run.Rate != sc.Above || run.Meets {
 			continue
 		}
 		if o.P99TBT > 0 && run.P99TBT > o.P99TBT {
@@ -179,9 +138,9 @@ func (r *disaggRun) capacityVerdict() string {
 	m, d := c.mono.perGPU(), c.dis.perGPU()
 	switch {
 	case c.mono.cap.BelowRange() && c.dis.cap.BelowRange():
-		return "Neither deployment meets the SLO within the search range: loosen the SLO or lower the rate."
+		return "Neither deployment meets the SLO at any rate searched: loosen the SLO."
 	case (c.mono.cap.AboveRange() && m <= d) || (c.dis.cap.AboveRange() && d <= m) || (c.mono.cap.AboveRange() && c.dis.cap.AboveRange()):
-		return "The search range does not settle which serves more per GPU: raise the rate, which centres the search, to widen it."
+		return "The searches' range does not settle which serves more per GPU."
 	case d > m:
 		return fmt.Sprintf("Disaggregated serves %.2f× as much per GPU. The monolithic workers prefill beside their decodes, so each long prompt stalls every running request's next token: %s. "+
 			"The decode pool never computes a prompt, so its gaps stay one decode step; it fails later (%s).", d/m, c.mono.failText(o), c.dis.failText(o))
@@ -190,7 +149,7 @@ func (r *disaggRun) capacityVerdict() string {
 		if c.mono.cap.AboveRange() {
 			atLeast = "at least "
 		}
-		return fmt.Sprintf("Monolithic serves %s%.2f× as much per GPU. The disaggregated prefill pool has %d of its %d GPUs and each TTFT carries a KV transfer: %s. "+
+		return fmt.Sprintf("Monolithic serves %s%.2f× as much per GPU. The disaggregated prefill pool has %d of the %d GPUs and each TTFT carries a KV transfer: %s. "+
 			"Monolithic workers prefill on every GPU; their stalls cost less here (%s).", atLeast, m/d, r.prefill*r.ptp, c.dis.gpus, c.dis.failText(o), c.mono.failText(o))
 	}
 	return "Both serve the same per GPU."
@@ -199,28 +158,18 @@ func (r *disaggRun) capacityVerdict() string {
 // capacityStep narrates both searches.
 func (r *disaggRun) capacityStep() lessons.Step {
 	c := r.capacity
-	if !c.searched {
-		n := fmt.Sprintf("Capacity is the highest arrival rate at which %s. Searching it serves the first %d requests again at several rates on each deployment, %s units of work per run; "+
-			"the lesson's work bound leaves %s after this run, not enough for one run of each: lower requests or the prompt and output lengths to see it.",
-			kit.SLOText(c.objective), c.requests, kit.Comma64(c.probeWork), kit.Comma64(c.budgetLeft))
-		a := &kit.Annotator{Scene: "cluster"}
-		a.Mark("pool:"+r.poolLabel("decode"), "no capacity search", "the lesson's work bound", n)
-		return lessons.Step{Title: "Capacity per GPU under the SLO", Narration: n, Mentions: a.Mentions,
-			Scenes: []scene.Scene{r.disaggCluster("cluster", "The disaggregated deployment", -1, false, a.Marks)}}
+	n := fmt.Sprintf("Capacity is the highest arrival rate at which, in steady state, %s, here on both deployments' %d GPUs. %s "+
+		"Monolithic (the baseline): %s, %s per GPU. Disaggregated: %s, %s per GPU. %s",
+		kit.SLOText(c.objective), c.mono.gpus, kit.SearchMethod(c.mono.cap, c.mono.search, c.objective),
+		c.mono.capacityText(), kit.RateText(c.mono.perGPU()), c.dis.capacityText(), kit.RateText(c.dis.perGPU()), r.capacityVerdict())
+	if c.precision == kit.Quick {
+		n += " This is the quick search, one seed's answer; capacity_search=precise takes the median of five seeds, each within 5%, at about ten times the cost."
 	}
-	stream := fmt.Sprintf("the same %d requests", c.requests)
-	if !c.freeProbe {
-		stream = fmt.Sprintf("the first %d of these requests", c.requests)
-	}
-	n := fmt.Sprintf("Capacity is the highest arrival rate at which %s. Each deployment served %s at %d rates, bisecting a bracket around %s (%d new runs each, as the work bound allows). "+
-		"Monolithic: %s, %s per GPU over %d GPUs. Disaggregated: %s, %s per GPU over %d GPUs. %s",
-		kit.SLOText(c.objective), stream, len(c.mono.cap.Runs), kit.RateText(r.rate), c.sims,
-		c.mono.capacityText(), kit.RateText(c.mono.perGPU()), c.mono.gpus, c.dis.capacityText(), kit.RateText(c.dis.perGPU()), c.dis.gpus, r.capacityVerdict())
 	if !r.fp8PerPool() {
-		n += " Dynamo's recipes use FP8, a smaller prefill TP and a p99 TBT bound: try weight_dtype=fp8 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
+		n += " Dynamo's recipes use FP8, a smaller prefill TP and a p99 TBT bound: try weight_dtype=fp8 tp=2 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
 	}
 	a := &kit.Annotator{Scene: "capacity-race"}
-	a.Mark("race:monolithic", "monolithic "+kit.RateText(c.mono.perGPU())+"/GPU", "Monolithic:", n)
+	a.Mark("race:monolithic", "monolithic "+kit.RateText(c.mono.perGPU())+"/GPU", "Monolithic (the baseline):", n)
 	a.Mark("race:disaggregated", "disaggregated "+kit.RateText(c.dis.perGPU())+"/GPU", "Disaggregated:", n)
 	return lessons.Step{Title: "Capacity per GPU under the SLO", Narration: n, Mentions: a.Mentions, Scenes: []scene.Scene{r.capacityRace(a.Marks), r.capacityScene()}}
 }
@@ -245,7 +194,8 @@ func (r *disaggRun) capacityRace(marks []scene.Mark) scene.Scene {
 // weights and pools of different TP.
 func (r *disaggRun) fp8PerPool() bool { return r.e.Weights == "fp8" && r.ptp != r.dtp }
 
-// capacityScene is each deployment's probes: attainment against the rate.
+// capacityScene is each deployment's median seed's probes: attainment
+// against the rate.
 func (r *disaggRun) capacityScene() scene.Scene {
 	chart := &scene.Chart{Type: scene.Line, XLabel: "arrival rate", XUnit: "req/s", XLog: true, YLabel: "requests meeting the SLO", YUnit: "%"}
 	for _, d := range []struct {
@@ -253,7 +203,7 @@ func (r *disaggRun) capacityScene() scene.Scene {
 		c    disaggCapacity
 	}{{"monolithic", r.capacity.mono}, {"disaggregated", r.capacity.dis}} {
 		s := scene.Series{Name: d.name}
-		runs := append([]slo.Outcome(nil), d.c.cap.Runs...)
+		runs := append([]slo.SteadyOutcome(nil), kit.MedianSeed(d.c.cap).Runs...)
 		sortOutcomes(runs)
 		for _, o := range runs {
 			s.X, s.Y = append(s.X, kit.Round4(o.Rate)), append(s.Y, kit.Round2(100*o.Attainment))
@@ -261,11 +211,11 @@ func (r *disaggRun) capacityScene() scene.Scene {
 		chart.Series = append(chart.Series, s)
 	}
 	chart.Guides = append(chart.Guides, scene.Guide{ID: "target", Axis: "y", From: kit.Round2(100 * r.capacity.objective.Target), To: kit.Round2(100 * r.capacity.objective.Target), Label: fmt.Sprintf("target %g%%", 100*r.capacity.objective.Target)})
-	return scene.Scene{Kind: scene.KindChart, ID: "capacity", Title: "Each deployment's capacity search: attainment at each probed rate", Chart: chart}
+	return scene.Scene{Kind: scene.KindChart, ID: "capacity", Title: "Each deployment's search, its median seed: attainment at each probed rate", Chart: chart}
 }
 
 // sortOutcomes orders probes by rate.
-func sortOutcomes(os []slo.Outcome) {
+func sortOutcomes(os []slo.SteadyOutcome) {
 	for i := 1; i < len(os); i++ {
 		for j := i; j > 0 && os[j].Rate < os[j-1].Rate; j-- {
 			os[j], os[j-1] = os[j-1], os[j]

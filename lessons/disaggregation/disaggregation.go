@@ -40,7 +40,7 @@ var lesson = &lessons.Lesson{
 		{Key: "tp", Label: "GPUs per worker (TP)", Unit: "GPUs", Help: "Each worker is a tensor-parallel group; each GPU holds and sends its share of the KV. The monolithic workers' TP, and both pools' unless prefill_tp or decode_tp is set.", Kind: lessons.Int, Default: 4, Min: 1, Max: 8, Step: 1},
 		{Key: "prefill_tp", Label: "Prefill workers' TP", Unit: "GPUs", Help: "GPUs per prefill worker; 0: the same as tp. Dynamo's recipes give prefill a smaller TP than decode.", Kind: lessons.Int, Default: 0, Min: 0, Max: 8, Step: 1},
 		{Key: "decode_tp", Label: "Decode workers' TP", Unit: "GPUs", Help: "GPUs per decode worker; 0: the same as tp.", Kind: lessons.Int, Default: 0, Min: 0, Max: 8, Step: 1},
-		{Key: "prefill_workers", Label: "Prefill workers", Help: "The monolithic run uses prefill + decode workers.", Kind: lessons.Int, Default: 1, Min: 1, Max: 8, Step: 1},
+		{Key: "prefill_workers", Label: "Prefill workers", Help: "The monolithic deployment has as many GPUs as the disaggregated one (prefill_workers × prefill_tp + decode_workers × decode_tp), in workers of tp GPUs each.", Kind: lessons.Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "decode_workers", Label: "Decode workers", Kind: lessons.Int, Default: 1, Min: 1, Max: 8, Step: 1},
 		{Key: "link", Label: "Prefill → decode link", Help: "Measured GPU-to-GPU paths; NVLink only within one node.", Kind: lessons.Choice, Choices: []string{"ib-ndr", "nvlink4", "rdma-8x400", "tcpxo"}},
 		{Key: "requests", Label: "Requests", Kind: lessons.Int, Default: 60, Min: 4, Max: 200, Step: 1},
@@ -58,7 +58,7 @@ var lesson = &lessons.Lesson{
 		{Key: "max_prefill_queue_size", Label: "queue_length: max_prefill_queue_size", Unit: "requests", Kind: lessons.Int, Default: cluster.DefaultMaxPrefillQueueSize, Min: 0, Max: 1000, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: lessons.Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: lessons.Float, Default: 40, Min: 1, Max: 1000, Step: 1},
-		kit.SLOKnobs[0], kit.SLOKnobs[1],
+		kit.SLOKnobs[0], kit.SLOKnobs[1], kit.SearchParam,
 		kit.PriceParam, kit.PowerParam,
 		kit.SeedParam,
 	},
@@ -72,8 +72,10 @@ var lesson = &lessons.Lesson{
 		return kit.WorkBound(v, "requests", "2 × prompt + 16 × output tokens per request, every request served twice, monolithic and disaggregated",
 			2*kit.RequestWork(disaggLengths(v)), kit.ServingCheckWork)
 	}),
-	Sim:     sim{},
-	MaxWork: kit.ServingMaxWork,
+	Sim: sim{},
+	// The run's bound and the searches' budget, at most one probe over
+	// (kit.SearchMaxWork's reasoning).
+	MaxWork: kit.ServingMaxWork + searchMaxWork,
 	// The heaviest accepted settings of each shape: the most requests, the
 	// longest prompts and outputs on 16 workers, long outputs one request
 	// at a time, and the smallest budget with conditional disaggregation.
@@ -118,6 +120,9 @@ func disaggFit(v lessons.Values) error {
 		return err
 	}
 	n := v.Int("prompt_max") + v.Int("output_max")
+	if gpus, tp := v.Int("prefill_workers")*disaggTP(v, "prefill_tp")+v.Int("decode_workers")*disaggTP(v, "decode_tp"), v.Int("tp"); gpus%tp != 0 {
+		return lessons.Relation("tp", v.TextOf("tp"), fmt.Sprintf("a degree that divides the disaggregated deployment's %d GPUs (prefill_workers × prefill_tp + decode_workers × decode_tp) into monolithic workers, so that both deployments have the same GPUs", gpus), "prefill_workers", "prefill_tp", "decode_workers", "decode_tp")
+	}
 	for _, key := range []string{"tp", "prefill_tp", "decode_tp"} {
 		tp := disaggTP(v, key)
 		if !kit.TPSplits(m, tp) {
@@ -199,9 +204,12 @@ type disaggDeployment struct {
 	blockBytes    float64 // one path's bytes per block
 }
 
-// monoGPUs and disGPUs are the GPUs of each deployment.
-func (d disaggDeployment) monoGPUs() int { return (d.prefill + d.decode) * d.tp }
-func (d disaggDeployment) disGPUs() int  { return d.prefill*d.ptp + d.decode*d.dtp }
+// disGPUs are the disaggregated deployment's GPUs; the monolithic one has
+// as many (monoWorkers of tp each), so that every comparison is at equal
+// GPUs: disaggFit refuses a split whose GPUs tp does not divide.
+func (d disaggDeployment) disGPUs() int     { return d.prefill*d.ptp + d.decode*d.dtp }
+func (d disaggDeployment) monoGPUs() int    { return d.disGPUs() }
+func (d disaggDeployment) monoWorkers() int { return d.disGPUs() / d.tp }
 
 // pathTP is the smaller of the pools' TP degrees: its GPUs are the paths
 // the KV crosses in parallel.
@@ -314,7 +322,7 @@ func runDisaggregation(v lessons.Values) (*disaggRun, error) {
 			r.longPrompts++
 		}
 	}
-	if r.capacity, err = searchCapacities(v, set, r); err != nil {
+	if r.capacity, err = searchCapacities(v, set); err != nil {
 		return nil, err
 	}
 	r.work += r.capacity.work
@@ -389,7 +397,7 @@ func newDisaggSetup(v lessons.Values) (*disaggSetup, error) {
 		rule := dep.rule
 		set.disCfg.Conditional = &rule
 	}
-	set.monoCfg = cluster.DisaggConfig{Decode: dep.prefill + dep.decode, Scheduler: sched(set.mono), Link: dep.link, KVBytesPerToken: float64(dep.bytesPerToken),
+	set.monoCfg = cluster.DisaggConfig{Decode: dep.monoWorkers(), Scheduler: sched(set.mono), Link: dep.link, KVBytesPerToken: float64(dep.bytesPerToken),
 		Timer: func(bool, int) scheduler.Timer { return set.monoTimer }}
 	return set, nil
 }
@@ -630,7 +638,7 @@ func (r *disaggRun) disaggCluster(id, title string, t float64, travel bool, mark
 
 // monoCluster is the monolithic deployment's workers.
 func (r *disaggRun) monoCluster(lines func(w int) []string) scene.Scene {
-	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.prefill+r.decode, r.tp, r.e.GPU.Name), "W", r.compared.Monolithic.DecodeSteps, -1, lines)
+	pool := poolOf(fmt.Sprintf("monolithic: %d workers (%d× %s each)", r.monoWorkers(), r.tp, r.e.GPU.Name), "W", r.compared.Monolithic.DecodeSteps, -1, lines)
 	return scene.Scene{Kind: scene.KindCluster, ID: "mono-cluster", Title: "The monolithic deployment: every worker prefills and decodes",
 		Cluster: &scene.Cluster{Pools: []scene.Pool{pool}}}
 }
@@ -931,10 +939,10 @@ func (r *disaggRun) seqsCap() string {
 func (r *disaggRun) steps() []lessons.Step {
 	mono, dis := r.compared.Mono, r.compared.Dis
 	itl := r.itlScene()
-	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. Each worker is %d× %s running %s, at most %s requests at once (max_num_seqs%s). "+
-		"The monolithic deployment has %d workers that each prefill and decode their own requests; %s.%s",
-		len(r.reqs), r.rate, kit.Comma(r.promptMin), kit.Comma(r.promptMax), r.outputMin, r.outputMax, r.tp, r.e.GPU.Name, r.e.ModelText(), kit.Comma(r.seqs), r.seqsCap(),
-		r.prefill+r.decode, r.splitText(), kit.PrecisionNote(r.e))
+	setup := fmt.Sprintf("%d requests arrive at %g per second, with prompts of %s–%s tokens and %d–%d output tokens. %s running %s, at most %s requests at once (max_num_seqs%s). "+
+		"The baseline is the monolithic deployment: %d workers that each prefill and decode their own requests; %s.%s",
+		len(r.reqs), r.rate, kit.Comma(r.promptMin), kit.Comma(r.promptMax), r.outputMin, r.outputMax, r.workersText(), r.e.ModelText(), kit.Comma(r.seqs), r.seqsCap(),
+		r.monoWorkers(), r.splitText(), kit.PrecisionNote(r.e))
 	a := &kit.Annotator{Scene: "cluster"}
 	a.Mark("pool:"+r.poolLabel("prefill"), fmt.Sprintf("%d prefill %s", r.prefill, kit.Plural(r.prefill, "worker", "workers")), fmt.Sprintf("%d prefill", r.prefill), setup)
 	a.Mark("pool:"+r.poolLabel("decode"), fmt.Sprintf("%d decode %s", r.decode, kit.Plural(r.decode, "worker", "workers")), fmt.Sprintf("%d decode", r.decode), setup)
@@ -1209,14 +1217,23 @@ func waited(s float64) string {
 	return "waited " + kit.MsText(s)
 }
 
-// splitText says how the disaggregated deployment uses its GPUs: the same
-// GPUs split into pools, or pools of their own TP.
+// splitText says how the disaggregated deployment uses the same GPUs:
+// split into pools, or into pools of their own TP.
 func (r *disaggRun) splitText() string {
 	if r.sameTP() {
 		return fmt.Sprintf("the disaggregated one splits the same %d GPUs into %d prefill and %d decode %s", r.compared.DisGPUs, r.prefill, r.decode, kit.Plural(r.decode, "worker", "workers"))
 	}
-	return fmt.Sprintf("the disaggregated one has %d prefill %s of %d GPUs and %d decode %s of %d, %d GPUs against %d, so the two compare per GPU",
-		r.prefill, kit.Plural(r.prefill, "worker", "workers"), r.ptp, r.decode, kit.Plural(r.decode, "worker", "workers"), r.dtp, r.compared.DisGPUs, r.compared.MonoGPUs)
+	return fmt.Sprintf("the disaggregated one splits the same %d GPUs into %d prefill %s of %d GPUs and %d decode %s of %d",
+		r.compared.DisGPUs, r.prefill, kit.Plural(r.prefill, "worker", "workers"), r.ptp, r.decode, kit.Plural(r.decode, "worker", "workers"), r.dtp)
+}
+
+// workersText says what each worker is: "Each worker is 4× H100", or each
+// kind's TP when they differ.
+func (r *disaggRun) workersText() string {
+	if r.sameTP() {
+		return fmt.Sprintf("Each worker is %d× %s", r.tp, r.e.GPU.Name)
+	}
+	return fmt.Sprintf("Each monolithic worker is %d× %s, each prefill worker %d× and each decode worker %d×", r.tp, r.e.GPU.Name, r.ptp, r.dtp)
 }
 
 // poolsText is the pools' workers for a figure title: "each worker 4×
@@ -1239,10 +1256,8 @@ func (r *disaggRun) sameGPUsText() string {
 // dynamoModel is the lab's side of Dynamo's claim: capacity per GPU both
 // ways when the searches ran, else the offered-rate throughput.
 func (r *disaggRun) dynamoModel() string {
-	setup := fmt.Sprintf("%d prefill (TP %d) + %d decode (TP %d) workers against %d monolithic (TP %d), %s weights", r.prefill, r.ptp, r.decode, r.dtp, r.prefill+r.decode, r.tp, kit.WeightName(r.e.Weights))
-	if c := r.capacity; c.searched {
-		return fmt.Sprintf("capacity per GPU under %s: %s disaggregated vs %s monolithic (%s), %s",
-			kit.SLOText(c.objective), kit.RateText(c.dis.perGPU()), kit.RateText(c.mono.perGPU()), timesText(c.dis.perGPU(), c.mono.perGPU()), setup)
-	}
-	return fmt.Sprintf("output tokens/s per GPU at %g req/s: %s (%.0f vs %.0f), %s", r.rate, timesText(r.perGPU.throughputDisagg, r.perGPU.throughputMono), r.perGPU.throughputDisagg, r.perGPU.throughputMono, setup)
+	setup := fmt.Sprintf("%d prefill (TP %d) + %d decode (TP %d) workers against %d monolithic (TP %d), %d GPUs each, %s weights", r.prefill, r.ptp, r.decode, r.dtp, r.monoWorkers(), r.tp, r.disGPUs(), kit.WeightName(r.e.Weights))
+	c := r.capacity
+	return fmt.Sprintf("capacity per GPU under %s: %s disaggregated vs %s monolithic (%s), %s",
+		kit.SLOText(c.objective), kit.RateText(c.dis.perGPU()), kit.RateText(c.mono.perGPU()), timesText(c.dis.perGPU(), c.mono.perGPU()), setup)
 }

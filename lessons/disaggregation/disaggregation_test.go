@@ -210,8 +210,8 @@ func TestDisaggregationCapacityHeadline(t *testing.T) {
 		if (d > m) != c.disWins || m <= 0 || d <= 0 {
 			t.Errorf("%v: capacity per GPU %v disaggregated vs %v monolithic; want disaggregated ahead: %v", c.set, d, m, c.disWins)
 		}
-		if gm, gd := lessontest.MetricOf(t, s, "gpus"), lessontest.MetricOf(t, s, "gpus_disagg"); gm != 6 || gd != 8 {
-			t.Errorf("%v: %v and %v GPUs, want 6 (3 × TP 2) and 8 (2 × TP 2 + TP 4)", c.set, gm, gd)
+		if gm, gd := lessontest.MetricOf(t, s, "gpus"), lessontest.MetricOf(t, s, "gpus_disagg"); gm != 8 || gd != 8 {
+			t.Errorf("%v: %v and %v GPUs, want 8 (4 × TP 2) and 8 (2 × TP 2 + TP 4)", c.set, gm, gd)
 		}
 		last := s.Steps[len(s.Steps)-1]
 		if last.Title != "Capacity per GPU under the SLO" || !strings.Contains(last.Narration, c.narration) {
@@ -220,17 +220,26 @@ func TestDisaggregationCapacityHeadline(t *testing.T) {
 	}
 }
 
-// The capacity searches stay within the work bound: the heavier the run,
-// the fewer probes, and none when not even one of each fits.
-func TestDisaggregationCapacityBound(t *testing.T) {
-	for _, set := range []map[string]string{nil, {"requests": "200"}, {"requests": "35", "model": "llama-3.1-8b", "tp": "1", "prefill_workers": "8", "decode_workers": "8", "prompt_min": "32768", "prompt_max": "32768", "output_min": "2048", "output_max": "2048"}} {
-		v, errs := lesson.Resolve(set)
-		if len(errs) > 0 {
-			t.Fatal(errs)
+// The capacity belongs to the deployments, not to the lesson's own run:
+// the searches' probes draw their own streams, so doubling the requests
+// and the rate knobs leaves both capacities exactly as they were. (Across
+// seeds 1–5 the precise search's disaggregated capacity still moves about
+// 8% in Dynamo's recipe: its attainment-bound probes are short.)
+func TestDisaggregationCapacityIgnoresRunKnobs(t *testing.T) {
+	keys := []string{"capacity_req_s_monolithic", "capacity_req_s_disagg", "capacity_per_gpu_req_s_monolithic", "capacity_per_gpu_req_s_disagg"}
+	var base []float64
+	for i, set := range []map[string]string{nil, {"requests": "120"}, {"rate": "6"}} {
+		s, _, err := lesson.Run(set)
+		if err != nil {
+			t.Fatal(err)
 		}
-		sims, _, probe, left := disaggCapacityPlan(v)
-		if sims < 0 || sims > capacityProbes-1 || int64(sims)*2*probe > left {
-			t.Errorf("%v: %d simulations of %d work each within %d left", set, sims, probe, left)
+		for k, key := range keys {
+			got := lessontest.MetricOf(t, s, key)
+			if i == 0 {
+				base = append(base, got)
+			} else if got != base[k] {
+				t.Errorf("%v: %s %v, %v at the defaults", set, key, got, base[k])
+			}
 		}
 	}
 }

@@ -45,7 +45,7 @@ var lesson = &lessons.Lesson{
 		{Key: "prompt_max", Label: "Prompt max", Unit: "tokens", Kind: lessons.Int, Default: 1536, Min: 1, Max: 131072, Step: 1},
 		{Key: "output_min", Label: "Output min", Unit: "tokens", Kind: lessons.Int, Default: 32, Min: 0, Max: 131072, Step: 1},
 		{Key: "output_max", Label: "Output max", Unit: "tokens", Kind: lessons.Int, Default: 64, Min: 0, Max: 131072, Step: 1},
-		{Key: "reserve", Label: "Contiguous reserves", Help: "max: max_context per request (FasterTransformer, Orca-Max); pow2: the next power of two of its final length (Orca-Pow2); exact: its final length, known in advance (Orca-Oracle).",
+		{Key: "reserve", Label: "Contiguous reserves", Help: "max: max_context per request (FasterTransformer, Orca-Max); pow2: its prompt and the next power of two of its output length (Orca-Pow2); exact: its final length, known in advance (Orca-Oracle).",
 			Kind: lessons.Choice, Choices: []string{"max", "pow2", "exact"}},
 		kit.SeedParam,
 	},

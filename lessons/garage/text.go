@@ -487,7 +487,7 @@ func (g *garageText) queues(paged, contig record.Line, pagedPre, contigPre []int
 	}
 	return []scene.Queue{
 		line("paged", paged, pagedPre, pt, func(id int) int { return s.reqs[id].Prompt }),
-		line("contiguous", contig, contigPre, ct, func(id int) int { return s.reserve.Slots(s.reqs[id].Prompt + s.reqs[id].Output) }),
+		line("contiguous", contig, contigPre, ct, func(id int) int { return s.reserve.Slots(s.reqs[id].Prompt, s.reqs[id].Prompt+s.reqs[id].Output) }),
 	}
 }
 

@@ -762,7 +762,6 @@ func tokensAt(r kvBudgetRun, bpe int) int64 {
 
 func (r kvBudgetRun) metrics() []lessons.Metric {
 	b, p := r.budget, r.pool
-	within, _ := r.validationCounts()
 	return []lessons.Metric{
 		{Key: "total_gib", Label: "Device memory the engine sees", Unit: "GiB", Value: gibValue(b.TotalBytes)},
 		{Key: "requested_gib", Label: "Memory vLLM may use (total × gpu_memory_utilization)", Unit: "GiB", Value: gibValue(p.Requested)},
@@ -775,7 +774,6 @@ func (r kvBudgetRun) metrics() []lessons.Metric {
 		{Key: "kv_tokens", Label: "GPU KV cache size", Unit: "tokens", Better: lessons.HigherIsBetter, Value: float64(p.Tokens)},
 		{Key: "max_concurrency", Label: "Maximum concurrency at max_model_len", Unit: "requests", Better: lessons.HigherIsBetter, Value: kit.Round2(p.Concurrency)},
 		{Key: "kv_tokens_other_dtype", Label: "GPU KV cache size with the other kv_cache_dtype (0: does not start)", Unit: "tokens", Value: float64(r.other.Tokens * b2i(r.otherFits))},
-		{Key: "validation_within", Label: "Published KV-capacity figures predicted within 5%", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}
 }
 

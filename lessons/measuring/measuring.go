@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/inferlab/inferlab/core/cudagraph"
 	"github.com/inferlab/inferlab/core/hardware"
@@ -41,19 +42,22 @@ var lesson = &lessons.Lesson{
 		{Key: "rate_min", Label: "Lowest rate", Unit: "req/s", Kind: lessons.Float, Default: 2, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "rate_max", Label: "Highest rate", Unit: "req/s", Kind: lessons.Float, Default: 128, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "points", Label: "Rates measured", Kind: lessons.Int, Default: 7, Min: 2, Max: 12, Step: 1},
-		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "MLPerf's interactive Llama-2-70B limit is 450 ms.", Kind: lessons.Float, Default: 450, Min: 1, Max: 60000, Step: 1},
-		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "MLPerf's interactive limit is 40 ms.", Kind: lessons.Float, Default: 40, Min: 1, Max: 10000, Step: 1},
+		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "MLPerf's interactive Llama-2-70B limit is 450 ms; 0 for none (Sarathi-Serve's SLO bounds only the gaps between tokens).", Kind: lessons.Float, Default: 450, Min: 0, Max: 60000, Step: 1, Zero: "none"},
+		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Help: "MLPerf's interactive limit is 40 ms; 0 for none.", Kind: lessons.Float, Default: 40, Min: 0, Max: 10000, Step: 1, Zero: "none"},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: lessons.Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: lessons.Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		kit.SLOKnobs[0], kit.SLOKnobs[1],
 		kit.PriceParam, kit.PowerParam,
 		{Key: "compare_budget", Label: "Compare capacity at budget", Unit: "tokens", Help: "Also search the capacity at this max_num_batched_tokens, to compare chunk sizes (Sarathi-Serve's experiment); 0 for none.", Kind: lessons.Int, Default: 0, Min: 0, Max: 65536, Step: 64},
+		{Key: "lengths", Label: "Request lengths", Help: "chat: the lab's illustrative chat lengths (long-tailed, prompts around 200 tokens, outputs around 200). sharegpt-8k: the 30,731 requests of ShareGPT (openchat_sharegpt4) that Sarathi-Serve's chat experiments replay, prompts around 1,730 tokens and outputs around 415, prompt + output ≤ 8,192.",
+			Kind: lessons.Choice, Choices: []string{"chat", "sharegpt-8k"}},
 		kit.SeedParam,
 	},
 	Check: kit.CheckingCosts(checkMeasuring),
 	Sim:   sim{},
-	// About a second natively (0.2 µs of CPU per unit measured; BENCHMARKS.md).
-	MaxWork: measuringMaxWork + measuredReplayMaxWork,
+	// The sweep's bound, the capacity searches' (kit.SearchMaxWork) and
+	// the measured run's replay: about 2 s of CPU natively (BENCHMARKS.md).
+	MaxWork: measuringMaxWork + kit.SearchMaxWork + measuredReplayMaxWork,
 	// The declared corners at the edge of the bound, and (the last) the
 	// heaviest settings `make bench-corners`' seeded search found
 	// (BENCHMARKS.md, "Worst settings found by search").
@@ -106,8 +110,11 @@ func checkMeasuring(v lessons.Values) error {
 	if err := kit.CheckTP(v, m); err != nil {
 		return err
 	}
-	prompts, outputs := chatLengths(m)
-	longest := prompts.Max + outputs.Max
+	lengths, err := lengthsOf(v, m)
+	if err != nil {
+		return err
+	}
+	longest := lengths.longest
 	fit := kit.EngineFit(v, g, m)
 	fit.BatchedTokens, fit.KVTokens, fit.Positions = budget, int64(longest), longest
 	if err := kit.CheckFit(v, fit,
@@ -118,11 +125,11 @@ func checkMeasuring(v lessons.Values) error {
 	if err != nil {
 		return err
 	}
-	step := e.Timer(seqs, budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
-	reqs, est := measuringWork(v, step, prompts, outputs, e)
+	step := e.Timer(seqs, budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: lengths.promptMedian}})
+	reqs, est := measuringWork(v, step, lengths, e)
 	if est > measuringWorkLimit {
 		return lessons.Relation("duration_s", v.TextOf("duration_s"), fmt.Sprintf("a sweep that re-simulates in about a second: %s requests (%s rates, each rate × duration_s, at most 3,000) "+
-			"of chat length with max_num_seqs = %d and max_num_batched_tokens = %d come to about %s units of work (each step 8, each step priced kernel by kernel %d more (graph_mode %s, %d layers), each request in a step 1), over the bound of %s; "+
+			"of these lengths with max_num_seqs = %d and max_num_batched_tokens = %d come to about %s units of work (each step 8, each step priced kernel by kernel %d more (graph_mode %s, %d layers), each request in a step 1), over the bound of %s; "+
 			"shorten duration_s, lower rate_max or points, or raise max_num_seqs or max_num_batched_tokens", kit.Comma(reqs), v.TextOf("points"), seqs, budget, kit.Comma(int(est)),
 			kit.StreamedWorkTP(m, kit.WorkerTP(v)), v.Choice("graph_mode"), m.Layers, kit.Comma(measuringWorkLimit)))
 	}
@@ -131,23 +138,7 @@ func checkMeasuring(v lessons.Values) error {
 			return lessons.Relation("compare_budget", strconv.Itoa(other), "a budget whose activations leave room for the KV cache ("+err.Error()+")", "model")
 		}
 	}
-	if _, ok := measuringPlan(v, e, prompts, outputs, est); !ok {
-		return lessons.Relation("compare_budget", v.TextOf("compare_budget"), fmt.Sprintf("0 (none), or a comparison whose capacity search fits beside the sweep: the sweep comes to about %s units of work and the search, "+
-			"probing both ends of %g–%g req/s with as many requests as the sweep serves there, goes over the bound of %s; shorten duration_s, lower rate_max or points", kit.Comma(int(est)), v.Float("rate_min"), v.Float("rate_max"), kit.Comma(measuringWorkLimit)), "duration_s")
-	}
 	return nil
-}
-
-// chatLengths are the chat workload's prompt and output lengths, their
-// ranges halved to fit a model whose context is shorter than 12,288 tokens
-// (Llama-2-7B's 4,096), as a load generator would pick a dataset that fits.
-func chatLengths(m hardware.Model) (prompts, outputs workload.LongTail) {
-	prompts, outputs = workload.ChatPrompts(), workload.ChatOutputs()
-	if prompts.Max+outputs.Max > m.MaxPositions {
-		prompts.Max = min(prompts.Max, m.MaxPositions/2)
-		outputs.Max = min(outputs.Max, m.MaxPositions/2)
-	}
-	return prompts, outputs
 }
 
 // sweepRates are the rates the sweep serves and each one's request count.
@@ -178,51 +169,24 @@ func requestsAt(v lessons.Values, rate float64) int {
 // the captured sizes. Within 15% of the counted work on the settings in
 // BENCHMARKS.md, and above it when batches grow (a larger batch makes each
 // step longer, so fewer steps).
-func measuringWork(v lessons.Values, step float64, prompts, outputs workload.LongTail, e *kit.Engine) (requests int, work float64) {
+func measuringWork(v lessons.Values, step float64, lengths lengthSource, e *kit.Engine) (requests int, work float64) {
 	rates, counts := sweepRates(v)
 	for i, rate := range rates {
-		work += pointWork(e, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"), step, prompts, outputs, rate, counts[i], uint64(v.Int("seed")))
+		work += pointWork(e, v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"), step, lengths.draw(counts[i], rate, uint64(v.Int("seed"))), rate)
 		requests += counts[i]
 	}
 	return requests, work
 }
 
-// measuringProber serves the lesson's workload for a capacity search on e
-// at budget, reusing the sweep's runs (nil for another budget).
-func measuringProber(v lessons.Values, e *kit.Engine, budget int, prompts, outputs workload.LongTail, swept map[float64][]slo.Latency) capacityProber {
-	return capacityProber{e: e, seqs: v.Int("max_num_seqs"), budget: budget, prompts: prompts, outputs: outputs, seed: uint64(v.Int("seed")),
-		count: func(rate float64) int { return requestsAt(v, rate) }, swept: swept}
-}
-
-// measuringPlan is the capacity searches' plan for these knobs, beside a
-// sweep estimated at sweepWork (what Check refuses when !ok).
-func measuringPlan(v lessons.Values, e *kit.Engine, prompts, outputs workload.LongTail, sweepWork float64) (capacityPlan, bool) {
-	rates, _ := sweepRates(v)
-	swept := map[float64][]slo.Latency{}
-	for _, r := range rates {
-		swept[r] = nil
-	}
-	p := measuringProber(v, e, v.Int("max_num_batched_tokens"), prompts, outputs, swept)
-	var q *capacityProber
-	if other := v.Int("compare_budget"); other != 0 {
-		o, err := kit.NewEngineAt(v, 16, other)
-		if err != nil {
-			return capacityPlan{}, false
-		}
-		c := measuringProber(v, o, other, prompts, outputs, nil)
-		q = &c
-	}
-	return planCapacity(p, rates, q, v.Float("rate_min"), v.Float("rate_max"), measuringWorkLimit-sweepWork)
-}
-
-// pointWork is measuringWork's estimate for one run of count requests at
-// rate with these batch limits.
-func pointWork(e *kit.Engine, maxSeqs, budget int, step float64, prompts, outputs workload.LongTail, rate float64, count int, seed uint64) float64 {
+// pointWork is measuringWork's estimate for one run of reqs, arriving at
+// rate, with these batch limits.
+func pointWork(e *kit.Engine, maxSeqs, budget int, step float64, reqs []workload.Request, rate float64) float64 {
 	seqs := float64(maxSeqs)
 	d := cudagraph.New(e.Mode, maxSeqs, budget)
 	captured := float64(d.MaxCaptureSize())
 	advances, chunks := 0, 0
-	for _, q := range workload.Poisson(count, rate, prompts, outputs, seed) {
+	count := len(reqs)
+	for _, q := range reqs {
 		c := (q.Prompt + budget - 1) / budget
 		advances += q.Output + c
 		chunks += c
@@ -324,11 +288,9 @@ type measuringRun struct {
 	// duration is the arrival window per rate in seconds; lo and hi the
 	// rates swept; sloTTFT and sloTPOT the SLO in ms, as the knobs say.
 	duration, lo, hi, sloTTFT, sloTPOT float64
-	// promptMedian and outputMedian describe the chat workload; promptMax
-	// and outputMax are its longest lengths, halved for a short context.
-	promptMedian, outputMedian int
-	promptMax, outputMax       int
-	points                     []loadPoint
+	// lengths are the requests' lengths.
+	lengths lengthSource
+	points  []loadPoint
 	// seqs and budget are max_num_seqs and max_num_batched_tokens.
 	seqs, budget int
 	// best is the point with the highest goodput (the first of equals).
@@ -342,7 +304,8 @@ type measuringRun struct {
 	capacity  capacityResult
 	compare   *capacityResult
 	gpus      int
-	plan      capacityPlan
+	// searchSpent is the searches' kit.SearchCost.
+	searchSpent int64
 	// measured is a published vLLM run replayed (measured.go).
 	measured measuredReplay
 }
@@ -363,21 +326,20 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 	}
 	r := measuringRun{e: e, gpu: e.GPU, model: e.Model, duration: v.Float("duration_s"), lo: v.Float("rate_min"), hi: v.Float("rate_max"),
 		sloTTFT: v.Float("slo_ttft_ms"), sloTPOT: v.Float("slo_tpot_ms"), seqs: v.Int("max_num_seqs"), budget: v.Int("max_num_batched_tokens")}
-	goal := scheduler.SLO{TTFT: r.sloTTFT / 1000, TPOT: r.sloTPOT / 1000}
-	prompts, outputs := chatLengths(e.Model)
-	r.promptMedian, r.outputMedian = int(prompts.Median), int(outputs.Median)
-	r.promptMax, r.outputMax = prompts.Max, outputs.Max
+	goal := scheduler.SLO{TTFT: sweepLimit(r.sloTTFT), TPOT: sweepLimit(r.sloTPOT)}
+	if r.lengths, err = lengthsOf(v, e.Model); err != nil {
+		return measuringRun{}, err
+	}
 	cfg := scheduler.Config{MaxNumBatchedTokens: v.Int("max_num_batched_tokens"), MaxNumSeqs: v.Int("max_num_seqs"), ChunkedPrefill: true,
 		BlockSize: 16, NumBlocks: e.KVBlocks}
 	// Prefix caching is left off: these prompts share no prefix, so it
 	// would find nothing and only cost simulation time.
 	rates, counts := sweepRates(v)
-	swept := map[float64][]slo.Latency{}
 	usd, watts := kit.CostRates(v, e.GPU)
+	spend := kit.NewSpend(kit.SearchBudget)
 	for i, rate := range rates {
-		reqs := workload.Poisson(counts[i], rate, prompts, outputs, uint64(v.Int("seed")))
 		var in []scheduler.Request
-		for _, q := range reqs {
+		for _, q := range r.lengths.draw(counts[i], rate, uint64(v.Int("seed"))) {
 			in = append(in, scheduler.Request{ID: q.ID, Arrival: q.Arrival, Prompt: q.Prompt, Output: q.Output})
 		}
 		s, err := scheduler.New(cfg, e.Timer(cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens), in)
@@ -388,13 +350,13 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 			return measuringRun{}, err
 		}
 		r.work += e.PricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
+		spend.Take(e.SearchCost(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens))
 		p := pointOf(rate, s, cfg, goal)
 		input, output, held := kit.ServedTokens(s.Requests())
 		pool := kit.StepsPool(e.TP, held, s.Steps())
 		p.busy = pool.Busy.Prefill + pool.Busy.Decode
 		p.cost = kit.CostOf(usd, watts, []kit.GPUPool{pool}, input, output)
 		r.points = append(r.points, p)
-		swept[rate] = kit.Latencies(s.Requests())
 	}
 	r.best = r.points[0]
 	for _, p := range r.points {
@@ -405,22 +367,8 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 	// One model instance: one GPU, or a TP group of tp.
 	r.gpus = e.TP
 	r.objective = kit.ObjectiveOf(v)
-	meets := make([]bool, len(rates))
-	for i, rate := range rates {
-		meets[i] = r.objective.Judge(rate, swept[rate]).Meets
-	}
-	step := e.Timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompts.Median)}})
-	_, est := measuringWork(v, step, prompts, outputs, e)
-	plan, _ := measuringPlan(v, e, prompts, outputs, est)
-	r.plan = plan
-	search, ok := sweptBracket(rates, meets, plan.probes)
-	if !ok {
-		// Outside the sweep: its ends say which side. The ends are the
-		// swept rates themselves (logspace's last rate may differ from
-		// rate_max in the last bit), so both probes reuse the sweep's runs.
-		search = slo.Search{Lo: rates[0], Hi: rates[len(rates)-1], Probes: slo.MinProbes}
-	}
-	if r.capacity, err = measuringProber(v, e, r.budget, prompts, outputs, swept).search(search, r.objective); err != nil {
+	seed := uint64(v.Int("seed"))
+	if r.capacity, err = searchCapacity(e, r.seqs, r.budget, r.lengths, r.objective, seed, spend); err != nil {
 		return measuringRun{}, err
 	}
 	r.work += r.capacity.work
@@ -429,13 +377,14 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 		if err != nil {
 			return measuringRun{}, err
 		}
-		c, err := measuringProber(v, o, other, prompts, outputs, nil).search(fullSearch(r.lo, r.hi, plan.compareProbes), r.objective)
+		c, err := searchCapacity(o, r.seqs, other, r.lengths, r.objective, seed, spend)
 		if err != nil {
 			return measuringRun{}, err
 		}
 		r.compare = &c
 		r.work += c.work
 	}
+	r.searchSpent = kit.SearchBudget - spend.Left
 	if r.measured, err = replayMeasured(); err != nil {
 		return measuringRun{}, err
 	}
@@ -443,13 +392,13 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 	return r, nil
 }
 
-// clampNote says when the lengths were cut to fit the model's context.
-func (r measuringRun) clampNote() string {
-	def := workload.ChatPrompts().Max + workload.ChatOutputs().Max
-	if r.promptMax+r.outputMax >= def {
-		return ""
+// sweepLimit is a latency limit in ms as the sweep's goodput reads it, in
+// seconds: none (0) is no limit.
+func sweepLimit(ms float64) float64 {
+	if ms == 0 {
+		return math.Inf(1)
 	}
-	return fmt.Sprintf(", at most %s + %s to fit %s's %s positions", kit.Comma(r.promptMax), kit.Comma(r.outputMax), r.model.Name, kit.Comma(r.model.MaxPositions))
+	return ms / 1000
 }
 
 func (r measuringRun) first() loadPoint { return r.points[0] }
@@ -457,10 +406,10 @@ func (r measuringRun) last() loadPoint  { return r.points[len(r.points)-1] }
 
 // percentileChart plots a summary's percentiles against throughput, the
 // p99 points labelled with their offered rate, and the SLO as a line.
-func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.Summary) scheduler.Percentiles, slo scene.Guide) *scene.Chart {
+func (r measuringRun) percentileChart(name string, yLog bool, f func(scheduler.Summary) scheduler.Percentiles, slo []scene.Guide) *scene.Chart {
 	c := &scene.Chart{Type: scene.Line, XLabel: "throughput", XUnit: "output tok/s", YLabel: name, YUnit: "ms", YLog: yLog,
 		Note:   "One point per offered rate (labelled on p99): throughput grows with load until the server saturates, then only latency does.",
-		Guides: []scene.Guide{slo}}
+		Guides: slo}
 	for _, q := range []struct {
 		label string
 		of    func(scheduler.Percentiles) float64
@@ -511,7 +460,8 @@ func (r measuringRun) metrics() []lessons.Metric {
 	ms = append(append(ms, kit.LatencyReportOf(first.sum).MetricsAt("_low", " at the lowest rate")...), kit.LatencyReportOf(last.sum).MetricsAt("_high", " at the highest rate")...)
 	under := kit.SLOText(r.objective)
 	ms = append(ms,
-		lessons.Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest rate meeting %s, at max_num_batched_tokens %s", under, kit.Comma(r.budget)), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(r.capacity.rate())},
+		lessons.Metric{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: the highest rate meeting %s in steady state, at max_num_batched_tokens %s (median of the seeds)", under, kit.Comma(r.budget)), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(r.capacity.rate())},
+		lessons.Metric{Key: "capacity_spread_pct", Label: "Capacity: the seeds' range over the median", Unit: "%", Better: lessons.LowerIsBetter, Value: kit.Round2(kit.SpreadPct(r.capacity.cap))},
 		lessons.Metric{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s", r.gpus, kit.Plural(r.gpus, "GPU", "GPUs"), under), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(slo.PerGPU(r.capacity.rate(), r.gpus))})
 	ms = append(ms, r.last().cost.MetricsAt(" at the highest rate")...)
 	if c := r.compare; c != nil {
@@ -650,7 +600,7 @@ func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) lessons.Step {
 	p := r.points[i]
 	var quiz *lessons.Quiz
 	if i == len(r.points)-1 {
-		quiz = lessons.ChoiceQuiz(fmt.Sprintf("At %.3g req/s, will at least half of the requests meet the SLO (TTFT ≤ %g ms, TPOT ≤ %g ms)?", p.rate, r.sloTTFT, r.sloTPOT),
+		quiz = lessons.ChoiceQuiz(fmt.Sprintf("At %.3g req/s, will at least half of the requests meet the SLO (%s)?", p.rate, r.sweepSLOText()),
 			[]string{"yes", "no"}, map[bool]string{true: "yes", false: "no"}[p.sum.SLOAttainment >= 0.5],
 			fmt.Sprintf("%.0f%% do.", 100*p.sum.SLOAttainment))
 	}
@@ -677,26 +627,38 @@ func (r measuringRun) pointStep(i int, ttftChart *scene.Chart) lessons.Step {
 func (r measuringRun) Script() *lessons.Script {
 	// The SLO as a band: everything under it meets it (the TTFT axis is
 	// logarithmic, so its band starts at 1 ms, below every point).
-	sloTTFT := scene.Guide{ID: "slo", Axis: "y", From: min(1, r.sloTTFT/2), To: r.sloTTFT, Label: fmt.Sprintf("meets the SLO: TTFT ≤ %g ms", r.sloTTFT)}
-	sloTPOT := scene.Guide{ID: "slo", Axis: "y", From: 0, To: r.sloTPOT, Label: fmt.Sprintf("meets the SLO on the mean gap: TPOT ≤ %g ms", r.sloTPOT)}
+	var sloTTFT, sloTPOT []scene.Guide
+	if r.sloTTFT > 0 {
+		sloTTFT = append(sloTTFT, scene.Guide{ID: "slo", Axis: "y", From: min(1, r.sloTTFT/2), To: r.sloTTFT, Label: fmt.Sprintf("meets the SLO: TTFT ≤ %g ms", r.sloTTFT)})
+	}
+	if r.sloTPOT > 0 {
+		sloTPOT = append(sloTPOT, scene.Guide{ID: "slo", Axis: "y", From: 0, To: r.sloTPOT, Label: fmt.Sprintf("meets the SLO on the mean gap: TPOT ≤ %g ms", r.sloTPOT)})
+	}
 	ttftChart := r.percentileChart("TTFT", true, func(s scheduler.Summary) scheduler.Percentiles { return s.TTFT }, sloTTFT)
 	itlChart := r.percentileChart("ITL", false, func(s scheduler.Summary) scheduler.Percentiles { return s.ITL }, sloTPOT)
 	s := &lessons.Script{Metrics: r.metrics()}
 	s.Claims = []lessons.Claim{{
 		What:    "How to benchmark a server",
 		Article: "RPS under varying concurrency; TTFT and ITL at percentiles such as p95 and p99 (report 003)",
-		Model:   fmt.Sprintf("%d rates from %g to %g req/s; p50/p95/p99 TTFT and ITL at each; goodput under TTFT ≤ %g ms and TPOT ≤ %g ms", len(r.points), r.lo, r.hi, r.sloTTFT, r.sloTPOT),
+		Model:   fmt.Sprintf("%d rates from %g to %g req/s; p50/p95/p99 TTFT and ITL at each; goodput under %s", len(r.points), r.lo, r.hi, r.sweepSLOText()),
 		Why:     "Same method. Goodput (DistServe) adds the one number a capacity planner needs: the rate the server sustains while meeting the SLO.",
 	}, r.batchClaim(), r.sarathiClaim()}
-	sloText := fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT)
-	first := kit.MainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, kit.MarkRef("guide:slo", "the SLO"))
+	var mentions []scene.Mention
+	var marks []scene.Mark
+	sloText := r.sweepSLOText()
+	if r.sloTTFT > 0 {
+		ttftText := fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT)
+		marks = append(marks, kit.MarkRef("guide:slo", "the SLO"))
+		mentions = append(mentions, kit.Mention(ttftText, "ttft", "guide:slo"))
+	}
+	first := kit.MainScene(scene.Scene{Kind: scene.KindChart, ID: "ttft", Title: "Throughput vs TTFT", Chart: ttftChart}, marks...)
 	s.Steps = append(s.Steps, lessons.Step{
 		Title: "A load sweep",
-		Narration: fmt.Sprintf("For %g s at a time, chat-like requests (prompts and outputs long-tailed around %d and %d tokens%s) arrive as a Poisson stream, at %d rates from %g to %g requests per second, on %s serving %s. "+
-			"%s%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s and TPOT, the mean gap between output tokens, ≤ %g ms).",
-			r.duration, r.promptMedian, r.outputMedian, r.clampNote(), len(r.points), r.lo, r.hi, r.e.OneWorkerText(), r.e.ModelText(), r.engineText(), kit.PrecisionNote(r.e), sloText, r.sloTPOT),
+		Narration: fmt.Sprintf("For %g s at a time, %s arrive as a Poisson stream, at %d rates from %g to %g requests per second, on %s serving %s. "+
+			"%s%s At each rate we record what a load generator would: output tokens per second, TTFT and ITL percentiles, and how many requests met the SLO (%s; TPOT is the mean gap between a request's output tokens).",
+			r.duration, r.lengths.text(), len(r.points), r.lo, r.hi, r.e.OneWorkerText(), r.e.ModelText(), r.engineText(), kit.PrecisionNote(r.e), sloText),
 		Scenes:   []scene.Scene{first, pointCards(r.first())},
-		Mentions: []scene.Mention{kit.Mention(sloText, "ttft", "guide:slo")},
+		Mentions: mentions,
 	})
 	for i := range r.points {
 		s.Steps = append(s.Steps, r.pointStep(i, ttftChart))
@@ -737,4 +699,20 @@ func (r measuringRun) Script() *lessons.Script {
 	kit.IndexCursors(s.Steps)
 	s.Work = r.work
 	return s
+}
+
+// sweepSLOText is the sweep's per-request SLO: "TTFT ≤ 450 ms and TPOT ≤
+// 40 ms", one of them, or none.
+func (r measuringRun) sweepSLOText() string {
+	var parts []string
+	if r.sloTTFT > 0 {
+		parts = append(parts, fmt.Sprintf("TTFT ≤ %g ms", r.sloTTFT))
+	}
+	if r.sloTPOT > 0 {
+		parts = append(parts, fmt.Sprintf("TPOT ≤ %g ms", r.sloTPOT))
+	}
+	if len(parts) == 0 {
+		return "no TTFT or TPOT limit, so every request meets it"
+	}
+	return strings.Join(parts, " and ")
 }

@@ -1,7 +1,10 @@
 package measuring
 
 import (
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,15 +111,20 @@ func stepTitled(s *lessons.Script, title string) lessons.Step {
 	return lessons.Step{}
 }
 
-// sarathiSetup is a Sarathi-Serve-like setup: Mistral-7B on one A100, a
-// p99 TBT SLO of 50 ms (five times the lab's uninterrupted decode step),
-// chunks of 512 tokens against 8,192 (whole prompts).
+// sarathiSetup is Sarathi-Serve's strict Mistral-7B setup as its paper and
+// artifact state it (microsoft/sarathi-serve @ ceaa066,
+// osdi-experiments/figure-5-6/mistral7b_strict.yml): one A100, batch 128,
+// chunks of 512 against whole prompts (vLLM, max_num_batched_tokens =
+// max_model_len 8,192), its ShareGPT chat lengths, P99 TBT ≤ 100 ms and
+// (the search's default for an SLO on the gaps alone) a median scheduling
+// delay ≤ 2 s. The sweep is kept short: it does not enter the capacity.
 var sarathiSetup = map[string]string{"gpu": "a100-80gb-sxm", "model": "mistral-7b-v0.1", "max_num_seqs": "128", "max_num_batched_tokens": "512",
-	"compare_budget": "8192", "slo_p99_tbt_ms": "50", "slo_ttft_ms": "2000", "slo_tpot_ms": "100", "rate_min": "0.5", "rate_max": "64", "points": "8", "duration_s": "10"}
+	"compare_budget": "8192", "slo_p99_tbt_ms": "100", "slo_ttft_ms": "0", "slo_tpot_ms": "0", "lengths": "sharegpt-8k", "rate_min": "1", "rate_max": "4", "points": "2", "duration_s": "10"}
 
 // Under a p99 TBT SLO, the small budget's capacity exceeds the large
-// one's, and the capacity step says it is the long prefills' stalls; each
-// capacity met the SLO and the rate above it did not.
+// one's, and the capacity step says it is the long prefills' stalls; in
+// every seed the capacity lies between a probe that met the SLO and one
+// above it that did not.
 func TestMeasuringChunkedCapacity(t *testing.T) {
 	s, v, err := lesson.Run(sarathiSetup)
 	if err != nil {
@@ -124,7 +132,7 @@ func TestMeasuringChunkedCapacity(t *testing.T) {
 	}
 	small, _ := s.Metric("capacity_req_s")
 	large, _ := s.Metric("capacity_compare_req_s")
-	if !(small > 1.3*large && large > 0) {
+	if !(small > 2*large && large > 0) {
 		t.Fatalf("capacity %g req/s at 512 tokens, %g at 8,192: want the chunked budget well ahead", small, large)
 	}
 	if n := stepTitled(s, "Capacity under the SLO").Narration; !strings.Contains(n, "every decode in that step waits for it") || !strings.Contains(n, "smaller budget (512 tokens) sustains more") {
@@ -135,19 +143,24 @@ func TestMeasuringChunkedCapacity(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []capacityResult{r.capacity, *r.compare} {
-		if c.cap.BelowRange() || c.cap.AboveRange() || !c.cap.At().Meets {
-			t.Errorf("budget %d: capacity %+v not inside the range", c.budget, c.cap)
+		if c.cap.BelowRange() || c.cap.AboveRange() || c.cap.Truncated || c.cap.Complete() != kit.SearchSeeds {
+			t.Errorf("budget %d: capacity %+v not inside the range, or not every seed searched", c.budget, c.cap)
 		}
-		for _, p := range c.cap.Runs {
-			if p.Rate > c.cap.Rate && p.Meets {
-				t.Errorf("budget %d: %g req/s met the SLO above the capacity %g", c.budget, p.Rate, c.cap.Rate)
+		for _, sc := range c.cap.Seeds {
+			if !(sc.Met <= sc.Rate && sc.Rate <= sc.Above) {
+				t.Errorf("budget %d seed %d: capacity %g outside [%g, %g]", c.budget, sc.Seed, sc.Rate, sc.Met, sc.Above)
+			}
+			for _, p := range sc.Runs {
+				if p.Rate > sc.Rate && p.Meets || p.Rate < sc.Met && !p.Meets {
+					t.Errorf("budget %d seed %d: %g req/s met %v against the capacity %g", c.budget, sc.Seed, p.Rate, p.Meets, sc.Rate)
+				}
 			}
 		}
 	}
 	// The large budget's stalls: a gap between tokens longer than the
 	// p99 limit, which chunks of 512 never reach.
-	if !(r.compare.maxGap > 0.05 && r.capacity.maxGap < 0.05) {
-		t.Errorf("longest gaps %g s (512) and %g s (8,192): want only the large budget's over 50 ms", r.capacity.maxGap, r.compare.maxGap)
+	if !(r.compare.maxGap > 0.1 && r.capacity.maxGap < 0.1) {
+		t.Errorf("longest gaps %g s (512) and %g s (8,192): want only the large budget's over 100 ms", r.capacity.maxGap, r.compare.maxGap)
 	}
 }
 
@@ -165,5 +178,48 @@ func TestMeasuringTensorParallel(t *testing.T) {
 	}
 	if c, per := lessontest.MetricOf(t, s, "capacity_req_s"), lessontest.MetricOf(t, s, "capacity_per_gpu_req_s"); math.Abs(c/4-per) > 0.01 {
 		t.Errorf("capacity %v req/s, %v per GPU on TP 4; want a quarter", c, per)
+	}
+}
+
+// The capacity belongs to the system, not to how the question is put: in
+// Sarathi-Serve's setup at its SLO, doubling duration_s, doubling rate_max
+// and the seeds 1 to 5 move the capacity at each budget, and their ratio,
+// by less than 5%.
+func TestMeasuringCapacityStable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("eight capacity searches of Sarathi-Serve's setup, about 15 s of CPU")
+	}
+	run := func(change map[string]string) (small, large float64) {
+		set := maps.Clone(sarathiSetup)
+		maps.Copy(set, change)
+		s, _, err := lesson.Run(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lessontest.MetricOf(t, s, "capacity_req_s"), lessontest.MetricOf(t, s, "capacity_compare_req_s")
+	}
+	baseSmall, baseLarge := run(nil)
+	changes := []map[string]string{
+		{"duration_s": "20"},
+		{"rate_max": "8"},
+	}
+	for seed := 1; seed <= 5; seed++ {
+		changes = append(changes, map[string]string{"seed": strconv.Itoa(seed)})
+	}
+	var smalls, larges, ratios []float64
+	for _, ch := range changes {
+		small, large := run(ch)
+		t.Logf("%v: %.3f and %.3f req/s, %.2f×", ch, small, large, small/large)
+		smalls, larges, ratios = append(smalls, small), append(larges, large), append(ratios, small/large)
+	}
+	for _, c := range []struct {
+		name string
+		base float64
+		got  []float64
+	}{{"capacity at 512 tokens", baseSmall, smalls}, {"capacity at 8,192 tokens", baseLarge, larges}, {"their ratio", baseSmall / baseLarge, ratios}} {
+		lo, hi := slices.Min(append(c.got, c.base)), slices.Max(append(c.got, c.base))
+		if hi/lo-1 >= 0.05 {
+			t.Errorf("%s moves %.1f%% (%.3f to %.3f) over duration_s ×2, rate_max ×2 and seeds 1–5", c.name, 100*(hi/lo-1), lo, hi)
+		}
 	}
 }

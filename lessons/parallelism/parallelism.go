@@ -123,7 +123,7 @@ func knobLayout(v lessons.Values) parallel.Layout {
 	if v.Int("pp") == 1 {
 		m = 1
 	}
-	return parallel.Layout{TP: v.Int("tp"), PP: v.Int("pp"), DP: v.Int("dp"), MicroBatches: m}
+	return parallel.Layout{TP: v.Int("tp"), PP: v.Int("pp"), DP: v.Int("dp"), MicroBatches: m, Schedule: parallel.GPipe}
 }
 
 func knobSetup(v lessons.Values) (parallel.Setup, error) {
@@ -227,7 +227,7 @@ func (r *parallelismRun) layoutAt(s parallel.Setup, l parallel.Layout, batch int
 // batch knob (no more than TP8 holds), at their capacity, and in BF16.
 func (r *parallelismRun) runReport(m int) error {
 	s := parallel.Setup{GPU: hardware.MustGPU(reportGPU), Model: hardware.MustModel(reportModel), Weights: hardware.WeightsFP8}
-	layouts := [2]parallel.Layout{{TP: 8, PP: 1, DP: 1, MicroBatches: 1}, {TP: 8, PP: 2, DP: 1, MicroBatches: m}}
+	layouts := [2]parallel.Layout{{TP: 8, PP: 1, DP: 1, MicroBatches: 1, Schedule: parallel.GPipe}, {TP: 8, PP: 2, DP: 1, MicroBatches: m, Schedule: parallel.GPipe}}
 	probe, err := s.Replica(layouts[0])
 	if err != nil {
 		return err

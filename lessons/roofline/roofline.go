@@ -383,7 +383,7 @@ func (r rooflineRun) validationTable() (*scene.Table, int) {
 	return tbl, within
 }
 
-func (r rooflineRun) metrics(within int) []lessons.Metric {
+func (r rooflineRun) metrics() []lessons.Metric {
 	g, dec, one, pre := r.gpu, r.decode, r.decode1, r.prefill
 	return []lessons.Metric{
 		{Key: "ridge_flop_per_byte", Label: g.Name + " ridge: dense BF16 peak / HBM bandwidth", Unit: "FLOP/B", Value: kit.Round2(g.Ridge())},
@@ -394,7 +394,6 @@ func (r rooflineRun) metrics(within int) []lessons.Metric {
 		{Key: "decode_tokens_per_s", Label: fmt.Sprintf("Decode throughput at batch %d (GPU time only)", r.batch), Unit: "tok/s", Better: lessons.HigherIsBetter, Value: kit.Round2(float64(r.batch) / dec.ms * 1000)},
 		{Key: "prefill_ms", Label: "Prefill GPU time", Unit: "ms", Better: lessons.LowerIsBetter, Value: kit.Round2(pre.ms)},
 		{Key: "compute_bound_batch", Label: "Smallest decode batch whose step is compute-bound (0: none that fits, up to 8,192)", Unit: "sequences", Value: float64(r.crossover)},
-		{Key: "validation_within", Label: "Validation cases within tolerance", Unit: "of " + strconv.Itoa(len(r.validation)), Value: float64(within)},
 	}
 }
 
@@ -402,7 +401,7 @@ func (r rooflineRun) Script() *lessons.Script {
 	g, md, ridge := r.gpu, r.model, r.gpu.Ridge()
 	dec, one, pre := r.decode, r.decode1, r.prefill
 	valTable, within := r.validationTable()
-	s := &lessons.Script{Metrics: r.metrics(within)}
+	s := &lessons.Script{Metrics: r.metrics()}
 	s.Claims = []lessons.Claim{{
 		What:    "Prefill intensity grows with S; decode is O(1)",
 		Article: "I_prefill = O(S), compute-bound; I_decode = O(1), memory-bound",

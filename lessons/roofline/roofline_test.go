@@ -2,6 +2,7 @@ package roofline
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/inferlab/inferlab/core/hardware"
@@ -52,5 +53,21 @@ func TestRooflineBatchMovesDecodeRight(t *testing.T) {
 	s, _, _ := lesson.Run(map[string]string{"context": "16"})
 	if c, _ := s.Metric("compute_bound_batch"); c < 32 || c > 2048 {
 		t.Errorf("with 16-token contexts decode turns compute-bound at batch %v; want between 32 and 2048 (the ridge is ~295 on H100)", c)
+	}
+}
+
+// The validation table's count belongs to the repository, not to the run:
+// no knob moves it, so the table shows it and no run metric reports it.
+func TestRooflineNoRepositoryCountAsMetric(t *testing.T) {
+	for _, set := range []map[string]string{nil, {"batch": "256"}} {
+		s, _, err := lesson.Run(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range s.Metrics {
+			if strings.HasPrefix(m.Key, "validation") {
+				t.Errorf("%v: %s (%s), a count of the repository's validation rows, reported as a run metric", set, m.Key, m.Label)
+			}
+		}
 	}
 }

@@ -1,57 +1,140 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/slo"
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/lessons/kit"
 	"github.com/inferlab/inferlab/scene"
 )
 
-// The sandbox's capacity under an SLO, as serving benchmarks state it
-// (core/slo): the highest arrival rate at which the cluster serves the
-// knobs' workload while the share of requests meeting the TTFT and TPOT
-// limits reaches the target (DistServe) and the pooled p99 time between
-// tokens stays within its limit (Sarathi-Serve). A probe serves the same
-// seeded requests (the same lengths, prefixes and conversations, the
-// arrivals drawn from the same stream and scaled) at another rate, on the
-// same cluster, so probes differ only in load, as a load generator replays
-// a fixed set of prompts at each request rate.
+// The sandbox's capacity under an SLO, as serving benchmarks state it:
+// the highest arrival rate at which the cluster serves the knobs' kind of
+// workload, in steady state, while the share of requests meeting the TTFT
+// and TPOT limits reaches the target (DistServe) and the pooled p99 time
+// between tokens stays within its limit (Sarathi-Serve). The search is
+// the lessons' shared one (kit.NewSearch over core/slo's Steady) at the
+// capacity_search knob's precision: each probe draws its own stream of
+// the workload (the same generator, as many requests as the SLO and the
+// tolerance need, at the rate probed) and serves it on the same cluster,
+// so neither the requests nor the rate knob moves the answer. A preset
+// trace is one fixed stream, replayed faster or slower: its probes take
+// its first requests, and one seed is all it has. A trace file has no
+// search (its arrival times are fixed).
 //
-// The search centres on the rate knob, whose run is the dashboard's own and
-// costs nothing more: when it meets the SLO core/slo's search brackets
-// [rate, span × rate], else [rate / span, rate], and bisects. The span is
-// the widest its bisections narrow to within sandboxPrecision (2 with up
-// to two bisections, 4 with three, then sandboxMaxSpan), so more probes
-// look further. A trace has no search (its arrival times are fixed).
-//
-// Work bound. Every probe serves the same requests, so each costs at most
-// sandboxWork of them, the estimate Check holds within ServingCheckWork
-// for the run at rate. The search gets what that leaves: the most probes
-// whose worst case (Search.MaxCost over both brackets, before any probe
-// runs) fits in ServingCheckWork less the run's estimate; when not even
-// the far end fits, the capacity is left out and the step says why.
-const (
-	// capacityProbes is the most rates a search judges: the run at rate,
-	// the far end and five bisections, which leave the capacity within a
-	// factor 16^(1/32) (9%) when attainment falls with the rate.
-	capacityProbes = 7
-	// sandboxPrecision is the bracket a span is chosen to leave: 2^(1/4),
-	// 19%.
-	sandboxPrecision = 1.189207115002721
-	// sandboxMinSpan and sandboxMaxSpan bound how far from the rate knob
-	// the search looks.
-	sandboxMinSpan, sandboxMaxSpan = 2, 16
-	// sandboxResolution stops the bisection once the highest rate that
-	// met the SLO is within 2% of the lowest that did not.
-	sandboxResolution = 0.02
-)
+// Work bound: the search spends at most searchBudget of the probes'
+// counted work (cluster.Counts.Work and the steps priced kernel by kernel)
+// and says so when that stops it.
+
+// searchBudget is the most work the search may count, by precision: about
+// 0.025 µs of CPU a unit natively (the default chats: 40 million units in
+// 1.1 s), so about 1.3 s for the quick search and six for the precise one.
+// A cluster of high capacity needs long probes (a 5% overload at 227 req/s
+// takes about 2,000 requests to push TTFT past 450 ms), so its search may
+// stop early, and says so.
+var searchBudget = map[kit.Precision]int64{kit.Quick: 50_000_000, kit.Precise: 250_000_000}
+
+// sandboxProbe is one rate's run: what its requests saw and what held
+// them back.
+type sandboxProbe struct {
+	ls          []slo.Latency
+	ttftP99     float64
+	preemptions int
+	imbalance   float64
+	cost        kit.RunCost
+}
+
+// probeOf is run r as a probe.
+func probeOf(r *sandboxRun) sandboxProbe {
+	return sandboxProbe{ls: kit.Latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.Imbalance, cost: r.cost}
+}
+
+// probeKey names a probe: its seed and rate (req/s).
+type probeKey struct {
+	seed uint64
+	rate float64
+}
+
+// sandboxCapacity is the capacity search of one sandbox run, or why there
+// is none.
+type sandboxCapacity struct {
+	objective slo.Objective
+	gpus      int
+	gpusText  string // "4 GPUs (one per worker)"
+	budget    int    // max_num_batched_tokens
+	// decodeStep is one decode step of one request, s: TPOT's floor.
+	decodeStep float64
+	perRate    float64 // requests per unit of the rate knob
+	rate       float64 // the knob's
+	requests   int
+	precision  kit.Precision
+	search     slo.Steady
+	cap        slo.SteadyCapacity
+	probes     map[probeKey]sandboxProbe
+	// work is what the probes counted (Script.Work), beyond the run at rate.
+	work int64
+	// own is the run at rate judged against the objective.
+	own slo.Outcome
+	// skipped says in one sentence why no search ran ("" when one did);
+	// ownText then names the run at rate.
+	skipped, ownText string
+}
+
+// probeValues are the knobs of a probe: n requests (chats: n / 4
+// conversations) arriving at rate req/s, drawn from seed.
+func probeValues(v lessons.Values, rate float64, n int, seed uint64) lessons.Values {
+	per := sandboxPerRate(v)
+	return v.WithNumber("requests", float64(n)).WithNumber("rate", rate/per).WithNumber("seed", float64(seed))
+}
+
+// searchSandboxCapacity searches the capacity of the knobs' cluster and
+// workload (r is the run at the knobs' rate); for a trace file it says why
+// there is none.
+func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, error) {
+	c := &sandboxCapacity{objective: kit.ObjectiveOf(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
+		decodeStep: r.e.Timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: r.promptTokens / max(1, r.requests)}}), perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
+		precision: kit.PrecisionOf(v), probes: map[probeKey]sandboxProbe{}}
+	c.own = c.objective.Judge(r.rate, kit.Latencies(r.res.Requests))
+	if r.trace != "" {
+		c.skipped = fmt.Sprintf("A trace's arrival times are fixed, so the lab cannot replay %s at other rates and searches no capacity; choose a generated workload to search it.", r.trace)
+		c.ownText = "At the trace's own arrivals"
+		return c, nil
+	}
+	spend := kit.NewSpend(searchBudget[c.precision])
+	trial := func(rate float64, n int, seed uint64) ([]slo.Served, error) {
+		vr := probeValues(v, rate, n, seed)
+		pr, err := runSandbox(vr, sandboxWorkload(vr), "")
+		if err != nil {
+			return nil, err
+		}
+		w := pr.res.Counts.Work() + pr.streamed
+		c.work += w
+		spend.Charge(w, n)
+		c.probes[probeKey{seed, rate}] = probeOf(pr)
+		return kit.Served(pr.res.Requests), nil
+	}
+	seed := uint64(v.Int("seed"))
+	sample := sandboxWorkload(probeValues(v, 1, startSample, seed))
+	start := float64(r.workers) * kit.StartRate(r.e.Timer(r.seqs, r.budget), sample, r.seqs, int64(r.e.KVBlocks)*16, r.budget, c.objective)
+	p := c.precision
+	c.search = kit.NewSearch(p, start, seed, spend)
+	if b, ok := workload.BoundsOf(r.workload); ok {
+		// A preset is one stream: one seed, at most its requests a probe.
+		c.search.Seeds = c.search.Seeds[:1]
+		c.search.MaxRequests = min(c.search.MaxRequests, b.Requests)
+		c.search.MinRequests = min(c.search.MinRequests, c.search.MaxRequests)
+	}
+	var err error
+	c.cap, err = c.search.Run(c.objective, trial)
+	return c, err
+}
 
 // sandboxSLOParams are the per-request limits of the SLO the capacity is
 // searched under (SLOKnobs add the rest); 0 leaves a limit out.
@@ -88,142 +171,15 @@ func sandboxPerRate(v lessons.Values) float64 {
 	return 1
 }
 
-// withRate is v with the rate knob at rate.
-func withRate(v lessons.Values, rate float64) lessons.Values {
-	return v.WithNumber("rate", rate)
-}
+// startSample is how many requests the search's start estimates from.
+const startSample = 200
 
-// sandboxSpan is how far from the rate knob a search of probes rates
-// looks: sandboxPrecision^(2^bisections), within the span's bounds.
-func sandboxSpan(probes int) float64 {
-	return min(sandboxMaxSpan, max(sandboxMinSpan, math.Pow(sandboxPrecision, math.Pow(2, float64(probes-slo.MinProbes)))))
-}
-
-// sandboxSearches are the two searches around rate with probes rates each:
-// above it (when it meets the SLO) and below it.
-func sandboxSearches(rate float64, probes int) (up, down slo.Search) {
-	span := sandboxSpan(probes)
-	return slo.Search{Lo: rate, Hi: span * rate, Probes: probes, Resolution: sandboxResolution},
-		slo.Search{Lo: rate / span, Hi: rate, Probes: probes, Resolution: sandboxResolution}
-}
-
-// sandboxPlan is the most probes a search around the knobs' rate may run
-// and the most work they can cost, the run at rate (estimated at est)
-// within ServingCheckWork; ok is false when not even the far end fits.
-// Each probe is priced by sandboxWork on its own draw of the workload.
-func sandboxPlan(v lessons.Values, est int64) (probes int, work float64, ok bool) {
-	rate := v.Float("rate")
-	memo := map[float64]float64{rate: 0} // the dashboard's own run
-	cost := func(r float64) float64 {
-		if w, ok := memo[r]; ok {
-			return w
-		}
-		vr := withRate(v, r)
-		w := float64(sandboxWork(vr, sandboxWorkload(vr)))
-		memo[r] = w
-		return w
-	}
-	room := float64(kit.ServingCheckWork - est)
-	for p := capacityProbes; p >= slo.MinProbes; p-- {
-		up, down := sandboxSearches(rate, p)
-		if w := max(up.MaxCost(cost), down.MaxCost(cost)); w <= room {
-			return p, w, true
-		}
-	}
-	return 0, 0, false
-}
-
-// sandboxProbe is one rate's run: what its requests saw and what held
-// them back.
-type sandboxProbe struct {
-	ls          []slo.Latency
-	ttftP99     float64
-	preemptions int
-	imbalance   float64
-	cost        kit.RunCost
-}
-
-// probeOf is run r as a probe.
-func probeOf(r *sandboxRun) sandboxProbe {
-	return sandboxProbe{ls: kit.Latencies(r.res.Requests), ttftP99: r.ttft.P99, preemptions: r.preemptions, imbalance: r.routing.Imbalance, cost: r.cost}
-}
-
-// sandboxCapacity is the capacity search of one sandbox run, or why there
-// is none.
-type sandboxCapacity struct {
-	objective slo.Objective
-	gpus      int
-	gpusText  string // "4 GPUs (one per worker)"
-	budget    int    // max_num_batched_tokens
-	// decodeStep is one decode step of one request, s: TPOT\'s floor.
-	decodeStep float64
-	perRate    float64 // requests per unit of the rate knob
-	rate       float64 // the knob's, the search's centre
-	requests   int
-	search     slo.Search
-	cap        slo.Capacity
-	runs       map[float64]sandboxProbe
-	// work is what the probes counted (Script.Work), beyond the run at rate.
-	work int64
-	// own is the run at rate judged against the objective.
-	own slo.Outcome
-	// skipped says in one sentence why no search ran ("" when one did);
-	// ownText then names the run at rate.
-	skipped, ownText string
-}
-
-// searchSandboxCapacity searches the capacity around r's rate for the
-// knobs v (r is the run at the knobs' rate, est its work estimate); for a
-// trace it says why there is none.
-func searchSandboxCapacity(v lessons.Values, r *sandboxRun, est int64) (*sandboxCapacity, error) {
-	c := &sandboxCapacity{objective: kit.ObjectiveOf(v), gpus: sandboxGPUs(v), gpusText: sandboxGPUsText(v), budget: r.budget,
-		decodeStep: r.e.Timer(r.seqs, r.budget).StepSeconds([]scheduler.Work{{NewTokens: 1, Context: r.promptTokens / max(1, r.requests)}}), perRate: sandboxPerRate(v), rate: r.rate, requests: r.requests,
-		runs: map[float64]sandboxProbe{r.rate: probeOf(r)}}
-	c.own = c.objective.Judge(r.rate, c.runs[r.rate].ls)
-	if r.trace != "" {
-		c.skipped = fmt.Sprintf("A trace's arrival times are fixed, so the lab cannot replay %s at other rates and searches no capacity; choose a generated workload to search it.", r.trace)
-		c.ownText = "At the trace's own arrivals"
-		return c, nil
-	}
-	probes, _, ok := sandboxPlan(v, est)
-	if !ok {
-		c.skipped = fmt.Sprintf("The capacity search is left out: the run at %s already needs about %s of the %s units of work the lab allows, and one more run of these %s requests needs about as much again; lower requests to search it.",
-			c.rateText(r.rate), kit.Comma64(est), kit.Comma64(kit.ServingCheckWork), kit.Comma(r.requests))
-		c.ownText = "At " + c.rateText(r.rate)
-		return c, nil
-	}
-	up, down := sandboxSearches(r.rate, probes)
-	c.search = up
-	if !c.own.Meets {
-		c.search = down
-	}
-	probe := func(rate float64) ([]slo.Latency, error) {
-		if p, ok := c.runs[rate]; ok {
-			return p.ls, nil
-		}
-		vr := withRate(v, rate)
-		pr, err := runSandbox(vr, sandboxWorkload(vr), "")
-		if err != nil {
-			return nil, err
-		}
-		c.work += pr.res.Counts.Work() + pr.streamed
-		c.runs[rate] = probeOf(pr)
-		return c.runs[rate].ls, nil
-	}
-	var err error
-	c.cap, err = c.search.Run(c.objective, probe)
-	return c, err
-}
-
-// reqRate is a rate of the knob in requests per second.
-func (c *sandboxCapacity) reqRate(rate float64) float64 { return rate * c.perRate }
-
-// RateText is a rate of the knob for narration, in req/s (chats: with
-// conversations per second).
+// rateText is a rate in req/s for narration (chats: with conversations
+// per second).
 func (c *sandboxCapacity) rateText(rate float64) string {
-	t := figureText(c.reqRate(rate)) + " req/s"
+	t := figureText(rate) + " req/s"
 	if c.perRate != 1 {
-		t += " (" + figureText(rate) + " conversations/s)"
+		t += " (" + figureText(rate/c.perRate) + " conversations/s)"
 	}
 	return t
 }
@@ -236,9 +192,12 @@ func figureText(x float64) string {
 	return fmt.Sprintf("%.3g", x)
 }
 
-// capacity is the capacity in req/s: the highest rate searched when it met
-// the SLO, 0 when even the lowest missed.
-func (c *sandboxCapacity) capacity() float64 { return c.reqRate(c.cap.Rate) }
+// capacity is the capacity in req/s: the median seed's, 0 when even the
+// lowest rate missed.
+func (c *sandboxCapacity) capacity() float64 { return c.cap.Rate }
+
+// median is the median seed's search.
+func (c *sandboxCapacity) median() slo.SeedCapacity { return kit.MedianSeed(c.cap) }
 
 // metrics are the capacity's metrics, none without a search.
 func (c *sandboxCapacity) metrics() []lessons.Metric {
@@ -251,8 +210,9 @@ func (c *sandboxCapacity) metrics() []lessons.Metric {
 		bound = "; at least this: the highest rate searched met it"
 	}
 	return []lessons.Metric{
-		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s%s", under, bound), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(c.capacity())},
+		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s in steady state (median of the seeds)%s", under, bound), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(c.capacity())},
 		{Key: "capacity_per_gpu_req_s", Label: fmt.Sprintf("Capacity per GPU (%d %s) under %s%s", c.gpus, kit.Plural(c.gpus, "GPU", "GPUs"), under, bound), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(slo.PerGPU(c.capacity(), c.gpus))},
+		{Key: "capacity_spread_pct", Label: "Capacity: the seeds' range over the median", Unit: "%", Better: lessons.LowerIsBetter, Value: kit.Round2(kit.SpreadPct(c.cap))},
 	}
 }
 
@@ -271,30 +231,37 @@ func (r *sandboxRun) addCapacity(s *lessons.Script) {
 	s.Work += c.work
 }
 
-// judged are every run at its rate (the run at rate and the search's
-// probes) judged against the objective, by rate.
-func (c *sandboxCapacity) judged() []slo.Outcome {
-	var out []slo.Outcome
-	for _, rate := range slices.Sorted(maps.Keys(c.runs)) {
-		out = append(out, c.objective.Judge(rate, c.runs[rate].ls))
+// medianRuns are the median seed's probes by rate (req/s), in order.
+func (c *sandboxCapacity) medianRuns() (rates []float64, runs []sandboxProbe, outs []slo.Outcome) {
+	sc := c.median()
+	seen := map[float64]bool{}
+	sorted := append([]slo.SteadyOutcome(nil), sc.Runs...)
+	slices.SortFunc(sorted, func(a, b slo.SteadyOutcome) int { return cmp.Compare(a.Rate, b.Rate) })
+	for _, o := range sorted {
+		if seen[o.Rate] {
+			continue
+		}
+		seen[o.Rate] = true
+		rates, runs, outs = append(rates, o.Rate), append(runs, c.probes[probeKey{sc.Seed, o.Rate}]), append(outs, o.Outcome)
 	}
-	return out
+	return rates, runs, outs
 }
 
 // attainmentSeries names the chart's series (marks refer to its points).
 const attainmentSeries = "requests meeting the SLO"
 
-// chart plots each probe's attainment against its rate, the target as a
-// band.
+// chart plots the median seed's probes' attainment against their rate,
+// the target as a band.
 func (c *sandboxCapacity) chart() *scene.Chart {
 	s := scene.Series{Name: attainmentSeries}
-	for _, o := range c.judged() {
-		s.X, s.Y = append(s.X, kit.Round2(c.reqRate(o.Rate))), append(s.Y, kit.Round2(100*o.Attainment))
+	_, _, outs := c.medianRuns()
+	for _, o := range outs {
+		s.X, s.Y = append(s.X, kit.Round2(o.Rate)), append(s.Y, kit.Round2(100*o.Attainment))
 		s.Labels = append(s.Labels, map[bool]string{true: "meets", false: "misses"}[o.Meets])
 	}
 	return &scene.Chart{Type: scene.Line, XLabel: "arrival rate", XUnit: "req/s", YLabel: "requests meeting TTFT and TPOT", YUnit: "%", Series: []scene.Series{s},
 		Guides: []scene.Guide{{ID: "target", Axis: "y", From: 100 * c.objective.Target, To: 100, Label: fmt.Sprintf("attainment target: %g%%", 100*c.objective.Target)}},
-		Note:   "Each point is one run of the same requests at that rate; a rate counts when it reaches the target (and, with a p99 TBT limit, keeps the p99 gap within it)."}
+		Note:   "Each point is one probe of the median seed: its own stream of the workload at that rate, judged in steady state; a rate counts when it reaches the target (and, with a p99 TBT limit, keeps the p99 gap within it)."}
 }
 
 // cards are the capacity's figures, or the run at rate's without a search.
@@ -302,21 +269,32 @@ func (c *sandboxCapacity) cards() scene.Scene {
 	at := c.own
 	cards := []scene.Card{}
 	if c.skipped == "" {
-		at = c.cap.At()
+		med := c.median()
+		at = outcomeAt(med, med.Met)
+		if med.Met == 0 && len(med.Runs) > 0 {
+			at = med.Runs[0].Outcome
+		}
 		cards = append(cards, scene.Card{Label: "capacity", Value: kit.Round2(c.capacity()), Unit: "req/s"},
 			scene.Card{Label: fmt.Sprintf("per GPU (%d)", c.gpus), Value: kit.Round2(slo.PerGPU(c.capacity(), c.gpus)), Unit: "req/s"},
-			scene.Card{Label: "rates run", Value: float64(len(c.runs)), Unit: "runs"})
-		if c.cap.BelowRange() {
-			at = c.cap.Runs[0]
-		}
+			scene.Card{Label: "probes run", Value: float64(c.cap.Probes()), Unit: "runs"})
 	}
-	where := fmt.Sprintf("at %s req/s", figureText(c.reqRate(at.Rate)))
+	where := fmt.Sprintf("at %s req/s", figureText(at.Rate))
 	if c.skipped != "" {
 		where = "a" + strings.TrimPrefix(c.ownText, "A") // a trace's run is at its own arrivals, not at the rate knob
 	}
 	cards = append(cards, scene.Card{Label: "meeting the SLO " + where, Value: kit.Round2(100 * at.Attainment), Unit: "%"},
 		scene.Card{Label: "p99 TBT there", Value: kit.Ms(at.P99TBT), Unit: "ms"})
 	return scene.Scene{Kind: scene.KindCards, ID: "slo", Title: "Under " + kit.SLOText(c.objective), Cards: cards}
+}
+
+// outcomeAt is seed sc's probe at rate (the zero Outcome when none).
+func outcomeAt(sc slo.SeedCapacity, rate float64) slo.Outcome {
+	for _, o := range sc.Runs {
+		if o.Rate == rate {
+			return o.Outcome
+		}
+	}
+	return slo.Outcome{Rate: rate}
 }
 
 // step narrates the capacity: what it is and what limits it, on the
@@ -332,52 +310,35 @@ func (c *sandboxCapacity) step(r *sandboxRun) lessons.Step {
 		st.Mentions = a.Mentions
 		return st
 	}
-	var capText string
-	switch {
-	case c.cap.BelowRange():
-		capText = "Capacity is below " + c.rateText(c.search.Lo)
-	case c.cap.AboveRange():
-		capText = "Capacity is at least " + c.rateText(c.cap.Rate)
-	default:
-		capText = "Capacity is " + c.rateText(c.cap.Rate)
+	capText := "Capacity is " + kit.CapacityText(c.cap, c.search)
+	quick := ""
+	if c.precision == kit.Quick {
+		quick = " This is the quick search, one seed's answer; capacity_search=precise takes the median of five seeds, each within 5%, at several times the cost."
 	}
-	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s %s",
-		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, kit.SLOText(c.objective), c.howText(), c.limitText())
+	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s The median seed's probes: %s req/s. %s%s",
+		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, kit.SLOText(c.objective), kit.SearchMethod(c.cap, c.search, c.objective), kit.ProbesText(c.median()), c.limitText(), quick)
 	a.Mark(pool, strings.TrimPrefix(capText, "Capacity is "), capText, st.Narration)
 	stats := []scene.Stat{{Label: "capacity", Value: figureText(c.capacity()) + " req/s"}, {Label: "capacity per GPU", Value: figureText(slo.PerGPU(c.capacity(), c.gpus)) + " req/s"}}
 	st.Scenes = []scene.Scene{
 		r.clusterScene("The cluster, with its capacity under the SLO", true, stats, nil, a.Marks),
-		{Kind: scene.KindChart, ID: "capacity", Title: "Requests meeting the SLO at each rate searched", Chart: c.chart()},
+		{Kind: scene.KindChart, ID: "capacity", Title: "Requests meeting the SLO at each rate the median seed probed", Chart: c.chart()},
 		c.cards(),
 	}
 	st.Mentions = a.Mentions
 	return st
 }
 
-// howText says how the search ran.
-func (c *sandboxCapacity) howText() string {
-	var probed []string
-	for _, o := range c.judged() {
-		probed = append(probed, fmt.Sprintf("%s %s", figureText(c.reqRate(o.Rate)), map[bool]string{true: "✓", false: "✗"}[o.Meets]))
-	}
-	t := fmt.Sprintf("The same %s requests were served at %d more %s, searching %s to %s around the dashboard's rate: %s req/s",
-		kit.Comma(c.requests), len(c.runs)-1, kit.Plural(len(c.runs)-1, "rate", "rates"), c.rateText(c.search.Lo), c.rateText(c.search.Hi), strings.Join(probed, ", "))
-	if !c.cap.BelowRange() && !c.cap.AboveRange() {
-		return t + fmt.Sprintf(", which leaves it within %.1f%%.", 100*(c.cap.Above/c.cap.Rate-1))
-	}
-	return t + "; move rate toward it to bracket it."
-}
-
-// limitText says what limits the capacity: at the lowest rate above it
-// that missed the SLO, which limit failed and why.
+// limitText says what limits the capacity: at the median seed's lowest
+// rate above it that missed the SLO, which limit failed and why.
 func (c *sandboxCapacity) limitText() string {
-	if c.cap.AboveRange() {
-		o := c.cap.At()
-		return fmt.Sprintf("Nothing in this range limits it: at %s, %.1f%% of the requests meet the limits (p99 TBT %.1f ms); %s requests are too few to load the cluster past them, even arriving this fast.",
-			c.rateText(o.Rate), 100*o.Attainment, 1000*o.P99TBT, kit.Comma(c.requests))
+	med := c.median()
+	if c.cap.AboveRange() || med.Above == 0 {
+		o := outcomeAt(med, med.Met)
+		return fmt.Sprintf("Nothing in the range searched limits it: at %s, %.1f%% of the requests meet the limits (p99 TBT %.1f ms).",
+			c.rateText(o.Rate), 100*o.Attainment, 1000*o.P99TBT)
 	}
-	rate := c.cap.Above
-	p := c.runs[rate]
+	rate := med.Above
+	p := c.probes[probeKey{med.Seed, rate}]
 	o := c.objective
 	ttft := slo.Objective{TTFT: o.TTFT, Target: o.Target}.Attainment(p.ls)
 	tpot := slo.Objective{TPOT: o.TPOT, Target: o.Target}.Attainment(p.ls)

@@ -137,3 +137,35 @@ func TestSmartRoutingTensorParallel(t *testing.T) {
 		t.Error("tp 3 accepted for 64 query heads and 8 KV heads")
 	}
 }
+
+// Random routing, the baseline of Dynamo's routing claims, is reported
+// beside round robin and KV-aware: each policy's mean, median and p99 TTFT
+// and end-to-end latency, read from its own run's requests, in order
+// (mean ≤ p99, p50 ≤ p99, TTFT below end-to-end); KV-aware's mean TTFT
+// beats random's, and the closing step names random as the baseline with
+// both means.
+func TestSmartRoutingReportsRandom(t *testing.T) {
+	s, _, err := lesson.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(k string) float64 { return lessontest.MetricOf(t, s, k) }
+	for _, p := range []string{"round_robin", "kv_aware", "random"} {
+		for _, f := range []string{"ttft", "e2e"} {
+			mean, p50, p99 := get(f+"_mean_ms_"+p), get(f+"_p50_ms_"+p), get(f+"_p99_ms_"+p)
+			if !(mean > 0 && p50 > 0 && mean <= p99 && p50 <= p99) {
+				t.Errorf("%s %s: mean %v, p50 %v, p99 %v ms", p, f, mean, p50, p99)
+			}
+		}
+		if get("ttft_p99_ms_"+p) >= get("e2e_p99_ms_"+p) {
+			t.Errorf("%s: p99 TTFT %v ms not below p99 end-to-end %v ms", p, get("ttft_p99_ms_"+p), get("e2e_p99_ms_"+p))
+		}
+	}
+	if get("ttft_mean_ms_kv_aware") >= get("ttft_mean_ms_random") {
+		t.Errorf("KV-aware mean TTFT %v ms not below random's %v ms", get("ttft_mean_ms_kv_aware"), get("ttft_mean_ms_random"))
+	}
+	if !lessontest.Narrates(s, "Against random routing, the baseline of Dynamo's KV-routing claims") ||
+		!lessontest.Narrates(s, fmt.Sprintf("(%.1f to ", get("ttft_mean_ms_random"))) {
+		t.Error("no step names random routing as the baseline with its mean TTFT")
+	}
+}

@@ -44,7 +44,7 @@ var lesson = &lessons.Lesson{
 		{Key: "batch", Label: "Batch", Unit: "sequences", Help: "Sequences decoding together.", Kind: lessons.Int, Default: 1, Min: 1, Max: 1024, Step: 1},
 		{Key: "context", Label: "Context", Unit: "tokens", Help: "Tokens each sequence already holds.", Kind: lessons.Int, Default: 1024, Min: 1, Max: 32768, Step: 1},
 		{Key: "c_from", Label: "Cost coefficient c from", Help: "pair: c is what the step model prices for the chosen draft and target on these GPUs; set: each draft step costs the c below times a target decode step, as in Leviathan et al.'s analysis.", Kind: lessons.Choice, Choices: []string{"pair", "set"}},
-		{Key: "c", Label: "Cost coefficient c (when set)", Help: "One draft step over one target decode step; Leviathan et al. measured 0.02 (T5-small), 0.04 (T5-base) and 0.11 (T5-large) drafting for T5-XXL.", Kind: lessons.Float, Default: 0.02, Min: 0, Max: 1, Step: 0.005},
+		{Key: "c", Label: "Cost coefficient c (when set)", Help: "One draft step over one target decode step, used only with c_from=set (refused otherwise); Leviathan et al. measured 0.02 (T5-small), 0.04 (T5-base) and 0.11 (T5-large) drafting for T5-XXL.", Kind: lessons.Float, Default: 0.02, Min: 0, Max: 1, Step: 0.005},
 		{Key: "rounds", Label: "Rounds drawn", Help: "Rounds of the seeded acceptance process, to compare its average with the formula.", Kind: lessons.Int, Default: 1000, Min: 10, Max: 100000, Step: 10},
 		kit.SeedParam,
 	},
@@ -105,6 +105,12 @@ func checkSpecDecoding(v lessons.Values) error {
 	}
 	if d.Params >= m.Params {
 		return lessons.Relation("draft", d.ID, fmt.Sprintf("a draft smaller than the target %s", m.Name), "model")
+	}
+	// c prices the draft only when c_from says so; with c_from=pair the
+	// step model prices it, so a c the reader set is refused rather than
+	// silently dropped.
+	if v.Changed("c") && v.Choice("c_from") != "set" {
+		return lessons.Relation("c", v.TextOf("c"), "c_from=set: with c_from=pair the draft's cost is priced from the draft and target on these GPUs, so a c set here would be ignored", "c_from")
 	}
 	tp, batch, ctx, gamma := v.Int("tp"), v.Int("batch"), v.Int("context"), v.Int("gamma")
 	if !kit.TPSplits(m, tp) {

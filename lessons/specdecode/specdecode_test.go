@@ -119,6 +119,9 @@ func TestSpecDecodingRefusals(t *testing.T) {
 		{map[string]string{"tp": "3"}, "tp", "splits"},
 		{map[string]string{"tp": "1"}, "tp", "weights"},
 		{map[string]string{"gpu": "l4", "model": "llama-3.1-8b", "tp": "1", "batch": "512", "context": "8192"}, "batch", "KV cache"},
+		// A c the pair's pricing would ignore is refused, not dropped.
+		{map[string]string{"c": "0.11"}, "c", "c_from=set"},
+		{map[string]string{"c": "0.11", "c_from": "pair"}, "c", "c_from=set"},
 	} {
 		_, _, err := lesson.Run(tt.set)
 		var pe *lessons.ParamError

@@ -1,0 +1,311 @@
+package kit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/inferlab/inferlab/core/cudagraph"
+	"github.com/inferlab/inferlab/core/hardware"
+	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/slo"
+	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons"
+)
+
+// The capacity search the serving lessons share: core/slo's steady-state
+// search (slo.Steady) at one precision, so that measuring, disaggregation
+// and the sandbox answer "what rate does this sustain under the SLO?" the
+// same way, and within the page's budget.
+//
+// The precision. Each seed bisects to SearchTolerance (5%, twice
+// Sarathi-Serve's 2.5%) with runs long enough to expose a 5% overload,
+// and the answer is the median of SearchSeeds (5) seeds. Tried on
+// measuring's Sarathi-Serve setup (Mistral-7B on an A100, Sarathi-Serve's
+// chat lengths, p99 TBT ≤ 100 ms), 2.5% on one seed costs about four times
+// as much CPU as 5% on one seed and its answers over seeds 1–5 span 4.5%;
+// the median of five seeds at 5% spans 1.5% (chunks of 512) and 2.1%
+// (8,192) over five windows of seeds, at about 0.5 s and 0.9 s of CPU.
+//
+// The cost. A search spends at most SearchBudget of SearchCost, its
+// probes' CPU-calibrated work, and stops at the first probe that would
+// not fit (slo.SteadyCapacity.Truncated; the lessons say so and report the
+// seeds finished), so every setting a lesson accepts stays within the
+// native bound of 2 s whatever the search finds.
+const (
+	SearchTolerance = 0.05
+	SearchSeeds     = 5
+	// SearchSpan bounds the rates probed to [start / SearchSpan, start ×
+	// SearchSpan] around the system's estimated saturation rate.
+	SearchSpan = 64
+	// SearchMinRequests and SearchMaxRequests bound a probe's run
+	// (slo.Steady's rule gives 800 requests judged at the median at 5%).
+	SearchMinRequests = 100
+	SearchMaxRequests = 3200
+)
+
+// SearchCost weights, calibrated on this repository's scheduler runs
+// (the calibration runs of measuring at chunks of 512 and 8,192 on an
+// A100, 2 and 1,024 sequences, graph_mode none at TP 1 and 8): a step
+// costs about 0.8 µs of CPU to schedule and price, a step priced kernel by
+// kernel about 0.04 µs more per unit of StreamedWorkTP, a request advanced
+// by a step about 0.023 µs. In units of one request advanced:
+const (
+	searchStepCost     = 35
+	searchStreamedCost = 2
+)
+
+// SearchBudget is the most SearchCost a lesson's run and its capacity
+// searches may spend together (the run's share is taken first, Spend.Take):
+// about 1.7 s of CPU at 0.023 µs a unit. Measuring's Sarathi-Serve setup
+// (both budgets, five seeds each, a two-rate sweep) spends about 72
+// million.
+const SearchBudget = 75_000_000
+
+// SearchMaxWork bounds the Script.Work a lesson's searches count: their
+// SearchCost never falls below the work counted (a step counts StepWork ≤
+// searchStepCost, a streamed one StreamedWorkTP ≤ searchStreamedCost ×
+// StreamedWorkTP), the budget stops them at SearchBudget, and the last
+// probe may overshoot its estimate, taken here as at most as much again.
+const SearchMaxWork = 2 * SearchBudget
+
+// Served converts a run's finished requests for core/slo's steady-state
+// judgement: arrival, latencies and the scheduling delay (the time from
+// arrival to the step that first scheduled the request).
+func Served(ms []scheduler.RequestMetrics) []slo.Served {
+	out := make([]slo.Served, len(ms))
+	for i, m := range ms {
+		out[i] = slo.Served{Arrival: m.Arrival, Latency: slo.Latency{TTFT: m.TTFT, TPOT: m.TPOT, Gaps: m.ITL, Wait: m.Scheduled - m.Arrival}}
+	}
+	return out
+}
+
+// SearchCost is what a scheduler run priced by e at these limits costs a
+// capacity search's budget: each request advanced 1, each step
+// searchStepCost, each step the dispatcher streams searchStreamedCost ×
+// StreamedWorkTP more.
+func (e *Engine) SearchCost(steps []scheduler.Step, seqs, budget int) int64 {
+	d := cudagraph.New(e.Mode, seqs, budget)
+	per := searchStreamedCost * StreamedWorkTP(e.Model, e.TP)
+	w := searchStepCost * int64(len(steps))
+	var seqBuf []hardware.Chunk
+	for _, st := range steps {
+		w += int64(st.Running)
+		seqBuf = seqBuf[:0]
+		for range st.DecodeTokens {
+			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: 1})
+		}
+		if st.PrefillTokens > 0 {
+			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: st.PrefillTokens})
+		}
+		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqBuf}); !one {
+			w += per
+		}
+	}
+	return w
+}
+
+// Spend is what a lesson's capacity searches may still spend, and what
+// they spent per request served so far (the estimate of the next probe).
+type Spend struct {
+	Left       int64
+	perRequest float64
+}
+
+// NewSpend is a budget of budget units (SearchBudget for a lesson whose
+// probes are scheduler runs priced by SearchCost).
+func NewSpend(budget int64) *Spend { return &Spend{Left: budget} }
+
+// Take spends cost outside the searches (the lesson's own run).
+func (s *Spend) Take(cost int64) { s.Left -= cost }
+
+// Afford reports whether a probe of n requests fits what is left, at the
+// costliest rate per request seen so far (the first probe always runs
+// while anything is left).
+func (s *Spend) Afford(_ float64, n int) bool {
+	return s.Left > 0 && s.perRequest*float64(n) <= float64(s.Left)
+}
+
+// Charge records a probe of n requests that cost cost.
+func (s *Spend) Charge(cost int64, n int) {
+	s.Left -= cost
+	if n > 0 {
+		s.perRequest = max(s.perRequest, float64(cost)/float64(n))
+	}
+}
+
+// Precision is how closely a search brackets each seed's capacity and
+// over how many seeds it takes the median.
+type Precision struct {
+	Tolerance float64
+	Seeds     int
+}
+
+// Precise is the shared search's precision (SearchTolerance,
+// SearchSeeds); Quick is the cluster lessons' in the page's budget: 10%
+// on one seed, runs a quarter as long, about a twentieth of the cost.
+var (
+	Precise = Precision{Tolerance: SearchTolerance, Seeds: SearchSeeds}
+	Quick   = Precision{Tolerance: 0.10, Seeds: 1}
+)
+
+// SearchParam picks a cluster lesson's search precision: a cluster run
+// costs about ten times a single engine's per request (each worker hashes
+// every prompt block for its prefix cache), so the precise search does not
+// fit the page's second.
+var SearchParam = lessons.Param{Key: "capacity_search", Label: "Capacity search",
+	Help: "quick: within 10% on one seed, within the page's budget (one seed's answer can lie a fifth from another's). precise: within 5%, the median of 5 seeds, as the measuring lesson searches: several seconds natively and longer in the page, which keeps its last figures, marked stale, until it is done.",
+	Kind: lessons.Choice, Choices: []string{"quick", "precise"}}
+
+// PrecisionOf is the precision the capacity_search knob picks (Precise
+// without the knob).
+func PrecisionOf(v lessons.Values) Precision {
+	if v.Has("capacity_search") && v.Choice("capacity_search") == "quick" {
+		return Quick
+	}
+	return Precise
+}
+
+// NewSearch is the shared search at precision p from start (req/s, the
+// system's estimated saturation rate) over the seeds seed, seed+1, …,
+// spending from spend.
+func NewSearch(p Precision, start float64, seed uint64, spend *Spend) slo.Steady {
+	seeds := make([]uint64, p.Seeds)
+	for i := range seeds {
+		seeds[i] = seed + uint64(i)
+	}
+	return slo.Steady{Start: start, Min: start / SearchSpan, Max: start * SearchSpan, Tolerance: p.Tolerance, Seeds: seeds,
+		MinRequests: SearchMinRequests, MaxRequests: SearchMaxRequests, Afford: spend.Afford}
+}
+
+// StartRate is where a capacity search of an engine begins: an estimate of
+// the rate it sustains serving requests like sample (its lengths), under
+// o, from the system alone. The lower of two estimates:
+//
+//   - throughput: a request's prefill alone, chunked at budget, plus its
+//     share of the decode steps of a full batch (max_num_seqs, or what
+//     kvTokens of KV hold);
+//   - stalls, when o bounds the p99 gap between tokens: a step carrying a
+//     prefill chunk that alone takes longer than the limit stalls every
+//     decode in it. With k such chunks per request and a decode step of τ,
+//     the share of gaps that stall is λ·k·τ (λk stalled steps a second,
+//     each holding the λ·O·τ running requests' gaps, of λ·O gaps a second),
+//     so 1% of them stall at λ = 0.01 / (k·τ).
+//
+// Only the search's first probe depends on it.
+func StartRate(t scheduler.Timer, sample []workload.Request, seqs int, kvTokens int64, budget int, o slo.Objective) float64 {
+	if len(sample) == 0 {
+		return 1
+	}
+	var prompt, output, stalls float64
+	for _, q := range sample {
+		prompt, output = prompt+float64(q.Prompt), output+float64(q.Output)
+		for done := 0; done < q.Prompt; done += budget {
+			if o.P99TBT > 0 && t.StepSeconds([]scheduler.Work{{NewTokens: min(budget, q.Prompt-done), Context: done, Prefill: true}}) > o.P99TBT {
+				stalls++
+			}
+		}
+	}
+	n := float64(len(sample))
+	prompt, output, stalls = prompt/n, output/n, stalls/n
+	batch := int(min(float64(seqs), float64(kvTokens)/max(1, prompt+output)))
+	batch = max(1, batch)
+	decodes := make([]scheduler.Work, batch)
+	for i := range decodes {
+		decodes[i] = scheduler.Work{NewTokens: 1, Context: int(prompt + output/2)}
+	}
+	perRequest := PrefillSeconds(t, int(prompt), budget) + output*t.StepSeconds(decodes)/float64(batch)
+	rate := 1.0
+	if perRequest > 0 {
+		rate = 1 / perRequest
+	}
+	if stalls > 0 {
+		tau := t.StepSeconds([]scheduler.Work{{NewTokens: 1, Context: int(prompt)}})
+		rate = min(rate, 0.01/(stalls*tau))
+	}
+	return rate
+}
+
+// CapacityText states a search's answer: "3.35 req/s (median of 5 seeds,
+// 3.28–3.41)", a bound when it lies outside the range searched, and what
+// a truncated search finished.
+func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
+	var t string
+	switch {
+	case c.Truncated && c.Complete() == 0 && c.Rate == 0:
+		return fmt.Sprintf("not found: the lesson's work bound stopped the search after %d probes, none of which met the SLO", c.Probes())
+	case c.BelowRange():
+		return fmt.Sprintf("below %s (even the lowest rate searched misses the SLO)", RateText(s.Min))
+	case c.AboveRange():
+		t = fmt.Sprintf("at least %s (the highest rate searched meets the SLO)", RateText(s.Max))
+	case c.Complete() > 1:
+		t = fmt.Sprintf("%s (median of %d seeds, %s–%s)", RateText(c.Rate), c.Complete(), Sig3Text(c.Low), Sig3Text(c.High))
+	case c.Complete() == 0:
+		// No seed finished: the first one's highest rate met, a lower bound.
+		t = fmt.Sprintf("at least %s (the highest rate met before the search stopped)", RateText(c.Rate))
+	default:
+		t = RateText(c.Rate)
+	}
+	if c.Truncated {
+		t += fmt.Sprintf(", from %d of %d seeds: the lesson's work bound stopped the search", c.Complete(), len(s.Seeds))
+	}
+	return t
+}
+
+// SearchMethod says how the shared search found an answer: the run
+// length at the capacity, the window judged, the tolerance and the seeds.
+func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
+	n := s.Requests(o, max(c.Rate, s.Min))
+	wait := ""
+	if o.TTFT == 0 && o.MedianWait == 0 {
+		wait = fmt.Sprintf(" A rate also counts only while the median request waits at most %g s to be scheduled (Sarathi-Serve's capacity search), since an objective on the gaps alone never sees a queue grow.", slo.DefaultMedianWait)
+	}
+	return fmt.Sprintf("Each probe serves Poisson arrivals at one rate, %s requests near the capacity (enough for a %.0f%% overload to show past the arrivals' noise), "+
+		"and judges only the middle %.0f%% by arrival, leaving out the warm-up and the drain; each seed's search doubles or halves the rate until one probe meets the SLO and the next does not, "+
+		"bisects to %.0f%%, and reads the capacity where the failing limit crosses between the two; %s (%d probes in all).%s",
+		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare), 100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
+}
+
+// seedsText says how the seeds' answers combine.
+func seedsText(n int) string {
+	if n == 1 {
+		return "one seed's workload gives the answer"
+	}
+	return fmt.Sprintf("%d seeds' workloads give the median and the range", n)
+}
+
+// ProbesText lists a seed's probes: "3.2 ✓, 6.4 ✗, 4.5 ✓ …".
+func ProbesText(sc slo.SeedCapacity) string {
+	parts := make([]string, len(sc.Runs))
+	for i, p := range sc.Runs {
+		mark := "✗"
+		if p.Meets {
+			mark = "✓"
+		}
+		parts[i] = fmt.Sprintf("%.3g %s", p.Rate, mark)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MedianSeed is the complete seed whose capacity is the median (the first
+// seed when none is complete; none before any search).
+func MedianSeed(c slo.SteadyCapacity) slo.SeedCapacity {
+	for _, sc := range c.Seeds {
+		if sc.Complete && sc.Rate == c.Rate {
+			return sc
+		}
+	}
+	if len(c.Seeds) == 0 {
+		return slo.SeedCapacity{}
+	}
+	return c.Seeds[0]
+}
+
+// SpreadPct is the seeds' range over the median, in percent (0 when the
+// capacity is 0 or NaN).
+func SpreadPct(c slo.SteadyCapacity) float64 {
+	if s := c.Spread(); !math.IsNaN(s) {
+		return 100 * s
+	}
+	return 0
+}

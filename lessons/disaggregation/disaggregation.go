@@ -58,7 +58,7 @@ var lesson = &lessons.Lesson{
 		{Key: "max_prefill_queue_size", Label: "queue_length: max_prefill_queue_size", Unit: "requests", Kind: lessons.Int, Default: cluster.DefaultMaxPrefillQueueSize, Min: 0, Max: 1000, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: lessons.Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: lessons.Float, Default: 40, Min: 1, Max: 1000, Step: 1},
-		kit.SLOKnobs[0], kit.SLOKnobs[1], kit.SearchParam,
+		kit.SLOKnobs[0], kit.SLOKnobs[1], searchParam,
 		kit.PriceParam, kit.PowerParam,
 		kit.SeedParam,
 	},

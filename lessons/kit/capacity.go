@@ -178,6 +178,36 @@ func NewSearch(p Precision, start float64, seed uint64, spend *Spend) slo.Steady
 		MinRequests: SearchMinRequests, MaxRequests: SearchMaxRequests, Afford: spend.Afford}
 }
 
+// PooledMinSeeds and PooledMaxSeeds are the fewest seeds whose probes may
+// show a pooled search's answer steady and the most it may use (its budget
+// usually stops it sooner). With fewer than ten workloads the probes'
+// scatter about the line can look small by chance: on Dynamo's recipe a
+// search that stopped at five seeds claimed 3.19–3.29 req/s where 29 seeds
+// of another setting put the capacity at 3.37–3.59.
+const (
+	PooledMinSeeds = 20
+	PooledMaxSeeds = 64
+)
+
+// NewPooledSearch is the shared search at precision p, its seeds pooled
+// (slo.Steady.Pooled), for a lesson whose single workloads' answers
+// scatter more than the tolerance: at least PooledMinSeeds seeds and at
+// most PooledMaxSeeds, drawn from seed, seed + 2³², seed + 2·2³², …, so that no
+// two seed settings share a workload. A precision of one seed is the
+// first seed's bisection alone, as NewSearch's.
+func NewPooledSearch(p Precision, start float64, seed uint64, spend *Spend) slo.Steady {
+	s := NewSearch(p, start, seed, spend)
+	if p.Seeds == 1 {
+		return s
+	}
+	s.Seeds = make([]uint64, PooledMaxSeeds)
+	for i := range s.Seeds {
+		s.Seeds[i] = seed + uint64(i)<<32
+	}
+	s.Pooled, s.MinSeeds = true, PooledMinSeeds
+	return s
+}
+
 // StartRate is where a capacity search of an engine begins: an estimate of
 // the rate it sustains serving requests like sample (its lengths), under
 // o, from the system alone. The lower of two estimates:
@@ -238,6 +268,8 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 		return fmt.Sprintf("below %s (even the lowest rate searched misses the SLO)", RateText(s.Min))
 	case c.AboveRange():
 		t = fmt.Sprintf("at least %s (the highest rate searched meets the SLO)", RateText(s.Max))
+	case s.Pooled && len(c.Seeds) > 1:
+		t = fmt.Sprintf("%s (95%% interval %s–%s, %d seeds pooled)", RateText(c.Rate), Sig3Text(c.Low), Sig3Text(c.High), len(c.Seeds))
 	case c.Complete() > 1:
 		t = fmt.Sprintf("%s (median of %d seeds, %s–%s)", RateText(c.Rate), c.Complete(), Sig3Text(c.Low), Sig3Text(c.High))
 	case c.Complete() == 0:
@@ -246,8 +278,13 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 	default:
 		t = RateText(c.Rate)
 	}
-	if c.Truncated {
+	switch {
+	case c.Truncated && s.Pooled && len(c.Seeds) > 1:
+		t += fmt.Sprintf(": the lesson's work bound stopped the search before the interval narrowed to %.0f%%", 100*s.Tolerance)
+	case c.Truncated:
 		t += fmt.Sprintf(", from %d of %d seeds: the lesson's work bound stopped the search", c.Complete(), len(s.Seeds))
+	case s.Pooled && len(c.Seeds) == len(s.Seeds) && c.High > c.Low*(1+s.Tolerance):
+		t += fmt.Sprintf(": %d seeds left the interval wider than %.0f%%", len(s.Seeds), 100*s.Tolerance)
 	}
 	return t
 }
@@ -260,10 +297,17 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 	if o.TTFT == 0 && o.MedianWait == 0 {
 		wait = fmt.Sprintf(" A rate also counts only while the median request waits at most %g s to be scheduled (Sarathi-Serve's capacity search), since an objective on the gaps alone never sees a queue grow.", slo.DefaultMedianWait)
 	}
-	return fmt.Sprintf("Each probe serves Poisson arrivals at one rate, %s requests near the capacity (enough for a %.0f%% overload to show past the arrivals' noise), "+
-		"and judges only the middle %.0f%% by arrival, leaving out the warm-up and the drain; each seed's search doubles or halves the rate until one probe meets the SLO and the next does not, "+
+	probe := fmt.Sprintf("Each probe serves Poisson arrivals at one rate, %s requests near the capacity (enough for a %.0f%% overload to show past the arrivals' noise), "+
+		"and judges only the middle %.0f%% by arrival, leaving out the warm-up and the drain; ", Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare))
+	if s.Pooled && len(s.Seeds) > 1 {
+		return probe + fmt.Sprintf("the first seed's search doubles or halves the rate until one probe meets the SLO and the next does not and bisects to %.0f%%; "+
+			"then each further seed's workload is served once, %.0f%% below or above the answer so far, and the answer is where a line through every probe's margin under the SLO (the share of requests or gaps over a limit, less the share allowed) crosses 0, "+
+			"until its 95%% interval is within %.0f%%: one workload's answer alone can lie well away, since near capacity the requests queue behind each other (%d seeds, %d probes in all).%s",
+			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
+	}
+	return probe + fmt.Sprintf("each seed's search doubles or halves the rate until one probe meets the SLO and the next does not, "+
 		"bisects to %.0f%%, and reads the capacity where the failing limit crosses between the two; %s (%d probes in all).%s",
-		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare), 100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
+		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
 }
 
 // seedsText says how the seeds' answers combine.

@@ -195,11 +195,15 @@ func P99TBT(ls []Latency) float64 {
 	for _, l := range ls {
 		n += len(l.Gaps)
 	}
+	if n == 0 {
+		return 0
+	}
 	gaps := make([]float64, 0, n)
 	for _, l := range ls {
 		gaps = append(gaps, l.Gaps...)
 	}
-	return Percentile(gaps, 99)
+	// gaps is this function's own: select in place (Percentile's rank).
+	return nth(gaps, max(0, min(int(math.Ceil(0.99*float64(n)))-1, n-1)))
 }
 
 // medianWait is the median of the requests' scheduling delays; 0 for none.

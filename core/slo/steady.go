@@ -366,7 +366,7 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 	for i, seed := range s.Seeds {
 		start, step := s.Start, 2.0
 		if i > 0 && first(c.Seeds).Met > 0 && first(c.Seeds).Above > 0 {
-			start, step = first(c.Seeds).Rate, 1+laterStep*s.Tolerance
+			start, step = medianRate(c.Seeds), 1+laterStep*s.Tolerance
 		}
 		sc, err := s.seed(judged, trial, seed, start, step)
 		c.Seeds = append(c.Seeds, sc)
@@ -395,6 +395,19 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 }
 
 func first(s []SeedCapacity) SeedCapacity { return s[0] }
+
+// medianRate is the median of the complete seeds' capacities (the lower of
+// the two middle ones).
+func medianRate(seeds []SeedCapacity) float64 {
+	var rates []float64
+	for _, sc := range seeds {
+		if sc.Complete {
+			rates = append(rates, sc.Rate)
+		}
+	}
+	slices.Sort(rates)
+	return rates[(len(rates)-1)/2]
+}
 
 // pooled is the pooled search under o (its limits on waiting set).
 func (s Steady) pooled(o Objective, trial Trial) (SteadyCapacity, error) {

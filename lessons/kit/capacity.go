@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/inferlab/inferlab/core/cudagraph"
-	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/slo"
 	"github.com/inferlab/inferlab/core/workload"
@@ -85,24 +83,19 @@ func Served(ms []scheduler.RequestMetrics) []slo.Served {
 // searchStepCost, each step the dispatcher streams searchStreamedCost ×
 // StreamedWorkTP more.
 func (e *Engine) SearchCost(steps []scheduler.Step, seqs, budget int) int64 {
-	d := cudagraph.New(e.Mode, seqs, budget)
-	per := searchStreamedCost * StreamedWorkTP(e.Model, e.TP)
-	w := searchStepCost * int64(len(steps))
-	var seqBuf []hardware.Chunk
+	_, cost := e.WorkAndSearchCost(steps, seqs, budget)
+	return cost
+}
+
+// WorkAndSearchCost is PricedStepsWork and SearchCost of the same run,
+// reading which steps the dispatcher streams once.
+func (e *Engine) WorkAndSearchCost(steps []scheduler.Step, seqs, budget int) (work, cost int64) {
+	streamed, per := e.streamedSteps(steps, seqs, budget), StreamedWorkTP(e.Model, e.TP)
+	cost = searchStepCost*int64(len(steps)) + searchStreamedCost*per*streamed
 	for _, st := range steps {
-		w += int64(st.Running)
-		seqBuf = seqBuf[:0]
-		for range st.DecodeTokens {
-			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: 1})
-		}
-		if st.PrefillTokens > 0 {
-			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: st.PrefillTokens})
-		}
-		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqBuf}); !one {
-			w += per
-		}
+		cost += int64(st.Running)
 	}
-	return w
+	return StepsWork(steps) + streamed*per, cost
 }
 
 // Spend is what a lesson's capacity searches may still spend, and what

@@ -50,6 +50,14 @@ import (
 // precise ones at most about 12 s.
 var searchBudget = map[kit.Precision]int64{kit.Quick: 8_000_000, kit.Precise: 170_000_000}
 
+// probeTokens caps a probe's requests at this many tokens' worth (the
+// longest prompt and output each): a probe's workers keep every block of
+// every prompt in their prefix caches, about 100 bytes a token, so that
+// one probe of 122 requests of 32,768 + 2,048 tokens on 16 workers
+// peaked near 490 MB. A probe cut shorter than the search's rule exposes
+// a larger overload (slo.SteadyOutcome.Overload).
+const probeTokens = 2_500_000
+
 // searchMaxWork bounds the work both searches count: each stops within
 // its budget, the last probe over it by at most as much again.
 const searchMaxWork = 2 * 2 * 170_000_000
@@ -106,6 +114,9 @@ func searchCapacities(v lessons.Values, set *disaggSetup) (disaggCapacities, err
 		// (its pools' balance decides how far it lies from it).
 		start := float64(workers) * kit.StartRate(set.monoTimer, workload.Poisson(200, 1, prompts, outputs, seed), set.dep.seqs, int64(set.mono.KVBlocks)*disaggBlock, set.dep.budget, out.objective)
 		c.search = kit.NewPooledSearch(out.precision, start, seed, spend)
+		if most := max(10, probeTokens/(prompts.Max+outputs.Max)); most < c.search.MaxRequests {
+			c.search.MaxRequests, c.search.MinRequests = most, min(c.search.MinRequests, most)
+		}
 		var err error
 		c.cap, err = c.search.Run(out.objective, trial)
 		return err

@@ -27,18 +27,22 @@ import (
 // Steady enough. One workload's answer is not the deployment's: near
 // capacity the requests queue behind each other, so the share meeting
 // TTFT wanders by two or three points from one stream of 500 requests to
-// the next, while it falls only about 0.3 per unit of the rate's
-// logarithm (Dynamo's recipe, disaggregated: 0.92 at 3.2 req/s, 0.89 at
-// 3.9), and a p99 TBT limit counts the few stalls a prefill causes. One
-// seed's answer moves by 5–15% (the precise search of the past, the
-// median of five seeds, moved 6–22% between seed settings). So the
-// precise search pools its seeds (kit.NewPooledSearch): after the first
-// seed's bisection each further workload is served once near the answer,
-// the answer is where a line through every probe's margin crosses 0, and
-// the search stops once that crossing's 95% interval (Fieller's, from the
-// probes' scatter about the line) is within 5%, or when its work bound
-// stops it, and says which. The quick search is the first seed's answer
-// alone.
+// the next (standard deviation 0.025 at 3.5 req/s on Dynamo's recipe,
+// disaggregated), while it falls only about 0.25 per unit of the rate's
+// logarithm (0.915 at 3.2 req/s, 0.88 at 3.6, 0.86 at 4.0, six streams
+// each), and a p99 TBT limit counts the few stalls a prefill causes. One
+// seed's answer moves by 5–15%; the median of five seeds moved 6–23%
+// between seed settings. So the precise search pools its seeds
+// (kit.NewPooledSearch): after the first seed's bisection each further
+// workload is served once near the answer, the answer is where a line
+// through every probe's margin crosses 0, and the search stops once that
+// crossing's 95% interval (Fieller's, from the probes' scatter about the
+// line) is within 5% after at least ten workloads, or when its work bound
+// stops it, and says which. Where misses come from another long prompt
+// arriving just before (the defaults, disaggregated: the share missing
+// grows only in proportion to the rate), one workload's answer scatters
+// by 10–15% and the bound stops the search near ±6%. The quick search is
+// the first seed's answer alone.
 //
 // Each search spends from its own budget in cluster.Counts.Work units
 // (searchBudget), and says so when it stops it.

@@ -3,6 +3,14 @@
 // workers, where every prefill shares steps with the running decodes, and by
 // Dynamo's separate prefill and decode pools, where each prompt's KV crosses
 // a link: T = α + B·S_block/BW.
+//
+// Both deployments' capacity per GPU under the SLO comes from core/slo's
+// steady-state search (capacity.go). Steady enough is decided by the
+// answer's own uncertainty: the precise search pools workloads until the
+// 95% interval of where its probes' margins cross the SLO's limits is
+// within 5%, or its work bound stops it and it says how wide the interval
+// is; each probe's run is long enough for a 5% overload to show past the
+// arrivals' noise and is judged without its first and last tenth.
 package disaggregation
 
 import (

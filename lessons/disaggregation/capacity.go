@@ -180,6 +180,11 @@ func (r *disaggRun) capacityVerdict() string {
 	switch {
 	case c.mono.cap.BelowRange() && c.dis.cap.BelowRange():
 		return "Neither deployment meets the SLO at any rate searched: loosen the SLO."
+	case m == 0 || d == 0:
+		// One search found no rate that meets the SLO (the lowest rate
+		// searched missed it, or the work bound stopped the search first):
+		// a ratio to 0 says nothing.
+		return "One deployment's search found no rate that meets the SLO (above), so this does not settle which serves more per GPU."
 	case (c.mono.cap.AboveRange() && m <= d) || (c.dis.cap.AboveRange() && d <= m) || (c.mono.cap.AboveRange() && c.dis.cap.AboveRange()):
 		return "The searches' range does not settle which serves more per GPU."
 	case d > m:

@@ -145,7 +145,7 @@ const (
 	dynamoArch   = "NVIDIA Dynamo architecture @ 274eb0e (https://github.com/ai-dynamo/dynamo/blob/main/docs/architecture/architecture.md)"
 	trt05        = "TensorRT-LLM v0.5, " + trtPerf + ", Low Latency"
 	// sarathiRelaxedMiss is why the relaxed Yi-34B ratio misses.
-	sarathiRelaxedMiss = "the lab's vLLM baseline is vLLM v1's scheduler, whose whole-prompt steps still carry the running decodes, where the paper's vLLM ran prefill-only steps first while prompts waited and so stalled its decodes longer; under a 1 s gap limit that baseline keeps more of its capacity here (1.04 against 1.42 req/s)"
+	sarathiRelaxedMiss = "the lab's vLLM baseline is vLLM v1's scheduler, whose whole-prompt steps still carry the running decodes, where the paper's (the artifact's sarathi/core/scheduler/vllm_scheduler.py) runs a prefill-only step whenever a prompt waits and so stalls its decodes longer; under a 1 s gap limit the lab's baseline keeps more of its capacity (1.04 against 1.42 req/s)"
 	// dynamoRoutingMiss is why Dynamo's routing gains miss.
 	dynamoRoutingMiss = "Dynamo's 100,000 real R1 queries are not published, so their prefix reuse, which KV routing exploits, is unknown; the lesson's stand-in (Llama-3.1-8B, four system prompts, a light load) saves about 12 ms of a 48 ms mean TTFT, where a 70B model under load queues behind recomputed prefixes"
 	sglangBlog        = "SGLang v0.4 blog, lm-sys/lm-sys.github.io @ 44576d5, blog/2024-12-04-sglang-v0-4.md (https://lmsys.org/blog/2024-12-04-sglang-v0-4/)"

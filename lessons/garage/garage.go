@@ -72,6 +72,9 @@ var lesson = &lessons.Lesson{
 		// Paged preemption on most ticks: long prompts that fill the pool, then grow.
 		{"requests": "500", "prompt_min": "4000", "prompt_max": "7000", "output_min": "999", "output_max": "999", "block_size": "2", "pool_tokens": "8192",
 			"max_context": "8000"},
+		// ShareGPT lengths, as many requests as the stream bound admits,
+		// one request at a time in a buddy pool of one max_context.
+		{"lengths": "sharegpt", "requests": "1500", "max_context": "2048", "pool_tokens": "2048", "block_size": "1", "placement": "buddy", "reserve": "exact"},
 		// The longest outputs.
 		{"requests": "3", "prompt_min": "1", "prompt_max": "1", "output_min": "131071", "output_max": "131071", "max_context": "131072", "pool_tokens": "131072", "block_size": "32"},
 	},

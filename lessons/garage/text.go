@@ -47,7 +47,7 @@ func (r garageRun) Script() *lessons.Script {
 	if len(steps) > 0 && r.ticks[0] == 0 {
 		first, _ := r.served.contig.At(0)
 		c0 := first.Usage.Resident
-		steps[0].Quiz = lessons.NumberQuiz(fmt.Sprintf("%d requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", len(r.setup.reqs), kit.Comma(r.setup.pool)),
+		steps[0].Quiz = lessons.NumberQuiz(fmt.Sprintf("%s requests queue for %s slots. How many will the contiguous pool hold after admitting what fits?", kit.Comma(len(r.setup.reqs)), kit.Comma(r.setup.pool)),
 			float64(c0), 0, fmt.Sprintf("Each request reserves %s; the pool holds %d such runs, whatever the requests' real lengths.", reserveWords(r.setup), c0))
 	}
 	s.Steps = append(s.Steps, steps...)
@@ -85,10 +85,10 @@ func (g *garageText) introStep() lessons.Step {
 	if s.shareGPT {
 		lengths = ", long-tailed like the vLLM paper's ShareGPT requests"
 	}
-	narration := fmt.Sprintf("%d requests (prompts %s–%s tokens, %s–%s output tokens%s) queue in order. Each pool has %s KV slots. "+
+	narration := fmt.Sprintf("%s requests (prompts %s–%s tokens, %s–%s output tokens%s) queue in order. Each pool has %s KV slots. "+
 		"%s cuts them into %s blocks of %d tokens and gives a request a block only when it needs one; "+
 		"%s gives each request one unbroken run (%s).%s%s",
-		len(s.reqs), kit.Comma(s.promptMin), kit.Comma(s.promptMax), kit.Comma(s.outputMin), kit.Comma(s.outputMax), lengths, kit.Comma(s.pool),
+		kit.Comma(len(s.reqs)), kit.Comma(s.promptMin), kit.Comma(s.promptMax), kit.Comma(s.outputMin), kit.Comma(s.outputMax), lengths, kit.Comma(s.pool),
 		pagedText, kit.Comma(s.pool/s.b), s.b, contigText, reserveWords(s), fit, setup)
 	subj := []subject{
 		{pagedText, "pool:paged", fmt.Sprintf("%s blocks × %d tokens", kit.Comma(s.pool/s.b), s.b)},

@@ -1,6 +1,22 @@
 // Package sandbox holds the lesson sandbox: all parts. Compose a cluster
 // (GPU, model, CUDA-graph mode, workers, router policy) and a workload, run
 // it, and read the dashboard.
+//
+// Its capacity under the SLO (capacity.go) is core/slo's steady-state
+// search, and "steady enough" is decided there for the run length (a probe
+// serves enough requests for an overload of the tolerance to push the
+// deciding request past its limit on waiting, and past the arrivals'
+// noise; the first and last tenth by arrival are not judged) and here for
+// what a probe draws: its own stream of the workload, whatever the
+// requests and rate knobs say; lengths stratified over the whole
+// distribution (stratified.go), so that a seed's few longest requests do
+// not decide the answer; and for conversations, a ramp until their
+// later turns arrive within half the tolerance of the rate probed
+// (ramp.go). The run and the search together count at most the search's
+// budget, which keeps every setting within 2 s of CPU; where the
+// probes the answer needs do not fit (a large cluster's, or any
+// conversation workload's on the quick search), the search stops and the
+// lesson reports the highest rate met, a lower bound, and says so.
 package sandbox
 
 import (
@@ -223,19 +239,52 @@ func longestOf(w []workload.Request) int {
 // sandboxGeneratedDraw draws the knobs' generated workload as the
 // generators make it.
 func sandboxGeneratedDraw(v lessons.Values) []workload.Request {
+	return sandboxDrawWith(v, func(l workload.Lengths, _ int, _ uint64) workload.Lengths { return l })
+}
+
+// lengthsOf is how a draw takes the lengths l of its n requests (stream
+// names which lengths they are).
+type lengthsOf func(l workload.Lengths, n int, stream uint64) workload.Lengths
+
+// sandboxDrawWith draws the knobs' generated workload with lengths from
+// of: the generators' own, or stratified (probeDraw).
+func sandboxDrawWith(v lessons.Values, of lengthsOf) []workload.Request {
 	seed := uint64(v.Int("seed"))
 	n, rate := v.Int("requests"), v.Float("rate")
 	var w []workload.Request
 	switch v.Choice("workload") {
 	case "chats":
-		w = workload.Chats(max(1, n/sandboxTurns), sandboxTurns, workload.Uniform{Min: 256, Max: 1024}, workload.ChatPrompts(), workload.ChatOutputs(), 4, 5, rate, seed)
+		c := max(1, n/sandboxTurns)
+		w = workload.Chats(c, sandboxTurns, of(sandboxSystemPrompt, sandboxSystemPrompts, streamSystem), of(workload.ChatPrompts(), c*sandboxTurns, streamPrompt),
+			of(workload.ChatOutputs(), c*sandboxTurns, streamOutput), sandboxSystemPrompts, sandboxThinkTime, rate, seed)
 	case "shared":
-		w = workload.SharedPrefix(workload.Poisson(n, rate, workload.Uniform{Min: 1024, Max: 3072}, workload.ChatOutputs(), seed), 4, 768, seed)
+		w = workload.SharedPrefix(workload.Poisson(n, rate, of(sandboxSharedPrompt, n, streamPrompt), of(workload.ChatOutputs(), n, streamOutput), seed), sandboxSystemPrompts, sandboxSharedPrefix, seed)
 	default:
-		w = workload.Poisson(n, rate, workload.ChatPrompts(), workload.ChatOutputs(), seed)
+		w = workload.Poisson(n, rate, of(workload.ChatPrompts(), n, streamPrompt), of(workload.ChatOutputs(), n, streamOutput), seed)
 	}
 	return w
 }
+
+// The generated workloads' shapes: chats' system prompts and think time
+// between turns (s), and the shared workload's prompts and the system
+// prompt they open with.
+var (
+	sandboxSystemPrompt = workload.Uniform{Min: 256, Max: 1024}
+	sandboxSharedPrompt = workload.Uniform{Min: 1024, Max: 3072}
+)
+
+const (
+	sandboxSystemPrompts = 4
+	sandboxThinkTime     = 5.0
+	sandboxSharedPrefix  = 768
+)
+
+// The shuffles of stratified lengths, one stream per kind of length.
+const (
+	streamSystem = iota + 1
+	streamPrompt
+	streamOutput
+)
 
 // contextMargin is the tokens a generated request leaves free of the
 // model's positions, for the chat template's special tokens.

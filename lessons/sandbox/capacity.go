@@ -122,7 +122,7 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 	}
 	spend := kit.NewSpend(searchBudget[c.precision])
 	spend.Take(r.res.Counts.Work() + r.streamed)
-	_, preset := workload.BoundsOf(r.workload)
+	_, preset := sandboxBounds(r.workload)
 	c.stratified = !preset
 	if r.workload == "chats" {
 		c.ramp = rampSeconds(kit.PrecisionOf(v).Tolerance/2, sandboxThinkTime, sandboxTurns)
@@ -154,7 +154,7 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 	c.search.Afford = func(rate float64, n int) bool {
 		return spend.Afford(rate, n) && perRequest*(float64(n)+math.Ceil(rate*c.ramp)) <= float64(spend.Left)
 	}
-	if b, ok := workload.BoundsOf(r.workload); ok {
+	if b, ok := sandboxBounds(r.workload); ok {
 		// A preset is one stream: one seed, at most its requests a probe.
 		c.search.Seeds = c.search.Seeds[:1]
 		c.search.MaxRequests = min(c.search.MaxRequests, b.Requests)
@@ -182,7 +182,7 @@ func (c *sandboxCapacity) probeStream(v lessons.Values, rate float64, n int, see
 // generated workload with stratified lengths (stratified.go), fitted to
 // the model's context.
 func probeWorkload(v lessons.Values) []workload.Request {
-	if _, ok := workload.BoundsOf(v.Choice("workload")); ok {
+	if _, ok := sandboxBounds(v.Choice("workload")); ok {
 		return sandboxWorkload(v)
 	}
 	seed := uint64(v.Int("seed"))

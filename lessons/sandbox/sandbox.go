@@ -60,7 +60,7 @@ var lesson = &lessons.Lesson{
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
 			return lessons.Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 		}
-		if b, ok := workload.BoundsOf(v.Choice("workload")); ok {
+		if b, ok := sandboxBounds(v.Choice("workload")); ok {
 			return checkSandboxPreset(v, b)
 		}
 		work := sandboxGeneratedWorkload(v)
@@ -212,7 +212,7 @@ func sandboxGeneratedWorkload(v lessons.Values) []workload.Request {
 // sandboxGenerated draws the knobs' workload and fits it to the chosen
 // model's context, saying how (cut.requests is 0 when nothing was cut).
 func sandboxGenerated(v lessons.Values) ([]workload.Request, contextCut) {
-	if _, ok := workload.BoundsOf(v.Choice("workload")); ok {
+	if _, ok := sandboxBounds(v.Choice("workload")); ok {
 		return fitModelContext(v, sandboxReplay(v))
 	}
 	return fitModelContext(v, sandboxGeneratedDraw(v))
@@ -344,7 +344,7 @@ func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
 		return nil, err
 	}
 	r.cut = cut
-	if _, ok := workload.BoundsOf(r.workload); ok {
+	if _, ok := sandboxBounds(r.workload); ok {
 		r.replayed = presetText(r.workload, w, r.rate)
 	}
 	if r.capacity, err = searchSandboxCapacity(v, r); err != nil {
@@ -593,6 +593,9 @@ func (r *sandboxRun) steps(metrics []lessons.Metric) []lessons.Step {
 	setup := fmt.Sprintf("%d requests (%s) arrive %s at %s serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
 		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s%s%s",
 		r.requests, kind, rate, r.e.WorkersText(r.workers), r.e.ModelText(), r.policy, r.graph, kit.Comma(r.seqs), kit.Comma(r.budget), r.batchText(), r.cut.text(), kit.PrecisionNote(r.e))
+	if r.replayed != "" {
+		setup += presetNote(r.workload)
+	}
 	a := &kit.Annotator{Scene: "cluster"}
 	a.Mark("router:R", r.policy, "routed by "+r.policy, setup)
 	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",

@@ -93,9 +93,9 @@ var lesson = &lessons.Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
-		// With a capacity search (sandbox_capacity.go): the most requests
-		// that leave room for one more run, per workload, on the smallest
-		// KV pool, kernel by kernel and one request at a time; and searches
+		// With a capacity search (capacity.go; the run and the search share
+		// one budget): fewer requests per workload, on the smallest KV
+		// pool, kernel by kernel and one request at a time; and searches
 		// that bisect with every probe, one on the L4 with preemptions.
 		{"requests": "443", "rate": "1000"},
 		{"requests": "659", "rate": "0.1", "workload": "plain"},
@@ -107,15 +107,15 @@ var lesson = &lessons.Lesson{
 		// FP8 weights and TP 8 at the capacity search's edges.
 		{"requests": "659", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
 		{"requests": "194", "rate": "0.1", "workload": "plain", "graph_mode": "none", "tp": "8"},
-		// The real traces: the most requests Check allows of each, then the
-		// most that leave room for a capacity search, sparse and dense.
+		// The real traces: the most requests Check allows of each, sparse
+		// and dense, and fewer beside a capacity search.
 		{"requests": "1072", "rate": "0.1", "workload": "azure-conv"},
 		{"requests": "687", "rate": "1000", "workload": "azure-code"},
-		{"requests": "154", "rate": "1000", "workload": "mooncake-conversation"},
-		{"requests": "94", "rate": "0.1", "workload": "mooncake-conversation", "graph_mode": "none"},
+		{"requests": "180", "rate": "1000", "workload": "mooncake-conversation"},
+		{"requests": "147", "rate": "0.1", "workload": "mooncake-conversation", "graph_mode": "none"},
 		{"requests": "570", "rate": "0.1", "workload": "azure-conv"},
 		{"requests": "686", "rate": "0.1", "workload": "azure-code"},
-		{"requests": "97", "rate": "0.1", "workload": "mooncake-conversation"},
+		{"requests": "180", "rate": "0.1", "workload": "mooncake-conversation"},
 	},
 }
 

@@ -242,12 +242,12 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 		t = fmt.Sprintf("%s (median of %d seeds, %s–%s)", RateText(c.Rate), c.Complete(), Sig3Text(c.Low), Sig3Text(c.High))
 	case c.Complete() == 0:
 		// No seed finished: the first one's highest rate met, a lower bound.
-		t = fmt.Sprintf("at least %s (the highest rate met before the search stopped)", RateText(c.Rate))
+		t = fmt.Sprintf("at least %s (the highest rate met)", RateText(c.Rate))
 	default:
 		t = RateText(c.Rate)
 	}
 	if c.Truncated {
-		t += fmt.Sprintf(", from %d of %d seeds: the lesson's work bound stopped the search", c.Complete(), len(s.Seeds))
+		t += fmt.Sprintf(": the lesson's work bound stopped the search (%d of %d seeds finished)", c.Complete(), len(s.Seeds))
 	}
 	return t
 }
@@ -258,20 +258,19 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 	n := s.Requests(o, max(c.Rate, s.Min))
 	wait := ""
 	if o.TTFT == 0 && o.MedianWait == 0 {
-		wait = fmt.Sprintf(" A rate also counts only while the median request waits at most %g s to be scheduled (Sarathi-Serve's capacity search), since an objective on the gaps alone never sees a queue grow.", slo.DefaultMedianWait)
+		wait = fmt.Sprintf(" A rate also needs the median request scheduled within %g s (Sarathi-Serve's search): gaps alone never see a queue grow.", slo.DefaultMedianWait)
 	}
-	return fmt.Sprintf("Each probe serves Poisson arrivals at one rate, %s requests near the capacity (enough for a %.0f%% overload to show past the arrivals' noise), "+
-		"and judges only the middle %.0f%% by arrival, leaving out the warm-up and the drain; each seed's search doubles or halves the rate until one probe meets the SLO and the next does not, "+
-		"bisects to %.0f%%, and reads the capacity where the failing limit crosses between the two; %s (%d probes in all).%s",
+	return fmt.Sprintf("Each probe serves %s Poisson arrivals at one rate (enough for a %.0f%% overload to show) and judges the middle %.0f%%, past warm-up and before drain; "+
+		"the search brackets the capacity, bisects to %.0f%% and reads it where the failing limit crosses; %s (%d probes).%s",
 		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare), 100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
 }
 
 // seedsText says how the seeds' answers combine.
 func seedsText(n int) string {
 	if n == 1 {
-		return "one seed's workload gives the answer"
+		return "one seed"
 	}
-	return fmt.Sprintf("%d seeds' workloads give the median and the range", n)
+	return fmt.Sprintf("the median and range of %d seeds", n)
 }
 
 // ProbesText lists a seed's probes: "3.2 ✓, 6.4 ✗, 4.5 ✓ …".

@@ -370,7 +370,7 @@ func (c *sandboxCapacity) step(r *sandboxRun) lessons.Step {
 	capText := "Capacity is " + kit.CapacityText(c.cap, c.search)
 	quick := ""
 	if c.precision == kit.Quick {
-		quick = " This is the quick search, one seed's answer; capacity_search=precise takes the median of five seeds, each within 5%, at several times the cost."
+		quick = " Quick search, one seed; capacity_search=precise takes five seeds' median at several times the cost."
 	}
 	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s%s The median seed's probes: %s req/s. %s%s",
 		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, kit.SLOText(c.objective), kit.SearchMethod(c.cap, c.search, c.objective), c.drawText(), kit.ProbesText(c.median()), c.limitText(), quick)
@@ -390,12 +390,11 @@ func (c *sandboxCapacity) step(r *sandboxRun) lessons.Step {
 func (c *sandboxCapacity) drawText() string {
 	if c.perRate == 1 && c.ramp == 0 {
 		if c.stratified {
-			return " Each probe draws its prompt and output lengths stratified, one from each of as many equally likely strata of their distributions as it has requests, so that every probe holds the whole distribution, its tail included, and the seeds differ only in the requests' order and timing."
+			return " Probes draw lengths stratified, so each holds the whole distribution, tail included."
 		}
 		return ""
 	}
-	return fmt.Sprintf(" Each probe draws its lengths stratified, one from each of as many equally likely strata of their distributions as it has requests, so that every probe holds the whole distribution; "+
-		"and a probe of conversations first serves %.0f s of them (%s requests at %s) without judging any, since their later turns, %.0f s of thinking apart on average, reach %.0f%% of the rate only then.",
+	return fmt.Sprintf(" Probes draw lengths stratified (each holds the whole distribution); a probe of conversations first serves %.0f s unjudged (%s requests at %s): turns %.0f s of thinking apart reach %.0f%% of the rate only then.",
 		c.ramp, kit.Comma(int(math.Ceil(c.ramp*max(c.capacity(), c.search.Min)))), figureText(max(c.capacity(), c.search.Min))+" req/s", sandboxThinkTime, 100*offeredShare(c.ramp, sandboxThinkTime, sandboxTurns))
 }
 
@@ -404,7 +403,7 @@ func (c *sandboxCapacity) drawText() string {
 func (c *sandboxCapacity) limitText() string {
 	med := c.median()
 	if c.cap.Truncated && c.cap.Complete() == 0 && med.Above == 0 {
-		return "What limits it is not known here: the work bound stopped the search before any probe missed the SLO."
+		return "What limits it is unknown: no probe missed the SLO before the bound."
 	}
 	if c.cap.AboveRange() || med.Above == 0 {
 		o := outcomeAt(med, med.Met)

@@ -370,10 +370,13 @@ func (c *sandboxCapacity) step(r *sandboxRun) lessons.Step {
 	capText := "Capacity is " + kit.CapacityText(c.cap, c.search)
 	quick := ""
 	if c.precision == kit.Quick {
-		quick = " Quick search, one seed; capacity_search=precise takes five seeds' median at several times the cost."
+		quick = " For five seeds' median: capacity_search=precise."
 	}
-	st.Narration = fmt.Sprintf("%s, %s req/s per GPU over the deployment's %s, under %s. %s%s The median seed's probes: %s req/s. %s%s",
-		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, kit.SLOText(c.objective), kit.SearchMethod(c.cap, c.search, c.objective), c.drawText(), kit.ProbesText(c.median()), c.limitText(), quick)
+	// The median seed's probes are the capacity chart's points, so the
+	// narration leaves them to it: the laptop's narration panel holds
+	// about 850 characters.
+	st.Narration = fmt.Sprintf("%s, %s req/s per GPU on %s, under %s. %s%s %s%s",
+		capText, figureText(slo.PerGPU(c.capacity(), c.gpus)), c.gpusText, kit.SLOText(c.objective), kit.SearchMethod(c.cap, c.search, c.objective), c.drawText(), c.limitText(), quick)
 	a.Mark(pool, strings.TrimPrefix(capText, "Capacity is "), capText, st.Narration)
 	stats := []scene.Stat{{Label: "capacity", Value: figureText(c.capacity()) + " req/s"}, {Label: "capacity per GPU", Value: figureText(slo.PerGPU(c.capacity(), c.gpus)) + " req/s"}}
 	st.Scenes = []scene.Scene{
@@ -394,7 +397,7 @@ func (c *sandboxCapacity) drawText() string {
 		}
 		return ""
 	}
-	return fmt.Sprintf(" Probes draw lengths stratified (each holds the whole distribution); a probe of conversations first serves %.0f s unjudged (%s requests at %s): turns %.0f s of thinking apart reach %.0f%% of the rate only then.",
+	return fmt.Sprintf(" Lengths are stratified (each probe holds the whole distribution); conversation probes first serve %.0f s unjudged (%s requests at %s), until turns %.0f s apart reach %.0f%% of the rate.",
 		c.ramp, kit.Comma(int(math.Ceil(c.ramp*max(c.capacity(), c.search.Min)))), figureText(max(c.capacity(), c.search.Min))+" req/s", sandboxThinkTime, 100*offeredShare(c.ramp, sandboxThinkTime, sandboxTurns))
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/inferlab/inferlab/app/playback"
 	"github.com/inferlab/inferlab/core/workload"
@@ -109,8 +110,8 @@ func (p *Player) renderTrace() app.UI {
 	case p.sim.upload != nil:
 		status = "Simulating " + lessons.PrintableName(p.sim.upload.Name) + "…"
 	case p.trace != nil:
-		status = fmt.Sprintf("Running on %s: %s requests. The workload, requests and rate knobs are ignored, and links to this page do not carry the trace.",
-			lessons.PrintableName(p.trace.Name), comma(p.trace.Requests))
+		status = fmt.Sprintf("Running on %s: %s requests.%s Links to this page do not carry the trace.",
+			lessons.PrintableName(p.trace.Name), comma(p.trace.Requests), ignoredKnobsText(p.lesson.TraceIgnores))
 	}
 	return app.Section().ID("trace-panel").Class("panel trace-panel").Aria("labelledby", "trace-title").Body(
 		app.H2().ID("trace-title").Text("Your own trace"),
@@ -154,4 +155,17 @@ func traceWorkText(lim workload.Limits) string {
 		return ""
 	}
 	return fmt.Sprintf(", and %s of work: %d × prompt + %d × output tokens summed", comma(int(lim.MaxWork)), lim.PromptWork, lim.OutputWork)
+}
+
+// ignoredKnobsText says which knobs a trace replaces, from the lesson's own
+// list (Lesson.TraceIgnores, the list the command line refuses with a
+// trace), so the page and the command line name the same knobs.
+func ignoredKnobsText(keys []string) string {
+	switch len(keys) {
+	case 0:
+		return ""
+	case 1:
+		return " The " + keys[0] + " knob is ignored."
+	}
+	return " The " + strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1] + " knobs are ignored."
 }

@@ -32,3 +32,26 @@ func traceLesson(t *testing.T) *lessons.Lesson {
 	t.Skip("no lesson takes a trace")
 	return nil
 }
+
+func TestIgnoredKnobsText(t *testing.T) {
+	for _, c := range []struct {
+		keys []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"rate"}, " The rate knob is ignored."},
+		{[]string{"requests", "rate"}, " The requests and rate knobs are ignored."},
+		{[]string{"workload", "requests", "rate"}, " The workload, requests and rate knobs are ignored."},
+	} {
+		if got := ignoredKnobsText(c.keys); got != c.want {
+			t.Errorf("ignoredKnobsText(%q) = %q, want %q", c.keys, got, c.want)
+		}
+	}
+	// The page names what the command line refuses with a trace.
+	sb := traceLesson(t)
+	for _, k := range sb.TraceIgnores {
+		if !strings.Contains(ignoredKnobsText(sb.TraceIgnores), k) {
+			t.Errorf("%s's trace status leaves out %q", sb.Slug, k)
+		}
+	}
+}

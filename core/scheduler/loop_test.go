@@ -522,21 +522,14 @@ func TestOrcaPow2ReservesThePromptAndRoundsTheOutputs(t *testing.T) {
 // fragmentation and other). The setup, fixed before the figures were
 // known: OPT-13B's 15,700 KV slots on a 40 GB A100 (the paper's Table 1),
 // a maximum length of 2,048, a buddy allocator (§6.1), ShareGPT-like
-// lengths with the paper's means (161 prompt, 338 output tokens; Fig. 11)
-// drawn from workload.LongTail with the σ of the lab's chat lengths (1 and
-// 0.8), filtered as vLLM's ShareGPT sampling then did (prompts of 4–1,024
-// tokens, outputs of at least 4, at most 2,048 together), 2,000 requests
-// queued at once, seed 1. Tolerance ±15% of each published share above 5%.
+// lengths with the paper's means (workload.PaperShareGPT: lognormal, the σ
+// of the lab's chat lengths, filtered as vLLM's ShareGPT sampling then
+// did), 2,000 requests queued at once, seed 1. Tolerance ±15% of each published share above 5%.
 func TestVLLMFig2OrcaShares(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	prompts := workload.LongTail{Median: 161 / math.Exp(0.5), Sigma: 1, Min: 1, Max: 4096}
-	outputs := workload.LongTail{Median: 338 / math.Exp(0.32), Sigma: 0.8, Min: 1, Max: 4096}
 	var reqs []LoopRequest
 	for len(reqs) < 2000 {
-		p, o := prompts.Draw(r), outputs.Draw(r)
-		if p < 4 || o < 4 || p > 1024 || p+o > 2048 {
-			continue
-		}
+		p, o := workload.PaperShareGPT{}.Draw(r)
 		reqs = append(reqs, LoopRequest{ID: len(reqs), Prompt: p, Output: o})
 	}
 	for _, c := range []struct {

@@ -126,3 +126,32 @@ func TestMooncakePresetSharing(t *testing.T) {
 		t.Logf("turns in %d s: %v", PresetWindow, turns)
 	}
 }
+
+// Mooncake's file holds its whole hour: the release's request count and
+// means (12,031 requests, 12,035 prompt and 343 output tokens on average,
+// kvcache-ai/Mooncake's FAST25-release README), and its first 300 s are
+// LoadPreset's window, conversations included.
+func TestWholeTrace(t *testing.T) {
+	all, err := LoadWholeTrace("mooncake-conversation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p, o float64
+	for _, r := range all {
+		p, o = p+float64(r.Prompt), o+float64(r.Output)
+	}
+	n := float64(len(all))
+	if len(all) != 12031 || math.Round(p/n) != 12035 || math.Round(o/n) != 343 {
+		t.Errorf("%d requests, means %.1f and %.1f tokens; the release says 12,031, 12,035 and 343", len(all), p/n, o/n)
+	}
+	window, _ := LoadPreset("mooncake-conversation", PresetWindow)
+	for i, r := range window {
+		w := all[i]
+		if r.Arrival != w.Arrival || r.Prompt != w.Prompt || r.Output != w.Output || len(r.Segments) != len(w.Segments) || r.Prev != w.Prev || r.Conversation != w.Conversation {
+			t.Fatalf("request %d: the window's %+v, the whole trace's %+v", i, r, w)
+		}
+	}
+	if _, err := LoadWholeTrace("azure-conv"); err == nil {
+		t.Error("azure-conv has a whole trace")
+	}
+}

@@ -8,12 +8,14 @@ package garage
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"sync"
 
 	"github.com/inferlab/inferlab/core/allocator"
 	"github.com/inferlab/inferlab/core/record"
 	"github.com/inferlab/inferlab/core/scheduler"
+	"github.com/inferlab/inferlab/core/workload"
 	"github.com/inferlab/inferlab/lessons"
 	"github.com/inferlab/inferlab/lessons/kit"
 	"github.com/inferlab/inferlab/scene"
@@ -25,7 +27,7 @@ var lesson = &lessons.Lesson{
 	Part:    "Part 14 §1, formulation 2",
 	Summary: "Serve one request stream with max-context reservations and with paged blocks; watch internal and external fragmentation and how many streams fit.",
 	Engine: "Paged pool after vLLM v1's BlockPool as of v0.8–v0.10 (free queue, blocks on demand, a freed request's blocks appended tail first, recompute preemption of the last admitted request; newer vLLM puts freed blocks without a hash at the head); " +
-		"contiguous pool after the FasterTransformer/Orca baselines of the vLLM paper. Simplified: one token per request per tick, no prefix caching, no null block.",
+		"contiguous pool after the FasterTransformer/Orca baselines of the vLLM paper, each run placed first fit or by a binary buddy allocator (its §6.1). Simplified: one token per request per tick, no prefix caching, no null block; the sharegpt lengths are lognormal with the paper's means, not the data set's own.",
 	Group: "memory", Rank: 20, Thumb: scene.KindPools,
 	Terms: []lessons.Term{
 		{Term: "KV cache", Definition: "The keys and values of every past token, kept per layer so attention need not recompute them.", Find: "KV slots"},
@@ -47,6 +49,10 @@ var lesson = &lessons.Lesson{
 		{Key: "output_max", Label: "Output max", Unit: "tokens", Kind: lessons.Int, Default: 64, Min: 0, Max: 131072, Step: 1},
 		{Key: "reserve", Label: "Contiguous reserves", Help: "max: max_context per request (FasterTransformer, Orca-Max); pow2: its prompt and the next power of two of its output length (Orca-Pow2); exact: its final length, known in advance (Orca-Oracle).",
 			Kind: lessons.Choice, Choices: []string{"max", "pow2", "exact"}},
+		{Key: "placement", Label: "Contiguous placement", Help: "first-fit: each run goes in the lowest-addressed hole that holds it; buddy: a binary buddy allocator gives each run a power-of-two block aligned to its size, as the vLLM paper's Orca baselines do (§6.1).",
+			Kind: lessons.Choice, Choices: []string{"first-fit", "buddy"}},
+		{Key: "lengths", Label: "Request lengths", Help: "uniform: prompts and outputs drawn evenly from the ranges above; sharegpt: the vLLM paper's ShareGPT workload as the lab states it (lognormal, means 161 prompt and 338 output tokens, filtered as vLLM's benchmark did: prompts of 4–1,024 tokens, outputs of at least 4, at most 2,048 together), the ranges above unused.",
+			Kind: lessons.Choice, Choices: []string{"uniform", "sharegpt"}},
 		kit.SeedParam,
 	},
 	Check: checkGarage,
@@ -66,6 +72,9 @@ var lesson = &lessons.Lesson{
 		// Paged preemption on most ticks: long prompts that fill the pool, then grow.
 		{"requests": "500", "prompt_min": "4000", "prompt_max": "7000", "output_min": "999", "output_max": "999", "block_size": "2", "pool_tokens": "8192",
 			"max_context": "8000"},
+		// ShareGPT lengths, as many requests as the stream bound admits,
+		// one request at a time in a buddy pool of one max_context.
+		{"lengths": "sharegpt", "requests": "1500", "max_context": "2048", "pool_tokens": "2048", "block_size": "1", "placement": "buddy", "reserve": "exact"},
 		// The longest outputs.
 		{"requests": "3", "prompt_min": "1", "prompt_max": "1", "output_min": "131071", "output_max": "131071", "max_context": "131072", "pool_tokens": "131072", "block_size": "32"},
 	},
@@ -85,9 +94,15 @@ func checkGarage(v lessons.Values) error {
 	if err := kit.CheckOrdered(v, kit.LengthPairs...); err != nil {
 		return err
 	}
+	shareGPT := v.Choice("lengths") == lengthsShareGPT
 	switch {
-	case pmax+omax > mc:
+	case shareGPT && mc < workload.PaperShareGPTMaxTotal:
+		return lessons.Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at least %s with sharegpt lengths (their longest prompt + output), so every request fits its reservation", kit.Comma(workload.PaperShareGPTMaxTotal)), "lengths")
+	case !shareGPT && pmax+omax > mc:
 		return lessons.Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at least prompt_max + output_max (%d), so every request fits its reservation", pmax+omax), "prompt_max", "output_max")
+	case v.Choice("placement") == placementBuddy && buddyBlock(mc) > buddyBlock(pool+1)/2:
+		return lessons.Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at most the pool's largest buddy block (%s slots, the largest power of two within pool_tokens), so a max_context run has a block to go in",
+			kit.Comma(buddyBlock(pool+1)/2)), "pool_tokens", "placement")
 	case mc > pool:
 		return lessons.Relation("max_context", strconv.Itoa(mc), fmt.Sprintf("at most pool_tokens (%d)", pool), "pool_tokens")
 	case pool/b > kit.MaxGridBlocks:
@@ -95,11 +110,38 @@ func checkGarage(v lessons.Values) error {
 	case (mc+b-1)/b > pool/b:
 		return lessons.Relation("pool_tokens", strconv.Itoa(pool), fmt.Sprintf("at least %d blocks of %d tokens, so one max_context request fits", (mc+b-1)/b, b), "max_context", "block_size")
 	}
+	if shareGPT {
+		if stream := streamTicks(newGarageSetup(v)); stream > garageMaxStream {
+			return lessons.Relation("requests", v.TextOf("requests"), fmt.Sprintf("small enough that the stream's outputs, each plus one, come to at most %s (these come to %s): a stream re-simulates in about a second",
+				kit.Comma(garageMaxStream), kit.Comma64(stream)), "lengths")
+		}
+		return nil
+	}
 	if n := v.Int("requests"); int64(n)*int64(omax+1) > garageMaxStream {
 		return lessons.Relation("requests", strconv.Itoa(n), fmt.Sprintf("small enough that requests × (output_max + 1) ≤ %s (it is %s): a stream re-simulates in about a second; lower requests or output_max",
 			kit.Comma(garageMaxStream), kit.Comma64(int64(n)*int64(omax+1))), "output_max")
 	}
 	return nil
+}
+
+// The choices of the placement and lengths knobs that change the run.
+const (
+	placementBuddy  = "buddy"
+	lengthsShareGPT = "sharegpt"
+)
+
+// buddyBlock is the smallest power of two at or above n: the block a
+// buddy allocator gives a run of n slots.
+func buddyBlock(n int) int { return 1 << bits.Len(uint(max(n, 1)-1)) }
+
+// streamTicks bounds the ticks a stream takes: each request's outputs and
+// one more (a zero-output request takes a tick).
+func streamTicks(s garageSetup) int64 {
+	var n int64
+	for _, q := range s.reqs {
+		n += int64(q.Output) + 1
+	}
+	return n
 }
 
 // sim is the lesson's simulation: a method, not a func value, so that the
@@ -115,6 +157,7 @@ type garageSetup struct {
 	b, pool   int
 	reserve   allocator.Reservation
 	reqs      []scheduler.LoopRequest // request i has ID i
+	shareGPT  bool                    // lengths drawn as workload.PaperShareGPT, not from the ranges
 	promptMin int                     // the drawn lengths' extremes
 	promptMax int
 	outputMin int
@@ -122,13 +165,21 @@ type garageSetup struct {
 }
 
 func newGarageSetup(v lessons.Values) garageSetup {
-	s := garageSetup{b: v.Int("block_size"), pool: v.Int("pool_tokens"),
+	s := garageSetup{b: v.Int("block_size"), pool: v.Int("pool_tokens"), shareGPT: v.Choice("lengths") == lengthsShareGPT,
 		reserve: allocator.Reservation{Policy: allocator.ReservePolicy(v.Choice("reserve")), MaxContext: v.Int("max_context")}}
+	if v.Choice("placement") == placementBuddy {
+		s.reserve.Placement = allocator.Buddy
+	}
 	rng := kit.NewRand(v.Int("seed"))
 	n, pMin, pMax, oMin, oMax := v.Int("requests"), v.Int("prompt_min"), v.Int("prompt_max"), v.Int("output_min"), v.Int("output_max")
 	s.reqs = make([]scheduler.LoopRequest, 0, n)
 	for i := 0; i < n; i++ {
-		q := scheduler.LoopRequest{ID: i, Prompt: kit.Uniform(rng, pMin, pMax), Output: kit.Uniform(rng, oMin, oMax)}
+		q := scheduler.LoopRequest{ID: i}
+		if s.shareGPT {
+			q.Prompt, q.Output = workload.PaperShareGPT{}.Draw(rng)
+		} else {
+			q.Prompt, q.Output = kit.Uniform(rng, pMin, pMax), kit.Uniform(rng, oMin, oMax)
+		}
 		s.reqs = append(s.reqs, q)
 		if i == 0 {
 			s.promptMin, s.promptMax, s.outputMin, s.outputMax = q.Prompt, q.Prompt, q.Output, q.Output

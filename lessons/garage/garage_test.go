@@ -364,3 +364,35 @@ func TestGarageFreeOrderVersion(t *testing.T) {
 		t.Errorf("engine line %q does not name the free order's version", lesson.Engine)
 	}
 }
+
+// With placement = buddy every contiguous run, at every tick, is a block
+// of a power of two of slots aligned to its size, as a binary buddy
+// allocator hands out; with lengths = sharegpt every request passes vLLM's
+// ShareGPT filter and the ranges' knobs are unused.
+func TestGarageBuddyAndShareGPT(t *testing.T) {
+	for _, reserve := range []string{"max", "pow2", "exact"} {
+		set := map[string]string{"pool_tokens": "15700", "max_context": "2048", "requests": "300", "reserve": reserve,
+			"placement": "buddy", "lengths": "sharegpt", "prompt_min": "700", "prompt_max": "700"}
+		_, s, served := servedGarage(t, set)
+		ranged := 0
+		for _, q := range s.reqs {
+			if q.Prompt < 4 || q.Output < 4 || q.Prompt > 1024 || q.Prompt+q.Output > 2048 {
+				t.Fatalf("%s: request %+v outside vLLM's ShareGPT filter", reserve, q)
+			}
+			if q.Prompt == 700 {
+				ranged++
+			}
+		}
+		if ranged == len(s.reqs) {
+			t.Fatalf("%s: every prompt is prompt_min = prompt_max = 700", reserve)
+		}
+		logged := served.contigRuns.Replay()
+		for tick := range served.contig.Len() {
+			for _, run := range logged.At(tick) {
+				if run.Len&(run.Len-1) != 0 || run.Start%run.Len != 0 || run.Asked > run.Len {
+					t.Fatalf("%s tick %d: run %+v is not an aligned power-of-two block holding its reservation", reserve, tick, run)
+				}
+			}
+		}
+	}
+}

@@ -267,15 +267,15 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 		t = fmt.Sprintf("%s (median of %d seeds, %s–%s)", RateText(c.Rate), c.Complete(), Sig3Text(c.Low), Sig3Text(c.High))
 	case c.Complete() == 0:
 		// No seed finished: the first one's highest rate met, a lower bound.
-		t = fmt.Sprintf("at least %s (the highest rate met before the search stopped)", RateText(c.Rate))
+		t = fmt.Sprintf("at least %s (the highest rate met)", RateText(c.Rate))
 	default:
 		t = RateText(c.Rate)
 	}
 	switch {
 	case c.Truncated && s.Pooled && len(c.Seeds) > 1:
-		t += fmt.Sprintf(": the lesson's work bound stopped the search before the interval narrowed to %.0f%%", 100*s.Tolerance)
+		t += fmt.Sprintf(": the lesson's work bound stopped the search before its interval narrowed to %.0f%%", 100*s.Tolerance)
 	case c.Truncated:
-		t += fmt.Sprintf(", from %d of %d seeds: the lesson's work bound stopped the search", c.Complete(), len(s.Seeds))
+		t += fmt.Sprintf(": the lesson's work bound stopped the search (%d of %d seeds finished)", c.Complete(), len(s.Seeds))
 	case s.Pooled && len(c.Seeds) == len(s.Seeds) && c.High > c.Low*(1+s.Tolerance):
 		t += fmt.Sprintf(": %d seeds left the interval wider than %.0f%%", len(s.Seeds), 100*s.Tolerance)
 	}
@@ -288,27 +288,25 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 	n := s.Requests(o, max(c.Rate, s.Min))
 	wait := ""
 	if o.TTFT == 0 && o.MedianWait == 0 {
-		wait = fmt.Sprintf(" A rate also counts only while the median request waits at most %g s to be scheduled (Sarathi-Serve's capacity search), since an objective on the gaps alone never sees a queue grow.", slo.DefaultMedianWait)
+		wait = fmt.Sprintf(" A rate also needs the median request scheduled within %g s (Sarathi-Serve's search): gaps alone never see a queue grow.", slo.DefaultMedianWait)
 	}
-	probe := fmt.Sprintf("Each probe serves Poisson arrivals at one rate, %s requests near the capacity (enough for a %.0f%% overload to show past the arrivals' noise), "+
-		"and judges only the middle %.0f%% by arrival, leaving out the warm-up and the drain; ", Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare))
+	probe := fmt.Sprintf("Each probe serves %s Poisson arrivals at one rate (enough for a %.0f%% overload to show) and judges the middle %.0f%%, past warm-up and before drain; ",
+		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare))
 	if s.Pooled && len(s.Seeds) > 1 {
-		return probe + fmt.Sprintf("the first seed's search doubles or halves the rate until one probe meets the SLO and the next does not and bisects to %.0f%%; "+
-			"then each further seed's workload is served once, %.0f%% below or above the answer so far, and the answer is where a line through every probe's margin under the SLO (the share of requests or gaps over a limit, less the share allowed) crosses 0, "+
-			"until its 95%% interval is within %.0f%%: one workload's answer alone can lie well away, since near capacity the requests queue behind each other (%d seeds, %d probes in all).%s",
+		return probe + fmt.Sprintf("one seed brackets the capacity and bisects to %.0f%%, then each further seed serves one probe %.0f%% below or above the answer, "+
+			"which is where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
 			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
 	}
-	return probe + fmt.Sprintf("each seed's search doubles or halves the rate until one probe meets the SLO and the next does not, "+
-		"bisects to %.0f%%, and reads the capacity where the failing limit crosses between the two; %s (%d probes in all).%s",
+	return probe + fmt.Sprintf("the search brackets the capacity, bisects to %.0f%% and reads it where the failing limit crosses; %s (%d probes).%s",
 		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
 }
 
 // seedsText says how the seeds' answers combine.
 func seedsText(n int) string {
 	if n == 1 {
-		return "one seed's workload gives the answer"
+		return "one seed"
 	}
-	return fmt.Sprintf("%d seeds' workloads give the median and the range", n)
+	return fmt.Sprintf("the median and range of %d seeds", n)
 }
 
 // ProbesText lists a seed's probes: "3.2 ✓, 6.4 ✗, 4.5 ✓ …".

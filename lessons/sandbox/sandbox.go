@@ -1,6 +1,22 @@
 // Package sandbox holds the lesson sandbox: all parts. Compose a cluster
 // (GPU, model, CUDA-graph mode, workers, router policy) and a workload, run
 // it, and read the dashboard.
+//
+// Its capacity under the SLO (capacity.go) is core/slo's steady-state
+// search, and "steady enough" is decided there for the run length (a probe
+// serves enough requests for an overload of the tolerance to push the
+// deciding request past its limit on waiting, and past the arrivals'
+// noise; the first and last tenth by arrival are not judged) and here for
+// what a probe draws: its own stream of the workload, whatever the
+// requests and rate knobs say; lengths stratified over the whole
+// distribution (stratified.go), so that a seed's few longest requests do
+// not decide the answer; and for conversations, a ramp until their
+// later turns arrive within half the tolerance of the rate probed
+// (ramp.go). The run and the search together count at most the search's
+// budget, which keeps every setting within 2 s of CPU; where the
+// probes the answer needs do not fit (a large cluster's, or any
+// conversation workload's on the quick search), the search stops and the
+// lesson reports the highest rate met, a lower bound, and says so.
 package sandbox
 
 import (
@@ -44,7 +60,7 @@ var lesson = &lessons.Lesson{
 		if seqs, budget := v.Int("max_num_seqs"), v.Int("max_num_batched_tokens"); budget < seqs {
 			return lessons.Relation("max_num_batched_tokens", strconv.Itoa(budget), fmt.Sprintf("at least max_num_seqs (%d), as vLLM requires", seqs), "max_num_seqs")
 		}
-		if b, ok := workload.BoundsOf(v.Choice("workload")); ok {
+		if b, ok := sandboxBounds(v.Choice("workload")); ok {
 			return checkSandboxPreset(v, b)
 		}
 		work := sandboxGeneratedWorkload(v)
@@ -77,9 +93,9 @@ var lesson = &lessons.Lesson{
 		// The heaviest `make bench-corners`' seeded search found (BENCHMARKS.md,
 		// "Worst settings found by search").
 		{"requests": "1316", "rate": "0.3688", "workload": "plain"},
-		// With a capacity search (sandbox_capacity.go): the most requests
-		// that leave room for one more run, per workload, on the smallest
-		// KV pool, kernel by kernel and one request at a time; and searches
+		// With a capacity search (capacity.go; the run and the search share
+		// one budget): fewer requests per workload, on the smallest KV
+		// pool, kernel by kernel and one request at a time; and searches
 		// that bisect with every probe, one on the L4 with preemptions.
 		{"requests": "443", "rate": "1000"},
 		{"requests": "659", "rate": "0.1", "workload": "plain"},
@@ -91,15 +107,15 @@ var lesson = &lessons.Lesson{
 		// FP8 weights and TP 8 at the capacity search's edges.
 		{"requests": "659", "rate": "1000", "workload": "plain", "gpu": "l4", "max_num_seqs": "2048", "weight_dtype": "fp8"},
 		{"requests": "194", "rate": "0.1", "workload": "plain", "graph_mode": "none", "tp": "8"},
-		// The real traces: the most requests Check allows of each, then the
-		// most that leave room for a capacity search, sparse and dense.
+		// The real traces: the most requests Check allows of each, sparse
+		// and dense, and fewer beside a capacity search.
 		{"requests": "1072", "rate": "0.1", "workload": "azure-conv"},
 		{"requests": "687", "rate": "1000", "workload": "azure-code"},
-		{"requests": "154", "rate": "1000", "workload": "mooncake-conversation"},
-		{"requests": "94", "rate": "0.1", "workload": "mooncake-conversation", "graph_mode": "none"},
+		{"requests": "180", "rate": "1000", "workload": "mooncake-conversation"},
+		{"requests": "147", "rate": "0.1", "workload": "mooncake-conversation", "graph_mode": "none"},
 		{"requests": "570", "rate": "0.1", "workload": "azure-conv"},
 		{"requests": "686", "rate": "0.1", "workload": "azure-code"},
-		{"requests": "97", "rate": "0.1", "workload": "mooncake-conversation"},
+		{"requests": "180", "rate": "0.1", "workload": "mooncake-conversation"},
 	},
 }
 
@@ -196,7 +212,7 @@ func sandboxGeneratedWorkload(v lessons.Values) []workload.Request {
 // sandboxGenerated draws the knobs' workload and fits it to the chosen
 // model's context, saying how (cut.requests is 0 when nothing was cut).
 func sandboxGenerated(v lessons.Values) ([]workload.Request, contextCut) {
-	if _, ok := workload.BoundsOf(v.Choice("workload")); ok {
+	if _, ok := sandboxBounds(v.Choice("workload")); ok {
 		return fitModelContext(v, sandboxReplay(v))
 	}
 	return fitModelContext(v, sandboxGeneratedDraw(v))
@@ -223,19 +239,52 @@ func longestOf(w []workload.Request) int {
 // sandboxGeneratedDraw draws the knobs' generated workload as the
 // generators make it.
 func sandboxGeneratedDraw(v lessons.Values) []workload.Request {
+	return sandboxDrawWith(v, func(l workload.Lengths, _ int, _ uint64) workload.Lengths { return l })
+}
+
+// lengthsOf is how a draw takes the lengths l of its n requests (stream
+// names which lengths they are).
+type lengthsOf func(l workload.Lengths, n int, stream uint64) workload.Lengths
+
+// sandboxDrawWith draws the knobs' generated workload with lengths from
+// of: the generators' own, or stratified (probeDraw).
+func sandboxDrawWith(v lessons.Values, of lengthsOf) []workload.Request {
 	seed := uint64(v.Int("seed"))
 	n, rate := v.Int("requests"), v.Float("rate")
 	var w []workload.Request
 	switch v.Choice("workload") {
 	case "chats":
-		w = workload.Chats(max(1, n/sandboxTurns), sandboxTurns, workload.Uniform{Min: 256, Max: 1024}, workload.ChatPrompts(), workload.ChatOutputs(), 4, 5, rate, seed)
+		c := max(1, n/sandboxTurns)
+		w = workload.Chats(c, sandboxTurns, of(sandboxSystemPrompt, sandboxSystemPrompts, streamSystem), of(workload.ChatPrompts(), c*sandboxTurns, streamPrompt),
+			of(workload.ChatOutputs(), c*sandboxTurns, streamOutput), sandboxSystemPrompts, sandboxThinkTime, rate, seed)
 	case "shared":
-		w = workload.SharedPrefix(workload.Poisson(n, rate, workload.Uniform{Min: 1024, Max: 3072}, workload.ChatOutputs(), seed), 4, 768, seed)
+		w = workload.SharedPrefix(workload.Poisson(n, rate, of(sandboxSharedPrompt, n, streamPrompt), of(workload.ChatOutputs(), n, streamOutput), seed), sandboxSystemPrompts, sandboxSharedPrefix, seed)
 	default:
-		w = workload.Poisson(n, rate, workload.ChatPrompts(), workload.ChatOutputs(), seed)
+		w = workload.Poisson(n, rate, of(workload.ChatPrompts(), n, streamPrompt), of(workload.ChatOutputs(), n, streamOutput), seed)
 	}
 	return w
 }
+
+// The generated workloads' shapes: chats' system prompts and think time
+// between turns (s), and the shared workload's prompts and the system
+// prompt they open with.
+var (
+	sandboxSystemPrompt = workload.Uniform{Min: 256, Max: 1024}
+	sandboxSharedPrompt = workload.Uniform{Min: 1024, Max: 3072}
+)
+
+const (
+	sandboxSystemPrompts = 4
+	sandboxThinkTime     = 5.0
+	sandboxSharedPrefix  = 768
+)
+
+// The shuffles of stratified lengths, one stream per kind of length.
+const (
+	streamSystem = iota + 1
+	streamPrompt
+	streamOutput
+)
 
 // contextMargin is the tokens a generated request leaves free of the
 // model's positions, for the chat template's special tokens.
@@ -295,7 +344,7 @@ func (sim) Simulate(v lessons.Values) (*lessons.Script, error) {
 		return nil, err
 	}
 	r.cut = cut
-	if _, ok := workload.BoundsOf(r.workload); ok {
+	if _, ok := sandboxBounds(r.workload); ok {
 		r.replayed = presetText(r.workload, w, r.rate)
 	}
 	if r.capacity, err = searchSandboxCapacity(v, r); err != nil {
@@ -544,6 +593,9 @@ func (r *sandboxRun) steps(metrics []lessons.Metric) []lessons.Step {
 	setup := fmt.Sprintf("%d requests (%s) arrive %s at %s serving %s, routed by %s. Each worker is a vLLM v1 engine with chunked prefill, prefix caching and %s CUDA graphs, "+
 		"running at most %s requests at once (max_num_seqs) and %s tokens a step (max_num_batched_tokens)%s%s%s",
 		r.requests, kind, rate, r.e.WorkersText(r.workers), r.e.ModelText(), r.policy, r.graph, kit.Comma(r.seqs), kit.Comma(r.budget), r.batchText(), r.cut.text(), kit.PrecisionNote(r.e))
+	if r.replayed != "" {
+		setup += presetNote(r.workload)
+	}
 	a := &kit.Annotator{Scene: "cluster"}
 	a.Mark("router:R", r.policy, "routed by "+r.policy, setup)
 	dash := fmt.Sprintf("%s output tokens/s (%s per GPU). TTFT p50 %.1f ms, p99 %.1f ms; ITL p50 %.1f ms, p99 %.1f ms. %.1f%% of prompt tokens came from a prefix cache; the busiest worker carried %.2f× the mean load; %d preemptions.",

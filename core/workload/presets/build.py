@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Builds the compact trace presets of core/workload (presets.go) from the
-published traces: the first WINDOW seconds of each, one request a line.
+published traces: the first WINDOW seconds of Azure's, the whole of
+Mooncake's conversation trace (one hour; LoadPreset reads its first WINDOW
+seconds, LoadWholeTrace all of it), one request a line.
 
     python3 build.py /path/to/traces   # the folder with the files below
 
@@ -50,12 +52,10 @@ def runs(ids):
 
 def mooncake(path, out):
     with open(out, "w") as w:
-        w.write(f"# mooncake-conversation: the first {WINDOW} s of conversation_trace.jsonl (Apache-2.0, Qin et al., FAST 2025)\n")
+        w.write(f"# mooncake-conversation: the whole of conversation_trace.jsonl, one hour (Apache-2.0, Qin et al., FAST 2025); LoadPreset reads its first {WINDOW} s\n")
         w.write("# arrival_ms prompt_tokens output_tokens hash_id_runs (512-token blocks)\n")
         for line in open(path):
             r = json.loads(line)
-            if r["timestamp"] >= WINDOW * 1000:
-                break
             w.write(f"{r['timestamp']} {r['input_length']} {r['output_length']} {runs(r['hash_ids'])}\n")
 
 

@@ -195,11 +195,15 @@ func P99TBT(ls []Latency) float64 {
 	for _, l := range ls {
 		n += len(l.Gaps)
 	}
+	if n == 0 {
+		return 0
+	}
 	gaps := make([]float64, 0, n)
 	for _, l := range ls {
 		gaps = append(gaps, l.Gaps...)
 	}
-	return Percentile(gaps, 99)
+	// gaps is this function's own: select in place (Percentile's rank).
+	return nth(gaps, max(0, min(int(math.Ceil(0.99*float64(n)))-1, n-1)))
 }
 
 // medianWait is the median of the requests' scheduling delays; 0 for none.
@@ -223,6 +227,14 @@ type Outcome struct {
 	P99TBT float64
 	// MedianWait is the median scheduling delay, s.
 	MedianWait float64
+	// TBTOver is the share of the run's gaps between tokens longer than
+	// the objective's P99TBT, and WaitOver the share of its requests
+	// waiting longer than its MedianWait (0 for a limit it does not set):
+	// the P99TBT limit holds while at most 1% of gaps are over it, the
+	// MedianWait limit while at most half the requests are. Unlike the
+	// percentiles, these shares move smoothly with the rate: a p99 gap
+	// jumps from a decode step to a whole prefill once 1% of gaps stall.
+	TBTOver, WaitOver float64
 	// Meets reports whether attainment reaches the target and P99TBT and
 	// MedianWait are within their limits.
 	Meets bool
@@ -232,9 +244,37 @@ type Outcome struct {
 // requests does not meet it.
 func (o Objective) Judge(rate float64, ls []Latency) Outcome {
 	out := Outcome{Rate: rate, Requests: len(ls), Attainment: o.Attainment(ls), P99TBT: P99TBT(ls), MedianWait: medianWait(ls)}
+	out.TBTOver, out.WaitOver = o.overShares(ls)
 	out.Meets = len(ls) > 0 && out.Attainment >= o.target() && (o.P99TBT == 0 || out.P99TBT <= o.P99TBT) &&
 		(o.MedianWait == 0 || out.MedianWait <= o.MedianWait)
 	return out
+}
+
+// overShares are the shares of gaps over o's P99TBT and of requests
+// waiting over its MedianWait (0 for a limit o does not set or a run with
+// nothing to count).
+func (o Objective) overShares(ls []Latency) (tbt, wait float64) {
+	var gaps, over, waited int
+	for _, l := range ls {
+		if o.P99TBT > 0 {
+			gaps += len(l.Gaps)
+			for _, g := range l.Gaps {
+				if g > o.P99TBT {
+					over++
+				}
+			}
+		}
+		if o.MedianWait > 0 && l.Wait > o.MedianWait {
+			waited++
+		}
+	}
+	if gaps > 0 {
+		tbt = float64(over) / float64(gaps)
+	}
+	if len(ls) > 0 {
+		wait = float64(waited) / float64(len(ls))
+	}
+	return tbt, wait
 }
 
 // ErrNoRequests is returned when a probe returns no finished request.

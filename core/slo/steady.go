@@ -50,18 +50,47 @@ import (
 //     the answer.
 //   - The answer inside the bracket. A seed's capacity is read where the
 //     limit that failed at the bracket's top crosses its limit, on a line
-//     between the two probes (the limit's relative margin against the
-//     logarithm of the rate), so it lies between the highest rate that met
-//     the objective and the lowest that did not. Reporting the bracket's
+//     between the two probes (the limit's margin against the logarithm of
+//     the rate), so it lies between the highest rate that met the
+//     objective and the lowest that did not. Reporting the bracket's
 //     bottom instead would quantize every seed's answer to the bisection's
 //     grid (steps of about Tolerance), and the median over seeds would jump
-//     by whole steps.
+//     by whole steps. A limit's margin is the share of what it counts that
+//     is over it, less the share it allows: target − attainment, the share
+//     of gaps over the P99TBT limit less 1%, the share of requests waiting
+//     past MedianWait less half; it is capped at the share allowed above 0
+//     (margins).
+//     These shares move smoothly with the rate where the percentiles jump:
+//     a p99 gap is a decode step until 1% of gaps stall behind a prefill,
+//     then a whole prefill, and a line through the two percentiles put
+//     every crossing near the bracket's bottom.
 //   - Seeds. Every seed draws another workload; the capacity is the median
 //     of the seeds' and the spread their range. The seeds after the first
 //     start at the first one's capacity and climb in steps of 1 + 2 ×
 //     Tolerance (laterStep), squaring the step each time, since their
 //     answers lie near: three probes when a seed's capacity lies within
 //     that step of the first one's.
+//   - Seeds pooled (Pooled), for an objective whose single workloads'
+//     answers scatter more than the tolerance. Near capacity requests
+//     queue behind each other, so the share of a probe's requests meeting
+//     TTFT wanders by two or three points from one workload of 500 requests
+//     to the next, while it may fall by only 0.3 per unit of the rate's
+//     logarithm: one seed's answer then moves by 5–15%, the median of five
+//     by half that, and the later seeds' three probes each, starting at
+//     the first seed's answer, lean toward it. So the pooled search spends
+//     its seeds where they inform: after the first seed's bisection each
+//     later seed serves one probe, a step of 1 + 2 × Tolerance below the
+//     answer so far, then above, in turn, and the answer is where the
+//     least-squares line through every probe's margin (the first seed's
+//     bracket and each later probe) against the logarithm of the rate
+//     crosses 0, for the limit that crosses first. Steady enough is decided
+//     by that crossing's 95% interval: Fieller's, for the ratio of the
+//     line's level to its slope, from the probes' scatter about the line.
+//     It is unbounded until the slope is surely above 0 and narrows as
+//     probes accrue; the search stops once it lies within a factor 1 +
+//     Tolerance (after at least MinSeeds seeds), when the seeds run out, or
+//     when Afford refuses a probe (SteadyCapacity.Truncated), and reports
+//     the interval as Low and High.
 
 // Shares of a probe's requests, by arrival, that the judgement leaves out.
 const (
@@ -103,6 +132,13 @@ type Steady struct {
 	Seeds []uint64
 	// MinRequests and MaxRequests bound a probe's run length.
 	MinRequests, MaxRequests int
+	// Pooled pools the seeds instead of taking the median of their
+	// answers: after the first seed's bisection each later seed serves
+	// one probe near the answer so far, until the answer is steady (see
+	// the doc above). Seeds are then the most it may use, and MinSeeds the
+	// fewest whose probes may show the answer steady.
+	Pooled   bool
+	MinSeeds int
 	// Afford, when set, is asked before every probe whether a run of
 	// requests at rate fits what the caller may still spend; the search
 	// stops at the first probe it refuses (SteadyCapacity.Truncated), so a
@@ -208,7 +244,8 @@ type SeedCapacity struct {
 	Above float64
 	// Rate is the seed's capacity: where the limit that failed at Above
 	// crosses its limit, between Met and Above; Met when Above is 0 (the
-	// capacity is at least Max), 0 when Met is.
+	// capacity is at least Max), 0 when Met is. A pooled search's later
+	// seed serves one probe, which says no capacity of its own: 0.
 	Rate float64
 	Runs []SteadyOutcome
 	// Complete reports that the search closed its bracket (within the
@@ -220,15 +257,20 @@ type SeedCapacity struct {
 type SteadyCapacity struct {
 	// Rate is the median of the complete seeds' capacities (the lower of
 	// the two middle ones for an even count), req/s; with no complete seed,
-	// the first seed's answer so far.
+	// the first seed's answer so far. Pooled: where the pooled line crosses
+	// 0 (the first seed's answer while no later seed has run).
 	Rate float64
-	// Low and High are the lowest and highest complete seed's.
+	// Low and High are the lowest and highest complete seed's. Pooled:
+	// the bounds of Rate's 95% interval, within [Min, Max] (those two
+	// while the interval is unbounded).
 	Low, High float64
 	// Seeds are the seeds searched, in order; the last may be incomplete.
 	Seeds []SeedCapacity
 	// Truncated reports that Afford stopped the search before every seed
-	// was complete.
+	// was complete (pooled: before the answer was steady).
 	Truncated bool
+	// Pooled reports that the seeds were pooled (Steady.Pooled).
+	Pooled bool
 }
 
 // Complete counts the seeds whose search closed its bracket.
@@ -255,8 +297,13 @@ func (c SteadyCapacity) Spread() float64 {
 // seed (or, with no seed complete, that no probe met it).
 func (c SteadyCapacity) BelowRange() bool { return c.Rate == 0 }
 
-// AboveRange reports that Max met it on at least half the complete seeds.
+// AboveRange reports that Max met it on at least half the complete seeds
+// (pooled: on the first seed, which then ends the search).
 func (c SteadyCapacity) AboveRange() bool {
+	if c.Pooled && len(c.Seeds) > 0 {
+		sc := c.Seeds[0]
+		return sc.Complete && sc.Above == 0 && sc.Met > 0
+	}
 	n := 0
 	for _, sc := range c.Seeds {
 		if sc.Complete && sc.Above == 0 && sc.Met > 0 {
@@ -312,11 +359,14 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 		return SteadyCapacity{}, err
 	}
 	judged := waitLimits(o)
+	if s.Pooled {
+		return s.pooled(judged, trial)
+	}
 	var c SteadyCapacity
 	for i, seed := range s.Seeds {
 		start, step := s.Start, 2.0
 		if i > 0 && first(c.Seeds).Met > 0 && first(c.Seeds).Above > 0 {
-			start, step = first(c.Seeds).Rate, 1+laterStep*s.Tolerance
+			start, step = medianRate(c.Seeds), 1+laterStep*s.Tolerance
 		}
 		sc, err := s.seed(judged, trial, seed, start, step)
 		c.Seeds = append(c.Seeds, sc)
@@ -346,6 +396,93 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 
 func first(s []SeedCapacity) SeedCapacity { return s[0] }
 
+// medianRate is the median of the complete seeds' capacities (the lower of
+// the two middle ones).
+func medianRate(seeds []SeedCapacity) float64 {
+	var rates []float64
+	for _, sc := range seeds {
+		if sc.Complete {
+			rates = append(rates, sc.Rate)
+		}
+	}
+	slices.Sort(rates)
+	return rates[(len(rates)-1)/2]
+}
+
+// pooled is the pooled search under o (its limits on waiting set).
+func (s Steady) pooled(o Objective, trial Trial) (SteadyCapacity, error) {
+	c := SteadyCapacity{Pooled: true}
+	sc, err := s.seed(o, trial, s.Seeds[0], s.Start, 2.0)
+	c.Seeds = append(c.Seeds, sc)
+	c.Rate, c.Low, c.High = sc.Rate, sc.Rate, sc.Rate
+	switch {
+	case errors.Is(err, errUnaffordable):
+		c.Truncated = true
+		return c, nil
+	case err != nil:
+		return c, err
+	case sc.Met == 0 || sc.Above == 0:
+		return c, nil // beyond Min or Max: nothing to pool
+	}
+	p := newPool(o, sc)
+	step := 1 + laterStep*s.Tolerance
+	for i, seed := range s.Seeds[1:] {
+		if i+1 >= s.MinSeeds && p.steady(s.Tolerance) {
+			break
+		}
+		// A step below the answer so far, then a step above, in turn; the
+		// answer is held within a step of the rates probed so far, so that
+		// an early, noisy line cannot lead the probes away.
+		lo, hi := p.span()
+		at := min(max(p.rate(sc.Rate), lo/step), hi*step)
+		rate := at / step
+		if i%2 == 1 {
+			rate = at * step
+		}
+		out, err := s.probe(o, trial, seed, min(max(rate, s.Min), s.Max))
+		if errors.Is(err, errUnaffordable) {
+			c.Truncated = true
+			break
+		}
+		if err != nil {
+			return c, err
+		}
+		later := SeedCapacity{Seed: seed, Runs: []SteadyOutcome{out}, Complete: true}
+		if out.Meets {
+			later.Met = out.Rate
+		} else {
+			later.Above = out.Rate
+		}
+		c.Seeds = append(c.Seeds, later)
+		p.add(out.Outcome)
+	}
+	if len(c.Seeds) == 1 {
+		return c, nil // Afford refused the first later seed
+	}
+	c.Rate = min(max(p.rate(sc.Rate), s.Min), s.Max)
+	c.Low, c.High = s.Min, s.Max
+	if lo, hi, ok := p.bounds(); ok {
+		c.Low, c.High = min(max(lo, s.Min), c.Rate), max(min(hi, s.Max), c.Rate)
+	}
+	return c, nil
+}
+
+// probe serves one run of seed's workload at rate and judges it.
+func (s Steady) probe(o Objective, trial Trial, seed uint64, rate float64) (SteadyOutcome, error) {
+	n := s.Requests(o, rate)
+	if s.Afford != nil && !s.Afford(rate, n) {
+		return SteadyOutcome{}, errUnaffordable
+	}
+	rs, err := trial(rate, n, seed)
+	if err != nil {
+		return SteadyOutcome{}, err
+	}
+	if len(rs) == 0 {
+		return SteadyOutcome{}, fmt.Errorf("%w (rate %g req/s)", ErrNoRequests, rate)
+	}
+	return SteadyOutcome{Outcome: o.JudgeSteady(rate, rs), Seed: seed, Served: len(rs), Overload: exposes(o, rate, n)}, nil
+}
+
 // seed is one seed's search from start, its ladder climbing by step (the
 // step squaring each rung) and then bisecting.
 func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64) (sc SeedCapacity, err error) {
@@ -368,18 +505,10 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		}
 	}()
 	try := func(rate float64) (bool, error) {
-		n := s.Requests(o, rate)
-		if s.Afford != nil && !s.Afford(rate, n) {
-			return false, errUnaffordable
-		}
-		rs, err := trial(rate, n, seed)
+		out, err := s.probe(o, trial, seed, rate)
 		if err != nil {
 			return false, err
 		}
-		if len(rs) == 0 {
-			return false, fmt.Errorf("%w (rate %g req/s)", ErrNoRequests, rate)
-		}
-		out := SteadyOutcome{Outcome: o.JudgeSteady(rate, rs), Seed: seed, Served: len(rs), Overload: exposes(o, rate, n)}
 		sc.Runs = append(sc.Runs, out)
 		if out.Meets {
 			lo = rate
@@ -440,13 +569,13 @@ func (sc SeedCapacity) outcomeAt(rate float64) Outcome {
 func margins(o Objective, out Outcome) [3]float64 {
 	var m [3]float64
 	if o.TTFT > 0 || o.TPOT > 0 {
-		m[0] = o.target() - out.Attainment
+		m[0] = min(o.target()-out.Attainment, 1-o.target())
 	}
 	if o.P99TBT > 0 {
-		m[1] = out.P99TBT/o.P99TBT - 1
+		m[1] = min(out.TBTOver-0.01, 0.01)
 	}
 	if o.MedianWait > 0 {
-		m[2] = out.MedianWait/o.MedianWait - 1
+		m[2] = min(out.WaitOver-0.5, 0.5)
 	}
 	return m
 }
@@ -516,6 +645,9 @@ func (s Steady) MaxProbes() int {
 	}
 	rungs, widest := s.ladderRungs(s.Start, 2)
 	firstSeed := 1 + rungs + s.bisections(widest)
+	if s.Pooled {
+		return firstSeed + len(s.Seeds) - 1
+	}
 	later := firstSeed
 	step := 1 + laterStep*s.Tolerance
 	for _, from := range []float64{s.Min, s.Max} {

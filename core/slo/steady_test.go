@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -192,6 +193,36 @@ func TestSteadyRangeAndSeeds(t *testing.T) {
 	}
 }
 
+// A noisy server whose share of requests meeting TTFT falls slowly with
+// the rate, as queueing makes it: one seed's answer is one workload's,
+// while the pooled search's answers over disjoint sets of seeds agree
+// within the tolerance, each with a 95% interval within it.
+func TestSteadyPoolsSeeds(t *testing.T) {
+	q := &queue{mean: 0.1, tokens: 4} // sustains 10 req/s
+	o := Objective{TTFT: 0.5, Target: 0.9}
+	var firsts, pooled []float64
+	for set := range 6 {
+		seeds := make([]uint64, 64)
+		for i := range seeds {
+			seeds[i] = uint64(1000*set + i)
+		}
+		s := Steady{Start: 5, Min: 0.5, Max: 80, Tolerance: 0.05, Seeds: seeds, Pooled: true, MinSeeds: 5, MinRequests: 2000, MaxRequests: 3200}
+		c, err := s.Run(o, q.trial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Truncated || c.High/c.Low > 1+s.Tolerance+1e-12 || len(c.Seeds) < s.MinSeeds {
+			t.Fatalf("set %d: %d seeds, interval [%g, %g] around %g", set, len(c.Seeds), c.Low, c.High, c.Rate)
+		}
+		t.Logf("set %d: first seed %.3f, pooled %.3f (%.3f–%.3f) over %d seeds", set, c.Seeds[0].Rate, c.Rate, c.Low, c.High, len(c.Seeds))
+		firsts, pooled = append(firsts, c.Seeds[0].Rate), append(pooled, c.Rate)
+	}
+	spread := func(xs []float64) float64 { return slices.Max(xs)/slices.Min(xs) - 1 }
+	if spread(pooled) >= 0.05 || spread(firsts) < 2*spread(pooled) {
+		t.Errorf("over six sets of seeds the first seeds' answers spread %.1f%%, the pooled ones %.1f%%", 100*spread(firsts), 100*spread(pooled))
+	}
+}
+
 // The run length: the fewest requests whose deciding request sees an
 // overload of the tolerance drift past the limit and past the noise of
 // the arrivals, within the bounds; the runs expose what they promise.
@@ -260,7 +291,8 @@ func TestSteadyChecksAndErrors(t *testing.T) {
 }
 
 // The capacity inside a bracket is where the first limit to fail crosses
-// it, on a line against the logarithm of the rate.
+// it, on a line of its margin (the share over it less the share allowed)
+// against the logarithm of the rate.
 func TestCrossing(t *testing.T) {
 	o := Objective{P99TBT: 0.1, MedianWait: 2}
 	for _, c := range []struct {
@@ -268,13 +300,15 @@ func TestCrossing(t *testing.T) {
 		at, above Outcome
 		want      float64
 	}{
-		// p99 TBT 90 → 110 ms over 4 → 16 req/s: halfway in log rate, 8.
-		{"TBT", Outcome{Rate: 4, P99TBT: 0.09, MedianWait: 1}, Outcome{Rate: 16, P99TBT: 0.11, MedianWait: 1}, 8},
-		// The wait fails too, and first: a quarter of the way (1.5 → 3.5 s:
-		// margin -0.25 → +0.75), 4·4^0.25.
-		{"wait first", Outcome{Rate: 4, P99TBT: 0.09, MedianWait: 1.5}, Outcome{Rate: 16, P99TBT: 0.11, MedianWait: 3.5}, 4 * math.Pow(4, 0.25)},
+		// 0.8% → 1.2% of gaps over 100 ms over 4 → 16 req/s: halfway in log
+		// rate, 8, however far the p99 gap itself jumps (a decode step
+		// below, a whole prefill above).
+		{"TBT", Outcome{Rate: 4, P99TBT: 0.02, TBTOver: 0.008, WaitOver: 0.1}, Outcome{Rate: 16, P99TBT: 0.25, TBTOver: 0.012, WaitOver: 0.1}, 8},
+		// The wait fails too, and first: a quarter of the way (40% → 80%
+		// waiting past 2 s: margin -0.1 → +0.3), 4·4^0.25.
+		{"wait first", Outcome{Rate: 4, TBTOver: 0.008, WaitOver: 0.4}, Outcome{Rate: 16, TBTOver: 0.012, WaitOver: 0.8}, 4 * math.Pow(4, 0.25)},
 		// A limit met exactly at the bottom crosses there.
-		{"edge", Outcome{Rate: 4, P99TBT: 0.1}, Outcome{Rate: 16, P99TBT: 0.2}, 4},
+		{"edge", Outcome{Rate: 4, TBTOver: 0.01}, Outcome{Rate: 16, TBTOver: 0.03}, 4},
 		// Nothing measured failed above (no request served): the bottom.
 		{"no failure", Outcome{Rate: 4}, Outcome{Rate: 16}, 4},
 	} {
@@ -286,6 +320,42 @@ func TestCrossing(t *testing.T) {
 	att := Objective{TTFT: 1}
 	if got := crossing(att, Outcome{Rate: 1, Attainment: 0.95}, Outcome{Rate: 4, Attainment: 0.85}); math.Abs(got-2) > 1e-9 {
 		t.Errorf("attainment crossing %g, want 2", got)
+	}
+}
+
+// A margin runs from minus the share allowed to as much above 0.
+func TestMargins(t *testing.T) {
+	o := Objective{TTFT: 1, P99TBT: 0.1, MedianWait: 2, Target: 0.9}
+	for _, c := range []struct {
+		out  Outcome
+		want [3]float64
+	}{
+		{Outcome{Attainment: 1}, [3]float64{-0.1, -0.01, -0.5}},
+		{Outcome{Attainment: 0.85, TBTOver: 0.015, WaitOver: 0.75}, [3]float64{0.05, 0.005, 0.25}},
+		{Outcome{Attainment: 0.2, TBTOver: 0.5, WaitOver: 1}, [3]float64{0.1, 0.01, 0.5}},
+	} {
+		got := margins(o, c.out)
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-12 {
+				t.Errorf("margins of %+v = %v, want %v", c.out, got, c.want)
+				break
+			}
+		}
+	}
+	if m := margins(Objective{}, Outcome{Attainment: 0.5, TBTOver: 1, WaitOver: 1}); m != [3]float64{} {
+		t.Errorf("no limits, margins %v", m)
+	}
+}
+
+// Student's t's 95% quantiles, tabulated and beyond.
+func TestStudentT95(t *testing.T) {
+	for _, c := range []struct {
+		df   int
+		want float64
+	}{{1, 12.706}, {4, 2.776}, {9, 2.262}, {30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}} {
+		if got := studentT95(c.df); math.Abs(got/c.want-1) > 1e-3 {
+			t.Errorf("t(%d) = %g, want %g", c.df, got, c.want)
+		}
 	}
 }
 

@@ -18,25 +18,63 @@ import (
 // DistServe's results are stated this way, at a latency target, not at one
 // offered rate.
 //
-// Each deployment's search is the lessons' shared one (kit.NewSearch over
-// core/slo's Steady) at the capacity_search knob's precision: its probes
-// serve streams of the knobs' lengths, as long as the SLO and the
-// tolerance need, at rates it picks from the deployment's estimated
-// saturation rate, so neither the requests nor the rate knob moves the
-// answer. Each search spends from its own budget in cluster.Counts.Work
-// units (searchBudget), and says so when it stops it.
+// Each deployment's search is the lessons' shared one (core/slo's Steady)
+// at the capacity_search knob's precision: its probes serve streams of the
+// knobs' lengths, as long as the SLO and the tolerance need, at rates it
+// picks from the deployment's estimated saturation rate, so neither the
+// requests nor the rate knob moves the answer.
+//
+// Steady enough. One workload's answer is not the deployment's: near
+// capacity the requests queue behind each other, so the share meeting
+// TTFT wanders by two or three points from one stream of 500 requests to
+// the next (standard deviation 0.025 at 3.5 req/s on Dynamo's recipe,
+// disaggregated), while it falls only about 0.25 per unit of the rate's
+// logarithm (0.915 at 3.2 req/s, 0.88 at 3.6, 0.86 at 4.0, six streams
+// each), and a p99 TBT limit counts the few stalls a prefill causes. One
+// seed's answer moves by 5–15%; the median of five seeds moved 6–23%
+// between seed settings. So the precise search pools its seeds
+// (kit.NewPooledSearch): after the first seed's bisection each further
+// workload is served once near the answer, the answer is where a line
+// through every probe's margin crosses 0, and the search stops once that
+// crossing's 95% interval (Fieller's, from the probes' scatter about the
+// line) is within 5% after at least ten workloads, or when its work bound
+// stops it, and says which. Where misses come from another long prompt
+// arriving just before (the defaults, disaggregated: the share missing
+// grows only in proportion to the rate), one workload's answer scatters
+// by 10–15% and the bound stops the search near ±6%. The quick search is
+// the first seed's answer alone.
+//
+// Each search spends from its own budget in cluster.Counts.Work units
+// (searchBudget), and says so when it stops it.
 
 // searchBudget is the most cluster.Counts.Work each deployment's search
 // may spend, by precision: a run costs about 0.04 µs of CPU a unit
-// natively on the monolithic deployment and 0.07 µs on the disaggregated
-// one (500 requests of the default stream: 4.2 million units, 0.17 s and
-// 0.30 s), so the quick searches take under a second together and the
-// precise ones about ten seconds.
-var searchBudget = map[kit.Precision]int64{kit.Quick: 8_000_000, kit.Precise: 90_000_000}
+// natively (500 requests of Dynamo's recipe: about 4 million units,
+// 0.17 s), so the quick searches take under a second together and the
+// precise ones at most about 12 s.
+var searchBudget = map[kit.Precision]int64{kit.Quick: 8_000_000, kit.Precise: 170_000_000}
+
+// probeTokens caps a probe's requests at this many tokens' worth (the
+// longest prompt and output each): a probe's workers keep every block of
+// every prompt in their prefix caches, about 100 bytes a token, so that
+// one probe of 122 requests of 32,768 + 2,048 tokens on 16 workers
+// peaked near 490 MB. A probe cut shorter than the search's rule exposes
+// a larger overload (slo.SteadyOutcome.Overload).
+const probeTokens = 2_500_000
 
 // searchMaxWork bounds the work both searches count: each stops within
 // its budget, the last probe over it by at most as much again.
-const searchMaxWork = 2 * 2 * 90_000_000
+const searchMaxWork = 2 * 2 * 170_000_000
+
+// searchParam is the capacity_search knob, as this lesson's searches use
+// it.
+var searchParam = func() lessons.Param {
+	p := kit.SearchParam
+	p.Help = "quick: the first seed's answer, bisected to 10%, within the page's budget (one workload's answer can lie a fifth from another's). " +
+		"precise: bisected to 5%, then further workloads pooled until the answer's 95% interval is within 5% or the work bound stops it: " +
+		"about ten seconds natively and longer in the page, which keeps its last figures, marked stale, until it is done."
+	return p
+}()
 
 // disaggCapacity is one deployment's capacity search.
 type disaggCapacity struct {
@@ -79,7 +117,10 @@ func searchCapacities(v lessons.Values, set *disaggSetup) (disaggCapacities, err
 		// deployment's estimate, which the disaggregated one starts from too
 		// (its pools' balance decides how far it lies from it).
 		start := float64(workers) * kit.StartRate(set.monoTimer, workload.Poisson(200, 1, prompts, outputs, seed), set.dep.seqs, int64(set.mono.KVBlocks)*disaggBlock, set.dep.budget, out.objective)
-		c.search = kit.NewSearch(out.precision, start, seed, spend)
+		c.search = kit.NewPooledSearch(out.precision, start, seed, spend)
+		if most := max(10, probeTokens/(prompts.Max+outputs.Max)); most < c.search.MaxRequests {
+			c.search.MaxRequests, c.search.MinRequests = most, min(c.search.MinRequests, most)
+		}
 		var err error
 		c.cap, err = c.search.Run(out.objective, trial)
 		return err
@@ -139,6 +180,11 @@ func (r *disaggRun) capacityVerdict() string {
 	switch {
 	case c.mono.cap.BelowRange() && c.dis.cap.BelowRange():
 		return "Neither deployment meets the SLO at any rate searched: loosen the SLO."
+	case m == 0 || d == 0:
+		// One search found no rate that meets the SLO (the lowest rate
+		// searched missed it, or the work bound stopped the search first):
+		// a ratio to 0 says nothing.
+		return "One deployment's search found no rate that meets the SLO (above), so this does not settle which serves more per GPU."
 	case (c.mono.cap.AboveRange() && m <= d) || (c.dis.cap.AboveRange() && d <= m) || (c.mono.cap.AboveRange() && c.dis.cap.AboveRange()):
 		return "The searches' range does not settle which serves more per GPU."
 	case d > m:
@@ -163,7 +209,7 @@ func (r *disaggRun) capacityStep() lessons.Step {
 		kit.SLOText(c.objective), c.mono.gpus, kit.SearchMethod(c.mono.cap, c.mono.search, c.objective),
 		c.mono.capacityText(), kit.RateText(c.mono.perGPU()), c.dis.capacityText(), kit.RateText(c.dis.perGPU()), r.capacityVerdict())
 	if c.precision == kit.Quick {
-		n += " This is the quick search, one seed's answer; capacity_search=precise takes the median of five seeds, each within 5%, at about ten times the cost."
+		n += " This is the quick search, one seed's answer; capacity_search=precise pools further workloads until each answer's 95% interval is within 5%, at ten to twenty times the cost."
 	}
 	if !r.fp8PerPool() {
 		n += " Dynamo's recipes use FP8, a smaller prefill TP and a p99 TBT bound: try weight_dtype=fp8 tp=2 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."

@@ -3,6 +3,14 @@
 // workers, where every prefill shares steps with the running decodes, and by
 // Dynamo's separate prefill and decode pools, where each prompt's KV crosses
 // a link: T = α + B·S_block/BW.
+//
+// Both deployments' capacity per GPU under the SLO comes from core/slo's
+// steady-state search (capacity.go). Steady enough is decided by the
+// answer's own uncertainty: the precise search pools workloads until the
+// 95% interval of where its probes' margins cross the SLO's limits is
+// within 5%, or its work bound stops it and it says how wide the interval
+// is; each probe's run is long enough for a 5% overload to show past the
+// arrivals' noise and is judged without its first and last tenth.
 package disaggregation
 
 import (
@@ -58,7 +66,7 @@ var lesson = &lessons.Lesson{
 		{Key: "max_prefill_queue_size", Label: "queue_length: max_prefill_queue_size", Unit: "requests", Kind: lessons.Int, Default: cluster.DefaultMaxPrefillQueueSize, Min: 0, Max: 1000, Step: 1},
 		{Key: "slo_ttft_ms", Label: "SLO: TTFT", Unit: "ms", Help: "A request counts toward goodput when it meets both targets; the defaults are MLPerf's interactive Llama-2-70B limits.", Kind: lessons.Float, Default: 450, Min: 1, Max: 60000, Step: 1},
 		{Key: "slo_tpot_ms", Label: "SLO: time per output token", Unit: "ms", Kind: lessons.Float, Default: 40, Min: 1, Max: 1000, Step: 1},
-		kit.SLOKnobs[0], kit.SLOKnobs[1], kit.SearchParam,
+		kit.SLOKnobs[0], kit.SLOKnobs[1], searchParam,
 		kit.PriceParam, kit.PowerParam,
 		kit.SeedParam,
 	},

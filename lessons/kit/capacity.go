@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/inferlab/inferlab/core/cudagraph"
-	"github.com/inferlab/inferlab/core/hardware"
 	"github.com/inferlab/inferlab/core/scheduler"
 	"github.com/inferlab/inferlab/core/slo"
 	"github.com/inferlab/inferlab/core/workload"
@@ -85,24 +83,19 @@ func Served(ms []scheduler.RequestMetrics) []slo.Served {
 // searchStepCost, each step the dispatcher streams searchStreamedCost ×
 // StreamedWorkTP more.
 func (e *Engine) SearchCost(steps []scheduler.Step, seqs, budget int) int64 {
-	d := cudagraph.New(e.Mode, seqs, budget)
-	per := searchStreamedCost * StreamedWorkTP(e.Model, e.TP)
-	w := searchStepCost * int64(len(steps))
-	var seqBuf []hardware.Chunk
+	_, cost := e.WorkAndSearchCost(steps, seqs, budget)
+	return cost
+}
+
+// WorkAndSearchCost is PricedStepsWork and SearchCost of the same run,
+// reading which steps the dispatcher streams once.
+func (e *Engine) WorkAndSearchCost(steps []scheduler.Step, seqs, budget int) (work, cost int64) {
+	streamed, per := e.streamedSteps(steps, seqs, budget), StreamedWorkTP(e.Model, e.TP)
+	cost = searchStepCost*int64(len(steps)) + searchStreamedCost*per*streamed
 	for _, st := range steps {
-		w += int64(st.Running)
-		seqBuf = seqBuf[:0]
-		for range st.DecodeTokens {
-			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: 1})
-		}
-		if st.PrefillTokens > 0 {
-			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: st.PrefillTokens})
-		}
-		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqBuf}); !one {
-			w += per
-		}
+		cost += int64(st.Running)
 	}
-	return w
+	return StepsWork(steps) + streamed*per, cost
 }
 
 // Spend is what a lesson's capacity searches may still spend, and what
@@ -178,6 +171,36 @@ func NewSearch(p Precision, start float64, seed uint64, spend *Spend) slo.Steady
 		MinRequests: SearchMinRequests, MaxRequests: SearchMaxRequests, Afford: spend.Afford}
 }
 
+// PooledMinSeeds and PooledMaxSeeds are the fewest seeds whose probes may
+// show a pooled search's answer steady and the most it may use (its budget
+// usually stops it sooner). With fewer than ten workloads the probes'
+// scatter about the line can look small by chance: on Dynamo's recipe a
+// search that stopped at five seeds claimed 3.19–3.29 req/s where 29 seeds
+// of another setting put the capacity at 3.37–3.59.
+const (
+	PooledMinSeeds = 20
+	PooledMaxSeeds = 64
+)
+
+// NewPooledSearch is the shared search at precision p, its seeds pooled
+// (slo.Steady.Pooled), for a lesson whose single workloads' answers
+// scatter more than the tolerance: at least PooledMinSeeds seeds and at
+// most PooledMaxSeeds, drawn from seed, seed + 2³², seed + 2·2³², …, so that no
+// two seed settings share a workload. A precision of one seed is the
+// first seed's bisection alone, as NewSearch's.
+func NewPooledSearch(p Precision, start float64, seed uint64, spend *Spend) slo.Steady {
+	s := NewSearch(p, start, seed, spend)
+	if p.Seeds == 1 {
+		return s
+	}
+	s.Seeds = make([]uint64, PooledMaxSeeds)
+	for i := range s.Seeds {
+		s.Seeds[i] = seed + uint64(i)<<32
+	}
+	s.Pooled, s.MinSeeds = true, PooledMinSeeds
+	return s
+}
+
 // StartRate is where a capacity search of an engine begins: an estimate of
 // the rate it sustains serving requests like sample (its lengths), under
 // o, from the system alone. The lower of two estimates:
@@ -238,6 +261,8 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 		return fmt.Sprintf("below %s (even the lowest rate searched misses the SLO)", RateText(s.Min))
 	case c.AboveRange():
 		t = fmt.Sprintf("at least %s (the highest rate searched meets the SLO)", RateText(s.Max))
+	case s.Pooled && len(c.Seeds) > 1:
+		t = fmt.Sprintf("%s (95%% interval %s–%s, %d seeds pooled)", RateText(c.Rate), Sig3Text(c.Low), Sig3Text(c.High), len(c.Seeds))
 	case c.Complete() > 1:
 		t = fmt.Sprintf("%s (median of %d seeds, %s–%s)", RateText(c.Rate), c.Complete(), Sig3Text(c.Low), Sig3Text(c.High))
 	case c.Complete() == 0:
@@ -246,8 +271,13 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 	default:
 		t = RateText(c.Rate)
 	}
-	if c.Truncated {
+	switch {
+	case c.Truncated && s.Pooled && len(c.Seeds) > 1:
+		t += fmt.Sprintf(": the lesson's work bound stopped the search before its interval narrowed to %.0f%%", 100*s.Tolerance)
+	case c.Truncated:
 		t += fmt.Sprintf(": the lesson's work bound stopped the search (%d of %d seeds finished)", c.Complete(), len(s.Seeds))
+	case s.Pooled && len(c.Seeds) == len(s.Seeds) && c.High > c.Low*(1+s.Tolerance):
+		t += fmt.Sprintf(": %d seeds left the interval wider than %.0f%%", len(s.Seeds), 100*s.Tolerance)
 	}
 	return t
 }
@@ -260,9 +290,15 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 	if o.TTFT == 0 && o.MedianWait == 0 {
 		wait = fmt.Sprintf(" A rate also needs the median request scheduled within %g s (Sarathi-Serve's search): gaps alone never see a queue grow.", slo.DefaultMedianWait)
 	}
-	return fmt.Sprintf("Each probe serves %s Poisson arrivals at one rate (enough for a %.0f%% overload to show) and judges the middle %.0f%%, past warm-up and before drain; "+
-		"the search brackets the capacity, bisects to %.0f%% and reads it where the failing limit crosses; %s (%d probes).%s",
-		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare), 100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
+	probe := fmt.Sprintf("Each probe serves %s Poisson arrivals at one rate (enough for a %.0f%% overload to show) and judges the middle %.0f%%, past warm-up and before drain; ",
+		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare))
+	if s.Pooled && len(s.Seeds) > 1 {
+		return probe + fmt.Sprintf("one seed brackets the capacity and bisects to %.0f%%, then each further seed serves one probe %.0f%% below or above the answer, "+
+			"which is where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
+			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
+	}
+	return probe + fmt.Sprintf("the search brackets the capacity, bisects to %.0f%% and reads it where the failing limit crosses; %s (%d probes).%s",
+		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
 }
 
 // seedsText says how the seeds' answers combine.

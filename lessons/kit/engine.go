@@ -203,9 +203,14 @@ func StreamedWorkTP(m hardware.Model, tp int) int64 {
 // a dispatcher of mode with these max_num_seqs and token budget streams:
 // what a scheduler run priced by e.timer costs.
 func (e *Engine) PricedStepsWork(steps []scheduler.Step, seqs, budget int) int64 {
+	return StepsWork(steps) + e.streamedSteps(steps, seqs, budget)*StreamedWorkTP(e.Model, e.TP)
+}
+
+// streamedSteps counts the steps a dispatcher at these limits streams
+// kernel by kernel (the rest replay one captured graph).
+func (e *Engine) streamedSteps(steps []scheduler.Step, seqs, budget int) int64 {
 	d := cudagraph.New(e.Mode, seqs, budget)
-	w := StepsWork(steps)
-	per := StreamedWorkTP(e.Model, e.TP)
+	var n int64
 	var seqBuf []hardware.Chunk
 	for _, st := range steps {
 		// The dispatcher reads a batch's token count and whether every
@@ -218,10 +223,10 @@ func (e *Engine) PricedStepsWork(steps []scheduler.Step, seqs, budget int) int64
 			seqBuf = append(seqBuf, hardware.Chunk{NewTokens: st.PrefillTokens})
 		}
 		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqBuf}); !one {
-			w += per
+			n++
 		}
 	}
-	return w
+	return n
 }
 
 // streamCounter is a scheduler.Timer that counts, as extra Script.Work,

@@ -25,9 +25,10 @@ type capacityResult struct {
 	budget int
 	search slo.Steady
 	cap    slo.SteadyCapacity
-	// maxGap and p99TBT are the longest gap between tokens and the p99
-	// TBT, in seconds, of the median seed's run at its highest rate that
-	// met the SLO (at its first probe when none did).
+	// maxGap and p99TBT are the longest gap between tokens of the median
+	// seed's run at its highest rate that met the SLO (at its first probe
+	// when none did) and that run's p99 TBT as the search judged it (over
+	// its steady-state window), in seconds.
 	maxGap, p99TBT float64
 	work           int64
 }
@@ -37,9 +38,6 @@ func (c capacityResult) rate() float64 { return c.cap.Rate }
 
 // startSample is how many requests the search's start estimates from.
 const startSample = 200
-
-// probeGaps are a run's longest gap and p99 TBT.
-type probeGaps struct{ maxGap, p99 float64 }
 
 // searchCapacity searches the capacity of e at max_num_seqs seqs and token
 // budget under o, over the lengths' requests from seed on, spending from
@@ -52,7 +50,7 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 		seed uint64
 		rate float64
 	}
-	gaps := map[key]probeGaps{}
+	maxGaps := map[key]float64{}
 	trial := func(rate float64, n int, seed uint64) ([]slo.Served, error) {
 		var in []scheduler.Request
 		for _, q := range lengths.draw(n, rate, seed) {
@@ -65,19 +63,17 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 		if err := sc.Run(); err != nil {
 			return nil, err
 		}
-		r.work += e.PricedStepsWork(sc.Steps(), seqs, budget)
-		spend.Charge(e.SearchCost(sc.Steps(), seqs, budget), n)
+		work, cost := e.WorkAndSearchCost(sc.Steps(), seqs, budget)
+		r.work += work
+		spend.Charge(cost, n)
 		served := kit.Served(sc.Requests())
-		var g probeGaps
-		ls := make([]slo.Latency, len(served))
-		for i, s := range served {
-			ls[i] = s.Latency
+		longest := 0.0
+		for _, s := range served {
 			for _, x := range s.Gaps {
-				g.maxGap = max(g.maxGap, x)
+				longest = max(longest, x)
 			}
 		}
-		g.p99 = slo.P99TBT(ls)
-		gaps[key{seed, rate}] = g
+		maxGaps[key{seed, rate}] = longest
 		return served, nil
 	}
 	start := kit.StartRate(timer, lengths.draw(startSample, 1, seed), seqs, int64(e.KVBlocks)*16, budget, o)
@@ -92,8 +88,12 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 	if at == 0 && len(med.Runs) > 0 {
 		at = med.Runs[0].Rate
 	}
-	g := gaps[key{med.Seed, at}]
-	r.maxGap, r.p99TBT = g.maxGap, g.p99
+	r.maxGap = maxGaps[key{med.Seed, at}]
+	for _, run := range med.Runs {
+		if run.Rate == at {
+			r.p99TBT = run.P99TBT
+		}
+	}
 	return r, nil
 }
 

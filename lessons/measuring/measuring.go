@@ -349,8 +349,9 @@ func runMeasuring(v lessons.Values) (measuringRun, error) {
 		if err := s.Run(); err != nil {
 			return measuringRun{}, err
 		}
-		r.work += e.PricedStepsWork(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
-		spend.Take(e.SearchCost(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens))
+		work, cost := e.WorkAndSearchCost(s.Steps(), cfg.MaxNumSeqs, cfg.MaxNumBatchedTokens)
+		r.work += work
+		spend.Take(cost)
 		p := pointOf(rate, s, cfg, goal)
 		input, output, held := kit.ServedTokens(s.Requests())
 		pool := kit.StepsPool(e.TP, held, s.Steps())

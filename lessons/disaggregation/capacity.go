@@ -166,7 +166,7 @@ func (c disaggCapacity) failText(o slo.Objective) string {
 		if o.P99TBT > 0 && run.P99TBT > o.P99TBT {
 			return fmt.Sprintf("at %s its p99 gap between tokens reached %.0f ms", kit.RateText(run.Rate), 1000*run.P99TBT)
 		}
-		return fmt.Sprintf("at %s only %.0f%% of requests met TTFT and TPOT", kit.RateText(run.Rate), 100*run.Attainment)
+		return fmt.Sprintf("at %s only %.0f%% met the SLO", kit.RateText(run.Rate), 100*run.Attainment)
 	}
 	return "no probed rate missed the SLO"
 }
@@ -188,15 +188,15 @@ func (r *disaggRun) capacityVerdict() string {
 	case (c.mono.cap.AboveRange() && m <= d) || (c.dis.cap.AboveRange() && d <= m) || (c.mono.cap.AboveRange() && c.dis.cap.AboveRange()):
 		return "The searches' range does not settle which serves more per GPU."
 	case d > m:
-		return fmt.Sprintf("Disaggregated serves %.2f× as much per GPU. The monolithic workers prefill beside their decodes, so each long prompt stalls every running request's next token: %s. "+
-			"The decode pool never computes a prompt, so its gaps stay one decode step; it fails later (%s).", d/m, c.mono.failText(o), c.dis.failText(o))
+		return fmt.Sprintf("Disaggregated serves %.2f× as much per GPU: monolithic workers prefill beside their decodes, so a long prompt stalls every running request (%s); "+
+			"the decode pool never computes a prompt, so its gaps stay one decode step (%s).", d/m, c.mono.failText(o), c.dis.failText(o))
 	case m > d:
 		atLeast := ""
 		if c.mono.cap.AboveRange() {
 			atLeast = "at least "
 		}
-		return fmt.Sprintf("Monolithic serves %s%.2f× as much per GPU. The disaggregated prefill pool has %d of the %d GPUs and each TTFT carries a KV transfer: %s. "+
-			"Monolithic workers prefill on every GPU; their stalls cost less here (%s).", atLeast, m/d, r.prefill*r.ptp, c.dis.gpus, c.dis.failText(o), c.mono.failText(o))
+		return fmt.Sprintf("Monolithic serves %s%.2f× as much per GPU: the disaggregated prefill pool has %d of the %d GPUs and each TTFT carries a KV transfer (%s); "+
+			"monolithic workers prefill on every GPU (%s).", atLeast, m/d, r.prefill*r.ptp, c.dis.gpus, c.dis.failText(o), c.mono.failText(o))
 	}
 	return "Both serve the same per GPU."
 }
@@ -204,15 +204,15 @@ func (r *disaggRun) capacityVerdict() string {
 // capacityStep narrates both searches.
 func (r *disaggRun) capacityStep() lessons.Step {
 	c := r.capacity
-	n := fmt.Sprintf("Capacity is the highest arrival rate at which, in steady state, %s, here on both deployments' %d GPUs. %s "+
+	n := fmt.Sprintf("Capacity: the highest rate at which, in steady state, %s, on each deployment's %d GPUs. %s "+
 		"Monolithic (the baseline): %s, %s per GPU. Disaggregated: %s, %s per GPU. %s",
 		kit.SLOText(c.objective), c.mono.gpus, kit.SearchMethod(c.mono.cap, c.mono.search, c.objective),
 		c.mono.capacityText(), kit.RateText(c.mono.perGPU()), c.dis.capacityText(), kit.RateText(c.dis.perGPU()), r.capacityVerdict())
 	if c.precision == kit.Quick {
-		n += " This is the quick search, one seed's answer; capacity_search=precise pools further workloads until each answer's 95% interval is within 5%, at ten to twenty times the cost."
+		n += " capacity_search=precise pools seeds until each 95% interval is within 5%."
 	}
 	if !r.fp8PerPool() {
-		n += " Dynamo's recipes use FP8, a smaller prefill TP and a p99 TBT bound: try weight_dtype=fp8 tp=2 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
+		n += " Dynamo's recipe: weight_dtype=fp8 tp=2 prefill_tp=2 decode_tp=4 prefill_workers=2 slo_p99_tbt_ms=50."
 	}
 	a := &kit.Annotator{Scene: "capacity-race"}
 	a.Mark("race:monolithic", "monolithic "+kit.RateText(c.mono.perGPU())+"/GPU", "Monolithic (the baseline):", n)

@@ -290,14 +290,16 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 	if o.TTFT == 0 && o.MedianWait == 0 {
 		wait = fmt.Sprintf(" A rate also needs the median request scheduled within %g s (Sarathi-Serve's search): gaps alone never see a queue grow.", slo.DefaultMedianWait)
 	}
-	probe := fmt.Sprintf("Each probe serves %s Poisson arrivals at one rate (enough for a %.0f%% overload to show) and judges the middle %.0f%%, past warm-up and before drain; ",
-		Comma(n), 100*s.Tolerance, 100*(1-slo.WarmUpShare-slo.DrainShare))
+	// The count is what a Tolerance overload needs to show past the
+	// arrivals' noise (Steady.Requests); the narration has no room to say so.
+	probe := fmt.Sprintf("Each probe serves %s Poisson arrivals at one rate and judges the middle %.0f%% (no warm-up, no drain); ",
+		Comma(n), 100*(1-slo.WarmUpShare-slo.DrainShare))
 	if s.Pooled && len(s.Seeds) > 1 {
-		return probe + fmt.Sprintf("one seed brackets the capacity and bisects to %.0f%%, then each further seed serves one probe %.0f%% below or above the answer, "+
-			"which is where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
+		return probe + fmt.Sprintf("one seed brackets the capacity and bisects to %.0f%%; further seeds each serve one probe %.0f%% off the answer, "+
+			"where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
 			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
 	}
-	return probe + fmt.Sprintf("the search brackets the capacity, bisects to %.0f%% and reads it where the failing limit crosses; %s (%d probes).%s",
+	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%; %s (%d probes).%s",
 		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
 }
 

@@ -81,21 +81,24 @@ func TestDisaggregationLinks(t *testing.T) {
 	}
 }
 
+// runSet runs the lesson at the knobs set.
+func runSet(t *testing.T, set map[string]string) *disaggRun {
+	t.Helper()
+	v, errs := lesson.Resolve(set)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r, err := runDisaggregation(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // With the rule on and no room in the prefill queue, every prompt stays on
 // its decode worker: the deployment is monolithic again, spikes included.
 func TestDisaggregationConditional(t *testing.T) {
-	run := func(set map[string]string) *disaggRun {
-		t.Helper()
-		v, errs := lesson.Resolve(set)
-		if len(errs) > 0 {
-			t.Fatal(errs)
-		}
-		r, err := runDisaggregation(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	run := func(set map[string]string) *disaggRun { return runSet(t, set) }
 	r := run(map[string]string{"conditional": "queue_length", "max_prefill_queue_size": "0", "requests": "30"})
 	if got := r.compared.Disagg.Local; got != 30 || r.compared.Disagg.Remote != 0 {
 		t.Errorf("%d local and %d remote prefills, want all 30 local", got, r.compared.Disagg.Remote)
@@ -280,15 +283,7 @@ func TestDisaggregationCapacityStable(t *testing.T) {
 			set := map[string]string{"capacity_search": "precise"}
 			maps.Copy(set, setting.set)
 			maps.Copy(set, change)
-			v, errs := lesson.Resolve(set)
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			r, err := runDisaggregation(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return r.capacity
+			return runSet(t, set).capacity
 		}
 		// The searches draw their own streams: the lesson's run does not
 		// enter them, so the quick search (the precise one's first seed)

@@ -25,7 +25,7 @@ import (
 // the median of five seeds at 5% spans 1.5% (chunks of 512) and 2.1%
 // (8,192) over five windows of seeds, at about 0.5 s and 0.9 s of CPU.
 //
-// The cost. A search spends at most SearchBudget of SearchCost, its
+// The cost. A search spends at most SearchBudget of search cost, its
 // probes' CPU-calibrated work, and stops at the first probe that would
 // not fit (slo.SteadyCapacity.Truncated; the lessons say so and report the
 // seeds finished), so every setting a lesson accepts stays within the
@@ -42,7 +42,7 @@ const (
 	SearchMaxRequests = 3200
 )
 
-// SearchCost weights, calibrated on this repository's scheduler runs
+// The search cost's weights, calibrated on this repository's scheduler runs
 // (the calibration runs of measuring at chunks of 512 and 8,192 on an
 // A100, 2 and 1,024 sequences, graph_mode none at TP 1 and 8): a step
 // costs about 0.8 µs of CPU to schedule and price, a step priced kernel by
@@ -53,7 +53,7 @@ const (
 	searchStreamedCost = 2
 )
 
-// SearchBudget is the most SearchCost a lesson's run and its capacity
+// SearchBudget is the most search cost a lesson's run and its capacity
 // searches may spend together (the run's share is taken first, Spend.Take):
 // about 1.7 s of CPU at 0.023 µs a unit. Measuring's Sarathi-Serve setup
 // (both budgets, five seeds each, a two-rate sweep) spends about 72
@@ -61,7 +61,7 @@ const (
 const SearchBudget = 75_000_000
 
 // SearchMaxWork bounds the Script.Work a lesson's searches count: their
-// SearchCost never falls below the work counted (a step counts StepWork ≤
+// The search cost never falls below the work counted (a step counts StepWork ≤
 // searchStepCost, a streamed one StreamedWorkTP ≤ searchStreamedCost ×
 // StreamedWorkTP), the budget stops them at SearchBudget, and the last
 // probe may overshoot its estimate, taken here as at most as much again.
@@ -78,17 +78,11 @@ func Served(ms []scheduler.RequestMetrics) []slo.Served {
 	return out
 }
 
-// SearchCost is what a scheduler run priced by e at these limits costs a
-// capacity search's budget: each request advanced 1, each step
-// searchStepCost, each step the dispatcher streams searchStreamedCost ×
-// StreamedWorkTP more.
-func (e *Engine) SearchCost(steps []scheduler.Step, seqs, budget int) int64 {
-	_, cost := e.WorkAndSearchCost(steps, seqs, budget)
-	return cost
-}
-
-// WorkAndSearchCost is PricedStepsWork and SearchCost of the same run,
-// reading which steps the dispatcher streams once.
+// WorkAndSearchCost is PricedStepsWork of a scheduler run priced by e at
+// these limits and what the run costs a capacity search's budget (its
+// search cost): each request advanced 1, each step searchStepCost, each
+// step the dispatcher streams searchStreamedCost × StreamedWorkTP more. It
+// reads which steps the dispatcher streams once for both.
 func (e *Engine) WorkAndSearchCost(steps []scheduler.Step, seqs, budget int) (work, cost int64) {
 	streamed, per := e.streamedSteps(steps, seqs, budget), StreamedWorkTP(e.Model, e.TP)
 	cost = searchStepCost*int64(len(steps)) + searchStreamedCost*per*streamed
@@ -106,7 +100,7 @@ type Spend struct {
 }
 
 // NewSpend is a budget of budget units (SearchBudget for a lesson whose
-// probes are scheduler runs priced by SearchCost).
+// probes are scheduler runs priced by WorkAndSearchCost).
 func NewSpend(budget int64) *Spend { return &Spend{Left: budget} }
 
 // Take spends cost outside the searches (the lesson's own run).

@@ -304,7 +304,7 @@ type measuringRun struct {
 	capacity  capacityResult
 	compare   *capacityResult
 	gpus      int
-	// searchSpent is the searches' kit.SearchCost.
+	// searchSpent is the searches' search cost (kit.Engine.WorkAndSearchCost).
 	searchSpent int64
 	// measured is a published vLLM run replayed (measured.go).
 	measured measuredReplay

@@ -353,8 +353,8 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 			"where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
 			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
 	}
-	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%; %s (%d probes).%s",
-		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
+	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%; %s (%d %s).%s",
+		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), Plural(c.Probes(), "probe", "probes"), wait)
 }
 
 // seedsText says how the seeds' answers combine.

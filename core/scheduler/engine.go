@@ -47,10 +47,11 @@ type engine interface {
 type batchLoop struct {
 	eng   engine
 	timer Timer
-	// hw is the step model when timer is a HardwareTimer, called
+	// hw prices the steps when timer is a HardwareTimer, called
 	// directly: through the interface, HardwareTimer.StepSeconds would
-	// copy the model, its receiver, at every step.
-	hw *hardware.StepModel
+	// copy the model, its receiver, at every step. It remembers the
+	// prices of step shapes that recur (hardware.Pricer).
+	hw *hardware.Pricer
 	// chunks is the step's batch, built as requests are scheduled: what
 	// the timer prices, and with RecordWork what the step keeps.
 	chunks  []Work
@@ -83,7 +84,7 @@ type batchLoop struct {
 func (l *batchLoop) start(eng engine, timer Timer, requests []Request) error {
 	l.eng, l.timer = eng, timer
 	if ht, ok := timer.(HardwareTimer); ok {
-		l.hw = &ht.Model
+		l.hw = hardware.NewPricer(ht.Model)
 	}
 	// Served by arrival, ties by ID. The live states sit in one array in
 	// that order, so that the running requests, admitted first come first

@@ -470,3 +470,30 @@ func TestSteadyClimbAndMinSeconds(t *testing.T) {
 		t.Error("Check accepted a negative MinSeconds")
 	}
 }
+
+// With ByOffered a seed's capacity is read at the rate its probes'
+// requests arrived at: a stream that arrives a tenth faster than asked
+// puts the capacity asked for a tenth below what the server sustains,
+// and the capacity offered back at it.
+func TestSteadyByOffered(t *testing.T) {
+	q := &queue{mean: 0.05, tokens: 4} // sustains 20 req/s
+	fast := func(rate float64, n int, seed uint64) ([]Served, error) { return q.trial(1.1*rate, n, seed) }
+	s := steady(10, 0.1, 1000, 1, 2, 3)
+	asked, err := s.Run(Objective{P99TBT: 10}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ByOffered = true
+	offered, err := s.Run(Objective{P99TBT: 10}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := offered.Rate / asked.Rate; !(r > 1.07 && r < 1.13) || !(offered.Rate > 18 && offered.Rate < 21.5) {
+		t.Fatalf("capacity asked for %.4g, offered %.4g req/s, of a server that sustains 20 fed 1.1× the rate asked", asked.Rate, offered.Rate)
+	}
+	out := Objective{}.JudgeSteady(5, []Served{{Arrival: 0}, {Arrival: 1}, {Arrival: 2}, {Arrival: 3}, {Arrival: 4}, {Arrival: 5}, {Arrival: 6}, {Arrival: 7}, {Arrival: 8}, {Arrival: 9}})
+	// Judged: arrivals 1..8, 8 requests over 7 s.
+	if !near(out.Offered, 1) {
+		t.Fatalf("offered %g req/s, want 1 (7 gaps of 1 s)", out.Offered)
+	}
+}

@@ -339,7 +339,7 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 // SearchMethod says how the shared search found an answer: the run
 // length at the capacity, the window judged, the tolerance and the seeds.
 func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
-	n := s.Requests(o, max(c.Rate, s.Min))
+	n := s.Requests(o, ReferenceRate(c, s))
 	wait := ""
 	if o.TTFT == 0 && o.MedianWait == 0 {
 		wait = fmt.Sprintf(" A rate also needs the median request scheduled within %g s (Sarathi-Serve's search): gaps alone never see a queue grow.", slo.DefaultMedianWait)
@@ -353,8 +353,26 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 			"where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
 			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
 	}
-	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%; %s (%d %s).%s",
-		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), Plural(c.Probes(), "probe", "probes"), wait)
+	offered := ""
+	if s.ByOffered {
+		offered = ", read at the rate requests arrived"
+	}
+	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%%s; %s (%d %s).%s",
+		100*s.Tolerance, offered, seedsText(len(s.Seeds)), c.Probes(), Plural(c.Probes(), "probe", "probes"), wait)
+}
+
+// ReferenceRate is the rate a search's narration quotes its run length
+// at: the capacity, or without one the first probe's rate (the start),
+// within [Min, Max].
+func ReferenceRate(c slo.SteadyCapacity, s slo.Steady) float64 {
+	rate := c.Rate
+	if rate == 0 {
+		rate = s.Start
+		if len(c.Seeds) > 0 && len(c.Seeds[0].Runs) > 0 {
+			rate = c.Seeds[0].Runs[0].Rate
+		}
+	}
+	return min(max(rate, s.Min), s.Max)
 }
 
 // seedsText says how the seeds' answers combine.

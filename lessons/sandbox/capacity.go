@@ -43,15 +43,15 @@ import (
 // there (about 0.9 s at 0.025 µs a unit on an idle core). The precise
 // search's 720 million cover its five seeds on the defaults' cluster and
 // conversations, whose chat probes each serve a ramp and judge as long
-// (460–590 million over six independent seed settings), at about 25 s of
-// CPU natively, as its knob says.
+// (457–549 million over eleven seed settings), at about 20 s of CPU
+// natively, as its knob says.
 var searchBudget = map[kit.Precision]int64{kit.Quick: 36_000_000, kit.Precise: 720_000_000}
 
 // searchParam is the capacity_search knob, as the sandbox's search costs.
 var searchParam = func() lessons.Param {
 	p := kit.SearchParam
 	p.Help = "quick: within 10% on one seed, within the page's budget, which on a large cluster of conversations stops it after a probe or two (it then says at least or below what rate). " +
-		"precise: within 5%, the median of 5 seeds: about 25 s natively on the defaults' four workers and conversations (a second or two on one GPU with plain prompts), and longer in the page, which keeps its last figures, marked stale, until it is done."
+		"precise: within 5%, the median of 5 seeds: about 20 s natively on the defaults' four workers and conversations (a second or two on one GPU with plain prompts), and longer in the page, which keeps its last figures, marked stale, until it is done."
 	return p
 }()
 
@@ -162,20 +162,33 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 	}
 	seed := uint64(v.Int("seed"))
 	sample := probeWorkload(probeValues(v, 1, startSample, seed))
-	// The start counts every prompt token an earlier prompt of the sample
-	// had as cached, as a kv_aware router nearly finds them: an
-	// overestimate for other policies, which is cheap, since the search
-	// descends from a rate that misses by ×2, ×4, … in ever cheaper
-	// probes, where it climbs by ×2 at most.
-	start := float64(r.workers) * kit.StartRateReusing(r.e.Timer(r.seqs, r.budget), sample, r.seqs, int64(r.e.KVBlocks)*16, r.budget, c.objective, kit.PrefixReuse(sample))
+	// The start counts the prompt tokens an earlier prompt of the sample
+	// had as cached: all of them behind a router that follows the prefix
+	// caches (kv_aware and cache_aware nearly find them), a share of one
+	// in workers behind the others, which send a conversation's next turn
+	// to the worker holding its history only that often.
+	reused := kit.PrefixReuse(sample)
+	if r.policy != "kv_aware" && r.policy != "cache_aware" {
+		reused /= float64(r.workers)
+	}
+	start := float64(r.workers) * kit.StartRateReusing(r.e.Timer(r.seqs, r.budget), sample, r.seqs, int64(r.e.KVBlocks)*16, r.budget, c.objective, reused)
 	p := c.precision
 	c.search = kit.NewSearch(p, start, seed, spend)
 	// The start counts the cluster's prefix caches, so the capacity lies
 	// near it: the first ladder climbs from it as later seeds do, not by
-	// ×2. A chat probe judges at least as long as its ramp ran, since it
-	// pays for the ramp anyway and its noise falls with what it judges.
+	// ×2. The precise search's chat probes judge at least as long as their
+	// ramp ran: a window of the rule's length (about 500 requests) hides
+	// an overload that builds over tens of seconds, and reads the defaults'
+	// capacity a tenth high. The quick search keeps the rule's length, so
+	// that a probe of a large cluster fits the page's budget at all.
 	c.search.FirstStep = 1 + 2*p.Tolerance
-	c.search.MinSeconds = c.ramp
+	if p == kit.Precise {
+		c.search.MinSeconds = c.ramp
+	}
+	// A conversation brings its turns in a cluster, so a chat probe's
+	// requests arrive a few percent off the rate asked; each seed's
+	// capacity is read at the rate they arrived at.
+	c.search.ByOffered = true
 	// Before the first probe Spend knows no cost per request, so the
 	// sample's 2 × prompt + 16 × output tokens a request stands in (a
 	// chat probe's ramp counted), and a probe that would not fit is not
@@ -190,6 +203,13 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 		c.search.Seeds = c.search.Seeds[:1]
 		c.search.MaxRequests = min(c.search.MaxRequests, b.Requests)
 		c.search.MinRequests = min(c.search.MinRequests, c.search.MaxRequests)
+	}
+	// A first probe the budget cannot afford would leave no answer at all:
+	// the search then starts at the highest rate it affords (in steps of
+	// 1 + Tolerance down from the estimate), so that it can say at least
+	// or below what rate.
+	for c.search.Start > c.search.Min && !c.search.Afford(c.search.Start, c.search.Requests(c.objective, c.search.Start)) {
+		c.search.Start = max(c.search.Start/(1+p.Tolerance), c.search.Min)
 	}
 	var err error
 	c.cap, err = c.search.Run(c.objective, trial)
@@ -430,8 +450,13 @@ func (c *sandboxCapacity) drawText() string {
 		}
 		return ""
 	}
-	return fmt.Sprintf(" Lengths are stratified (each probe holds the whole distribution); conversation probes first serve %.0f s unjudged (%s requests at %s), until turns %.0f s apart reach %.0f%% of the rate.",
-		c.ramp, kit.Comma(int(math.Ceil(c.ramp*max(c.capacity(), c.search.Min)))), figureText(max(c.capacity(), c.search.Min))+" req/s", sandboxThinkTime, 100*offeredShare(c.ramp, sandboxThinkTime, sandboxTurns))
+	at := kit.ReferenceRate(c.cap, c.search)
+	judged := ""
+	if c.search.MinSeconds > 0 {
+		judged = ", then judge as long"
+	}
+	return fmt.Sprintf(" Lengths are stratified (each probe holds the whole distribution); conversation probes first serve %.0f s unjudged (%s requests at %s), until turns %.0f s apart reach %.0f%% of the rate%s.",
+		c.ramp, kit.Comma(int(math.Ceil(c.ramp*at))), figureText(at)+" req/s", sandboxThinkTime, 100*offeredShare(c.ramp, sandboxThinkTime, sandboxTurns), judged)
 }
 
 // limitText says what limits the capacity: at the median seed's lowest

@@ -549,7 +549,7 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		switch {
 		case lo > 0 && hi > 0 && sc.Complete:
 			at, above := sc.outcomeAt(lo), sc.outcomeAt(hi)
-			if s.ByOffered && at.Offered > 0 && above.Offered > at.Offered {
+			if s.ByOffered && above.Offered > at.Offered && poissonScatter(at) && poissonScatter(above) {
 				// The crossing at the rates offered (two probes whose
 				// offered rates came out in the wrong order say nothing
 				// more than their asked-for ones).
@@ -609,6 +609,14 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		}
 	}
 	return sc, nil
+}
+
+// poissonScatter reports that out's requests arrived within a quarter of
+// the rate asked, as a Poisson stream of a hundred requests or more all
+// but always does; a stream further off (a trace's burst) is read at the
+// rate asked.
+func poissonScatter(out Outcome) bool {
+	return out.Offered > 0 && math.Abs(math.Log(out.Offered/out.Rate)) < math.Log(1.25)
 }
 
 // maxClimb is the largest factor between two rungs of a climbing ladder.

@@ -497,3 +497,16 @@ func TestSteadyByOffered(t *testing.T) {
 		t.Fatalf("offered %g req/s, want 1 (7 gaps of 1 s)", out.Offered)
 	}
 }
+
+// A probe is read at the rate its requests arrived at only while that
+// lies within a quarter of the rate asked.
+func TestPoissonScatter(t *testing.T) {
+	for _, c := range []struct {
+		rate, offered float64
+		want          bool
+	}{{10, 10.3, true}, {10, 8.2, true}, {10, 12.6, false}, {10, 7.9, false}, {10, 0, false}} {
+		if got := poissonScatter(Outcome{Rate: c.rate, Offered: c.offered}); got != c.want {
+			t.Errorf("asked %g, offered %g: %v, want %v", c.rate, c.offered, got, c.want)
+		}
+	}
+}

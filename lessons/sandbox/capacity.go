@@ -187,8 +187,10 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 	}
 	// A conversation brings its turns in a cluster, so a chat probe's
 	// requests arrive a few percent off the rate asked; each seed's
-	// capacity is read at the rate they arrived at.
-	c.search.ByOffered = true
+	// capacity is read at the rate they arrived at. A preset replays a
+	// trace's own bursts, which say nothing of the rate asked: it is read
+	// at that rate.
+	c.search.ByOffered = !preset
 	// Before the first probe Spend knows no cost per request, so the
 	// sample's 2 × prompt + 16 × output tokens a request stands in (a
 	// chat probe's ramp counted), and a probe that would not fit is not

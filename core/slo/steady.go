@@ -72,10 +72,9 @@ import (
 //     than the rate asked for: a Poisson stream of a few thousand
 //     requests arrives 2–4% off its rate (conversations, which bring their
 //     turns in clusters, more), the probe's verdict follows the load it
-//     got, and reading the crossing at that load removes the scatter it
-//     adds to every seed's answer (on the sandbox's conversations, the
-//     median of five seeds moved 5.3% over six seed settings asked for
-//     and 1.8% offered).
+//     got, and reading the crossing at that load (kept within the bracket
+//     asked for) removes most of the scatter it adds to every seed's
+//     answer.
 //     These shares move smoothly with the rate where the percentiles jump:
 //     a p99 gap is a decode step until 1% of gaps stall behind a prefill,
 //     then a whole prefill, and a line through the two percentiles put
@@ -553,9 +552,12 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 				// The crossing at the rates offered (two probes whose
 				// offered rates came out in the wrong order say nothing
 				// more than their asked-for ones).
+				// It stays within the bracket asked for, so that the
+				// capacity lies between a rate that met the objective and
+				// one that missed, as the probes were asked.
 				a, b := at, above
 				a.Rate, b.Rate = at.Offered, above.Offered
-				sc.Rate = crossing(o, a, b)
+				sc.Rate = min(max(crossing(o, a, b), lo), hi)
 			} else {
 				sc.Rate = crossing(o, at, above)
 			}

@@ -472,13 +472,13 @@ func TestSteadyClimbAndMinSeconds(t *testing.T) {
 }
 
 // With ByOffered a seed's capacity is read at the rate its probes'
-// requests arrived at: a stream that arrives a tenth faster than asked
-// puts the capacity asked for a tenth below what the server sustains,
-// and the capacity offered back at it.
+// requests arrived at, within the bracket asked for: a stream that arrives
+// a tenth faster than asked moves the crossing up to the bracket's top,
+// where the rates asked for put it lower, on the same probes.
 func TestSteadyByOffered(t *testing.T) {
 	q := &queue{mean: 0.05, tokens: 4} // sustains 20 req/s
 	fast := func(rate float64, n int, seed uint64) ([]Served, error) { return q.trial(1.1*rate, n, seed) }
-	s := steady(10, 0.1, 1000, 1, 2, 3)
+	s := steady(10, 0.1, 1000, 1)
 	asked, err := s.Run(Objective{P99TBT: 10}, fast)
 	if err != nil {
 		t.Fatal(err)
@@ -488,8 +488,12 @@ func TestSteadyByOffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := offered.Rate / asked.Rate; !(r > 1.07 && r < 1.13) || !(offered.Rate > 18 && offered.Rate < 21.5) {
-		t.Fatalf("capacity asked for %.4g, offered %.4g req/s, of a server that sustains 20 fed 1.1× the rate asked", asked.Rate, offered.Rate)
+	a, o := asked.Seeds[0], offered.Seeds[0]
+	if a.Met != o.Met || a.Above != o.Above {
+		t.Fatalf("the probes moved: bracket %g–%g asked, %g–%g offered", a.Met, a.Above, o.Met, o.Above)
+	}
+	if !(o.Rate > a.Rate) || !(o.Rate <= o.Above) || !(a.Rate >= a.Met) {
+		t.Fatalf("capacity %.4g asked for, %.4g offered, bracket %.4g–%.4g: want the offered one higher, within the bracket", a.Rate, o.Rate, a.Met, a.Above)
 	}
 	out := Objective{}.JudgeSteady(5, []Served{{Arrival: 0}, {Arrival: 1}, {Arrival: 2}, {Arrival: 3}, {Arrival: 4}, {Arrival: 5}, {Arrival: 6}, {Arrival: 7}, {Arrival: 8}, {Arrival: 9}})
 	// Judged: arrivals 1..8, 8 requests over 7 s.

@@ -46,9 +46,10 @@ import (
 //     hides (an overload that builds over tens of seconds).
 //   - Bisection. Each seed's search starts at Start, which the caller
 //     derives from the system alone (an estimate of its saturation rate),
-//     climbs by doubling it or descends by ×2, ×4, ×16, … (the first rung
-//     is FirstStep, 2 unless the caller's Start is close; a probe's cost
-//     grows with its rate, so a climb never squares past ×2: nextRung)
+//     climbs by doubling it or descends by ×2, ×4, ×16, … (a climb's first
+//     rung is FirstStep, 2 unless the caller's Start is close; a probe's
+//     cost grows with its rate, so a climb never squares past ×2:
+//     nextRung)
 //     until one rate meets the objective and the next misses, then
 //     bisects geometrically until the two are within a factor
 //     1 + Tolerance (Sarathi-Serve bisects to 2.5%). Min and Max only stop
@@ -154,10 +155,12 @@ type Steady struct {
 	// the requests judged (a ramp) sets it to that cost's length, since a
 	// probe's noise falls with the requests it judges.
 	MinSeconds float64
-	// FirstStep is the first rung of the first seed's ladder, a factor
-	// above 1 (0: 2). A caller whose Start estimates the capacity closely
-	// sets it near 1 + 2 × Tolerance, so that the ladder does not climb
-	// past the capacity by ×2.
+	// FirstStep is the first rung of the first seed's ladder when it
+	// climbs, a factor above 1 (0: 2). A caller whose Start estimates the
+	// capacity closely sets it near 1 + 2 × Tolerance, so that the ladder
+	// does not climb past the capacity by ×2. A descent starts at ×2
+	// whatever it is: a start that misses may lie far above a capacity
+	// (an objective no rate meets), and lower probes cost less.
 	FirstStep float64
 	// ByOffered reads each seed's capacity at the rates its two bracketing
 	// probes' judged requests arrived at (Outcome.Offered) instead of the
@@ -412,11 +415,12 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 	}
 	var c SteadyCapacity
 	for i, seed := range s.Seeds {
-		start, step := s.Start, s.firstStep()
+		start, up, down := s.Start, s.firstStep(), 2.0
 		if i > 0 && first(c.Seeds).Met > 0 && first(c.Seeds).Above > 0 {
-			start, step = medianRate(c.Seeds), 1+laterStep*s.Tolerance
+			start, up = medianRate(c.Seeds), 1+laterStep*s.Tolerance
+			down = up
 		}
-		sc, err := s.seed(judged, trial, seed, start, step)
+		sc, err := s.seed(judged, trial, seed, start, up, down)
 		c.Seeds = append(c.Seeds, sc)
 		if errors.Is(err, errUnaffordable) {
 			c.Truncated = true
@@ -460,7 +464,7 @@ func medianRate(seeds []SeedCapacity) float64 {
 // pooled is the pooled search under o (its limits on waiting set).
 func (s Steady) pooled(o Objective, trial Trial) (SteadyCapacity, error) {
 	c := SteadyCapacity{Pooled: true}
-	sc, err := s.seed(o, trial, s.Seeds[0], s.Start, s.firstStep())
+	sc, err := s.seed(o, trial, s.Seeds[0], s.Start, s.firstStep(), 2)
 	c.Seeds = append(c.Seeds, sc)
 	c.Rate, c.Low, c.High = sc.Rate, sc.Rate, sc.Rate
 	switch {
@@ -531,9 +535,10 @@ func (s Steady) probe(o Objective, trial Trial, seed uint64, rate float64) (Stea
 	return SteadyOutcome{Outcome: o.JudgeSteady(rate, rs), Seed: seed, Served: len(rs), Overload: exposes(o, rate, n)}, nil
 }
 
-// seed is one seed's search from start, its ladder climbing by step (the
-// step squaring each rung) and then bisecting.
-func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64) (sc SeedCapacity, err error) {
+// seed is one seed's search from start, its ladder climbing from a first
+// rung of up or descending from one of down (each squaring, a climb up to
+// ×2: nextRung), then bisecting.
+func (s Steady) seed(o Objective, trial Trial, seed uint64, start, up, down float64) (sc SeedCapacity, err error) {
 	sc.Seed = seed
 	lo, hi := 0.0, 0.0 // the highest rate met, the lowest missed above it
 	// Whatever ends the search, the seed reports the bracket it reached.
@@ -585,7 +590,11 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 	}
 	// The ladder: up from a rate that met the objective, down from one
 	// that missed, until the other side is found or a bound is reached.
-	for f := step; lo == 0 || hi == 0; f = nextRung(f, ok) {
+	f := down
+	if ok {
+		f = up
+	}
+	for ; lo == 0 || hi == 0; f = nextRung(f, ok) {
 		if ok {
 			if lo == s.Max {
 				return sc, nil // the capacity is at least Max
@@ -693,11 +702,15 @@ func crossing(o Objective, at, above Outcome) float64 {
 // ladderRungs is the most rungs a ladder from start climbs or descends by
 // step (squaring each rung) before it reaches a bound, and the widest
 // ratio between two rungs.
-func (s Steady) ladderRungs(start, step float64) (rungs int, widest float64) {
+func (s Steady) ladderRungs(start, up, down float64) (rungs int, widest float64) {
 	widest = 1
 	for _, bound := range []float64{s.Max, s.Min} {
 		n, at := 0, min(max(start, s.Min), s.Max)
-		for f := step; at != bound; f = nextRung(f, bound == s.Max) {
+		f := down
+		if bound == s.Max {
+			f = up
+		}
+		for ; at != bound; f = nextRung(f, bound == s.Max) {
 			next := min(at*f, s.Max)
 			if bound == s.Min {
 				next = max(at/f, s.Min)
@@ -729,7 +742,7 @@ func (s Steady) MaxProbes() int {
 	if s.Check() != nil {
 		return 0
 	}
-	rungs, widest := s.ladderRungs(s.Start, s.firstStep())
+	rungs, widest := s.ladderRungs(s.Start, s.firstStep(), 2)
 	firstSeed := 1 + rungs + s.bisections(widest)
 	if s.Pooled {
 		return firstSeed + len(s.Seeds) - 1
@@ -737,7 +750,7 @@ func (s Steady) MaxProbes() int {
 	later := firstSeed
 	step := 1 + laterStep*s.Tolerance
 	for _, from := range []float64{s.Min, s.Max} {
-		r, w := s.ladderRungs(from, step)
+		r, w := s.ladderRungs(from, step, step)
 		later = max(later, 1+r+s.bisections(w))
 	}
 	return firstSeed + (len(s.Seeds)-1)*later

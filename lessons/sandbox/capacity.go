@@ -43,15 +43,15 @@ import (
 // there (about 0.9 s at 0.025 µs a unit on an idle core). The precise
 // search's 720 million cover its five seeds on the defaults' cluster and
 // conversations, whose chat probes each serve a ramp and judge as long
-// (457–549 million over eleven seed settings), at about 20 s of CPU
-// natively, as its knob says.
+// (457–549 million over eleven seed settings), at about 33 s of CPU
+// natively (0.06 µs a unit), as its knob says.
 var searchBudget = map[kit.Precision]int64{kit.Quick: 36_000_000, kit.Precise: 720_000_000}
 
 // searchParam is the capacity_search knob, as the sandbox's search costs.
 var searchParam = func() lessons.Param {
 	p := kit.SearchParam
 	p.Help = "quick: within 10% on one seed, within the page's budget, which on a large cluster of conversations stops it after a probe or two (it then says at least or below what rate). " +
-		"precise: within 5%, the median of 5 seeds: about 20 s natively on the defaults' four workers and conversations (a second or two on one GPU with plain prompts), and longer in the page, which keeps its last figures, marked stale, until it is done."
+		"precise: within 5%, the median of 5 seeds: about 35 s natively on the defaults' four workers and conversations (a second or two on one GPU with plain prompts), and longer in the page, which keeps its last figures, marked stale, until it is done."
 	return p
 }()
 

@@ -16,7 +16,7 @@ import (
 // every answer is a capacity the search closed, not a bound it stopped
 // at. Checked with the precise search (five seeds, 5%) on the lesson's
 // own cluster and workload (four H100s behind the kv_aware router,
-// conversations of four turns; about 20 s of CPU a search) over the
+// conversations of four turns; about 33 s of CPU a search) over the
 // default seed and seeds 1–5, and on independent prompts served by one
 // H100 over requests ×2, rate ×2 and the seeds. On the defaults, requests
 // ×2 and rate ×2 are held to the quick search instead, and exactly: a
@@ -26,7 +26,7 @@ import (
 // H100, and at the defaults its budget stops it after one probe.
 func TestSandboxCapacityStable(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fourteen precise capacity searches, about two minutes of CPU")
+		t.Skip("fourteen precise capacity searches, about four minutes of CPU")
 	}
 	search := func(set map[string]string) *sandboxCapacity {
 		t.Helper()

@@ -8,9 +8,10 @@ import (
 )
 
 // Seconds prices a step from its layout (one launch, or launches streamed
-// kernel by kernel) instead of Step's kernel and launch lists. The two must
-// agree to the last bit for every mode and batch shape: the lessons' figures
-// are compared byte for byte.
+// kernel by kernel) instead of Step's kernel and launch lists, and a
+// hardware.Pricer as Seconds does or from memory. They must agree to the
+// last bit for every mode and batch shape: the lessons' figures are
+// compared byte for byte.
 func TestSecondsMatchesStepBitForBit(t *testing.T) {
 	batches := []hardware.Batch{
 		hardware.DecodeBatch(1, 0),
@@ -37,10 +38,17 @@ func TestSecondsMatchesStepBitForBit(t *testing.T) {
 						d.PieceLaunch = 7e-6
 						for _, disp := range []hardware.Dispatcher{d, hardware.Eager{PerLaunch: 13e-6}, hardware.Replay{Launch: 80e-6}, hardware.Replay{}, nil} {
 							sm.Dispatcher = disp
+							p := hardware.NewPricer(sm)
 							for _, b := range batches {
 								got, want := sm.Seconds(b), sm.Step(b).Total
 								if math.Float64bits(got) != math.Float64bits(want) {
 									t.Fatalf("%s %s tp%d %s %T: Seconds %v (%x) vs Step %v (%x)", g.ID, id, tp, mode, disp, got, math.Float64bits(got), want, math.Float64bits(want))
+								}
+								// A Pricer's, priced afresh and then found remembered.
+								for range 2 {
+									if got := p.Seconds(b); math.Float64bits(got) != math.Float64bits(want) {
+										t.Fatalf("%s %s tp%d %s %T: Pricer %v (%x) vs Step %v (%x)", g.ID, id, tp, mode, disp, got, math.Float64bits(got), want, math.Float64bits(want))
+									}
 								}
 								checked++
 							}

@@ -76,13 +76,6 @@ func (m *StepModel) attention(b Batch) attention {
 	return a
 }
 
-// layoutPadded is layout for a step dispatched as d: its linear layers
-// run the batch's tokens, or d's padded count when that is more.
-func (m *StepModel) layoutPadded(l *stepLayout, b Batch, d Dispatch) {
-	att := m.attention(b)
-	m.layoutWith(l, b, max(att.tokens, d.PaddedTokens), att)
-}
-
 // layoutWith is layout with b's attention sums already made.
 func (m *StepModel) layoutWith(l *stepLayout, b Batch, nLin int, att attention) {
 	md, tp := m.Model, m.tp()
@@ -279,8 +272,14 @@ func (r Replay) OneLaunch(b Batch) (Dispatch, bool) {
 // at d.CPUTime: the kernels run back to back from there. Their GPU times
 // are added one by one in launch order, as Step's timeline adds them.
 func (m *StepModel) oneLaunchSeconds(b Batch, d Dispatch) float64 {
+	return m.oneLaunchSecondsWith(b, d, m.attention(b))
+}
+
+// oneLaunchSecondsWith is oneLaunchSeconds with b's attention sums
+// already made.
+func (m *StepModel) oneLaunchSecondsWith(b Batch, d Dispatch, att attention) float64 {
 	var l stepLayout
-	m.layoutPadded(&l, b, d)
+	m.layoutWith(&l, b, max(att.tokens, d.PaddedTokens), att)
 	end := d.CPUTime
 	for _, k := range l.headKernels() {
 		end += k.GPUTime
@@ -320,7 +319,10 @@ type Streaming interface {
 	Dispatcher
 	// Stream starts the dispatch of a step over b. The returned Dispatch
 	// has Mode and PaddedTokens as Dispatch would return them, and no
-	// Launches; the LaunchStream gives each kernel's launch in turn.
+	// Launches; the LaunchStream gives each kernel's launch in turn. The
+	// launches depend on b only through the returned Mode and the
+	// kernels: a Pricer remembers a streamed step's price by its Mode and
+	// the step's shape.
 	Stream(b Batch) (Dispatch, LaunchStream)
 }
 
@@ -354,8 +356,14 @@ func (s *eagerStream) CPU() float64 { return float64(s.n) * s.per }
 // streamSeconds is Step(b).Total for a streamed dispatch: kernel i starts
 // at max(end of kernel i−1, its launch), walked over the layout.
 func (m *StepModel) streamSeconds(b Batch, d Dispatch, st LaunchStream) float64 {
+	return m.streamSecondsWith(b, d, st, m.attention(b))
+}
+
+// streamSecondsWith is streamSeconds with b's attention sums already
+// made.
+func (m *StepModel) streamSecondsWith(b Batch, d Dispatch, st LaunchStream, att attention) float64 {
 	var l stepLayout
-	m.layoutPadded(&l, b, d)
+	m.layoutWith(&l, b, max(att.tokens, d.PaddedTokens), att)
 	end := 0.0
 	run := func(ks []Kernel) {
 		for _, k := range ks {

@@ -676,6 +676,12 @@ func (m StepModel) Seconds(b Batch) float64 {
 		d, st := s.Stream(b)
 		return m.streamSeconds(b, d, st)
 	}
+	return m.listSeconds(b)
+}
+
+// listSeconds is Step(b).Total, the kernel list laid out in a scratch
+// buffer.
+func (m *StepModel) listSeconds(b Batch) float64 {
 	buf := scratch.Get().(*[]Kernel)
 	c := m.step(*buf, b)
 	*buf = c.Kernels[:0]

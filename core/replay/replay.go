@@ -182,7 +182,10 @@ func Run(x Experiment) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := driver{s: s, w: w, c: c}
+	// The steps' records are not kept: the driver counts what the result
+	// needs as each step ends.
+	s.DiscardSteps = true
+	d := driver{s: s, w: w, c: c, graphs: cudagraph.New(cudagraph.Default, e.MaxNumSeqs, e.MaxNumBatchedTokens)}
 	start := 0.0
 	for k := range w.Stages {
 		reqs := w.StageRequests(k, prompts, start, len(d.reqs))
@@ -194,34 +197,31 @@ func Run(x Experiment) (*Result, error) {
 		res.Stages = append(res.Stages, st)
 		start = st.End + w.Interval
 	}
-	res.Steps = len(s.Steps())
-	res.StreamedSteps, res.RequestSteps = streamed(s.Steps(), cudagraph.New(cudagraph.Default, e.MaxNumSeqs, e.MaxNumBatchedTokens))
+	res.Steps, res.StreamedSteps, res.RequestSteps = d.allSteps, d.streamedSteps, d.requestSteps
 	if err := d.summarise(res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// streamed counts the steps d does not run as one graph, and the requests
-// every step advanced.
-func streamed(steps []scheduler.Step, d cudagraph.Dispatcher) (n int, advanced int64) {
-	var seqs []hardware.Chunk
-	for _, st := range steps {
-		advanced += int64(st.Running)
-		// The dispatcher reads a batch's token count and whether every
-		// sequence computes one token; a step records both as counts.
-		seqs = seqs[:0]
-		for range st.DecodeTokens {
-			seqs = append(seqs, hardware.Chunk{NewTokens: 1})
-		}
-		if st.PrefillTokens > 0 {
-			seqs = append(seqs, hardware.Chunk{NewTokens: st.PrefillTokens})
-		}
-		if _, one := d.OneLaunch(hardware.Batch{Seqs: seqs}); !one {
-			n++
-		}
+// count adds step st to the run's counts: the steps, those the
+// dispatcher does not run as one graph, and the requests each advanced.
+func (d *driver) count(st scheduler.Step) {
+	d.allSteps++
+	d.requestSteps += int64(st.Running)
+	// The dispatcher reads a batch's token count and whether every
+	// sequence computes one token; a step records both as counts.
+	seqs := d.seqs[:0]
+	for range st.DecodeTokens {
+		seqs = append(seqs, hardware.Chunk{NewTokens: 1})
 	}
-	return n, advanced
+	if st.PrefillTokens > 0 {
+		seqs = append(seqs, hardware.Chunk{NewTokens: st.PrefillTokens})
+	}
+	d.seqs = seqs
+	if _, one := d.graphs.OneLaunch(hardware.Batch{Seqs: seqs}); !one {
+		d.streamedSteps++
+	}
 }
 
 // ErrTooLong is a request the server would refuse: prompt and output past
@@ -243,6 +243,13 @@ type driver struct {
 	peak      int
 	// running sums the running requests over the stage's steps.
 	running, steps int
+	// graphs is the CUDA-graph dispatcher whose streamed steps count;
+	// allSteps, streamedSteps and requestSteps are the Result's counts
+	// over the whole run (count), seqs count's buffer.
+	graphs                  cudagraph.Dispatcher
+	allSteps, streamedSteps int
+	requestSteps            int64
+	seqs                    []hardware.Chunk
 	// promptIDs are the token ids of each distinct prompt, by the source
 	// of its question (ids).
 	promptIDs map[int64][]int
@@ -283,6 +290,7 @@ func (d *driver) stage(k int, reqs []workload.Request) (Stage, error) {
 		if err != nil {
 			return Stage{}, err
 		}
+		d.count(st)
 		d.lastStart = st.Start
 		d.peak = max(d.peak, st.Waiting)
 		d.running += st.Running

@@ -5,7 +5,9 @@
 // The loop (batchLoop) is what every engine shares: requests served by
 // arrival, a waiting queue and a running list, a clock that advances by
 // each step's price (a Timer: core/hardware's step-time model), and the
-// steps with the times of the tokens they made (Steps, Requests, Summary).
+// steps with the times of the tokens they made (Steps, Requests, Summary;
+// a caller that needs only sums over the steps, such as a capacity
+// search's probes, sets DiscardSteps and reads each step from RunEach).
 // Each step it asks its engine, a small strategy type, to form the batch
 // and to settle it once it ran. The engines:
 //

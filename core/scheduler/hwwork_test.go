@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -60,5 +61,75 @@ func TestHardwareTimerWorkKept(t *testing.T) {
 	}
 	if preempted == 0 {
 		t.Fatal("no preemption: the pool is too large for this test")
+	}
+}
+
+// TestDiscardSteps runs the same 600 requests keeping the steps and with
+// DiscardSteps: the run must hand RunEach the steps Steps() holds, in
+// order, keep none, and give the same requests' metrics and Summary (its
+// step figures included).
+func TestDiscardSteps(t *testing.T) {
+	cfg, timer, err := scenario.H100()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.NumBlocks = 2000 // preemptions, so that the steps' lists are not empty
+	reqs := scenario.ChatRequests(600)
+	kept, err := scheduler.New(cfg, timer, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kept.Run(); err != nil {
+		t.Fatal(err)
+	}
+	discard, err := scheduler.New(cfg, timer, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	discard.DiscardSteps = true
+	var seen []scheduler.Step
+	if err := discard.RunEach(func(st scheduler.Step) error {
+		seen = append(seen, st)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(discard.Steps()); n != 0 {
+		t.Errorf("DiscardSteps kept %d steps", n)
+	}
+	if !reflect.DeepEqual(seen, kept.Steps()) {
+		t.Errorf("RunEach handed %d steps, differing from the %d Steps() keeps", len(seen), len(kept.Steps()))
+	}
+	if !reflect.DeepEqual(discard.Requests(), kept.Requests()) {
+		t.Error("requests' metrics differ with DiscardSteps")
+	}
+	slo := scheduler.SLO{TTFT: 1, TPOT: 0.05}
+	if a, b := discard.Summary(slo), kept.Summary(slo); a != b {
+		t.Errorf("Summary with DiscardSteps %+v, keeping the steps %+v", a, b)
+	}
+}
+
+// TestRunEachStops: an error from RunEach's function ends the run there.
+func TestRunEachStops(t *testing.T) {
+	cfg, timer, err := scenario.H100()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scheduler.New(cfg, timer, scenario.ChatRequests(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := s.RunEach(func(scheduler.Step) error {
+		if n++; n == 10 {
+			return stop
+		}
+		return nil
+	}); err != stop {
+		t.Fatalf("RunEach returned %v, want the function's error", err)
+	}
+	if len(s.Steps()) != 10 || s.Done() {
+		t.Errorf("%d steps run (done %v), want 10 and requests left", len(s.Steps()), s.Done())
 	}
 }

@@ -78,7 +78,7 @@ func (l *batchLoop) TokenTimes(id int) []float64 {
 	return r.tokens.times(make([]float64, 0, r.generated), l.ends)
 }
 
-// Steps returns the steps run so far.
+// Steps returns the steps run so far (none with DiscardSteps).
 func (l *batchLoop) Steps() []Step { return l.steps }
 
 // Percentiles of a sample.
@@ -192,17 +192,27 @@ type Summary struct {
 // scheduler's own step statistics.
 func (l *batchLoop) Summary(slo SLO) Summary {
 	out := SummariseRequests(l.Requests(), slo)
-	out.Steps = len(l.steps)
-	bt, run := 0, 0
-	for _, st := range l.steps {
-		bt += st.PrefillTokens + st.DecodeTokens
-		run += st.Running
-	}
-	if len(l.steps) > 0 {
-		out.MeanBatchTokens = float64(bt) / float64(len(l.steps))
-		out.MeanRunningAtStep = float64(run) / float64(len(l.steps))
+	t := l.tally
+	out.Steps = t.steps
+	if t.steps > 0 {
+		out.MeanBatchTokens = float64(t.tokens) / float64(t.steps)
+		out.MeanRunningAtStep = float64(t.running) / float64(t.steps)
 	}
 	return out
+}
+
+// stepTally sums the steps of a run as they end, whether or not their
+// records are kept (DiscardSteps).
+type stepTally struct {
+	steps   int
+	tokens  int // prefill and decode tokens scheduled
+	running int // Step.Running summed
+}
+
+func (t *stepTally) add(st *Step) {
+	t.steps++
+	t.tokens += st.PrefillTokens + st.DecodeTokens
+	t.running += st.Running
 }
 
 // SummariseRequests aggregates what users saw, from request metrics of one

@@ -219,6 +219,10 @@ func medianWait(ls []Latency) float64 {
 type Outcome struct {
 	// Rate is the arrival rate the run served, req/s.
 	Rate float64
+	// Offered is the rate its judged requests arrived at (JudgeSteady:
+	// their count over the span of their arrivals, which a Poisson
+	// stream scatters about Rate); 0 when unknown.
+	Offered float64
 	// Requests counts the finished requests judged.
 	Requests int
 	// Attainment is the share of them meeting TTFT and TPOT.

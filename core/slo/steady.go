@@ -39,11 +39,18 @@ import (
 //     and at most MaxRequests (its cost bound). The run length depends on
 //     the objective, the tolerance and the rate, never on a window a reader
 //     chose; where MaxRequests cuts it, the run's Overload says how large
-//     an overload it still exposes.
+//     an overload it still exposes. A caller whose probes pay a fixed
+//     lead-in before the requests judged (a ramp of conversations) sets
+//     MinSeconds to its length: the probe then judges at least as long,
+//     which costs at most twice as much and shows what a short window
+//     hides (an overload that builds over tens of seconds).
 //   - Bisection. Each seed's search starts at Start, which the caller
 //     derives from the system alone (an estimate of its saturation rate),
-//     doubles or halves it until one rate meets the objective and the next
-//     misses, then bisects geometrically until the two are within a factor
+//     climbs by doubling it or descends by ×2, ×4, ×16, … (the first rung
+//     is FirstStep, 2 unless the caller's Start is close; a probe's cost
+//     grows with its rate, so a climb never squares past ×2: nextRung)
+//     until one rate meets the objective and the next misses, then
+//     bisects geometrically until the two are within a factor
 //     1 + Tolerance (Sarathi-Serve bisects to 2.5%). Min and Max only stop
 //     the ladder: they never move a probe while the capacity lies between
 //     them, so neither a wider range nor a grid of rates to chart changes
@@ -60,6 +67,14 @@ import (
 //     of gaps over the P99TBT limit less 1%, the share of requests waiting
 //     past MedianWait less half; it is capped at the share allowed above 0
 //     (margins).
+//     With ByOffered the line is drawn against the rate each probe's
+//     judged requests arrived at (their count over their span) rather
+//     than the rate asked for: a Poisson stream of a few thousand
+//     requests arrives 2–4% off its rate (conversations, which bring their
+//     turns in clusters, more), the probe's verdict follows the load it
+//     got, and reading the crossing at that load (kept within the bracket
+//     asked for) removes most of the scatter it adds to every seed's
+//     answer.
 //     These shares move smoothly with the rate where the percentiles jump:
 //     a p99 gap is a decode step until 1% of gaps stall behind a prefill,
 //     then a whole prefill, and a line through the two percentiles put
@@ -67,7 +82,8 @@ import (
 //   - Seeds. Every seed draws another workload; the capacity is the median
 //     of the seeds' and the spread their range. The seeds after the first
 //     start at the first one's capacity and climb in steps of 1 + 2 ×
-//     Tolerance (laterStep), squaring the step each time, since their
+//     Tolerance (laterStep), squaring the step each time (climbing: up
+//     to ×2), since their
 //     answers lie near: three probes when a seed's capacity lies within
 //     that step of the first one's.
 //   - Seeds pooled (Pooled), for an objective whose single workloads'
@@ -132,6 +148,21 @@ type Steady struct {
 	Seeds []uint64
 	// MinRequests and MaxRequests bound a probe's run length.
 	MinRequests, MaxRequests int
+	// MinSeconds, when set, is the shortest time a probe's arrivals span:
+	// a probe at rate serves at least rate × MinSeconds requests (within
+	// MaxRequests). A caller whose probes each pay a fixed cost before
+	// the requests judged (a ramp) sets it to that cost's length, since a
+	// probe's noise falls with the requests it judges.
+	MinSeconds float64
+	// FirstStep is the first rung of the first seed's ladder, a factor
+	// above 1 (0: 2). A caller whose Start estimates the capacity closely
+	// sets it near 1 + 2 × Tolerance, so that the ladder does not climb
+	// past the capacity by ×2.
+	FirstStep float64
+	// ByOffered reads each seed's capacity at the rates its two bracketing
+	// probes' judged requests arrived at (Outcome.Offered) instead of the
+	// rates asked for (see the doc above). Pooled searches ignore it.
+	ByOffered bool
 	// Pooled pools the seeds instead of taking the median of their
 	// answers: after the first seed's bisection each later seed serves
 	// one probe near the answer so far, until the answer is steady (see
@@ -144,6 +175,14 @@ type Steady struct {
 	// stops at the first probe it refuses (SteadyCapacity.Truncated), so a
 	// caller bounds its cost without knowing the answer in advance.
 	Afford func(rate float64, requests int) bool
+}
+
+// firstStep is the first seed's first rung (FirstStep, 2 by default).
+func (s Steady) firstStep() float64 {
+	if s.FirstStep == 0 {
+		return 2
+	}
+	return s.FirstStep
 }
 
 // errUnaffordable stops a search at a probe Afford refused.
@@ -160,6 +199,10 @@ func (s Steady) Check() error {
 		return fmt.Errorf("slo: tolerance %g, want a share in (0, 1)", s.Tolerance)
 	case len(s.Seeds) == 0:
 		return errors.New("slo: no seeds, want at least one")
+	case s.FirstStep != 0 && !(s.FirstStep > 1 && s.FirstStep <= 4):
+		return fmt.Errorf("slo: first step %g, want a factor in (1, 4]", s.FirstStep)
+	case !(s.MinSeconds >= 0) || math.IsInf(s.MinSeconds, 1):
+		return fmt.Errorf("slo: %g s a probe at least, want a finite time ≥ 0", s.MinSeconds)
 	case s.MinRequests < 10 || s.MaxRequests < s.MinRequests:
 		return fmt.Errorf("slo: %d–%d requests per probe, want 10 ≤ MinRequests ≤ MaxRequests", s.MinRequests, s.MaxRequests)
 	}
@@ -214,6 +257,7 @@ func (s Steady) Requests(o Objective, rate float64) int {
 	for i, limit := range limits {
 		n = min(n, max(rate*limit/(s.Tolerance*pos[i]), 1/(pos[i]*s.Tolerance*s.Tolerance)))
 	}
+	n = max(n, rate*s.MinSeconds)
 	if n = math.Ceil(n); !(n < float64(s.MaxRequests)) {
 		return s.MaxRequests
 	}
@@ -347,7 +391,11 @@ func (o Objective) JudgeSteady(rate float64, rs []Served) Outcome {
 		l.Gaps = l.Gaps[:k:k]
 		ls[i] = l
 	}
-	return o.Judge(rate, ls)
+	out := o.Judge(rate, ls)
+	if k := len(judged); k > 1 && judged[k-1].Arrival > judged[0].Arrival {
+		out.Offered = float64(k-1) / (judged[k-1].Arrival - judged[0].Arrival)
+	}
+	return out
 }
 
 // Run searches for the capacity under o, one search per seed.
@@ -364,7 +412,7 @@ func (s Steady) Run(o Objective, trial Trial) (SteadyCapacity, error) {
 	}
 	var c SteadyCapacity
 	for i, seed := range s.Seeds {
-		start, step := s.Start, 2.0
+		start, step := s.Start, s.firstStep()
 		if i > 0 && first(c.Seeds).Met > 0 && first(c.Seeds).Above > 0 {
 			start, step = medianRate(c.Seeds), 1+laterStep*s.Tolerance
 		}
@@ -412,7 +460,7 @@ func medianRate(seeds []SeedCapacity) float64 {
 // pooled is the pooled search under o (its limits on waiting set).
 func (s Steady) pooled(o Objective, trial Trial) (SteadyCapacity, error) {
 	c := SteadyCapacity{Pooled: true}
-	sc, err := s.seed(o, trial, s.Seeds[0], s.Start, 2.0)
+	sc, err := s.seed(o, trial, s.Seeds[0], s.Start, s.firstStep())
 	c.Seeds = append(c.Seeds, sc)
 	c.Rate, c.Low, c.High = sc.Rate, sc.Rate, sc.Rate
 	switch {
@@ -499,7 +547,20 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		sc.Complete = err == nil
 		switch {
 		case lo > 0 && hi > 0 && sc.Complete:
-			sc.Rate = crossing(o, sc.outcomeAt(lo), sc.outcomeAt(hi))
+			at, above := sc.outcomeAt(lo), sc.outcomeAt(hi)
+			if s.ByOffered && above.Offered > at.Offered && poissonScatter(at) && poissonScatter(above) {
+				// The crossing at the rates offered (two probes whose
+				// offered rates came out in the wrong order say nothing
+				// more than their asked-for ones).
+				// It stays within the bracket asked for, so that the
+				// capacity lies between a rate that met the objective and
+				// one that missed, as the probes were asked.
+				a, b := at, above
+				a.Rate, b.Rate = at.Offered, above.Offered
+				sc.Rate = min(max(crossing(o, a, b), lo), hi)
+			} else {
+				sc.Rate = crossing(o, at, above)
+			}
 		default:
 			sc.Rate = lo
 		}
@@ -524,7 +585,7 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 	}
 	// The ladder: up from a rate that met the objective, down from one
 	// that missed, until the other side is found or a bound is reached.
-	for f := step; lo == 0 || hi == 0; f *= f {
+	for f := step; lo == 0 || hi == 0; f = nextRung(f, ok) {
 		if ok {
 			if lo == s.Max {
 				return sc, nil // the capacity is at least Max
@@ -550,6 +611,31 @@ func (s Steady) seed(o Objective, trial Trial, seed uint64, start, step float64)
 		}
 	}
 	return sc, nil
+}
+
+// poissonScatter reports that out's requests arrived within a quarter of
+// the rate asked, as a Poisson stream of a hundred requests or more all
+// but always does; a stream further off (a trace's burst) is read at the
+// rate asked.
+func poissonScatter(out Outcome) bool {
+	return out.Offered > 0 && math.Abs(math.Log(out.Offered/out.Rate)) < math.Log(1.25)
+}
+
+// maxClimb is the largest factor between two rungs of a climbing ladder.
+const maxClimb = 2.0
+
+// nextRung is the ladder's factor after a rung of f: squared, so that a
+// ladder crosses the range in few rungs, but a climbing one (the last
+// probe met the objective, so the next goes up) by at most maxClimb a
+// rung. A probe costs in proportion to its rate (a run of a fixed
+// length in time, or longer), so a climb past the capacity by ×4 or ×16
+// would cost more than the whole bisection that follows; a descent's
+// probes only get cheaper.
+func nextRung(f float64, climbing bool) float64 {
+	if climbing {
+		return min(f*f, max(f, maxClimb))
+	}
+	return f * f
 }
 
 // outcomeAt is the seed's probe at rate (the last one there).
@@ -611,7 +697,7 @@ func (s Steady) ladderRungs(start, step float64) (rungs int, widest float64) {
 	widest = 1
 	for _, bound := range []float64{s.Max, s.Min} {
 		n, at := 0, min(max(start, s.Min), s.Max)
-		for f := step; at != bound; f *= f {
+		for f := step; at != bound; f = nextRung(f, bound == s.Max) {
 			next := min(at*f, s.Max)
 			if bound == s.Min {
 				next = max(at/f, s.Min)
@@ -643,7 +729,7 @@ func (s Steady) MaxProbes() int {
 	if s.Check() != nil {
 		return 0
 	}
-	rungs, widest := s.ladderRungs(s.Start, 2)
+	rungs, widest := s.ladderRungs(s.Start, s.firstStep())
 	firstSeed := 1 + rungs + s.bisections(widest)
 	if s.Pooled {
 		return firstSeed + len(s.Seeds) - 1

@@ -404,3 +404,113 @@ func TestSteadyAfford(t *testing.T) {
 		t.Errorf("nothing affordable: %+v, %v", c, err)
 	}
 }
+
+// A climbing ladder never multiplies the rate by more than 2 a rung (a
+// probe's cost grows with its rate), while a descending one squares its
+// step; the first rung is FirstStep when set.
+func TestNextRung(t *testing.T) {
+	for _, c := range []struct {
+		f        float64
+		climbing bool
+		want     float64
+	}{
+		{2, true, 2},
+		{2, false, 4},
+		{4, false, 16},
+		{1.1, true, 1.21},
+		{1.21, true, 1.4641},
+		{1.4641, true, 2},
+		{1.1, false, 1.21},
+	} {
+		if got := nextRung(c.f, c.climbing); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("nextRung(%g, climbing %v) = %g, want %g", c.f, c.climbing, got, c.want)
+		}
+	}
+}
+
+// From a start far below the capacity, every climbing rung of the first
+// seed's ladder is at most ×2 above the last (×FirstStep for the first),
+// and the search still closes its bracket; MinSeconds lengthens every
+// probe to at least rate × MinSeconds requests.
+func TestSteadyClimbAndMinSeconds(t *testing.T) {
+	q := &queue{mean: 0.05, tokens: 4}
+	for _, s := range []Steady{steady(0.5, 0.01, 1000, 1), func() Steady {
+		s := steady(0.5, 0.01, 1000, 1)
+		s.FirstStep, s.MinSeconds = 1.05, 120
+		return s
+	}()} {
+		c, err := s.Run(Objective{P99TBT: 10}, q.trial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := c.Seeds[0].Runs
+		if !c.Seeds[0].Complete || c.Rate < 15 || c.Rate > 21 {
+			t.Fatalf("capacity %.4g req/s of a server that sustains 20 (runs %+v)", c.Rate, runs)
+		}
+		first := s.firstStep()
+		for i := 1; i < len(runs) && runs[i-1].Meets; i++ {
+			limit := 2.0
+			if i == 1 {
+				limit = first
+			}
+			if f := runs[i].Rate / runs[i-1].Rate; f > limit*(1+1e-12) {
+				t.Fatalf("rung %d climbs ×%.3g (limit ×%g): %+v", i, f, limit, runs)
+			}
+		}
+		for _, run := range runs {
+			if float64(run.Served) < run.Rate*s.MinSeconds-1 {
+				t.Fatalf("probe at %.4g req/s served %d requests, under %g s of arrivals", run.Rate, run.Served, s.MinSeconds)
+			}
+		}
+	}
+	if err := (Steady{Start: 1, Min: 1, Max: 2, Tolerance: 0.1, Seeds: []uint64{1}, MinRequests: 10, MaxRequests: 10, FirstStep: 1}).Check(); err == nil {
+		t.Error("Check accepted a first step of 1")
+	}
+	if err := (Steady{Start: 1, Min: 1, Max: 2, Tolerance: 0.1, Seeds: []uint64{1}, MinRequests: 10, MaxRequests: 10, MinSeconds: -1}).Check(); err == nil {
+		t.Error("Check accepted a negative MinSeconds")
+	}
+}
+
+// With ByOffered a seed's capacity is read at the rate its probes'
+// requests arrived at, within the bracket asked for: a stream that arrives
+// a tenth faster than asked moves the crossing up to the bracket's top,
+// where the rates asked for put it lower, on the same probes.
+func TestSteadyByOffered(t *testing.T) {
+	q := &queue{mean: 0.05, tokens: 4} // sustains 20 req/s
+	fast := func(rate float64, n int, seed uint64) ([]Served, error) { return q.trial(1.1*rate, n, seed) }
+	s := steady(10, 0.1, 1000, 1)
+	asked, err := s.Run(Objective{P99TBT: 10}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ByOffered = true
+	offered, err := s.Run(Objective{P99TBT: 10}, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, o := asked.Seeds[0], offered.Seeds[0]
+	if a.Met != o.Met || a.Above != o.Above {
+		t.Fatalf("the probes moved: bracket %g–%g asked, %g–%g offered", a.Met, a.Above, o.Met, o.Above)
+	}
+	if !(o.Rate > a.Rate) || !(o.Rate <= o.Above) || !(a.Rate >= a.Met) {
+		t.Fatalf("capacity %.4g asked for, %.4g offered, bracket %.4g–%.4g: want the offered one higher, within the bracket", a.Rate, o.Rate, a.Met, a.Above)
+	}
+	out := Objective{}.JudgeSteady(5, []Served{{Arrival: 0}, {Arrival: 1}, {Arrival: 2}, {Arrival: 3}, {Arrival: 4}, {Arrival: 5}, {Arrival: 6}, {Arrival: 7}, {Arrival: 8}, {Arrival: 9}})
+	// Judged: arrivals 1..8, 8 requests over 7 s.
+	if !near(out.Offered, 1) {
+		t.Fatalf("offered %g req/s, want 1 (7 gaps of 1 s)", out.Offered)
+	}
+}
+
+// A probe is read at the rate its requests arrived at only while that
+// lies within a quarter of the rate asked.
+func TestPoissonScatter(t *testing.T) {
+	for _, c := range []struct {
+		rate, offered float64
+		want          bool
+	}{{10, 10.3, true}, {10, 8.2, true}, {10, 12.6, false}, {10, 7.9, false}, {10, 0, false}} {
+		if got := poissonScatter(Outcome{Rate: c.rate, Offered: c.offered}); got != c.want {
+			t.Errorf("asked %g, offered %g: %v, want %v", c.rate, c.offered, got, c.want)
+		}
+	}
+}

@@ -211,13 +211,21 @@ func NewPooledSearch(p Precision, start float64, seed uint64, spend *Spend) slo.
 //
 // Only the search's first probe depends on it.
 func StartRate(t scheduler.Timer, sample []workload.Request, seqs int, kvTokens int64, budget int, o slo.Objective) float64 {
+	return StartRateReusing(t, sample, seqs, kvTokens, budget, o, 0)
+}
+
+// StartRateReusing is StartRate for engines whose prefix caches find the
+// share reused of every prompt's tokens already computed (PrefixReuse of
+// the sample): each prompt prefills only the rest, after its cached
+// prefix.
+func StartRateReusing(t scheduler.Timer, sample []workload.Request, seqs int, kvTokens int64, budget int, o slo.Objective, reused float64) float64 {
 	if len(sample) == 0 {
 		return 1
 	}
 	var prompt, output, stalls float64
 	for _, q := range sample {
 		prompt, output = prompt+float64(q.Prompt), output+float64(q.Output)
-		for done := 0; done < q.Prompt; done += budget {
+		for done := int(reused * float64(q.Prompt)); done < q.Prompt; done += budget {
 			if o.P99TBT > 0 && t.StepSeconds([]scheduler.Work{{NewTokens: min(budget, q.Prompt-done), Context: done, Prefill: true}}) > o.P99TBT {
 				stalls++
 			}
@@ -231,7 +239,7 @@ func StartRate(t scheduler.Timer, sample []workload.Request, seqs int, kvTokens 
 	for i := range decodes {
 		decodes[i] = scheduler.Work{NewTokens: 1, Context: int(prompt + output/2)}
 	}
-	perRequest := PrefillSeconds(t, int(prompt), budget) + output*t.StepSeconds(decodes)/float64(batch)
+	perRequest := prefillAfter(t, int(reused*prompt), int(prompt), budget) + output*t.StepSeconds(decodes)/float64(batch)
 	rate := 1.0
 	if perRequest > 0 {
 		rate = 1 / perRequest
@@ -243,6 +251,49 @@ func StartRate(t scheduler.Timer, sample []workload.Request, seqs int, kvTokens 
 	return rate
 }
 
+// prefillAfter is PrefillSeconds for a prompt of n tokens whose first
+// cached are already in the cache: its chunks from there on.
+func prefillAfter(t scheduler.Timer, cached, n, budget int) float64 {
+	total := 0.0
+	for done := cached; done < n; {
+		k := min(budget, n-done)
+		total += t.StepSeconds([]scheduler.Work{{NewTokens: k, Context: done, Prefill: true}})
+		done += k
+	}
+	return total
+}
+
+// PrefixReuse is the share of w's prompt tokens in leading runs that an
+// earlier prompt of w already had: what a prefix cache that kept
+// everything would find. A prompt's runs are its Segments, or else its
+// group's shared prefix (PrefixGroup, PrefixLen).
+func PrefixReuse(w []workload.Request) float64 {
+	seen := map[workload.Segment]bool{}
+	groups := map[int]int{} // a group's shared prefix, by the first prompt seen
+	var reused, total float64
+	for _, q := range w {
+		total += float64(q.Prompt)
+		if len(q.Segments) == 0 {
+			if n, ok := groups[q.PrefixGroup]; ok && q.PrefixGroup >= 0 {
+				reused += float64(min(n, q.PrefixLen))
+			} else {
+				groups[q.PrefixGroup] = q.PrefixLen
+			}
+			continue
+		}
+		leading := true
+		for _, s := range q.Segments {
+			if leading && seen[s] {
+				reused += float64(s.Len)
+			} else {
+				leading = false
+			}
+			seen[s] = true
+		}
+	}
+	return reused / max(1, total)
+}
+
 // CapacityText states a search's answer: "3.35 req/s (median of 5 seeds,
 // 3.28–3.41)", a bound when it lies outside the range searched, and what
 // a truncated search finished.
@@ -250,7 +301,16 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 	var t string
 	switch {
 	case c.Truncated && c.Complete() == 0 && c.Rate == 0:
-		return fmt.Sprintf("not found: the lesson's work bound stopped the search after %d probes, none of which met the SLO", c.Probes())
+		if c.Probes() == 0 {
+			return "not searched: the lesson's work bound leaves no room for one probe"
+		}
+		lowest := math.Inf(1)
+		for _, sc := range c.Seeds {
+			for _, r := range sc.Runs {
+				lowest = min(lowest, r.Rate)
+			}
+		}
+		return fmt.Sprintf("below %s: the lesson's work bound stopped the search after %d %s, none of which met the SLO", RateText(lowest), c.Probes(), Plural(c.Probes(), "probe", "probes"))
 	case c.BelowRange():
 		return fmt.Sprintf("below %s (even the lowest rate searched misses the SLO)", RateText(s.Min))
 	case c.AboveRange():
@@ -279,7 +339,7 @@ func CapacityText(c slo.SteadyCapacity, s slo.Steady) string {
 // SearchMethod says how the shared search found an answer: the run
 // length at the capacity, the window judged, the tolerance and the seeds.
 func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
-	n := s.Requests(o, max(c.Rate, s.Min))
+	n := s.Requests(o, ReferenceRate(c, s))
 	wait := ""
 	if o.TTFT == 0 && o.MedianWait == 0 {
 		wait = fmt.Sprintf(" A rate also needs the median request scheduled within %g s (Sarathi-Serve's search): gaps alone never see a queue grow.", slo.DefaultMedianWait)
@@ -293,8 +353,26 @@ func SearchMethod(c slo.SteadyCapacity, s slo.Steady, o slo.Objective) string {
 			"where a line through every probe's margin crosses the SLO, until its 95%% interval is within %.0f%% (%d seeds, %d probes).%s",
 			100*s.Tolerance, 100*2*s.Tolerance, 100*s.Tolerance, len(c.Seeds), c.Probes(), wait)
 	}
-	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%; %s (%d probes).%s",
-		100*s.Tolerance, seedsText(len(s.Seeds)), c.Probes(), wait)
+	offered := ""
+	if s.ByOffered {
+		offered = ", read at the rate requests arrived"
+	}
+	return probe + fmt.Sprintf("the search brackets the capacity and bisects to %.0f%%%s; %s (%d %s).%s",
+		100*s.Tolerance, offered, seedsText(len(s.Seeds)), c.Probes(), Plural(c.Probes(), "probe", "probes"), wait)
+}
+
+// ReferenceRate is the rate a search's narration quotes its run length
+// at: the capacity, or without one the first probe's rate (the start),
+// within [Min, Max].
+func ReferenceRate(c slo.SteadyCapacity, s slo.Steady) float64 {
+	rate := c.Rate
+	if rate == 0 {
+		rate = s.Start
+		if len(c.Seeds) > 0 && len(c.Seeds[0].Runs) > 0 {
+			rate = c.Seeds[0].Runs[0].Rate
+		}
+	}
+	return min(max(rate, s.Min), s.Max)
 }
 
 // seedsText says how the seeds' answers combine.

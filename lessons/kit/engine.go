@@ -416,13 +416,7 @@ func (e *Engine) Timer(maxNumSeqs, budget int) scheduler.Timer {
 // PrefillSeconds prices an isolated prompt of n tokens on e, cut into
 // budget-sized chunks as vLLM would.
 func PrefillSeconds(t scheduler.Timer, n, budget int) float64 {
-	total := 0.0
-	for done := 0; done < n; {
-		k := min(budget, n-done)
-		total += t.StepSeconds([]scheduler.Work{{NewTokens: k, Context: done, Prefill: true}})
-		done += k
-	}
-	return total
+	return prefillAfter(t, 0, n, budget)
 }
 
 // ChoicesFirst returns ids with first moved to the front (the default).

@@ -51,6 +51,7 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 		rate float64
 	}
 	maxGaps := map[key]float64{}
+	var steps []scheduler.Step // runProbe's buffer, shared by the probes
 	trial := func(rate float64, n int, seed uint64) ([]slo.Served, error) {
 		var in []scheduler.Request
 		for _, q := range lengths.draw(n, rate, seed) {
@@ -60,10 +61,10 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 		if err != nil {
 			return nil, lessons.Relation("max_num_batched_tokens", strconv.Itoa(budget), "a budget and KV pool that hold every request ("+err.Error()+")")
 		}
-		if err := sc.Run(); err != nil {
+		work, cost, err := runProbe(e, sc, seqs, budget, &steps)
+		if err != nil {
 			return nil, err
 		}
-		work, cost := e.WorkAndSearchCost(sc.Steps(), seqs, budget)
 		r.work += work
 		spend.Charge(cost, n)
 		served := kit.Served(sc.Requests())
@@ -95,6 +96,36 @@ func searchCapacity(e *kit.Engine, seqs, budget int, lengths lengthSource, o slo
 		}
 	}
 	return r, nil
+}
+
+// probeSteps is how many step records runProbe holds at a time.
+const probeSteps = 4096
+
+// runProbe runs sc, a probe of e at max_num_seqs seqs and token budget
+// budget, and returns its Script.Work and its search cost
+// (kit.Engine.WorkAndSearchCost). Both are sums over the steps, so they
+// are taken over probeSteps records at a time, held in *buf, and sc keeps
+// none (scheduler DiscardSteps): a probe at two sequences a step runs
+// tens of thousands of steps, and nothing else reads them.
+func runProbe(e *kit.Engine, sc *scheduler.Scheduler, seqs, budget int, buf *[]scheduler.Step) (work, cost int64, err error) {
+	sc.DiscardSteps = true
+	if *buf == nil {
+		*buf = make([]scheduler.Step, 0, probeSteps)
+	}
+	steps := (*buf)[:0]
+	count := func() {
+		w, c := e.WorkAndSearchCost(steps, seqs, budget)
+		work, cost = work+w, cost+c
+		steps = steps[:0]
+	}
+	err = sc.RunEach(func(st scheduler.Step) error {
+		if steps = append(steps, st); len(steps) == cap(steps) {
+			count()
+		}
+		return nil
+	})
+	count()
+	return work, cost, err
 }
 
 // text is the capacity for narration (kit.CapacityText).

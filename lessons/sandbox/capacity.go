@@ -40,27 +40,47 @@ import (
 // (plain prompts) to 0.047 µs (16 workers behind the cache-aware router)
 // on this project's 2-core machine shared with other builds (load 5–9),
 // so the quick search's 36 million keep every setting under 2 s of CPU
-// there (about 0.9 s at 0.025 µs a unit on an idle core); the precise
-// search's 250 million take several seconds, as its knob says.
-var searchBudget = map[kit.Precision]int64{kit.Quick: 36_000_000, kit.Precise: 250_000_000}
+// there (about 0.9 s at 0.025 µs a unit on an idle core). The precise
+// search's 720 million cover its five seeds on the defaults' cluster and
+// conversations, whose chat probes each serve a ramp and judge as long
+// (457–549 million over eleven seed settings), at about 20 s of CPU
+// natively, as its knob says.
+var searchBudget = map[kit.Precision]int64{kit.Quick: 36_000_000, kit.Precise: 720_000_000}
 
-// sandboxProbe is one rate's run: what its requests saw and what held
-// them back.
+// searchParam is the capacity_search knob, as the sandbox's search costs.
+var searchParam = func() lessons.Param {
+	p := kit.SearchParam
+	p.Help = "quick: within 10% on one seed, within the page's budget, which on a large cluster of conversations stops it after a probe or two (it then says at least or below what rate). " +
+		"precise: within 5%, the median of 5 seeds: about 20 s natively on the defaults' four workers and conversations (a second or two on one GPU with plain prompts), and longer in the page, which keeps its last figures, marked stale, until it is done."
+	return p
+}()
+
+// sandboxProbe is one rate's run: what its requests saw against the
+// objective and what held them back. It keeps these figures, not the
+// requests' latencies: a precise search's probes would hold hundreds of
+// megabytes of gaps between tokens.
 type sandboxProbe struct {
-	ls          []slo.Latency
-	ttftP99     float64
-	preemptions int
-	imbalance   float64
-	cost        kit.RunCost
+	// ttftMet, tpotMet and bothMet are the shares of the requests meeting
+	// the objective's TTFT limit, its TPOT limit, and both.
+	ttftMet, tpotMet, bothMet float64
+	p99TBT, ttftP99           float64
+	preemptions               int
+	imbalance                 float64
+	cost                      kit.RunCost
 }
 
-// probeOf is run r as a probe whose judged requests are judged.
-func probeOf(r *sandboxRun, judged []scheduler.RequestMetrics) sandboxProbe {
+// probeOf is run r as a probe whose judged requests are judged, against o.
+func probeOf(r *sandboxRun, judged []scheduler.RequestMetrics, o slo.Objective) sandboxProbe {
 	ttft := make([]float64, len(judged))
 	for i, m := range judged {
 		ttft[i] = m.TTFT
 	}
-	return sandboxProbe{ls: kit.Latencies(judged), ttftP99: scheduler.Summarise(ttft).P99, preemptions: r.preemptions, imbalance: r.routing.Imbalance, cost: r.cost}
+	ls := kit.Latencies(judged)
+	return sandboxProbe{
+		ttftMet: slo.Objective{TTFT: o.TTFT, Target: o.Target}.Attainment(ls),
+		tpotMet: slo.Objective{TPOT: o.TPOT, Target: o.Target}.Attainment(ls),
+		bothMet: o.Attainment(ls), p99TBT: slo.P99TBT(ls),
+		ttftP99: scheduler.Summarise(ttft).P99, preemptions: r.preemptions, imbalance: r.routing.Imbalance, cost: r.cost}
 }
 
 // probeKey names a probe: its seed and rate (req/s).
@@ -137,14 +157,40 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 		c.work += cost
 		spend.Charge(cost, n)
 		judged := slices.DeleteFunc(slices.Clone(pr.res.Requests), func(m scheduler.RequestMetrics) bool { return m.Arrival < c.ramp })
-		c.probes[probeKey{seed, rate}] = probeOf(pr, judged)
+		c.probes[probeKey{seed, rate}] = probeOf(pr, judged, c.objective)
 		return kit.Served(judged), nil
 	}
 	seed := uint64(v.Int("seed"))
-	sample := sandboxWorkload(probeValues(v, 1, startSample, seed))
-	start := float64(r.workers) * kit.StartRate(r.e.Timer(r.seqs, r.budget), sample, r.seqs, int64(r.e.KVBlocks)*16, r.budget, c.objective)
+	sample := probeWorkload(probeValues(v, 1, startSample, seed))
+	// The start counts the prompt tokens an earlier prompt of the sample
+	// had as cached: all of them behind a router that follows the prefix
+	// caches (kv_aware and cache_aware nearly find them), a share of one
+	// in workers behind the others, which send a conversation's next turn
+	// to the worker holding its history only that often.
+	reused := kit.PrefixReuse(sample)
+	if r.policy != "kv_aware" && r.policy != "cache_aware" {
+		reused /= float64(r.workers)
+	}
+	start := float64(r.workers) * kit.StartRateReusing(r.e.Timer(r.seqs, r.budget), sample, r.seqs, int64(r.e.KVBlocks)*16, r.budget, c.objective, reused)
 	p := c.precision
 	c.search = kit.NewSearch(p, start, seed, spend)
+	// The start counts the cluster's prefix caches, so the capacity lies
+	// near it: the first ladder climbs from it as later seeds do, not by
+	// ×2. The precise search's chat probes judge at least as long as their
+	// ramp ran: a window of the rule's length (about 500 requests) hides
+	// an overload that builds over tens of seconds, and reads the defaults'
+	// capacity a tenth high. The quick search keeps the rule's length, so
+	// that a probe of a large cluster fits the page's budget at all.
+	c.search.FirstStep = 1 + 2*p.Tolerance
+	if p == kit.Precise {
+		c.search.MinSeconds = c.ramp
+	}
+	// A conversation brings its turns in a cluster, so a chat probe's
+	// requests arrive a few percent off the rate asked; each seed's
+	// capacity is read at the rate they arrived at. A preset replays a
+	// trace's own bursts, which say nothing of the rate asked: it is read
+	// at that rate.
+	c.search.ByOffered = !preset
 	// Before the first probe Spend knows no cost per request, so the
 	// sample's 2 × prompt + 16 × output tokens a request stands in (a
 	// chat probe's ramp counted), and a probe that would not fit is not
@@ -159,6 +205,13 @@ func searchSandboxCapacity(v lessons.Values, r *sandboxRun) (*sandboxCapacity, e
 		c.search.Seeds = c.search.Seeds[:1]
 		c.search.MaxRequests = min(c.search.MaxRequests, b.Requests)
 		c.search.MinRequests = min(c.search.MinRequests, c.search.MaxRequests)
+	}
+	// A first probe the budget cannot afford would leave no answer at all:
+	// the search then starts at the highest rate it affords (in steps of
+	// 1 + Tolerance down from the estimate), so that it can say at least
+	// or below what rate.
+	for c.search.Start > c.search.Min && !c.search.Afford(c.search.Start, c.search.Requests(c.objective, c.search.Start)) {
+		c.search.Start = max(c.search.Start/(1+p.Tolerance), c.search.Min)
 	}
 	var err error
 	c.cap, err = c.search.Run(c.objective, trial)
@@ -265,6 +318,8 @@ func (c *sandboxCapacity) metrics() []lessons.Metric {
 		bound = "; at least this: the highest rate searched met it"
 	case c.cap.Truncated && c.cap.Complete() == 0 && c.cap.Rate > 0:
 		bound = "; at least this: the work bound stopped the search"
+	case c.cap.Truncated && c.cap.Complete() == 0:
+		bound = "; none found: the work bound stopped the search before a probe met the SLO"
 	}
 	return []lessons.Metric{
 		{Key: "capacity_req_s", Label: fmt.Sprintf("Capacity: highest arrival rate meeting %s in steady state (median of the seeds)%s", under, bound), Unit: "req/s", Better: lessons.HigherIsBetter, Value: kit.Round2(c.capacity())},
@@ -397,8 +452,13 @@ func (c *sandboxCapacity) drawText() string {
 		}
 		return ""
 	}
-	return fmt.Sprintf(" Lengths are stratified (each probe holds the whole distribution); conversation probes first serve %.0f s unjudged (%s requests at %s), until turns %.0f s apart reach %.0f%% of the rate.",
-		c.ramp, kit.Comma(int(math.Ceil(c.ramp*max(c.capacity(), c.search.Min)))), figureText(max(c.capacity(), c.search.Min))+" req/s", sandboxThinkTime, 100*offeredShare(c.ramp, sandboxThinkTime, sandboxTurns))
+	at := kit.ReferenceRate(c.cap, c.search)
+	judged := ""
+	if c.search.MinSeconds > 0 {
+		judged = ", then judge as long"
+	}
+	return fmt.Sprintf(" Lengths are stratified (each probe holds the whole distribution); conversation probes first serve %.0f s unjudged (%s requests at %s), until turns %.0f s apart reach %.0f%% of the rate%s.",
+		c.ramp, kit.Comma(int(math.Ceil(c.ramp*at))), figureText(at)+" req/s", sandboxThinkTime, 100*offeredShare(c.ramp, sandboxThinkTime, sandboxTurns), judged)
 }
 
 // limitText says what limits the capacity: at the median seed's lowest
@@ -416,10 +476,7 @@ func (c *sandboxCapacity) limitText() string {
 	rate := med.Above
 	p := c.probes[probeKey{med.Seed, rate}]
 	o := c.objective
-	ttft := slo.Objective{TTFT: o.TTFT, Target: o.Target}.Attainment(p.ls)
-	tpot := slo.Objective{TPOT: o.TPOT, Target: o.Target}.Attainment(p.ls)
-	both := o.Attainment(p.ls)
-	p99 := slo.P99TBT(p.ls)
+	ttft, tpot, both, p99 := p.ttftMet, p.tpotMet, p.bothMet, p.p99TBT
 	t := fmt.Sprintf("What limits it, at %s: ", c.rateText(rate))
 	var why []string
 	if o.TTFT > 0 && ttft < o.Target {

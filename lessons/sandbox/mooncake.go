@@ -34,7 +34,7 @@ const mooncakeThinning = 64
 // mooncakeHour is the trace's span, s: it samples one hour.
 const mooncakeHour = 3600
 
-// mooncakeTraceReuse is prefixReuse of the whole trace, for the narration
+// mooncakeTraceReuse is kit.PrefixReuse of the whole trace, for the narration
 // (TestMooncakeSampleReusesAsTheTrace computes it again).
 const mooncakeTraceReuse = 0.3736
 
@@ -156,25 +156,4 @@ func balancedRemainder(w []workload.Request, k int) int {
 		}
 	}
 	return best
-}
-
-// prefixReuse is the share of w's prompt tokens in leading blocks that an
-// earlier prompt of w already had: what a prefix cache that kept
-// everything would find.
-func prefixReuse(w []workload.Request) float64 {
-	seen := map[workload.Segment]bool{}
-	var reused, total float64
-	for _, q := range w {
-		total += float64(q.Prompt)
-		leading := true
-		for _, s := range q.Segments {
-			if leading && seen[s] {
-				reused += float64(s.Len)
-			} else {
-				leading = false
-			}
-			seen[s] = true
-		}
-	}
-	return reused / max(1, total)
 }

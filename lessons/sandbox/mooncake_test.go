@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/inferlab/inferlab/core/workload"
+	"github.com/inferlab/inferlab/lessons/kit"
 )
 
 // The Mooncake preset reuses prefixes as the whole trace does: the share
@@ -20,8 +21,8 @@ func TestMooncakeSampleReusesAsTheTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, sample := prefixReuse(all), prefixReuse(mooncakeRequests())
-	first := prefixReuse(all[:len(mooncakeRequests())])
+	whole, sample := kit.PrefixReuse(all), kit.PrefixReuse(mooncakeRequests())
+	first := kit.PrefixReuse(all[:len(mooncakeRequests())])
 	t.Logf("prefix reuse: whole trace %.1f%%, the sample %.1f%% (%d requests), the trace's first %d requests %.1f%%", 100*whole, 100*sample, len(mooncakeRequests()), len(mooncakeRequests()), 100*first)
 	if math.Abs(whole-mooncakeTraceReuse) > 5e-5 {
 		t.Errorf("the whole trace reuses %.5f, the narration says %.4f", whole, mooncakeTraceReuse)

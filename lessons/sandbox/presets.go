@@ -116,7 +116,7 @@ func presetNote(id string) string {
 		return ""
 	}
 	return fmt.Sprintf(" Thinning the trace to one conversation in %d keeps the prefix reuse within conversations (%.0f%% of the sample's prompt tokens are in blocks an earlier prompt had, %.0f%% of the whole trace's) but loses most of what different conversations share beyond the common system prompt, and the many users at once.",
-		mooncakeThinning, 100*prefixReuse(mooncakeRequests()), 100*mooncakeTraceReuse)
+		mooncakeThinning, 100*kit.PrefixReuse(mooncakeRequests()), 100*mooncakeTraceReuse)
 }
 
 // presetText describes a replayed preset for the setup's narration: what

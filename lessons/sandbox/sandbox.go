@@ -52,7 +52,7 @@ var lesson = &lessons.Lesson{
 		{Key: "rate", Label: "Arrival rate", Unit: "req/s (chats: conversations/s)", Help: "A trace keeps its arrival pattern, its times scaled so that requests come at this mean rate.", Kind: lessons.Float, Default: 8, Min: 0.1, Max: 1000, Step: 0.1},
 		{Key: "max_num_batched_tokens", Label: "max_num_batched_tokens", Unit: "tokens", Help: "Most tokens one step computes. vLLM's default for `vllm serve` is 8,192 on H100, H200 and B200, 2,048 on A100, L4 and L40S.", Kind: lessons.Int, Default: 8192, Min: 64, Max: 65536, Step: 64},
 		{Key: "max_num_seqs", Label: "max_num_seqs", Help: "Most requests running at once on each worker. vLLM's default for `vllm serve` is 1,024 on H100, H200 and B200, 256 on A100, L4 and L40S.", Kind: lessons.Int, Default: 1024, Min: 1, Max: 2048, Step: 1},
-		sandboxSLOParams[0], sandboxSLOParams[1], kit.SLOKnobs[0], kit.SLOKnobs[1], kit.SearchParam,
+		sandboxSLOParams[0], sandboxSLOParams[1], kit.SLOKnobs[0], kit.SLOKnobs[1], searchParam,
 		kit.PriceParam, kit.PowerParam,
 		kit.SeedParam,
 	},
@@ -74,7 +74,7 @@ var lesson = &lessons.Lesson{
 	TraceIgnores: []string{"workload", "requests", "rate"},
 	// The run's bound and the capacity search's budget, its last probe
 	// over by at most as much again.
-	MaxWork: kit.ServingMaxWork + 2*250_000_000,
+	MaxWork: kit.ServingMaxWork + 2*searchBudget[kit.Precise],
 	// The heaviest accepted settings of each workload, the smallest KV pool
 	// (L4: preemptions), one request at a time with the
 	// smallest budget, and 16 workers behind the cache-aware router; then

@@ -43,6 +43,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"poisson chat", Poisson(1000, 5, ChatPrompts(), ChatOutputs(), 1), 0x4fda102ba67a59c4},
 		{"shared prefix", SharedPrefix(Poisson(500, 2.5, Uniform{64, 2048}, Fixed{128}, 2), 7, 300, 3), 0xb94aa7136a3600d6},
+		{"stratified poisson", StratifiedPoisson(1000, 5, ChatPrompts(), Uniform{Min: 100, Max: 200}, 1), 0x23f268d0f462ad7d},
 		{"chats", Chats(50, 6, LongTail{Median: 800, Sigma: 0.5, Min: 100, Max: 4000}, ChatPrompts(), ChatOutputs(), 4, 20, 0.5, 4), 0x3adec563888b02a0},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,10 @@
 // 95% interval of where its probes' margins cross the SLO's limits is
 // within 5%, or its work bound stops it and it says how wide the interval
 // is; each probe's run is long enough for a 5% overload to show past the
-// arrivals' noise and is judged without its first and last tenth.
+// arrivals' noise and is judged without its first and last tenth, and its
+// lengths and gaps between arrivals are stratified
+// (workload.StratifiedPoisson), so that probes differ only in which
+// request meets which.
 package disaggregation
 
 import (

@@ -254,30 +254,24 @@ func TestDisaggregationCapacityIgnoresRunKnobs(t *testing.T) {
 // put: at the defaults and at Dynamo's recipe, each deployment's capacity
 // is exactly what it was when the lesson's run doubles (requests ×2) or
 // its rate does (rate ×2), and its capacity per GPU from the precise
-// search moves less than 5% across seeds 1–5 and the default seed. One case cannot be pinned that closely within
-// the precise search's bound: the disaggregated deployment at the
-// defaults, where a request misses TTFT when another long prompt arrived
-// just before it, so the share missing grows only in proportion to the
-// rate and one workload's answer scatters by 10–15%; its work bound stops
-// it with a 95% interval about ±6% wide. There the answers must agree
-// within their intervals instead: Cochran's Q over the six seed settings
-// (each answer's standard error from its interval) within the 99th
-// percentile of χ² with as many degrees of freedom as bounded intervals
-// less one. A search may be unsure, but not wrong about how unsure it is.
+// search moves less than 5% across seeds 1–5 and the default seed. The
+// hardest case is the defaults' disaggregated deployment, where a request
+// misses TTFT when it arrives during another long prompt's prefill, so
+// the share missing grows only in proportion to the rate: its probes are
+// stratified (workload.StratifiedPoisson) and its work bound is 255
+// million units; with independent draws and 170 million its answers moved
+// 6.1%.
 func TestDisaggregationCapacityStable(t *testing.T) {
 	if testing.Short() {
-		t.Skip("12 precise capacity searches, about two and a half minutes of CPU")
+		t.Skip("twelve precise runs of both searches, about four and a half minutes of CPU")
 	}
 	for _, setting := range []struct {
 		name string
 		set  map[string]string
-		// unsure is the deployment whose answers need only agree within
-		// their intervals.
-		unsure string
 	}{
-		{"defaults", nil, "disaggregated"},
+		{"defaults", nil},
 		{"Dynamo's recipe", map[string]string{"weight_dtype": "fp8", "tp": "2", "prefill_tp": "2", "decode_tp": "4", "prefill_workers": "2", "decode_workers": "1",
-			"slo_p99_tbt_ms": "50", "prompt_min": "3000", "prompt_max": "3000", "output_min": "150", "output_max": "150", "link": "nvlink4"}, ""},
+			"slo_p99_tbt_ms": "50", "prompt_min": "3000", "prompt_max": "3000", "output_min": "150", "output_max": "150", "link": "nvlink4"}},
 	} {
 		run := func(change map[string]string) disaggCapacities {
 			set := map[string]string{"capacity_search": "precise"}
@@ -316,34 +310,9 @@ func TestDisaggregationCapacityStable(t *testing.T) {
 				rates[i] = c.perGPU()
 			}
 			lo, hi := slices.Min(rates), slices.Max(rates)
-			if hi/lo-1 < 0.05 {
-				continue
-			}
-			if d.name != setting.unsure {
+			t.Logf("%s, %s: capacity per GPU %.4f to %.4f req/s, %.1f%% apart", setting.name, d.name, lo, hi, 100*(hi/lo-1))
+			if hi/lo-1 >= 0.05 {
 				t.Errorf("%s, %s: capacity per GPU moves %.1f%% (%.4f to %.4f) over seeds 1–5 and the default", setting.name, d.name, 100*(hi/lo-1), lo, hi)
-				continue
-			}
-			// Cochran's Q of the answers' logarithms.
-			var sw, swx float64
-			var xs, ws []float64
-			for _, c := range d.cs {
-				se := math.Log(c.cap.High/c.cap.Low) / (2 * 1.96)
-				if !(se > 0) || c.cap.Low <= c.search.Min || c.cap.High >= c.search.Max {
-					continue // an unbounded interval says nothing
-				}
-				x, w := math.Log(c.cap.Rate), 1/(se*se)
-				xs, ws = append(xs, x), append(ws, w)
-				sw, swx = sw+w, swx+w*x
-			}
-			q := 0.0
-			for i, x := range xs {
-				q += ws[i] * (x - swx/sw) * (x - swx/sw)
-			}
-			// χ² 99th percentiles for 1 to 5 degrees of freedom.
-			limits := []float64{6.63, 9.21, 11.34, 13.28, 15.09}
-			if len(xs) < 2 || q > limits[len(xs)-2] {
-				t.Errorf("%s, %s: capacity per GPU moves %.1f%% (%.4f to %.4f) over seeds 1–5 and the default, more than the searches' intervals allow (Cochran's Q %.1f over %d bounded intervals)",
-					setting.name, d.name, 100*(hi/lo-1), lo, hi, q, len(xs))
 			}
 		}
 	}

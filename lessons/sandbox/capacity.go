@@ -232,14 +232,14 @@ func (c *sandboxCapacity) probeStream(v lessons.Values, rate float64, n int, see
 }
 
 // probeWorkload is a probe's workload: a preset's replay, or the knobs'
-// generated workload with stratified lengths (stratified.go), fitted to
+// generated workload with stratified lengths (workload.Stratify), fitted to
 // the model's context.
 func probeWorkload(v lessons.Values) []workload.Request {
 	if _, ok := sandboxBounds(v.Choice("workload")); ok {
 		return sandboxWorkload(v)
 	}
 	seed := uint64(v.Int("seed"))
-	w, _ := fitModelContext(v, sandboxDrawWith(v, func(l workload.Lengths, n int, stream uint64) workload.Lengths { return stratify(l, n, seed, stream) }))
+	w, _ := fitModelContext(v, sandboxDrawWith(v, func(l workload.Lengths, n int, s uint64) workload.Lengths { return workload.Stratify(l, n, seed, s) }))
 	return w
 }
 

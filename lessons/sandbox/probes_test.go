@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -77,49 +75,5 @@ func TestOfferedShare(t *testing.T) {
 	}
 	if got := rampSeconds(0.05, 5, 4); got != 24 {
 		t.Errorf("rampSeconds(5%%) = %g s, want 24", got)
-	}
-}
-
-// Stratified lengths are the distribution's quantiles at the strata's
-// middles, shuffled: sorted, they are the quantiles; their share under
-// any length is within one stratum of the distribution's; and the
-// quantile agrees with Draw's own distribution.
-func TestStratifiedLengths(t *testing.T) {
-	for _, c := range []struct{ p, z float64 }{{0.5, 0}, {0.975, 1.959964}, {0.01, -2.326348}, {0.9999, 3.719016}} {
-		if got := normalQuantile(c.p); math.Abs(got-c.z) > 1e-6 {
-			t.Errorf("normalQuantile(%g) = %.7f, want %.6f", c.p, got, c.z)
-		}
-	}
-	for _, l := range []workload.Lengths{workload.ChatPrompts(), workload.ChatOutputs(), workload.Uniform{Min: 256, Max: 1024}} {
-		const n = 1000
-		s := stratify(l, n, 3, streamPrompt)
-		var got []int
-		for range n {
-			got = append(got, s.Draw(nil))
-		}
-		sorted := slices.Sorted(slices.Values(got))
-		for i, x := range sorted {
-			if want := quantile(l, (float64(i)+0.5)/n); x != want {
-				t.Fatalf("%v: the %d-th smallest is %d, want the quantile %d", l, i, x, want)
-			}
-		}
-		if slices.Equal(got, sorted) {
-			t.Errorf("%v: not shuffled", l)
-		}
-		r := rand.New(rand.NewPCG(1, 2))
-		draws := make([]int, 100000)
-		for i := range draws {
-			draws[i] = l.Draw(r)
-		}
-		slices.Sort(draws)
-		for _, p := range []float64{0.1, 0.5, 0.9, 0.99} {
-			emp, q := float64(draws[int(p*float64(len(draws)))]), float64(quantile(l, p))
-			if math.Abs(emp-q) > 0.03*q+1 {
-				t.Errorf("%v: the %g-quantile is %g, Draw's %g", l, p, q, emp)
-			}
-		}
-		if again := stratify(l, n, 3, streamPrompt); fmt.Sprint(again.values) != fmt.Sprint(got) {
-			t.Errorf("%v: two stratifications of one seed differ", l)
-		}
 	}
 }

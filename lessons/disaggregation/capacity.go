@@ -64,7 +64,7 @@ import (
 // may spend, by precision: a run costs 0.03–0.05 µs of CPU a unit
 // natively (500 requests of Dynamo's recipe: about 4 million units), so
 // the quick searches take under a second together and the precise ones
-// about fifteen seconds (25 s of CPU at the defaults on the two-core
+// about 25 s of CPU (at the defaults, on the two-core
 // machine the benchmarks are measured on, where 170 million units each
 // took 18 s and left the defaults' disaggregated answers 6% apart over
 // six seed settings).
@@ -88,7 +88,7 @@ var searchParam = func() lessons.Param {
 	p := kit.SearchParam
 	p.Help = "quick: the first seed's answer, bisected to 10%, within the page's budget (one workload's answer can lie a fifth from another's). " +
 		"precise: bisected to 5%, then further workloads pooled until the answer's 95% interval is within 5% or the work bound stops it: " +
-		"about fifteen seconds natively and longer in the page, which keeps its last figures, marked stale, until it is done."
+		"about 25 s natively at the defaults and longer in the page, which keeps its last figures, marked stale, until it is done."
 	return p
 }()
 
